@@ -1,0 +1,185 @@
+//! Cross-checks of the tree against the raw text. The hard question: did the parser see every
+//! place where bash would start running something? Two known weak spots of tree-sitter-bash are
+//! checked here, and any disagreement is a parse error (fail closed), never a silent pass:
+//!
+//! * every backtick outside single quotes, comments and quoted here-documents must be a
+//!   delimiter of a command substitution node (or escaped, or inside text that is re-parsed);
+//! * a line continuation (`\` newline) between two tokens that bash would glue into one word
+//!   (`r\<newline>m`) is not representable in the tree.
+
+use tree_sitter::Node;
+
+use crate::word::text;
+
+/// Returns a description of the first disagreement, if any.
+pub(crate) fn check(root: Node<'_>, src: &str) -> Option<String> {
+    let bytes = src.as_bytes();
+    let has_backtick = bytes.contains(&b'`');
+    let has_continuation = bytes.windows(2).any(|w| w == b"\\\n");
+    if has_backtick {
+        if let Some(p) = check_backticks(root, src) {
+            return Some(p);
+        }
+    }
+    if has_continuation {
+        if let Some(p) = check_continuations(root, src) {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// True when a backtick substitution's contents are re-parsed after unescaping (see the
+/// walker): then its interior is checked by that re-parse.
+pub(crate) fn backtick_reparsed(node: Node<'_>, src: &str) -> bool {
+    is_backtick_substitution(node) && text(node, src).contains('\\')
+}
+
+pub(crate) fn is_backtick_substitution(node: Node<'_>) -> bool {
+    node.kind() == "command_substitution" && node.child(0).is_some_and(|c| c.kind() == "`")
+}
+
+/// True when the here-document started by this `heredoc_redirect` has a quoted delimiter.
+pub(crate) fn heredoc_quoted(redirect: Node<'_>, src: &str) -> bool {
+    let mut cursor = redirect.walk();
+    let start = redirect.children(&mut cursor).find(|c| c.kind() == "heredoc_start");
+    start.is_some_and(|s| text(s, src).contains(['\'', '"', '\\']))
+}
+
+/// The literal text ranges of an unquoted here-document body: everything not covered by an
+/// expansion or substitution child (tree-sitter does not always make a node for the text
+/// before the first expansion).
+pub(crate) fn heredoc_text_segments(body: Node<'_>) -> Vec<(usize, usize)> {
+    let mut segments = Vec::new();
+    let mut at = body.start_byte();
+    let mut cursor = body.walk();
+    for child in body.named_children(&mut cursor) {
+        if child.kind() == "heredoc_content" {
+            continue;
+        }
+        if child.start_byte() > at {
+            segments.push((at, child.start_byte()));
+        }
+        at = at.max(child.end_byte());
+    }
+    if body.end_byte() > at {
+        segments.push((at, body.end_byte()));
+    }
+    segments
+}
+
+fn check_backticks(root: Node<'_>, src: &str) -> Option<String> {
+    // Literal zones (disjoint, in order) and delimiter positions.
+    let mut zones: Vec<(usize, usize)> = Vec::new();
+    let mut delimiters: Vec<usize> = Vec::new();
+    let mut cursor = root.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let mut descend = true;
+        match node.kind() {
+            "raw_string" | "ansi_c_string" | "comment" => {
+                zones.push((node.start_byte(), node.end_byte()));
+                descend = false;
+            }
+            "heredoc_content" => descend = false,
+            "heredoc_body" => {
+                if node.parent().is_some_and(|p| heredoc_quoted(p, src)) {
+                    zones.push((node.start_byte(), node.end_byte()));
+                    descend = false;
+                } else {
+                    // The literal text is scanned for backticks by the walker.
+                    zones.extend(heredoc_text_segments(node));
+                }
+            }
+            "command_substitution" if is_backtick_substitution(node) => {
+                delimiters.push(node.start_byte());
+                delimiters.push(node.end_byte().saturating_sub(1));
+                if backtick_reparsed(node, src) {
+                    zones.push((node.start_byte() + 1, node.end_byte().saturating_sub(1)));
+                    descend = false;
+                }
+            }
+            _ => {}
+        }
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    zones.sort_unstable();
+    delimiters.sort_unstable();
+    let in_zone = |i: usize| {
+        let idx = zones.partition_point(|&(start, _)| start <= i);
+        idx > 0 && zones.get(idx - 1).is_some_and(|&(_, end)| i < end)
+    };
+    let bytes = src.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b != b'`' || in_zone(i) || delimiters.binary_search(&i).is_ok() {
+            continue;
+        }
+        let mut backslashes = 0;
+        let mut j = i;
+        while j > 0 && bytes[j - 1] == b'\\' && !in_zone(j - 1) {
+            backslashes += 1;
+            j -= 1;
+        }
+        if backslashes % 2 == 1 {
+            continue;
+        }
+        return Some(format!("backtick at byte {i} is not accounted for by the parse tree"));
+    }
+    None
+}
+
+fn check_continuations(root: Node<'_>, src: &str) -> Option<String> {
+    let bytes = src.as_bytes();
+    for i in 0..bytes.len().saturating_sub(1) {
+        if bytes[i] != b'\\' || bytes[i + 1] != b'\n' {
+            continue;
+        }
+        // Is this backslash itself escaped?
+        let mut run = 0;
+        let mut j = i;
+        while j > 0 && bytes[j - 1] == b'\\' {
+            run += 1;
+            j -= 1;
+        }
+        if run % 2 == 1 {
+            continue;
+        }
+        let Some(node) = root.descendant_for_byte_range(i, i + 2) else {
+            continue;
+        };
+        let inside_token = matches!(
+            node.kind(),
+            "word"
+                | "string"
+                | "string_content"
+                | "raw_string"
+                | "ansi_c_string"
+                | "heredoc_body"
+                | "heredoc_content"
+                | "comment"
+                | "number"
+                | "extglob_pattern"
+                | "regex"
+        );
+        if inside_token {
+            continue;
+        }
+        let glues = |b: Option<&u8>| {
+            b.is_some_and(|&b| !b.is_ascii_whitespace() && !matches!(b, b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'))
+        };
+        if i > 0 && glues(bytes.get(i - 1)) && glues(bytes.get(i + 2)) {
+            return Some(format!("line continuation at byte {i} joins two words the parse tree keeps apart"));
+        }
+    }
+    None
+}

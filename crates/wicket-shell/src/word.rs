@@ -1,0 +1,416 @@
+//! Static word values. The hard question: what string does bash pass for this word, and when
+//! can that not be known without running anything? Any expansion (`$x`, `${…}`, `$(…)`,
+//! backticks, `$((…))`, process substitution, brace expansion) makes the value unknown; quote
+//! removal and escapes are applied exactly. When in doubt the value is `None`, never a guess.
+
+use tree_sitter::Node;
+
+use crate::types::Word;
+
+/// The source text of a node (empty if the range is somehow not on a char boundary).
+pub(crate) fn text<'s>(node: Node<'_>, src: &'s str) -> &'s str {
+    src.get(node.byte_range()).unwrap_or("")
+}
+
+/// Accumulates one word's value, quoting, glob and brace-expansion state.
+struct Builder {
+    value: Option<String>,
+    quoted: bool,
+    glob: bool,
+    brace_open: u32,
+    brace_sep: bool,
+    brace: bool,
+    prev_dot: bool,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder {
+            value: Some(String::new()),
+            quoted: false,
+            glob: false,
+            brace_open: 0,
+            brace_sep: false,
+            brace: false,
+            prev_dot: false,
+        }
+    }
+
+    fn unknown(&mut self) {
+        self.value = None;
+    }
+
+    fn push_quoted(&mut self, s: &str) {
+        self.prev_dot = false;
+        if let Some(v) = self.value.as_mut() {
+            v.push_str(s);
+        }
+    }
+
+    fn push_quoted_char(&mut self, c: char) {
+        self.prev_dot = false;
+        if let Some(v) = self.value.as_mut() {
+            v.push(c);
+        }
+    }
+
+    /// An unquoted character: tracks globs and brace expansion.
+    fn push_unquoted_char(&mut self, c: char) {
+        match c {
+            '*' | '?' | '[' => self.glob = true,
+            '{' => self.brace_open += 1,
+            ',' if self.brace_open > 0 => self.brace_sep = true,
+            '.' if self.brace_open > 0 && self.prev_dot => self.brace_sep = true,
+            '}' if self.brace_open > 0 => {
+                if self.brace_sep {
+                    self.brace = true;
+                }
+                self.brace_open -= 1;
+            }
+            _ => {}
+        }
+        self.prev_dot = c == '.';
+        if let Some(v) = self.value.as_mut() {
+            v.push(c);
+        }
+    }
+
+    /// Unquoted word text: backslash escapes, line continuations, globs.
+    fn unquoted(&mut self, s: &str) {
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some('\n') => {}
+                    Some(n) => {
+                        self.quoted = true;
+                        self.push_quoted_char(n);
+                    }
+                    None => self.push_unquoted_char('\\'),
+                },
+                // Defensive: an expansion the tree did not mark.
+                '$' if chars.peek().is_some_and(|&n| starts_expansion(n)) => self.unknown(),
+                '`' => self.unknown(),
+                _ => self.push_unquoted_char(c),
+            }
+        }
+    }
+
+    /// The inside of a double-quoted string with only literal content.
+    fn double_quoted(&mut self, inner: &str) {
+        self.quoted = true;
+        let mut chars = inner.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.peek().copied() {
+                    Some('\n') => {
+                        chars.next();
+                    }
+                    Some(n @ ('$' | '`' | '"' | '\\')) => {
+                        chars.next();
+                        self.push_quoted_char(n);
+                    }
+                    _ => self.push_quoted_char('\\'),
+                },
+                '$' if chars.peek().is_some_and(|&n| starts_expansion(n)) => self.unknown(),
+                '`' => self.unknown(),
+                _ => self.push_quoted_char(c),
+            }
+        }
+    }
+
+    fn finish(self, raw: &str) -> Word {
+        Word {
+            value: if self.brace { None } else { self.value },
+            raw: raw.to_string(),
+            quoted: self.quoted,
+            glob: self.glob,
+        }
+    }
+}
+
+/// True when `$` followed by `c` starts an expansion.
+fn starts_expansion(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '{' | '(' | '[' | '@' | '*' | '#' | '?' | '$' | '!' | '-')
+}
+
+/// A word made of plain literal text (keywords, names).
+pub(crate) fn literal(s: &str) -> Word {
+    Word { value: Some(s.to_string()), raw: s.to_string(), quoted: false, glob: false }
+}
+
+/// The [`Word`] for a node in argument position.
+pub(crate) fn word_of(node: Node<'_>, src: &str) -> Word {
+    let raw = text(node, src);
+    let mut b = Builder::new();
+    if node.kind() == "concatenation" {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if child.kind() == "concatenation" {
+                b.unknown();
+            } else {
+                part(child, src, &mut b);
+            }
+        }
+    } else if node.kind() == "command_name" {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        match children.as_slice() {
+            [only] => return word_of(*only, src),
+            _ => b.unknown(),
+        }
+    } else {
+        part(node, src, &mut b);
+    }
+    b.finish(raw)
+}
+
+/// Adds one primary expression to the word being built.
+fn part(node: Node<'_>, src: &str, b: &mut Builder) {
+    let t = text(node, src);
+    if !node.is_named() {
+        b.unquoted(t);
+        return;
+    }
+    match node.kind() {
+        "word" => b.unquoted(t),
+        "number" => {
+            if node.named_child_count() > 0 {
+                b.unknown();
+            } else {
+                b.unquoted(t);
+            }
+        }
+        "raw_string" => {
+            b.quoted = true;
+            match t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+                Some(inner) => b.push_quoted(inner),
+                None => b.unknown(),
+            }
+        }
+        "ansi_c_string" => {
+            b.quoted = true;
+            match t.strip_prefix("$'").and_then(|s| s.strip_suffix('\'')).and_then(decode_ansi_c) {
+                Some(v) => b.push_quoted(&v),
+                None => b.unknown(),
+            }
+        }
+        "string" => string_part(node, t, b),
+        "translated_string" => match node.named_child(0) {
+            Some(inner) if node.named_child_count() == 1 => string_part(inner, text(inner, src), b),
+            _ => b.unknown(),
+        },
+        "variable_name" | "special_variable_name" | "regex" | "test_operator" => b.unquoted(t),
+        "extglob_pattern" => {
+            b.glob = true;
+            b.unquoted(t);
+        }
+        "variable_assignment" => assignment_part(node, src, b),
+        _ => {
+            // Expansions and everything unknown: not static.
+            b.unknown();
+        }
+    }
+}
+
+fn string_part(node: Node<'_>, t: &str, b: &mut Builder) {
+    b.quoted = true;
+    let mut cursor = node.walk();
+    let literal_only = node.named_children(&mut cursor).all(|c| c.kind() == "string_content");
+    let inner = t.strip_prefix('"').and_then(|s| s.strip_suffix('"'));
+    match inner {
+        Some(inner) if literal_only => b.double_quoted(inner),
+        _ => b.unknown(),
+    }
+}
+
+/// `NAME=value` as an argument of `export`, `declare` and friends.
+fn assignment_part(node: Node<'_>, src: &str, b: &mut Builder) {
+    let (Some(name), Some(value_start)) = (node.child_by_field_name("name"), operator_end(node)) else {
+        b.unknown();
+        return;
+    };
+    if name.kind() != "variable_name" {
+        b.unknown();
+        return;
+    }
+    // Name and operator are plain text.
+    let Some(head) = src.get(node.start_byte()..value_start) else {
+        b.unknown();
+        return;
+    };
+    b.push_quoted(head);
+    if let Some(value) = node.child_by_field_name("value") {
+        let w = word_of(value, src);
+        b.quoted |= w.quoted;
+        b.glob |= w.glob;
+        match w.value {
+            Some(v) => b.push_quoted(&v),
+            None => b.unknown(),
+        }
+    }
+}
+
+/// The byte offset just after the `=` or `+=` of an assignment.
+pub(crate) fn operator_end(node: Node<'_>) -> Option<usize> {
+    let mut cursor = node.walk();
+    let op = node.children(&mut cursor).find(|c| !c.is_named() && matches!(c.kind(), "=" | "+="));
+    op.map(|o| o.end_byte())
+}
+
+/// Decodes the inside of `$'…'`. `None` when the result is not valid UTF-8.
+pub(crate) fn decode_ansi_c(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c != b'\\' || i + 1 >= bytes.len() {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = bytes[i + 1];
+        i += 2;
+        match e {
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'e' | b'E' => out.push(27),
+            b'f' => out.push(12),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'v' => out.push(11),
+            b'\\' | b'\'' | b'"' | b'?' => out.push(e),
+            b'0'..=b'7' => {
+                let mut v: u32 = u32::from(e - b'0');
+                let mut n = 1;
+                while n < 3 && i < bytes.len() && (b'0'..=b'7').contains(&bytes[i]) {
+                    v = v * 8 + u32::from(bytes[i] - b'0');
+                    i += 1;
+                    n += 1;
+                }
+                out.push((v & 0xff) as u8);
+            }
+            b'x' | b'u' | b'U' => {
+                let max = match e {
+                    b'x' => 2,
+                    b'u' => 4,
+                    _ => 8,
+                };
+                let mut v: u32 = 0;
+                let mut n = 0;
+                while n < max && i < bytes.len() && bytes[i].is_ascii_hexdigit() {
+                    v = v * 16 + char::from(bytes[i]).to_digit(16).unwrap_or(0);
+                    i += 1;
+                    n += 1;
+                }
+                if n == 0 {
+                    out.push(b'\\');
+                    out.push(e);
+                } else if e == b'x' {
+                    out.push((v & 0xff) as u8);
+                } else {
+                    let ch = char::from_u32(v)?;
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                }
+            }
+            b'c' => {
+                // Control character: \cX.
+                let Some(&x) = bytes.get(i) else {
+                    out.push(b'\\');
+                    out.push(b'c');
+                    continue;
+                };
+                i += 1;
+                out.push(x.to_ascii_uppercase() ^ 0x40);
+            }
+            _ => {
+                out.push(b'\\');
+                out.push(e);
+            }
+        }
+    }
+    // Bash stops the string at a NUL byte.
+    if let Some(nul) = out.iter().position(|&b| b == 0) {
+        out.truncate(nul);
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Undoes the escapes of old-style command substitution: inside backticks a backslash quotes
+/// only `$`, `` ` `` and `\` (and `"` when the substitution sits in double quotes).
+pub(crate) fn unescape_backtick(inner: &str, in_double_quotes: bool) -> String {
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(&n) = chars.peek() {
+                if matches!(n, '$' | '`' | '\\') || (in_double_quotes && n == '"') {
+                    out.push(n);
+                    chars.next();
+                    continue;
+                }
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Finds the backtick substitutions in a piece of unquoted here-document text and returns
+/// their unescaped contents. `Err` when the text has an unmatched backtick or an unparsed
+/// `$(`, which the tree should have accounted for.
+pub(crate) fn heredoc_backticks(s: &str) -> Result<Vec<String>, String> {
+    let bytes = s.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'$' if bytes.get(i + 1) == Some(&b'(') => {
+                return Err("unparsed `$(` in a here-document".to_string());
+            }
+            b'`' => {
+                let start = i + 1;
+                let mut j = start;
+                loop {
+                    match bytes.get(j) {
+                        None => return Err("unmatched backtick in a here-document".to_string()),
+                        Some(b'\\') => j += 2,
+                        Some(b'`') => break,
+                        Some(_) => j += 1,
+                    }
+                }
+                let Some(inner) = s.get(start..j) else {
+                    return Err("backtick substitution splits a character".to_string());
+                };
+                found.push(unescape_backtick(inner, false));
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_c() {
+        assert_eq!(decode_ansi_c(r"a\nb\x41\101\u00e9\'").as_deref(), Some("a\nbAAé'"));
+        assert_eq!(decode_ansi_c(r"ab\0cd").as_deref(), Some("ab"));
+        assert_eq!(decode_ansi_c(r"\xff"), None);
+        assert_eq!(decode_ansi_c(r"\cA").as_deref(), Some("\u{1}"));
+    }
+
+    #[test]
+    fn backticks() {
+        assert_eq!(unescape_backtick(r"b \`c\` \\ \n", false), r"b `c` \ \n");
+        assert_eq!(heredoc_backticks("x `id` \\`y").unwrap(), vec!["id".to_string()]);
+        assert!(heredoc_backticks("x `id").is_err());
+    }
+}
