@@ -1,0 +1,354 @@
+//! A command line as the engine sees it: its parts, their wrapper-stripped forms for deny
+//! rules, the files its redirections touch, and the arguments that look like paths.
+//!
+//! The hard question: what will this command line really run, and what can we not know? Allow
+//! rules see each part as written; deny rules see through wrappers; anything the parser could
+//! not resolve is listed in `doubts`, and a command with doubts is never auto-allowed.
+
+use wicket_shell::{Analysis, RedirectOp, SimpleCommand, Word};
+
+/// One simple command of a command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// Assignments and words re-rendered with single spaces: what allow rules match.
+    pub written: String,
+    /// Every form a deny rule is matched against: as written, without assignments, each argv
+    /// that runs after wrappers are stripped, and the program's base name for `/bin/rm`.
+    pub deny_texts: Vec<String>,
+    /// True when every word is known statically.
+    pub is_static: bool,
+    /// True when the part has leading `NAME=value` assignments.
+    pub has_assignments: bool,
+}
+
+/// A redirection's file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedirectFile {
+    /// The file as written (`~` not yet expanded).
+    pub path: String,
+    /// True for writes, false for reads.
+    pub write: bool,
+}
+
+/// The engine's view of one command line.
+#[derive(Debug, Clone)]
+pub struct CommandView {
+    /// The command line as given.
+    pub command: String,
+    /// The parser's analysis.
+    pub analysis: Analysis,
+    /// The simple commands.
+    pub parts: Vec<Part>,
+    /// Files redirected to or from.
+    pub files: Vec<RedirectFile>,
+    /// Static argument words, for the sensitive-path check.
+    pub args: Vec<String>,
+    /// Why the command can never be auto-allowed (parse problems, invisible characters,
+    /// dynamic redirect targets). Empty for a fully understood command.
+    pub doubts: Vec<String>,
+}
+
+impl CommandView {
+    /// True when the parser understood every part.
+    pub fn understood(&self) -> bool {
+        self.analysis.understood
+    }
+
+    /// True for a single static command with no operators, redirections or assignments.
+    pub fn is_simple(&self) -> bool {
+        self.analysis.understood
+            && !self.analysis.compound
+            && self.parts.len() == 1
+            && self.parts[0].is_static
+            && !self.parts[0].has_assignments
+            && self.files.is_empty()
+    }
+}
+
+/// Files a redirection may name that are not files on disk.
+fn is_device(path: &str) -> bool {
+    matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero")
+        || path.starts_with("/dev/fd/")
+}
+
+/// The files a command's redirections read or write; a target not known statically is a doubt.
+fn collect_files(redirects: &[wicket_shell::Redirect], files: &mut Vec<RedirectFile>, doubts: &mut Vec<String>) {
+    for r in redirects {
+        let write = r.op.writes();
+        if !write && r.op != RedirectOp::Read {
+            continue;
+        }
+        match &r.target.value {
+            Some(p) if is_device(p) => {}
+            Some(p) => files.push(RedirectFile { path: p.clone(), write }),
+            None => {
+                doubts.push(format!("the redirection target `{}` is not known before the command runs", r.target.raw))
+            }
+        }
+    }
+}
+
+fn render(words: &[Word]) -> String {
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(w.value.as_deref().unwrap_or(&w.raw));
+    }
+    out
+}
+
+fn written(cmd: &SimpleCommand) -> String {
+    let mut out = String::new();
+    for a in &cmd.assignments {
+        out.push_str(&a.name);
+        out.push('=');
+        out.push_str(a.value.value.as_deref().unwrap_or(&a.value.raw));
+        out.push(' ');
+    }
+    out.push_str(&cmd.canonical());
+    out.trim_end().to_string()
+}
+
+/// Build the view of a command line.
+pub fn view(command: &str) -> CommandView {
+    let analysis = wicket_shell::analyze(command);
+    let mut doubts: Vec<String> = analysis.problems.iter().map(|p| p.detail.clone()).collect();
+    if let Some(found) = invisible_chars(command) {
+        doubts.push(format!("the command holds invisible or control characters: {found}"));
+    }
+    let mut parts = Vec::with_capacity(analysis.commands.len());
+    let mut files = Vec::new();
+    let mut args = Vec::new();
+    for cmd in &analysis.commands {
+        collect_files(&cmd.redirects, &mut files, &mut doubts);
+        for w in cmd.words.iter().skip(1).chain(cmd.assignments.iter().map(|a| &a.value)) {
+            if let Some(v) = &w.value {
+                args.push(v.clone());
+            }
+        }
+        let text = written(cmd);
+        let mut deny_texts = vec![text.clone()];
+        let plain = cmd.canonical();
+        if plain != text {
+            deny_texts.push(plain);
+        }
+        let unwrapped = wicket_shell::strip_wrappers(cmd);
+        if !unwrapped.understood {
+            let why: Vec<&str> = unwrapped.problems.iter().map(|p| p.detail.as_str()).collect();
+            doubts.push(format!("cannot see everything `{}` runs ({})", cmd.source, why.join("; ")));
+        }
+        for argv in &unwrapped.argvs {
+            deny_texts.push(render(argv));
+        }
+        // Strings run by `bash -c`, `eval` …: their redirections and arguments count too.
+        for nested in &unwrapped.nested {
+            collect_files(&nested.redirects, &mut files, &mut doubts);
+            args.extend(nested.words.iter().skip(1).filter_map(|w| w.value.clone()));
+        }
+        // `/usr/bin/rm -rf x` must meet a deny rule for `rm`.
+        let mut basenamed = Vec::new();
+        for t in &deny_texts {
+            let (prog, rest) = t.split_once(' ').unwrap_or((t.as_str(), ""));
+            if let Some((_, base)) = prog.rsplit_once('/') {
+                if !base.is_empty() {
+                    basenamed.push(if rest.is_empty() { base.to_string() } else { format!("{base} {rest}") });
+                }
+            }
+        }
+        deny_texts.extend(basenamed);
+        deny_texts.sort();
+        deny_texts.dedup();
+        parts.push(Part {
+            written: text,
+            deny_texts,
+            is_static: cmd.is_static(),
+            has_assignments: !cmd.assignments.is_empty(),
+        });
+    }
+    CommandView { command: command.to_string(), analysis, parts, files, args, doubts }
+}
+
+/// Characters that make what runs differ from what a person reads: zero-width, bidi
+/// controls, other format characters, and control characters but tab and newline.
+/// Returns them escaped, or `None`.
+pub fn invisible_chars(s: &str) -> Option<String> {
+    let mut found: Vec<String> = Vec::new();
+    for c in s.chars() {
+        let cp = c as u32;
+        let bad = (cp < 0x20 && c != '\t' && c != '\n')
+            || (0x7f..=0x9f).contains(&cp)
+            || matches!(
+                cp,
+                0xad | 0x34f | 0x61c | 0x115f | 0x1160 | 0x17b4 | 0x17b5 | 0x180e | 0x3164 | 0xfeff | 0xffa0
+            )
+            || (0x200b..=0x200f).contains(&cp)
+            || (0x202a..=0x202e).contains(&cp)
+            || (0x2060..=0x206f).contains(&cp)
+            || (0xfe00..=0xfe0f).contains(&cp)
+            || (0xfff9..=0xfffb).contains(&cp)
+            || (0xe0000..=0xe007f).contains(&cp)
+            || (0xe0100..=0xe01ef).contains(&cp);
+        if bad {
+            let e = format!("U+{cp:04X}");
+            if !found.contains(&e) {
+                found.push(e);
+            }
+        }
+    }
+    (!found.is_empty()).then(|| found.join(", "))
+}
+
+/// Exact read-only commands that run without a question (when the repository's git config
+/// cannot make the git ones run code).
+pub const SAFE_LIST: &[&str] =
+    &["git status", "git log --oneline", "git branch", "pwd", "ls", "dir", "node --version", "npm --version"];
+
+/// Interpreters, shells, downloaders, destructive and privilege tools: "always allow" stores
+/// only the exact command for these, never a prefix.
+pub const EXACT_ONLY: &[&str] = &[
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "csh",
+    "tcsh",
+    "pwsh",
+    "powershell",
+    "cmd",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "python",
+    "python2",
+    "python3",
+    "pypy",
+    "pypy3",
+    "ruby",
+    "perl",
+    "php",
+    "lua",
+    "luajit",
+    "R",
+    "Rscript",
+    "julia",
+    "java",
+    "jshell",
+    "groovy",
+    "scala",
+    "osascript",
+    "awk",
+    "gawk",
+    "mawk",
+    "sed",
+    "xargs",
+    "find",
+    "env",
+    "eval",
+    "exec",
+    "npx",
+    "pnpx",
+    "bunx",
+    "uvx",
+    "pipx",
+    "dlx",
+    "curl",
+    "wget",
+    "aria2c",
+    "scp",
+    "sftp",
+    "rsync",
+    "ssh",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "ftp",
+    "git-remote",
+    "rm",
+    "rmdir",
+    "dd",
+    "mkfs",
+    "shred",
+    "truncate",
+    "chmod",
+    "chown",
+    "chgrp",
+    "mv",
+    "ln",
+    "kill",
+    "pkill",
+    "killall",
+    "sudo",
+    "doas",
+    "su",
+    "pkexec",
+    "runas",
+    "systemctl",
+    "launchctl",
+    "crontab",
+    "at",
+    "mount",
+    "umount",
+    "docker",
+    "podman",
+    "kubectl",
+    "helm",
+    "terraform",
+    "make",
+    "sqlite3",
+    "psql",
+    "mysql",
+    "timeout",
+    "nohup",
+    "nice",
+    "watch",
+    "script",
+    "tmux",
+    "screen",
+    "command",
+    "builtin",
+    "ionice",
+    "stdbuf",
+    "setsid",
+    "flock",
+    "time",
+    "trap",
+    "source",
+    "alias",
+];
+
+/// The "always allow" rule pattern for a command, or `None` when only a one-time answer fits
+/// (compound commands, doubts, sensitive arguments are checked by the caller).
+pub fn always_pattern(view: &CommandView) -> Option<String> {
+    if !view.is_simple() || !view.doubts.is_empty() {
+        return None;
+    }
+    let cmd = view.analysis.commands.first()?;
+    let words: Vec<&str> = cmd.words.iter().filter_map(|w| w.value.as_deref()).collect();
+    let program = *words.first()?;
+    let exact = view.parts[0].written.clone();
+    if program.contains('/') || EXACT_ONLY.contains(&program) || program.starts_with('.') {
+        return Some(exact);
+    }
+    // A prefix: the program and up to two sub-command words (`npm run build`, `git commit`).
+    let mut prefix = vec![program];
+    for w in words.iter().skip(1).take(2) {
+        let sub = w.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && w.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':'));
+        if !sub {
+            break;
+        }
+        prefix.push(w);
+        // Only `run`-style sub-commands take a second word.
+        if !matches!(*w, "run" | "run-script" | "exec" | "x") {
+            break;
+        }
+    }
+    Some(format!("{} *", prefix.join(" ")))
+}

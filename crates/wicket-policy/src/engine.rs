@@ -1,0 +1,1011 @@
+//! The decision engine: one function that reads like the numbered steps of ARCHITECTURE.md.
+//!
+//! The hard question: allow, deny or ask this call, and why? The first step that decides wins;
+//! deny steps come before every allow step, and anything the engine cannot understand (a path
+//! it cannot resolve, a command it cannot parse, a URL it cannot read) can only end in ask or
+//! deny. The engine is pure: it reads the filesystem to resolve paths and nothing else.
+
+use std::path::PathBuf;
+
+use crate::call::{targets_of, Access, Target, ToolCall};
+use crate::command::{always_pattern, invisible_chars, view, CommandView, SAFE_LIST};
+use crate::host::{classify, parse_url, Host};
+use crate::lists::{BuiltinLists, Classes};
+use crate::mode::Mode;
+use crate::paths::{resolve, PathEnv, PathError, ResolvedPath};
+use crate::rules::{GlobOptions, Rule, RuleError, RuleSet};
+use crate::session::Session;
+use crate::verdict::{By, Decision, Verdict};
+
+/// The longest command line, path or URL the engine judges.
+pub const MAX_INPUT: usize = 64 * 1024;
+
+/// Everything a [`Policy`] is built from.
+#[derive(Debug, Clone, Default)]
+pub struct PolicyConfig {
+    /// The project root.
+    pub root: PathBuf,
+    /// The home folder for `~` (tests pass a temporary one).
+    pub home: Option<PathBuf>,
+    /// The mode.
+    pub mode: Mode,
+    /// Nobody can be asked: asks become denials.
+    pub unattended: bool,
+    /// An OS sandbox is available for commands.
+    pub sandbox: bool,
+    /// Allow rules.
+    pub allow: Vec<String>,
+    /// Deny rules.
+    pub deny: Vec<String>,
+    /// Ask rules.
+    pub ask: Vec<String>,
+    /// Fold letter case in path rules; `None` picks the platform's default.
+    pub case_insensitive: Option<bool>,
+}
+
+/// Why a policy cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// A rule is malformed.
+    #[error("{list} rule: {source}")]
+    Rule {
+        /// `allow`, `deny` or `ask`.
+        list: &'static str,
+        /// The rule error.
+        source: RuleError,
+    },
+    /// The root cannot be resolved.
+    #[error(transparent)]
+    Root(#[from] PathError),
+    /// A built-in list failed to compile (a bug).
+    #[error(transparent)]
+    Lists(#[from] crate::lists::ListError),
+}
+
+/// A compiled policy: decides calls.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    env: PathEnv,
+    lists: BuiltinLists,
+    allow: RuleSet,
+    deny: RuleSet,
+    ask: RuleSet,
+    mode: Mode,
+    unattended: bool,
+    sandbox: bool,
+    /// Why the git entries of the safe list are off, when the git config can run code.
+    git_risk: Option<String>,
+}
+
+/// A step-by-step account of a decision, for `wicket explain`.
+#[derive(Debug, Default)]
+pub struct Trace {
+    on: bool,
+    /// The lines, in order.
+    pub lines: Vec<String>,
+}
+
+impl Trace {
+    /// A trace that records.
+    pub fn recording() -> Trace {
+        Trace { on: true, lines: Vec::new() }
+    }
+
+    fn note(&mut self, f: impl FnOnce() -> String) {
+        if self.on {
+            self.lines.push(f());
+        }
+    }
+}
+
+/// What the engine found a target to be.
+#[derive(Debug)]
+enum Fact {
+    Path { rp: ResolvedPath, access: Access, from_command: bool, classes: Classes },
+    BadPath { path: String, error: PathError },
+    Command { view: Box<CommandView>, outside_sandbox: bool },
+    Url { host: Host, url: String },
+    BadUrl { url: String, error: String },
+    Input,
+}
+
+/// Where an allow came from, for aggregating several targets.
+struct Allowed {
+    by: By,
+    rule: Option<String>,
+}
+
+impl Policy {
+    /// Compile a policy.
+    pub fn new(cfg: &PolicyConfig) -> Result<Policy, PolicyError> {
+        let env = PathEnv::new(&cfg.root, cfg.home.clone())?;
+        let home = cfg.home.as_ref().map(|h| h.to_string_lossy().into_owned());
+        let opts =
+            GlobOptions { case_insensitive: cfg.case_insensitive.unwrap_or(cfg!(any(target_os = "macos", windows))) };
+        let compile = |list: &'static str, texts: &[String]| {
+            RuleSet::parse(texts, home.as_deref(), opts).map_err(|source| PolicyError::Rule { list, source })
+        };
+        let git_risk = git_config_risk(&env);
+        Ok(Policy {
+            lists: BuiltinLists::new()?,
+            allow: compile("allow", &cfg.allow)?,
+            deny: compile("deny", &cfg.deny)?,
+            ask: compile("ask", &cfg.ask)?,
+            mode: cfg.mode,
+            unattended: cfg.unattended,
+            sandbox: cfg.sandbox,
+            git_risk,
+            env,
+        })
+    }
+
+    /// The root, absolute.
+    pub fn root(&self) -> &std::path::Path {
+        &self.env.root
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Decide one call.
+    pub fn decide(&self, call: &ToolCall, session: &Session) -> Verdict {
+        self.decide_traced(call, session, &mut Trace::default())
+    }
+
+    /// Decide one call and record each step in `trace`.
+    pub fn decide_traced(&self, call: &ToolCall, session: &Session, trace: &mut Trace) -> Verdict {
+        let v = self.run_steps(call, session, trace);
+        trace.note(|| format!("decision: {} by {} ({})", v.decision, v.by, v.reason));
+        v
+    }
+
+    /// The "always allow" rule a person may choose for a call, or `None` when only a one-time
+    /// or session answer fits (compound commands, sensitive files, invisible characters).
+    pub fn always_allow_rule(&self, call: &ToolCall) -> Option<Rule> {
+        let ct = targets_of(call).ok()?;
+        let mut pattern: Option<String> = None;
+        for t in &ct.targets {
+            match self.fact(t, call.tool.as_str()) {
+                Fact::Command { view, .. } => {
+                    if self.sensitive_arg(&view).is_some() {
+                        return None;
+                    }
+                    pattern = Some(always_pattern(&view)?);
+                }
+                Fact::Url { host, .. } => pattern = Some(host.to_string()),
+                Fact::Path { rp, classes, .. } => {
+                    if classes.sensitive.is_some() {
+                        return None;
+                    }
+                    pattern = Some(rp.rel.clone().filter(|r| !r.is_empty())?);
+                }
+                Fact::Input => {}
+                Fact::BadPath { .. } | Fact::BadUrl { .. } => return None,
+            }
+        }
+        Some(Rule { tool: call.tool.clone(), pattern })
+    }
+
+    /// A path fact, classified against the built-in lists as written and as a real path.
+    fn path_fact(&self, rp: ResolvedPath, access: Access, from_command: bool) -> Fact {
+        let mut classes = Classes::default();
+        for v in rp.views() {
+            let c = self.lists.classify(v.abs);
+            classes.sensitive = classes.sensitive.or(c.sensitive);
+            classes.protected = classes.protected.or(c.protected);
+            classes.config = classes.config.or(c.config);
+        }
+        Fact::Path { rp, access, from_command, classes }
+    }
+
+    fn fact(&self, t: &Target, _tool: &str) -> Fact {
+        match t {
+            Target::Path { path, access } => match resolve(&self.env, path) {
+                Ok(rp) => self.path_fact(rp, *access, false),
+                Err(error) => Fact::BadPath { path: path.clone(), error },
+            },
+            Target::Command { command, outside_sandbox } => {
+                Fact::Command { view: Box::new(view(command)), outside_sandbox: *outside_sandbox }
+            }
+            Target::Url { url } => match parse_url(url) {
+                Ok(u) => Fact::Url { host: u.host, url: url.clone() },
+                Err(e) => Fact::BadUrl { url: url.clone(), error: e.to_string() },
+            },
+            Target::Input => Fact::Input,
+        }
+    }
+
+    fn run_steps(&self, call: &ToolCall, session: &Session, trace: &mut Trace) -> Verdict {
+        let tool = call.tool.as_str();
+        // Step 0: input sanity.
+        if let Some(v) = step0_input(call) {
+            return v;
+        }
+        let ct = match targets_of(call) {
+            Ok(ct) => ct,
+            Err(e) => return Verdict::deny(By::Input, format!("{e}. Fix the call's input and try again.")),
+        };
+        let mut facts: Vec<Fact> = ct.targets.iter().map(|t| self.fact(t, tool)).collect();
+        // A command's redirections are file targets of their own.
+        let mut extra = Vec::new();
+        for f in &facts {
+            if let Fact::Command { view, .. } = f {
+                trace.note(|| describe_command(view));
+                for file in &view.files {
+                    let access = if file.write { Access::Write } else { Access::Read };
+                    extra.push(match resolve(&self.env, &file.path) {
+                        Ok(rp) => self.path_fact(rp, access, true),
+                        Err(error) => Fact::BadPath { path: file.path.clone(), error },
+                    });
+                }
+            }
+        }
+        facts.extend(extra);
+        for f in &facts {
+            if let Fact::Path { rp, access, .. } = f {
+                trace.note(|| {
+                    format!(
+                        "path {:?} ({:?}): {}{}{}",
+                        rp.input,
+                        access,
+                        rp.lexical.display(),
+                        if rp.real != rp.lexical {
+                            format!(", real path {}", rp.real.display())
+                        } else {
+                            String::new()
+                        },
+                        if rp.inside() { ", inside the root" } else { ", outside the root" }
+                    )
+                });
+            }
+        }
+        // Doubts: reasons this call may never be auto-allowed.
+        let doubts = self.doubts(&facts);
+        for d in &doubts {
+            trace.note(|| format!("never auto-allowed: {d}"));
+        }
+        for f in &facts {
+            if let Fact::BadPath { path, error } = f {
+                return Verdict::deny(By::Input, format!("cannot resolve the path {path:?}: {error}"));
+            }
+            if let Fact::BadUrl { url, error } = f {
+                return Verdict::deny(By::Input, format!("cannot fetch {url:?}: {error}"));
+            }
+        }
+
+        // Step 1: team policy (comes with its own issue; nothing to check yet).
+        if let Some(v) = self.step1_team_policy(call, &facts) {
+            return v;
+        }
+        // Step 2: sensitive paths.
+        if let Some(v) = self.step2_sensitive(tool, &facts, trace) {
+            return v;
+        }
+        // Step 3: protected writes, paths outside the root, code-running config.
+        if let Some(v) = self.step3_protected(tool, &facts, trace) {
+            return v;
+        }
+        // Step 4: deny rules.
+        if let Some(v) = self.step4_deny(tool, &facts, trace) {
+            return v;
+        }
+        // Step 5: ask rules.
+        if let Some(v) = self.step5_ask(tool, &facts) {
+            return v;
+        }
+        let doubt_cap = |v: Verdict| -> Verdict {
+            if v.decision == Decision::Allow && !doubts.is_empty() && !self.session_exact(tool, &facts, session) {
+                let reason = format!("{} would allow this, but {}; a person must look at it", v.by, doubts.join("; "));
+                return self.unattended_or(Verdict::ask(By::Input, reason));
+            }
+            v
+        };
+        // Step 6: the mode.
+        if let Some(v) = self.step6_mode(call, ct.read_only, &facts, session) {
+            if v.decision == Decision::Allow && !doubts.is_empty() && self.mode == Mode::Plan {
+                return Verdict::deny(By::Plan, format!("plan mode never asks, and {}", doubts.join("; ")));
+            }
+            return doubt_cap(v);
+        }
+        // Step 7: read-only tools.
+        if ct.read_only {
+            return doubt_cap(Verdict::allow(By::ReadOnly, format!("{tool} only reads")));
+        }
+        let ask_mode_blocks = self.mode == Mode::Ask && changes_something(&facts);
+        // Step 8: a command in the OS sandbox.
+        if !ask_mode_blocks {
+            if let Some(v) = self.step8_sandbox(&facts) {
+                return doubt_cap(v);
+            }
+        }
+        // Step 9: allow rules and session answers.
+        if let Some(v) = self.step9_allow(tool, &facts, session, ask_mode_blocks, trace) {
+            return doubt_cap(v);
+        }
+        if !ask_mode_blocks {
+            // Step 10: the exact safe list.
+            if let Some(v) = self.step10_safe(&facts) {
+                return doubt_cap(v);
+            }
+            // Step 11: accept-edits.
+            if self.mode == Mode::AcceptEdits
+                && facts.iter().all(|f| matches!(f, Fact::Path { access: Access::Write, .. }))
+            {
+                return doubt_cap(Verdict::allow(
+                    By::Mode,
+                    "accept-edits mode applies ordinary edits inside the project",
+                ));
+            }
+        }
+        // Step 12: ask, or deny when nobody can be asked.
+        let what = self.suggestion(call, &facts);
+        let reason = if ask_mode_blocks {
+            "ask mode: every edit and command needs a person's answer".to_string()
+        } else if !doubts.is_empty() {
+            format!("{}; a person must look at it", doubts.join("; "))
+        } else {
+            format!("no rule allows this call; to allow it without a question, add {what}")
+        };
+        self.unattended_or(Verdict::ask(if ask_mode_blocks { By::Mode } else { By::Default }, reason))
+    }
+
+    /// Turn an ask into the unattended denial when nobody can answer.
+    fn unattended_or(&self, v: Verdict) -> Verdict {
+        if self.unattended && v.decision == Decision::Ask {
+            let mut d = Verdict::deny(
+                By::Unattended,
+                format!(
+                    "running unattended, so nobody can approve this ({}). Do the task another way, or ask the person to add an allow rule",
+                    v.reason
+                ),
+            );
+            d.rule = v.rule;
+            return d;
+        }
+        v
+    }
+
+    fn doubts(&self, facts: &[Fact]) -> Vec<String> {
+        let mut out = Vec::new();
+        for f in facts {
+            match f {
+                Fact::Command { view, .. } => out.extend(view.doubts.iter().cloned()),
+                Fact::Path { rp, .. } => {
+                    if rp.links > 1 {
+                        out.push(format!(
+                            "{:?} has {} hard links, so it may be another name of a secret",
+                            rp.input, rp.links
+                        ));
+                    }
+                    if let Some(c) = invisible_chars(&rp.input) {
+                        out.push(format!("the path holds invisible or control characters: {c}"));
+                    }
+                }
+                Fact::Url { host, .. } => {
+                    if let Some(r) = classify(host) {
+                        out.push(format!("{host} is {r}, which is never allowed without a person's answer"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn session_exact(&self, tool: &str, facts: &[Fact], session: &Session) -> bool {
+        let mut any = false;
+        for f in facts {
+            match f {
+                Fact::Command { view, .. } => {
+                    if !session.allows_command(tool, &view.command) {
+                        return false;
+                    }
+                    any = true;
+                }
+                Fact::Url { host, .. } => {
+                    if !session.allows_host(tool, &host.to_string()) {
+                        return false;
+                    }
+                    any = true;
+                }
+                Fact::Path { from_command: true, .. } | Fact::Input => {}
+                _ => return false,
+            }
+        }
+        any
+    }
+
+    fn step1_team_policy(&self, _call: &ToolCall, _facts: &[Fact]) -> Option<Verdict> {
+        None
+    }
+
+    /// A named allow rule that unlocks a sensitive path: it must match both the path as
+    /// written and its real path, and end in a literal file name.
+    fn named_unlock(&self, tool: &str, rp: &ResolvedPath) -> Option<&Rule> {
+        let mut first = None;
+        for v in rp.views() {
+            let r = self.allow.match_path_named(tool, v)?;
+            first.get_or_insert(r);
+        }
+        first
+    }
+
+    /// A static argument of the command that names a sensitive file, and the pattern.
+    fn sensitive_arg(&self, view: &CommandView) -> Option<(String, &'static str)> {
+        for arg in &view.args {
+            // `--file=.env` names `.env` too.
+            let candidates = std::iter::once(arg.as_str()).chain(arg.split_once('=').map(|(_, v)| v));
+            for cand in candidates {
+                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 {
+                    continue;
+                }
+                let Ok(expanded) = crate::paths::expand_tilde(cand, self.env.home.as_deref()) else { continue };
+                let abs = crate::paths::normalize(&self.env.root.join(expanded));
+                if let Some(p) = self.lists.sensitive.matching(&abs.to_string_lossy()) {
+                    return Some((arg.clone(), p));
+                }
+            }
+        }
+        None
+    }
+
+    fn step2_sensitive(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
+        for f in facts {
+            match f {
+                Fact::Path { rp, from_command, classes, .. } => {
+                    let Some(pattern) = classes.sensitive else { continue };
+                    let rule_tool = if *from_command { "read_file" } else { tool };
+                    if let Some(rule) = self.named_unlock(rule_tool, rp) {
+                        trace.note(|| format!("{:?} is sensitive ({pattern}) but the rule {rule} names it", rp.input));
+                        continue;
+                    }
+                    return Some(
+                        Verdict::deny(
+                            By::Sensitive,
+                            format!(
+                                "{:?} is a sensitive file (matches {pattern}{}). Do not read or write secrets; if this file is safe, a person can add an allow rule that names it, e.g. {}({})",
+                                rp.input,
+                                if rp.via_link { format!(", reached through a link to {}", rp.real.display()) } else { String::new() },
+                                if *from_command { "read_file" } else { tool },
+                                rp.rel.as_deref().filter(|r| !r.is_empty()).unwrap_or(&rp.input)
+                            ),
+                        )
+                        .with_rule(pattern),
+                    );
+                }
+                Fact::Command { view, .. } => {
+                    if let Some((arg, pattern)) = self.sensitive_arg(view) {
+                        let unlocked = crate::paths::resolve(&self.env, &arg)
+                            .ok()
+                            .and_then(|rp| self.named_unlock("read_file", &rp).map(|r| r.to_string()));
+                        if let Some(rule) = unlocked {
+                            trace.note(|| {
+                                format!("argument {arg:?} is sensitive ({pattern}) but the rule {rule} names it")
+                            });
+                            continue;
+                        }
+                        return Some(
+                            Verdict::deny(
+                                By::Sensitive,
+                                format!(
+                                    "the command reaches the sensitive file {arg:?} (matches {pattern}). Do not read, copy or send secrets"
+                                ),
+                            )
+                            .with_rule(pattern),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn step3_protected(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
+        let file_tool = matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep");
+        let mut config_ask: Option<Verdict> = None;
+        for f in facts {
+            let Fact::Path { rp, access, from_command, classes } = f else { continue };
+            if *access == Access::Write {
+                let hit = classes.protected;
+                if let Some(pattern) = hit {
+                    return Some(
+                        Verdict::deny(
+                            By::Protected,
+                            format!(
+                                "{:?} is protected ({pattern}): tools never write the repository's internals or wicket's settings. Make the change another way, or ask the person to make it",
+                                rp.input
+                            ),
+                        )
+                        .with_rule(pattern),
+                    );
+                }
+            }
+            if file_tool && !rp.inside() && !*from_command {
+                return Some(Verdict::deny(
+                    By::Protected,
+                    format!(
+                        "{:?} is outside the project root {} (it resolves to {}). File tools work only inside the root",
+                        rp.input,
+                        self.env.root.display(),
+                        rp.real.display()
+                    ),
+                ));
+            }
+            if *access == Access::Write && self.mode != Mode::Auto && config_ask.is_none() {
+                let hit = classes.config;
+                if let Some(pattern) = hit {
+                    let rule_tool = if *from_command { "write_file" } else { tool };
+                    if let Some(rule) = self.named_unlock(rule_tool, rp) {
+                        trace.note(|| {
+                            format!("{:?} runs code when written ({pattern}) but the rule {rule} names it", rp.input)
+                        });
+                        continue;
+                    }
+                    config_ask = Some(
+                        Verdict::ask(
+                            By::Config,
+                            format!(
+                                "{:?} is configuration that runs code ({pattern}); a person must approve this write. To allow it without a question, add the rule {rule_tool}({})",
+                                rp.input,
+                                rp.rel.as_deref().unwrap_or(&rp.input)
+                            ),
+                        )
+                        .with_rule(pattern),
+                    );
+                }
+            }
+        }
+        // Plan mode denies writes itself (it never asks); other modes ask here.
+        if self.mode == Mode::Plan {
+            return None;
+        }
+        config_ask.map(|v| self.unattended_or(v))
+    }
+
+    fn step4_deny(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
+        for f in facts {
+            let hit = match f {
+                Fact::Command { view, .. } => {
+                    let mut hit = None;
+                    let tools = scrutiny_tools(tool, "bash");
+                    'parts: for part in &view.parts {
+                        for text in &part.deny_texts {
+                            if let Some(r) = tools.iter().find_map(|t| self.deny.match_command(t, text)) {
+                                hit = Some((r, text.clone()));
+                                break 'parts;
+                            }
+                        }
+                    }
+                    if hit.is_none() {
+                        hit = tools
+                            .iter()
+                            .find_map(|t| self.deny.match_command(t, view.command.trim()))
+                            .map(|r| (r, view.command.clone()));
+                    }
+                    if hit.is_none() && !view.doubts.is_empty() && tools.iter().any(|t| self.deny.has_tool(t)) {
+                        let rules: Vec<String> = self
+                            .deny
+                            .rules()
+                            .iter()
+                            .filter(|r| tools.iter().any(|t| r.tool_matches(t)))
+                            .map(|r| r.to_string())
+                            .collect();
+                        return Some(
+                            Verdict::deny(
+                                By::Rule,
+                                format!(
+                                    "the command cannot be fully analysed ({}), so the deny rules {} cannot be ruled out. Write it as plain commands without dynamic parts",
+                                    view.doubts.join("; "),
+                                    rules.join(", ")
+                                ),
+                            )
+                            .with_rule(rules.join(", ")),
+                        );
+                    }
+                    hit
+                }
+                Fact::Path { rp, from_command, .. } => {
+                    let rule_tools: &[&str] = if *from_command || crate::call::is_mcp(tool) {
+                        &["write_file", "edit_file", "read_file", tool]
+                    } else {
+                        &[tool]
+                    };
+                    // A deny applies if the link or its target matches.
+                    rule_tools.iter().find_map(|t| {
+                        rp.views().find_map(|v| self.deny.first_path(t, v)).map(|r| (r, rp.input.clone()))
+                    })
+                }
+                Fact::Url { host, .. } => scrutiny_tools(tool, "web_fetch")
+                    .iter()
+                    .find_map(|t| self.deny.match_host(t, host))
+                    .map(|r| (r, host.to_string())),
+                Fact::Input => self.deny.match_bare(tool).map(|r| (r, tool.to_string())),
+                _ => None,
+            };
+            if let Some((rule, what)) = hit {
+                trace.note(|| format!("deny rule {rule} matches {what:?}"));
+                return Some(
+                    Verdict::deny(
+                        By::Rule,
+                        format!("the deny rule {rule} matches {what:?}. Do not try to work around it"),
+                    )
+                    .with_rule(rule.to_string()),
+                );
+            }
+        }
+        None
+    }
+
+    fn step5_ask(&self, tool: &str, facts: &[Fact]) -> Option<Verdict> {
+        for f in facts {
+            let hit = match f {
+                Fact::Command { view, .. } => {
+                    let tools = scrutiny_tools(tool, "bash");
+                    view.parts
+                        .iter()
+                        .flat_map(|p| p.deny_texts.iter())
+                        .find_map(|t| tools.iter().find_map(|tl| self.ask.match_command(tl, t)))
+                }
+                Fact::Path { rp, from_command: false, .. } => rp.views().find_map(|v| self.ask.first_path(tool, v)),
+                Fact::Url { host, .. } => {
+                    scrutiny_tools(tool, "web_fetch").iter().find_map(|t| self.ask.match_host(t, host))
+                }
+                Fact::Input => self.ask.match_bare(tool),
+                _ => None,
+            };
+            if let Some(rule) = hit {
+                return Some(
+                    self.unattended_or(
+                        Verdict::ask(By::AskRule, format!("the ask rule {rule} asks a person about this call"))
+                            .with_rule(rule.to_string()),
+                    ),
+                );
+            }
+        }
+        None
+    }
+
+    fn step6_mode(&self, call: &ToolCall, read_only: bool, facts: &[Fact], session: &Session) -> Option<Verdict> {
+        match self.mode {
+            Mode::Auto => Some(Verdict::allow(By::Mode, "auto mode allows calls no earlier check refused")),
+            Mode::Plan if !read_only => {
+                for f in facts {
+                    match f {
+                        Fact::Command { outside_sandbox, .. } if *outside_sandbox || !self.sandbox => {
+                            return Some(Verdict::deny(By::Plan, PLAN_DENIAL));
+                        }
+                        Fact::Path { access: Access::Write, .. } => return Some(Verdict::deny(By::Plan, PLAN_DENIAL)),
+                        _ => {}
+                    }
+                }
+                if facts.iter().any(|f| matches!(f, Fact::Command { .. })) {
+                    return Some(Verdict::allow(
+                        By::Sandbox,
+                        "plan mode: the command runs in the OS sandbox with a read-only project",
+                    ));
+                }
+                match self.step9_allow(&call.tool, facts, session, false, &mut Trace::default()) {
+                    Some(v) => Some(v),
+                    None => Some(Verdict::deny(
+                        By::Plan,
+                        format!("{PLAN_DENIAL} Only calls an allow rule names run in plan mode"),
+                    )),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn step8_sandbox(&self, facts: &[Fact]) -> Option<Verdict> {
+        if !self.sandbox {
+            return None;
+        }
+        let mut any = false;
+        for f in facts {
+            match f {
+                Fact::Command { outside_sandbox: false, .. } => any = true,
+                Fact::Path { from_command: true, .. } => {}
+                _ => return None,
+            }
+        }
+        any.then(|| Verdict::allow(By::Sandbox, "the command runs in the OS sandbox: it can write only the project, temp and caches, and has no network"))
+    }
+
+    fn step9_allow(
+        &self,
+        tool: &str,
+        facts: &[Fact],
+        session: &Session,
+        ask_mode: bool,
+        trace: &mut Trace,
+    ) -> Option<Verdict> {
+        let mut first: Option<Allowed> = None;
+        for f in facts {
+            let allowed = self.allowed_target(tool, f, session, ask_mode)?;
+            trace.note(|| {
+                format!("{} allows {}", allowed.rule.as_deref().unwrap_or(allowed.by.as_str()), fact_label(f))
+            });
+            first.get_or_insert(allowed);
+        }
+        let a = first?;
+        let v = Verdict::allow(
+            a.by,
+            match (&a.rule, a.by) {
+                (Some(r), By::Session) => format!("the session rule {r} allows this call"),
+                (Some(r), _) => format!("the allow rule {r} allows this call"),
+                (None, _) => "the person allowed this for the session".to_string(),
+            },
+        );
+        Some(match a.rule {
+            Some(r) => v.with_rule(r),
+            None => v,
+        })
+    }
+
+    /// Is one target allowed by a rule or a session answer?
+    fn allowed_target(&self, tool: &str, f: &Fact, session: &Session, ask_mode: bool) -> Option<Allowed> {
+        let rule = |r: &Rule, by| Some(Allowed { by, rule: Some(r.to_string()) });
+        match f {
+            Fact::Command { view, .. } => {
+                if session.allows_command(tool, &view.command) {
+                    return Some(Allowed { by: By::Session, rule: None });
+                }
+                if ask_mode {
+                    return None;
+                }
+                let mut first = None;
+                for part in &view.parts {
+                    let hit = if part.is_static {
+                        self.allow
+                            .match_command(tool, &part.written)
+                            .map(|r| (r, By::Rule))
+                            .or_else(|| session.rules().match_command(tool, &part.written).map(|r| (r, By::Session)))
+                    } else {
+                        // A part with unknown words is covered only by `tool(*)`.
+                        self.allow.match_star(tool).map(|r| (r, By::Rule))
+                    };
+                    let (r, by) = hit?;
+                    first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                }
+                first
+            }
+            Fact::Path { rp, from_command, access, .. } => {
+                let tools: &[&str] = match (from_command, access) {
+                    (true, Access::Write) => &["write_file", "edit_file"],
+                    (true, Access::Read) => &["read_file"],
+                    (false, _) => &[tool],
+                };
+                if !from_command && session.allows_tool(tool) {
+                    return Some(Allowed { by: By::Session, rule: None });
+                }
+                if ask_mode && *access == Access::Write {
+                    return None;
+                }
+                for t in tools {
+                    // An allow needs both the link and its target.
+                    let mut first = None;
+                    let all = rp.views().all(|v| match self.allow.first_path(t, v) {
+                        Some(r) => {
+                            first.get_or_insert(r);
+                            true
+                        }
+                        None => false,
+                    });
+                    if let (true, Some(r)) = (all, first) {
+                        return rule(r, By::Rule);
+                    }
+                }
+                None
+            }
+            Fact::Url { host, .. } => {
+                if session.allows_host(tool, &host.to_string()) {
+                    return Some(Allowed { by: By::Session, rule: None });
+                }
+                if let Some(r) = self.allow.match_host(tool, host) {
+                    return rule(r, By::Rule);
+                }
+                session.rules().match_host(tool, host).and_then(|r| rule(r, By::Session))
+            }
+            Fact::Input => {
+                if session.allows_tool(tool) {
+                    return Some(Allowed { by: By::Session, rule: None });
+                }
+                if let Some(r) = self.allow.match_bare(tool) {
+                    return rule(r, By::Rule);
+                }
+                session.rules().match_bare(tool).and_then(|r| rule(r, By::Session))
+            }
+            Fact::BadPath { .. } | Fact::BadUrl { .. } => None,
+        }
+    }
+
+    fn step10_safe(&self, facts: &[Fact]) -> Option<Verdict> {
+        let [Fact::Command { view, .. }] = facts else { return None };
+        if !view.is_simple() || !view.doubts.is_empty() {
+            return None;
+        }
+        let text = &view.parts[0].written;
+        if !SAFE_LIST.contains(&text.as_str()) {
+            return None;
+        }
+        if text.starts_with("git ") {
+            if let Some(risk) = &self.git_risk {
+                return self.unattended_or(Verdict::ask(
+                    By::SafeList,
+                    format!("{text:?} is on the safe list, but {risk}, so git could run a program; a person must approve it"),
+                ))
+                .into();
+            }
+        }
+        Some(Verdict::allow(By::SafeList, format!("{text:?} is on the exact safe list of read-only commands")))
+    }
+
+    /// The rule that would allow this call, for reasons.
+    fn suggestion(&self, call: &ToolCall, facts: &[Fact]) -> String {
+        match self.always_allow_rule(call) {
+            Some(rule) => format!("the allow rule {rule} to .wicket/settings.json (permissions.allow)"),
+            None => {
+                if facts.iter().any(|f| matches!(f, Fact::Command { .. })) {
+                    "an allow rule covering every part of the command to .wicket/settings.json (permissions.allow)"
+                        .to_string()
+                } else {
+                    format!("an allow rule for {} to .wicket/settings.json (permissions.allow)", call.tool)
+                }
+            }
+        }
+    }
+}
+
+/// What plan mode tells the model.
+pub const PLAN_DENIAL: &str =
+    "plan mode: nothing may change the project or run outside the sandbox. Put this step in your plan instead.";
+
+/// The tool names whose deny and ask rules apply to a target: an MCP tool's command, URL
+/// and path arguments also meet the rules of the built-in tool that does the same thing.
+fn scrutiny_tools<'a>(tool: &'a str, builtin: &'a str) -> Vec<&'a str> {
+    if crate::call::is_mcp(tool) {
+        vec![tool, builtin]
+    } else {
+        vec![tool]
+    }
+}
+
+fn changes_something(facts: &[Fact]) -> bool {
+    facts.iter().any(|f| matches!(f, Fact::Command { .. } | Fact::Path { access: Access::Write, .. }))
+}
+
+fn step0_input(call: &ToolCall) -> Option<Verdict> {
+    let mut total = 0usize;
+    let mut nul = false;
+    let mut stack = vec![&call.input];
+    while let Some(v) = stack.pop() {
+        match v {
+            serde_json::Value::String(s) => {
+                total += s.len();
+                nul |= s.contains('\0');
+            }
+            serde_json::Value::Array(a) => stack.extend(a.iter()),
+            serde_json::Value::Object(o) => {
+                for (k, v) in o {
+                    total += k.len();
+                    nul |= k.contains('\0');
+                    stack.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    if nul || call.tool.contains('\0') {
+        return Some(Verdict::deny(By::Input, "the input holds a NUL byte, which no file name or command can contain"));
+    }
+    if total > 4 * MAX_INPUT {
+        return Some(Verdict::deny(
+            By::Input,
+            format!("the input is {total} bytes, over the limit of {} bytes", 4 * MAX_INPUT),
+        ));
+    }
+    if let serde_json::Value::Object(o) = &call.input {
+        for key in ["command", "path", "url", "file_path"] {
+            if let Some(serde_json::Value::String(s)) = o.get(key) {
+                if s.len() > MAX_INPUT {
+                    return Some(Verdict::deny(
+                        By::Input,
+                        format!("the {key} is {} bytes, over the limit of {MAX_INPUT} bytes; split the work into smaller calls", s.len()),
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+fn fact_label(f: &Fact) -> String {
+    match f {
+        Fact::Path { rp, .. } => format!("path {:?}", rp.input),
+        Fact::BadPath { path, .. } => format!("path {path:?}"),
+        Fact::Command { view, .. } => format!("command {:?}", view.command),
+        Fact::Url { url, .. } | Fact::BadUrl { url, .. } => format!("URL {url:?}"),
+        Fact::Input => "input".to_string(),
+    }
+}
+
+fn describe_command(view: &CommandView) -> String {
+    let mut s = format!(
+        "command {:?}: {} part(s){}{}",
+        view.command,
+        view.parts.len(),
+        if view.analysis.compound { ", compound" } else { "" },
+        if view.understood() { "" } else { ", NOT fully understood" }
+    );
+    for (i, p) in view.parts.iter().enumerate() {
+        s.push_str(&format!("\n  part {}: {:?}", i + 1, escape_for_display(&p.written)));
+        let extra: Vec<&String> = p.deny_texts.iter().filter(|t| **t != p.written).collect();
+        if !extra.is_empty() {
+            s.push_str(&format!(" (deny rules also see {extra:?})"));
+        }
+    }
+    for f in &view.files {
+        s.push_str(&format!("\n  {} {:?}", if f.write { "writes" } else { "reads" }, f.path));
+    }
+    s
+}
+
+/// Escape invisible and control characters for display.
+pub fn escape_for_display(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if invisible_chars(c.encode_utf8(&mut [0; 4])).is_some() {
+                format!("\\u{{{:04x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Can the git config make `git status` run a program? Reads the repository's and the user's
+/// git config files; a config that cannot be read counts as risky.
+fn git_config_risk(env: &PathEnv) -> Option<String> {
+    let dotgit = env.root.join(".git");
+    let mut files = Vec::new();
+    match std::fs::symlink_metadata(&dotgit) {
+        Ok(m) if m.is_dir() => files.push(dotgit.join("config")),
+        Ok(_) => {
+            return Some(
+                "the repository's .git is not a plain folder (worktree or link), so its config cannot be checked"
+                    .into(),
+            )
+        }
+        Err(_) => {}
+    }
+    if let Some(home) = &env.home {
+        files.push(home.join(".gitconfig"));
+        files.push(home.join(".config/git/config"));
+    }
+    const RISKY: &[&str] = &[
+        "fsmonitor",
+        "external",
+        "pager",
+        "textconv",
+        "[filter",
+        "sshcommand",
+        "hookspath",
+        "[include",
+        "askpass",
+        "editor",
+    ];
+    for file in files {
+        let text = match std::fs::read_to_string(&file) {
+            Ok(t) => t.to_ascii_lowercase(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Some(format!("{} cannot be read ({e})", file.display())),
+        };
+        if let Some(k) = RISKY.iter().find(|k| text.contains(*k)) {
+            return Some(format!("{} sets {}", file.display(), k.trim_start_matches('[')));
+        }
+    }
+    None
+}

@@ -1,0 +1,35 @@
+//! The wicket decision engine: allow, deny or ask for each tool call a coding agent makes.
+//!
+//! The main entry point is [`Policy::decide`]: build a [`Policy`] from a [`PolicyConfig`]
+//! (root, mode, rules), then decide each [`ToolCall`] against a [`Session`]. The answer is a
+//! [`Verdict`] naming what decided and why. The engine is pure: no network, no processes, no
+//! prompts; it reads the filesystem only to resolve paths.
+//!
+//! ```
+//! use wicket_policy::{Policy, PolicyConfig, Session, ToolCall, Decision};
+//! let dir = std::env::temp_dir();
+//! let policy = Policy::new(&PolicyConfig { root: dir, deny: vec!["bash(rm -rf*)".into()], ..Default::default() }).unwrap();
+//! let call = ToolCall::new("bash", serde_json::json!({"command": "ls && sudo rm -rf /"}));
+//! assert_eq!(policy.decide(&call, &Session::new()).decision, Decision::Deny);
+//! ```
+
+pub mod call;
+pub mod capability;
+pub mod command;
+pub mod engine;
+pub mod host;
+pub mod lists;
+pub mod mode;
+pub mod paths;
+pub mod rules;
+pub mod session;
+pub mod settings;
+pub mod verdict;
+
+pub use call::{targets_of, Access, CallError, Target, ToolCall};
+pub use engine::{Policy, PolicyConfig, PolicyError, Trace};
+pub use mode::Mode;
+pub use rules::{Rule, RuleError, RuleSet};
+pub use session::Session;
+pub use settings::{Settings, SettingsError};
+pub use verdict::{By, Decision, Verdict};

@@ -1,0 +1,584 @@
+//! Permission rules: `tool` or `tool(pattern)`, and the sets that match them fast.
+//!
+//! The hard question: does this rule cover this target? A pattern means different things for
+//! different targets (a glob for paths, a wildcard for commands, a host pattern for URLs), and a
+//! rule must never match more than its author wrote: `*` in a path never crosses `/`, a host
+//! rule never matches an IP literal, and a command `*` only matches text the command really has.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::host::{Host, HostPattern};
+
+/// A parsed rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The tool name, possibly ending in `*`.
+    pub tool: String,
+    /// The pattern inside the parentheses, if any.
+    pub pattern: Option<String>,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.pattern {
+            Some(p) => write!(f, "{}({})", self.tool, p),
+            None => f.write_str(&self.tool),
+        }
+    }
+}
+
+/// The accepted rule forms, shown in every rule error.
+pub const RULE_FORMS: &str = "accepted forms: `tool` (every call of a tool, e.g. `web_search`), \
+`tool(pattern)` (e.g. `bash(npm test*)`, `read_file(src/**)`, `web_fetch(*.python.org)`), \
+and tool names ending in `*` (e.g. `mcp__github__*`)";
+
+/// A rule that cannot be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("rule {rule:?} is not valid: {why}; {forms}", forms = RULE_FORMS)]
+pub struct RuleError {
+    /// The rule as written.
+    pub rule: String,
+    /// What is wrong with it.
+    pub why: String,
+}
+
+impl Rule {
+    /// Parse `tool` or `tool(pattern)`.
+    pub fn parse(text: &str) -> Result<Rule, RuleError> {
+        let err = |why: &str| RuleError { rule: text.to_string(), why: why.to_string() };
+        let t = text.trim();
+        if t.is_empty() {
+            return Err(err("it is empty"));
+        }
+        if t.contains('\0') {
+            return Err(err("it holds a NUL byte"));
+        }
+        let (tool, pattern) = match t.find('(') {
+            None => {
+                if t.contains(')') {
+                    return Err(err("it has `)` without `(`"));
+                }
+                (t, None)
+            }
+            Some(open) => {
+                let Some(inner) = t[open + 1..].strip_suffix(')') else {
+                    return Err(err("the pattern must end with `)`"));
+                };
+                if inner.trim().is_empty() {
+                    return Err(err("the pattern inside `()` is empty; write the bare tool name to match every call"));
+                }
+                (&t[..open], Some(inner.to_string()))
+            }
+        };
+        let tool = tool.trim();
+        let name = tool.strip_suffix('*').unwrap_or(tool);
+        if tool.is_empty() {
+            return Err(err("the tool name is missing"));
+        }
+        if name.contains('*') {
+            return Err(err("`*` may only end a tool name"));
+        }
+        if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.') {
+            return Err(err("a tool name has only letters, digits, `_`, `-` and `.`"));
+        }
+        Ok(Rule { tool: tool.to_string(), pattern })
+    }
+
+    /// Does the rule's tool name cover this tool?
+    pub fn tool_matches(&self, tool: &str) -> bool {
+        match self.tool.strip_suffix('*') {
+            Some(prefix) => tool.starts_with(prefix),
+            None => self.tool == tool,
+        }
+    }
+}
+
+/// A wildcard pattern for command lines: `*` matches any text. A trailing ` *` or `:*` also
+/// matches the bare prefix (`git status *` covers `git status`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPattern {
+    segments: Vec<String>,
+    leading_star: bool,
+    trailing_star: bool,
+    bare_prefix: Option<String>,
+}
+
+impl CommandPattern {
+    /// Compile a pattern; whitespace runs are folded to one space, as commands are rendered.
+    pub fn new(pattern: &str) -> CommandPattern {
+        let folded = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut p = folded.as_str();
+        let mut bare_prefix = None;
+        if let Some(prefix) = p.strip_suffix(":*") {
+            bare_prefix = Some(prefix.to_string());
+            p = prefix;
+            // `npm run test:*` means `npm run test` then any arguments.
+            let segments = split_stars(p);
+            return CommandPattern {
+                leading_star: p.starts_with('*'),
+                trailing_star: true,
+                segments: with_space_suffix(segments),
+                bare_prefix,
+            };
+        }
+        if let Some(prefix) = p.strip_suffix(" *") {
+            bare_prefix = Some(prefix.to_string());
+        }
+        CommandPattern {
+            leading_star: p.starts_with('*'),
+            trailing_star: p.ends_with('*'),
+            segments: split_stars(p),
+            bare_prefix,
+        }
+    }
+
+    /// The first word of the pattern, if the pattern starts with a whole literal word.
+    fn first_word(&self) -> Option<&str> {
+        if self.leading_star {
+            return None;
+        }
+        let first = self.segments.first()?;
+        match first.find(' ') {
+            Some(i) => Some(&first[..i]),
+            None if self.segments.len() == 1 && !self.trailing_star => Some(first),
+            None => None,
+        }
+    }
+
+    /// Does the whole text match?
+    pub fn matches(&self, text: &str) -> bool {
+        if let Some(prefix) = &self.bare_prefix {
+            if text == prefix {
+                return true;
+            }
+        }
+        wildcard_match(&self.segments, self.leading_star, self.trailing_star, text)
+    }
+}
+
+fn split_stars(p: &str) -> Vec<String> {
+    p.split('*').filter(|s| !s.is_empty()).map(String::from).collect()
+}
+
+fn with_space_suffix(mut segments: Vec<String>) -> Vec<String> {
+    match segments.last_mut() {
+        Some(last) => last.push(' '),
+        None => segments.push(" ".to_string()),
+    }
+    segments
+}
+
+/// Anchored wildcard match of literal segments separated by `*`. Linear in the text for each
+/// segment: the greedy leftmost choice is always safe for `*`-only patterns.
+pub(crate) fn wildcard_match(segments: &[String], leading: bool, trailing: bool, text: &str) -> bool {
+    if segments.is_empty() {
+        return leading || trailing || text.is_empty();
+    }
+    let mut pos = 0usize;
+    for (i, seg) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        if i == 0 && !leading {
+            if !text.starts_with(seg.as_str()) {
+                return false;
+            }
+            pos = seg.len();
+            if last && !trailing {
+                return pos == text.len();
+            }
+            continue;
+        }
+        if last && !trailing {
+            // The last literal must sit at the very end, after the current position.
+            return text.len() >= pos + seg.len() && text.ends_with(seg.as_str()) && {
+                let start = text.len() - seg.len();
+                start >= pos && text.is_char_boundary(start)
+            };
+        }
+        match text[pos..].find(seg.as_str()) {
+            Some(at) => pos += at + seg.len(),
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Options for compiling path globs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GlobOptions {
+    /// Fold letter case (case-insensitive filesystems).
+    pub case_insensitive: bool,
+}
+
+/// Turn a rule's path pattern into a glob: relative patterns are relative to the root, a
+/// pattern without `/` matches at any depth, a trailing `/` means everything below.
+/// Returns the glob text and whether it is absolute.
+pub fn path_glob(pattern: &str, home: Option<&str>) -> (String, bool) {
+    let mut p = pattern.trim().to_string();
+    if p == "~" || p.starts_with("~/") {
+        if let Some(h) = home {
+            p = format!("{}{}", h.trim_end_matches('/'), &p[1..]);
+        }
+    }
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest.to_string();
+    }
+    if p.ends_with('/') && p.len() > 1 {
+        p.push_str("**");
+    }
+    if p.starts_with('/') {
+        return (p, true);
+    }
+    if p.is_empty() || p == "." {
+        return ("**".to_string(), false);
+    }
+    if !p.contains('/') {
+        p = format!("**/{p}");
+    }
+    (p, false)
+}
+
+/// Compile one glob with `*` never crossing `/`.
+pub fn compile_glob(glob: &str, opts: GlobOptions) -> Result<globset::Glob, globset::Error> {
+    GlobBuilder::new(glob)
+        .literal_separator(true)
+        .case_insensitive(opts.case_insensitive)
+        .backslash_escape(true)
+        .build()
+}
+
+/// True when a path pattern's last segment has no wildcard, so the rule names one file.
+pub fn names_file(pattern: &str) -> bool {
+    let last = pattern.trim_end_matches('/').rsplit('/').next().unwrap_or(pattern);
+    !last.is_empty() && !last.contains(['*', '?', '[', '{'])
+}
+
+/// The rules of one list (allow, deny or ask) for one tool name, compiled.
+#[derive(Debug, Clone, Default)]
+struct ToolRules {
+    /// Indices (into `RuleSet::rules`) of bare rules.
+    bare: Vec<usize>,
+    /// Relative path globs and their rule indices.
+    rel_paths: Option<GlobSet>,
+    rel_index: Vec<usize>,
+    /// Absolute path globs and their rule indices.
+    abs_paths: Option<GlobSet>,
+    abs_index: Vec<usize>,
+    /// Command patterns indexed by their first word.
+    cmd_by_word: HashMap<String, Vec<usize>>,
+    /// Command patterns with no literal first word.
+    cmd_other: Vec<usize>,
+    /// Host patterns.
+    hosts: Vec<(HostPattern, usize)>,
+    /// Patterns that are just `*`.
+    star: Vec<usize>,
+}
+
+/// A compiled list of rules.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    rules: Vec<Rule>,
+    commands: Vec<Option<CommandPattern>>,
+    /// Exact tool names → rules.
+    exact: HashMap<String, ToolRules>,
+    /// Tool-name prefixes (rules whose tool ends in `*`) → rules.
+    prefixed: Vec<(String, ToolRules)>,
+}
+
+/// What a path looks like to a rule set.
+#[derive(Debug, Clone, Copy)]
+pub struct PathView<'a> {
+    /// The path relative to the root, when inside it.
+    pub rel: Option<&'a str>,
+    /// The absolute path.
+    pub abs: &'a str,
+}
+
+impl RuleSet {
+    /// Compile rules; `home` expands `~/` in path patterns.
+    pub fn new(rules: Vec<Rule>, home: Option<&str>, opts: GlobOptions) -> Result<RuleSet, RuleError> {
+        struct Build {
+            bare: Vec<usize>,
+            rel: (GlobSetBuilder, Vec<usize>),
+            abs: (GlobSetBuilder, Vec<usize>),
+            cmd_by_word: HashMap<String, Vec<usize>>,
+            cmd_other: Vec<usize>,
+            hosts: Vec<(HostPattern, usize)>,
+            star: Vec<usize>,
+        }
+        let new_build = || Build {
+            bare: Vec::new(),
+            rel: (GlobSetBuilder::new(), Vec::new()),
+            abs: (GlobSetBuilder::new(), Vec::new()),
+            cmd_by_word: HashMap::new(),
+            cmd_other: Vec::new(),
+            hosts: Vec::new(),
+            star: Vec::new(),
+        };
+        let mut builds: Vec<(String, Build)> = Vec::new();
+        let mut commands = Vec::with_capacity(rules.len());
+        for (i, rule) in rules.iter().enumerate() {
+            let slot = match builds.iter().position(|(t, _)| *t == rule.tool) {
+                Some(s) => s,
+                None => {
+                    builds.push((rule.tool.clone(), new_build()));
+                    builds.len() - 1
+                }
+            };
+            let b = &mut builds[slot].1;
+            let Some(pattern) = &rule.pattern else {
+                b.bare.push(i);
+                commands.push(None);
+                continue;
+            };
+            if pattern.trim() == "*" {
+                b.star.push(i);
+                commands.push(None);
+                continue;
+            }
+            let err = |why: String| RuleError { rule: rule.to_string(), why };
+            // A pattern is compiled for every kind of target it might meet; the target decides
+            // which one is used. Host patterns that do not parse simply never match a host.
+            let (glob, absolute) = path_glob(pattern, home);
+            let compiled = compile_glob(&glob, opts).map_err(|e| err(format!("bad path glob: {e}")))?;
+            if absolute {
+                b.abs.0.add(compiled);
+                b.abs.1.push(i);
+            } else {
+                b.rel.0.add(compiled);
+                b.rel.1.push(i);
+            }
+            let cp = CommandPattern::new(pattern);
+            match cp.first_word() {
+                Some(w) => b.cmd_by_word.entry(w.to_string()).or_default().push(i),
+                None => b.cmd_other.push(i),
+            }
+            commands.push(Some(cp));
+            if let Ok(hp) = HostPattern::parse(pattern) {
+                b.hosts.push((hp, i));
+            }
+        }
+        let mut exact = HashMap::new();
+        let mut prefixed = Vec::new();
+        for (tool, b) in builds {
+            let build_set =
+                |(builder, index): (GlobSetBuilder, Vec<usize>)| -> Result<(Option<GlobSet>, Vec<usize>), RuleError> {
+                    if index.is_empty() {
+                        return Ok((None, index));
+                    }
+                    let set = builder
+                        .build()
+                        .map_err(|e| RuleError { rule: tool.clone(), why: format!("bad path glob: {e}") })?;
+                    Ok((Some(set), index))
+                };
+            let (rel_paths, rel_index) = build_set(b.rel)?;
+            let (abs_paths, abs_index) = build_set(b.abs)?;
+            let tr = ToolRules {
+                bare: b.bare,
+                rel_paths,
+                rel_index,
+                abs_paths,
+                abs_index,
+                cmd_by_word: b.cmd_by_word,
+                cmd_other: b.cmd_other,
+                hosts: b.hosts,
+                star: b.star,
+            };
+            match tool.strip_suffix('*') {
+                Some(prefix) => prefixed.push((prefix.to_string(), tr)),
+                None => {
+                    exact.insert(tool, tr);
+                }
+            }
+        }
+        Ok(RuleSet { rules, commands, exact, prefixed })
+    }
+
+    /// Parse and compile rule texts.
+    pub fn parse<S: AsRef<str>>(texts: &[S], home: Option<&str>, opts: GlobOptions) -> Result<RuleSet, RuleError> {
+        let rules = texts.iter().map(|t| Rule::parse(t.as_ref())).collect::<Result<Vec<_>, _>>()?;
+        RuleSet::new(rules, home, opts)
+    }
+
+    /// The rules, in order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// True when there are no rules.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    fn groups<'a>(&'a self, tool: &'a str) -> impl Iterator<Item = &'a ToolRules> + 'a {
+        self.exact
+            .get(tool)
+            .into_iter()
+            .chain(self.prefixed.iter().filter(move |(p, _)| tool.starts_with(p.as_str())).map(|(_, r)| r))
+    }
+
+    /// True when any rule (bare or not) exists for this tool.
+    pub fn has_tool(&self, tool: &str) -> bool {
+        self.groups(tool).next().is_some()
+    }
+
+    /// The first bare or `*` rule for the tool.
+    pub fn match_bare(&self, tool: &str) -> Option<&Rule> {
+        self.groups(tool).flat_map(|g| g.bare.iter().chain(g.star.iter())).min().map(|&i| &self.rules[i])
+    }
+
+    /// The first `*` rule for the tool (`tool(*)`).
+    pub fn match_star(&self, tool: &str) -> Option<&Rule> {
+        self.groups(tool).flat_map(|g| g.star.iter()).min().map(|&i| &self.rules[i])
+    }
+
+    /// Rules matching a path, in rule order: bare rules, `*` and globs.
+    pub fn match_path(&self, tool: &str, path: PathView<'_>) -> Vec<&Rule> {
+        let mut hits: Vec<usize> = Vec::new();
+        for g in self.groups(tool) {
+            hits.extend(&g.bare);
+            hits.extend(&g.star);
+            if let (Some(set), Some(rel)) = (&g.rel_paths, path.rel) {
+                hits.extend(set.matches(rel).into_iter().map(|k| g.rel_index[k]));
+            }
+            if let Some(set) = &g.abs_paths {
+                hits.extend(set.matches(path.abs).into_iter().map(|k| g.abs_index[k]));
+            }
+        }
+        hits.sort_unstable();
+        hits.dedup();
+        hits.into_iter().map(|i| &self.rules[i]).collect()
+    }
+
+    /// The first rule (in rule order) matching a path; no allocation when none matches.
+    pub fn first_path(&self, tool: &str, path: PathView<'_>) -> Option<&Rule> {
+        let mut best: Option<usize> = None;
+        let mut take = |i: usize| {
+            if best.is_none_or(|b| i < b) {
+                best = Some(i);
+            }
+        };
+        let rel = path.rel.map(globset::Candidate::new);
+        let abs = globset::Candidate::new(path.abs);
+        for g in self.groups(tool) {
+            g.bare.iter().chain(&g.star).for_each(|&i| take(i));
+            if let (Some(set), Some(rel)) = (&g.rel_paths, &rel) {
+                if set.is_match_candidate(rel) {
+                    set.matches_candidate(rel).into_iter().for_each(|k| take(g.rel_index[k]));
+                }
+            }
+            if let Some(set) = &g.abs_paths {
+                if set.is_match_candidate(&abs) {
+                    set.matches_candidate(&abs).into_iter().for_each(|k| take(g.abs_index[k]));
+                }
+            }
+        }
+        best.map(|i| &self.rules[i])
+    }
+
+    /// The first rule whose glob (not a bare or `*` rule) matches a path and whose last
+    /// segment is a literal name: the only kind that unlocks a sensitive file.
+    pub fn match_path_named(&self, tool: &str, path: PathView<'_>) -> Option<&Rule> {
+        self.match_path(tool, path)
+            .into_iter()
+            .find(|r| r.pattern.as_deref().is_some_and(|p| p.trim() != "*" && names_file(p)))
+    }
+
+    /// The first rule matching a command part (bare and `*` rules included).
+    pub fn match_command(&self, tool: &str, text: &str) -> Option<&Rule> {
+        let first = text.split(' ').next().unwrap_or("");
+        let mut best: Option<usize> = None;
+        for g in self.groups(tool) {
+            for &i in g.bare.iter().chain(g.star.iter()) {
+                if best.is_none_or(|b| i < b) {
+                    best = Some(i);
+                }
+            }
+            let by_word = g.cmd_by_word.get(first).into_iter().flatten();
+            for &i in by_word.chain(g.cmd_other.iter()) {
+                if best.is_some_and(|b| b < i) {
+                    continue;
+                }
+                if self.commands[i].as_ref().is_some_and(|c| c.matches(text)) {
+                    best = Some(i);
+                }
+            }
+        }
+        best.map(|i| &self.rules[i])
+    }
+
+    /// The first rule matching a host (bare and `*` rules included; `*` never matches an IP
+    /// literal or a non-ASCII name: see [`HostPattern`]).
+    pub fn match_host(&self, tool: &str, host: &Host) -> Option<&Rule> {
+        let mut best: Option<usize> = None;
+        for g in self.groups(tool) {
+            for &i in g.bare.iter().chain(g.star.iter()) {
+                let star_ok = g.bare.contains(&i) || HostPattern::parse("*").is_ok_and(|p| p.matches(host));
+                if star_ok && best.is_none_or(|b| i < b) {
+                    best = Some(i);
+                }
+            }
+            for (p, i) in &g.hosts {
+                if p.matches(host) && best.is_none_or(|b| *i < b) {
+                    best = Some(*i);
+                }
+            }
+        }
+        best.map(|i| &self.rules[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_patterns() {
+        let cases = [
+            ("pnpm test*", "pnpm test", true),
+            ("pnpm test*", "pnpm test --watch", true),
+            ("pnpm test*", "pnpm tes", false),
+            ("git status *", "git status", true),
+            ("git status *", "git status -s", true),
+            ("git status *", "git statusx", false),
+            ("npm run test:*", "npm run test", true),
+            ("npm run test:*", "npm run test -- x", true),
+            ("npm run test:*", "npm run testx", false),
+            ("rm -rf*", "rm -rf /", true),
+            ("*", "anything at all", true),
+            ("*install", "npm install", true),
+            ("*install", "npm install x", false),
+            ("a*b*c", "aXXbYYc", true),
+            ("a*b*c", "abc", true),
+            ("a*b*c", "acb", false),
+            ("git  status", "git status", true),
+            ("ab*ab", "ab", false),
+        ];
+        for (p, t, want) in cases {
+            assert_eq!(CommandPattern::new(p).matches(t), want, "{p} vs {t}");
+        }
+    }
+
+    #[test]
+    fn rule_parse_errors_quote_the_rule() {
+        for bad in ["", "bash(", "bash()", "ba*sh", "bash(x", "(x)", "bash x", "bash)"] {
+            let e = Rule::parse(bad).expect_err(bad);
+            assert!(e.to_string().contains("accepted forms"), "{e}");
+        }
+        assert_eq!(Rule::parse("mcp__github__*").map(|r| r.tool), Ok("mcp__github__*".into()));
+    }
+
+    #[test]
+    fn path_globs() {
+        assert_eq!(path_glob("*.rs", None), ("**/*.rs".into(), false));
+        assert_eq!(path_glob("src/**", None), ("src/**".into(), false));
+        assert_eq!(path_glob("src/", None), ("src/**".into(), false));
+        assert_eq!(path_glob("./a/b", None), ("a/b".into(), false));
+        assert_eq!(path_glob("~/x/*", Some("/home/u")), ("/home/u/x/*".into(), true));
+        assert!(names_file("config/.env.example"));
+        assert!(!names_file("**"));
+        assert!(!names_file(".env*"));
+    }
+}

@@ -1,0 +1,190 @@
+//! Settings files: `<root>/.wicket/settings.json` and `$WICKET_HOME/settings.json`.
+//!
+//! The hard question: what did the file really say? Unknown keys, wrong types and malformed
+//! rules are errors that name the file, line, column and JSON path, because a setting silently
+//! ignored is a rule that silently does not hold. Reading the file is the caller's job; this
+//! module parses text.
+
+use serde::Deserialize;
+
+use crate::mode::Mode;
+use crate::rules::{Rule, RULE_FORMS};
+
+/// One settings file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Settings {
+    /// Allow, deny and ask rules.
+    #[serde(default)]
+    pub permissions: Permissions,
+    /// The mode.
+    #[serde(default)]
+    pub mode: Option<Mode>,
+    /// Extra sandbox paths.
+    #[serde(default)]
+    pub sandbox: SandboxSettings,
+    /// Environment variables passed to commands.
+    #[serde(default)]
+    pub env: EnvSettings,
+    /// Hosts sandboxed commands may reach.
+    #[serde(default)]
+    pub network: NetworkSettings,
+    /// Where commands run.
+    #[serde(default)]
+    pub executor: Option<Executor>,
+}
+
+/// `permissions`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Permissions {
+    /// Allow rules.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Deny rules.
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Ask rules.
+    #[serde(default)]
+    pub ask: Vec<String>,
+}
+
+/// `sandbox`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SandboxSettings {
+    /// Extra writable paths.
+    #[serde(default)]
+    pub write_paths: Vec<String>,
+    /// Extra unreadable paths.
+    #[serde(default)]
+    pub deny_read: Vec<String>,
+}
+
+/// `env`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvSettings {
+    /// Variable names passed through to commands.
+    #[serde(default)]
+    pub allow: Vec<String>,
+}
+
+/// `network`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSettings {
+    /// Presets or host patterns.
+    #[serde(default)]
+    pub allow: Vec<String>,
+}
+
+/// `executor`: where commands run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Executor {
+    /// The OS sandbox when available.
+    Auto,
+    /// The OS sandbox, or no commands at all.
+    Sandbox,
+    /// The host, unconfined (commands then always need an answer or a rule).
+    Host,
+}
+
+/// A settings file that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {path}: {message}")]
+pub struct SettingsError {
+    /// The file.
+    pub file: String,
+    /// 1-based line (0 when unknown).
+    pub line: usize,
+    /// 1-based column (0 when unknown).
+    pub column: usize,
+    /// The JSON path (`permissions.allow[2]`), or `.` for the whole document.
+    pub path: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl Settings {
+    /// Parse settings text; `file` names the source in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Settings, SettingsError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let settings: Settings = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            SettingsError {
+                file: file.to_string(),
+                line: inner.line(),
+                column: inner.column(),
+                path: if path.is_empty() { ".".to_string() } else { path },
+                message: inner.to_string(),
+            }
+        })?;
+        settings.validate(text, file)?;
+        Ok(settings)
+    }
+
+    fn validate(&self, text: &str, file: &str) -> Result<(), SettingsError> {
+        let lists =
+            [("allow", &self.permissions.allow), ("deny", &self.permissions.deny), ("ask", &self.permissions.ask)];
+        for (name, list) in lists {
+            for (i, rule) in list.iter().enumerate() {
+                if let Err(e) = Rule::parse(rule) {
+                    let (line, column) = locate(text, rule);
+                    return Err(SettingsError {
+                        file: file.to_string(),
+                        line,
+                        column,
+                        path: format!("permissions.{name}[{i}]"),
+                        message: format!("rule {:?} is not valid: {}; {RULE_FORMS}", e.rule, e.why),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The line and column of a string literal's first appearance, for errors found after parsing.
+fn locate(text: &str, value: &str) -> (usize, usize) {
+    let Ok(quoted) = serde_json::to_string(value) else { return (0, 0) };
+    let Some(at) = text.find(&quoted) else { return (0, 0) };
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_file_line_column_and_path() {
+        let e =
+            Settings::parse("{\n  \"permissions\": {\n    \"alow\": []\n  }\n}", "s.json").expect_err("unknown key");
+        assert_eq!((e.file.as_str(), e.line, e.path.as_str()), ("s.json", 3, "permissions.alow"));
+        assert!(e.message.contains("alow"), "{e}");
+        let e = Settings::parse("{\"permissions\": {\"allow\": [\"ok\", \"bash(\"]}}", "s.json").expect_err("bad rule");
+        assert_eq!(e.path, "permissions.allow[1]");
+        assert_eq!((e.line, e.column), (1, 34));
+        let e = Settings::parse("{\"mode\": \"yolo\"}", "s.json").expect_err("bad mode");
+        assert_eq!(e.path, "mode");
+        let e = Settings::parse("{", "s.json").expect_err("truncated");
+        assert_eq!(e.line, 1);
+    }
+
+    #[test]
+    fn full_file_parses() {
+        let s = Settings::parse(
+            r#"{"mode":"accept-edits","executor":"auto","permissions":{"allow":["bash(npm test*)"],"deny":["bash(git push*)"],"ask":[]},
+               "sandbox":{"writePaths":["~/x"],"denyRead":["~/y"]},"env":{"allow":["NODE_ENV"]},"network":{"allow":["npm"]}}"#,
+            "s.json",
+        )
+        .expect("parses");
+        assert_eq!(s.mode, Some(Mode::AcceptEdits));
+        assert_eq!(s.sandbox.write_paths, ["~/x"]);
+    }
+}

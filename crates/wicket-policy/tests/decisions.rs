@@ -1,0 +1,149 @@
+//! Table-driven decisions: `cases/decisions.jsonl`, one case a line.
+//!
+//! Each case builds a fresh project root and home folder in a temporary directory, lays out
+//! its `setup` (files, links, hard links, git config), builds a policy from its rules and mode,
+//! replays its session answers, decides its call and compares decision and `by`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+use std::path::Path;
+
+use serde::Deserialize;
+use wicket_policy::{Policy, PolicyConfig, Rule, Session, ToolCall};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    id: String,
+    #[serde(default)]
+    why: String,
+    tool: String,
+    input: serde_json::Value,
+    #[serde(default)]
+    allow: Vec<String>,
+    #[serde(default)]
+    deny: Vec<String>,
+    #[serde(default)]
+    ask: Vec<String>,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    sandbox: bool,
+    #[serde(default)]
+    unattended: bool,
+    /// `["file", path]`, `["dir", path]`, `["link", path, target]`, `["hardlink", path, target]`,
+    /// `["write", path, content]`. `~/` paths are in the temporary home.
+    #[serde(default)]
+    setup: Vec<Vec<String>>,
+    /// Calls answered "yes for this session" before the decision.
+    #[serde(default)]
+    session: Vec<ToolCall>,
+    /// Rules added by "always allow" before the decision.
+    #[serde(default)]
+    session_rules: Vec<String>,
+    expect: String,
+    #[serde(default)]
+    by: Option<String>,
+}
+
+fn place(root: &Path, home: &Path, p: &str) -> std::path::PathBuf {
+    match p.strip_prefix("~/") {
+        Some(rest) => home.join(rest),
+        None if p.starts_with('/') => std::path::PathBuf::from(p),
+        None => root.join(p),
+    }
+}
+
+fn lay_out(root: &Path, home: &Path, setup: &[Vec<String>]) {
+    for step in setup {
+        let at = place(root, home, &step[1]);
+        if let Some(parent) = at.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        match step[0].as_str() {
+            "file" => std::fs::write(&at, "x").unwrap(),
+            "write" => std::fs::write(&at, &step[2]).unwrap(),
+            "dir" => std::fs::create_dir_all(&at).unwrap(),
+            "link" => std::os::unix::fs::symlink(place(root, home, &step[2]), &at).unwrap(),
+            "rawlink" => std::os::unix::fs::symlink(&step[2], &at).unwrap(),
+            "hardlink" => std::fs::hard_link(place(root, home, &step[2]), &at).unwrap(),
+            other => panic!("unknown setup step {other}"),
+        }
+    }
+}
+
+#[test]
+fn decision_fixtures() {
+    let text = include_str!("cases/decisions.jsonl");
+    let mut ran = 0;
+    let mut failures = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with("//") {
+            continue;
+        }
+        let case: Case = serde_json::from_str(line).unwrap_or_else(|e| panic!("cases/decisions.jsonl:{}: {e}", n + 1));
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("proj");
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        lay_out(&root, &home, &case.setup);
+        let cfg = PolicyConfig {
+            root: root.clone(),
+            home: Some(home.clone()),
+            mode: case.mode.as_deref().map(|m| m.parse().unwrap()).unwrap_or_default(),
+            unattended: case.unattended,
+            sandbox: case.sandbox,
+            allow: case.allow.clone(),
+            deny: case.deny.clone(),
+            ask: case.ask.clone(),
+            case_insensitive: None,
+        };
+        let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
+        let mut session = Session::new();
+        for c in &case.session {
+            session.allow_call(c);
+        }
+        for r in &case.session_rules {
+            session.add_rule(Rule::parse(r).unwrap()).unwrap();
+        }
+        let input = replace_placeholders(&case.input, &root, &home);
+        let call = ToolCall::new(case.tool.clone(), input);
+        let v = policy.decide(&call, &session);
+        ran += 1;
+        let by_ok = case.by.as_deref().is_none_or(|b| b == v.by.as_str());
+        if v.decision.as_str() != case.expect || !by_ok {
+            failures.push(format!(
+                "line {} [{}] expected {} by {:?}, got {} by {} ({}) -- {}",
+                n + 1,
+                case.id,
+                case.expect,
+                case.by,
+                v.decision,
+                v.by,
+                v.reason,
+                case.why
+            ));
+        }
+    }
+    println!("decision cases: {ran} ran, {} failed", failures.len());
+    assert!(failures.is_empty(), "{} of {ran} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(ran >= 100, "only {ran} cases");
+}
+
+/// `@ROOT@` and `@HOME@` in string inputs become the temporary folders.
+fn replace_placeholders(v: &serde_json::Value, root: &Path, home: &Path) -> serde_json::Value {
+    match v {
+        serde_json::Value::String(s) => serde_json::Value::String(
+            s.replace("@ROOT@", &root.to_string_lossy()).replace("@HOME@", &home.to_string_lossy()),
+        ),
+        serde_json::Value::Object(m) => {
+            serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), replace_placeholders(v, root, home))).collect())
+        }
+        serde_json::Value::Array(a) => {
+            serde_json::Value::Array(a.iter().map(|v| replace_placeholders(v, root, home)).collect())
+        }
+        other => other.clone(),
+    }
+}

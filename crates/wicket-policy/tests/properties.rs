@@ -1,0 +1,183 @@
+//! Property tests of the engine's invariants.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+use proptest::prelude::*;
+use wicket_policy::rules::{compile_glob, path_glob, GlobOptions};
+use wicket_policy::{Decision, Policy, PolicyConfig, Session, ToolCall};
+
+fn word() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "git",
+        "status",
+        "npm",
+        "test",
+        "rm",
+        "-rf",
+        "ls",
+        "src",
+        ".env",
+        "a.txt",
+        "echo",
+        "curl",
+        "x",
+        "sudo",
+        "env",
+        "push",
+        "cat",
+        "make",
+        "*",
+        "&&",
+        ";",
+        "|",
+        "$(id)",
+        "'a b'",
+        ">",
+        "out.txt",
+        ".git/config",
+        "~/.ssh/id_rsa",
+    ])
+    .prop_map(String::from)
+}
+
+fn command() -> impl Strategy<Value = String> {
+    prop::collection::vec(word(), 1..6).prop_map(|w| w.join(" "))
+}
+
+fn path() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec!["src", "a.rs", ".env", ".git", "config", "..", "docs", "x.md", "package.json", "*"]),
+        1..4,
+    )
+    .prop_map(|p| p.join("/"))
+}
+
+fn call() -> impl Strategy<Value = ToolCall> {
+    prop_oneof![
+        command().prop_map(|c| ToolCall::new("bash", serde_json::json!({ "command": c }))),
+        path().prop_map(|p| ToolCall::new("read_file", serde_json::json!({ "path": p }))),
+        path().prop_map(|p| ToolCall::new("write_file", serde_json::json!({ "path": p, "content": "" }))),
+        prop::sample::select(vec![
+            "https://docs.rs/x",
+            "http://localhost/",
+            "https://a.example.com/",
+            "http://10.0.0.1/"
+        ])
+        .prop_map(|u| ToolCall::new("web_fetch", serde_json::json!({ "url": u }))),
+        Just(ToolCall::new("mcp__gh__get_issue", serde_json::json!({}))),
+    ]
+}
+
+fn rule() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (
+            prop::sample::select(vec!["bash", "read_file", "write_file", "edit_file", "web_fetch", "mcp__gh__*"]),
+            "[a-z.*/ -]{1,12}"
+        )
+            .prop_map(|(t, p)| format!("{t}({p})")),
+        (prop::sample::select(vec!["bash", "write_file", "web_fetch", "mcp__gh__*"]), command())
+            .prop_map(|(t, c)| format!("{t}({c}*)")),
+        prop::sample::select(vec![
+            "bash(*)",
+            "read_file(**)",
+            "write_file(**)",
+            "web_fetch(*)",
+            "mcp__gh__get_issue",
+            "read_file(.env)",
+            "read_file(*.env)",
+            "read_file(.e*)"
+        ])
+        .prop_map(String::from),
+    ]
+    .prop_filter("valid rule", |r| wicket_policy::Rule::parse(r).is_ok())
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    root: std::path::PathBuf,
+    home: std::path::PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("proj");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(root.join(".env"), "A=1").unwrap();
+    Fixture { _tmp: tmp, root, home }
+}
+
+fn decide(f: &Fixture, sandbox: bool, allow: &[String], deny: &[String], c: &ToolCall) -> Decision {
+    verdict(f, sandbox, allow, deny, c).decision
+}
+
+fn verdict(f: &Fixture, sandbox: bool, allow: &[String], deny: &[String], c: &ToolCall) -> wicket_policy::Verdict {
+    let cfg = PolicyConfig {
+        root: f.root.clone(),
+        home: Some(f.home.clone()),
+        sandbox,
+        allow: allow.to_vec(),
+        deny: deny.to_vec(),
+        ..PolicyConfig::default()
+    };
+    Policy::new(&cfg).unwrap().decide(c, &Session::new())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn adding_an_allow_rule_never_weakens_a_deny(
+        c in call(), allow in prop::collection::vec(rule(), 0..3), deny in prop::collection::vec(rule(), 0..3),
+        extra in rule(), sandbox in any::<bool>(),
+    ) {
+        let f = fixture();
+        let before = verdict(&f, sandbox, &allow, &deny, &c);
+        let mut more = allow.clone();
+        more.push(extra.clone());
+        let after = verdict(&f, sandbox, &more, &deny, &c);
+        // The one designed exception: a rule that names a sensitive file unlocks it.
+        let unlock = before.by == wicket_policy::By::Sensitive
+            && wicket_policy::Rule::parse(&extra).unwrap().pattern.is_some_and(|p| wicket_policy::rules::names_file(&p));
+        if before.decision == Decision::Deny && !unlock {
+            prop_assert_eq!(after.decision, Decision::Deny, "{} then {}", before.reason, after.reason);
+        }
+    }
+
+    #[test]
+    fn adding_a_deny_rule_never_allows(
+        c in call(), allow in prop::collection::vec(rule(), 0..3), deny in prop::collection::vec(rule(), 0..3),
+        extra in rule(), sandbox in any::<bool>(),
+    ) {
+        let f = fixture();
+        let before = decide(&f, sandbox, &allow, &deny, &c);
+        let mut more = deny.clone();
+        more.push(extra);
+        let after = decide(&f, sandbox, &allow, &more, &c);
+        prop_assert!(after >= before, "{before:?} became {after:?}");
+    }
+
+    #[test]
+    fn a_session_answer_for_x_never_allows_x_then_y(
+        x in command(), y in command(), op in prop::sample::select(vec!["; ", " && ", " || ", " | ", "\n", " & "]),
+    ) {
+        let f = fixture();
+        let policy = Policy::new(&PolicyConfig { root: f.root.clone(), home: Some(f.home.clone()), ..Default::default() }).unwrap();
+        let mut session = Session::new();
+        session.allow_call(&ToolCall::new("bash", serde_json::json!({ "command": x })));
+        let combined = format!("{x}{op}{y}");
+        let v = policy.decide(&ToolCall::new("bash", serde_json::json!({ "command": combined })), &session);
+        prop_assert_ne!(v.decision, Decision::Allow, "{}", v.reason);
+    }
+
+    #[test]
+    fn a_glob_star_never_crosses_a_slash(dir in "[a-z]{1,6}", mid in "[a-z]{1,6}", name in "[a-z]{1,6}") {
+        let (glob, _) = path_glob(&format!("{dir}/*"), None);
+        let m = compile_glob(&glob, GlobOptions::default()).unwrap().compile_matcher();
+        let one = format!("{dir}/{name}");
+        let deeper = format!("{dir}/{mid}/{name}");
+        prop_assert!(m.is_match(&one));
+        prop_assert!(!m.is_match(&deeper));
+    }
+}
