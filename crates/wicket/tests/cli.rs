@@ -1,0 +1,191 @@
+//! End-to-end tests of `wicket check` and `wicket explain` as processes: the public contract.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    root: std::path::PathBuf,
+    home: std::path::PathBuf,
+}
+
+fn env() -> Env {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("proj");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(home.join(".wicket")).unwrap();
+    Env { _tmp: tmp, root, home }
+}
+
+fn run(env: &Env, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wicket"))
+        .args(args)
+        .arg("--root")
+        .arg(&env.root)
+        .env("WICKET_HOME", env.home.join(".wicket"))
+        .env("HOME", &env.home)
+        .current_dir(&env.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // wicket may exit on a broken config before it reads stdin: a closed pipe is fine here.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn decision(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "exit {:?}, stderr {}", out.status, String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn check_prints_the_contract_fields() {
+    let e = env();
+    let out = run(&e, &["check"], r#"{"tool":"read_file","input":{"path":".env"}}"#);
+    let v = decision(&out);
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["by"], "sensitive");
+    assert!(v["reason"].as_str().unwrap().contains(".env"));
+    assert_eq!(v["rule"], "**/.env");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with(r#"{"decision":"deny","by":"sensitive","reason":"#), "field order: {text}");
+    assert!(text.ends_with("}\n"));
+}
+
+#[test]
+fn flags_add_rules_and_modes() {
+    let e = env();
+    let call = r#"{"tool":"bash","input":{"command":"npm test"}}"#;
+    assert_eq!(decision(&run(&e, &["check", "--no-sandbox"], call))["decision"], "ask");
+    let v = decision(&run(&e, &["check", "--no-sandbox", "--allow", "bash(npm test*)"], call));
+    assert_eq!((v["decision"].as_str(), v["rule"].as_str()), (Some("allow"), Some("bash(npm test*)")));
+    let v = decision(&run(&e, &["check", "--no-sandbox", "--unattended"], call));
+    assert_eq!((v["decision"].as_str(), v["by"].as_str()), (Some("deny"), Some("unattended")));
+    let v = decision(&run(&e, &["check", "--allow", "bash(*)", "--deny", "bash(npm*)"], call));
+    assert_eq!(v["decision"], "deny");
+    let v = decision(&run(&e, &["check", "--ask", "bash(npm*)", "--mode", "auto"], call));
+    assert_eq!((v["decision"].as_str(), v["by"].as_str()), (Some("ask"), Some("ask_rule")));
+    let write = r#"{"tool":"write_file","input":{"path":"src/a.rs","content":"x"}}"#;
+    assert_eq!(decision(&run(&e, &["check", "--mode", "accept-edits"], write))["decision"], "allow");
+    assert_eq!(decision(&run(&e, &["check", "--mode", "plan"], write))["decision"], "deny");
+    assert_eq!(decision(&run(&e, &["check", "--no-audit"], write))["decision"], "ask");
+}
+
+#[test]
+fn sandbox_is_reported_only_where_it_exists() {
+    let e = env();
+    let call = r#"{"tool":"bash","input":{"command":"cargo build"}}"#;
+    let v = decision(&run(&e, &["check", "--no-sandbox"], call));
+    assert_eq!(v["decision"], "ask");
+    let has_bwrap =
+        std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("bwrap").is_file()));
+    let v = decision(&run(&e, &["check"], call));
+    assert_eq!(v["decision"], if has_bwrap { "allow" } else { "ask" }, "{v}");
+}
+
+#[test]
+fn settings_files_are_read_and_layered() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    std::fs::write(e.root.join(".wicket/settings.json"), r#"{"permissions":{"allow":["bash(make test*)"]}}"#).unwrap();
+    std::fs::write(e.home.join(".wicket/settings.json"), r#"{"permissions":{"deny":["bash(make deploy*)"]}}"#).unwrap();
+    let v = decision(&run(&e, &["check", "--no-sandbox"], r#"{"tool":"bash","input":{"command":"make test"}}"#));
+    assert_eq!(v["decision"], "allow");
+    let v = decision(&run(&e, &["check", "--no-sandbox"], r#"{"tool":"bash","input":{"command":"make deploy"}}"#));
+    assert_eq!(v["decision"], "deny");
+}
+
+#[test]
+fn broken_settings_name_file_line_and_column() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    let file = e.root.join(".wicket/settings.json");
+    std::fs::write(&file, "{\n  \"permissions\": {\"allow\": [\"bash(\"]}\n}").unwrap();
+    let out = run(&e, &["check"], r#"{"tool":"bash","input":{"command":"ls"}}"#);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "no decision on a broken config");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("{}:2:", file.display())), "{err}");
+    assert!(err.contains("permissions.allow[0]") && err.contains("accepted forms"), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+
+    std::fs::write(&file, r#"{"permisions": {}}"#).unwrap();
+    let err = String::from_utf8(run(&e, &["check"], "{}").stderr).unwrap();
+    assert!(err.contains("settings.json:1:") && err.contains("permisions"), "{err}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_nonzero() {
+    let e = env();
+    for input in ["", "not json", r#"{"input":{}}"#, r#"{"tool":"bash","input":{},"extra":1}"#, "[1,2]"] {
+        let out = run(&e, &["check"], input);
+        assert_eq!(out.status.code(), Some(2), "{input:?}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{input:?}: {err}");
+        assert!(err.starts_with("wicket: "));
+    }
+    let out = run(&e, &["check", "--mode", "yolo"], "{}");
+    assert_ne!(out.status.code(), Some(0));
+    let out = run(&e, &["check", "--allow", "bash("], r#"{"tool":"bash","input":{"command":"ls"}}"#);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("accepted forms"));
+}
+
+#[test]
+fn a_call_with_a_bad_field_is_a_denial_not_an_error() {
+    let e = env();
+    let v = decision(&run(&e, &["check"], r#"{"tool":"read_file","input":{"file":"x"}}"#));
+    assert_eq!((v["decision"].as_str(), v["by"].as_str()), (Some("deny"), Some("input")));
+}
+
+#[test]
+fn jsonl_streams_one_decision_per_line_in_order() {
+    let e = env();
+    let input = [
+        r#"{"tool":"read_file","input":{"path":"a.txt"}}"#,
+        r#"{"tool":"read_file","input":{"path":".env"}}"#,
+        "garbage",
+        "",
+        r#"{"tool":"web_fetch","input":{"url":"https://docs.rs/"}}"#,
+    ]
+    .join("\n");
+    let out = run(&e, &["check", "--jsonl", "--no-audit", "--allow", "web_fetch(docs.rs)"], &input);
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let got: Vec<(&str, &str)> =
+        lines.iter().map(|v| (v["decision"].as_str().unwrap(), v["by"].as_str().unwrap())).collect();
+    assert_eq!(got, [("allow", "read_only"), ("deny", "sensitive"), ("deny", "input"), ("allow", "rule")]);
+    assert!(lines[2]["reason"].as_str().unwrap().starts_with("line 3:"));
+}
+
+#[test]
+fn explain_shows_parts_paths_and_rules() {
+    let e = env();
+    std::fs::write(e.root.join(".env"), "A=1").unwrap();
+    std::os::unix::fs::symlink(e.root.join(".env"), e.root.join("notes.txt")).unwrap();
+    let out = run(&e, &["explain"], r#"{"tool":"read_file","input":{"path":"notes.txt"}}"#);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("real path") && text.contains(".env"), "{text}");
+    assert!(text.contains("decision: deny by sensitive"), "{text}");
+
+    let out = run(
+        &e,
+        &["explain", "--no-sandbox", "--allow", "bash(git status*)"],
+        r#"{"tool":"bash","input":{"command":"git status; echo \"$(whoami)\" > out.txt"}}"#,
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for want in ["part 1: \"git status\"", "whoami", "writes \"out.txt\"", "decision: ask"] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+
+    let out = run(&e, &["explain", "--no-sandbox"], "{\"tool\":\"bash\",\"input\":{\"command\":\"ls\u{200b}\"}}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\\u{200b}") && text.contains("U+200B"), "invisible characters shown escaped:\n{text}");
+}
