@@ -19,6 +19,21 @@ pub struct Part {
     pub is_static: bool,
     /// True when the part has leading `NAME=value` assignments.
     pub has_assignments: bool,
+    /// Flags and variables that make this part run programs or write files (`-exec`,
+    /// `NODE_OPTIONS=`): an allow rule must spell each one out.
+    pub risky: Vec<String>,
+    /// What runs inside it once wrappers are seen through (`sudo X`, `bash -c 'X; Y'`,
+    /// `find -exec X`): each must be covered by an allow rule of its own.
+    pub inner: Vec<Inner>,
+}
+
+/// A command that runs inside a part's wrapper.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inner {
+    /// The argv re-rendered with single spaces.
+    pub written: String,
+    /// Its risky flags.
+    pub risky: Vec<String>,
 }
 
 /// A redirection's file.
@@ -41,8 +56,13 @@ pub struct CommandView {
     pub parts: Vec<Part>,
     /// Files redirected to or from.
     pub files: Vec<RedirectFile>,
-    /// Static argument words, for the sensitive-path check.
-    pub args: Vec<String>,
+    /// Static argument words, for the sensitive-path check, with whether each is a glob.
+    pub args: Vec<(String, bool)>,
+    /// Files the command writes through its arguments (`tee F`, `cp A F`, `sed -i … F`).
+    pub writes: Vec<String>,
+    /// Writes whose target is not known before the command runs (`> $OUT`, `cp a $DEST`):
+    /// no rule can cover them; only the sandbox or a person can.
+    pub unknown_writes: Vec<String>,
     /// Why the command can never be auto-allowed (parse problems, invisible characters,
     /// dynamic redirect targets). Empty for a fully understood command.
     pub doubts: Vec<String>,
@@ -61,7 +81,10 @@ impl CommandView {
             && self.parts.len() == 1
             && self.parts[0].is_static
             && !self.parts[0].has_assignments
+            && self.parts[0].risky.is_empty()
             && self.files.is_empty()
+            && self.writes.is_empty()
+            && self.unknown_writes.is_empty()
     }
 }
 
@@ -71,8 +94,9 @@ fn is_device(path: &str) -> bool {
         || path.starts_with("/dev/fd/")
 }
 
-/// The files a command's redirections read or write; a target not known statically is a doubt.
-fn collect_files(redirects: &[wicket_shell::Redirect], files: &mut Vec<RedirectFile>, doubts: &mut Vec<String>) {
+/// The files a command's redirections read or write; a target not known statically is an
+/// unknown write.
+fn collect_files(redirects: &[wicket_shell::Redirect], files: &mut Vec<RedirectFile>, unknown: &mut Vec<String>) {
     for r in redirects {
         let write = r.op.writes();
         if !write && r.op != RedirectOp::Read {
@@ -82,10 +106,40 @@ fn collect_files(redirects: &[wicket_shell::Redirect], files: &mut Vec<RedirectF
             Some(p) if is_device(p) => {}
             Some(p) => files.push(RedirectFile { path: p.clone(), write }),
             None => {
-                doubts.push(format!("the redirection target `{}` is not known before the command runs", r.target.raw))
+                unknown.push(format!("the redirection target `{}` is not known before the command runs", r.target.raw))
             }
         }
     }
+}
+
+/// The risky flags of an argv (static words only; a dynamic word is already a doubt).
+fn risky_of(words: &[Word]) -> Vec<String> {
+    let texts: Vec<&str> = words.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
+    crate::flags::risky_flags(&texts)
+}
+
+/// The files an argv writes through its arguments.
+fn collect_writes(words: &[Word], writes: &mut Vec<String>, unknown: &mut Vec<String>) {
+    let values: Vec<Option<&str>> = words.iter().map(|w| w.value.as_deref()).collect();
+    for w in crate::flags::write_args(&values) {
+        match w {
+            Some(p) if is_device(&p) => {}
+            Some(p) => writes.push(p),
+            None => unknown.push(format!(
+                "`{}` writes a file whose name is not known before the command runs",
+                values.first().copied().flatten().unwrap_or("the command")
+            )),
+        }
+    }
+}
+
+/// At most 60 characters of a text, for reasons.
+fn short_text(s: &str) -> String {
+    let mut out: String = s.chars().take(60).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
 }
 
 fn render(words: &[Word]) -> String {
@@ -121,11 +175,20 @@ pub fn view(command: &str) -> CommandView {
     let mut parts = Vec::with_capacity(analysis.commands.len());
     let mut files = Vec::new();
     let mut args = Vec::new();
+    let mut writes = Vec::new();
+    let mut unknown_writes = Vec::new();
     for cmd in &analysis.commands {
-        collect_files(&cmd.redirects, &mut files, &mut doubts);
+        collect_files(&cmd.redirects, &mut files, &mut unknown_writes);
         for w in cmd.words.iter().skip(1).chain(cmd.assignments.iter().map(|a| &a.value)) {
             if let Some(v) = &w.value {
-                args.push(v.clone());
+                args.push((v.clone(), w.glob));
+            }
+        }
+        collect_writes(&cmd.words, &mut writes, &mut unknown_writes);
+        let mut risky = risky_of(&cmd.words);
+        for a in &cmd.assignments {
+            if crate::flags::risky_var(&a.name) {
+                risky.push(format!("{}=", a.name));
             }
         }
         let text = written(cmd);
@@ -139,13 +202,19 @@ pub fn view(command: &str) -> CommandView {
             let why: Vec<&str> = unwrapped.problems.iter().map(|p| p.detail.as_str()).collect();
             doubts.push(format!("cannot see everything `{}` runs ({})", cmd.source, why.join("; ")));
         }
-        for argv in &unwrapped.argvs {
-            deny_texts.push(render(argv));
+        let mut inner = Vec::new();
+        for (k, argv) in unwrapped.argvs.iter().enumerate() {
+            let text = render(argv);
+            if k > 0 {
+                inner.push(Inner { written: text.clone(), risky: risky_of(argv) });
+                collect_writes(argv, &mut writes, &mut unknown_writes);
+            }
+            deny_texts.push(text);
         }
         // Strings run by `bash -c`, `eval` …: their redirections and arguments count too.
         for nested in &unwrapped.nested {
-            collect_files(&nested.redirects, &mut files, &mut doubts);
-            args.extend(nested.words.iter().skip(1).filter_map(|w| w.value.clone()));
+            collect_files(&nested.redirects, &mut files, &mut unknown_writes);
+            args.extend(nested.words.iter().skip(1).filter_map(|w| w.value.clone().map(|v| (v, w.glob))));
         }
         // `/usr/bin/rm -rf x` must meet a deny rule for `rm`.
         let mut basenamed = Vec::new();
@@ -165,9 +234,26 @@ pub fn view(command: &str) -> CommandView {
             deny_texts,
             is_static: cmd.is_static(),
             has_assignments: !cmd.assignments.is_empty(),
+            risky,
+            inner,
         });
     }
-    CommandView { command: command.to_string(), analysis, parts, files, args, doubts }
+    writes.sort();
+    writes.dedup();
+    // A secret's name inside a larger string (a `python3 -c` script, a URL, a here-doc).
+    let texts = analysis.commands.iter().flat_map(|c| {
+        c.words.iter().chain(c.assignments.iter().map(|a| &a.value)).chain(c.redirects.iter().map(|r| &r.target))
+    });
+    for w in texts {
+        let text = w.value.as_deref().unwrap_or(&w.raw);
+        if text.contains([' ', '\n', ';', '(', ':', '\'', '"', '$']) {
+            if let Some(token) = crate::lists::secret_token_in(text) {
+                doubts.push(format!("the text `{}` names the secret `{token}`", short_text(text)));
+                break;
+            }
+        }
+    }
+    CommandView { command: command.to_string(), analysis, parts, files, args, writes, unknown_writes, doubts }
 }
 
 /// Characters that make what runs differ from what a person reads: zero-width, bidi
@@ -333,7 +419,8 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
     let words: Vec<&str> = cmd.words.iter().filter_map(|w| w.value.as_deref()).collect();
     let program = *words.first()?;
     let exact = view.parts[0].written.clone();
-    if program.contains('/') || EXACT_ONLY.contains(&program) || program.starts_with('.') {
+    let risky = !view.parts[0].risky.is_empty() || view.parts[0].inner.iter().any(|i| !i.risky.is_empty());
+    if risky || program.contains('/') || EXACT_ONLY.contains(&program) || program.starts_with('.') {
         return Some(exact);
     }
     // A prefix: the program and up to two sub-command words (`npm run build`, `git commit`).

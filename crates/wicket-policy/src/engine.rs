@@ -101,11 +101,31 @@ impl Trace {
 /// What the engine found a target to be.
 #[derive(Debug)]
 enum Fact {
-    Path { rp: ResolvedPath, access: Access, from_command: bool, classes: Classes },
-    BadPath { path: String, error: PathError },
-    Command { view: Box<CommandView>, outside_sandbox: bool },
-    Url { host: Host, url: String },
-    BadUrl { url: String, error: String },
+    /// `from_command`: a redirection or argument of a command; `arg`: an argument the command
+    /// writes (covered by the command's own rule, but still checked for secrets and protection).
+    Path {
+        rp: ResolvedPath,
+        access: Access,
+        from_command: bool,
+        arg: bool,
+        classes: Classes,
+    },
+    BadPath {
+        path: String,
+        error: PathError,
+    },
+    Command {
+        view: Box<CommandView>,
+        outside_sandbox: bool,
+    },
+    Url {
+        host: Host,
+        url: String,
+    },
+    BadUrl {
+        url: String,
+        error: String,
+    },
     Input,
 }
 
@@ -190,6 +210,10 @@ impl Policy {
 
     /// A path fact, classified against the built-in lists as written and as a real path.
     fn path_fact(&self, rp: ResolvedPath, access: Access, from_command: bool) -> Fact {
+        self.path_fact_of(rp, access, from_command, false)
+    }
+
+    fn path_fact_of(&self, rp: ResolvedPath, access: Access, from_command: bool, arg: bool) -> Fact {
         let mut classes = Classes::default();
         for v in rp.views() {
             let c = self.lists.classify(v.abs);
@@ -197,7 +221,7 @@ impl Policy {
             classes.protected = classes.protected.or(c.protected);
             classes.config = classes.config.or(c.config);
         }
-        Fact::Path { rp, access, from_command, classes }
+        Fact::Path { rp, access, from_command, arg, classes }
     }
 
     fn fact(&self, t: &Target, _tool: &str) -> Fact {
@@ -238,6 +262,13 @@ impl Policy {
                     extra.push(match resolve(&self.env, &file.path) {
                         Ok(rp) => self.path_fact(rp, access, true),
                         Err(error) => Fact::BadPath { path: file.path.clone(), error },
+                    });
+                }
+                // Files written through arguments (`tee`, `cp`, `sed -i` …).
+                for path in &view.writes {
+                    extra.push(match resolve(&self.env, path) {
+                        Ok(rp) => self.path_fact_of(rp, Access::Write, true, true),
+                        Err(error) => Fact::BadPath { path: path.clone(), error },
                     });
                 }
             }
@@ -432,19 +463,29 @@ impl Policy {
         first
     }
 
-    /// A static argument of the command that names a sensitive file, and the pattern.
+    /// A static argument of the command that names a sensitive file, and the pattern. A glob
+    /// word (`.e*`, `*.pem`) counts when it could match a sensitive name.
     fn sensitive_arg(&self, view: &CommandView) -> Option<(String, &'static str)> {
-        for arg in &view.args {
-            // `--file=.env` names `.env` too.
-            let candidates = std::iter::once(arg.as_str()).chain(arg.split_once('=').map(|(_, v)| v));
+        for (arg, glob) in &view.args {
+            // `--file=.env` and `-d @.env` name `.env` too.
+            let candidates = std::iter::once(arg.as_str())
+                .chain(arg.split_once('=').map(|(_, v)| v))
+                .chain(arg.strip_prefix('@'))
+                .chain(arg.split_once("=@").map(|(_, v)| v));
             for cand in candidates {
                 if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 {
                     continue;
                 }
                 let Ok(expanded) = crate::paths::expand_tilde(cand, self.env.home.as_deref()) else { continue };
                 let abs = crate::paths::normalize(&self.env.root.join(expanded));
-                if let Some(p) = self.lists.sensitive.matching(&abs.to_string_lossy()) {
+                let abs = abs.to_string_lossy();
+                if let Some(p) = self.lists.sensitive.matching(&abs) {
                     return Some((arg.clone(), p));
+                }
+                if *glob {
+                    if let Some(p) = crate::lists::glob_may_be_sensitive(&abs) {
+                        return Some((arg.clone(), p));
+                    }
                 }
             }
         }
@@ -507,7 +548,7 @@ impl Policy {
         let file_tool = matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep");
         let mut config_ask: Option<Verdict> = None;
         for f in facts {
-            let Fact::Path { rp, access, from_command, classes } = f else { continue };
+            let Fact::Path { rp, access, from_command, classes, .. } = f else { continue };
             if *access == Access::Write {
                 let hit = classes.protected;
                 if let Some(pattern) = hit {
@@ -745,6 +786,19 @@ impl Policy {
         })
     }
 
+    /// The allow or session rule covering one command text. A `*` never swallows a risky flag:
+    /// the rule's pattern must spell each one out (only the bare `tool(*)` covers everything).
+    fn cover<'a>(&'a self, tool: &str, text: &str, risky: &[String], session: &'a Session) -> Option<(&'a Rule, By)> {
+        let spells = |r: &Rule| {
+            let p = r.pattern.as_deref().unwrap_or("").trim();
+            p == "*" || r.pattern.is_none() || risky.iter().all(|f| p.contains(f.as_str()))
+        };
+        self.allow
+            .match_command_where(tool, text, spells)
+            .map(|r| (r, By::Rule))
+            .or_else(|| session.rules().match_command_where(tool, text, spells).map(|r| (r, By::Session)))
+    }
+
     /// Is one target allowed by a rule or a session answer?
     fn allowed_target(&self, tool: &str, f: &Fact, session: &Session, ask_mode: bool) -> Option<Allowed> {
         let rule = |r: &Rule, by| Some(Allowed { by, rule: Some(r.to_string()) });
@@ -756,22 +810,28 @@ impl Policy {
                 if ask_mode {
                     return None;
                 }
+                // A write whose target is unknown can be covered by no rule.
+                if !view.unknown_writes.is_empty() {
+                    return None;
+                }
                 let mut first = None;
                 for part in &view.parts {
-                    let hit = if part.is_static {
-                        self.allow
-                            .match_command(tool, &part.written)
-                            .map(|r| (r, By::Rule))
-                            .or_else(|| session.rules().match_command(tool, &part.written).map(|r| (r, By::Session)))
+                    let (r, by) = if part.is_static {
+                        self.cover(tool, &part.written, &part.risky, session)?
                     } else {
                         // A part with unknown words is covered only by `tool(*)`.
-                        self.allow.match_star(tool).map(|r| (r, By::Rule))
+                        (self.allow.match_star(tool)?, By::Rule)
                     };
-                    let (r, by) = hit?;
                     first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                    // What runs inside a wrapper needs its own rule.
+                    for inner in &part.inner {
+                        self.cover(tool, &inner.written, &inner.risky, session)?;
+                    }
                 }
                 first
             }
+            // The command's own rule covers the files it names as arguments.
+            Fact::Path { arg: true, .. } => Some(Allowed { by: By::Rule, rule: None }),
             Fact::Path { rp, from_command, access, .. } => {
                 let tools: &[&str] = match (from_command, access) {
                     (true, Access::Write) => &["write_file", "edit_file"],
@@ -935,20 +995,34 @@ fn fact_label(f: &Fact) -> String {
 fn describe_command(view: &CommandView) -> String {
     let mut s = format!(
         "command {:?}: {} part(s){}{}",
-        view.command,
+        escape_for_display(&view.command),
         view.parts.len(),
         if view.analysis.compound { ", compound" } else { "" },
         if view.understood() { "" } else { ", NOT fully understood" }
     );
     for (i, p) in view.parts.iter().enumerate() {
         s.push_str(&format!("\n  part {}: {:?}", i + 1, escape_for_display(&p.written)));
-        let extra: Vec<&String> = p.deny_texts.iter().filter(|t| **t != p.written).collect();
-        if !extra.is_empty() {
-            s.push_str(&format!(" (deny rules also see {extra:?})"));
+        if !p.risky.is_empty() {
+            s.push_str(&format!(
+                " (runs programs or writes files through {}: an allow rule must spell these out)",
+                p.risky.join(", ")
+            ));
+        }
+        for inner in &p.inner {
+            s.push_str(&format!("\n    runs inside: {:?}", escape_for_display(&inner.written)));
+            if !inner.risky.is_empty() {
+                s.push_str(&format!(" (through {})", inner.risky.join(", ")));
+            }
         }
     }
     for f in &view.files {
         s.push_str(&format!("\n  {} {:?}", if f.write { "writes" } else { "reads" }, f.path));
+    }
+    for w in &view.writes {
+        s.push_str(&format!("\n  writes {w:?} (argument)"));
+    }
+    for u in &view.unknown_writes {
+        s.push_str(&format!("\n  {u}"));
     }
     s
 }

@@ -12,7 +12,6 @@ pub const SENSITIVE: &[&str] = &[
     "**/.env",
     "**/.env.*",
     "**/.envrc",
-    "**/*.env",
     // Keys and certificates.
     "**/*.pem",
     "**/*.key",
@@ -410,6 +409,90 @@ pub struct BuiltinLists {
     pub protected: PathList,
     /// Code-running configuration.
     pub config: PathList,
+}
+
+/// Names a secret may have, for judging glob words (`cat .e*`, `ls ~/.s*/`).
+const SECRET_SAMPLES: &[&str] = &[
+    ".env",
+    ".env.local",
+    ".env.production",
+    ".envrc",
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "id_dsa",
+    "key.pem",
+    "server.key",
+    "cert.p12",
+    "cert.pfx",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    "credentials",
+    "credentials.json",
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".kube",
+    ".azure",
+    ".docker",
+    ".password-store",
+    ".vault-token",
+    "secrets.json",
+    "secrets.yaml",
+    "terraform.tfstate",
+    ".claude.json",
+];
+
+/// For a path with glob characters: the first secret name one of its components could match
+/// (`.e*` could be `.env`), as a pattern for the reason. Globs that fail to compile count as
+/// sensitive (fail closed).
+pub fn glob_may_be_sensitive(abs: &str) -> Option<&'static str> {
+    for comp in abs.split('/').filter(|c| c.contains(['*', '?', '['])) {
+        let Ok(glob) = crate::rules::compile_glob(comp, crate::rules::GlobOptions { case_insensitive: true }) else {
+            return Some("a glob that cannot be read");
+        };
+        let m = glob.compile_matcher();
+        if let Some(name) = SECRET_SAMPLES.iter().find(|n| m.is_match(n)) {
+            return Some(name);
+        }
+    }
+    None
+}
+
+/// Secret names that, found inside a larger text (a script, a URL), make a command doubtful.
+const SECRET_TOKENS: &[&str] = &[
+    ".env",
+    ".envrc",
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "id_dsa",
+    ".ssh/",
+    ".aws/",
+    ".gnupg/",
+    ".npmrc",
+    ".netrc",
+    ".pypirc",
+    ".git-credentials",
+    ".pgpass",
+    ".kube/config",
+    ".docker/config.json",
+    ".vault-token",
+    ".claude.json",
+];
+
+/// The first secret name found in a text at a word boundary (`open('.env')`, not `process.env`).
+pub fn secret_token_in(text: &str) -> Option<&'static str> {
+    let lower = text.to_ascii_lowercase();
+    SECRET_TOKENS.iter().copied().find(|t| {
+        lower.match_indices(t).any(|(i, _)| {
+            let before = lower[..i].chars().next_back();
+            before.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        })
+    })
 }
 
 /// Which built-in lists a path is on: the first matching pattern of each.

@@ -488,11 +488,16 @@ impl RuleSet {
 
     /// The first rule matching a command part (bare and `*` rules included).
     pub fn match_command(&self, tool: &str, text: &str) -> Option<&Rule> {
+        self.match_command_where(tool, text, |_| true)
+    }
+
+    /// The first rule matching a command part that also passes `accept`.
+    pub fn match_command_where(&self, tool: &str, text: &str, accept: impl Fn(&Rule) -> bool) -> Option<&Rule> {
         let first = text.split(' ').next().unwrap_or("");
         let mut best: Option<usize> = None;
         for g in self.groups(tool) {
             for &i in g.bare.iter().chain(g.star.iter()) {
-                if best.is_none_or(|b| i < b) {
+                if best.is_none_or(|b| i < b) && accept(&self.rules[i]) {
                     best = Some(i);
                 }
             }
@@ -501,7 +506,7 @@ impl RuleSet {
                 if best.is_some_and(|b| b < i) {
                     continue;
                 }
-                if self.commands[i].as_ref().is_some_and(|c| c.matches(text)) {
+                if self.commands[i].as_ref().is_some_and(|c| c.matches(text)) && accept(&self.rules[i]) {
                     best = Some(i);
                 }
             }

