@@ -172,6 +172,12 @@ pub fn view(command: &str) -> CommandView {
     if let Some(found) = invisible_chars(command) {
         doubts.push(format!("the command holds invisible or control characters: {found}"));
     }
+    if let Some(word) = confusable_word(command) {
+        doubts.push(format!("`{word}` mixes look-alike letters from another script with ASCII"));
+    }
+    if analysis.commands.iter().any(|c| c.context == wicket_shell::Context::Function) {
+        doubts.push("the command defines a shell function, which changes what later commands run".to_string());
+    }
     let mut parts = Vec::with_capacity(analysis.commands.len());
     let mut files = Vec::new();
     let mut args = Vec::new();
@@ -284,6 +290,29 @@ pub fn invisible_chars(s: &str) -> Option<String> {
         }
     }
     (!found.is_empty()).then(|| found.join(", "))
+}
+
+/// A word that mixes ASCII letters with letters that look like them (Cyrillic `а`, Greek `ο`,
+/// fullwidth `ｇ`, mathematical `𝚐`), or that holds fullwidth or mathematical letters at all:
+/// what a person reads as `curl` may be another program.
+pub fn confusable_word(s: &str) -> Option<String> {
+    for word in s.split(|c: char| {
+        c.is_whitespace() || matches!(c, ';' | '|' | '&' | '(' | ')' | '\'' | '"' | '`' | '$' | '=' | '/')
+    }) {
+        let mut ascii = false;
+        let mut lookalike = false;
+        let mut exotic = false;
+        for c in word.chars() {
+            let cp = c as u32;
+            ascii |= c.is_ascii_alphabetic();
+            lookalike |= matches!(cp, 0x0370..=0x03ff | 0x0400..=0x052f | 0x0530..=0x058f | 0x13a0..=0x13ff | 0x1d00..=0x1dbf | 0x2100..=0x214f);
+            exotic |= matches!(cp, 0xff01..=0xff5e | 0x1d400..=0x1d7ff | 0x2460..=0x24ff | 0xa4d0..=0xa4ff);
+        }
+        if exotic || (ascii && lookalike) {
+            return Some(word.to_string());
+        }
+    }
+    None
 }
 
 /// Exact read-only commands that run without a question (when the repository's git config

@@ -486,6 +486,12 @@ impl Policy {
                     if let Some(p) = crate::lists::glob_may_be_sensitive(&abs) {
                         return Some((arg.clone(), p));
                     }
+                } else if crate::paths::passes_link(std::path::Path::new(abs.as_ref())) {
+                    // `cat notes.txt` where notes.txt is a link to `.env`.
+                    let real = crate::paths::resolve(&self.env, cand);
+                    if let Some(p) = real.ok().and_then(|r| self.lists.sensitive.matching(r.real_str())) {
+                        return Some((arg.clone(), p));
+                    }
                 }
             }
         }

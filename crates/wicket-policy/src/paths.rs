@@ -274,6 +274,33 @@ fn open_real(p: &Path) -> Option<(PathBuf, u64)> {
     Some((real, links))
 }
 
+/// Could this existing path lead somewhere else through a link? True when some component is
+/// a symbolic link; false for a missing path or one with no link on the way. One `openat2`
+/// on Linux, so it is cheap enough for every argument word of a command.
+pub fn passes_link(p: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{Mode, OFlags, ResolveFlags, CWD};
+        // Without O_NOFOLLOW, a link in the last component is refused (ELOOP) like any other.
+        match rustix::fs::openat2(
+            CWD,
+            p,
+            OFlags::PATH | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        ) {
+            Ok(_) => false,
+            Err(e) if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::XDEV => true,
+            Err(e) if e == rustix::io::Errno::NOSYS => std::fs::canonicalize(p).is_ok_and(|r| r != normalize(p)),
+            Err(_) => std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        std::fs::canonicalize(p).is_ok_and(|r| r != normalize(p))
+    }
+}
+
 /// Hard-link count of a regular file (0 when missing or not a file).
 fn links_of(p: &Path) -> u64 {
     match std::fs::metadata(p) {
