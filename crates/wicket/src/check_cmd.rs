@@ -1,0 +1,147 @@
+//! `wicket check` and `wicket explain`: decide tool calls read from stdin.
+
+use std::io::{BufRead, BufWriter, Read, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use wicket::config::{self, Overrides};
+use wicket_policy::{Mode, Policy, Session, ToolCall, Trace, Verdict};
+
+/// The flags of `check` and `explain` (a public contract: add, never change).
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The project root (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The permission mode.
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Option<Mode>,
+    /// Nobody can be asked: calls that would ask are denied.
+    #[arg(long)]
+    pub unattended: bool,
+    /// Judge commands as if no OS sandbox were available.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// An allow rule, as if in the user's settings (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// A deny rule (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub deny: Vec<String>,
+    /// An ask rule (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub ask: Vec<String>,
+    /// Read one call per line and print one decision per line, in order.
+    #[arg(long)]
+    pub jsonl: bool,
+    /// Do not write the audit log.
+    #[arg(long)]
+    pub no_audit: bool,
+}
+
+pub fn parse_mode(s: &str) -> Result<Mode, String> {
+    s.parse().map_err(|e: wicket_policy::mode::ModeError| e.to_string())
+}
+
+pub fn build_policy(args: &CheckArgs) -> Result<(Policy, config::Loaded)> {
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().context("cannot read the current folder")?,
+    };
+    let loaded = config::load(&root)?;
+    let overrides = Overrides {
+        mode: args.mode,
+        unattended: args.unattended,
+        no_sandbox: args.no_sandbox,
+        allow: args.allow.clone(),
+        deny: args.deny.clone(),
+        ask: args.ask.clone(),
+    };
+    let cfg = config::policy_config(&root, &loaded, &overrides);
+    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    Ok((policy, loaded))
+}
+
+fn parse_call(text: &str) -> Result<ToolCall> {
+    let call: ToolCall = serde_json::from_str(text)
+        .context("the input is not a tool call: expected {\"tool\": \"…\", \"input\": {…}}")?;
+    Ok(call)
+}
+
+/// The wire form of a verdict: the contract's fields in their documented order.
+#[derive(serde::Serialize)]
+struct VerdictOut<'a> {
+    decision: &'a str,
+    by: &'a str,
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'a str>,
+    kind: &'a str,
+}
+
+fn verdict_json(v: &Verdict) -> VerdictOut<'_> {
+    VerdictOut {
+        decision: v.decision.as_str(),
+        by: v.by.as_str(),
+        reason: &v.reason,
+        rule: v.rule.as_deref(),
+        kind: &v.kind,
+    }
+}
+
+/// Decide the call (or calls, with `--jsonl`) on stdin and print the decision.
+pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
+    let (policy, loaded) = build_policy(args)?;
+    let session = Session::new();
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.jsonl {
+        for (n, line) in stdin.lock().lines().enumerate() {
+            let line = line.with_context(|| format!("cannot read line {} of stdin", n + 1))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let verdict = match parse_call(&line) {
+                Ok(call) => policy.decide(&call, &session),
+                Err(e) => Verdict::deny(wicket_policy::By::Input, format!("line {}: {e:#}", n + 1)),
+            };
+            serde_json::to_writer(&mut out, &verdict_json(&verdict))?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()?;
+        return Ok(());
+    }
+    let mut text = String::new();
+    stdin.lock().read_to_string(&mut text).context("cannot read stdin as UTF-8 text")?;
+    if text.trim().is_empty() {
+        bail!("no tool call on stdin: expected {{\"tool\": \"…\", \"input\": {{…}}}}");
+    }
+    let call = parse_call(&text)?;
+    if explain {
+        let mut trace = Trace::recording();
+        writeln!(out, "root: {}", policy.root().display())?;
+        writeln!(out, "mode: {}", policy.mode())?;
+        for f in &loaded.files {
+            writeln!(out, "settings: {}", f.display())?;
+        }
+        writeln!(out, "call: {} {}", call.tool, wicket_policy::engine::escape_for_display(&call.input.to_string()))?;
+        let v = policy.decide_traced(&call, &session, &mut trace);
+        for line in &trace.lines {
+            writeln!(out, "- {line}")?;
+        }
+        if let Some(r) = &v.rule {
+            writeln!(out, "rule: {r}")?;
+        }
+        if let Some(rule) = policy.always_allow_rule(&call) {
+            writeln!(out, "\"always allow\" would add: {rule}")?;
+        }
+    } else {
+        let v = policy.decide(&call, &session);
+        serde_json::to_writer(&mut out, &verdict_json(&v))?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
