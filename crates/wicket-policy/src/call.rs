@@ -257,13 +257,13 @@ fn scan_arguments(v: &Value, access: Access, depth: usize, out: &mut Vec<Target>
     match v {
         Value::Object(map) => {
             for (key, value) in map {
-                let k = key.to_ascii_lowercase();
+                let k = key.as_str();
                 let strings = strings_of(value);
-                if PATH_KEYS.contains(&k.as_str()) {
+                if is_key(k, PATH_KEYS, &["_path", "_paths", "_file", "_files", "_dir", "_directory", "_folder"]) {
                     out.extend(strings.into_iter().map(|p| Target::Path { path: p, access }));
-                } else if URL_KEYS.contains(&k.as_str()) {
+                } else if is_key(k, URL_KEYS, &["_url", "_uri", "_urls"]) {
                     out.extend(strings.into_iter().map(|u| Target::Url { url: u }));
-                } else if COMMAND_KEYS.contains(&k.as_str()) {
+                } else if is_key(k, COMMAND_KEYS, &["_command", "_cmd"]) {
                     out.extend(strings.into_iter().map(|c| Target::Command { command: c, outside_sandbox: true }));
                 }
                 scan_arguments(value, access, depth + 1, out);
@@ -276,6 +276,20 @@ fn scan_arguments(v: &Value, access: Access, depth: usize, out: &mut Vec<Target>
         }
         _ => {}
     }
+}
+
+/// An argument name from the list, or ending in one of the suffixes (`repo_path`, `base_url`);
+/// camelCase names are folded (`repoPath` → `repo_path`).
+fn is_key(key: &str, names: &[&str], suffixes: &[&str]) -> bool {
+    let mut snake = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            snake.push('_');
+        }
+        snake.push(c.to_ascii_lowercase());
+    }
+    let snake = snake.replace('-', "_");
+    names.contains(&snake.as_str()) || suffixes.iter().any(|s| snake.ends_with(s))
 }
 
 fn strings_of(v: &Value) -> Vec<String> {

@@ -17,6 +17,12 @@ pub struct Part {
     pub deny_texts: Vec<String>,
     /// True when every word is known statically.
     pub is_static: bool,
+    /// True when an allow rule may cover it: static, or its dynamic words are harmless.
+    pub coverable: bool,
+    /// For a part with dynamic words: the static words before the first dynamic one, each
+    /// followed by a space (`git ` for `git $(echo push)`), so deny rules that could match
+    /// cannot be ruled out.
+    pub static_prefix: Option<String>,
     /// True when the part has leading `NAME=value` assignments.
     pub has_assignments: bool,
     /// Flags and variables that make this part run programs or write files (`-exec`,
@@ -165,32 +171,80 @@ fn written(cmd: &SimpleCommand) -> String {
     out.trim_end().to_string()
 }
 
+/// Shells that run a script read from stdin when given no `-c` and no script file.
+const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "rbash"];
+
+/// Programs whose arguments are only printed: a dynamic argument cannot make them do more.
+const INERT_PROGRAMS: &[&str] = &["echo", "printf", "true", "false", ":"];
+
+/// What the walk over a command line's simple commands collects.
+#[derive(Default)]
+struct Builder {
+    parts: Vec<Part>,
+    files: Vec<RedirectFile>,
+    args: Vec<(String, bool)>,
+    writes: Vec<String>,
+    unknown_writes: Vec<String>,
+    doubts: Vec<String>,
+}
+
+/// How deep scripts fed to a shell on stdin are followed (`sh <<EOF … sh <<EOF2 …`).
+const MAX_STDIN_SCRIPT_DEPTH: u32 = 4;
+
 /// Build the view of a command line.
 pub fn view(command: &str) -> CommandView {
     let analysis = wicket_shell::analyze(command);
-    let mut doubts: Vec<String> = analysis.problems.iter().map(|p| p.detail.clone()).collect();
+    let mut b = Builder { doubts: analysis.problems.iter().map(|p| p.detail.clone()).collect(), ..Builder::default() };
     if let Some(found) = invisible_chars(command) {
-        doubts.push(format!("the command holds invisible or control characters: {found}"));
+        b.doubts.push(format!("the command holds invisible or control characters: {found}"));
     }
     if let Some(word) = confusable_word(command) {
-        doubts.push(format!("`{word}` mixes look-alike letters from another script with ASCII"));
+        b.doubts.push(format!("`{word}` mixes look-alike letters from another script with ASCII"));
     }
     if analysis.commands.iter().any(|c| c.context == wicket_shell::Context::Function) {
-        doubts.push("the command defines a shell function, which changes what later commands run".to_string());
+        b.doubts.push("the command defines a shell function, which changes what later commands run".to_string());
     }
-    let mut parts = Vec::with_capacity(analysis.commands.len());
-    let mut files = Vec::new();
-    let mut args = Vec::new();
-    let mut writes = Vec::new();
-    let mut unknown_writes = Vec::new();
     for cmd in &analysis.commands {
-        collect_files(&cmd.redirects, &mut files, &mut unknown_writes);
-        for w in cmd.words.iter().skip(1).chain(cmd.assignments.iter().map(|a| &a.value)) {
-            if let Some(v) = &w.value {
-                args.push((v.clone(), w.glob));
+        let part = b.add(cmd, 0);
+        b.parts.push(part);
+    }
+    b.writes.sort();
+    b.writes.dedup();
+    // A secret's name inside a larger string (a `python3 -c` script, a URL, a here-doc).
+    let texts = analysis.commands.iter().flat_map(|c| {
+        c.words.iter().chain(c.assignments.iter().map(|a| &a.value)).chain(c.redirects.iter().map(|r| &r.target))
+    });
+    for w in texts {
+        let text = w.value.as_deref().unwrap_or(&w.raw);
+        if text.contains([' ', '\n', ';', '(', ':', '\'', '"', '$']) {
+            if let Some(token) = crate::lists::secret_token_in(text) {
+                b.doubts.push(format!("the text `{}` names the secret `{token}`", short_text(text)));
+                break;
             }
         }
-        collect_writes(&cmd.words, &mut writes, &mut unknown_writes);
+    }
+    CommandView {
+        command: command.to_string(),
+        analysis,
+        parts: b.parts,
+        files: b.files,
+        args: b.args,
+        writes: b.writes,
+        unknown_writes: b.unknown_writes,
+        doubts: b.doubts,
+    }
+}
+
+impl Builder {
+    /// Collect one simple command's files, arguments and writes, and build its part.
+    fn add(&mut self, cmd: &SimpleCommand, depth: u32) -> Part {
+        collect_files(&cmd.redirects, &mut self.files, &mut self.unknown_writes);
+        for w in cmd.words.iter().skip(1).chain(cmd.assignments.iter().map(|a| &a.value)) {
+            if let Some(v) = &w.value {
+                self.args.push((v.clone(), w.glob));
+            }
+        }
+        collect_writes(&cmd.words, &mut self.writes, &mut self.unknown_writes);
         let mut risky = risky_of(&cmd.words);
         for a in &cmd.assignments {
             if crate::flags::risky_var(&a.name) {
@@ -206,21 +260,49 @@ pub fn view(command: &str) -> CommandView {
         let unwrapped = wicket_shell::strip_wrappers(cmd);
         if !unwrapped.understood {
             let why: Vec<&str> = unwrapped.problems.iter().map(|p| p.detail.as_str()).collect();
-            doubts.push(format!("cannot see everything `{}` runs ({})", cmd.source, why.join("; ")));
+            self.doubts.push(format!("cannot see everything `{}` runs ({})", cmd.source, why.join("; ")));
         }
         let mut inner = Vec::new();
         for (k, argv) in unwrapped.argvs.iter().enumerate() {
             let text = render(argv);
             if k > 0 {
                 inner.push(Inner { written: text.clone(), risky: risky_of(argv) });
-                collect_writes(argv, &mut writes, &mut unknown_writes);
+                collect_writes(argv, &mut self.writes, &mut self.unknown_writes);
             }
+            let values: Vec<&str> = argv.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
+            deny_texts.extend(crate::flags::git_deny_forms(&values));
             deny_texts.push(text);
         }
         // Strings run by `bash -c`, `eval` …: their redirections and arguments count too.
         for nested in &unwrapped.nested {
-            collect_files(&nested.redirects, &mut files, &mut unknown_writes);
-            args.extend(nested.words.iter().skip(1).filter_map(|w| w.value.clone().map(|v| (v, w.glob))));
+            collect_files(&nested.redirects, &mut self.files, &mut self.unknown_writes);
+            self.args.extend(nested.words.iter().skip(1).filter_map(|w| w.value.clone().map(|v| (v, w.glob))));
+        }
+        // `sh <<EOF … EOF` and `bash <<< '…'`: the shell runs the text on its stdin.
+        for script in self.stdin_scripts(cmd) {
+            match script {
+                None => self.doubts.push(format!("`{}` runs a script whose text is not known", cmd.source)),
+                Some(body) if depth >= MAX_STDIN_SCRIPT_DEPTH => {
+                    self.doubts.push(format!("scripts fed to a shell are nested too deeply ({})", short_text(&body)));
+                }
+                Some(body) => {
+                    let a = wicket_shell::analyze(&body);
+                    if !a.understood {
+                        let why: Vec<&str> = a.problems.iter().map(|p| p.detail.as_str()).collect();
+                        self.doubts.push(format!(
+                            "the script on the stdin of `{}` is not understood ({})",
+                            cmd.source,
+                            why.join("; ")
+                        ));
+                    }
+                    for c in &a.commands {
+                        let sub = self.add(c, depth + 1);
+                        deny_texts.extend(sub.deny_texts);
+                        inner.push(Inner { written: sub.written, risky: sub.risky });
+                        inner.extend(sub.inner);
+                    }
+                }
+            }
         }
         // `/usr/bin/rm -rf x` must meet a deny rule for `rm`.
         let mut basenamed = Vec::new();
@@ -235,31 +317,69 @@ pub fn view(command: &str) -> CommandView {
         deny_texts.extend(basenamed);
         deny_texts.sort();
         deny_texts.dedup();
-        parts.push(Part {
+        let static_prefix = (!cmd.is_static()).then(|| {
+            let mut prefix = String::new();
+            for w in cmd.words.iter().take_while(|w| w.value.is_some()) {
+                prefix.push_str(w.value.as_deref().unwrap_or(""));
+                prefix.push(' ');
+            }
+            prefix
+        });
+        Part {
             written: text,
             deny_texts,
             is_static: cmd.is_static(),
+            coverable: cmd.is_static() || inert_dynamic(cmd),
+            static_prefix,
             has_assignments: !cmd.assignments.is_empty(),
             risky,
             inner,
-        });
-    }
-    writes.sort();
-    writes.dedup();
-    // A secret's name inside a larger string (a `python3 -c` script, a URL, a here-doc).
-    let texts = analysis.commands.iter().flat_map(|c| {
-        c.words.iter().chain(c.assignments.iter().map(|a| &a.value)).chain(c.redirects.iter().map(|r| &r.target))
-    });
-    for w in texts {
-        let text = w.value.as_deref().unwrap_or(&w.raw);
-        if text.contains([' ', '\n', ';', '(', ':', '\'', '"', '$']) {
-            if let Some(token) = crate::lists::secret_token_in(text) {
-                doubts.push(format!("the text `{}` names the secret `{token}`", short_text(text)));
-                break;
-            }
         }
     }
-    CommandView { command: command.to_string(), analysis, parts, files, args, writes, unknown_writes, doubts }
+
+    /// The scripts a shell reads on stdin from here-documents and here-strings (`None` for one
+    /// whose text is not known statically). Empty unless the program is a shell with no `-c`
+    /// and no script file.
+    fn stdin_scripts(&self, cmd: &SimpleCommand) -> Vec<Option<String>> {
+        let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return Vec::new() };
+        let base = program.rsplit('/').next().unwrap_or(program);
+        if !SHELLS.contains(&base) {
+            return Vec::new();
+        }
+        let args: Vec<&str> = cmd.words.iter().skip(1).map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
+        let has_c = args.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
+        let has_file = args.iter().any(|a| !a.starts_with('-') && !a.starts_with('+'));
+        if has_c || (has_file && !args.contains(&"-s")) {
+            return Vec::new();
+        }
+        cmd.redirects
+            .iter()
+            .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
+            .map(|r| r.target.value.clone())
+            .collect()
+    }
+}
+
+/// Are all of a command's dynamic words harmless to an allow rule? They are when each is one
+/// whole double-quoted argument (no splitting, no globbing) that is a message (`-m "$(…)"`),
+/// or when the program only prints its arguments (`echo "$x"`, `echo $i`).
+fn inert_dynamic(cmd: &SimpleCommand) -> bool {
+    let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
+    if !cmd.assignments.iter().all(|a| a.value.value.is_some())
+        || !cmd.redirects.iter().all(|r| r.target.value.is_some())
+    {
+        return false;
+    }
+    let printer = INERT_PROGRAMS.contains(&program);
+    cmd.words.windows(2).all(|pair| {
+        let (prev, w) = (&pair[0], &pair[1]);
+        if w.value.is_some() {
+            return true;
+        }
+        let whole_quoted = w.raw.len() >= 2 && w.raw.starts_with('"') && w.raw.ends_with('"');
+        let message = matches!(prev.value.as_deref(), Some("-m" | "--message"));
+        printer || (whole_quoted && message)
+    })
 }
 
 /// Characters that make what runs differ from what a person reads: zero-width, bidi

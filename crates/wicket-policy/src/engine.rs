@@ -117,6 +117,7 @@ enum Fact {
     Command {
         view: Box<CommandView>,
         outside_sandbox: bool,
+        scan: ArgScan,
     },
     Url {
         host: Host,
@@ -127,6 +128,15 @@ enum Fact {
         error: String,
     },
     Input,
+}
+
+/// What a command's arguments are on disk.
+#[derive(Debug, Default, Clone)]
+struct ArgScan {
+    /// The first argument that names a sensitive file, and the pattern it matches.
+    sensitive: Option<(String, &'static str)>,
+    /// Arguments that are files with several hard links.
+    hard_linked: Vec<String>,
 }
 
 /// Where an allow came from, for aggregating several targets.
@@ -188,8 +198,8 @@ impl Policy {
         let mut pattern: Option<String> = None;
         for t in &ct.targets {
             match self.fact(t, call.tool.as_str()) {
-                Fact::Command { view, .. } => {
-                    if self.sensitive_arg(&view).is_some() {
+                Fact::Command { view, scan, .. } => {
+                    if scan.sensitive.is_some() {
                         return None;
                     }
                     pattern = Some(always_pattern(&view)?);
@@ -231,7 +241,9 @@ impl Policy {
                 Err(error) => Fact::BadPath { path: path.clone(), error },
             },
             Target::Command { command, outside_sandbox } => {
-                Fact::Command { view: Box::new(view(command)), outside_sandbox: *outside_sandbox }
+                let view = view(command);
+                let scan = self.scan_args(&view);
+                Fact::Command { view: Box::new(view), outside_sandbox: *outside_sandbox, scan }
             }
             Target::Url { url } => match parse_url(url) {
                 Ok(u) => Fact::Url { host: u.host, url: url.clone() },
@@ -402,7 +414,12 @@ impl Policy {
         let mut out = Vec::new();
         for f in facts {
             match f {
-                Fact::Command { view, .. } => out.extend(view.doubts.iter().cloned()),
+                Fact::Command { view, scan, .. } => {
+                    out.extend(view.doubts.iter().cloned());
+                    out.extend(scan.hard_linked.iter().map(|a| {
+                        format!("the argument {a:?} is a file with several hard links, so it may be another name of a secret")
+                    }));
+                }
                 Fact::Path { rp, .. } => {
                     if rp.links > 1 {
                         out.push(format!(
@@ -463,9 +480,11 @@ impl Policy {
         first
     }
 
-    /// A static argument of the command that names a sensitive file, and the pattern. A glob
-    /// word (`.e*`, `*.pem`) counts when it could match a sensitive name.
-    fn sensitive_arg(&self, view: &CommandView) -> Option<(String, &'static str)> {
+    /// Look at a command's static arguments on disk: the first that names a sensitive file
+    /// (as written, through a link, or as a glob that could match a secret), and those that
+    /// are files with several hard links.
+    fn scan_args(&self, view: &CommandView) -> ArgScan {
+        let mut scan = ArgScan::default();
         for (arg, glob) in &view.args {
             // `--file=.env` and `-d @.env` name `.env` too.
             let candidates = std::iter::once(arg.as_str())
@@ -473,29 +492,38 @@ impl Policy {
                 .chain(arg.strip_prefix('@'))
                 .chain(arg.split_once("=@").map(|(_, v)| v));
             for cand in candidates {
-                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 {
+                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
                     continue;
                 }
                 let Ok(expanded) = crate::paths::expand_tilde(cand, self.env.home.as_deref()) else { continue };
                 let abs = crate::paths::normalize(&self.env.root.join(expanded));
-                let abs = abs.to_string_lossy();
-                if let Some(p) = self.lists.sensitive.matching(&abs) {
-                    return Some((arg.clone(), p));
-                }
-                if *glob {
-                    if let Some(p) = crate::lists::glob_may_be_sensitive(&abs) {
-                        return Some((arg.clone(), p));
+                let abs_text = abs.to_string_lossy();
+                let hit = self.lists.sensitive.matching(&abs_text).or_else(|| {
+                    if *glob {
+                        return crate::lists::glob_may_be_sensitive(&abs_text);
                     }
-                } else if crate::paths::passes_link(std::path::Path::new(abs.as_ref())) {
-                    // `cat notes.txt` where notes.txt is a link to `.env`.
-                    let real = crate::paths::resolve(&self.env, cand);
-                    if let Some(p) = real.ok().and_then(|r| self.lists.sensitive.matching(r.real_str())) {
-                        return Some((arg.clone(), p));
+                    match crate::paths::arg_path(&abs) {
+                        // `cat notes.txt` where notes.txt is a link to `.env`.
+                        crate::paths::ArgPath::ViaLink => crate::paths::resolve(&self.env, cand)
+                            .ok()
+                            .and_then(|r| self.lists.sensitive.matching(r.real_str())),
+                        crate::paths::ArgPath::Plain { links } if links > 1 => {
+                            if !scan.hard_linked.contains(arg) {
+                                scan.hard_linked.push(arg.clone());
+                            }
+                            None
+                        }
+                        _ => None,
+                    }
+                });
+                if let Some(p) = hit {
+                    if scan.sensitive.is_none() {
+                        scan.sensitive = Some((arg.clone(), p));
                     }
                 }
             }
         }
-        None
+        scan
     }
 
     fn step2_sensitive(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
@@ -522,8 +550,8 @@ impl Policy {
                         .with_rule(pattern),
                     );
                 }
-                Fact::Command { view, .. } => {
-                    if let Some((arg, pattern)) = self.sensitive_arg(view) {
+                Fact::Command { scan, .. } => {
+                    if let Some((arg, pattern)) = scan.sensitive.clone() {
                         let unlocked = crate::paths::resolve(&self.env, &arg)
                             .ok()
                             .and_then(|rp| self.named_unlock("read_file", &rp).map(|r| r.to_string()));
@@ -631,6 +659,24 @@ impl Policy {
                             .iter()
                             .find_map(|t| self.deny.match_command(t, view.command.trim()))
                             .map(|r| (r, view.command.clone()));
+                    }
+                    if hit.is_none() {
+                        // `git $(echo push)`: a deny rule that could match the rest cannot be ruled out.
+                        for part in &view.parts {
+                            let Some(prefix) = &part.static_prefix else { continue };
+                            if let Some(r) = tools.iter().find_map(|t| self.deny.could_match_prefix(t, prefix)) {
+                                return Some(
+                                    Verdict::deny(
+                                        By::Rule,
+                                        format!(
+                                            "`{}` has parts only known when it runs, so the deny rule {r} cannot be ruled out. Write the command out in full",
+                                            part.written
+                                        ),
+                                    )
+                                    .with_rule(r.to_string()),
+                                );
+                            }
+                        }
                     }
                     if hit.is_none() && !view.doubts.is_empty() && tools.iter().any(|t| self.deny.has_tool(t)) {
                         let rules: Vec<String> = self
@@ -822,7 +868,7 @@ impl Policy {
                 }
                 let mut first = None;
                 for part in &view.parts {
-                    let (r, by) = if part.is_static {
+                    let (r, by) = if part.coverable {
                         self.cover(tool, &part.written, &part.risky, session)?
                     } else {
                         // A part with unknown words is covered only by `tool(*)`.
@@ -838,6 +884,12 @@ impl Policy {
             }
             // The command's own rule covers the files it names as arguments.
             Fact::Path { arg: true, .. } => Some(Allowed { by: By::Rule, rule: None }),
+            // accept-edits applies ordinary edits, also those a redirection makes.
+            Fact::Path { rp, from_command: true, access: Access::Write, .. }
+                if self.mode == Mode::AcceptEdits && rp.inside() =>
+            {
+                Some(Allowed { by: By::Mode, rule: None })
+            }
             Fact::Path { rp, from_command, access, .. } => {
                 let tools: &[&str] = match (from_command, access) {
                     (true, Access::Write) => &["write_file", "edit_file"],

@@ -222,13 +222,19 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
             }
         }
         "curl" => {
-            for w in args {
+            for (i, w) in args.iter().enumerate() {
+                // Writing the body to /dev/null is the usual way to check a URL.
+                if matches!(*w, "-o" | "--output") && args.get(i + 1) == Some(&"/dev/null")
+                    || *w == "--output=/dev/null"
+                {
+                    continue;
+                }
                 for name in ["--output", "--remote-name", "--config", "--upload-file", "--output-dir"] {
                     if long(w, name) {
                         flag(name);
                     }
                 }
-                if matches!(*w, "-o" | "-O" | "-K" | "-T") || short(w, "-o") {
+                if matches!(*w, "-O" | "-K" | "-T") || (short(w, "-o") && *w != "-o/dev/null") {
                     flag(&w[..2]);
                 }
             }
@@ -383,7 +389,7 @@ fn git_flags(args: &[&str], flag: &mut impl FnMut(&str)) {
         }
     }
     match *sub {
-        "grep" if rest.iter().any(|w| short(w, "-O")) => flag("-O"),
+        "grep" if rest.iter().any(|w| short_has(w, 'O')) => flag("-O"),
         "fetch" | "clone" | "ls-remote" | "archive" | "pull" if rest.contains(&"-u") => flag("-u"),
         "rebase" if rest.contains(&"-x") => flag("-x"),
         "difftool" | "mergetool" => flag(sub),
@@ -550,6 +556,53 @@ fn awk_flags(args: &[&str], flag: &mut impl FnMut(&str)) {
     }
 }
 
+/// Git options that come before the sub-command and take a value as the next word.
+const GIT_GLOBAL_WITH_VALUE: &[&str] =
+    &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
+
+/// Other forms of a git argv a deny rule must also see: without the global options
+/// (`git -C . --no-pager push` is `git push`), and with a `-c alias.NAME=…` expanded (`git -c
+/// alias.p=push p` is `git push`; `!cmd` aliases are the shell command `cmd`).
+pub fn git_deny_forms(words: &[&str]) -> Vec<String> {
+    let Some(program) = words.first() else { return Vec::new() };
+    if base(program) != "git" {
+        return Vec::new();
+    }
+    let mut aliases: Vec<(String, String)> = Vec::new();
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        if !w.starts_with('-') {
+            break;
+        }
+        let value = if GIT_GLOBAL_WITH_VALUE.contains(w) {
+            i += 1;
+            words.get(i).copied()
+        } else {
+            w.strip_prefix("-c")
+        };
+        if matches!(*w, "-c") || w.starts_with("-c") && !w.starts_with("--") {
+            if let Some((key, val)) = value.and_then(|v| v.split_once('=')) {
+                if let Some(name) = key.to_ascii_lowercase().strip_prefix("alias.") {
+                    aliases.push((name.to_string(), val.to_string()));
+                }
+            }
+        }
+        i += 1;
+    }
+    let rest = &words[i.min(words.len())..];
+    let mut out = vec![std::iter::once("git").chain(rest.iter().copied()).collect::<Vec<_>>().join(" ")];
+    if let Some(sub) = rest.first() {
+        if let Some((_, val)) = aliases.iter().find(|(n, _)| n == sub) {
+            let tail = rest[1..].join(" ");
+            match val.strip_prefix('!') {
+                Some(shell) => out.push(format!("{shell} {tail}").trim().to_string()),
+                None => out.push(format!("git {val} {tail}").trim().to_string()),
+            }
+        }
+    }
+    out
+}
+
 /// The files an argv writes (or deletes) through its arguments: `tee F`, `cp A B` (B),
 /// `ln -s T L` (L), `touch F`, `rm F`, `dd of=F`, `sed -i … F`. Flags and their values are
 /// skipped; `None` in the list stands for a write target that is not known statically.
@@ -588,6 +641,9 @@ pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
             }
         }
         "chmod" | "chown" | "chgrp" => operands().into_iter().skip(1).collect(),
+        "curl" => value_of(args, &["-o", "--output"]),
+        "wget" => value_of(args, &["-O", "--output-document"]),
+        "sort" => value_of(args, &["-o", "--output"]),
         "dd" => {
             args.iter().filter_map(|w| w.and_then(|s| s.strip_prefix("of=")).map(|s| Some(s.to_string()))).collect()
         }
@@ -601,6 +657,25 @@ pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The values of the given options (`-o F`, `-oF`, `--output=F`, `--output F`).
+fn value_of(args: &[Option<&str>], names: &[&str]) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for (i, w) in args.iter().enumerate() {
+        let Some(w) = w else { continue };
+        for name in names {
+            if w == name {
+                out.push(args.get(i + 1).copied().flatten().map(String::from));
+            } else if let Some(v) = w.strip_prefix(name) {
+                let v = if name.starts_with("--") { v.strip_prefix('=') } else { Some(v) };
+                if let Some(v) = v.filter(|v| !v.is_empty()) {
+                    out.push(Some(v.to_string()));
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

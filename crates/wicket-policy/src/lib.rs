@@ -17,6 +17,7 @@ pub mod call;
 pub mod capability;
 pub mod command;
 pub mod engine;
+pub mod exec;
 pub mod flags;
 pub mod host;
 pub mod lists;

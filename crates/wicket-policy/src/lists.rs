@@ -30,13 +30,20 @@ pub const SENSITIVE: &[&str] = &[
     // Home folders of secrets.
     "**/.ssh",
     "**/.ssh/**",
+    "**/.aws",
     "**/.aws/**",
+    "**/.azure",
     "**/.azure/**",
+    "**/.gnupg",
     "**/.gnupg/**",
+    "**/.kube",
     "**/.kube/**",
     "**/.docker/config.json",
+    "**/.config/gcloud",
     "**/.config/gcloud/**",
+    "**/.config/gh",
     "**/.config/gh/**",
+    "**/.password-store",
     "**/.password-store/**",
     "**/Library/Keychains/**",
     // Credential files of tools.
@@ -175,9 +182,8 @@ pub const CODE_CONFIG: &[&str] = &[
     "**/CMakeLists.txt",
     "**/*.cmake",
     "**/meson.build",
-    "**/BUILD",
     "**/BUILD.bazel",
-    "**/WORKSPACE",
+    "**/WORKSPACE.bazel",
     "**/MODULE.bazel",
     "**/.bazelrc",
     "**/justfile",
@@ -447,12 +453,12 @@ const SECRET_SAMPLES: &[&str] = &[
 ];
 
 /// For a path with glob characters: the first secret name one of its components could match
-/// (`.e*` could be `.env`), as a pattern for the reason. Globs that fail to compile count as
-/// sensitive (fail closed).
+/// (`.e*` could be `.env`), as a pattern for the reason.
 pub fn glob_may_be_sensitive(abs: &str) -> Option<&'static str> {
     for comp in abs.split('/').filter(|c| c.contains(['*', '?', '['])) {
+        // bash takes a pattern it cannot read (`\e[2K`) literally, and so does the path check.
         let Ok(glob) = crate::rules::compile_glob(comp, crate::rules::GlobOptions { case_insensitive: true }) else {
-            return Some("a glob that cannot be read");
+            continue;
         };
         let m = glob.compile_matcher();
         if let Some(name) = SECRET_SAMPLES.iter().find(|n| m.is_match(n)) {

@@ -274,30 +274,54 @@ fn open_real(p: &Path) -> Option<(PathBuf, u64)> {
     Some((real, links))
 }
 
-/// Could this existing path lead somewhere else through a link? True when some component is
-/// a symbolic link; false for a missing path or one with no link on the way. One `openat2`
-/// on Linux, so it is cheap enough for every argument word of a command.
-pub fn passes_link(p: &Path) -> bool {
+/// What a command argument is on disk, as far as the path checks care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgPath {
+    /// Nothing there (most arguments are not paths).
+    Missing,
+    /// An existing path with no link on the way; `links` is the hard-link count of a file.
+    Plain {
+        /// Hard-link count (0 for a folder or special file).
+        links: u64,
+    },
+    /// Some component is a symbolic link: the real path must be checked.
+    ViaLink,
+}
+
+/// Classify an argument path with one `openat2` that refuses links (Linux), so it is cheap
+/// enough for every argument word of a command.
+pub fn arg_path(p: &Path) -> ArgPath {
     #[cfg(target_os = "linux")]
     {
-        use rustix::fs::{Mode, OFlags, ResolveFlags, CWD};
+        use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, CWD};
         // Without O_NOFOLLOW, a link in the last component is refused (ELOOP) like any other.
-        match rustix::fs::openat2(
-            CWD,
-            p,
-            OFlags::PATH | OFlags::CLOEXEC,
-            Mode::empty(),
-            ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-        ) {
-            Ok(_) => false,
-            Err(e) if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::XDEV => true,
-            Err(e) if e == rustix::io::Errno::NOSYS => std::fs::canonicalize(p).is_ok_and(|r| r != normalize(p)),
-            Err(_) => std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()),
+        let flags = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(CWD, p, OFlags::PATH | OFlags::CLOEXEC, Mode::empty(), flags) {
+            Ok(fd) => match rustix::fs::fstat(&fd) {
+                Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {
+                    ArgPath::Plain { links: st.st_nlink }
+                }
+                _ => ArgPath::Plain { links: 0 },
+            },
+            Err(e) if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::XDEV => ArgPath::ViaLink,
+            Err(e) if e == rustix::io::Errno::NOSYS => arg_path_portable(p),
+            Err(_) => match std::fs::symlink_metadata(p) {
+                Ok(m) if m.file_type().is_symlink() => ArgPath::ViaLink,
+                _ => ArgPath::Missing,
+            },
         }
     }
     #[cfg(not(target_os = "linux"))]
     {
-        std::fs::canonicalize(p).is_ok_and(|r| r != normalize(p))
+        arg_path_portable(p)
+    }
+}
+
+fn arg_path_portable(p: &Path) -> ArgPath {
+    match std::fs::canonicalize(p) {
+        Ok(r) if r != normalize(p) => ArgPath::ViaLink,
+        Ok(r) => ArgPath::Plain { links: links_of(&r) },
+        Err(_) => ArgPath::Missing,
     }
 }
 

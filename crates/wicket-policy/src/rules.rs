@@ -148,6 +148,16 @@ impl CommandPattern {
         }
     }
 
+    /// Could a text that starts with `prefix` match? True when the pattern's literal start and
+    /// the prefix agree as far as both go (the rest of the text is unknown).
+    pub fn could_match_prefix(&self, prefix: &str) -> bool {
+        if self.leading_star {
+            return true;
+        }
+        let lit = self.segments.first().map_or("", String::as_str);
+        lit.starts_with(prefix) || prefix.starts_with(lit)
+    }
+
     /// Does the whole text match?
     pub fn matches(&self, text: &str) -> bool {
         if let Some(prefix) = &self.bare_prefix {
@@ -507,6 +517,25 @@ impl RuleSet {
                     continue;
                 }
                 if self.commands[i].as_ref().is_some_and(|c| c.matches(text)) && accept(&self.rules[i]) {
+                    best = Some(i);
+                }
+            }
+        }
+        best.map(|i| &self.rules[i])
+    }
+
+    /// The first command rule that could match a text starting with `prefix` (whatever
+    /// follows): its literal start and the prefix agree as far as both go.
+    pub fn could_match_prefix(&self, tool: &str, prefix: &str) -> Option<&Rule> {
+        let mut best: Option<usize> = None;
+        for g in self.groups(tool) {
+            let candidates = g.bare.iter().chain(&g.star).chain(g.cmd_by_word.values().flatten()).chain(&g.cmd_other);
+            for &i in candidates {
+                let could = match &self.commands[i] {
+                    None => true,
+                    Some(c) => c.could_match_prefix(prefix),
+                };
+                if could && best.is_none_or(|b| i < b) {
                     best = Some(i);
                 }
             }
