@@ -32,6 +32,17 @@ pub struct Settings {
     /// Where commands run.
     #[serde(default)]
     pub executor: Option<Executor>,
+    /// `"strict"`: commands run only in the OS sandbox (a project can turn it on, never off).
+    #[serde(default)]
+    pub profile: Option<Profile>,
+}
+
+/// `profile`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// Require the OS sandbox; `executor: "host"` is an error.
+    Strict,
 }
 
 /// `permissions`.
@@ -85,8 +96,9 @@ pub struct NetworkSettings {
 pub enum Executor {
     /// The OS sandbox when available.
     Auto,
-    /// The OS sandbox, or no commands at all.
-    Sandbox,
+    /// The OS sandbox, or no commands at all (`"sandbox"` is accepted too).
+    #[serde(alias = "sandbox")]
+    Os,
     /// The host, unconfined (commands then always need an answer or a rule).
     Host,
 }

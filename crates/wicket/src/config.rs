@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use wicket_policy::settings::Executor;
 use wicket_policy::{Mode, PolicyConfig, Settings, SettingsError};
 
 /// Why settings cannot be loaded.
@@ -94,11 +93,58 @@ pub struct Overrides {
     pub ask: Vec<String>,
 }
 
-/// Is an OS sandbox available here? (The sandbox itself comes with `wicket run`; until then
-/// the check is whether its runner exists.)
-pub fn sandbox_available() -> bool {
-    let runner = if cfg!(target_os = "macos") { "sandbox-exec" } else { "bwrap" };
-    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(runner).is_file()))
+/// The sandbox backends that work here, probed once and cached in `$WICKET_HOME/cache`.
+pub fn probe() -> wicket_sandbox::Probe {
+    let cache = wicket_home().ok().map(|h| h.join("cache").join("sandbox-probe.json"));
+    wicket_sandbox::Probe::cached(cache.as_deref())
+}
+
+/// Where commands run, from the settings and the flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placement {
+    /// In the OS sandbox with this backend.
+    Sandbox(wicket_sandbox::Backend),
+    /// On the host; the text says why (shown to the person once).
+    Host(String),
+}
+
+/// Why commands cannot run as configured.
+#[derive(Debug, thiserror::Error)]
+pub enum PlacementError {
+    /// The strict profile or `executor: "os"` needs a sandbox that is not here.
+    #[error("{0}")]
+    NoSandbox(String),
+}
+
+/// Decide where commands run: `executor` (`auto`: the sandbox when there is one, else the host
+/// with a notice; `os`: the sandbox or an error; `host`) and the strict profile, which a project
+/// can turn on but never off and which forbids the host.
+pub fn placement(loaded: &Loaded, no_sandbox: bool) -> Result<Placement, PlacementError> {
+    use wicket_policy::settings::{Executor, Profile};
+    let layers: Vec<&Settings> = loaded.user.iter().chain(loaded.project.iter()).collect();
+    let strict = layers.iter().any(|s| s.profile == Some(Profile::Strict));
+    let executor = layers.iter().rev().find_map(|s| s.executor).unwrap_or(Executor::Auto);
+    let fix = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and check `wicket doctor`";
+    if strict && (executor == Executor::Host || no_sandbox) {
+        return Err(PlacementError::NoSandbox(
+            "the strict profile runs commands only in the OS sandbox: remove `executor: \"host\"` and --no-sandbox".into(),
+        ));
+    }
+    if executor == Executor::Host || no_sandbox {
+        return Ok(Placement::Host("commands run on the host, as configured".into()));
+    }
+    let probe = probe();
+    if probe.backend.confines() {
+        return Ok(Placement::Sandbox(probe.backend));
+    }
+    let why = probe.bwrap_works.err().unwrap_or_else(|| "no sandbox backend works here".into());
+    if strict || executor == Executor::Os {
+        return Err(PlacementError::NoSandbox(format!(
+            "the {} needs the OS sandbox, and there is none here ({why}); {fix}",
+            if strict { "strict profile" } else { "executor \"os\"" }
+        )));
+    }
+    Ok(Placement::Host(format!("no OS sandbox here ({why}), so commands run on the host and ask first; {fix}")))
 }
 
 /// Build the engine's configuration: user rules, project rules, then flags (which count as
@@ -116,7 +162,6 @@ pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfi
     cfg.ask.extend(o.ask.iter().cloned());
     cfg.mode = o.mode.or_else(|| layers.iter().rev().find_map(|s| s.mode)).unwrap_or_default();
     cfg.unattended = o.unattended;
-    let host_executor = layers.iter().rev().find_map(|s| s.executor) == Some(Executor::Host);
-    cfg.sandbox = !o.no_sandbox && !host_executor && sandbox_available();
+    cfg.sandbox = matches!(placement(loaded, o.no_sandbox), Ok(Placement::Sandbox(_)));
     cfg
 }

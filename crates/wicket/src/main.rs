@@ -1,6 +1,8 @@
 //! The `wicket` command line: `check` decides tool calls, `explain` shows how.
 
+mod approve;
 mod check_cmd;
+mod run_cmd;
 
 use std::process::ExitCode;
 
@@ -19,13 +21,21 @@ enum Command {
     Check(check_cmd::CheckArgs),
     /// Show, for a person, each step of the decision for a tool call read from stdin.
     Explain(check_cmd::CheckArgs),
+    /// Decide a command, ask if needed, and run it in the OS sandbox.
+    Run(run_cmd::RunArgs),
 }
 
 fn main() -> ExitCode {
+    // The sandbox shim runs before anything else: it confines itself and becomes the command.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == wicket_sandbox::SHIM_ARG) {
+        return ExitCode::from(wicket_sandbox::shim::main(&args[2..]).clamp(0, 255) as u8);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check_cmd::check(&args, false).map(|()| ExitCode::SUCCESS),
         Command::Explain(args) => check_cmd::check(&args, true).map(|()| ExitCode::SUCCESS),
+        Command::Run(args) => run_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,55 @@
+//! The bubblewrap command line for an exec policy.
+//!
+//! The hard question: what does the command's world look like? A read-only view of `/`; fresh
+//! `/dev`, `/proc` and namespaces; the writable paths bound writable; the read-only holes bound
+//! read-only on top; the secrets masked (an empty tmpfs over a folder, `/dev/null` over a file).
+//! Order matters: later mounts cover earlier ones, so holes and masks come last.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use wicket_policy::exec::ExecPolicy;
+
+/// The bwrap arguments (without the program and the command after `--`).
+pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32]) -> Vec<OsString> {
+    let mut a: Vec<OsString> = Vec::new();
+    let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
+        for i in items {
+            a.push(i.as_ref().to_os_string());
+        }
+    };
+    push(&[&"--unshare-user", &"--unshare-pid", &"--unshare-ipc", &"--unshare-uts", &"--unshare-cgroup-try"]);
+    if !policy.network {
+        push(&[&"--unshare-net"]);
+    }
+    push(&[&"--disable-userns", &"--die-with-parent", &"--new-session"]);
+    push(&[&"--ro-bind", &"/", &"/", &"--dev", &"/dev", &"--proc", &"/proc"]);
+    let mut writable: Vec<&PathBuf> = policy.writable.iter().collect();
+    writable.sort_by_key(|p| p.components().count());
+    for w in writable {
+        push(&[&"--bind", w, w]);
+    }
+    for (p, _) in &policy.read_only {
+        if p.exists() {
+            push(&[&"--ro-bind", p, p]);
+        }
+    }
+    for u in &policy.unreadable {
+        match std::fs::symlink_metadata(u) {
+            Ok(m) if m.is_dir() => push(&[&"--tmpfs", u, &"--remount-ro", u]),
+            Ok(_) => push(&[&"--ro-bind", &"/dev/null", u]),
+            Err(_) => {}
+        }
+    }
+    push(&[&"--clearenv"]);
+    for name in &policy.env_allow {
+        if let Some(v) = std::env::var_os(name) {
+            push(&[&"--setenv", name, &v]);
+        }
+    }
+    push(&[&"--chdir", &policy.root]);
+    for fd in seccomp_fds {
+        push(&[&"--add-seccomp-fd", &fd.to_string()]);
+    }
+    a
+}

@@ -1,0 +1,28 @@
+//! Runs a command confined by an [`ExecPolicy`](wicket_policy::exec::ExecPolicy).
+//!
+//! The main entry point is [`Sandbox::run`]: pick a [`Backend`] with [`Sandbox::detect`], then
+//! run a command under the policy. On Linux the layers are bubblewrap (user, pid, net, ipc and
+//! uts namespaces; a read-only `/` with the project, temp and caches bound writable; secrets
+//! masked), a seccomp filter handed to bwrap, and Landlock applied by wicket's own binary
+//! re-executed as a shim ([`shim`]) right before the command. Without bwrap, Landlock and
+//! seccomp alone, and [`Backend::missing`] says what isolation is then absent. On macOS a
+//! Seatbelt profile ([`seatbelt`]) is generated from the same policy.
+//!
+//! What this crate must never do: run a command with less confinement than it reports.
+
+#[cfg(target_os = "linux")]
+mod bwrap;
+pub mod output;
+pub mod probe;
+mod runner;
+pub mod seatbelt;
+#[cfg(target_os = "linux")]
+mod seccomp;
+pub mod shim;
+
+pub use probe::{Backend, Probe};
+pub use runner::{run_on_host, Outcome, RunOptions, Sandbox, SandboxError};
+
+/// The hidden sub-command of the `wicket` binary that applies Landlock (and, without bwrap,
+/// seccomp) to itself, then runs the command.
+pub const SHIM_ARG: &str = "__sandbox-exec";

@@ -1,0 +1,339 @@
+//! Running a command under the sandbox: spawn, cap the output, enforce the timeout, and make
+//! sure nothing it started outlives it.
+//!
+//! The hard question: when the command is done (or out of time), is everything it started
+//! gone? The command runs in its own process group; on timeout the group gets SIGTERM, then
+//! SIGKILL two seconds later. Under bwrap the pid namespace dies with it; without bwrap, wicket
+//! is a child subreaper, so orphans are reparented to it and killed too.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use wicket_policy::exec::ExecPolicy;
+
+use crate::output::{capture, Captured};
+use crate::probe::Backend;
+use crate::shim::ShimPolicy;
+
+/// Why a command could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// No backend can confine commands here.
+    #[error("no OS sandbox is available here: {0}")]
+    Unavailable(String),
+    /// The seccomp filter could not be built.
+    #[error("{0}")]
+    Seccomp(String),
+    /// The sandbox or the command could not be started.
+    #[error("cannot start {what}: {source}")]
+    Spawn {
+        /// What was started.
+        what: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A placeholder for a protected path could not be made.
+    #[error("cannot protect {path}: {source}")]
+    Placeholder {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// An I/O error while waiting.
+    #[error("while running the command: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// How a command is run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Copy the (capped) output to wicket's own stdout and stderr as it comes.
+    pub passthrough: bool,
+    /// Give the command wicket's stdin (else /dev/null).
+    pub inherit_stdin: bool,
+}
+
+/// How a command ended.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The exit code (128 + signal for a signal; 124 after a timeout).
+    pub code: i32,
+    /// Its standard output, capped.
+    pub stdout: Captured,
+    /// Its standard error, capped.
+    pub stderr: Captured,
+    /// True when the timeout ended it.
+    pub timed_out: bool,
+    /// How long it ran.
+    pub duration: Duration,
+    /// The backend that confined it.
+    pub backend: &'static str,
+}
+
+/// A sandbox runner: a backend and the binary that serves as the shim.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    /// The backend.
+    pub backend: Backend,
+    /// wicket's own binary (re-executed as the shim).
+    pub shim_exe: PathBuf,
+}
+
+impl Sandbox {
+    /// The best backend here (cached probe) and this process's binary as the shim.
+    pub fn detect(cache: Option<&Path>) -> Result<Sandbox, SandboxError> {
+        let probe = crate::probe::Probe::cached(cache);
+        let shim_exe = std::env::current_exe().map_err(|e| SandboxError::Spawn { what: "wicket".into(), source: e })?;
+        Ok(Sandbox { backend: probe.backend, shim_exe })
+    }
+
+    /// Run `argv` under `policy`.
+    pub fn run(&self, policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) -> Result<Outcome, SandboxError> {
+        let Some((program, args)) = argv.split_first() else {
+            return Err(SandboxError::Spawn {
+                what: "an empty command".into(),
+                source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no program"),
+            });
+        };
+        let placeholders = Placeholders::make(&policy.placeholders)?;
+        let shim = ShimPolicy {
+            writable: policy.writable.clone(),
+            hidden: policy.unreadable.clone(),
+            fallback: !matches!(self.backend, Backend::Bwrap { .. }),
+            no_network: !policy.network,
+        };
+        let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+        let mut keep_fds = Vec::new();
+        let mut cmd = match &self.backend {
+            #[cfg(target_os = "linux")]
+            Backend::Bwrap { path } => {
+                let mut fds = Vec::new();
+                // The network namespace already cuts the network; loopback inside it stays usable.
+                for prog in crate::seccomp::programs(false).map_err(|e| SandboxError::Seccomp(e.to_string()))? {
+                    let fd = program_fd(&crate::seccomp::bytes(&prog))?;
+                    fds.push(raw(&fd));
+                    keep_fds.push(fd);
+                }
+                let mut c = Command::new(path);
+                c.args(crate::bwrap::args(policy, &fds));
+                c.arg("--").arg(&self.shim_exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
+                c
+            }
+            #[cfg(target_os = "linux")]
+            Backend::Landlock { .. } => {
+                let mut c = Command::new(&self.shim_exe);
+                c.arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
+                c.env_clear();
+                for name in &policy.env_allow {
+                    if let Some(v) = std::env::var_os(name) {
+                        c.env(name, v);
+                    }
+                }
+                c.current_dir(&policy.root);
+                c
+            }
+            other => return Err(SandboxError::Unavailable(format!("backend {} cannot run commands here", other.name()))),
+        };
+        let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name());
+        drop(keep_fds);
+        drop(placeholders);
+        result
+    }
+}
+
+/// Run a command on the host, unconfined (the person chose it): wicket's environment, the
+/// same output caps and timeout.
+pub fn run_on_host(policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) -> Result<Outcome, SandboxError> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err(SandboxError::Spawn {
+            what: "an empty command".into(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no program"),
+        });
+    };
+    let mut c = Command::new(program);
+    c.args(args).current_dir(&policy.root);
+    spawn_and_wait(&mut c, policy, opts, "host")
+}
+
+#[cfg(target_os = "linux")]
+fn raw(fd: &std::os::fd::OwnedFd) -> i32 {
+    use std::os::fd::AsRawFd;
+    fd.as_raw_fd()
+}
+
+/// A pipe holding the filter bytes, its read end inheritable (bwrap reads it to the end).
+#[cfg(target_os = "linux")]
+fn program_fd(bytes: &[u8]) -> Result<std::os::fd::OwnedFd, SandboxError> {
+    let (r, w) = rustix::pipe::pipe().map_err(|e| SandboxError::Seccomp(format!("pipe: {e}")))?;
+    let mut file = std::fs::File::from(w);
+    file.write_all(bytes).map_err(|e| SandboxError::Seccomp(format!("writing the filter: {e}")))?;
+    drop(file);
+    rustix::io::fcntl_setfd(&r, rustix::io::FdFlags::empty()).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+    Ok(r)
+}
+
+fn spawn_and_wait(cmd: &mut Command, policy: &ExecPolicy, opts: &RunOptions, backend: &'static str) -> Result<Outcome, SandboxError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // Orphans of the command are reparented to wicket, so they can be found and killed.
+        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    }
+    cmd.stdin(if opts.inherit_stdin { Stdio::inherit() } else { Stdio::null() });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
+    let pid = child.id();
+    let cap = policy.output_cap;
+    let passthrough = opts.passthrough;
+    let out_pipe = child.stdout.take();
+    let err_pipe = child.stderr.take();
+    let out_t = std::thread::spawn(move || match out_pipe {
+        Some(p) => {
+            let mut o = std::io::stdout();
+            capture(p, cap, passthrough.then_some(&mut o as &mut dyn Write))
+        }
+        None => Captured::default(),
+    });
+    let err_t = std::thread::spawn(move || match err_pipe {
+        Some(p) => {
+            let mut e = std::io::stderr();
+            capture(p, cap, passthrough.then_some(&mut e as &mut dyn Write))
+        }
+        None => Captured::default(),
+    });
+    let mut timed_out = false;
+    let mut term_sent: Option<Instant> = None;
+    let status = loop {
+        if let Some(s) = child.try_wait()? {
+            break s;
+        }
+        if let Some(limit) = policy.timeout {
+            let now = Instant::now();
+            match term_sent {
+                None if now.duration_since(start) >= limit => {
+                    timed_out = true;
+                    kill_group(pid, false);
+                    term_sent = Some(now);
+                }
+                Some(t) if now.duration_since(t) >= Duration::from_secs(2) => kill_group(pid, true),
+                _ => {}
+            }
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    // The command is done: nothing it started may stay.
+    kill_group(pid, true);
+    reap_orphans();
+    let stdout = out_t.join().unwrap_or_default();
+    let stderr = err_t.join().unwrap_or_default();
+    let code = if timed_out {
+        124
+    } else {
+        status.code().unwrap_or_else(|| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::process::ExitStatusExt;
+                128 + status.signal().unwrap_or(0)
+            }
+            #[cfg(not(unix))]
+            {
+                1
+            }
+        })
+    };
+    Ok(Outcome { code, stdout, stderr, timed_out, duration: start.elapsed(), backend })
+}
+
+/// Signal the command's process group (SIGTERM, or SIGKILL when `hard`).
+fn kill_group(pid: u32, hard: bool) {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{kill_process_group, Pid, Signal};
+        if let Some(p) = Pid::from_raw(pid as i32) {
+            let _ = kill_process_group(p, if hard { Signal::KILL } else { Signal::TERM });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pid, hard);
+    }
+}
+
+/// Kill and reap every child left (orphans reparented to wicket as subreaper).
+fn reap_orphans() {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{kill_process, Pid, Signal};
+        let me = std::process::id();
+        for _ in 0..3 {
+            let Ok(entries) = std::fs::read_dir("/proc") else { return };
+            let mut found = false;
+            for e in entries.flatten() {
+                let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+                // Field 4 (ppid) follows the command name in parentheses, which may hold spaces.
+                let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+                if ppid == Some(me) {
+                    if let Some(p) = Pid::from_raw(pid) {
+                        found = true;
+                        let _ = kill_process(p, Signal::KILL);
+                        let _ = rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG);
+                    }
+                }
+            }
+            if !found {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// Empty files or folders made for missing protected paths, removed after the run if they are
+/// still empty (a sandbox can only keep a path read-only if it exists).
+struct Placeholders(Vec<(PathBuf, bool)>);
+
+impl Placeholders {
+    fn make(paths: &[PathBuf]) -> Result<Placeholders, SandboxError> {
+        let mut made = Vec::new();
+        for p in paths {
+            if p.exists() {
+                continue;
+            }
+            let dir = p.extension().is_none() || p.ends_with(".git/hooks");
+            let res = if dir {
+                std::fs::create_dir(p)
+            } else {
+                std::fs::OpenOptions::new().write(true).create_new(true).open(p).map(|_| ())
+            };
+            match res {
+                Ok(()) => made.push((p.clone(), dir)),
+                // A parent that does not exist (no .git): nothing to protect there.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(SandboxError::Placeholder { path: p.clone(), source }),
+            }
+        }
+        Ok(Placeholders(made))
+    }
+}
+
+impl Drop for Placeholders {
+    fn drop(&mut self) {
+        for (p, dir) in &self.0 {
+            if *dir {
+                let _ = std::fs::remove_dir(p);
+            } else if std::fs::metadata(p).is_ok_and(|m| m.len() == 0) {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! The seccomp filter: system calls a sandboxed command never needs and that help escapes.
+//!
+//! The hard question: what may a confined process ask the kernel for? Everything but the calls
+//! that attach to other processes (ptrace), change mounts or namespaces, reach the kernel
+//! keyring, load BPF or kernel modules, open io_uring or perf rings, or create Unix sockets
+//! (which could talk to a daemon outside through a socket file). Without bwrap, internet
+//! sockets are refused too, since there is no network namespace.
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
+    TargetArch,
+};
+
+/// Why the filter cannot be built (a bug, or an unsupported architecture).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the seccomp filter: {0}")]
+pub struct SeccompError(String);
+
+fn arch() -> Result<TargetArch, SeccompError> {
+    if cfg!(target_arch = "x86_64") {
+        Ok(TargetArch::x86_64)
+    } else if cfg!(target_arch = "aarch64") {
+        Ok(TargetArch::aarch64)
+    } else if cfg!(target_arch = "riscv64") {
+        Ok(TargetArch::riscv64)
+    } else {
+        Err(SeccompError("this CPU architecture has no seccomp filter in wicket".into()))
+    }
+}
+
+fn cond(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, SeccompError> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(|e| SeccompError(e.to_string()))
+}
+
+fn rule(conds: Vec<SeccompCondition>) -> Result<SeccompRule, SeccompError> {
+    SeccompRule::new(conds).map_err(|e| SeccompError(e.to_string()))
+}
+
+/// Build the filter. `no_network` also refuses internet sockets (the fallback without a
+/// network namespace).
+pub fn programs(no_network: bool) -> Result<Vec<BpfProgram>, SeccompError> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    let always: &[i64] = &[
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_move_mount,
+        libc::SYS_open_tree,
+        libc::SYS_fsopen,
+        libc::SYS_fsmount,
+        libc::SYS_fsconfig,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_bpf,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_name_to_handle_at,
+        libc::SYS_chroot,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_reboot,
+        libc::SYS_acct,
+        libc::SYS_quotactl,
+    ];
+    for nr in always {
+        rules.insert(*nr, vec![]);
+    }
+    // clone() with a namespace flag; clone3 passes its flags in memory, so it is refused as
+    // "not implemented" and libc falls back to clone().
+    let ns_flags = [
+        libc::CLONE_NEWNS,
+        libc::CLONE_NEWUSER,
+        libc::CLONE_NEWPID,
+        libc::CLONE_NEWNET,
+        libc::CLONE_NEWIPC,
+        libc::CLONE_NEWUTS,
+        libc::CLONE_NEWCGROUP,
+    ];
+    let mut clone_rules = Vec::new();
+    for f in ns_flags {
+        // x86_64 clone(flags, …): flags is argument 0.
+        clone_rules.push(rule(vec![cond(0, SeccompCmpOp::MaskedEq(f as u64), f as u64)?])?);
+    }
+    rules.insert(libc::SYS_clone, clone_rules);
+    // socket(AF_UNIX, …); without a network namespace also AF_INET and AF_INET6.
+    let mut families = vec![libc::AF_UNIX];
+    if no_network {
+        families.extend([libc::AF_INET, libc::AF_INET6, libc::AF_PACKET]);
+    }
+    let mut socket_rules = Vec::new();
+    for fam in families {
+        socket_rules.push(rule(vec![cond(0, SeccompCmpOp::Eq, fam as u64)?])?);
+    }
+    rules.insert(libc::SYS_socket, socket_rules);
+    // TIOCSTI pushes keystrokes into the terminal outside.
+    rules.insert(libc::SYS_ioctl, vec![rule(vec![cond(1, SeccompCmpOp::Eq, libc::TIOCSTI)?])?]);
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch()?)
+        .map_err(|e| SeccompError(e.to_string()))?;
+    let main: BpfProgram = filter.try_into().map_err(|e: seccompiler::BackendError| SeccompError(e.to_string()))?;
+    // clone3 passes its flags in memory, where a filter cannot look: refuse it as "not
+    // implemented", so libc falls back to clone(), whose flags the first program checks. A
+    // filter has one action for all its rules, hence a second program.
+    let clone3 = SeccompFilter::new(
+        BTreeMap::from([(libc::SYS_clone3, vec![])]),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch()?,
+    )
+    .map_err(|e| SeccompError(e.to_string()))?;
+    let clone3: BpfProgram = clone3.try_into().map_err(|e: seccompiler::BackendError| SeccompError(e.to_string()))?;
+    Ok(vec![main, clone3])
+}
+
+/// The raw bytes bwrap reads from `--seccomp FD` (`struct sock_filter` array, native endian).
+pub fn bytes(prog: &BpfProgram) -> Vec<u8> {
+    let mut out = Vec::with_capacity(prog.len() * 8);
+    for f in prog {
+        out.extend_from_slice(&f.code.to_ne_bytes());
+        out.push(f.jt);
+        out.push(f.jf);
+        out.extend_from_slice(&f.k.to_ne_bytes());
+    }
+    out
+}
+
+/// Install the filter on this process (the fallback shim): no new privileges first.
+pub fn apply(no_network: bool) -> Result<(), SeccompError> {
+    for prog in programs(no_network)? {
+        seccompiler::apply_filter(&prog).map_err(|e| SeccompError(e.to_string()))?;
+    }
+    Ok(())
+}

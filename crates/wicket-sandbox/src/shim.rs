@@ -1,0 +1,157 @@
+//! The shim: wicket's own binary, re-executed inside the sandbox as
+//! `wicket __sandbox-exec POLICY-JSON PROGRAM [ARGS…]`, applies Landlock (and, without bwrap,
+//! the seccomp filter) to itself and then becomes the command.
+//!
+//! The hard question: what may the command touch once it runs? Under bwrap, Landlock is a
+//! second wall: writes only beneath the writable paths. Without bwrap it is the wall: reads
+//! everywhere but the hidden secrets, writes only beneath the writable paths, no signals or
+//! abstract sockets out of the sandbox, and seccomp refuses sockets. If the wall cannot be
+//! built, the command does not run.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// What the shim applies.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ShimPolicy {
+    /// Paths the command may write beneath.
+    pub writable: Vec<PathBuf>,
+    /// Paths the command may not read (only enforced here in the fallback; bwrap masks them).
+    pub hidden: Vec<PathBuf>,
+    /// No bwrap: Landlock and seccomp are the only walls, so they must hold fully.
+    pub fallback: bool,
+    /// Refuse network sockets (the fallback has no network namespace).
+    pub no_network: bool,
+}
+
+/// Device files a command may write to (terminals, `/dev/null` …).
+const DEV_WRITABLE: &[&str] = &[
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/shm",
+];
+
+/// Run the shim with the arguments after `__sandbox-exec`. Returns only on failure, with the
+/// exit status to use (126: the sandbox could not be built; 127: the program cannot run).
+pub fn main(args: &[OsString]) -> i32 {
+    let [policy, program, rest @ ..] = args else {
+        eprintln!("wicket sandbox: usage: wicket __sandbox-exec POLICY-JSON PROGRAM [ARGS…]");
+        return 126;
+    };
+    let policy: ShimPolicy = match serde_json::from_str(&policy.to_string_lossy()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("wicket sandbox: the shim's policy is not valid: {e}");
+            return 126;
+        }
+    };
+    if let Err(e) = confine(&policy) {
+        eprintln!("wicket sandbox: cannot confine the command, so it does not run: {e}");
+        return 126;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let err = std::process::Command::new(program).args(rest).exec();
+        eprintln!("wicket sandbox: cannot run {}: {err}", program.to_string_lossy());
+        if err.kind() == std::io::ErrorKind::NotFound {
+            127
+        } else {
+            126
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (program, rest);
+        126
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn confine(p: &ShimPolicy) -> Result<(), String> {
+    use landlock::{
+        Access, AccessFs, CompatLevel, Compatible, RestrictionStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetStatus, Scope, ABI,
+    };
+    let abi = ABI::V6;
+    let level = if p.fallback { CompatLevel::HardRequirement } else { CompatLevel::BestEffort };
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(level)
+        .handle_access(AccessFs::from_all(ABI::V1))
+        .map_err(|e| e.to_string())?
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(|e| e.to_string())?;
+    if p.fallback {
+        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(|e| e.to_string())?;
+    }
+    let read_roots = if p.fallback { without(vec![PathBuf::from("/")], &p.hidden) } else { vec![PathBuf::from("/")] };
+    let dev: Vec<PathBuf> = DEV_WRITABLE.iter().map(PathBuf::from).filter(|d| d.exists()).collect();
+    // A writable folder grants reading too: leave the hidden paths out of it as well.
+    let writable = without(p.writable.iter().filter(|w| w.exists()).cloned().collect(), &p.hidden);
+    let status: RestrictionStatus = ruleset
+        .create()
+        .map_err(|e| e.to_string())?
+        .add_rules(landlock::path_beneath_rules(&read_roots, AccessFs::from_read(abi)))
+        .map_err(|e| e.to_string())?
+        .add_rules(landlock::path_beneath_rules(&writable, AccessFs::from_all(abi)))
+        .map_err(|e| e.to_string())?
+        .add_rules(landlock::path_beneath_rules(&dev, AccessFs::from_all(abi)))
+        .map_err(|e| e.to_string())?
+        .restrict_self()
+        .map_err(|e| e.to_string())?;
+    if p.fallback && status.ruleset == RulesetStatus::NotEnforced {
+        return Err("the kernel did not enforce Landlock".into());
+    }
+    if p.fallback {
+        crate::seccomp::apply(p.no_network).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn confine(_: &ShimPolicy) -> Result<(), String> {
+    Err("the Landlock shim exists only on Linux".into())
+}
+
+/// The folders and files to grant access beneath so that everything under `roots` is covered
+/// but the hidden paths: each root that holds a hidden path is replaced by its entries, all but
+/// the one on the way to the hidden path, down to the hidden path's parent.
+pub fn without(mut roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
+    for h in hidden {
+        if std::fs::symlink_metadata(h).is_err() {
+            continue;
+        }
+        while let Some(i) = roots.iter().position(|r| h.starts_with(r)) {
+            let r = roots.swap_remove(i);
+            if r == *h {
+                break;
+            }
+            let Ok(entries) = std::fs::read_dir(&r) else { continue };
+            for e in entries.flatten() {
+                roots.push(e.path());
+            }
+        }
+    }
+    roots.sort();
+    roots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_leave_out_hidden_paths_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        for p in [".ssh/id_rsa", "code/a.rs", ".bashrc", ".aws/credentials"] {
+            let f = home.join(p);
+            std::fs::create_dir_all(f.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&f, "x").expect("write");
+        }
+        let roots = without(vec![PathBuf::from("/")], &[home.join(".ssh"), home.join(".aws")]);
+        assert!(roots.contains(&home.join("code")) && roots.contains(&home.join(".bashrc")));
+        assert!(!roots.iter().any(|r| r.starts_with(home.join(".ssh")) || home.join(".ssh").starts_with(r)));
+        assert!(!roots.iter().any(|r| home.join(".aws/credentials").starts_with(r)));
+        assert!(roots.contains(&PathBuf::from("/usr")), "everything else stays readable");
+    }
+}

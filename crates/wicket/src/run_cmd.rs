@@ -1,0 +1,126 @@
+//! `wicket run -- CMD [ARGS…]`: decide a command through the engine, ask the person when the
+//! verdict is ask, then run it in the OS sandbox (or on the host when so configured).
+//!
+//! Exit status: the command's own; 126 when wicket refuses it (the reason on stderr); 124
+//! after the timeout; 2 for wicket's own errors (bad flags, broken settings).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use wicket::config::{self, Overrides, Placement};
+use wicket_policy::exec::{exec_policy, ExecInputs};
+use wicket_policy::{Decision, Mode, Policy, Session, ToolCall};
+
+/// The flags of `wicket run` (a public contract: add, never change).
+#[derive(Args)]
+pub struct RunArgs {
+    /// The project root (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The permission mode.
+    #[arg(long, value_parser = crate::check_cmd::parse_mode)]
+    pub mode: Option<Mode>,
+    /// Kill the command after this many seconds.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Run on the host, unconfined, after the rules decide.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Never ask: a call that would ask is refused.
+    #[arg(long)]
+    pub unattended: bool,
+    /// The command and its arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "CMD")]
+    pub command: Vec<OsString>,
+}
+
+/// Quote an argv as one shell command line, so the engine judges exactly what runs.
+pub fn shell_join(argv: &[OsString]) -> String {
+    argv.iter()
+        .map(|a| {
+            let s = a.to_string_lossy();
+            let plain = !s.is_empty()
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '+' | ',' | '@' | '%'));
+            if plain {
+                s.into_owned()
+            } else {
+                format!("'{}'", s.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Decide, ask if needed, run; the exit status to return.
+pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().context("cannot read the current folder")?,
+    };
+    let loaded = config::load(&root)?;
+    let placement = config::placement(&loaded, args.no_sandbox)?;
+    if let Placement::Host(why) = &placement {
+        if !args.no_sandbox {
+            eprintln!("wicket: notice: {why}");
+        }
+    }
+    let overrides =
+        Overrides { mode: args.mode, unattended: args.unattended, no_sandbox: args.no_sandbox, ..Overrides::default() };
+    let cfg = config::policy_config(&root, &loaded, &overrides);
+    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    let sandboxed = matches!(placement, Placement::Sandbox(_));
+    let command = shell_join(&args.command);
+    let call = ToolCall::new("bash", serde_json::json!({ "command": command, "outside_sandbox": !sandboxed }));
+    let mut session = Session::new();
+    let verdict = policy.decide(&call, &session);
+    match verdict.decision {
+        Decision::Allow => {}
+        Decision::Deny => {
+            eprintln!("wicket: refused ({}): {}", verdict.by, verdict.reason);
+            return Ok(ExitCode::from(126));
+        }
+        Decision::Ask => {
+            let always = policy.always_allow_rule(&call);
+            match crate::approve::ask(&command, &verdict.reason, always.as_ref(), sandboxed) {
+                crate::approve::Answer::Deny(why) => {
+                    eprintln!("wicket: refused: {why}");
+                    return Ok(ExitCode::from(126));
+                }
+                crate::approve::Answer::Yes => session.allow_call(&call),
+            }
+        }
+    }
+    let settings_layers = loaded.user.iter().chain(loaded.project.iter());
+    let mut inputs = ExecInputs {
+        root: root.clone(),
+        home: config::home_dir(),
+        mode: policy.mode(),
+        timeout: args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64),
+        ..ExecInputs::default()
+    };
+    for s in settings_layers {
+        inputs.write_paths.extend(s.sandbox.write_paths.iter().cloned());
+        inputs.deny_read.extend(s.sandbox.deny_read.iter().cloned());
+        inputs.env_allow.extend(s.env.allow.iter().cloned());
+    }
+    let exec = exec_policy(&inputs);
+    let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true };
+    let outcome = match placement {
+        Placement::Sandbox(backend) => {
+            for m in backend.missing() {
+                eprintln!("wicket: notice: {m}");
+            }
+            let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
+            wicket_sandbox::Sandbox { backend, shim_exe: exe }.run(&exec, &args.command, &opts)?
+        }
+        Placement::Host(_) => wicket_sandbox::run_on_host(&exec, &args.command, &opts)?,
+    };
+    if outcome.timed_out {
+        eprintln!("wicket: the command ran out of time and was stopped");
+    }
+    Ok(ExitCode::from(outcome.code.clamp(0, 255) as u8))
+}
