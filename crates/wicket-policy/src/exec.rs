@@ -101,7 +101,7 @@ pub const ROOT_READ_ONLY: &[(&str, bool)] = &[
 /// Of [`ROOT_READ_ONLY`], the paths that must stay uncreatable when they do not exist: a
 /// sandbox can only protect a path that exists, so these get an empty placeholder for the run.
 pub const ROOT_PLACEHOLDERS: &[&str] =
-    &[".git/hooks", ".wicket", ".vscode", ".mcp.json", ".claude", ".cursor", ".gemini", ".codex", ".roo", ".github"];
+    &[".git/hooks", ".wicket", ".mcp.json", ".vscode", ".claude", ".cursor", ".gemini", ".codex"];
 
 /// What a sandboxed command may do.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -121,9 +121,7 @@ pub fn landlock_abi() -> u32 {
     {
         // landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
         // SAFETY: with a null attribute and the VERSION flag, the call only returns a number.
-        let v = unsafe {
-            libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, 1u32)
-        };
+        let v = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, 1u32) };
         if v > 0 {
             return v as u32;
         }
@@ -159,15 +157,26 @@ impl Probe {
             };
         }
         let bwrap_path = which("bwrap");
-        let bwrap_version = bwrap_path
-            .as_ref()
-            .and_then(|b| run_with_timeout(Command::new(b).arg("--version"), PROBE_TIMEOUT).ok());
+        let bwrap_version =
+            bwrap_path.as_ref().and_then(|b| run_with_timeout(Command::new(b).arg("--version"), PROBE_TIMEOUT).ok());
         let bwrap_works = match &bwrap_path {
             None => Err("bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)".to_string()),
             Some(b) => run_with_timeout(
                 Command::new(b).args([
-                    "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-                    "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true",
+                    "--unshare-user",
+                    "--unshare-pid",
+                    "--unshare-net",
+                    "--unshare-ipc",
+                    "--unshare-uts",
+                    "--die-with-parent",
+                    "--ro-bind",
+                    "/",
+                    "/",
+                    "--dev",
+                    "/dev",
+                    "--proc",
+                    "/proc",
+                    "true",
                 ]),
                 PROBE_TIMEOUT,
             )

@@ -119,7 +119,13 @@ impl Sandbox {
                     keep_fds.push(fd);
                 }
                 let mut c = Command::new(path);
-                c.args(crate::bwrap::args(policy, &fds));
+                let bwrap_args = crate::bwrap::args(policy, &fds);
+                // For benchmarks and bug reports: the exact bwrap command line.
+                if std::env::var_os("WICKET_PRINT_BWRAP").is_some() {
+                    let shown: Vec<String> = bwrap_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+                    eprintln!("wicket: bwrap {}", shown.join(" "));
+                }
+                c.args(bwrap_args);
                 c.arg("--").arg(&self.shim_exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
                 c
             }
@@ -136,7 +142,9 @@ impl Sandbox {
                 c.current_dir(&policy.root);
                 c
             }
-            other => return Err(SandboxError::Unavailable(format!("backend {} cannot run commands here", other.name()))),
+            other => {
+                return Err(SandboxError::Unavailable(format!("backend {} cannot run commands here", other.name())))
+            }
         };
         let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name());
         drop(keep_fds);
@@ -176,7 +184,12 @@ fn program_fd(bytes: &[u8]) -> Result<std::os::fd::OwnedFd, SandboxError> {
     Ok(r)
 }
 
-fn spawn_and_wait(cmd: &mut Command, policy: &ExecPolicy, opts: &RunOptions, backend: &'static str) -> Result<Outcome, SandboxError> {
+fn spawn_and_wait(
+    cmd: &mut Command,
+    policy: &ExecPolicy,
+    opts: &RunOptions,
+    backend: &'static str,
+) -> Result<Outcome, SandboxError> {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -190,7 +203,8 @@ fn spawn_and_wait(cmd: &mut Command, policy: &ExecPolicy, opts: &RunOptions, bac
     cmd.stdin(if opts.inherit_stdin { Stdio::inherit() } else { Stdio::null() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
+    let mut child =
+        cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
     let pid = child.id();
     let cap = policy.output_cap;
     let passthrough = opts.passthrough;
@@ -281,7 +295,8 @@ fn reap_orphans() {
                 let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
                 let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
                 // Field 4 (ppid) follows the command name in parentheses, which may hold spaces.
-                let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+                let ppid =
+                    stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
                 if ppid == Some(me) {
                     if let Some(p) = Pid::from_raw(pid) {
                         found = true;

@@ -60,7 +60,10 @@ mod tests {
         let policy = ExecPolicy {
             root: PathBuf::from("/Users/a/proj"),
             writable: vec![PathBuf::from("/Users/a/proj"), PathBuf::from("/private/tmp")],
-            read_only: vec![(PathBuf::from("/Users/a/proj/.git/hooks"), true), (PathBuf::from("/Users/a/proj/.mcp.json"), false)],
+            read_only: vec![
+                (PathBuf::from("/Users/a/proj/.git/hooks"), true),
+                (PathBuf::from("/Users/a/proj/.mcp.json"), false),
+            ],
             placeholders: vec![],
             unreadable: vec![PathBuf::from("/Users/a/.ssh"), PathBuf::from("/Users/a/we\"ird")],
             network: false,
@@ -82,6 +85,9 @@ mod tests {
             assert!(text.contains(want), "missing {want} in\n{text}");
         }
         // Denials of holes come after the writable allows: in Seatbelt the last match wins.
-        assert!(text.find("(deny file-write* (subpath \"/Users/a/proj/.git/hooks\"))") > text.find("(allow file-write* (subpath \"/Users/a/proj\"))"));
+        assert!(
+            text.find("(deny file-write* (subpath \"/Users/a/proj/.git/hooks\"))")
+                > text.find("(allow file-write* (subpath \"/Users/a/proj\"))")
+        );
     }
 }

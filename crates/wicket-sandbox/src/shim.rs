@@ -26,7 +26,15 @@ pub struct ShimPolicy {
 
 /// Device files a command may write to (terminals, `/dev/null` …).
 const DEV_WRITABLE: &[&str] = &[
-    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/shm",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/pts",
+    "/dev/ptmx",
+    "/dev/shm",
 ];
 
 /// Run the shim with the arguments after `__sandbox-exec`. Returns only on failure, with the

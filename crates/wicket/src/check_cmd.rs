@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use wicket::audit::Recorder;
 use wicket::config::{self, Overrides};
 use wicket_policy::{Mode, Policy, Session, ToolCall, Trace, Verdict};
 
@@ -90,10 +91,26 @@ fn verdict_json(v: &Verdict) -> VerdictOut<'_> {
     }
 }
 
+/// Write a decision to the audit log before it is printed: a failed line gives one notice,
+/// or (mandatory audit) turns the verdict into a deny.
+fn record(audit: &mut Recorder, call: Option<&ToolCall>, raw: &str, verdict: Verdict) -> Verdict {
+    let recorded = audit.decision(call, raw, verdict);
+    if let Some(notice) = recorded.notice {
+        eprintln!("wicket: {notice}");
+    }
+    recorded.verdict
+}
+
 /// Decide the call (or calls, with `--jsonl`) on stdin and print the decision.
 pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     let (policy, loaded) = build_policy(args)?;
     let session = Session::new();
+    // Every decision of `check` goes to the audit log (`explain` only shows a person).
+    let mut audit = if args.no_audit || explain {
+        Recorder::off()
+    } else {
+        Recorder::open(policy.root(), wicket::audit::options())
+    };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -103,10 +120,14 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
             if line.trim().is_empty() {
                 continue;
             }
-            let verdict = match parse_call(&line) {
-                Ok(call) => policy.decide(&call, &session),
-                Err(e) => Verdict::deny(wicket_policy::By::Input, format!("line {}: {e:#}", n + 1)),
+            let (call, verdict) = match parse_call(&line) {
+                Ok(call) => {
+                    let v = policy.decide(&call, &session);
+                    (Some(call), v)
+                }
+                Err(e) => (None, Verdict::deny(wicket_policy::By::Input, format!("line {}: {e:#}", n + 1))),
             };
+            let verdict = record(&mut audit, call.as_ref(), &line, verdict);
             serde_json::to_writer(&mut out, &verdict_json(&verdict))?;
             out.write_all(b"\n")?;
         }
@@ -139,6 +160,7 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
         }
     } else {
         let v = policy.decide(&call, &session);
+        let v = record(&mut audit, Some(&call), &text, v);
         serde_json::to_writer(&mut out, &verdict_json(&v))?;
         out.write_all(b"\n")?;
     }

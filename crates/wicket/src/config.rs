@@ -127,7 +127,8 @@ pub fn placement(loaded: &Loaded, no_sandbox: bool) -> Result<Placement, Placeme
     let fix = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and check `wicket doctor`";
     if strict && (executor == Executor::Host || no_sandbox) {
         return Err(PlacementError::NoSandbox(
-            "the strict profile runs commands only in the OS sandbox: remove `executor: \"host\"` and --no-sandbox".into(),
+            "the strict profile runs commands only in the OS sandbox: remove `executor: \"host\"` and --no-sandbox"
+                .into(),
         ));
     }
     if executor == Executor::Host || no_sandbox {

@@ -4,4 +4,6 @@
 //! decision engine of `wicket-policy`. The binary `wicket` is its command line (`wicket check`,
 //! `wicket explain`).
 
+pub mod approver;
+pub mod audit;
 pub mod config;

@@ -1,7 +1,8 @@
 //! The `wicket` command line: `check` decides tool calls, `explain` shows how.
 
-mod approve;
+mod audit_cmd;
 mod check_cmd;
+mod doctor_cmd;
 mod run_cmd;
 
 use std::process::ExitCode;
@@ -23,6 +24,10 @@ enum Command {
     Explain(check_cmd::CheckArgs),
     /// Decide a command, ask if needed, and run it in the OS sandbox.
     Run(run_cmd::RunArgs),
+    /// Show which sandbox backends work here and what each isolates.
+    Doctor(doctor_cmd::DoctorArgs),
+    /// Verify the audit log (`verify [FILE|DIR]`) or show it (`show [--json] [filters]`).
+    Audit(audit_cmd::AuditArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +41,8 @@ fn main() -> ExitCode {
         Command::Check(args) => check_cmd::check(&args, false).map(|()| ExitCode::SUCCESS),
         Command::Explain(args) => check_cmd::check(&args, true).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => run_cmd::run(&args),
+        Command::Doctor(args) => doctor_cmd::doctor(&args),
+        Command::Audit(args) => audit_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use wicket::approver::{Answer, Approver, Question, TerminalApprover};
 use wicket::config::{self, Overrides, Placement};
 use wicket_policy::exec::{exec_policy, ExecInputs};
 use wicket_policy::{Decision, Mode, Policy, Session, ToolCall};
@@ -44,7 +45,9 @@ pub fn shell_join(argv: &[OsString]) -> String {
         .map(|a| {
             let s = a.to_string_lossy();
             let plain = !s.is_empty()
-                && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '+' | ',' | '@' | '%'));
+                && s.chars().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '+' | ',' | '@' | '%')
+                });
             if plain {
                 s.into_owned()
             } else {
@@ -85,12 +88,21 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         Decision::Ask => {
             let always = policy.always_allow_rule(&call);
-            match crate::approve::ask(&command, &verdict.reason, always.as_ref(), sandboxed) {
-                crate::approve::Answer::Deny(why) => {
-                    eprintln!("wicket: refused: {why}");
+            let question = Question::for_call(&call, &verdict, always, sandboxed);
+            let answer = match TerminalApprover::open() {
+                Ok(mut tty) => tty.ask(&question),
+                Err(e) => {
+                    eprintln!("wicket: refused: {} ({e})", verdict.reason);
                     return Ok(ExitCode::from(126));
                 }
-                crate::approve::Answer::Yes => session.allow_call(&call),
+            };
+            match answer {
+                Answer::Deny => {
+                    eprintln!("wicket: refused by you: {}", question.what);
+                    return Ok(ExitCode::from(126));
+                }
+                Answer::Session | Answer::Always(_) => session.allow_call(&call),
+                Answer::Once => {}
             }
         }
     }

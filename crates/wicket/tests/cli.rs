@@ -82,10 +82,11 @@ fn sandbox_is_reported_only_where_it_exists() {
     let call = r#"{"tool":"bash","input":{"command":"cargo build"}}"#;
     let v = decision(&run(&e, &["check", "--no-sandbox"], call));
     assert_eq!(v["decision"], "ask");
-    let has_bwrap =
-        std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("bwrap").is_file()));
+    // Whatever backend this machine has, `check` and `doctor` agree on it.
+    let doctor = run_plain(&e, &["doctor", "--root", e.root.to_str().unwrap()]);
+    let has_sandbox = String::from_utf8_lossy(&doctor.stdout).contains("commands run: in the OS sandbox");
     let v = decision(&run(&e, &["check"], call));
-    assert_eq!(v["decision"], if has_bwrap { "allow" } else { "ask" }, "{v}");
+    assert_eq!(v["decision"], if has_sandbox { "allow" } else { "ask" }, "{v}");
 }
 
 #[test]
@@ -188,4 +189,47 @@ fn explain_shows_parts_paths_and_rules() {
     let out = run(&e, &["explain", "--no-sandbox"], "{\"tool\":\"bash\",\"input\":{\"command\":\"ls\u{200b}\"}}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("\\u{200b}") && text.contains("U+200B"), "invisible characters shown escaped:\n{text}");
+}
+
+fn run_plain(env: &Env, args: &[&str]) -> Output {
+    Command::new("setsid")
+        .arg("-w")
+        .arg(env!("CARGO_BIN_EXE_wicket"))
+        .args(args)
+        .env("WICKET_HOME", env.home.join(".wicket"))
+        .env("HOME", &env.home)
+        .current_dir(&env.root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn doctor_reports_the_backend_and_fails_when_commands_cannot_run() {
+    let e = env();
+    let out = run_plain(&e, &["doctor", "--root", e.root.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("best backend:") && text.contains("Landlock"), "{text}");
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    std::fs::write(e.root.join(".wicket/settings.json"), r#"{"profile":"strict","executor":"host"}"#).unwrap();
+    let out = run_plain(&e, &["doctor", "--root", e.root.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("strict profile"));
+    let out = run_plain(&e, &["run", "--root", e.root.to_str().unwrap(), "--", "true"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("strict profile"));
+}
+
+#[test]
+fn run_without_a_terminal_refuses_what_would_ask() {
+    let e = env();
+    // On the host, `sh -c …` has no rule: the engine asks, and with no terminal the answer is no.
+    let out = run_plain(&e, &["run", "--root", e.root.to_str().unwrap(), "--no-sandbox", "--", "sh", "-c", "echo hi"]);
+    assert_eq!(out.status.code(), Some(126), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no terminal"));
+    assert!(out.stdout.is_empty(), "the command did not run");
+    // The same command in the sandbox runs without a question.
+    let out = run_plain(&e, &["run", "--root", e.root.to_str().unwrap(), "--", "sh", "-c", "echo hi"]);
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(0), "hi"));
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Sandbox start-up, side by side: `wicket run -- true` (bwrap backend and the Landlock
+# fallback), bare bubblewrap with the same namespaces and mounts, and Anthropic's sandbox
+# runtime (`srt -c true`, from npm), with medians and ratios.
+#
+#   bash bench/sandbox.sh            # needs hyperfine and bwrap; srt is installed with npm if missing
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p wicket
+bin="$PWD/target/release/wicket"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/proj" "$work/home"
+export WICKET_HOME="$work/home/.wicket" HOME="$work/home"
+cd "$work/proj"
+"$bin" run -- true   # probe once, so the cached probe is what is measured
+WICKET_SANDBOX_BACKEND=landlock "$bin" run -- true 2>/dev/null
+
+# Bare bwrap with exactly wicket's namespaces and mounts (minus the seccomp programs and the
+# Landlock shim, which are what wicket adds). Placeholders for missing protected paths are
+# made here as wicket makes them.
+mkdir -p .wicket .vscode .claude .cursor .gemini .codex && touch .mcp.json
+bare="bwrap $(WICKET_PRINT_BWRAP=1 "$bin" run -- true 2>&1 >/dev/null | sed -n 's/^wicket: bwrap //p' \
+  | sed -e 's/--add-seccomp-fd [0-9]*//g') true"
+
+srt=""
+if command -v srt >/dev/null 2>&1; then
+  srt="srt"
+elif command -v npm >/dev/null 2>&1; then
+  (cd "$work" && npm install --silent @anthropic-ai/sandbox-runtime >/dev/null 2>&1) && srt="$work/node_modules/.bin/srt"
+fi
+
+cmds=("$bin run -- true" "$bare" "env WICKET_SANDBOX_BACKEND=landlock $bin run -- true")
+[ -n "$srt" ] && cmds+=("$srt -c true")
+hyperfine -N --warmup 10 --runs 200 --export-json "$work/t.json" "${cmds[@]}" >/dev/null 2>&1 || \
+  hyperfine --warmup 10 --runs 200 --export-json "$work/t.json" "${cmds[@]}" >/dev/null
+python3 - "$work/t.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+med = [x["median"] * 1e3 for x in r]
+names = ["wicket run -- true (bwrap)", "bare bwrap, same namespaces and mounts", "wicket run -- true (Landlock fallback)", "srt -c true"]
+for n, m in zip(names, med):
+    print(f"{n:45s} median {m:8.2f} ms")
+print(f"wicket (bwrap) / bare bwrap: {med[0] / med[1]:.2f}x (target <= 1.3x)")
+print(f"Landlock fallback: {med[2]:.2f} ms (target <= 2 ms)")
+if len(med) > 3:
+    print(f"srt / wicket (bwrap): {med[3] / med[0]:.0f}x faster (goal >= 50x)")
+PY

@@ -1,0 +1,62 @@
+//! Checkpoints: an anchor outside the log file for its last line.
+//!
+//! The hash chain alone cannot tell a file cut after line 40 from a file that had 40 lines,
+//! nor a deleted file from one never written. The checkpoint keeps the last line's seq and
+//! hash in another file, replaced atomically after each line, so verification finds both.
+//! Someone who can rewrite a log and its checkpoint together is not detected: the log is
+//! tamper-evident, not tamper-proof.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The contents of `checkpoints/<log name>.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checkpoint {
+    /// Format version (1).
+    pub v: u32,
+    /// The log file's name.
+    pub file: String,
+    /// The seq of the last line written.
+    pub seq: u64,
+    /// That line's hash.
+    pub hash: String,
+}
+
+impl Checkpoint {
+    /// The file's bytes for a log's last line.
+    ///
+    /// The length depends only on the file's name: the JSON is padded with spaces to the
+    /// length it would have with the largest seq, so each new checkpoint overwrites the last
+    /// one exactly.
+    pub(crate) fn encode(file: &str, seq: u64, hash: &[u8; 64]) -> String {
+        let cp = Checkpoint { v: 1, file: file.to_string(), seq, hash: String::from_utf8_lossy(hash).into_owned() };
+        let mut text = serde_json::to_string(&cp).unwrap_or_default();
+        let widest = text.len() - seq.to_string().len() + u64::MAX.to_string().len();
+        while text.len() < widest {
+            text.push(' ');
+        }
+        text.push('\n');
+        text
+    }
+
+    /// Read a log's checkpoint: `Ok(None)` only when there is none (ENOENT); a checkpoint
+    /// that cannot be read or parsed, or names another file, is an error.
+    pub fn read(log_file: &Path) -> Result<Option<Checkpoint>, String> {
+        let Some(path) = crate::layout::checkpoint_path(log_file) else { return Ok(None) };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("its checkpoint {} cannot be read: {e}", path.display())),
+        };
+        let cp: Checkpoint = serde_json::from_str(&text)
+            .map_err(|e| format!("its checkpoint {} is not a checkpoint: {e}", path.display()))?;
+        let name = log_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let hex = cp.hash.len() == 64 && cp.hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if cp.v != 1 || cp.file != name || cp.seq == 0 || !hex {
+            return Err(format!("its checkpoint {} is not a v1 checkpoint for {name}", path.display()));
+        }
+        Ok(Some(cp))
+    }
+}

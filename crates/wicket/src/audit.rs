@@ -1,0 +1,188 @@
+//! The audit log at the edge: where a project's log lives, what a verdict becomes in it, and
+//! what a failed write does to the call.
+//!
+//! The hard question: may a call run when its line could not be written? Only when the audit
+//! is not mandatory; then the person gets one notice per process. When it is mandatory (team
+//! policy `audit.enabled: true`), the verdict becomes a deny that says why, and the call does
+//! not run. The kind in the log is the typed verdict's `kind`, never read from its text.
+
+use std::path::{Path, PathBuf};
+
+use wicket_audit::{Admission, AuditLog, AuditOptions, Event, Risk};
+use wicket_policy::{By, Target, ToolCall, Verdict};
+
+use crate::config;
+
+/// The audit settings for this process.
+///
+/// Team policy (`audit.enabled`, `audit.level`, `audit.checkpoint`) sets them once it exists;
+/// until then they are the defaults, except that the environment may make the audit
+/// stricter, never looser: `WICKET_AUDIT_MANDATORY=1` (a line that cannot be written refuses
+/// the call) and `WICKET_AUDIT_CHECKPOINT=1` (keep checkpoints).
+pub fn options() -> AuditOptions {
+    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1" || v == "true");
+    AuditOptions {
+        mandatory: on("WICKET_AUDIT_MANDATORY"),
+        checkpoint: on("WICKET_AUDIT_CHECKPOINT"),
+        ..AuditOptions::default()
+    }
+}
+
+/// The folder with every project's logs: `$WICKET_HOME/audit`.
+pub fn audit_root() -> Result<PathBuf, config::ConfigError> {
+    Ok(config::wicket_home()?.join(wicket_audit::AUDIT_DIR))
+}
+
+/// A project's log folder: `$WICKET_HOME/audit/<name>-<hash>`, from the root's real path.
+pub fn project_dir(root: &Path) -> Result<PathBuf, config::ConfigError> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    Ok(wicket_audit::project_dir(&audit_root()?, &root))
+}
+
+/// What the front end does after recording a decision.
+#[derive(Debug)]
+pub struct Recorded {
+    /// The verdict to act on: the engine's, or a deny when a mandatory line failed.
+    pub verdict: Verdict,
+    /// A notice for the person (given once per process), when the log failed and the audit
+    /// is not mandatory.
+    pub notice: Option<String>,
+}
+
+/// What recording asks of the caller.
+enum Outcome {
+    Go,
+    Notice(String),
+    Refuse { reason: String, cause: String },
+}
+
+/// Records the decisions of one process (one session, one file).
+pub struct Recorder {
+    state: State,
+}
+
+enum State {
+    /// `--no-audit`.
+    Off,
+    /// The log.
+    On(Box<AuditLog>),
+    /// No place for the log (no home folder): every record fails like a failed write.
+    Broken { why: String, mandatory: bool, noticed: bool },
+}
+
+impl Recorder {
+    /// A recorder for the project at `root`, with a new session id. Nothing is written
+    /// until the first decision.
+    pub fn open(root: &Path, options: AuditOptions) -> Recorder {
+        let state = match project_dir(root) {
+            Ok(dir) => State::On(Box::new(AuditLog::new(dir, wicket_audit::new_session_id(), options))),
+            Err(e) => State::Broken { why: e.to_string(), mandatory: options.mandatory, noticed: false },
+        };
+        Recorder { state }
+    }
+
+    /// A recorder that records nothing (`--no-audit`).
+    pub fn off() -> Recorder {
+        Recorder { state: State::Off }
+    }
+
+    /// The file lines go to, once one exists.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.state {
+            State::On(log) => log.path(),
+            _ => None,
+        }
+    }
+
+    /// Record the decision on a call (`call` is `None` when the input was not a tool call;
+    /// `raw` is then what was read).
+    pub fn decision(&mut self, call: Option<&ToolCall>, raw: &str, verdict: Verdict) -> Recorded {
+        let (tool, target, read_only) = match call {
+            Some(c) => {
+                let (target, read_only) = describe(c);
+                (c.tool.as_str(), target, read_only)
+            }
+            None => ("", raw.to_string(), false),
+        };
+        let mut event = Event::decision(tool, &target, &verdict.kind, &verdict.reason);
+        event.rule = verdict.rule.as_deref();
+        event.read_only = read_only;
+        match self.admit(&event) {
+            Outcome::Go => Recorded { verdict, notice: None },
+            Outcome::Notice(n) => Recorded { verdict, notice: Some(n) },
+            Outcome::Refuse { reason, .. } => Recorded { verdict: Verdict::deny(By::Policy, reason), notice: None },
+        }
+    }
+}
+
+impl Recorder {
+    /// Write the event; without a place for the log, fail as a write would.
+    fn admit(&mut self, event: &Event<'_>) -> Outcome {
+        match &mut self.state {
+            State::Off => Outcome::Go,
+            State::On(log) => match log.admit(event) {
+                Admission::Go => Outcome::Go,
+                Admission::GoWithNotice(n) => Outcome::Notice(n),
+                Admission::Refuse(e) => Outcome::Refuse { reason: e.refusal(), cause: e.to_string() },
+            },
+            State::Broken { why, mandatory: true, .. } => Outcome::Refuse {
+                reason: format!(
+                    "the audit line could not be written ({why}); \
+                     the team policy requires the audit log, so this call does not run"
+                ),
+                cause: why.clone(),
+            },
+            State::Broken { noticed: true, .. } => Outcome::Go,
+            State::Broken { why, noticed, .. } => {
+                *noticed = true;
+                Outcome::Notice(format!("audit log: {why}; going on without it"))
+            }
+        }
+    }
+
+    /// Record a command that ran (for `wicket run` and later front ends), with the risk of
+    /// the decision that let it run. Returns a message for the person when the line could
+    /// not be written: the notice (once), or with a mandatory audit an error every time. The
+    /// command has already run, so it cannot be refused; the caller should fail loudly.
+    pub fn execution(
+        &mut self,
+        tool: &str,
+        target: &str,
+        duration_ms: u64,
+        exit_code: i64,
+        risk: Risk,
+    ) -> Option<String> {
+        let mut event = Event::execution(tool, target, duration_ms, exit_code);
+        event.risk = risk;
+        match self.admit(&event) {
+            Outcome::Go => None,
+            Outcome::Notice(n) => Some(n),
+            Outcome::Refuse { cause, .. } => {
+                Some(format!("the command ran, but its audit line could not be written (mandatory audit): {cause}"))
+            }
+        }
+    }
+}
+
+/// The target of a call as the log shows it, and whether the call only reads: the one path,
+/// command or URL it touches, or else its input as compact JSON.
+pub fn describe(call: &ToolCall) -> (String, bool) {
+    let input = || call.input.to_string();
+    match wicket_policy::targets_of(call) {
+        Ok(t) => {
+            let text = match t.targets.as_slice() {
+                [Target::Path { path, .. }] => path.clone(),
+                [Target::Command { command, .. }] => command.clone(),
+                [Target::Url { url }] => url.clone(),
+                _ => input(),
+            };
+            (text, t.read_only)
+        }
+        Err(_) => (input(), false),
+    }
+}
+
+/// The risk the log gives a verdict (see `docs/audit.md`).
+pub fn risk(verdict: &Verdict) -> Risk {
+    Risk::of_kind(&verdict.kind)
+}

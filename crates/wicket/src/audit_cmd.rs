@@ -1,0 +1,232 @@
+//! `wicket audit verify` and `wicket audit show`: check the logs and read them.
+//!
+//! `verify` exits 0 only when every file verifies, 1 when something does not (each problem
+//! named by file, line and why), 2 when the path cannot be used. `show` never trusts what it
+//! prints: targets and reasons are escaped, so a log line cannot drive the terminal.
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use wicket_audit::{Located, Risk};
+use wicket_policy::engine::escape_for_display;
+
+/// `wicket audit …`.
+#[derive(Args)]
+pub struct AuditArgs {
+    #[command(subcommand)]
+    command: AuditCommand,
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Verify logs: each hash chain, each file against its checkpoint, checkpoints whose file
+    /// is gone. Exit 0 only when everything verifies.
+    Verify {
+        /// A log file (*.jsonl) or a folder of logs (default: $WICKET_HOME/audit).
+        path: Option<PathBuf>,
+    },
+    /// Show recorded decisions, newest first.
+    Show(Box<ShowArgs>),
+}
+
+#[derive(Args)]
+struct ShowArgs {
+    /// Print the lines as JSON, one per line, instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Only this decision: allow, deny, ask, executed or error.
+    #[arg(long, value_name = "DECISION")]
+    decision: Option<String>,
+    /// Only this decision kind (`deny_sensitive`, `allow_sandbox` …).
+    #[arg(long, value_name = "KIND")]
+    kind: Option<String>,
+    /// Only this tool.
+    #[arg(long, value_name = "TOOL")]
+    tool: Option<String>,
+    /// Only this risk or higher: low, medium, high, critical.
+    #[arg(long, value_name = "RISK")]
+    risk: Option<String>,
+    /// Only since this UTC time (`2026-05-01`, `2026-05-01T10:30`) or this long ago (`30m`, `2h`, `7d`).
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+    /// Only before this UTC time or this long ago.
+    #[arg(long, value_name = "TIME")]
+    until: Option<String>,
+    /// Only projects whose log folder name contains this text.
+    #[arg(long, value_name = "NAME")]
+    project: Option<String>,
+    /// Only the project at this root folder.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// At most this many lines (0: all).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    limit: usize,
+    /// A log file or folder to read instead of $WICKET_HOME/audit.
+    #[arg(long, value_name = "PATH")]
+    path: Option<PathBuf>,
+}
+
+/// Run `wicket audit …`.
+pub fn run(args: &AuditArgs) -> Result<ExitCode> {
+    match &args.command {
+        AuditCommand::Verify { path } => verify(path.as_ref()),
+        AuditCommand::Show(show_args) => show(show_args),
+    }
+}
+
+fn verify(path: Option<&PathBuf>) -> Result<ExitCode> {
+    let path = match path {
+        Some(p) => p.clone(),
+        None => {
+            let root = wicket::audit::audit_root()?;
+            if !root.exists() {
+                println!("no audit log yet in {}", root.display());
+                return Ok(ExitCode::SUCCESS);
+            }
+            root
+        }
+    };
+    let report = wicket_audit::verify_path(&path)?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for p in &report.problems {
+        writeln!(out, "{}", escape_for_display(&p.to_string()))?;
+    }
+    let without: Vec<_> = report.without_checkpoint().collect();
+    if !without.is_empty() {
+        writeln!(
+            out,
+            "{} file(s) without a checkpoint (lines cut from their end, or the file deleted, would go unnoticed):",
+            without.len()
+        )?;
+        for f in without {
+            writeln!(out, "  {}", escape_for_display(&f.display().to_string()))?;
+        }
+    }
+    let verdict = if report.is_ok() { "ok" } else { "FAILED" };
+    writeln!(
+        out,
+        "{verdict}: {} line(s) in {} file(s) verified, {} problem(s)",
+        report.lines(),
+        report.files.len(),
+        report.problems.len()
+    )?;
+    out.flush()?;
+    Ok(if report.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// A `--since`/`--until` bound as a line's `time` string (fixed width, so it compares as text).
+fn time_bound(text: &str, now_ms: u64) -> Result<String> {
+    let relative = text
+        .strip_suffix('s')
+        .map(|n| (n, 1_000))
+        .or_else(|| text.strip_suffix('m').map(|n| (n, 60_000)))
+        .or_else(|| text.strip_suffix('h').map(|n| (n, 3_600_000)))
+        .or_else(|| text.strip_suffix('d').map(|n| (n, 86_400_000)))
+        .and_then(|(n, unit)| n.parse::<u64>().ok().map(|n| n.saturating_mul(unit)));
+    let ms = match relative {
+        Some(ago) => now_ms.saturating_sub(ago),
+        None => wicket_audit::parse_utc(text).with_context(|| {
+            format!("{text:?} is not a time: use a UTC time such as 2026-05-01 or 2026-05-01T10:30, or 30m, 2h, 7d")
+        })?,
+    };
+    Ok(wicket_audit::format_utc(ms))
+}
+
+fn show(args: &ShowArgs) -> Result<ExitCode> {
+    let path = match &args.path {
+        Some(p) => p.clone(),
+        None => wicket::audit::audit_root()?,
+    };
+    let path = match &args.root {
+        Some(root) if args.path.is_none() => wicket::audit::project_dir(root)?,
+        _ => path,
+    };
+    if let Some(d) = &args.decision {
+        if !matches!(d.as_str(), "allow" | "deny" | "ask" | "executed" | "error") {
+            bail!("--decision {d:?}: expected allow, deny, ask, executed or error");
+        }
+    }
+    let min_risk = match &args.risk {
+        Some(r) => {
+            Some(Risk::parse(r).with_context(|| format!("--risk {r:?}: expected low, medium, high or critical"))?)
+        }
+        None => None,
+    };
+    let now = wicket_audit::now_ms();
+    let since = args.since.as_deref().map(|t| time_bound(t, now)).transpose()?;
+    let until = args.until.as_deref().map(|t| time_bound(t, now)).transpose()?;
+    if !path.exists() {
+        if !args.json {
+            println!("no audit log yet in {}", path.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let read = wicket_audit::read_path(&path)?;
+    let keep = |l: &Located| {
+        let e = &l.entry;
+        args.decision
+            .as_deref()
+            .is_none_or(|d| e.kind == d || e.kind.strip_prefix(d).is_some_and(|r| r.starts_with('_')))
+            && args.kind.as_deref().is_none_or(|k| e.kind == k)
+            && args.tool.as_deref().is_none_or(|t| e.tool == t)
+            && min_risk.is_none_or(|r| e.risk >= r)
+            && since.as_deref().is_none_or(|s| e.time.as_str() >= s)
+            && until.as_deref().is_none_or(|u| e.time.as_str() < u)
+            && args.project.as_deref().is_none_or(|p| l.project.contains(p))
+    };
+    let mut events: Vec<&Located> = read.events.iter().filter(|l| keep(l)).collect();
+    // Newest first; within one millisecond, the later line of a file first.
+    events.sort_by(|a, b| b.entry.time.cmp(&a.entry.time).then(b.entry.seq.cmp(&a.entry.seq)));
+    if args.limit > 0 {
+        events.truncate(args.limit);
+    }
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.json {
+        for l in &events {
+            serde_json::to_writer(&mut out, &l.entry)?;
+            out.write_all(b"\n")?;
+        }
+    } else {
+        writeln!(
+            out,
+            "{:<19}  {:<18}  {:<8}  {:<12}  {:<40}  PROJECT",
+            "TIME (UTC)", "KIND", "RISK", "TOOL", "TARGET"
+        )?;
+        for l in &events {
+            let e = &l.entry;
+            let time = e.time.get(..19).unwrap_or(&e.time).replace('T', " ");
+            writeln!(
+                out,
+                "{time:<19}  {:<18}  {:<8}  {:<12}  {:<40}  {}",
+                clip(&escape_for_display(&e.kind), 18),
+                e.risk.as_str(),
+                clip(&escape_for_display(&e.tool), 12),
+                clip(&escape_for_display(&e.target), 40),
+                escape_for_display(&l.project),
+            )?;
+        }
+    }
+    out.flush()?;
+    if read.unreadable > 0 {
+        eprintln!(
+            "wicket: {} line(s) or file(s) could not be read; run `wicket audit verify` to see which",
+            read.unreadable
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// At most `n` characters, the last one `…` when cut.
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}

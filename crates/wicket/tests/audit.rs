@@ -1,0 +1,397 @@
+//! End-to-end tests of the audit log through the real `wicket` binary: `check` records every
+//! decision, `audit verify` and `audit show`, a writer killed mid-burst, writers in parallel,
+//! and a mandatory audit on a full disk.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("proj");
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(home.join(".wicket")).unwrap();
+        Env { _tmp: tmp, root, home }
+    }
+
+    fn wicket_home(&self) -> PathBuf {
+        self.home.join(".wicket")
+    }
+
+    fn audit(&self) -> PathBuf {
+        self.wicket_home().join("audit")
+    }
+
+    fn command(&self, program: &Path) -> Command {
+        let mut c = Command::new(program);
+        c.env("WICKET_HOME", self.wicket_home())
+            .env("HOME", &self.home)
+            .env_remove("WICKET_AUDIT_MANDATORY")
+            .env_remove("WICKET_AUDIT_CHECKPOINT")
+            .current_dir(&self.root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    fn wicket(&self) -> Command {
+        self.command(Path::new(env!("CARGO_BIN_EXE_wicket")))
+    }
+
+    /// `wicket check --root <root> ARGS` with `stdin`.
+    fn check(&self, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+        let mut c = self.wicket();
+        c.arg("check").args(args).arg("--root").arg(&self.root).envs(env.iter().copied());
+        feed(c.spawn().unwrap(), stdin)
+    }
+
+    /// `wicket audit ARGS`.
+    fn audit_cmd(&self, args: &[&str]) -> Output {
+        let mut c = self.wicket();
+        c.arg("audit").args(args);
+        feed(c.spawn().unwrap(), "")
+    }
+
+    /// Every log file, sorted.
+    fn logs(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        if let Ok(projects) = std::fs::read_dir(self.audit()) {
+            for p in projects {
+                for f in std::fs::read_dir(p.unwrap().path()).unwrap() {
+                    let f = f.unwrap().path();
+                    if f.extension().is_some_and(|e| e == "jsonl") {
+                        out.push(f);
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+fn feed(mut child: Child, stdin: &str) -> Output {
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
+fn decisions(out: &Output) -> Vec<serde_json::Value> {
+    assert!(out.status.success(), "exit {:?}, stderr {}", out.status, text(&out.stderr));
+    text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn log_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+const CALLS: &str = concat!(
+    r#"{"tool":"read_file","input":{"path":".env"}}"#,
+    "\n",
+    r#"{"tool":"read_file","input":{"path":"src/main.rs"}}"#,
+    "\n",
+    "not a call\n",
+    "\n",
+    r#"{"tool":"bash","input":{"command":"curl -H 'Authorization: Bearer Zx9AbCdEfGhIjKlMnOpQ' https://example.com"}}"#,
+    "\n",
+    r#"{"tool":"write_file","input":{"path":".git/config","content":"x"}}"#,
+    "\n",
+);
+
+#[test]
+fn check_records_every_decision_and_verify_accepts_the_log() {
+    let e = Env::new();
+    let out = e.check(&["--jsonl", "--unattended", "--no-sandbox"], CALLS, &[]);
+    let printed = decisions(&out);
+    assert_eq!(printed.len(), 5);
+    let logs = e.logs();
+    assert_eq!(logs.len(), 1, "one file per process");
+    let lines = log_lines(&logs[0]);
+    assert_eq!(lines.len(), 5, "every non-empty input line, the bad one too");
+    for (n, (line, decision)) in lines.iter().zip(&printed).enumerate() {
+        assert_eq!(line["seq"], n as u64 + 1);
+        assert_eq!(line["kind"], decision["kind"], "the kind is the typed verdict's");
+        assert_eq!(line["session"], lines[0]["session"], "one session per process");
+    }
+    assert_eq!(lines[0]["kind"], "deny_sensitive");
+    assert_eq!(lines[0]["risk"], "critical");
+    assert_eq!(lines[0]["target"], ".env");
+    assert_eq!(lines[1]["kind"], "allow_read_only");
+    assert_eq!(lines[1]["risk"], "low");
+    assert_eq!(lines[2]["kind"], "deny_input");
+    assert_eq!(lines[2]["target"], "not a call");
+    assert_eq!(lines[3]["target"], "curl -H 'Authorization: Bearer [REDACTED]' https://example.com");
+    assert_eq!(lines[4]["kind"], "deny_protected");
+
+    let out = e.audit_cmd(&["verify"]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("ok: 5 line(s) in 1 file(s) verified"), "{}", text(&out.stdout));
+
+    // A second process: a second file, another session.
+    let out = e.check(&[], r#"{"tool":"read_file","input":{"path":"README.md"}}"#, &[]);
+    decisions(&out);
+    let logs = e.logs();
+    assert_eq!(logs.len(), 2);
+    assert_ne!(log_lines(&logs[0])[0]["session"], log_lines(&logs[1])[0]["session"]);
+}
+
+#[test]
+fn no_audit_writes_nothing_and_explain_records_nothing() {
+    let e = Env::new();
+    decisions(&e.check(&["--no-audit"], r#"{"tool":"read_file","input":{"path":".env"}}"#, &[]));
+    let mut c = e.wicket();
+    c.arg("explain").arg("--root").arg(&e.root);
+    let out = feed(c.spawn().unwrap(), r#"{"tool":"read_file","input":{"path":".env"}}"#);
+    assert!(out.status.success());
+    assert!(!e.audit().exists());
+}
+
+#[test]
+fn verify_names_the_file_and_line_of_a_tampered_log() {
+    let e = Env::new();
+    decisions(&e.check(&["--jsonl", "--unattended"], CALLS, &[]));
+    let file = e.logs().remove(0);
+    let original = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, original.replacen("deny_sensitive", "allow_rule", 1)).unwrap();
+    let out = e.audit_cmd(&["verify"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(&format!("{}:1: changed", file.display())), "{stdout}");
+    assert!(stdout.contains("FAILED"), "{stdout}");
+    // A file given alone is verified too.
+    let out = e.audit_cmd(&["verify", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    // A missing path is a usage error.
+    let out = e.audit_cmd(&["verify", e.root.join("nope").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("nope"));
+}
+
+#[test]
+fn with_checkpoints_a_cut_tail_is_found() {
+    let e = Env::new();
+    decisions(&e.check(&["--jsonl", "--unattended"], CALLS, &[("WICKET_AUDIT_CHECKPOINT", "1")]));
+    let file = e.logs().remove(0);
+    let original = std::fs::read_to_string(&file).unwrap();
+    let kept: String = original.lines().take(3).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, kept).unwrap();
+    let out = e.audit_cmd(&["verify", e.audit().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("lines cut from the end: the checkpoint records line 5, the file has 3"));
+}
+
+#[test]
+fn show_filters_and_prints_json_newest_first() {
+    let e = Env::new();
+    decisions(&e.check(&["--jsonl", "--unattended", "--no-sandbox"], CALLS, &[]));
+    let json_lines = |args: &[&str]| -> Vec<serde_json::Value> {
+        let mut all = vec!["show", "--json"];
+        all.extend_from_slice(args);
+        let out = e.audit_cmd(&all);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    let all = json_lines(&[]);
+    assert_eq!(all.len(), 5);
+    let seqs: Vec<u64> = all.iter().map(|l| l["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, [5, 4, 3, 2, 1], "newest first");
+    let kinds =
+        |ls: Vec<serde_json::Value>| ls.iter().map(|l| l["kind"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    assert_eq!(kinds(json_lines(&["--decision", "allow"])), ["allow_read_only"]);
+    assert_eq!(kinds(json_lines(&["--tool", "read_file"])), ["allow_read_only", "deny_sensitive"]);
+    assert_eq!(kinds(json_lines(&["--kind", "deny_protected"])), ["deny_protected"]);
+    assert_eq!(kinds(json_lines(&["--risk", "critical"])), ["deny_protected", "deny_sensitive"]);
+    assert_eq!(json_lines(&["--limit", "2"]).len(), 2);
+    assert_eq!(json_lines(&["--since", "1h"]).len(), 5);
+    assert_eq!(json_lines(&["--until", "2000-01-01"]).len(), 0);
+    assert_eq!(json_lines(&["--project", "proj-"]).len(), 5);
+    assert_eq!(json_lines(&["--project", "other"]).len(), 0);
+    assert_eq!(json_lines(&["--root", e.root.to_str().unwrap()]).len(), 5);
+
+    let out = e.audit_cmd(&["show", "--decision", "deny"]);
+    let table = text(&out.stdout);
+    assert!(table.starts_with("TIME (UTC)"), "{table}");
+    assert_eq!(table.lines().count(), 1 + 4, "{table}");
+    assert!(table.contains("deny_sensitive") && table.contains("critical") && !table.contains("allow_read_only"));
+
+    let out = e.audit_cmd(&["show", "--since", "yesterday-ish"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not a time"));
+}
+
+#[test]
+fn show_escapes_control_characters() {
+    let e = Env::new();
+    decisions(&e.check(&[], r#"{"tool":"bash","input":{"command":"echo \u001b[31mred"}}"#, &[]));
+    let out = e.audit_cmd(&["show"]);
+    assert!(!out.stdout.contains(&0x1b), "{}", text(&out.stdout));
+}
+
+/// Calls for a burst: mostly reads and writes, each a decision and a line.
+fn burst(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        match i % 3 {
+            0 => s.push_str(&format!(r#"{{"tool":"read_file","input":{{"path":"src/f{i}.rs"}}}}"#)),
+            1 => s.push_str(&format!(r#"{{"tool":"write_file","input":{{"path":"out/f{i}.txt","content":"x"}}}}"#)),
+            _ => s.push_str(&format!(r#"{{"tool":"bash","input":{{"command":"cargo test case_{i}"}}}}"#)),
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn a_writer_killed_mid_burst_leaves_at_most_a_torn_last_line() {
+    let e = Env::new();
+    let mut c = e.wicket();
+    c.arg("check").arg("--jsonl").arg("--unattended").arg("--root").arg(&e.root).stdout(Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = burst(400_000);
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes()); // fails with EPIPE once the child is killed
+    });
+    // Wait until the burst is well under way, then SIGKILL.
+    let start = Instant::now();
+    loop {
+        let size: u64 = e.logs().iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
+        if size > 1_000_000 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "the burst did not start");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    feeder.join().unwrap();
+
+    let logs = e.logs();
+    assert_eq!(logs.len(), 1);
+    let report = wicket_audit::verify_path(&e.audit()).unwrap();
+    let complete = std::fs::read(&logs[0]).unwrap().iter().filter(|b| **b == b'\n').count() as u64;
+    assert!(complete > 1000 && complete < 400_000, "killed mid-burst: {complete} lines");
+    assert_eq!(report.lines(), complete, "every complete line verifies");
+    // One write(2) per line: the kill lands between lines, or (rarely) inside one, which
+    // is then the last line and the only problem.
+    match report.problems.as_slice() {
+        [] => {}
+        [p] => {
+            assert_eq!(p.kind, wicket_audit::ProblemKind::TornLastLine);
+            assert_eq!(p.line, Some(complete + 1));
+            assert_eq!(p.path, logs[0]);
+        }
+        more => panic!("more than a torn last line: {more:#?}"),
+    }
+}
+
+#[test]
+fn several_processes_write_their_own_files_at_once() {
+    let e = Env::new();
+    let input = burst(3000);
+    let children: Vec<Child> = (0..4)
+        .map(|_| {
+            let mut c = e.wicket();
+            c.arg("check").arg("--jsonl").arg("--unattended").arg("--root").arg(&e.root).stdout(Stdio::null());
+            let mut child = c.spawn().unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            let input = input.clone();
+            std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+            child
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let logs = e.logs();
+    assert_eq!(logs.len(), 4, "one file per process");
+    let report = wicket_audit::verify_path(&e.audit()).unwrap();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert!(report.files.iter().all(|f| f.lines == 3000));
+    let out = e.audit_cmd(&["verify"]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+}
+
+/// `wicket check` under `ulimit -f 0` (no file may grow; SIGXFSZ ignored): the disk is full
+/// as far as the log is concerned.
+fn check_on_full_disk(e: &Env, stdin: &str, mandatory: bool) -> Output {
+    let mut c = e.command(Path::new("sh"));
+    c.arg("-c")
+        .arg(r#"trap '' XFSZ; ulimit -f 0; exec "$0" check --jsonl --root "$1""#)
+        .arg(env!("CARGO_BIN_EXE_wicket"))
+        .arg(&e.root);
+    if mandatory {
+        c.env("WICKET_AUDIT_MANDATORY", "1");
+    }
+    feed(c.spawn().unwrap(), stdin)
+}
+
+const READS: &str = concat!(
+    r#"{"tool":"read_file","input":{"path":"src/main.rs"}}"#,
+    "\n",
+    r#"{"tool":"glob","input":{"pattern":"**/*.rs"}}"#,
+    "\n",
+    r#"{"tool":"read_file","input":{"path":"README.md"}}"#,
+    "\n",
+);
+
+#[test]
+fn a_mandatory_audit_on_a_full_disk_refuses_the_call() {
+    let e = Env::new();
+    let out = check_on_full_disk(&e, READS, true);
+    let printed = decisions(&out);
+    assert_eq!(printed.len(), 3);
+    for d in &printed {
+        assert_eq!(d["decision"], "deny", "{d}");
+        let reason = d["reason"].as_str().unwrap();
+        assert!(reason.contains("the audit line could not be written"), "{reason}");
+        assert!(reason.contains("File too large") || reason.contains("file too large"), "{reason}");
+        assert!(reason.contains("does not run"), "{reason}");
+    }
+    // Nothing half-written stays behind.
+    for f in e.logs() {
+        assert_eq!(std::fs::metadata(f).unwrap().len(), 0);
+    }
+}
+
+#[test]
+fn an_optional_audit_on_a_full_disk_gives_one_notice_and_goes_on() {
+    let e = Env::new();
+    let out = check_on_full_disk(&e, READS, false);
+    let printed = decisions(&out);
+    assert!(printed.iter().all(|d| d["decision"] == "allow"), "{printed:?}");
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "one notice: {stderr}");
+    assert!(stderr.contains("audit log") && stderr.contains("going on without it"), "{stderr}");
+}
+
+#[test]
+fn a_mandatory_audit_without_a_usable_home_refuses_the_call() {
+    let e = Env::new();
+    // $WICKET_HOME/audit is a file: no folder can be made there, even by root.
+    std::fs::write(e.audit(), "").unwrap();
+    let call = r#"{"tool":"read_file","input":{"path":"src/main.rs"}}"#;
+    let printed = decisions(&e.check(&[], call, &[("WICKET_AUDIT_MANDATORY", "1")]));
+    assert_eq!(printed[0]["decision"], "deny");
+    assert_eq!(printed[0]["by"], "policy");
+    assert!(printed[0]["reason"].as_str().unwrap().contains("cannot create the audit folder"));
+    let out = e.check(&[], call, &[]);
+    assert_eq!(decisions(&out)[0]["decision"], "allow");
+    assert_eq!(text(&out.stderr).lines().count(), 1);
+}

@@ -1,0 +1,318 @@
+//! The escape suite: real escape attempts from inside `wicket run`, by a program the gate cannot
+//! see into (a Python script), so the sandbox alone must stop each one. Every attempt also runs
+//! outside the sandbox as a control that must succeed, so a test cannot pass by being broken.
+//!
+//! Run as root and as an unprivileged user (`.ci/run` does both). The test world must not sit
+//! in a temp folder, because temp folders are writable inside the sandbox: it lives under
+//! `WICKET_ESCAPE_BASE`, else the target folder, else `/var/lib/wicket-escape-tests` (root).
+//! `WICKET_BIN` overrides the binary under test (for the unprivileged run).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+fn wicket_bin() -> PathBuf {
+    std::env::var_os("WICKET_BIN").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_wicket")))
+}
+
+fn under_temp(p: &Path) -> bool {
+    let temps = [std::env::temp_dir(), PathBuf::from("/tmp"), PathBuf::from("/var/tmp")];
+    let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    temps.iter().any(|t| real.starts_with(std::fs::canonicalize(t).unwrap_or_else(|_| t.clone())))
+}
+
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0).unwrap_or(false)
+}
+
+fn base() -> PathBuf {
+    if let Some(b) = std::env::var_os("WICKET_ESCAPE_BASE") {
+        return PathBuf::from(b);
+    }
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    if !under_temp(&target) {
+        return target.join("escape");
+    }
+    let is_root =
+        std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0).unwrap_or(false);
+    assert!(is_root, "the escape suite needs a folder outside the temp folders: set WICKET_ESCAPE_BASE to one you own");
+    PathBuf::from("/var/lib/wicket-escape-tests")
+}
+
+/// A project root, a fake home with secrets, and an outside folder, none in a temp folder.
+struct World {
+    dir: PathBuf,
+    root: PathBuf,
+    home: PathBuf,
+    out: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let dir = base().join(format!("w{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let root = dir.join("proj");
+        let home = dir.join("home");
+        let out = dir.join("outside");
+        for d in [root.join(".git/hooks"), root.join(".vscode"), root.join(".wicket"), home.join(".ssh"), out.clone()] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        std::fs::write(root.join(".vscode/settings.json"), "{}").unwrap();
+        std::fs::write(home.join(".ssh/id_rsa"), "secret").unwrap();
+        std::fs::write(out.join("existing.txt"), "original").unwrap();
+        assert!(!under_temp(&dir), "{} is in a temp folder", dir.display());
+        World { dir, root, home, out }
+    }
+
+    fn script(&self, name: &str, body: &str) -> PathBuf {
+        let path = self.dir.join(format!("{name}.py"));
+        let text = format!(
+            "import os, sys, socket, shutil, signal, time\nROOT={:?}\nHOME={:?}\nOUT={:?}\nARGS=sys.argv[1:]\ntry:\n{}\n    print('ESCAPED')\nexcept Exception as e:\n    print('BLOCKED', type(e).__name__, e)\n",
+            self.root.to_string_lossy(),
+            self.home.to_string_lossy(),
+            self.out.to_string_lossy(),
+            body.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+        );
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn wicket(&self, backend: &str, timeout: Option<&str>, args: &[&str]) -> Output {
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&self.root);
+        if let Some(t) = timeout {
+            c.args(["--timeout", t]);
+        }
+        c.arg("--").args(args);
+        c.env("HOME", &self.home)
+            .env("WICKET_HOME", self.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_TEST_SECRET", "hunter2")
+            .current_dir(&self.root)
+            .stdin(Stdio::null());
+        c.output().unwrap()
+    }
+
+    fn direct(&self, args: &[&str]) -> Output {
+        Command::new(args[0])
+            .args(&args[1..])
+            .env("HOME", &self.home)
+            .env("WICKET_TEST_SECRET", "hunter2")
+            .current_dir(&self.root)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// One escape attempt: Python statements that raise when blocked.
+struct Attempt {
+    name: &'static str,
+    code: &'static str,
+    /// Blocked by the Landlock + seccomp fallback too (the holes inside the root are not).
+    fallback_blocks: bool,
+    /// Only root can do it outside the sandbox, so the control runs only as root.
+    root_control: bool,
+}
+
+const ATTEMPTS: &[Attempt] = &[
+    Attempt { name: "write_outside", code: "open(OUT + '/new.txt', 'w').write('x')", fallback_blocks: true, root_control: false },
+    Attempt { name: "write_home", code: "open(HOME + '/.bashrc', 'a').write('evil')", fallback_blocks: true, root_control: false },
+    Attempt { name: "overwrite_outside", code: "open(OUT + '/existing.txt', 'w').write('x')", fallback_blocks: true, root_control: false },
+    Attempt {
+        name: "read_secret",
+        code: "assert open(HOME + '/.ssh/id_' + 'rsa').read() == 'secret'",
+        fallback_blocks: true,
+        root_control: false,
+    },
+    Attempt {
+        name: "read_secret_proc_root",
+        code: "assert open('/proc/self/root' + HOME + '/.ssh/id_' + 'rsa').read() == 'secret'",
+        fallback_blocks: true,
+        root_control: false,
+    },
+    Attempt { name: "git_hook", code: "open(ROOT + '/.git/hooks/pre-commit', 'w').write('x')", fallback_blocks: false, root_control: false },
+    Attempt { name: "git_config", code: "open(ROOT + '/.git/config', 'a').write('[core]\\n')", fallback_blocks: false, root_control: false },
+    Attempt { name: "vscode", code: "open(ROOT + '/.vscode/settings.json', 'w').write('{}')", fallback_blocks: false, root_control: false },
+    Attempt { name: "mcp_json_fresh", code: "open(ROOT + '/.mcp.json', 'x').write('{}')", fallback_blocks: false, root_control: false },
+    Attempt { name: "wicket_dir", code: "open(ROOT + '/.wicket/settings.json', 'w').write('{}')", fallback_blocks: false, root_control: false },
+    Attempt {
+        name: "recreate_hooks",
+        code: "shutil.rmtree(ROOT + '/.git/hooks')\nos.mkdir(ROOT + '/.git/hooks')\nopen(ROOT + '/.git/hooks/post-checkout', 'w').write('x')",
+        fallback_blocks: false,
+        root_control: false,
+    },
+    Attempt {
+        name: "symlink_out",
+        code: "os.symlink(OUT, ROOT + '/lnk')\nopen(ROOT + '/lnk/via-link.txt', 'w').write('x')",
+        fallback_blocks: true,
+        root_control: false,
+    },
+    Attempt {
+        name: "write_etc",
+        code: "open('/etc/wicket-escape-test', 'w').write('x')",
+        fallback_blocks: true,
+        root_control: true,
+    },
+    Attempt {
+        name: "tcp_loopback",
+        code: "socket.create_connection(('127.0.0.1', int(ARGS[0])), timeout=2).close()",
+        fallback_blocks: true,
+        root_control: false,
+    },
+    Attempt {
+        name: "unix_socket",
+        code: "s = socket.socket(socket.AF_UNIX)\ns.connect(ARGS[1])",
+        fallback_blocks: true,
+        root_control: false,
+    },
+    Attempt { name: "signal_outside", code: "os.kill(int(ARGS[2]), signal.SIGTERM)", fallback_blocks: true, root_control: false },
+    Attempt { name: "secret_env", code: "assert os.environ['WICKET_TEST_SECRET'] == 'hunter2'", fallback_blocks: true, root_control: false },
+];
+
+fn verdict(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn run_suite(backend: &str) {
+    let w = World::new();
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = tcp.local_addr().unwrap().port().to_string();
+    std::thread::spawn(move || {
+        for s in tcp.incoming().flatten() {
+            drop(s)
+        }
+    });
+    let sock = w.out.join("s.sock");
+    let unix = UnixListener::bind(&sock).unwrap();
+    std::thread::spawn(move || {
+        for s in unix.incoming().flatten() {
+            drop(s)
+        }
+    });
+    let mut failures = Vec::new();
+    for a in ATTEMPTS {
+        let mut victim = Command::new("sleep").arg("60").spawn().unwrap();
+        let pid = victim.id().to_string();
+        let script = w.script(a.name, a.code);
+        let script = script.to_str().unwrap();
+        let args = ["python3", script, port.as_str(), sock.to_str().unwrap(), pid.as_str()];
+        let inside = w.wicket(backend, None, &args);
+        let got = verdict(&inside);
+        let must_block = backend == "bwrap" || a.fallback_blocks;
+        let victim_alive = victim.try_wait().unwrap().is_none();
+        if must_block && (!got.starts_with("BLOCKED") || !victim_alive) {
+            failures.push(format!(
+                "{backend}: {} was not blocked: {got} (stderr: {})",
+                a.name,
+                String::from_utf8_lossy(&inside.stderr).trim()
+            ));
+        }
+        let _ = victim.kill();
+        let _ = victim.wait();
+        // The control: the same attempt outside the sandbox must succeed.
+        let mut victim = Command::new("sleep").arg("60").spawn().unwrap();
+        let pid = victim.id().to_string();
+        let _ = std::fs::remove_file(w.root.join(".mcp.json"));
+        let _ = std::fs::remove_file(w.root.join("lnk"));
+        let args = ["python3", script, port.as_str(), sock.to_str().unwrap(), pid.as_str()];
+        let control = verdict(&w.direct(&args));
+        if control != "ESCAPED" && (!a.root_control || is_root()) {
+            failures.push(format!("control for {} did not succeed outside the sandbox: {control}", a.name));
+        }
+        let _ = victim.kill();
+        let _ = victim.wait();
+        // Undo what the control did, for the next attempt.
+        std::fs::create_dir_all(w.root.join(".git/hooks")).unwrap();
+        let _ = std::fs::remove_file(w.root.join(".mcp.json"));
+        let _ = std::fs::remove_file(w.root.join("lnk"));
+        let _ = std::fs::remove_file("/etc/wicket-escape-test");
+    }
+    assert!(failures.is_empty(), "{} escape(s):\n{}", failures.len(), failures.join("\n"));
+    assert!(!w.root.join(".mcp.json").exists(), "the placeholder for .mcp.json was removed after the run");
+}
+
+#[test]
+fn escapes_are_blocked_by_bwrap() {
+    run_suite("bwrap");
+}
+
+#[test]
+fn escapes_are_blocked_by_the_landlock_fallback() {
+    run_suite("landlock");
+}
+
+/// A child that leaves the process group and outlives the command must die with it.
+#[test]
+fn a_fork_does_not_outlive_the_command() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let marker = w.out.join("marker");
+        let code = "pid = os.fork()\nif pid == 0:\n    os.setsid()\n    time.sleep(2)\n    open(ARGS[0], 'w').write('alive')\n    os._exit(0)";
+        let script = w.script("fork", code);
+        let args = ["python3", script.to_str().unwrap(), marker.to_str().unwrap()];
+        // Write the marker somewhere the sandbox may write: the root.
+        let inside_marker = w.root.join("marker");
+        let args_inside = ["python3", script.to_str().unwrap(), inside_marker.to_str().unwrap()];
+        let start = Instant::now();
+        let out = w.wicket(backend, Some("1"), &args_inside);
+        assert!(start.elapsed() < Duration::from_secs(10), "{backend}: wicket returned");
+        assert!(verdict(&out).contains("ESCAPED") || out.status.code().is_some());
+        std::thread::sleep(Duration::from_secs(3));
+        assert!(!inside_marker.exists(), "{backend}: the forked child outlived the command");
+        // Control: run directly, the child survives and writes the marker.
+        let _ = w.direct(&args);
+        std::thread::sleep(Duration::from_secs(3));
+        assert!(marker.exists(), "control: the forked child should survive outside wicket");
+    }
+}
+
+/// A command that never ends is stopped at the timeout, with status 124.
+#[test]
+fn the_timeout_stops_the_command() {
+    let w = World::new();
+    let start = Instant::now();
+    let out = w.wicket("bwrap", Some("0.5"), &["sleep", "30"]);
+    assert_eq!(out.status.code(), Some(124), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+/// An output flood is capped (head and tail kept) while the control prints it all.
+#[test]
+fn an_output_flood_is_capped() {
+    let w = World::new();
+    let script = w.script("flood", "sys.stdout.write('y' * 5_000_000)\nsys.stdout.flush()");
+    let args = ["python3", script.to_str().unwrap()];
+    let out = w.wicket("bwrap", None, &args);
+    assert!(out.stdout.len() < 31_000, "{} bytes passed the cap", out.stdout.len());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("bytes cut by wicket's output cap"));
+    assert!(w.direct(&args).stdout.len() >= 5_000_000);
+}
+
+/// The command's exit status comes back; a denial exits 126 with the reason.
+#[test]
+fn exit_status_and_denials() {
+    let w = World::new();
+    assert_eq!(w.wicket("bwrap", None, &["sh", "-c", "exit 7"]).status.code(), Some(7));
+    let out = w.wicket("bwrap", None, &["cat", ".env"]);
+    assert_eq!(out.status.code(), Some(126));
+    let mut err = String::new();
+    out.stderr.as_slice().read_to_string(&mut err).unwrap();
+    assert!(err.contains("sensitive"), "{err}");
+}
