@@ -65,6 +65,8 @@ pub enum By {
     Unattended,
     /// The capability-policy front end.
     Capability,
+    /// The person answered the question.
+    User,
 }
 
 impl By {
@@ -87,6 +89,7 @@ impl By {
             By::Default => "default",
             By::Unattended => "unattended",
             By::Capability => "capability",
+            By::User => "user",
         }
     }
 }

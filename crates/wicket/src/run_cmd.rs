@@ -12,9 +12,10 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 use wicket::approver::{Answer, Approver, Question, TerminalApprover};
+use wicket::audit::Recorder;
 use wicket::config::{self, Overrides, Placement};
 use wicket_policy::exec::{exec_policy, ExecInputs};
-use wicket_policy::{Decision, Mode, Policy, Session, ToolCall};
+use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
 
 /// The flags of `wicket run` (a public contract: add, never change).
 #[derive(Args)]
@@ -34,6 +35,9 @@ pub struct RunArgs {
     /// Never ask: a call that would ask is refused.
     #[arg(long)]
     pub unattended: bool,
+    /// Do not write the audit log.
+    #[arg(long)]
+    pub no_audit: bool,
     /// The command and its arguments.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,
@@ -79,7 +83,17 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let command = shell_join(&args.command);
     let call = ToolCall::new("bash", serde_json::json!({ "command": command, "outside_sandbox": !sandboxed }));
     let mut session = Session::new();
+    let mut audit =
+        if args.no_audit { Recorder::off() } else { Recorder::open(policy.root(), wicket::audit::options()) };
+    let record = |audit: &mut Recorder, v: Verdict| -> Verdict {
+        let r = audit.decision(Some(&call), &command, v);
+        if let Some(n) = r.notice {
+            eprintln!("wicket: {n}");
+        }
+        r.verdict
+    };
     let verdict = policy.decide(&call, &session);
+    let verdict = if verdict.decision == Decision::Ask { verdict } else { record(&mut audit, verdict) };
     match verdict.decision {
         Decision::Allow => {}
         Decision::Deny => {
@@ -92,17 +106,23 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             let answer = match TerminalApprover::open() {
                 Ok(mut tty) => tty.ask(&question),
                 Err(e) => {
+                    record(&mut audit, Verdict::deny(By::Unattended, format!("{} ({e})", verdict.reason)));
                     eprintln!("wicket: refused: {} ({e})", verdict.reason);
                     return Ok(ExitCode::from(126));
                 }
             };
-            match answer {
-                Answer::Deny => {
-                    eprintln!("wicket: refused by you: {}", question.what);
-                    return Ok(ExitCode::from(126));
-                }
-                Answer::Session | Answer::Always(_) => session.allow_call(&call),
-                Answer::Once => {}
+            if answer == Answer::Deny {
+                record(&mut audit, Verdict::deny(By::User, format!("the person said no: {}", verdict.reason)));
+                eprintln!("wicket: refused by you: {}", question.what);
+                return Ok(ExitCode::from(126));
+            }
+            let allowed = record(&mut audit, Verdict::allow(By::User, format!("the person said yes ({answer:?})")));
+            if allowed.decision != Decision::Allow {
+                eprintln!("wicket: refused: {}", allowed.reason);
+                return Ok(ExitCode::from(126));
+            }
+            if matches!(answer, Answer::Session | Answer::Always(_)) {
+                session.allow_call(&call);
             }
         }
     }
@@ -133,6 +153,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     };
     if outcome.timed_out {
         eprintln!("wicket: the command ran out of time and was stopped");
+    }
+    let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
+    if let Some(msg) = audit.execution("bash", &command, ms, i64::from(outcome.code), wicket::audit::risk(&verdict)) {
+        eprintln!("wicket: {msg}");
     }
     Ok(ExitCode::from(outcome.code.clamp(0, 255) as u8))
 }

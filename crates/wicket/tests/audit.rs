@@ -395,3 +395,25 @@ fn a_mandatory_audit_without_a_usable_home_refuses_the_call() {
     assert_eq!(decisions(&out)[0]["decision"], "allow");
     assert_eq!(text(&out.stderr).lines().count(), 1);
 }
+
+#[test]
+fn run_records_the_decision_and_the_execution() {
+    let e = Env::new();
+    let mut c = e.wicket();
+    c.arg("run").arg("--root").arg(&e.root).args(["--", "sh", "-c", "exit 3"]).stdin(Stdio::null());
+    let out = c.output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let mut c = e.wicket();
+    c.arg("run").arg("--root").arg(&e.root).args(["--", "cat", ".env"]).stdin(Stdio::null());
+    assert_eq!(c.output().unwrap().status.code(), Some(126));
+    let lines: Vec<serde_json::Value> = e.logs().iter().flat_map(|f| log_lines(f)).collect();
+    let kinds: Vec<&str> = lines.iter().filter_map(|l| l["kind"].as_str()).collect();
+    assert!(
+        kinds.contains(&"allow_sandbox") && kinds.contains(&"executed") && kinds.contains(&"deny_sensitive"),
+        "{kinds:?}"
+    );
+    let executed = lines.iter().find(|l| l["kind"] == "executed").unwrap();
+    assert_eq!(executed["exit_code"], 3, "{executed}");
+    let verify = e.audit_cmd(&["verify"]);
+    assert!(verify.status.success(), "{}", text(&verify.stdout));
+}
