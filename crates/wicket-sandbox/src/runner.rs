@@ -224,29 +224,31 @@ fn spawn_and_wait(
         }
         None => Captured::default(),
     });
+    // A thread waits for the command; this one waits for that thread, so the command's end
+    // is seen at once and the timeout needs no polling.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = tx.send(());
+        status
+    });
     let mut timed_out = false;
-    let mut term_sent: Option<Instant> = None;
-    let status = loop {
-        if let Some(s) = child.try_wait()? {
-            break s;
-        }
-        if let Some(limit) = policy.timeout {
-            let now = Instant::now();
-            match term_sent {
-                None if now.duration_since(start) >= limit => {
-                    timed_out = true;
-                    kill_group(pid, false);
-                    term_sent = Some(now);
-                }
-                Some(t) if now.duration_since(t) >= Duration::from_secs(2) => kill_group(pid, true),
-                _ => {}
+    if let Some(limit) = policy.timeout {
+        if rx.recv_timeout(limit).is_err() {
+            timed_out = true;
+            kill_group(pid, false);
+            if rx.recv_timeout(Duration::from_secs(2)).is_err() {
+                kill_group(pid, true);
             }
         }
-        std::thread::sleep(Duration::from_millis(1));
-    };
-    // The command is done: nothing it started may stay.
+    }
+    let status = waiter.join().map_err(|_| std::io::Error::other("the waiting thread panicked"))??;
+    // The command is done: nothing it started may stay. Under bwrap its pid namespace is gone
+    // already; without it, orphans were reparented to wicket (the subreaper).
     kill_group(pid, true);
-    reap_orphans();
+    if backend != "bwrap" {
+        reap_orphans();
+    }
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
     let code = if timed_out {
@@ -282,33 +284,28 @@ fn kill_group(pid: u32, hard: bool) {
     }
 }
 
-/// Kill and reap every child left (orphans reparented to wicket as subreaper).
+/// Kill and reap every child left (orphans reparented to wicket as subreaper), found through
+/// `/proc/self/task/*/children` rather than a scan of every process.
 fn reap_orphans() {
     #[cfg(target_os = "linux")]
     {
         use rustix::process::{kill_process, Pid, Signal};
-        let me = std::process::id();
-        for _ in 0..3 {
-            let Ok(entries) = std::fs::read_dir("/proc") else { return };
+        for _ in 0..20 {
             let mut found = false;
-            for e in entries.flatten() {
-                let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
-                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-                // Field 4 (ppid) follows the command name in parentheses, which may hold spaces.
-                let ppid =
-                    stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
-                if ppid == Some(me) {
+            let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return };
+            for t in tasks.flatten() {
+                let Ok(list) = std::fs::read_to_string(t.path().join("children")) else { continue };
+                for pid in list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()) {
                     if let Some(p) = Pid::from_raw(pid) {
                         found = true;
                         let _ = kill_process(p, Signal::KILL);
-                        let _ = rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG);
+                        let _ = rustix::process::waitpid(Some(p), rustix::process::WaitOptions::empty());
                     }
                 }
             }
             if !found {
                 return;
             }
-            std::thread::sleep(Duration::from_millis(5));
         }
     }
 }

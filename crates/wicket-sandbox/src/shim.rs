@@ -93,8 +93,10 @@ fn confine(p: &ShimPolicy) -> Result<(), String> {
     }
     let read_roots = if p.fallback { without(vec![PathBuf::from("/")], &p.hidden) } else { vec![PathBuf::from("/")] };
     let dev: Vec<PathBuf> = DEV_WRITABLE.iter().map(PathBuf::from).filter(|d| d.exists()).collect();
-    // A writable folder grants reading too: leave the hidden paths out of it as well.
-    let writable = without(p.writable.iter().filter(|w| w.exists()).cloned().collect(), &p.hidden);
+    // A writable folder grants reading too: without bwrap's masks, leave the hidden paths out
+    // of it as well.
+    let writable: Vec<PathBuf> = p.writable.iter().filter(|w| w.exists()).cloned().collect();
+    let writable = if p.fallback { without(writable, &p.hidden) } else { writable };
     let status: RestrictionStatus = ruleset
         .create()
         .map_err(|e| e.to_string())?
