@@ -5,7 +5,10 @@
 //! * every backtick outside single quotes, comments and quoted here-documents must be a
 //!   delimiter of a command substitution node (or escaped, or inside text that is re-parsed);
 //! * a line continuation (`\` newline) between two tokens that bash would glue into one word
-//!   (`r\<newline>m`) is not representable in the tree.
+//!   (`r\<newline>m`) is not representable in the tree;
+//! * CR, FF and VT are word characters to bash (its blanks are space and tab), but blanks to
+//!   tree-sitter-bash: one that the tree leaves between tokens splits what bash reads as one
+//!   word, or hides what follows in a comment (`echo a\r# ; rm -rf /`).
 
 use tree_sitter::Node;
 
@@ -24,6 +27,44 @@ pub(crate) fn check(root: Node<'_>, src: &str) -> Option<String> {
     if has_continuation {
         if let Some(p) = check_continuations(root, src) {
             return Some(p);
+        }
+    }
+    if bytes.iter().any(|&b| matches!(b, b'\r' | 0x0b | 0x0c)) {
+        if let Some(p) = check_control_blanks(root, src) {
+            return Some(p);
+        }
+    }
+    None
+}
+
+fn check_control_blanks(root: Node<'_>, src: &str) -> Option<String> {
+    for (i, &b) in src.as_bytes().iter().enumerate() {
+        if !matches!(b, b'\r' | 0x0b | 0x0c) {
+            continue;
+        }
+        let Some(node) = root.descendant_for_byte_range(i, i + 1) else {
+            continue;
+        };
+        let inside_token = matches!(
+            node.kind(),
+            "word"
+                | "string"
+                | "string_content"
+                | "raw_string"
+                | "ansi_c_string"
+                | "heredoc_body"
+                | "heredoc_content"
+                | "comment"
+                | "extglob_pattern"
+                | "regex"
+        ) && node.start_byte() < i;
+        if !inside_token {
+            let name = match b {
+                b'\r' => "CR",
+                0x0b => "VT",
+                _ => "FF",
+            };
+            return Some(format!("{name} at byte {i} is a word character to bash, a blank to the parser"));
         }
     }
     None

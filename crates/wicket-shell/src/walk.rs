@@ -15,9 +15,12 @@ use std::rc::Rc;
 use tree_sitter::Node;
 
 use crate::canary;
+use crate::heredoc;
 use crate::parse::parse;
 use crate::types::*;
-use crate::word::{heredoc_backticks, literal, operator_end, text, unescape_backtick, word_of};
+use crate::word::{
+    glue, heredoc_backticks, is_gettext_dollar, literal, operator_end, text, unescape_backtick, word_of,
+};
 
 /// Inputs longer than this many bytes are not parsed ([`ProblemKind::TooLong`]).
 pub const MAX_INPUT_BYTES: usize = 65536;
@@ -70,10 +73,34 @@ struct Walker {
 
 type Inherited = Option<Rc<Vec<Redirect>>>;
 
+/// What kind of place a node sits in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A statement: a bare assignment there is a command.
+    Stmt,
+    /// A word or expression: a bare assignment there is not a command.
+    Expr,
+    /// Arithmetic (`$((…))`, `$[…]`, `((…))`, a subscript): bash expands the text as if in
+    /// double quotes before it evaluates it, so single quotes do not stop `$(…)` there.
+    Arith,
+    /// An operand of `[[ … ]]` or `[ … ]`: bash may evaluate it as arithmetic (`-eq`, `-v`),
+    /// and a subscript in the value is then expanded.
+    Test,
+}
+
+impl Mode {
+    /// The mode of a word or expression inside this one.
+    fn inner(self) -> Mode {
+        match self {
+            Mode::Stmt => Mode::Expr,
+            m => m,
+        }
+    }
+}
+
 enum Task<'t> {
-    /// Visit a node. `expr`: the node sits in an expression (a bare assignment there is not a
-    /// command).
-    Visit { node: Node<'t>, ctx: Context, depth: u32, expr: bool, inh: Inherited },
+    /// Visit a node.
+    Visit { node: Node<'t>, ctx: Context, depth: u32, mode: Mode, inh: Inherited },
     /// After a redirected compound statement: if it produced no command, add a synthetic one.
     Finish { start: usize, node: Node<'t>, ctx: Context, inh: Inherited },
 }
@@ -88,6 +115,17 @@ struct RedirectParts<'t> {
     scan: Vec<(Node<'t>, Context)>,
     /// Statements that ride on a here-document line (`cat <<EOF | grep x`).
     statements: Vec<Node<'t>>,
+    /// Descriptor numbers read as words (`0` in `cat 0< f`), by the byte offset of the
+    /// redirection they belong to.
+    pending_fds: Vec<(usize, u32)>,
+}
+
+impl RedirectParts<'_> {
+    /// The descriptor number glued in front of a redirection starting at `at`.
+    fn take_fd(&mut self, at: usize) -> Option<u32> {
+        let i = self.pending_fds.iter().position(|&(p, _)| p == at)?;
+        Some(self.pending_fds.swap_remove(i).1)
+    }
 }
 
 impl Walker {
@@ -125,11 +163,23 @@ impl Walker {
             self.problem(ProblemKind::TooDeep, format!("nesting deeper than {MAX_DEPTH} levels"));
             return;
         }
-        let Some(tree) = parse(src) else {
+        let Some(parsed) = parse(src) else {
             self.problem(ProblemKind::ParseError, "the parser gave up");
             return;
         };
-        let root = tree.root_node();
+        if let Some(at) = parsed.heredoc_misread {
+            self.problem(
+                ProblemKind::ParseError,
+                format!(
+                    "here-document body line at byte {at} is taken for the delimiter by the parser, not by bash \
+                     (blanks around it, or a `\\` newline before it)"
+                ),
+            );
+        }
+        if let Some(at) = parsed.ansi_c_overrun {
+            self.problem(ProblemKind::ParseError, format!("`$'…'` at byte {at} is read past its closing quote"));
+        }
+        let root = parsed.tree.root_node();
         if root.has_error() {
             self.problem(ProblemKind::ParseError, first_error(root, src));
         }
@@ -140,7 +190,7 @@ impl Walker {
     }
 
     fn walk_tree<'t>(&mut self, root: Node<'t>, src: &str, depth: u32, ctx: Context) {
-        let mut stack: Vec<Task<'t>> = vec![Task::Visit { node: root, ctx, depth, expr: false, inh: None }];
+        let mut stack: Vec<Task<'t>> = vec![Task::Visit { node: root, ctx, depth, mode: Mode::Stmt, inh: None }];
         let mut too_deep = false;
         while let Some(task) = stack.pop() {
             match task {
@@ -156,7 +206,7 @@ impl Walker {
                         });
                     }
                 }
-                Task::Visit { node, ctx, depth, expr, inh } => {
+                Task::Visit { node, ctx, depth, mode, inh } => {
                     if depth > MAX_DEPTH {
                         if !too_deep {
                             too_deep = true;
@@ -164,7 +214,7 @@ impl Walker {
                         }
                         continue;
                     }
-                    self.visit(node, src, ctx, depth, expr, inh, &mut stack);
+                    self.visit(node, src, ctx, depth, mode, inh, &mut stack);
                 }
             }
         }
@@ -177,7 +227,7 @@ impl Walker {
         src: &str,
         ctx: Context,
         depth: u32,
-        expr: bool,
+        mode: Mode,
         inh: Inherited,
         stack: &mut Vec<Task<'t>>,
     ) {
@@ -186,8 +236,8 @@ impl Walker {
             return;
         }
         // Children in the same context, mode and depth.
-        let same = |stack: &mut Vec<Task<'t>>, expr: bool, ctx: Context, depth: u32, inh: &Inherited| {
-            push_children(stack, node, ctx, depth, expr, inh);
+        let same = |stack: &mut Vec<Task<'t>>, mode: Mode, ctx: Context, depth: u32, inh: &Inherited| {
+            push_children(stack, node, ctx, depth, mode, inh);
         };
         match kind {
             "program" => {
@@ -195,36 +245,36 @@ impl Walker {
                 if node.children(&mut cursor).any(|c| !c.is_named() && c.kind() == "&") {
                     self.compound = true;
                 }
-                same(stack, false, ctx, depth, &inh);
+                same(stack, Mode::Stmt, ctx, depth, &inh);
             }
             "list" | "pipeline" | "negated_command" => {
                 self.compound = true;
-                same(stack, false, ctx, depth, &inh);
+                same(stack, Mode::Stmt, ctx, depth, &inh);
             }
-            "do_group" | "else_clause" | "elif_clause" | "case_item" => same(stack, false, ctx, depth, &inh),
+            "do_group" | "else_clause" | "elif_clause" | "case_item" => same(stack, Mode::Stmt, ctx, depth, &inh),
             "if_statement" | "while_statement" | "for_statement" | "case_statement" => {
                 self.compound = true;
-                same(stack, false, ctx, depth + 1, &inh);
+                same(stack, Mode::Stmt, ctx, depth + 1, &inh);
             }
             "c_style_for_statement" => {
                 self.compound = true;
                 for (field, child) in fielded_children(node).into_iter().rev() {
-                    let expr = field != Some("body");
-                    stack.push(Task::Visit { node: child, ctx, depth: depth + 1, expr, inh: inh.clone() });
+                    let mode = if field == Some("body") { Mode::Stmt } else { Mode::Arith };
+                    stack.push(Task::Visit { node: child, ctx, depth: depth + 1, mode, inh: inh.clone() });
                 }
             }
             "compound_statement" => {
                 self.compound = true;
                 let arithmetic = node.child(0).is_some_and(|c| c.kind() == "((");
-                same(stack, arithmetic || expr, ctx, depth + 1, &inh);
+                same(stack, if arithmetic { Mode::Arith } else { mode }, ctx, depth + 1, &inh);
             }
             "subshell" => {
                 self.compound = true;
-                same(stack, false, sticky(ctx, Context::Subshell), depth + 1, &inh);
+                same(stack, Mode::Stmt, sticky(ctx, Context::Subshell), depth + 1, &inh);
             }
             "test_command" => {
                 self.compound = true;
-                same(stack, true, ctx, depth + 1, &inh);
+                same(stack, Mode::Test, ctx, depth + 1, &inh);
             }
             "function_definition" => {
                 self.compound = true;
@@ -277,8 +327,8 @@ impl Walker {
                 self.emit(node, &[], src, ctx, depth, inh, stack);
             }
             "variable_assignment" | "variable_assignments" => {
-                if expr {
-                    same(stack, true, ctx, depth, &inh);
+                if mode != Mode::Stmt {
+                    same(stack, mode, ctx, depth, &inh);
                 } else {
                     self.emit(node, &[], src, ctx, depth, inh, stack);
                 }
@@ -297,19 +347,32 @@ impl Walker {
                     let unescaped = unescape_backtick(inner, in_dq);
                     self.walk_source(&unescaped, depth + 1, inner_ctx);
                 } else {
-                    same(stack, false, inner_ctx, depth + 1, &inh);
+                    same(stack, Mode::Stmt, inner_ctx, depth + 1, &inh);
                 }
             }
             "process_substitution" => {
                 self.compound = true;
-                same(stack, false, sticky(ctx, Context::ProcessSubstitution), depth + 1, &inh);
+                same(stack, Mode::Stmt, sticky(ctx, Context::ProcessSubstitution), depth + 1, &inh);
             }
-            "arithmetic_expansion" | "expansion" | "parenthesized_expression" | "subscript" | "array" => {
-                same(stack, true, ctx, depth + 1, &inh);
+            "arithmetic_expansion" | "subscript" => same(stack, Mode::Arith, ctx, depth + 1, &inh),
+            "expansion" | "parenthesized_expression" => same(stack, mode.inner(), ctx, depth + 1, &inh),
+            "array" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.array_key(child, src);
+                }
+                same(stack, mode.inner(), ctx, depth + 1, &inh);
             }
-            "string" | "concatenation" | "binary_expression" | "unary_expression" | "ternary_expression"
-            | "postfix_expression" | "translated_string" | "command_name" | "number" | "simple_expansion"
-            | "brace_expression" => same(stack, true, ctx, depth, &inh),
+            "binary_expression" | "unary_expression" => {
+                if mode == Mode::Test {
+                    self.test_operands(node, src);
+                }
+                same(stack, mode.inner(), ctx, depth, &inh);
+            }
+            "string" | "concatenation" | "translated_string" | "ternary_expression" | "postfix_expression"
+            | "command_name" | "number" | "simple_expansion" | "brace_expression" => {
+                same(stack, mode.inner(), ctx, depth, &inh)
+            }
             "heredoc_body" => {
                 // Literal text first (backticks in it are re-parsed), then the expansions.
                 for (start, end) in canary::heredoc_text_segments(node) {
@@ -323,12 +386,36 @@ impl Walker {
                         Err(e) => self.problem(ProblemKind::ParseError, e),
                     }
                 }
-                same(stack, true, Context::HereDoc, depth, &inh);
+                let mut cursor = node.walk();
+                let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                for child in children.into_iter().rev() {
+                    if let Some(inner) = heredoc_arithmetic(child, src) {
+                        // tree-sitter-bash reads `$((…))` in a body as `$( (…) )`; bash reads
+                        // arithmetic. Its text is re-parsed as the arithmetic command `((…))`.
+                        self.walk_source(&format!("({inner})"), depth + 1, Context::HereDoc);
+                    } else {
+                        stack.push(Task::Visit {
+                            node: child,
+                            ctx: Context::HereDoc,
+                            depth,
+                            mode: Mode::Expr,
+                            inh: inh.clone(),
+                        });
+                    }
+                }
             }
             "heredoc_content" => {}
+            "raw_string" | "ansi_c_string" => match mode {
+                Mode::Arith if text(node, src).contains(['$', '`']) => self.problem(
+                    ProblemKind::Unsupported,
+                    format!(
+                        "`$` in a quoted string in arithmetic (bash expands it there): `{}`",
+                        snippet(text(node, src))
+                    ),
+                ),
+                _ => {}
+            },
             "word"
-            | "raw_string"
-            | "ansi_c_string"
             | "string_content"
             | "variable_name"
             | "special_variable_name"
@@ -341,7 +428,7 @@ impl Walker {
             | "comment" => {}
             "ERROR" => {
                 // Already a parse error; still list what can be found.
-                same(stack, expr, ctx, depth, &inh);
+                same(stack, mode, ctx, depth, &inh);
             }
             other => {
                 self.problem(ProblemKind::Unsupported, format!("unsupported shell construct `{other}`"));
@@ -371,16 +458,16 @@ impl Walker {
         };
         // Popped last: here-document statements, then the redirection targets.
         for stmt in parts.statements.into_iter().rev() {
-            stack.push(Task::Visit { node: stmt, ctx, depth, expr: false, inh: None });
+            stack.push(Task::Visit { node: stmt, ctx, depth, mode: Mode::Stmt, inh: None });
         }
         for (n, c) in parts.scan.into_iter().rev() {
-            stack.push(Task::Visit { node: n, ctx: c, depth, expr: true, inh: None });
+            stack.push(Task::Visit { node: n, ctx: c, depth, mode: Mode::Expr, inh: None });
         }
         if inh.is_some() {
             stack.push(Task::Finish { start: self.commands.len(), node, ctx, inh: inh.clone() });
         }
         if let Some(b) = body {
-            stack.push(Task::Visit { node: b, ctx, depth, expr: false, inh });
+            stack.push(Task::Visit { node: b, ctx, depth, mode: Mode::Stmt, inh });
         }
     }
 
@@ -407,26 +494,68 @@ impl Walker {
         };
         let mut parts = RedirectParts::default();
         // Later tasks (pushed after the command is recorded): scans and subshells.
-        let mut later: Vec<(Node<'t>, Context, bool)> = Vec::new();
+        let mut later: Vec<(Node<'t>, Context, Mode)> = Vec::new();
         let mut start = node.start_byte();
         let mut end = node.end_byte();
         match node.kind() {
             "command" => {
-                for (field, child) in fielded_children(node) {
+                let children = fielded_children(node);
+                let mut prev_end: Option<usize> = None;
+                // The end of the last word: a word node right after it (no blank) continues it.
+                // tree-sitter-bash splits `"r"\m` and `` r`x`m `` in two, one word to bash.
+                let mut word_end: Option<usize> = None;
+                let mut i = 0;
+                while let Some(&(field, child)) = children.get(i) {
+                    i += 1;
+                    if let Some(from) = prev_end {
+                        self.gap(src, from, child.start_byte(), &mut cmd.words);
+                    }
+                    prev_end = Some(child.end_byte());
                     match (field, child.kind()) {
                         (_, "comment") => {}
                         (Some("name"), _) | (Some("argument"), _) => {
-                            cmd.words.push(word_of(child, src));
-                            if child.named_child_count() > 0 {
-                                later.push((child, ctx, true));
+                            if self.fd_prefix(child, src, &mut parts) {
+                                continue;
+                            }
+                            // `$"…"`: the tree has a lone `$` token before the string.
+                            let next = children.get(i).map(|&(_, n)| n);
+                            let (w, scan) = match next.filter(|&n| is_gettext_dollar(child, n)) {
+                                Some(next) => {
+                                    i += 1;
+                                    prev_end = Some(next.end_byte());
+                                    // The token may carry text before the `$` (`-g$"b"`).
+                                    let mut w = word_of(child, src);
+                                    w.value = w.value.map(|v| v.strip_suffix('$').unwrap_or(&v).to_string());
+                                    glue(&mut w, word_of(next, src));
+                                    (w, next)
+                                }
+                                None => (word_of(child, src), child),
+                            };
+                            match cmd.words.last_mut() {
+                                // (A word starting at a newline is here-document text the
+                                // tree misread: kept apart, it is reported below.)
+                                Some(last) if word_end == Some(child.start_byte()) && !w.raw.starts_with('\n') => {
+                                    glue(last, w)
+                                }
+                                _ => cmd.words.push(w),
+                            }
+                            word_end = Some(scan.end_byte());
+                            if scan.named_child_count() > 0 {
+                                later.push((scan, ctx, Mode::Expr));
                             }
                         }
                         (Some("redirect"), _) => self.redirect(child, src, ctx, &mut parts),
                         (_, "variable_assignment") => {
-                            cmd.assignments.push(assignment(child, src));
-                            later.push((child, ctx, true));
+                            if cmd.words.is_empty() && valid_assignment(child, src) {
+                                cmd.assignments.push(assignment(child, src));
+                            } else {
+                                // `4x=1 ls`: not an assignment to bash, the program word.
+                                cmd.words.push(word_of(child, src));
+                                word_end = Some(child.end_byte());
+                            }
+                            later.push((child, ctx, Mode::Expr));
                         }
-                        (_, "subshell") => later.push((child, ctx, false)),
+                        (_, "subshell") => later.push((child, ctx, Mode::Stmt)),
                         _ if child.is_named() => {
                             let k = child.kind();
                             self.problem(ProblemKind::Unsupported, format!("unsupported part `{k}` in a command"));
@@ -437,31 +566,52 @@ impl Walker {
             }
             "declaration_command" | "unset_command" => {
                 let mut cursor = node.walk();
+                // The end of the previous word, when the next node may continue it: the tree
+                // splits `unset a[0]` into `a` and `[0]`, one word to bash.
+                let mut glued_end: Option<usize> = None;
                 for child in node.children(&mut cursor) {
                     match child.kind() {
-                        "comment" => {}
+                        "comment" => glued_end = None,
                         "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
+                            glued_end = None;
                             self.redirect(child, src, ctx, &mut parts)
                         }
                         _ => {
-                            cmd.words.push(word_of(child, src));
+                            if self.fd_prefix(child, src, &mut parts) {
+                                glued_end = None;
+                                continue;
+                            }
+                            let w = word_of(child, src);
+                            match cmd.words.last_mut() {
+                                Some(last) if glued_end == Some(child.start_byte()) => glue(last, w),
+                                _ => cmd.words.push(w),
+                            }
+                            glued_end = Some(child.end_byte());
                             if child.named_child_count() > 0 {
-                                later.push((child, ctx, true));
+                                later.push((child, ctx, Mode::Expr));
                             }
                         }
                     }
                 }
             }
             "variable_assignment" => {
-                cmd.assignments.push(assignment(node, src));
-                later.push((node, ctx, true));
+                if valid_assignment(node, src) {
+                    cmd.assignments.push(assignment(node, src));
+                } else {
+                    cmd.words.push(word_of(node, src));
+                }
+                later.push((node, ctx, Mode::Expr));
             }
             "variable_assignments" => {
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
                     if child.kind() == "variable_assignment" {
-                        cmd.assignments.push(assignment(child, src));
-                        later.push((child, ctx, true));
+                        if cmd.words.is_empty() && valid_assignment(child, src) {
+                            cmd.assignments.push(assignment(child, src));
+                        } else {
+                            cmd.words.push(word_of(child, src));
+                        }
+                        later.push((child, ctx, Mode::Expr));
                     } else if child.kind() != "comment" {
                         let k = child.kind();
                         self.problem(ProblemKind::Unsupported, format!("unsupported part `{k}` in assignments"));
@@ -470,12 +620,25 @@ impl Walker {
             }
             _ => {}
         }
+        let mut prev_end = node.end_byte();
         for r in outer {
+            self.gap(src, prev_end, r.start_byte(), &mut parts.extra_words);
+            prev_end = prev_end.max(r.end_byte());
             self.redirect(*r, src, ctx, &mut parts);
             start = start.min(r.start_byte());
             end = end.max(r.end_byte());
         }
+        if !parts.pending_fds.is_empty() {
+            self.problem(
+                ProblemKind::ParseError,
+                "a descriptor number the parse tree does not attach to a redirection",
+            );
+        }
         cmd.words.extend(parts.extra_words);
+        if cmd.words.iter().any(|w| w.raw.starts_with('\n')) {
+            // A word cannot start with a newline: the tree read here-document text as words.
+            self.problem(ProblemKind::ParseError, "a word starting with a newline (here-document text read as words)");
+        }
         for r in &parts.redirects {
             if !(r.op == RedirectOp::Duplicate || r.target.value.as_deref() == Some("/dev/null")) {
                 self.compound = true;
@@ -499,13 +662,146 @@ impl Walker {
 
         for stmt in parts.statements.into_iter().rev() {
             self.compound = true;
-            stack.push(Task::Visit { node: stmt, ctx, depth, expr: false, inh: inh.clone() });
+            stack.push(Task::Visit { node: stmt, ctx, depth, mode: Mode::Stmt, inh: inh.clone() });
         }
         for (n, c) in parts.scan.into_iter().rev() {
-            stack.push(Task::Visit { node: n, ctx: c, depth, expr: true, inh: None });
+            stack.push(Task::Visit { node: n, ctx: c, depth, mode: Mode::Expr, inh: None });
         }
-        for (n, c, expr) in later.into_iter().rev() {
-            stack.push(Task::Visit { node: n, ctx: c, depth, expr, inh: None });
+        for (n, c, mode) in later.into_iter().rev() {
+            stack.push(Task::Visit { node: n, ctx: c, depth, mode, inh: None });
+        }
+    }
+
+    /// The operands of an arithmetic comparison (`-eq`, `-lt` …) or of `-v` in `[[ … ]]` or
+    /// `[ … ]`: when the static value holds a subscript with a command substitution
+    /// (`'a[$(id)]'`), bash expands the subscript as it evaluates the operand, and runs the
+    /// command.
+    fn test_operands(&mut self, node: Node<'_>, src: &str) {
+        let Some(op) = node.child_by_field_name("operator") else {
+            return;
+        };
+        if !matches!(text(op, src), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "-v") {
+            return;
+        }
+        let mut cursor = node.walk();
+        for operand in node.named_children(&mut cursor) {
+            let t = text(operand, src);
+            if operand.id() == op.id() || !t.contains(['$', '`']) {
+                continue;
+            }
+            let Some(v) = word_of(operand, src).value else {
+                continue;
+            };
+            if v.contains('[') && (v.contains("$(") || v.contains('`')) {
+                self.problem(
+                    ProblemKind::Unsupported,
+                    format!(
+                        "a subscript with a command substitution in a test operand (bash runs it): `{}`",
+                        snippet(t)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// `a=(['$(id)']=1)`: bash evaluates the key of an indexed array element as arithmetic,
+    /// after expanding it with single quotes not special, so the command runs. The tree reads
+    /// `[`, a quoted string, `]=1`.
+    fn array_key(&mut self, node: Node<'_>, src: &str) {
+        let t = text(node, src);
+        let Some(key) = t.strip_prefix('[').and_then(|r| r.split_once("]=")).map(|(k, _)| k) else {
+            return;
+        };
+        if key.contains('\'') && key.contains(['$', '`']) {
+            self.problem(
+                ProblemKind::Unsupported,
+                format!("`$` in a quoted array key (bash expands it there): `{}`", snippet(t)),
+            );
+        }
+    }
+
+    /// Text between two nodes of one command that the tree does not account for.
+    /// tree-sitter-bash drops a `-` word right before a here-document operator
+    /// (`git commit -F - <<EOF`): those `-` words are added to `words`; anything else is a
+    /// parse error.
+    fn gap(&mut self, src: &str, from: usize, to: usize, words: &mut Vec<Word>) {
+        if from >= to {
+            return;
+        }
+        let bytes = src.as_bytes();
+        let mut i = from;
+        while i < to {
+            match bytes.get(i) {
+                Some(b' ' | b'\t') => i += 1,
+                Some(b'\\') if bytes.get(i + 1) == Some(&b'\n') => i += 2,
+                Some(b'-')
+                    if matches!(bytes.get(i.wrapping_sub(1)), Some(b' ' | b'\t' | b'\n'))
+                        && (matches!(bytes.get(i + 1), Some(b' ' | b'\t')) || i + 1 == to) =>
+                {
+                    words.push(literal("-"));
+                    i += 1;
+                }
+                _ => {
+                    let t = src.get(from..to).unwrap_or("");
+                    self.problem(
+                        ProblemKind::ParseError,
+                        format!("text the parse tree does not account for: `{}`", snippet(t.trim())),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A descriptor number glued to the redirection after it (`cat 0< in`, `cat <f 0>g`):
+    /// tree-sitter-bash reads `0` as a word. Records it in `parts` for the redirection that
+    /// starts right after it and returns true.
+    fn fd_prefix(&mut self, node: Node<'_>, src: &str, parts: &mut RedirectParts<'_>) -> bool {
+        let t = text(node, src);
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        let bytes = src.as_bytes();
+        let at = node.end_byte();
+        if !matches!(bytes.get(at), Some(b'<' | b'>')) {
+            return false;
+        }
+        if bytes.get(at + 1) == Some(&b'(') {
+            // Bash reads `0<(…)` as one word, the number glued to the process substitution.
+            self.problem(ProblemKind::ParseError, format!("a number glued to a process substitution: `{t}`"));
+            return false;
+        }
+        match t.parse::<u32>() {
+            Ok(fd) => {
+                parts.pending_fds.push((at, fd));
+                true
+            }
+            Err(_) => {
+                self.problem(ProblemKind::Unsupported, format!("file descriptor `{}` out of range", snippet(t)));
+                false
+            }
+        }
+    }
+
+    /// The descriptor of a redirection. tree-sitter-bash also reads `-2` in `ls -2>f` as a
+    /// descriptor; to bash it is an argument word (only digits make a descriptor): it goes to
+    /// `parts.extra_words`.
+    fn descriptor(&mut self, node: Node<'_>, src: &str, parts: &mut RedirectParts<'_>) -> Option<u32> {
+        let t = text(node, src);
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if digits(t) {
+            let fd = t.parse::<u32>().ok();
+            if fd.is_none() {
+                self.problem(ProblemKind::Unsupported, format!("file descriptor `{}` out of range", snippet(t)));
+            }
+            fd
+        } else {
+            if t.strip_prefix('-').is_some_and(digits) {
+                parts.extra_words.push(word_of(node, src));
+            } else {
+                self.problem(ProblemKind::Unsupported, format!("file descriptor `{}`", snippet(t)));
+            }
+            None
         }
     }
 
@@ -528,6 +824,15 @@ impl Walker {
         } else if !program.quoted && RESERVED.contains(&name) {
             self.problem(ProblemKind::ParseError, format!("reserved word `{name}` in command position"));
         }
+        if let Some(arg) = subscript_argument(name, &cmd.words[1..]) {
+            self.problem(
+                ProblemKind::Unsupported,
+                format!(
+                    "`{name}` evaluates the subscript of `{}`: bash runs the command substitution in it",
+                    snippet(arg)
+                ),
+            );
+        }
     }
 
     /// Parses one redirection node into `parts`.
@@ -541,13 +846,18 @@ impl Walker {
                 for (field, child) in &children {
                     match (*field, child.kind()) {
                         (_, "comment") => {}
-                        (Some("descriptor"), _) => fd = text(*child, src).parse::<u32>().ok(),
+                        (Some("descriptor"), _) => fd = self.descriptor(*child, src, parts),
                         (_, _) if !child.is_named() => op_token = child.kind(),
                         _ => targets.push(*child),
                     }
                 }
+                if fd.is_none() {
+                    fd = parts.take_fd(node.start_byte());
+                }
                 let mut targets = targets.into_iter();
-                let target_node = targets.next();
+                // `>&-` is complete: words after it are arguments (`git branch >&- new`).
+                let closes = op_token.ends_with('-');
+                let target_node = if closes { None } else { targets.next() };
                 let target = match target_node {
                     Some(t) => word_of(t, src),
                     None => literal(if op_token.ends_with('-') { "-" } else { "" }),
@@ -558,6 +868,9 @@ impl Walker {
                     }
                 }
                 for extra in targets {
+                    if self.fd_prefix(extra, src, parts) {
+                        continue;
+                    }
                     parts.extra_words.push(word_of(extra, src));
                     if extra.named_child_count() > 0 {
                         parts.scan.push((extra, ctx));
@@ -574,52 +887,146 @@ impl Walker {
                 };
                 parts.redirects.push(Redirect { fd, op, target });
             }
-            "heredoc_redirect" => {
-                let quoted = canary::heredoc_quoted(node, src);
-                let mut body = None;
-                for (field, child) in &children {
-                    match (*field, child.kind()) {
-                        (_, "comment") | (_, "heredoc_start") | (_, "heredoc_end") => {}
-                        (Some("descriptor"), _) => fd = text(*child, src).parse::<u32>().ok(),
-                        (Some("redirect"), _) => {
-                            let mut nested = RedirectParts::default();
-                            self.redirect(*child, src, ctx, &mut nested);
-                            parts.redirects.extend(nested.redirects);
-                            parts.extra_words.extend(nested.extra_words);
-                            parts.scan.extend(nested.scan);
-                        }
-                        (_, "heredoc_body") => body = Some(*child),
-                        (Some("argument"), _) => {
-                            parts.extra_words.push(word_of(*child, src));
-                            if child.named_child_count() > 0 {
-                                parts.scan.push((*child, ctx));
-                            }
-                        }
-                        (_, _) if !child.is_named() => {}
-                        _ => parts.statements.push(*child),
-                    }
-                }
-                let target = match body {
-                    Some(b) => {
-                        let raw = text(b, src).to_string();
-                        let dynamic = !quoted && b.named_child_count() > 0 && {
-                            let mut c = b.walk();
-                            let any = b.named_children(&mut c).any(|n| n.kind() != "heredoc_content");
-                            any
-                        };
-                        if !quoted {
-                            parts.scan.push((b, Context::HereDoc));
-                        }
-                        Word { value: if dynamic { None } else { Some(raw.clone()) }, raw, quoted, glob: false }
-                    }
-                    None => literal(""),
-                };
-                parts.redirects.push(Redirect { fd, op: RedirectOp::HereDoc, target });
-            }
+            "heredoc_redirect" => self.heredoc_redirect(node, &children, src, ctx, parts),
             other => {
                 self.problem(ProblemKind::Unsupported, format!("unsupported redirection node `{other}`"));
             }
         }
+    }
+
+    /// A here-document: its target is the body, checked line by line against bash's rules
+    /// (see [`heredoc`]).
+    fn heredoc_redirect<'t>(
+        &mut self,
+        node: Node<'t>,
+        children: &[(Option<&'static str>, Node<'t>)],
+        src: &str,
+        ctx: Context,
+        parts: &mut RedirectParts<'t>,
+    ) {
+        let h = heredoc::shape(node, src);
+        let (quoted, body, misread) = (h.quoted, h.body, h.misread);
+        let mut fd = None;
+        for (field, child) in children {
+            match (*field, child.kind()) {
+                (_, "comment") | (_, "heredoc_start") | (_, "heredoc_end") | (_, "heredoc_body") => {}
+                (Some("descriptor"), _) => fd = self.descriptor(*child, src, parts),
+                (Some("redirect"), _) => {
+                    let mut nested =
+                        RedirectParts { pending_fds: std::mem::take(&mut parts.pending_fds), ..Default::default() };
+                    self.redirect(*child, src, ctx, &mut nested);
+                    parts.redirects.extend(nested.redirects);
+                    parts.extra_words.extend(nested.extra_words);
+                    parts.scan.extend(nested.scan);
+                    parts.pending_fds = nested.pending_fds;
+                }
+                (Some("argument"), _) => {
+                    if misread.is_some_and(|m| child.start_byte() + 1 >= m) {
+                        // Body text the tree read as words.
+                        continue;
+                    }
+                    if self.fd_prefix(*child, src, parts) {
+                        continue;
+                    }
+                    parts.extra_words.push(word_of(*child, src));
+                    if child.named_child_count() > 0 {
+                        parts.scan.push((*child, ctx));
+                    }
+                }
+                // `cat -<<EOF`: the tree folds the word `-` into the operator token.
+                (_, _) if !child.is_named() => {
+                    if text(*child, src).starts_with("-<<") {
+                        parts.extra_words.push(literal("-"));
+                    }
+                }
+                _ => parts.statements.push(*child),
+            }
+        }
+        if fd.is_none() {
+            fd = parts.take_fd(node.start_byte());
+        }
+        let bytes = src.as_bytes();
+        let end_line = h.end_line;
+        let body_end = body.map(|b| b.end_byte()).or(end_line);
+        let body_start = h.body_start;
+        if let (Some(s), Some(d)) = (body_start, h.start) {
+            match h.delimiter(src) {
+                None => self
+                    .problem(ProblemKind::Unsupported, format!("here-document delimiter `{}`", snippet(text(d, src)))),
+                Some(delim) => {
+                    let scan = heredoc::scan(bytes, s, &delim, h.strip_tabs, !quoted);
+                    if scan.end != end_line {
+                        self.problem(
+                            ProblemKind::ParseError,
+                            format!(
+                                "here-document `{}`: bash ends the body on another line than the parser \
+                                 (a delimiter line with blanks, or joined by `\\` newline)",
+                                snippet(&delim)
+                            ),
+                        );
+                    }
+                    if let Some(at) = scan.dollar_join {
+                        self.problem(
+                            ProblemKind::ParseError,
+                            format!("`$\\` newline at byte {at} in a here-document: bash joins it into an expansion"),
+                        );
+                    }
+                }
+            }
+        }
+        let mut dynamic = false;
+        if let Some(m) = misread {
+            let region = src.get(m..body.map_or(m, |b| b.start_byte()).max(m)).unwrap_or("");
+            if body.is_none() && end_line.is_none() {
+                self.problem(ProblemKind::ParseError, "a here-document body the parser reads as words");
+            } else if !quoted && region.contains(['$', '`']) {
+                dynamic = true;
+                self.problem(
+                    ProblemKind::ParseError,
+                    "a here-document body starting with `\\` holds expansions the parser reads as words",
+                );
+            }
+        }
+        let target = match (body_start, body_end) {
+            (Some(s), Some(e)) => {
+                let s = if misread.is_some() { s } else { body.map_or(s, |b| b.start_byte()) };
+                let raw = src.get(s..e.max(s)).unwrap_or("").to_string();
+                if let Some(b) = body {
+                    dynamic |= !quoted && b.named_child_count() > 0 && {
+                        let mut c = b.walk();
+                        let any = b.named_children(&mut c).any(|n| n.kind() != "heredoc_content");
+                        any
+                    };
+                    if !quoted {
+                        parts.scan.push((b, Context::HereDoc));
+                    }
+                }
+                Word { value: if dynamic { None } else { Some(raw.clone()) }, raw, quoted, glob: false }
+            }
+            _ => literal(""),
+        };
+        parts.redirects.push(Redirect { fd, op: RedirectOp::HereDoc, target });
+    }
+}
+
+/// The `(…)` of a `$((…))` that tree-sitter-bash read as a command substitution holding one
+/// subshell (in a here-document body). Bash reads `$((` as arithmetic when the parenthesis
+/// that closes the first one is followed by `)`, which is what this shape is.
+fn heredoc_arithmetic<'s>(node: Node<'_>, src: &'s str) -> Option<&'s str> {
+    if node.kind() != "command_substitution" || node.named_child_count() != 1 {
+        return None;
+    }
+    let inner = node.named_child(0)?;
+    let t = text(node, src);
+    let shaped = inner.kind() == "subshell"
+        && t.starts_with("$((")
+        && t.ends_with("))")
+        && inner.start_byte() == node.start_byte() + 2
+        && inner.end_byte() + 1 == node.end_byte();
+    if shaped {
+        Some(text(inner, src))
+    } else {
+        None
     }
 }
 
@@ -651,12 +1058,27 @@ fn fielded_children<'t>(node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)>
     out
 }
 
-fn push_children<'t>(stack: &mut Vec<Task<'t>>, node: Node<'t>, ctx: Context, depth: u32, expr: bool, inh: &Inherited) {
+fn push_children<'t>(stack: &mut Vec<Task<'t>>, node: Node<'t>, ctx: Context, depth: u32, mode: Mode, inh: &Inherited) {
     let mut cursor = node.walk();
     let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
     for child in children.into_iter().rev() {
-        stack.push(Task::Visit { node: child, ctx, depth, expr, inh: inh.clone() });
+        stack.push(Task::Visit { node: child, ctx, depth, mode, inh: inh.clone() });
     }
+}
+
+/// True when bash takes this `NAME=value` as an assignment: NAME is `[A-Za-z_][A-Za-z0-9_]*`
+/// (or a subscripted name). tree-sitter-bash also accepts `4x=1` and non-ASCII names (which
+/// the parser sees as letters).
+fn valid_assignment(node: Node<'_>, src: &str) -> bool {
+    let Some(name) = node.child_by_field_name("name") else {
+        return false;
+    };
+    if name.kind() != "variable_name" {
+        return true;
+    }
+    let t = text(name, src).as_bytes();
+    t.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && t.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
 }
 
 fn assignment(node: Node<'_>, src: &str) -> Assignment {
@@ -691,6 +1113,39 @@ fn redirect_op(token: &str, target: &Word) -> Option<RedirectOp> {
         "<&" => RedirectOp::Read,
         _ => return None,
     })
+}
+
+/// Builtins that take variable names (`read 'a[$(id)]'`), or evaluate their arguments as
+/// arithmetic (`let`, `test -v`, `declare -i`): bash expands a subscript in such a word when
+/// the builtin uses it, with single quotes long gone, and runs the command substitution in it.
+/// The first argument of `name` that holds a subscript with `$(…)` or a backtick.
+fn subscript_argument<'w>(name: &str, args: &'w [Word]) -> Option<&'w str> {
+    let risky = |s: &str| s.find('[').is_some_and(|i| s[i..].contains("$(") || s[i..].contains('`'));
+    let values = || args.iter().filter_map(|w| w.value.as_deref());
+    match name {
+        "let" | "test" => values().find(|v| risky(v)),
+        "declare" | "typeset" | "local" | "export" | "readonly" => {
+            // With `-i` the value is evaluated as arithmetic too.
+            let integer = values().any(|v| v.starts_with('-') && v.contains('i'));
+            values().find(|v| if integer { risky(v) } else { risky(v.split('=').next().unwrap_or(v)) })
+        }
+        "unset" | "read" | "mapfile" | "readarray" | "getopts" | "wait" => values().find(|v| risky(v)),
+        "printf" => {
+            let mut it = values();
+            while let Some(v) = it.next() {
+                let target = match v.strip_prefix("-v") {
+                    Some("") => it.next(),
+                    Some(rest) => Some(rest),
+                    None => None,
+                };
+                if let Some(t) = target.filter(|t| risky(t)) {
+                    return Some(t);
+                }
+            }
+            None
+        }
+        _ => None,
+    }
 }
 
 /// `exec [-cl] [-a name] [--]` with nothing after: only redirections.

@@ -145,9 +145,15 @@ pub(crate) fn word_of(node: Node<'_>, src: &str) -> Word {
     let mut b = Builder::new();
     if node.kind() == "concatenation" {
         let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for (i, &child) in children.iter().enumerate() {
             if child.kind() == "concatenation" {
                 b.unknown();
+            } else if children.get(i + 1).is_some_and(|&next| is_gettext_dollar(child, next)) {
+                // `x$"a"`: the `$` of a `$"…"` string adds nothing to the value (the token may
+                // carry text before it).
+                let t = text(child, src);
+                b.unquoted(t.strip_suffix('$').unwrap_or(t));
             } else {
                 part(child, src, &mut b);
             }
@@ -163,6 +169,31 @@ pub(crate) fn word_of(node: Node<'_>, src: &str) -> Word {
         part(node, src, &mut b);
     }
     b.finish(raw)
+}
+
+/// True when `dollar` is the lone `$` token tree-sitter-bash leaves before the string of a
+/// `$"…"` (locale-translated string) in argument position: `next` is that string, or a
+/// concatenation starting with it, glued to the `$`.
+pub(crate) fn is_gettext_dollar(dollar: Node<'_>, next: Node<'_>) -> bool {
+    !dollar.is_named()
+        && dollar.kind() == "$"
+        && next.start_byte() == dollar.end_byte()
+        && (next.kind() == "string"
+            || (next.kind() == "concatenation" && next.child(0).is_some_and(|c| c.kind() == "string")))
+}
+
+/// Joins a word the tree split in two (`unset a[0]`): `next` follows `word` with no blank.
+pub(crate) fn glue(word: &mut Word, next: Word) {
+    word.value = match (word.value.take(), next.value) {
+        (Some(mut a), Some(b)) => {
+            a.push_str(&b);
+            Some(a)
+        }
+        _ => None,
+    };
+    word.raw.push_str(&next.raw);
+    word.quoted |= next.quoted;
+    word.glob |= next.glob;
 }
 
 /// Adds one primary expression to the word being built.

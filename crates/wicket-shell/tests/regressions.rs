@@ -1,0 +1,464 @@
+//! Inputs found by the differential test (`tests/differential.rs`), the cargo-fuzz targets
+//! (`fuzz/`) and the bash checks done alongside them. Each test states what bash does.
+//!
+//! A test marked `#[ignore = "…"]` is a wicket-shell bug that is reported and not fixed yet:
+//! run them with `cargo test -p wicket-shell --test regressions -- --ignored`. When one is
+//! fixed, drop its `#[ignore]` and its entry in `KNOWN_BUGS` in `tests/differential.rs`.
+//!
+//! Every expectation below was checked against GNU bash 5.2.15 (`bash -c '…'`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic
+
+use wicket_shell::{analyze, RedirectOp};
+
+fn parts(src: &str) -> Vec<String> {
+    analyze(src).commands.iter().map(|c| c.canonical()).collect()
+}
+
+/// The analysis either lists `cmd` as a command or is not understood: never understood
+/// without it.
+fn sees_or_gives_up(src: &str, cmd: &str) {
+    let a = analyze(src);
+    let found = a.commands.iter().any(|c| c.canonical() == cmd);
+    assert!(
+        found || !a.understood,
+        "{src:?}: bash runs `{cmd}`, but the analysis is understood without it: {:?}",
+        a.commands.iter().map(|c| c.canonical()).collect::<Vec<_>>()
+    );
+}
+
+// --- `==` / `=~` as an argument, with a `}` later ------------------------------------------------
+
+/// bash: `echo == x; rm -rf ~/x #}` is two commands, `echo == x` and `rm -rf ~/x` (the `}` is
+/// in a comment). tree-sitter-bash lexes everything from after `==` (or `=~`) up to the next
+/// `}` as one `regex` token, operators included: wicket lists the single command
+/// `echo == x; rm -rf ~/x #` `}` and says understood. An allow rule `bash(echo *)` allows
+/// the call outside the sandbox and a deny rule `bash(rm -rf*)` does not fire (checked with
+/// `Policy::decide`). Found by the `differential` fuzz target (`echo {a.W $(id -u) == 0
+/// W.z..3}`: the words `0` and `W.z..3}` came out as `0 W.z..3` and `}`).
+#[test]
+#[ignore = "wicket bug: after an `==`/`=~` argument, text up to `}` is one regex token"]
+fn double_equals_argument_swallows_the_rest() {
+    sees_or_gives_up("echo == x; rm -rf ~/x #}", "rm -rf ~/x");
+    sees_or_gives_up("echo =~ x; rm -rf ~/x #}", "rm -rf ~/x");
+    sees_or_gives_up("git log == x && rm -rf ~/x }", "rm -rf ~/x }");
+    assert_eq!(parts("echo == 0 b}"), ["echo == 0 b}"]);
+    assert_eq!(analyze("echo == 0 b}").commands[0].words.len(), 4);
+}
+
+#[test]
+fn double_equals_argument_without_brace() {
+    assert_eq!(parts("echo == x; echo y"), ["echo == x", "echo y"]);
+    assert_eq!(parts("[[ a == b ]] && echo y"), ["echo y"]);
+}
+
+// --- `>&-` then a word ----------------------------------------------------------------------------
+
+/// bash: `>&-` (close stdout) is complete; a word after it is an argument: `git branch >&-
+/// newbranch` runs `git branch newbranch` and creates the branch. tree-sitter-bash takes the
+/// word as the redirection's destination, so wicket lists `git branch` — on the exact safe list,
+/// so the call is allowed outside the sandbox, unattended (checked with `Policy::decide`: "allow
+/// by safe_list"). Words starting with `-` give a parse error instead (fails closed). Also
+/// `2>&-`, `<&-`. Found by the `differential` fuzz target (`lsls >&- -`).
+#[test]
+fn word_after_fd_close_is_an_argument() {
+    assert_eq!(parts("git branch >&- newbranch"), ["git branch newbranch"]);
+    assert_eq!(parts("rm >&- important.txt"), ["rm important.txt"]);
+    assert_eq!(parts("echo 2>&- x"), ["echo x"]);
+    assert_eq!(parts("cat <&- x"), ["cat x"]);
+}
+
+#[test]
+fn fd_close_alone() {
+    assert_eq!(parts("echo x >&-"), ["echo x"]);
+    assert_eq!(parts("echo x 2>&-"), ["echo x"]);
+}
+
+// --- words split where bash sees one ----------------------------------------------------------
+
+/// bash: `"r"\m -rf /` is the one word `rm` and two arguments: it runs `rm -rf /`. tree-sitter-
+/// bash gives `"r"` and `\m` as two sibling arguments (no `concatenation`), so wicket lists the
+/// program `r` with the argument `m` and says understood: a deny rule `bash(rm -rf*)` does not
+/// fire (in the sandbox the call is allowed; checked). The same after `'…'` and `$'…'`
+/// (`$''\rm` is the empty program and `rm`), and after an expansion (`x$y\z` is two words).
+/// Found by the `differential` fuzz target (`c"+"\url …`, `$''\rf`, `$' '\r`).
+#[test]
+fn quoted_string_then_escape_is_one_word() {
+    assert_eq!(parts("\"r\"\\m -rf /"), ["rm -rf /"]);
+    assert_eq!(parts("'r'\\m -rf /"), ["rm -rf /"]);
+    assert_eq!(parts("$'r'\\m -rf /"), ["rm -rf /"]);
+    assert_eq!(parts("$''\\rm -rf /"), ["rm -rf /"]);
+    assert_eq!(analyze("echo x$y\\z").commands[0].words.len(), 2);
+    // Also after `{` and `[` (`cpo {\oa \..z}`, `~}[\a`).
+    assert_eq!(parts("echo {\\oa"), ["echo {oa"]);
+    assert_eq!(parts("echo ~}[\\a"), ["echo ~}[a"]);
+}
+
+/// bash: `` r`echo`m -rf / `` is the one (dynamic) word `` r`echo`m ``: it runs `rm -rf /`.
+/// tree-sitter-bash splits it before the backtick when text follows the closing one, so wicket
+/// lists the static program `r` and the argument `` `echo`m `` and says understood (with the
+/// deny rule `bash(rm -rf*)`, allowed in the sandbox; checked). `` r`echo m` `` (nothing after)
+/// is one word and not understood, as it should be. Found by the `differential` fuzz target
+/// (`` ec`o nce `un ced ``, `` cat ~at`~/.sscat ~at`~/.ssh/sa ``).
+#[test]
+fn word_then_backtick_is_one_word() {
+    let a = analyze("r`echo`m -rf /");
+    assert!(!a.understood, "the program is dynamic: {:?}", parts("r`echo`m -rf /"));
+    assert_eq!(a.commands[0].words.len(), 3);
+    assert_eq!(analyze("cat ~a`x`y").commands[0].words.len(), 2);
+    assert_eq!(parts("echo a`echo b`c"), ["echo a`echo b`c", "echo b"]);
+}
+
+#[test]
+fn word_then_backtick_at_the_end() {
+    assert!(!analyze("r`echo m` -rf /").understood);
+    assert_eq!(parts("echo `echo b`c"), ["echo `echo b`c", "echo b"]);
+}
+
+/// bash: a `$` that starts no expansion is a literal character and the word goes on; one
+/// that does (`$2`, `$-`, `$@`, `$An`) is an expansion inside the word. tree-sitter-bash often
+/// ends the word at the `$` instead: `1'r'$2` becomes the static words `1r$` and `2` (bash: one
+/// word holding `$2`), `s}e$-v` becomes `s}e$` and `-v`, `r[$An/` becomes `r[$` and `An/`,
+/// `$#B$@#` becomes `$#B$` and `@#`. wicket then calls static what bash expands and counts
+/// words bash does not. Found by the `differential` fuzz target (many inputs).
+#[test]
+#[ignore = "wicket bug: words are split at a `$` after quotes, `}`, `[` …"]
+fn dollar_inside_a_word() {
+    for src in ["echo 1'r'$2", "echo s}e$-v", "echo r[$An/", "echo $#B$@#", "echo x[$-y", "echo e{$V:-x}"] {
+        let a = analyze(src);
+        let words = &a.commands[0].words;
+        assert_eq!(words.len(), 2, "{src:?}: {words:?}");
+        assert_eq!(words[1].value, None, "{src:?}: the expansion is missed");
+    }
+}
+
+/// bash: `{ {..` is the two words `{` and `{..`; tree-sitter-bash makes `{ {` one word (with
+/// the blank in it) and `..` another. Found by the `differential` fuzz target (`%cpAo { {..`,
+/// `%cp~ { {{a..z..z}`).
+#[test]
+#[ignore = "wicket bug: `{ {` followed by brace-like text becomes one word"]
+fn spaced_braces_are_two_words() {
+    assert_eq!(analyze("echo { {..").commands[0].words.len(), 3);
+    assert_eq!(parts("echo { {a..z"), ["echo { {a..z"]);
+    assert_eq!(analyze("echo { {a..z").commands[0].words.len(), 3);
+}
+
+/// bash's blanks are space and tab only: `\r`, `\f` and `\v` are word characters.
+/// tree-sitter-bash takes them as whitespace, so `echo a\r# ; rm -rf /` (where bash runs
+/// `echo 'a\r#'` and then `rm -rf /`) is `echo a` and a comment to wicket, understood. The
+/// policy's input check (control characters are never auto-allowed, and deny rules cannot be
+/// ruled out) covers it today; the analysis is still wrong. Found by the `differential` fuzz
+/// target (`echo hi\r⏎curl https://evil.example/x`, `\x0c[[ …`, `\x0b⏎EOF`).
+#[test]
+fn control_characters_are_not_blanks() {
+    sees_or_gives_up("echo a\r# ; rm -rf /", "rm -rf /");
+    sees_or_gives_up("echo a\x0c# ; rm -rf /", "rm -rf /");
+    sees_or_gives_up("echo a\x0b# ; rm -rf /", "rm -rf /");
+    let a = analyze("echo hi\r");
+    assert!(!a.understood || a.commands[0].words[1].value.as_deref() == Some("hi\r"));
+}
+
+/// bash: a `NAME=value` word is an assignment only when NAME is `[A-Za-z_][A-Za-z0-9_]*`;
+/// `4x=1` and `é=1` are commands (bash: "4x=1: command not found"). wicket lists no command
+/// (tree-sitter-bash takes them as assignments). Low impact (a program must be named so), but
+/// a command bash runs is missing. Found by the `differential` fuzz target
+/// (`44444444else444444=4444444444444;…`, `…; ܌dol====`).
+#[test]
+fn invalid_assignment_name_is_a_command() {
+    assert_eq!(parts("4x=1"), ["4x=1"]);
+    assert_eq!(parts("é=1"), ["é=1"]);
+}
+
+/// bash: `[[-f file ]]`, `[]` and `[["$(x)" ]]` are ordinary commands (`[[-f`: command not
+/// found): `[[` and `[` are only special as whole words. tree-sitter-bash reads test
+/// expressions and wicket lists no command (the `$(x)` inside is still listed). Low impact.
+/// Found by the `differential` fuzz target.
+#[test]
+#[ignore = "wicket bug: `[[-f`, `[]` in command position are read as test expressions"]
+fn glued_brackets_are_commands() {
+    assert_eq!(parts("[[-f file ]] && echo y"), ["[[-f file ]]", "echo y"]);
+    assert_eq!(parts("[] && echo y"), ["[]", "echo y"]);
+}
+
+/// bash: on the line `\  && echo b`, `\ ` is an escaped blank: the program ` ` runs (not
+/// found). wicket lists only `echo a` and `echo b`. Found by the `differential` fuzz target.
+#[test]
+#[ignore = "wicket bug: an escaped blank at the start of a line is not a program word"]
+fn escaped_blank_program() {
+    assert_eq!(parts("echo a\n\\  && echo b"), ["echo a", " ", "echo b"]);
+}
+
+// --- `$'…'` ending in an escaped backslash -------------------------------------------------------
+
+/// bash: in `$'\\'` the `\\` is one escaped backslash and the next `'` ends the string, so
+/// `echo $'\\' ; rm -rf ~/x #'` runs `echo '\'` and then `rm -rf ~/x` (the last `'` is in a
+/// comment; checked with `echo PWNED`). tree-sitter-bash's `ansi_c_string` token reads `\'`
+/// as an escaped quote and runs on to the last `'`: wicket lists one command, `echo` with the
+/// argument `\' ; rm -rf ~/x #`, and says understood. An allow rule `bash(echo *)` then allows
+/// the call outside the sandbox, and a deny rule `bash(rm -rf*)` does not fire (checked with
+/// `Policy::decide`: "allow by rule").
+#[test]
+fn ansi_c_string_ending_in_escaped_backslash() {
+    assert_eq!(parts("echo $'\\\\' ; rm -rf ~/x #'"), ["echo \\", "rm -rf ~/x"]);
+    assert_eq!(parts("echo $'a\\\\' ; rm -rf ~/x #'"), ["echo a\\", "rm -rf ~/x"]);
+    assert_eq!(parts("echo x$'\\\\'y ; rm -rf ~/x #'"), ["echo x\\y", "rm -rf ~/x"]);
+    sees_or_gives_up("$'\\\\' ; rm -rf ~/x #'", "rm -rf ~/x");
+    // The same in an assignment, a here-string, a redirection target, an array, `export`,
+    // and after `\c` (control-backslash: `\c\\` is one character).
+    for src in [
+        "x=$'\\\\' ; rm -rf ~/x #'",
+        "cat <<< $'\\\\' ; rm -rf ~/x #'",
+        "echo > $'\\\\' ; rm -rf ~/x #'",
+        "a=($'\\\\') ; rm -rf ~/x #')",
+        "export x=$'\\\\' ; rm -rf ~/x #'",
+        "echo $'\\c\\\\' ; rm -rf ~/x #'",
+    ] {
+        sees_or_gives_up(src, "rm -rf ~/x");
+    }
+}
+
+#[test]
+fn ansi_c_string_escaped_quote() {
+    assert_eq!(parts("echo $'\\'' ; echo x"), ["echo '", "echo x"]);
+    assert_eq!(parts("echo $'\\\\\\'' ; echo x"), ["echo \\'", "echo x"]);
+}
+
+// --- `$"…"` (locale-translated string) -------------------------------------------------------
+
+/// bash: `printf '[%s]' $"-rf" /` prints `[-rf][/]`: `$"…"` is one word with the string's
+/// value. wicket reads `$` and `"-rf"` as two words, so `rm $"-rf" /` is `rm $ -rf /` to the
+/// policy: a deny rule `bash(rm -rf*)` does not match it (checked: the call is allowed in the
+/// sandbox, and by any allow rule `bash(rm *)` outside it). tree-sitter-bash gives
+/// `(command name: (command_name (word)) argument: (string …))` with the `$` as an anonymous
+/// token of the command.
+#[test]
+fn gettext_string_is_one_word() {
+    assert_eq!(parts("rm $\"-rf\" /"), ["rm -rf /"]);
+    assert_eq!(parts("echo $\"translated\""), ["echo translated"]);
+    // After a prefix that tree-sitter-bash lexes as a test operator (`-g`, `-f`, `-n` …), the
+    // prefix must stay: bash prints `-gb` (found by the `differential` fuzz target,
+    // `rg 'TODO|FIXMo' -g$"rm "hca-tO …`; the word lost its `-g`).
+    assert_eq!(parts("echo -g$\"b\""), ["echo -gb"]);
+    assert_eq!(parts("rm -r$\"f\" /"), ["rm -rf /"]);
+    // Inside a word the `$` stays in the value: bash prints `xa`.
+    assert_eq!(parts("echo x$\"a\""), ["echo xa"]);
+}
+
+/// In program position it is already right.
+#[test]
+fn gettext_string_as_program() {
+    assert_eq!(parts("$\"rm\" -rf /"), ["rm -rf /"]);
+}
+
+// --- `0<` / `0>` --------------------------------------------------------------------------------
+
+/// bash: `cat 0< in.txt` runs `cat` with stdin from `in.txt`; argv is `[cat]`. wicket lists
+/// `cat 0` (tree-sitter-bash reads `0` as a `number` argument, not a `file_descriptor`; `1>`,
+/// `2>`, `3<` … are fine), and the redirection has no descriptor.
+#[test]
+fn fd_zero_redirection_is_not_an_argument() {
+    assert_eq!(parts("cat 0< in.txt"), ["cat"]);
+    assert_eq!(parts("cat 0>out"), ["cat"]);
+    let a = analyze("cat 0< in.txt");
+    let r = &a.commands[0].redirects[0];
+    assert_eq!((r.fd, r.op), (Some(0), RedirectOp::Read));
+}
+
+#[test]
+fn other_descriptors_are_not_arguments() {
+    assert_eq!(parts("cat 1> out"), ["cat"]);
+    assert_eq!(parts("cat 3< in"), ["cat"]);
+    assert_eq!(parts("ls 2>&1"), ["ls"]);
+}
+
+// --- `-` before `<<` ------------------------------------------------------------------------------
+
+/// bash: `git commit -F - <<EOF` runs `git commit -F -` (the message from stdin). wicket lists
+/// `git commit -F`: tree-sitter-bash drops the `-` word right before a here-document operator
+/// (`(command … argument: (word) argument: (word))` with no node for it). Any command loses
+/// such an argument: `rm -rf / - <<EOF` is listed as `rm -rf /`.
+#[test]
+fn dash_before_heredoc_is_kept() {
+    assert_eq!(parts("git commit -F - <<EOF\nmessage\nEOF"), ["git commit -F -"]);
+    assert_eq!(parts("cat - <<EOF\nx\nEOF"), ["cat -"]);
+}
+
+#[test]
+fn dash_elsewhere_is_kept() {
+    assert_eq!(parts("echo - x"), ["echo - x"]);
+    assert_eq!(parts("echo - < f"), ["echo -"]);
+    assert_eq!(parts("echo -- <<EOF\nx\nEOF"), ["echo --"]);
+}
+
+// --- `unset a[0]` -------------------------------------------------------------------------------
+
+/// bash: `unset arr[0]` passes the one word `arr[0]`. wicket lists `unset arr [0]`
+/// (tree-sitter-bash's `unset_command` holds a `concatenation` whose parts wicket takes as
+/// separate words).
+#[test]
+fn unset_subscript_is_one_word() {
+    assert_eq!(parts("unset arr[0]"), ["unset arr[0]"]);
+    assert_eq!(parts("unset a[0] b"), ["unset a[0] b"]);
+}
+
+#[test]
+fn unset_quoted_subscript() {
+    assert_eq!(parts("unset \"a[0]\""), ["unset a[0]"]);
+}
+
+// --- `$((…))` in a here-document ------------------------------------------------------------------
+
+/// bash: an unquoted here-document body `$((1+1))` is the arithmetic expansion `2`. wicket
+/// lists a command `1+1` (tree-sitter-bash parses it as `$( (1+1) )`, a command substitution
+/// holding a subshell). Fails closed (an extra command an allow rule must cover), but it is a
+/// wrong command list.
+#[test]
+fn heredoc_arithmetic_is_not_a_command() {
+    assert_eq!(parts("cat <<EOF\n$((1+1))\nEOF"), ["cat"]);
+}
+
+// --- a here-document body starting with a backslash ---------------------------------------------
+
+/// bash: `bash <<EOF⏎\\x⏎rm -rf /⏎EOF` feeds the script `\x⏎rm -rf /` to bash, which runs `x`
+/// and `rm -rf /` (checked with `echo PWNED` in place of `rm`). tree-sitter-bash reads the
+/// body's first line (from the newline, when it starts with a backslash) as an `argument` of
+/// the `heredoc_redirect`; wicket makes it an argument of the command (`bash \n\x`) and the
+/// here-document target loses the body. The policy, which reads a body fed to a shell, then
+/// misses the `rm`: with a deny rule `bash(rm -rf*)` the call is allowed in the sandbox. Also
+/// with a quoted delimiter (`<<'EOF'`) and a single backslash (`\x`).
+#[test]
+fn heredoc_body_starting_with_backslash() {
+    for (src, body) in [
+        ("bash <<EOF\n\\x\nrm -rf /\nEOF", "rm -rf /"),
+        ("bash <<'EOF'\n\\\\x\nrm -rf /\nEOF", "rm -rf /"),
+        ("cat <<EOF\n\\\\\nEOF", "\\"),
+    ] {
+        let a = analyze(src);
+        assert_eq!(a.commands.len(), 1, "{src:?}: {:?}", a.commands);
+        let c = &a.commands[0];
+        assert_eq!(c.words.len(), 1, "{src:?}: the body became arguments: {:?}", c.canonical());
+        let target = c.redirects.iter().find(|r| r.op == RedirectOp::HereDoc).map(|r| r.target.raw.as_str());
+        assert!(target.unwrap_or("").contains(body), "{src:?}: the body is lost: {target:?}");
+    }
+}
+
+/// The same body on a later line, or after a leading blank, is fine.
+#[test]
+fn heredoc_backslash_on_later_line() {
+    assert_eq!(parts("bash <<EOF\necho a\n\\\\x\nrm -rf /\nEOF"), ["bash"]);
+    assert_eq!(parts("bash <<EOF\n \\\\x\nrm -rf /\nEOF"), ["bash"]);
+}
+
+// --- a here-document delimiter with blanks around it ------------------------------------------
+
+/// bash ends a `<<EOF` body only at a line that is exactly `EOF` (`<<-`: after leading tabs).
+/// tree-sitter-bash also ends it at ` EOF`, `EOF ` or `⇥EOF`, and parses the rest of the body
+/// as commands. Usually that lists more commands than bash runs (fails closed), but a quote
+/// in the body turns it around: below, bash feeds ` EOF⏎'⏎` to `cat` and then runs
+/// `rm -rf /` (the `'` after it is in a comment); wicket lists `cat` and a program named
+/// `⏎EOF⏎rm -rf / #` and says understood. With a deny rule `bash(rm -rf*)` the call is
+/// allowed in the sandbox (checked with `echo PWNED`: it runs, for all three forms).
+#[test]
+fn heredoc_delimiter_with_blanks_does_not_end_the_body() {
+    sees_or_gives_up("cat <<EOF\n EOF\n'\nEOF\nrm -rf / #'", "rm -rf /");
+    sees_or_gives_up("cat <<-EOF\n\t EOF\n'\nEOF\nrm -rf / #'", "rm -rf /");
+    sees_or_gives_up("cat <<'EOF'\nEOF \n'\nEOF\nrm -rf / #'", "rm -rf /");
+    assert_eq!(parts("cat <<EOF\n  EOF\necho in-body\nEOF"), ["cat"]);
+    assert_eq!(parts("cat <<EOF\n\tEOF\necho in-body\nEOF"), ["cat"]);
+}
+
+/// bash joins `\\⏎` in an unquoted here-document body before it looks for the delimiter:
+/// `x\\⏎EOF` is the body line `xEOF`, the body goes on, and after the real `EOF` bash runs
+/// `rm -rf /`. tree-sitter-bash ends the body at the joined `EOF` and reads a single-quoted
+/// program; wicket says understood without the `rm` (checked with `echo PWNED`: it runs).
+#[test]
+fn heredoc_continuation_before_delimiter() {
+    sees_or_gives_up("cat <<EOF\nx\\\nEOF\n'\nEOF\nrm -rf / #'", "rm -rf /");
+}
+
+/// The same joining splits an expansion: bash reads the body `$\\⏎(rm -rf ~/x)` as
+/// `$(rm -rf ~/x)` and runs it (checked with `echo PWNED`). tree-sitter-bash reads a `$`
+/// (`simple_expansion`) and literal text, so wicket lists only `cat` and says understood; with
+/// a deny rule `bash(rm -rf*)` the call is allowed in the sandbox. The line-continuation
+/// canary covers the command text, not here-document bodies.
+#[test]
+fn heredoc_continuation_inside_expansion() {
+    sees_or_gives_up("cat <<EOF\n$\\\n(rm -rf ~/x)\nEOF", "rm -rf ~/x");
+    sees_or_gives_up("cat <<EOF\nx $\\\n(rm -rf ~/x) y\nEOF", "rm -rf ~/x");
+}
+
+/// With a quoted delimiter there is no joining: the body ends at `EOF`.
+#[test]
+fn heredoc_quoted_continuation_before_delimiter() {
+    assert_eq!(parts("cat <<'EOF'\nx\\\nEOF\necho after"), ["cat", "echo after"]);
+}
+
+#[test]
+fn heredoc_delimiter_exact() {
+    assert_eq!(parts("cat <<EOF\nx\nEOF\nid"), ["cat", "id"]);
+    assert_eq!(parts("cat <<-EOF\n\tx\n\tEOF\nid"), ["cat", "id"]);
+}
+
+// --- quoted `$(…)` in arithmetic and subscripts ------------------------------------------------
+
+// bash evaluates an array subscript inside arithmetic as an expression *after* expanding it,
+// and single quotes there do not stop `$(…)`: `echo $(( 'a[$(id)]' ))` runs `id` (checked with
+// bash 5.2.15 for every input below: the command's output appears). wicket sees a single-quoted
+// string, lists no command and says understood, so an allow rule for `echo *` lets `echo $((
+// 'a[$(rm -rf ~)]' ))` run outside the sandbox, and a deny rule never sees the `rm`.
+
+#[test]
+fn quoted_subscript_in_arithmetic_expansion() {
+    sees_or_gives_up("echo $(( 'a[$(id)]' ))", "id");
+    sees_or_gives_up("echo $[ 'a[$(id)]' ]", "id");
+}
+
+#[test]
+fn quoted_subscript_in_arithmetic_command() {
+    sees_or_gives_up("(( 'a[$(id)]' ))", "id");
+    sees_or_gives_up("case 1 in $(( 'a[$(id)]' ))) ;; esac", "id");
+}
+
+#[test]
+fn quoted_subscript_in_test_command() {
+    sees_or_gives_up("[[ 'a[$(id)]' -eq 1 ]]", "id");
+    sees_or_gives_up("[[ -v 'a[$(id)]' ]]", "id");
+    // `[` is not listed as a command at all, so no caller can check its `-v` operand.
+    sees_or_gives_up("[ -v 'a[$(id)]' ]", "id");
+}
+
+#[test]
+fn quoted_subscript_in_array_reference() {
+    sees_or_gives_up("echo ${a['$(id)']}", "id");
+    sees_or_gives_up("a['$(id)']=1", "id");
+}
+
+/// The unquoted forms are seen.
+#[test]
+fn unquoted_subscript_is_seen() {
+    sees_or_gives_up("echo $(( a[$(id)] ))", "id");
+    sees_or_gives_up("(( a[$(id)] ))", "id");
+    sees_or_gives_up("a[$(id)]=1", "id");
+    sees_or_gives_up("echo ${a[$(id)]}", "id");
+}
+
+// --- differences that are right (kept so they stay right) -------------------------------------
+
+/// bash: inside double quotes a backtick substitution unescapes `\"`: the inner command is
+/// `echo "x"`, argv `[echo, x]` (brush-parser gets this one wrong; wicket is right).
+#[test]
+fn backtick_in_double_quotes_unescapes_quote() {
+    assert_eq!(parts("echo \"`echo \\\"x\\\"`\""), ["echo \"`echo \\\"x\\\"`\"", "echo x"]);
+}
+
+/// bash: `( ( nested ) )` is two subshells (brush-parser reads `((`).
+#[test]
+fn spaced_parens_are_subshells() {
+    assert_eq!(parts("( ( nested ) )"), ["nested"]);
+}
+
+/// bash: `coproc (ls)` runs `ls` in a coprocess; wicket lists the program `coproc` and `ls`.
+#[test]
+fn coproc_subshell() {
+    assert_eq!(parts("coproc (ls)"), ["coproc", "ls"]);
+}

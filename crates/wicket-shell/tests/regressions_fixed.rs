@@ -1,0 +1,142 @@
+//! Variants of the bugs in `tests/regressions.rs`, found while fixing them. Each expectation was
+//! checked against GNU bash 5.2.15 (`bash -c '…'`, with `echo PWNED` in place of the command
+//! that must be seen).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic
+
+use wicket_shell::{analyze, RedirectOp};
+
+/// What the analysis of one string must give.
+enum Want {
+    /// Understood, with exactly these commands (canonical form).
+    Parts(&'static [&'static str]),
+    /// Exactly these commands, or not understood.
+    PartsOrGivesUp(&'static [&'static str]),
+    /// This command is listed, or the analysis is not understood.
+    SeesOrGivesUp(&'static str),
+}
+use Want::*;
+
+fn check(cases: &[(&str, Want)]) {
+    let mut failures = Vec::new();
+    for (src, want) in cases {
+        let a = analyze(src);
+        let parts: Vec<String> = a.commands.iter().map(|c| c.canonical()).collect();
+        let ok = match want {
+            Parts(p) => a.understood && parts == *p,
+            PartsOrGivesUp(p) => !a.understood || parts == *p,
+            SeesOrGivesUp(cmd) => !a.understood || parts.iter().any(|c| c == cmd),
+        };
+        if !ok {
+            failures.push(format!("{src:?}: understood={} parts={parts:?} problems={:?}", a.understood, a.problems));
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// A digit word glued to `<`/`>` is the redirection's descriptor, also before the program and
+/// after another redirection; `-2>` is an argument and a redirection.
+#[test]
+fn descriptors() {
+    check(&[
+        ("0<f rm -rf /", Parts(&["rm -rf /"])),
+        ("cat <f 0>g", Parts(&["cat"])),
+        ("echo 0>&1", Parts(&["echo"])),
+        ("cat 0<<<x", Parts(&["cat"])),
+        ("ls -1>out", Parts(&["ls -1"])),
+        ("echo a -12<f b", Parts(&["echo a -12 b"])),
+        ("echo -2<<EOF\nx\nEOF", Parts(&["echo -2"])),
+        // bash: one word `0/dev/fd/63`.
+        ("printf x 0<(ls)", SeesOrGivesUp("ls")),
+    ]);
+    for (src, fd, op) in [
+        ("0<f rm -rf /", Some(0), RedirectOp::Read),
+        ("cat <f 0>g", Some(0), RedirectOp::Write),
+        ("ls -1>out", None, RedirectOp::Write),
+    ] {
+        let a = analyze(src);
+        let r = a.commands[0].redirects.last().unwrap();
+        assert_eq!((r.fd, r.op), (fd, op), "{src:?}");
+    }
+}
+
+/// The `-` word before a here-document survives every spelling.
+#[test]
+fn dash_before_heredoc() {
+    check(&[
+        ("cat -<<EOF\nx\nEOF", Parts(&["cat -"])),
+        ("cat -<<-EOF\nx\nEOF", Parts(&["cat -"])),
+        ("cat - 2<<EOF\nx\nEOF", Parts(&["cat -"])),
+        ("cat > f - <<EOF\nx\nEOF", Parts(&["cat -"])),
+        ("cat - - <<EOF\nx\nEOF", Parts(&["cat - -"])),
+        ("python3 - <<EOF\nprint(1)\nEOF", Parts(&["python3 -"])),
+        ("git commit -F - <<'EOF'\nmsg\nEOF", Parts(&["git commit -F -"])),
+    ]);
+}
+
+/// `$"…"` several times in one word; split subscripts with quotes.
+#[test]
+fn gettext_and_unset_words() {
+    check(&[
+        ("printf '[%s]' $\"-rf\"$\"x\" a$\"b\"c", Parts(&["printf [%s] -rfx abc"])),
+        ("echo $ \"a\" $", Parts(&["echo $ a $"])),
+        ("unset 'a'[0] b[1]c", Parts(&["unset a[0] b[1]c"])),
+    ]);
+}
+
+/// Here-documents: arithmetic holding a substitution, a first body line starting with `\`
+/// (quoted LaTeX must stay understood), and delimiter lines bash does not take.
+#[test]
+fn heredocs() {
+    check(&[
+        ("cat <<EOF\n$(( $(id) + 1 ))\nEOF", Parts(&["cat", "id"])),
+        ("cat <<EOF\n$((1+1)) $HOME\nEOF", Parts(&["cat"])),
+        ("cat <<'EOF'\n\\documentclass{article}\n\\begin{document}\nEOF", Parts(&["cat"])),
+        ("cat <<EOF && echo x\n\\x\nrm -rf /\nEOF", PartsOrGivesUp(&["cat", "echo x"])),
+        ("cat <<EOF\n\\x $(rm -rf ~/x)\nEOF", SeesOrGivesUp("rm -rf ~/x")),
+        ("cat <<EOF\nEOF\t\n'\nEOF\nrm -rf / #'", SeesOrGivesUp("rm -rf /")),
+        ("cat <<-EOF\n\t\t EOF\n'\nEOF\nrm -rf / #'", SeesOrGivesUp("rm -rf /")),
+        ("cat <<EOF\n EOF\n EOF\n'\nEOF\nrm -rf / #'", SeesOrGivesUp("rm -rf /")),
+        ("cat <<EOF\n$\\\n\\\n(rm -rf ~/x)\nEOF", SeesOrGivesUp("rm -rf ~/x")),
+        ("cat <<EOF\n$\\\n{x:-$(rm -rf ~/x)}\nEOF", SeesOrGivesUp("rm -rf ~/x")),
+        ("cat <<EOF\n  indented\nEOF\t\n  EOF\nEOF", PartsOrGivesUp(&["cat"])),
+        ("cat <<EOF\nEOF-ish\nEOF", PartsOrGivesUp(&["cat"])),
+        // tree-sitter also ends the body at a line that starts with the delimiter.
+        ("cat <<EOF\nEOF;'\nEOF\nrm -rf / #'", SeesOrGivesUp("rm -rf /")),
+        ("cat <<EOF\nEOF|'\nEOF\nrm -rf / #'", SeesOrGivesUp("rm -rf /")),
+        ("cat <<-EOF\n\tx\n\tEOF\nid", Parts(&["cat", "id"])),
+    ]);
+}
+
+/// `$'…'` with an escaped backslash before a later quote.
+#[test]
+fn ansi_c_strings() {
+    check(&[
+        ("printf '[%s]' $'\\\\' '; rm -rf ~/x #'", Parts(&["printf [%s] \\ ; rm -rf ~/x #"])),
+        ("sed -e $'s/\\\\\\\\//' -e 's/x/y/'", Parts(&["sed -e s/\\\\// -e s/x/y/"])),
+        ("echo $'\\\\\\\\' ; rm -rf ~/x #'", Parts(&["echo \\\\", "rm -rf ~/x"])),
+    ]);
+}
+
+/// Quoted subscripts bash expands anyway: array keys, C-style `for`, `$'…'` in arithmetic, and
+/// builtins that take variable names or evaluate arithmetic.
+#[test]
+fn quoted_subscripts() {
+    check(&[
+        ("a=(['$(id)']=1)", SeesOrGivesUp("id")),
+        ("for ((i='a[$(id)]';0;)); do :; done", SeesOrGivesUp("id")),
+        ("echo $(( $'a[$(id)]' ))", SeesOrGivesUp("id")),
+        ("declare -i x='a[$(id)]'", SeesOrGivesUp("id")),
+        ("declare 'a[$(id)]=1'", SeesOrGivesUp("id")),
+        ("typeset 'a[$(id)]=1'", SeesOrGivesUp("id")),
+        ("read 'a[$(id)]' <<< x", SeesOrGivesUp("id")),
+        ("printf -v 'a[$(id)]' x", SeesOrGivesUp("id")),
+        ("let 'a[$(id)]=1'", SeesOrGivesUp("id")),
+        ("test -v 'a[$(id)]'", SeesOrGivesUp("id")),
+        // Not evaluated: stays understood.
+        ("export PS1='[\\u@\\h $(git branch)]\\$ '", Parts(&["export PS1=[\\u@\\h $(git branch)]\\$ "])),
+        ("printf '[%s] $(date)\\n' x", Parts(&["printf [%s] $(date)\\n x"])),
+        ("echo $(( a[1] + 2 ))", Parts(&["echo $(( a[1] + 2 ))"])),
+        ("[[ $x == '[$(y)]' ]] || echo no", Parts(&["echo no"])),
+    ]);
+}
