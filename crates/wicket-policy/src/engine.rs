@@ -9,12 +9,13 @@ use std::path::PathBuf;
 
 use crate::call::{targets_of, Access, Target, ToolCall};
 use crate::command::{always_pattern, invisible_chars, view, CommandView, SAFE_LIST};
-use crate::host::{classify, parse_url, Host};
+use crate::host::{classify, parse_url, Host, HostPattern};
 use crate::lists::{BuiltinLists, Classes};
 use crate::mode::Mode;
 use crate::paths::{resolve, PathEnv, PathError, ResolvedPath};
-use crate::rules::{GlobOptions, Rule, RuleError, RuleSet};
+use crate::rules::{CommandPattern, GlobOptions, Rule, RuleError, RuleSet};
 use crate::session::Session;
+use crate::team::TeamPolicy;
 use crate::verdict::{By, Decision, Verdict};
 
 /// The longest command line, path or URL the engine judges.
@@ -41,6 +42,9 @@ pub struct PolicyConfig {
     pub ask: Vec<String>,
     /// Fold letter case in path rules; `None` picks the platform's default.
     pub case_insensitive: Option<bool>,
+    /// The team policy (merged from the managed file and the user's `policy.json`; never a
+    /// project's), checked first (step 1).
+    pub team: TeamPolicy,
 }
 
 /// Why a policy cannot be built.
@@ -60,6 +64,9 @@ pub enum PolicyError {
     /// A built-in list failed to compile (a bug).
     #[error(transparent)]
     Lists(#[from] crate::lists::ListError),
+    /// A team policy pattern is malformed.
+    #[error("team policy: {0}")]
+    Team(String),
 }
 
 /// A compiled policy: decides calls.
@@ -75,6 +82,57 @@ pub struct Policy {
     sandbox: bool,
     /// Why the git entries of the safe list are off, when the git config can run code.
     git_risk: Option<String>,
+    team: TeamRules,
+}
+
+/// The team policy, compiled.
+#[derive(Debug, Clone, Default)]
+struct TeamRules {
+    policy: TeamPolicy,
+    /// `disallowedCommands`: the pattern as written, compiled.
+    commands: Vec<(String, CommandPattern)>,
+    /// `denyPaths` as path rules of the tool `*` (so they match every tool).
+    paths: RuleSet,
+    /// `network.blockedHosts`: the pattern as written, parsed.
+    hosts: Vec<(String, HostPattern)>,
+}
+
+impl TeamRules {
+    fn new(policy: &TeamPolicy, home: Option<&str>, opts: GlobOptions) -> Result<TeamRules, PolicyError> {
+        let commands = policy.disallowed_commands.iter().map(|c| (c.clone(), CommandPattern::new(c))).collect();
+        let rules = policy.deny_paths.iter().map(|p| Rule { tool: "*".into(), pattern: Some(p.clone()) }).collect();
+        let paths = RuleSet::new(rules, home, opts).map_err(|e| PolicyError::Team(format!("denyPaths: {}", e.why)))?;
+        let hosts = policy
+            .network
+            .blocked_hosts
+            .iter()
+            .map(|h| HostPattern::parse(h).map(|p| (h.clone(), p)))
+            .collect::<Result<_, _>>()
+            .map_err(|e| PolicyError::Team(format!("network.blockedHosts: {e}")))?;
+        Ok(TeamRules { policy: policy.clone(), commands, paths, hosts })
+    }
+
+    /// The first `denyPaths` pattern matching a path or a folder it is in, as the link or
+    /// its target (a denied folder denies everything in it).
+    fn denied_path(&self, rp: &ResolvedPath) -> Option<&str> {
+        if self.paths.is_empty() {
+            return None;
+        }
+        for v in rp.views() {
+            let (mut rel, mut abs) = (v.rel, v.abs);
+            loop {
+                if let Some(r) = self.paths.first_path("*", crate::rules::PathView { rel, abs }) {
+                    return r.pattern.as_deref();
+                }
+                abs = match abs.rsplit_once('/') {
+                    Some((parent, _)) if !parent.is_empty() => parent,
+                    _ => break,
+                };
+                rel = rel.and_then(|r| r.rsplit_once('/').map(|(parent, _)| parent));
+            }
+        }
+        None
+    }
 }
 
 /// A step-by-step account of a decision, for `wicket explain`.
@@ -156,7 +214,9 @@ impl Policy {
             RuleSet::parse(texts, home.as_deref(), opts).map_err(|source| PolicyError::Rule { list, source })
         };
         let git_risk = git_config_risk(&env);
+        let team = TeamRules::new(&cfg.team, home.as_deref(), opts)?;
         Ok(Policy {
+            team,
             lists: BuiltinLists::new()?,
             allow: compile("allow", &cfg.allow)?,
             deny: compile("deny", &cfg.deny)?,
@@ -177,6 +237,12 @@ impl Policy {
     /// The mode.
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// The team policy this engine enforces: embedding agents read its limits
+    /// ([`TeamPolicy::limits`]) and allowed models ([`TeamPolicy::model_allowed`]) here.
+    pub fn team(&self) -> &TeamPolicy {
+        &self.team.policy
     }
 
     /// Decide one call.
@@ -318,8 +384,8 @@ impl Policy {
             }
         }
 
-        // Step 1: team policy (comes with its own issue; nothing to check yet).
-        if let Some(v) = self.step1_team_policy(call, &facts) {
+        // Step 1: the team policy.
+        if let Some(v) = self.step1_team_policy(tool, &facts) {
             return v;
         }
         // Step 2: sensitive paths.
@@ -465,7 +531,123 @@ impl Policy {
         any
     }
 
-    fn step1_team_policy(&self, _call: &ToolCall, _facts: &[Fact]) -> Option<Verdict> {
+    /// Step 1: what the team policy forbids, whatever any rule, mode or answer says.
+    fn step1_team_policy(&self, tool: &str, facts: &[Fact]) -> Option<Verdict> {
+        let team = &self.team;
+        if team.policy.is_empty() {
+            return None;
+        }
+        let deny = policy_deny;
+        for f in facts {
+            match f {
+                Fact::Command { view, outside_sandbox, .. } => {
+                    if let Some(v) = self.step1_command(view) {
+                        return Some(v);
+                    }
+                    if team.policy.sandbox_required() && (*outside_sandbox || !self.sandbox) {
+                        let pattern = if team.policy.strict() { "profile: strict" } else { "requireSandbox" };
+                        let why = if self.sandbox {
+                            "this call asks to run it outside the sandbox. Run it again without outside_sandbox"
+                        } else {
+                            "there is no OS sandbox here, so no command can run. Ask the person to install one (`wicket doctor` tells how)"
+                        };
+                        return deny(
+                            format!("the team policy ({pattern}) runs commands only in the OS sandbox, and {why}"),
+                            pattern,
+                        );
+                    }
+                    if !team.policy.deny_paths.is_empty() {
+                        for arg in command_path_args(view) {
+                            let Ok(rp) = resolve(&self.env, arg) else { continue };
+                            if let Some(p) = team.denied_path(&rp) {
+                                return deny(
+                                    format!(
+                                        "the command reaches {arg:?}, which the team policy denies (path pattern {p:?}{}). No tool may read or write it",
+                                        via_link(&rp)
+                                    ),
+                                    p,
+                                );
+                            }
+                        }
+                    }
+                }
+                Fact::Path { rp, .. } => {
+                    if let Some(p) = team.denied_path(rp) {
+                        return deny(
+                            format!(
+                                "{:?} is denied by the team policy (path pattern {p:?}{}). No tool may read or write it, whatever the rules say",
+                                rp.input,
+                                via_link(rp)
+                            ),
+                            p,
+                        );
+                    }
+                }
+                Fact::Url { host, .. } => {
+                    if let Some((p, _)) = team.hosts.iter().find(|(_, hp)| hp.matches(host)) {
+                        return deny(
+                            format!("{host} is blocked by the team policy (host pattern {p:?}). Do not try to reach it another way"),
+                            p,
+                        );
+                    }
+                    if team.policy.network.strict_allowlist
+                        && !scrutiny_tools(tool, "web_fetch").iter().any(|t| self.allow.match_host(t, host).is_some())
+                    {
+                        return deny(
+                            format!(
+                                "the team policy (network.strictAllowlist) allows only hosts an allow rule names, and none names {host}. A person can add the rule {tool}({host})"
+                            ),
+                            "network.strictAllowlist",
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// `disallowedCommands` against every part of a command, wrappers stripped, and the whole
+    /// line; a part with dynamic words or a command not fully understood is denied when a
+    /// pattern could match it.
+    fn step1_command(&self, view: &CommandView) -> Option<Verdict> {
+        let commands = &self.team.commands;
+        if commands.is_empty() {
+            return None;
+        }
+        let deny = policy_deny;
+        let texts = view.parts.iter().flat_map(|p| p.deny_texts.iter().map(String::as_str));
+        for text in texts.chain(std::iter::once(view.command.trim())) {
+            if let Some((p, _)) = commands.iter().find(|(_, cp)| cp.matches(text)) {
+                return deny(
+                    format!("the team policy disallows the command pattern {p:?} (it matches {text:?}). Do not try to work around it"),
+                    p,
+                );
+            }
+        }
+        for part in &view.parts {
+            let Some(prefix) = &part.static_prefix else { continue };
+            if let Some((p, _)) = commands.iter().find(|(_, cp)| cp.could_match_prefix(prefix)) {
+                return deny(
+                    format!(
+                        "`{}` has parts only known when it runs, so the team policy's disallowed command pattern {p:?} cannot be ruled out. Write the command out in full",
+                        part.written
+                    ),
+                    p,
+                );
+            }
+        }
+        if !view.doubts.is_empty() {
+            let all: Vec<&str> = commands.iter().map(|(p, _)| p.as_str()).collect();
+            return deny(
+                format!(
+                    "the command cannot be fully analysed ({}), so the team policy's disallowed command patterns {} cannot be ruled out. Write it as plain commands without dynamic parts",
+                    view.doubts.join("; "),
+                    all.join(", ")
+                ),
+                &all.join(", "),
+            );
+        }
         None
     }
 
@@ -975,6 +1157,30 @@ impl Policy {
             }
         }
     }
+}
+
+/// A denial by the team policy, naming the pattern that decided.
+fn policy_deny(reason: String, pattern: &str) -> Option<Verdict> {
+    Some(Verdict::deny(By::Policy, reason).with_rule(pattern.to_string()))
+}
+
+/// ", reached through a link to …" when a link leads elsewhere.
+fn via_link(rp: &ResolvedPath) -> String {
+    if rp.via_link {
+        format!(", reached through a link to {}", rp.real.display())
+    } else {
+        String::new()
+    }
+}
+
+/// The static arguments of a command that may name files (`--file=x` and `@x` too).
+fn command_path_args(view: &CommandView) -> impl Iterator<Item = &str> {
+    view.args.iter().filter(|(_, glob)| !glob).flat_map(|(arg, _)| {
+        std::iter::once(arg.as_str())
+            .chain(arg.split_once('=').map(|(_, v)| v))
+            .chain(arg.strip_prefix('@'))
+            .filter(|c| !c.is_empty() && !c.starts_with('-') && c.len() <= 4096 && !c.contains('\n'))
+    })
 }
 
 /// What plan mode tells the model.

@@ -116,6 +116,9 @@ pub struct ExecPolicy {
     pub placeholders: Vec<PathBuf>,
     /// Paths the command may not read (folders are hidden, files read as empty).
     pub unreadable: Vec<PathBuf>,
+    /// Of `unreadable` (and `read_only`), the paths the team policy's `denyPaths` matched on
+    /// disk: a file here cannot even be opened (not read as empty).
+    pub denied: Vec<PathBuf>,
     /// Network access (off: only the allowlist proxy, when one runs).
     pub network: bool,
     /// Variable names passed through.
@@ -143,6 +146,48 @@ pub struct ExecInputs {
     pub env_allow: Vec<String>,
     /// The timeout.
     pub timeout: Option<Duration>,
+    /// The team policy's `denyPaths`, matched on disk when the command starts.
+    pub deny_paths: Vec<String>,
+    /// Fold letter case in `deny_paths`; `None` picks the platform's default.
+    pub case_insensitive: Option<bool>,
+}
+
+/// More matches of `denyPaths` on disk than this and the command does not run: the sandbox
+/// could not enforce the rest.
+pub const MAX_DENIED_PATHS: usize = 1_000;
+
+/// Entries looked at while matching `denyPaths`; a bigger search refuses the command.
+pub const MAX_SEARCHED: usize = 1_000_000;
+
+/// Why no exec policy can be built, so the command must not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExecError {
+    /// `denyPaths` match too many paths.
+    #[error(
+        "the team policy's denyPaths match more than {max} paths on disk (e.g. {example}), more than the sandbox can enforce, so the command does not run; deny a folder instead of the files in it",
+        max = MAX_DENIED_PATHS
+    )]
+    TooManyDenied {
+        /// One of the matches.
+        example: String,
+    },
+    /// `denyPaths` would need too big a search.
+    #[error(
+        "matching the team policy's denyPaths on disk looked at more than {max} entries below {base}, so the command does not run; use patterns below a smaller folder",
+        max = MAX_SEARCHED
+    )]
+    TooBig {
+        /// Where the search started.
+        base: String,
+    },
+    /// A pattern is malformed.
+    #[error("the team policy's deny path {pattern:?} is not a valid pattern: {why}")]
+    Pattern {
+        /// The pattern.
+        pattern: String,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 fn place(p: &str, root: &Path, home: Option<&Path>) -> Option<PathBuf> {
@@ -161,8 +206,8 @@ fn push_unique(v: &mut Vec<PathBuf>, p: PathBuf) {
     }
 }
 
-/// Build the exec policy.
-pub fn exec_policy(i: &ExecInputs) -> ExecPolicy {
+/// Build the exec policy. Fails only when the team policy's `denyPaths` cannot be enforced.
+pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
     let root = real(&i.root).unwrap_or_else(|| crate::paths::normalize(&i.root));
     let home = i.home.as_deref();
     let mut writable = Vec::new();
@@ -216,23 +261,165 @@ pub fn exec_policy(i: &ExecInputs) -> ExecPolicy {
             push_unique(&mut unreadable, p);
         }
     }
+    let case_insensitive = i.case_insensitive.unwrap_or(cfg!(any(target_os = "macos", windows)));
+    let denied = denied_paths(&root, home, &i.deny_paths, case_insensitive)?;
+    for d in &denied {
+        let dir = std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir());
+        push_unique(&mut unreadable, d.clone());
+        if !read_only.iter().any(|(p, _)| p == d) {
+            read_only.push((d.clone(), dir));
+        }
+    }
     let mut env_allow: Vec<String> = ENV_ALLOW.iter().map(|s| s.to_string()).collect();
     for v in &i.env_allow {
         if !env_allow.contains(v) {
             env_allow.push(v.clone());
         }
     }
-    ExecPolicy {
+    Ok(ExecPolicy {
         root,
         writable,
         read_only,
         placeholders,
         unreadable,
+        denied,
         network: false,
         env_allow,
         timeout: i.timeout,
         output_cap: OUTPUT_CAP,
+    })
+}
+
+/// One `denyPaths` pattern, compiled for the disk search.
+struct DenyGlob {
+    /// Matches the path itself.
+    glob: globset::GlobMatcher,
+    /// For `x/**`: matches the folder `x`, which is then denied whole.
+    folder: Option<globset::GlobMatcher>,
+    /// Where the search starts; `None`: the root, matching root-relative paths.
+    base: Option<PathBuf>,
+}
+
+/// Match the team policy's `denyPaths` on disk: relative patterns below the root, `~/` and
+/// absolute ones below their literal folder. Every folder is searched (dot folders, `.git` and
+/// `node_modules` too); links are not followed, and a link that matches stands for its target.
+/// A matching folder is denied whole and not searched further.
+pub fn denied_paths(
+    root: &Path,
+    home: Option<&Path>,
+    patterns: &[String],
+    case_insensitive: bool,
+) -> Result<Vec<PathBuf>, ExecError> {
+    if patterns.is_empty() {
+        return Ok(Vec::new());
     }
+    let opts = crate::rules::GlobOptions { case_insensitive };
+    let home_text = home.map(|h| h.to_string_lossy().into_owned());
+    let mut globs = Vec::new();
+    for p in patterns {
+        let err = |why: String| ExecError::Pattern { pattern: p.clone(), why };
+        let (glob, absolute) = crate::rules::path_glob(p, home_text.as_deref());
+        let compile = |g: &str| crate::rules::compile_glob(g, opts).map(|g| g.compile_matcher());
+        let matcher = compile(&glob).map_err(|e| err(e.to_string()))?;
+        let folder = match glob.strip_suffix("/**") {
+            Some(f) if !f.is_empty() => Some(compile(f).map_err(|e| err(e.to_string()))?),
+            _ => None,
+        };
+        let base = absolute.then(|| literal_base(&glob));
+        globs.push(DenyGlob { glob: matcher, folder, base });
+    }
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut searched = 0usize;
+    // The root, once, for every relative pattern; each absolute pattern from its own base.
+    let relative: Vec<&DenyGlob> = globs.iter().filter(|g| g.base.is_none()).collect();
+    if !relative.is_empty() {
+        search(root, root, &relative, true, &mut found, &mut searched)?;
+    }
+    for g in globs.iter().filter(|g| g.base.is_some()) {
+        let Some(base) = &g.base else { continue };
+        let text = base.to_string_lossy();
+        if std::fs::symlink_metadata(base).is_err() {
+            continue;
+        }
+        // The base itself may be what is denied (`~/.kube`, `/srv/secret/**`).
+        if g.glob.is_match(text.as_ref()) || g.folder.as_ref().is_some_and(|f| f.is_match(text.as_ref())) {
+            add_found(base, &mut found)?;
+            continue;
+        }
+        search(base, base, &[g], false, &mut found, &mut searched)?;
+    }
+    Ok(found)
+}
+
+/// The folder before a glob's first wildcard (`/srv/a/*/b` → `/srv/a`).
+fn literal_base(glob: &str) -> PathBuf {
+    let mut base = PathBuf::from("/");
+    for seg in glob.split('/').filter(|s| !s.is_empty()) {
+        if seg.contains(['*', '?', '[', '{', '\\']) {
+            break;
+        }
+        base.push(seg);
+    }
+    base
+}
+
+fn add_found(p: &Path, found: &mut Vec<PathBuf>) -> Result<(), ExecError> {
+    // A link stands for its target (the sandbox masks what a command would reach); a link to
+    // nothing needs no mask.
+    let target = match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(p) {
+            Ok(t) => t,
+            Err(_) => return Ok(()),
+        },
+        Ok(_) => p.to_path_buf(),
+        Err(_) => return Ok(()),
+    };
+    push_unique(found, target);
+    if found.len() > MAX_DENIED_PATHS {
+        return Err(ExecError::TooManyDenied { example: p.display().to_string() });
+    }
+    Ok(())
+}
+
+fn search(
+    base: &Path,
+    start: &Path,
+    globs: &[&DenyGlob],
+    relative: bool,
+    found: &mut Vec<PathBuf>,
+    searched: &mut usize,
+) -> Result<(), ExecError> {
+    let mut stack = vec![start.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            *searched += 1;
+            if *searched > MAX_SEARCHED {
+                return Err(ExecError::TooBig { base: base.display().to_string() });
+            }
+            let path = e.path();
+            let text = if relative {
+                match path.strip_prefix(base) {
+                    Ok(r) => r.to_string_lossy().into_owned(),
+                    Err(_) => continue,
+                }
+            } else {
+                path.to_string_lossy().into_owned()
+            };
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            let whole = is_dir && globs.iter().any(|g| g.folder.as_ref().is_some_and(|f| f.is_match(&text)));
+            if whole || globs.iter().any(|g| g.glob.is_match(&text)) {
+                add_found(&path, found)?;
+                if is_dir {
+                    continue;
+                }
+            }
+            if is_dir {
+                stack.push(path);
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -243,11 +430,62 @@ mod tests {
     fn plan_mode_makes_the_root_read_only() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = std::fs::canonicalize(dir.path()).expect("real");
-        let p = exec_policy(&ExecInputs { root: root.clone(), mode: Mode::Plan, ..Default::default() });
+        let p =
+            exec_policy(&ExecInputs { root: root.clone(), mode: Mode::Plan, ..Default::default() }).expect("policy");
         assert!(!p.writable.contains(&root) || p.read_only.iter().any(|(r, _)| *r == root));
-        let p = exec_policy(&ExecInputs { root: root.clone(), ..Default::default() });
+        let p = exec_policy(&ExecInputs { root: root.clone(), ..Default::default() }).expect("policy");
         assert!(p.writable.contains(&root));
         assert!(p.read_only.iter().any(|(r, _)| r.ends_with(".mcp.json")));
         assert!(p.placeholders.iter().any(|r| r.ends_with(".mcp.json")), "a missing .mcp.json gets a placeholder");
+    }
+
+    #[test]
+    fn deny_paths_are_matched_on_disk() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("real").join("proj");
+        for f in ["a/private.txt", ".hidden/private.txt", "node_modules/x/private.txt", "keys/k1", "keys/k2", "ok.txt"]
+        {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&p, "x").expect("write");
+        }
+        let outside = root.parent().expect("parent").join("outside.txt");
+        std::fs::write(&outside, "x").expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&outside, root.join("link-private.txt")).expect("link");
+        let pats = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut got = denied_paths(&root, None, &pats(&["private.txt", "keys/**", "link-*"]), false).expect("found");
+        got.sort();
+        let mut want = vec![
+            root.join(".hidden/private.txt"),
+            root.join("a/private.txt"),
+            root.join("keys"),
+            root.join("node_modules/x/private.txt"),
+        ];
+        #[cfg(unix)]
+        want.push(outside.clone());
+        want.sort();
+        assert_eq!(got, want);
+        let p = exec_policy(&ExecInputs { root: root.clone(), deny_paths: pats(&["keys/**"]), ..Default::default() })
+            .expect("policy");
+        assert!(p.unreadable.contains(&root.join("keys")) && p.denied.contains(&root.join("keys")));
+        assert!(p.read_only.contains(&(root.join("keys"), true)));
+        // An absolute pattern is searched from its literal folder.
+        let abs = format!("{}/keys/*", root.display());
+        assert_eq!(denied_paths(&root, None, &pats(&[&abs]), false).expect("found").len(), 2);
+    }
+
+    #[test]
+    fn too_many_deny_path_matches_refuse_the_command() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("real");
+        std::fs::create_dir_all(root.join("many")).expect("mkdir");
+        for i in 0..=MAX_DENIED_PATHS {
+            std::fs::write(root.join(format!("many/{i}.key")), "").expect("write");
+        }
+        let e = exec_policy(&ExecInputs { root, deny_paths: vec!["*.key".into()], ..Default::default() })
+            .expect_err("too many");
+        assert!(matches!(e, ExecError::TooManyDenied { .. }));
+        assert!(e.to_string().contains("more than 1000 paths"), "{e}");
     }
 }

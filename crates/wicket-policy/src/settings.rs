@@ -5,7 +5,9 @@
 //! ignored is a rule that silently does not hold. Reading the file is the caller's job; this
 //! module parses text.
 
-use serde::Deserialize;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 
 use crate::mode::Mode;
 use crate::rules::{Rule, RULE_FORMS};
@@ -35,10 +37,26 @@ pub struct Settings {
     /// `"strict"`: commands run only in the OS sandbox (a project can turn it on, never off).
     #[serde(default)]
     pub profile: Option<Profile>,
+    /// Examples for rules, checked by `wicket policy lint`: for each rule (as written in
+    /// `permissions`), calls it must match and calls it must not.
+    #[serde(default)]
+    pub examples: BTreeMap<String, RuleExamples>,
+}
+
+/// The examples of one rule: command lines, paths or URLs, as the rule's tool takes them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct RuleExamples {
+    /// Calls the rule must decide.
+    #[serde(default, rename = "match")]
+    pub matches: Vec<String>,
+    /// Calls the rule must leave alone.
+    #[serde(default)]
+    pub not_match: Vec<String>,
 }
 
 /// `profile`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
     /// Require the OS sandbox; `executor: "host"` is an error.
@@ -91,7 +109,7 @@ pub struct NetworkSettings {
 }
 
 /// `executor`: where commands run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Executor {
     /// The OS sandbox when available.
@@ -119,21 +137,27 @@ pub struct SettingsError {
     pub message: String,
 }
 
+impl SettingsError {
+    /// The error of a failed strict parse, with its position and JSON path.
+    pub fn from_path_error(e: serde_path_to_error::Error<serde_json::Error>, file: &str) -> SettingsError {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        SettingsError {
+            file: file.to_string(),
+            line: inner.line(),
+            column: inner.column(),
+            path: if path.is_empty() { ".".to_string() } else { path },
+            message: inner.to_string(),
+        }
+    }
+}
+
 impl Settings {
     /// Parse settings text; `file` names the source in errors.
     pub fn parse(text: &str, file: &str) -> Result<Settings, SettingsError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let settings: Settings = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            SettingsError {
-                file: file.to_string(),
-                line: inner.line(),
-                column: inner.column(),
-                path: if path.is_empty() { ".".to_string() } else { path },
-                message: inner.to_string(),
-            }
-        })?;
+        let settings: Settings =
+            serde_path_to_error::deserialize(de).map_err(|e| SettingsError::from_path_error(e, file))?;
         settings.validate(text, file)?;
         Ok(settings)
     }
@@ -155,12 +179,27 @@ impl Settings {
                 }
             }
         }
+        for rule in self.examples.keys() {
+            let listed = lists.iter().any(|(_, l)| l.iter().any(|r| r.trim() == rule.trim()));
+            if !listed {
+                let (line, column) = locate(text, rule);
+                return Err(SettingsError {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    path: format!("examples.{rule}"),
+                    message: format!(
+                        "examples are given for {rule:?}, which is not one of this file's allow, deny or ask rules; write the rule exactly as in permissions"
+                    ),
+                });
+            }
+        }
         Ok(())
     }
 }
 
 /// The line and column of a string literal's first appearance, for errors found after parsing.
-fn locate(text: &str, value: &str) -> (usize, usize) {
+pub(crate) fn locate(text: &str, value: &str) -> (usize, usize) {
     let Ok(quoted) = serde_json::to_string(value) else { return (0, 0) };
     let Some(at) = text.find(&quoted) else { return (0, 0) };
     let before = &text[..at];

@@ -122,6 +122,7 @@ fn run(case: &Case) -> Verdict {
         deny: case.deny.clone(),
         ask: case.ask.clone(),
         case_insensitive: None,
+        team: Default::default(),
     };
     let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
     let input = replace_placeholders(&case.input, &root, &home);

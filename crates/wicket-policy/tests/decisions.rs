@@ -99,6 +99,7 @@ fn decision_fixtures() {
             deny: case.deny.clone(),
             ask: case.ask.clone(),
             case_insensitive: None,
+            team: Default::default(),
         };
         let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
         let mut session = Session::new();

@@ -10,8 +10,10 @@ use std::path::PathBuf;
 
 use wicket_policy::exec::ExecPolicy;
 
-/// The bwrap arguments (without the program and the command after `--`).
-pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32]) -> Vec<OsString> {
+/// The bwrap arguments (without the program and the command after `--`). `mask` is a socket
+/// file bound over each file of `policy.denied`: opening a socket file fails (ENXIO) for every
+/// user, root included, so a denied file cannot be read or written, not even as empty.
+pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::Path>) -> Vec<OsString> {
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
         for i in items {
@@ -37,7 +39,10 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32]) -> Vec<OsString> {
     for u in &policy.unreadable {
         match std::fs::symlink_metadata(u) {
             Ok(m) if m.is_dir() => push(&[&"--tmpfs", u, &"--remount-ro", u]),
-            Ok(_) => push(&[&"--ro-bind", &"/dev/null", u]),
+            Ok(_) => match mask.filter(|_| policy.denied.contains(u)) {
+                Some(m) => push(&[&"--ro-bind", &m, u]),
+                None => push(&[&"--ro-bind", &"/dev/null", u]),
+            },
             Err(_) => {}
         }
     }

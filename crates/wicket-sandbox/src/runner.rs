@@ -108,6 +108,8 @@ impl Sandbox {
         };
         let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
         let mut keep_fds = Vec::new();
+        #[cfg(target_os = "linux")]
+        let mut mask: Option<Mask> = None;
         let mut cmd = match &self.backend {
             #[cfg(target_os = "linux")]
             Backend::Bwrap { path } => {
@@ -119,7 +121,10 @@ impl Sandbox {
                     keep_fds.push(fd);
                 }
                 let mut c = Command::new(path);
-                let bwrap_args = crate::bwrap::args(policy, &fds);
+                if policy.denied.iter().any(|d| std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir())) {
+                    mask = Some(Mask::make()?);
+                }
+                let bwrap_args = crate::bwrap::args(policy, &fds, mask.as_ref().map(|m| m.socket.as_path()));
                 // For benchmarks and bug reports: the exact bwrap command line.
                 if std::env::var_os("WICKET_PRINT_BWRAP").is_some() {
                     let shown: Vec<String> = bwrap_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -131,8 +136,12 @@ impl Sandbox {
             }
             #[cfg(target_os = "linux")]
             Backend::Landlock { .. } => {
-                let mut c = Command::new(&self.shim_exe);
-                c.arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
+                // No bwrap: the walls go up in the child between fork and exec, so the command
+                // starts directly (no shim exec). Everything is prepared here, before the fork.
+                let prepared = crate::shim::prepare(&shim).map_err(SandboxError::Seccomp)?;
+                let slot = std::sync::Mutex::new(Some(prepared));
+                let mut c = Command::new(program);
+                c.args(args);
                 c.env_clear();
                 for name in &policy.env_allow {
                     if let Some(v) = std::env::var_os(name) {
@@ -140,6 +149,21 @@ impl Sandbox {
                     }
                 }
                 c.current_dir(&policy.root);
+                // SAFETY: the closure runs in the forked child before exec; wicket has no
+                // other thread at that point (the output threads start after the spawn), and
+                // `apply` only makes the restricting system calls on what was prepared above.
+                unsafe {
+                    use std::os::unix::process::CommandExt;
+                    c.pre_exec(move || {
+                        let taken = slot.lock().ok().and_then(|mut g| g.take());
+                        match taken {
+                            Some(p) => {
+                                p.apply().map_err(|e| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e))
+                            }
+                            None => Err(std::io::Error::other("the sandbox was already applied")),
+                        }
+                    });
+                }
                 c
             }
             other => {
@@ -147,6 +171,8 @@ impl Sandbox {
             }
         };
         let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name());
+        #[cfg(target_os = "linux")]
+        drop(mask);
         drop(keep_fds);
         drop(placeholders);
         result
@@ -307,6 +333,51 @@ fn reap_orphans() {
                 return;
             }
         }
+    }
+}
+
+/// A socket file with no listener, in a fresh private folder, bound over denied files: any
+/// `open` of it fails. Removed after the run.
+#[cfg(target_os = "linux")]
+struct Mask {
+    dir: PathBuf,
+    socket: PathBuf,
+}
+
+#[cfg(target_os = "linux")]
+impl Mask {
+    fn make() -> Result<Mask, SandboxError> {
+        use std::os::unix::fs::DirBuilderExt;
+        let err = |path: &Path, source| SandboxError::Placeholder { path: path.to_path_buf(), source };
+        // A fresh folder (create fails if the name is taken, so nobody can plant one).
+        let mut attempt = 0u32;
+        let dir = loop {
+            let nanos =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            let dir = std::env::temp_dir().join(format!("wicket-mask-{}-{nanos:08x}-{attempt}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => break dir,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
+                Err(e) => return Err(err(&dir, e)),
+            }
+        };
+        let socket = dir.join("denied");
+        match std::os::unix::net::UnixListener::bind(&socket) {
+            Ok(listener) => drop(listener),
+            Err(e) => {
+                let _ = std::fs::remove_dir(&dir);
+                return Err(err(&socket, e));
+            }
+        }
+        Ok(Mask { dir, socket })
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Mask {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.socket);
+        let _ = std::fs::remove_dir(&self.dir);
     }
 }
 

@@ -140,11 +140,3 @@ pub fn bytes(prog: &BpfProgram) -> Vec<u8> {
     }
     out
 }
-
-/// Install the filter on this process (the fallback shim): no new privileges first.
-pub fn apply(no_network: bool) -> Result<(), SeccompError> {
-    for prog in programs(no_network)? {
-        seccompiler::apply_filter(&prog).map_err(|e| SeccompError(e.to_string()))?;
-    }
-    Ok(())
-}

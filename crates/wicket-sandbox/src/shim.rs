@@ -73,12 +73,25 @@ pub fn main(args: &[OsString]) -> i32 {
     }
 }
 
-#[cfg(target_os = "linux")]
 fn confine(p: &ShimPolicy) -> Result<(), String> {
-    use landlock::{
-        Access, AccessFs, CompatLevel, Compatible, RestrictionStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        RulesetStatus, Scope, ABI,
-    };
+    prepare(p)?.apply()
+}
+
+/// The walls, built and ready to raise: everything that reads the disk or allocates is done
+/// here, so [`Prepared::apply`] only makes the system calls that restrict the process (it can
+/// run between fork and exec).
+pub struct Prepared {
+    #[cfg(target_os = "linux")]
+    ruleset: landlock::RulesetCreated,
+    #[cfg(target_os = "linux")]
+    seccomp: Vec<seccompiler::BpfProgram>,
+    fallback: bool,
+}
+
+/// Build the Landlock ruleset (and, in the fallback, the seccomp programs) for a policy.
+#[cfg(target_os = "linux")]
+pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
+    use landlock::{Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope, ABI};
     let abi = ABI::V6;
     let level = if p.fallback { CompatLevel::HardRequirement } else { CompatLevel::BestEffort };
     let mut ruleset = Ruleset::default()
@@ -97,7 +110,7 @@ fn confine(p: &ShimPolicy) -> Result<(), String> {
     // of it as well.
     let writable: Vec<PathBuf> = p.writable.iter().filter(|w| w.exists()).cloned().collect();
     let writable = if p.fallback { without(writable, &p.hidden) } else { writable };
-    let status: RestrictionStatus = ruleset
+    let ruleset = ruleset
         .create()
         .map_err(|e| e.to_string())?
         .add_rules(landlock::path_beneath_rules(&read_roots, AccessFs::from_read(abi)))
@@ -105,21 +118,38 @@ fn confine(p: &ShimPolicy) -> Result<(), String> {
         .add_rules(landlock::path_beneath_rules(&writable, AccessFs::from_all(abi)))
         .map_err(|e| e.to_string())?
         .add_rules(landlock::path_beneath_rules(&dev, AccessFs::from_all(abi)))
-        .map_err(|e| e.to_string())?
-        .restrict_self()
         .map_err(|e| e.to_string())?;
-    if p.fallback && status.ruleset == RulesetStatus::NotEnforced {
-        return Err("the kernel did not enforce Landlock".into());
-    }
-    if p.fallback {
-        crate::seccomp::apply(p.no_network).map_err(|e| e.to_string())?;
-    }
-    Ok(())
+    let seccomp =
+        if p.fallback { crate::seccomp::programs(p.no_network).map_err(|e| e.to_string())? } else { Vec::new() };
+    Ok(Prepared { ruleset, seccomp, fallback: p.fallback })
 }
 
 #[cfg(not(target_os = "linux"))]
-fn confine(_: &ShimPolicy) -> Result<(), String> {
-    Err("the Landlock shim exists only on Linux".into())
+pub fn prepare(_: &ShimPolicy) -> Result<Prepared, String> {
+    Err("Landlock exists only on Linux".into())
+}
+
+impl Prepared {
+    /// Restrict this process: Landlock, then (fallback) seccomp. Fails rather than run a
+    /// command with less confinement than promised.
+    #[cfg(target_os = "linux")]
+    pub fn apply(self) -> Result<(), String> {
+        let status = self.ruleset.restrict_self().map_err(|e| e.to_string())?;
+        if self.fallback && status.ruleset == landlock::RulesetStatus::NotEnforced {
+            return Err("the kernel did not enforce Landlock".into());
+        }
+        for prog in &self.seccomp {
+            seccompiler::apply_filter(prog).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Without Landlock there is nothing to apply, and nothing may run.
+    #[cfg(not(target_os = "linux"))]
+    pub fn apply(self) -> Result<(), String> {
+        let _ = self.fallback;
+        Err("Landlock exists only on Linux".into())
+    }
 }
 
 /// The folders and files to grant access beneath so that everything under `roots` is covered
@@ -130,10 +160,13 @@ pub fn without(mut roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
         if std::fs::symlink_metadata(h).is_err() {
             continue;
         }
+        // Every root that holds the hidden path is split, also a second one that holds it
+        // (the project inside a writable temp folder): stopping at the first would leave the
+        // path reachable through the other.
         while let Some(i) = roots.iter().position(|r| h.starts_with(r)) {
             let r = roots.swap_remove(i);
             if r == *h {
-                break;
+                continue;
             }
             let Ok(entries) = std::fs::read_dir(&r) else { continue };
             for e in entries.flatten() {
@@ -163,5 +196,8 @@ mod tests {
         assert!(!roots.iter().any(|r| r.starts_with(home.join(".ssh")) || home.join(".ssh").starts_with(r)));
         assert!(!roots.iter().any(|r| home.join(".aws/credentials").starts_with(r)));
         assert!(roots.contains(&PathBuf::from("/usr")), "everything else stays readable");
+        // Nested roots: the project inside a writable temp folder.
+        let roots = without(vec![home.clone(), dir.path().to_path_buf()], &[home.join(".ssh/id_rsa")]);
+        assert!(!roots.iter().any(|r| home.join(".ssh/id_rsa").starts_with(r)), "{roots:?}");
     }
 }

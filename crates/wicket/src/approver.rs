@@ -188,6 +188,74 @@ impl Approver for TerminalApprover {
     }
 }
 
+/// A person's answer to a consent question (project settings that loosen safety).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consent {
+    /// Apply them for this run only.
+    Once,
+    /// Apply them and remember (pin) them; ask again when they change.
+    Remember,
+    /// Do not apply them: safe defaults.
+    No,
+}
+
+impl TerminalApprover {
+    /// Ask for consent to `lines` (shown escaped, one by one, under `title`): `y` yes for this
+    /// run, `r` yes and remember, `n` (or Enter, end of input, an error) no. Keys typed before
+    /// the question appeared are discarded; an unknown answer is asked again at most
+    /// [`MAX_REPROMPTS`] times.
+    pub fn consent(&mut self, title: &str, lines: &[String]) -> Consent {
+        let Ok(_mode) = LineMode::enter(&self.tty) else { return Consent::No };
+        converse_consent(&mut Tty(&self.tty), title, lines, self.color)
+    }
+}
+
+fn converse_consent(line: &mut impl Line, title: &str, lines: &[String], color: bool) -> Consent {
+    let p = Paint(color);
+    let mut text = format!("\n{}\n", p.bold(&escape_inline(&cut(title, 1_000))));
+    for l in lines.iter().take(200) {
+        let _ = writeln!(text, "  {}", escape_inline(&cut(l, 2_000)));
+    }
+    if lines.len() > 200 {
+        let _ = writeln!(text, "  … and {} more", lines.len() - 200);
+    }
+    for attempt in 0..=MAX_REPROMPTS {
+        text.push_str("  [y] yes, for this run   [r] yes, and remember (ask again when they change)   [n] no, use safe defaults (default) > ");
+        if line.discard_typed_ahead().is_err() || line.show(&text).is_err() {
+            return Consent::No;
+        }
+        let typed = match line.read_line() {
+            Ok(Some(t)) => t,
+            Ok(None) | Err(_) => {
+                let _ = line.show(&format!("\n  {}\n", p.red("no answer: not applied")));
+                return Consent::No;
+            }
+        };
+        let answer = match typed.trim().to_ascii_lowercase().as_str() {
+            "" | "n" | "no" => Some(Consent::No),
+            "y" | "yes" => Some(Consent::Once),
+            "r" | "remember" => Some(Consent::Remember),
+            _ => None,
+        };
+        if let Some(a) = answer {
+            let said = match a {
+                Consent::Once => p.green("applied for this run"),
+                Consent::Remember => p.green("applied and remembered"),
+                Consent::No => p.red("not applied"),
+            };
+            let _ = line.show(&format!("  {said}\n"));
+            return a;
+        }
+        let shown = cut(&escape_inline(typed.trim()), 40);
+        text = format!("  {}\n", p.yellow(&format!("\"{shown}\" is not a choice; type y, r or n and press Enter")));
+        if attempt == MAX_REPROMPTS {
+            break;
+        }
+    }
+    let _ = line.show(&format!("  {}\n", p.red("no valid answer: not applied")));
+    Consent::No
+}
+
 /// Answers from a fixed list, in order, and records every question (for tests). When the list
 /// runs out, every further answer is [`Answer::Deny`].
 #[derive(Debug, Clone, Default)]

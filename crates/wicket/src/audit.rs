@@ -3,27 +3,32 @@
 //!
 //! The hard question: may a call run when its line could not be written? Only when the audit
 //! is not mandatory; then the person gets one notice per process. When it is mandatory (team
-//! policy `audit.enabled: true`), the verdict becomes a deny that says why, and the call does
+//! policy `audit.enabled: true`, see [`options`]), the verdict becomes a deny that says why, and the call does
 //! not run. The kind in the log is the typed verdict's `kind`, never read from its text.
 
 use std::path::{Path, PathBuf};
 
-use wicket_audit::{Admission, AuditLog, AuditOptions, Event, Risk};
-use wicket_policy::{By, Target, ToolCall, Verdict};
+use wicket_audit::{Admission, AuditLog, AuditOptions, Event, Level, Risk};
+use wicket_policy::team::AuditLevel;
+use wicket_policy::{By, Target, TeamPolicy, ToolCall, Verdict};
 
 use crate::config;
 
-/// The audit settings for this process.
-///
-/// Team policy (`audit.enabled`, `audit.level`, `audit.checkpoint`) sets them once it exists;
-/// until then they are the defaults, except that the environment may make the audit
-/// stricter, never looser: `WICKET_AUDIT_MANDATORY=1` (a line that cannot be written refuses
-/// the call) and `WICKET_AUDIT_CHECKPOINT=1` (keep checkpoints).
-pub fn options() -> AuditOptions {
+/// The audit settings for this process, from the team policy: `audit.enabled` (a line that
+/// cannot be written refuses the call), `audit.level` and `audit.checkpoint`. The environment
+/// may make the audit stricter, never looser: `WICKET_AUDIT_MANDATORY=1` and
+/// `WICKET_AUDIT_CHECKPOINT=1`.
+pub fn options(team: &TeamPolicy) -> AuditOptions {
     let on = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1" || v == "true");
+    let level = match team.audit.level {
+        None | Some(AuditLevel::All) => Level::All,
+        Some(AuditLevel::Mutations) => Level::Mutations,
+        Some(AuditLevel::Denials) => Level::Denials,
+    };
     AuditOptions {
-        mandatory: on("WICKET_AUDIT_MANDATORY"),
-        checkpoint: on("WICKET_AUDIT_CHECKPOINT"),
+        mandatory: team.audit.enabled || on("WICKET_AUDIT_MANDATORY"),
+        checkpoint: team.audit.checkpoint || on("WICKET_AUDIT_CHECKPOINT"),
+        level,
         ..AuditOptions::default()
     }
 }

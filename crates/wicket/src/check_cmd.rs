@@ -51,6 +51,9 @@ pub fn build_policy(args: &CheckArgs) -> Result<(Policy, config::Loaded)> {
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
     let loaded = config::load(&root)?;
+    // Never asks (a non-interactive contract): unconsented project parts are dropped, and the
+    // notices go to stderr; stdout carries only decisions.
+    loaded.print_notices();
     let overrides = Overrides {
         mode: args.mode,
         unattended: args.unattended,
@@ -109,7 +112,7 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     let mut audit = if args.no_audit || explain {
         Recorder::off()
     } else {
-        Recorder::open(policy.root(), wicket::audit::options())
+        Recorder::open(policy.root(), wicket::audit::options(policy.team()))
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();

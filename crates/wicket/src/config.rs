@@ -1,11 +1,19 @@
-//! Loading settings from disk: the user's and the project's files, merged with flags.
+//! Loading configuration from disk: the team policy (managed file, then the user's), the
+//! user's settings and the project's, merged with flags.
 //!
 //! The hard question: which settings hold? A missing file is the defaults; a file that exists
 //! but cannot be read or parsed stops wicket with the file and position, never a silent default.
+//! A project's own `policy.json` is never read, and the parts of its settings that loosen
+//! safety apply only with the person's consent (see [`crate::consent`]).
 
 use std::path::{Path, PathBuf};
 
-use wicket_policy::{Mode, PolicyConfig, Settings, SettingsError};
+use wicket_policy::settings::Profile;
+use wicket_policy::{Mode, PolicyConfig, Settings, SettingsError, TeamPolicy};
+
+use crate::approver::Consent;
+use crate::consent::{without_loosening, ConsentAsker, Loosening};
+use crate::trust::{PinKind, TrustStore};
 
 /// Why settings cannot be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -41,39 +49,279 @@ pub fn home_dir() -> Option<PathBuf> {
 
 /// Read one settings file; a missing file gives `None`.
 pub fn read_settings(file: &Path) -> Result<Option<Settings>, ConfigError> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(ConfigError::Read { file: file.display().to_string(), source }),
-    };
+    let Some(text) = read_text(file)? else { return Ok(None) };
     Ok(Some(Settings::parse(&text, &file.display().to_string())?))
 }
 
-/// The settings that apply to a root: the user's file, then the project's.
+/// Read one team policy file; a missing file gives `None`.
+pub fn read_policy(file: &Path) -> Result<Option<TeamPolicy>, ConfigError> {
+    let Some(text) = read_text(file)? else { return Ok(None) };
+    Ok(Some(TeamPolicy::parse(&text, &file.display().to_string())?))
+}
+
+fn read_text(file: &Path) -> Result<Option<String>, ConfigError> {
+    match std::fs::read_to_string(file) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Read { file: file.display().to_string(), source }),
+    }
+}
+
+/// The variable that moves the managed policy file, for tests. Honoured only by debug builds
+/// (the test builds): a released wicket always reads the platform's managed file, so nobody
+/// who can set an environment variable can move a team's policy out of the way.
+pub const MANAGED_POLICY_ENV: &str = "WICKET_MANAGED_POLICY";
+
+/// The managed team policy: `/etc/wicket/policy.json` on Linux, `/Library/Application
+/// Support/Wicket/policy.json` on macOS (debug builds: `$WICKET_MANAGED_POLICY` if set).
+pub fn managed_policy_path() -> PathBuf {
+    if cfg!(debug_assertions) {
+        if let Some(p) = std::env::var_os(MANAGED_POLICY_ENV).filter(|p| !p.is_empty()) {
+            return PathBuf::from(p);
+        }
+    }
+    if cfg!(target_os = "macos") {
+        PathBuf::from("/Library/Application Support/Wicket/policy.json")
+    } else {
+        PathBuf::from("/etc/wicket/policy.json")
+    }
+}
+
+/// Where a value came from, for `wicket policy show`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The managed team policy.
+    Managed,
+    /// `$WICKET_HOME/policy.json`.
+    UserPolicy,
+    /// `$WICKET_HOME/settings.json`.
+    UserSettings,
+    /// `<root>/.wicket/settings.json`, applied.
+    Project,
+    /// `<root>/.wicket/settings.json`, waiting for consent (not applied).
+    ProjectWaiting,
+    /// A flag.
+    CommandLine,
+    /// Nothing set it.
+    Default,
+}
+
+impl Source {
+    /// The label shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Managed => "managed policy",
+            Source::UserPolicy => "user policy",
+            Source::UserSettings => "user settings",
+            Source::Project => "project settings",
+            Source::ProjectWaiting => "project settings, waiting for consent (not applied)",
+            Source::CommandLine => "command line",
+            Source::Default => "default",
+        }
+    }
+}
+
+/// One team policy file that was read.
+#[derive(Debug, Clone)]
+pub struct TeamLayer {
+    /// Managed or the user's.
+    pub source: Source,
+    /// The file.
+    pub file: PathBuf,
+    /// What it says.
+    pub policy: TeamPolicy,
+}
+
+/// What became of the project settings' loosening parts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ProjectConsent {
+    /// No project settings, or nothing in them loosens safety.
+    #[default]
+    NotNeeded,
+    /// Their hash is pinned in the trust store: applied.
+    Pinned,
+    /// The person said yes now (`remembered`: and pinned it).
+    Granted {
+        /// Pinned for next time.
+        remembered: bool,
+    },
+    /// Not applied: nobody said yes (`refused`: the person said no).
+    Withheld {
+        /// The parts dropped, described.
+        parts: Vec<String>,
+        /// The person said no (rather than: nobody could be asked).
+        refused: bool,
+    },
+}
+
+impl ProjectConsent {
+    /// True when the loosening parts apply.
+    pub fn applied(&self) -> bool {
+        !matches!(self, ProjectConsent::Withheld { .. })
+    }
+}
+
+/// The settings that apply to a root: the team policy, the user's file, then the project's.
 #[derive(Debug, Clone, Default)]
 pub struct Loaded {
     /// The user's settings (`$WICKET_HOME/settings.json`).
     pub user: Option<Settings>,
-    /// The project's settings (`<root>/.wicket/settings.json`).
+    /// The project's settings as they apply: without the loosening parts unless consented.
     pub project: Option<Settings>,
+    /// The project's settings as the file says.
+    pub project_raw: Option<Settings>,
+    /// The project's settings file.
+    pub project_file: PathBuf,
+    /// What became of the project's loosening parts.
+    pub consent: ProjectConsent,
+    /// The SHA-256 of the project's loosening parts, when it has any.
+    pub project_hash: Option<String>,
+    /// The team policy files read, managed first.
+    pub team_layers: Vec<TeamLayer>,
+    /// The merged team policy (with the strict profile when any settings file asks for it).
+    pub team: TeamPolicy,
+    /// Things the person should know (printed on stderr, `wicket: notice: …`).
+    pub notices: Vec<String>,
     /// The files read, for `explain`.
     pub files: Vec<PathBuf>,
 }
 
-/// Load the user's and the project's settings.
+impl Loaded {
+    /// The person's own mode (user settings, else default).
+    pub fn user_mode(&self) -> Mode {
+        self.user.as_ref().and_then(|u| u.mode).unwrap_or_default()
+    }
+
+    /// Print the notices on stderr, one line each.
+    pub fn print_notices(&self) {
+        for n in &self.notices {
+            eprintln!("wicket: notice: {}", n.replace('\n', " "));
+        }
+    }
+}
+
+/// Load the team policy, the user's and the project's settings, without asking anybody:
+/// the project's loosening parts apply only when pinned in the trust store.
 pub fn load(root: &Path) -> Result<Loaded, ConfigError> {
+    load_with(root, None)
+}
+
+/// Load as [`load`], and ask `asker` about project settings that loosen safety and are not
+/// pinned ("remember" pins them in `$WICKET_HOME/trust.json`).
+pub fn load_with(root: &Path, asker: Option<&mut dyn ConsentAsker>) -> Result<Loaded, ConfigError> {
+    load_in(root, &Places::from_env()?, asker)
+}
+
+/// Where wicket's files are: `$WICKET_HOME` and the managed policy file.
+#[derive(Debug, Clone)]
+pub struct Places {
+    /// `$WICKET_HOME` (user settings and policy, trust store, audit log).
+    pub home: PathBuf,
+    /// The managed team policy file.
+    pub managed: PathBuf,
+}
+
+impl Places {
+    /// The places this process uses: [`wicket_home`] and [`managed_policy_path`].
+    pub fn from_env() -> Result<Places, ConfigError> {
+        Ok(Places { home: wicket_home()?, managed: managed_policy_path() })
+    }
+}
+
+/// Load as [`load_with`], from explicit places (for embedding and tests).
+pub fn load_in(root: &Path, places: &Places, asker: Option<&mut dyn ConsentAsker>) -> Result<Loaded, ConfigError> {
+    let home = places.home.clone();
     let mut loaded = Loaded::default();
-    let user_file = wicket_home()?.join("settings.json");
+    // The team policy: the managed file, then the user's; never the project's.
+    for (source, file) in [(Source::Managed, places.managed.clone()), (Source::UserPolicy, home.join("policy.json"))] {
+        if let Some(policy) = read_policy(&file)? {
+            loaded.files.push(file.clone());
+            loaded.team_layers.push(TeamLayer { source, file, policy });
+        }
+    }
+    let project_policy = root.join(".wicket").join("policy.json");
+    if std::fs::symlink_metadata(&project_policy).is_ok() {
+        loaded.notices.push(format!(
+            "{} is never read: a team policy comes only from {} or {}",
+            project_policy.display(),
+            places.managed.display(),
+            home.join("policy.json").display()
+        ));
+    }
+    let user_file = home.join("settings.json");
     loaded.user = read_settings(&user_file)?;
     if loaded.user.is_some() {
         loaded.files.push(user_file);
     }
-    let project_file = root.join(".wicket").join("settings.json");
-    loaded.project = read_settings(&project_file)?;
-    if loaded.project.is_some() {
-        loaded.files.push(project_file);
+    loaded.project_file = root.join(".wicket").join("settings.json");
+    loaded.project_raw = read_settings(&loaded.project_file)?;
+    if loaded.project_raw.is_some() {
+        loaded.files.push(loaded.project_file.clone());
     }
+    // Any settings file can turn the strict profile on; none can turn it off.
+    let mut team = TeamPolicy::merge(loaded.team_layers.iter().map(|l| &l.policy));
+    let settings_strict =
+        loaded.user.iter().chain(loaded.project_raw.iter()).any(|s| s.profile == Some(Profile::Strict));
+    if settings_strict {
+        team = team.with_strict();
+    }
+    loaded.team = team;
+    gate_project(&mut loaded, root, &home, asker);
     Ok(loaded)
+}
+
+/// Apply the project's loosening parts only with consent.
+fn gate_project(loaded: &mut Loaded, root: &Path, home: &Path, asker: Option<&mut dyn ConsentAsker>) {
+    let Some(raw) = loaded.project_raw.clone() else { return };
+    let user_mode = loaded.user_mode();
+    let loosening = Loosening::of(&raw, user_mode);
+    if loosening.is_empty() {
+        loaded.project = Some(raw);
+        return;
+    }
+    let hash = loosening.hash();
+    loaded.project_hash = Some(hash.clone());
+    let parts = loosening.describe(user_mode);
+    let (mut store, broken) = TrustStore::load(&home.join(crate::trust::TRUST_FILE));
+    if let Some(n) = broken {
+        loaded.notices.push(n);
+    }
+    if store.is_pinned(root, PinKind::Settings, None, &hash) {
+        loaded.consent = ProjectConsent::Pinned;
+        loaded.project = Some(raw);
+        return;
+    }
+    let answer = asker.and_then(|a| a.ask(&loaded.project_file, &parts));
+    match answer {
+        Some(Consent::Once) => {
+            loaded.consent = ProjectConsent::Granted { remembered: false };
+            loaded.project = Some(raw);
+        }
+        Some(Consent::Remember) => {
+            store.pin(root, PinKind::Settings, None, &hash);
+            let remembered = match store.save() {
+                Ok(()) => true,
+                Err(e) => {
+                    loaded.notices.push(format!("applied for this run, but not remembered: {e}"));
+                    false
+                }
+            };
+            loaded.consent = ProjectConsent::Granted { remembered };
+            loaded.project = Some(raw);
+        }
+        Some(Consent::No) | None => {
+            let refused = answer.is_some();
+            loaded.notices.push(format!(
+                "{}: not applied, because they loosen safety and {}: {}. Deny and ask rules apply as usual; {}",
+                loaded.project_file.display(),
+                if refused { "you said no" } else { "nobody has agreed to them" },
+                parts.join("; "),
+                "`wicket run` in a terminal asks about them, and `wicket policy show` lists them"
+            ));
+            loaded.consent = ProjectConsent::Withheld { parts, refused };
+            loaded.project = Some(without_loosening(&raw, user_mode));
+        }
+    }
 }
 
 /// Flags that add to the settings.
@@ -120,12 +368,15 @@ pub enum PlacementError {
 /// with a notice; `os`: the sandbox or an error; `host`) and the strict profile, which a project
 /// can turn on but never off and which forbids the host.
 pub fn placement(loaded: &Loaded, no_sandbox: bool) -> Result<Placement, PlacementError> {
-    use wicket_policy::settings::{Executor, Profile};
+    use wicket_policy::settings::Executor;
     let layers: Vec<&Settings> = loaded.user.iter().chain(loaded.project.iter()).collect();
-    let strict = layers.iter().any(|s| s.profile == Some(Profile::Strict));
+    let strict = loaded.team.strict();
     let executor = layers.iter().rev().find_map(|s| s.executor).unwrap_or(Executor::Auto);
+    // Under the strict profile `executor: "host"` is an error wherever it is written, also in
+    // project settings nobody agreed to: the configuration contradicts itself.
+    let host_written = loaded.user.iter().chain(loaded.project_raw.iter()).any(|s| s.executor == Some(Executor::Host));
     let fix = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and check `wicket doctor`";
-    if strict && (executor == Executor::Host || no_sandbox) {
+    if strict && (host_written || no_sandbox) {
         return Err(PlacementError::NoSandbox(
             "the strict profile runs commands only in the OS sandbox: remove `executor: \"host\"` and --no-sandbox"
                 .into(),
@@ -164,5 +415,6 @@ pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfi
     cfg.mode = o.mode.or_else(|| layers.iter().rev().find_map(|s| s.mode)).unwrap_or_default();
     cfg.unattended = o.unattended;
     cfg.sandbox = matches!(placement(loaded, o.no_sandbox), Ok(Placement::Sandbox(_)));
+    cfg.team = loaded.team.clone();
     cfg
 }

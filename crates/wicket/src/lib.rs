@@ -7,3 +7,5 @@
 pub mod approver;
 pub mod audit;
 pub mod config;
+pub mod consent;
+pub mod trust;

@@ -1,9 +1,12 @@
-//! The `wicket` command line: `check` decides tool calls, `explain` shows how.
+//! The `wicket` command line: `check` decides tool calls, `explain` shows how, `run` runs a
+//! command in the sandbox, `policy` and `trust` show and manage the configuration.
 
 mod audit_cmd;
 mod check_cmd;
 mod doctor_cmd;
+mod policy_cmd;
 mod run_cmd;
+mod trust_cmd;
 
 use std::process::ExitCode;
 
@@ -28,6 +31,10 @@ enum Command {
     Doctor(doctor_cmd::DoctorArgs),
     /// Verify the audit log (`verify [FILE|DIR]`) or show it (`show [--json] [filters]`).
     Audit(audit_cmd::AuditArgs),
+    /// Show the effective configuration and its sources (`show`), or check every file (`lint`).
+    Policy(policy_cmd::PolicyArgs),
+    /// List or revoke what you agreed to for projects (`list`, `revoke [--root DIR]`).
+    Trust(trust_cmd::TrustArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +50,8 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(&args),
         Command::Doctor(args) => doctor_cmd::doctor(&args),
         Command::Audit(args) => audit_cmd::run(&args),
+        Command::Policy(args) => policy_cmd::run(&args),
+        Command::Trust(args) => trust_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

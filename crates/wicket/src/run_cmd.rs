@@ -14,6 +14,7 @@ use clap::Args;
 use wicket::approver::{Answer, Approver, Question, TerminalApprover};
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides, Placement};
+use wicket::consent::TerminalConsent;
 use wicket_policy::exec::{exec_policy, ExecInputs};
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
 
@@ -68,7 +69,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         Some(r) => r.clone(),
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
-    let loaded = config::load(&root)?;
+    // The person at the terminal is asked about project settings that loosen safety
+    // (never when unattended; without a terminal they are dropped with a notice).
+    let mut asker = TerminalConsent;
+    let loaded = config::load_with(&root, if args.unattended { None } else { Some(&mut asker) })?;
+    loaded.print_notices();
     let placement = config::placement(&loaded, args.no_sandbox)?;
     if let Placement::Host(why) = &placement {
         if !args.no_sandbox {
@@ -83,8 +88,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let command = shell_join(&args.command);
     let call = ToolCall::new("bash", serde_json::json!({ "command": command, "outside_sandbox": !sandboxed }));
     let mut session = Session::new();
-    let mut audit =
-        if args.no_audit { Recorder::off() } else { Recorder::open(policy.root(), wicket::audit::options()) };
+    let mut audit = if args.no_audit {
+        Recorder::off()
+    } else {
+        Recorder::open(policy.root(), wicket::audit::options(policy.team()))
+    };
     let record = |audit: &mut Recorder, v: Verdict| -> Verdict {
         let r = audit.decision(Some(&call), &command, v);
         if let Some(n) = r.notice {
@@ -132,6 +140,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         home: config::home_dir(),
         mode: policy.mode(),
         timeout: args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64),
+        deny_paths: policy.team().deny_paths.clone(),
         ..ExecInputs::default()
     };
     for s in settings_layers {
@@ -139,7 +148,16 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         inputs.deny_read.extend(s.sandbox.deny_read.iter().cloned());
         inputs.env_allow.extend(s.env.allow.iter().cloned());
     }
-    let exec = exec_policy(&inputs);
+    // The team's deny paths are matched on disk now; if they cannot all be enforced, the
+    // command does not run.
+    let exec = match exec_policy(&inputs) {
+        Ok(e) => e,
+        Err(e) => {
+            let v = record(&mut audit, Verdict::deny(By::Policy, e.to_string()));
+            eprintln!("wicket: refused ({}): {}", v.by, v.reason);
+            return Ok(ExitCode::from(126));
+        }
+    };
     let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true };
     let outcome = match placement {
         Placement::Sandbox(backend) => {

@@ -95,6 +95,17 @@ fn settings_files_are_read_and_layered() {
     std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
     std::fs::write(e.root.join(".wicket/settings.json"), r#"{"permissions":{"allow":["bash(make test*)"]}}"#).unwrap();
     std::fs::write(e.home.join(".wicket/settings.json"), r#"{"permissions":{"deny":["bash(make deploy*)"]}}"#).unwrap();
+    // The project's allow rule loosens safety: without consent it is dropped, with a notice.
+    let out = run(&e, &["check", "--no-sandbox"], r#"{"tool":"bash","input":{"command":"make test"}}"#);
+    assert_eq!(decision(&out)["decision"], "ask");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not applied") && err.contains("bash(make test*)"), "{err}");
+    // Pinned in the trust store, it applies.
+    let project = wicket_policy::Settings::parse(r#"{"permissions":{"allow":["bash(make test*)"]}}"#, "p").unwrap();
+    let hash = wicket::consent::Loosening::of(&project, wicket_policy::Mode::Default).hash();
+    let mut store = wicket::trust::TrustStore::empty(&e.home.join(".wicket/trust.json"));
+    store.pin(&e.root, wicket::trust::PinKind::Settings, None, &hash);
+    store.save().unwrap();
     let v = decision(&run(&e, &["check", "--no-sandbox"], r#"{"tool":"bash","input":{"command":"make test"}}"#));
     assert_eq!(v["decision"], "allow");
     let v = decision(&run(&e, &["check", "--no-sandbox"], r#"{"tool":"bash","input":{"command":"make deploy"}}"#));
