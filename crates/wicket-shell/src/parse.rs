@@ -22,6 +22,7 @@ use std::cell::RefCell;
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::heredoc;
+use crate::word::starts_expansion;
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
@@ -47,6 +48,9 @@ pub(crate) struct Parsed {
     /// offset of the first one. The tree is parsed again past it, but the analysis is not
     /// understood (tree-sitter-bash's here-document scanner is wrong there).
     pub(crate) heredoc_misread: Option<usize>,
+    /// A token the tree still reads differently from bash after [`MAX_ROUNDS`] re-parses
+    /// (see [`shape_patches`]): a description.
+    pub(crate) shape_left: Option<String>,
 }
 
 /// Parses `src` with this thread's bash parser. `None` when the parser could not be built or
@@ -58,14 +62,15 @@ pub(crate) fn parse(src: &str) -> Option<Parsed> {
     // here-document can end too early.
     let ansi_c = view.contains("$'") && view.contains("\\\\");
     let heredocs = view.contains("<<");
+    let shapes = has_shape_triggers(view.as_bytes());
     let mut heredoc_misread = None;
-    if !ansi_c && !heredocs {
-        return Some(Parsed { tree, ansi_c_overrun: None, heredoc_misread });
+    if !ansi_c && !heredocs && !shapes {
+        return Some(Parsed { tree, ansi_c_overrun: None, heredoc_misread, shape_left: None });
     }
     for _ in 0..MAX_ROUNDS {
-        let patches = patches(tree.root_node(), &view, ansi_c, heredocs);
+        let patches = patches(tree.root_node(), &view, ansi_c, heredocs, shapes);
         if patches.is_empty() {
-            return Some(Parsed { tree, ansi_c_overrun: None, heredoc_misread });
+            return Some(Parsed { tree, ansi_c_overrun: None, heredoc_misread, shape_left: None });
         }
         let mut bytes = view.into_owned().into_bytes();
         for &(at, b, in_heredoc) in &patches {
@@ -80,8 +85,111 @@ pub(crate) fn parse(src: &str) -> Option<Parsed> {
         view = Cow::Owned(String::from_utf8(bytes).ok()?);
         tree = parse_view(&view)?;
     }
-    let left = patches(tree.root_node(), &view, ansi_c, false).first().map(|&(at, _, _)| at);
-    Some(Parsed { tree, ansi_c_overrun: left, heredoc_misread })
+    let left = patches(tree.root_node(), &view, ansi_c, false, false).first().map(|&(at, _, _)| at);
+    let shape_left = if shapes { patches(tree.root_node(), &view, false, false, true) } else { Vec::new() };
+    let shape_left = shape_left.first().map(|&(at, _, _)| {
+        format!("the parser still splits the text at byte {at} unlike bash after {MAX_ROUNDS} re-parses")
+    });
+    Some(Parsed { tree, ansi_c_overrun: left, heredoc_misread, shape_left })
+}
+
+/// The byte a misread token's characters are shown to the parser as: a plain word character
+/// that starts no expansion after `$` and has no meaning of its own to tree-sitter-bash.
+const PLAIN: u8 = b'%';
+
+/// True when the text may hold one of the shapes [`shape_patches`] fixes.
+fn has_shape_triggers(bytes: &[u8]) -> bool {
+    bytes.contains(&b'[')
+        || bytes.windows(2).any(|w| match w {
+            [b'=', b'=' | b'~'] | [b'{' | b'}' | b'[' | b']' | b'\\', b' ' | b'\t'] => true,
+            [b'$', n] => starts_expansion(char::from(*n)) || matches!(n, b' ' | b'\t' | b'\n'),
+            _ => false,
+        })
+}
+
+/// Tokens tree-sitter-bash reads differently from bash, shown to the parser as plain word
+/// characters ([`PLAIN`]) so that the tree splits the words where bash does (the walker reads
+/// the original text). Called on every node of the tree, with the kind of its parent:
+///
+/// * an `==` or `=~` argument of a command (`echo == x; rm -rf ~/x #}`): the parser lexes the
+///   text after it up to the next `}` as one `regex` token, operators and all; to bash they are
+///   plain word characters;
+/// * a blank inside one `word` token (`echo { {..`, `echo [ [x`: two brackets with blanks
+///   between): bash's words never hold an unescaped blank, the byte before it is shown
+///   differently;
+/// * a lone `$` token in a concatenation, glued to what bash expands with it (`1'r'$2`,
+///   `s}e$-v`, `a=x[$1] rm`): the parser ends the word at the `$` and starts another one,
+///   shown as one word the walker reads (with its expansion) from the original text;
+/// * a `$` that the parser joins to a name after blanks (`rm <$ -rf ~/x`: bash's redirection
+///   target is the word `$`);
+/// * the `[` or `[[` of a test command that bash does not read as one: `[[` glued to the next
+///   word (`[[-f x ]]`, `[[` is then not a reserved word), `[` glued to its neighbours or spread
+///   over lines (`[]`, `[ -f x]`, `[` newline `rm -rf / ]`): then `[` is an ordinary command.
+///
+/// (Escaped blanks the parser skips, `\ `, are found by [`patches`].)
+fn shape_patches(node: Node<'_>, parent: &str, bytes: &[u8], out: &mut Vec<(usize, u8, bool)>) {
+    let at = node.start_byte();
+    match node.kind() {
+        "==" | "=~" if !node.is_named() && parent == "command" => {
+            out.push((at, PLAIN, false));
+            out.push((at + 1, PLAIN, false));
+        }
+        "$" if !node.is_named()
+            && parent == "concatenation"
+            && bytes.get(at + 1).is_some_and(|&n| starts_expansion(char::from(n))) =>
+        {
+            out.push((at, PLAIN, false));
+        }
+        "word" if node.child_count() == 0 => {
+            // The byte before each unescaped blank (`{ {`, `[ [x`, `] }x`: a bracket).
+            let mut i = at;
+            while i < node.end_byte() {
+                match bytes.get(i) {
+                    Some(b'\\') => i += 2,
+                    Some(b' ' | b'\t') => {
+                        if i > at && !matches!(bytes.get(i - 1), Some(b' ' | b'\t')) {
+                            out.push((i - 1, PLAIN, false));
+                        }
+                        i += 1;
+                    }
+                    _ => i += 1,
+                }
+            }
+        }
+        "test_command" if misread_test(node, bytes) => out.push((at, PLAIN, false)),
+        "simple_expansion" => {
+            // `$ a`: the parser reads on past a blank for the name; bash's `$` is literal there.
+            let dollar = node.child(0).filter(|d| !d.is_named() && d.kind() == "$");
+            let name_start = node.child(1).map(|n| n.start_byte());
+            if let (Some(d), Some(n)) = (dollar, name_start) {
+                if n > d.end_byte() {
+                    out.push((d.start_byte(), PLAIN, false));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// True when this test command is not one to bash (see [`shape_patches`]).
+fn misread_test(test: Node<'_>, bytes: &[u8]) -> bool {
+    let Some(open) = test.child(0) else {
+        return false;
+    };
+    if open.is_named() || !matches!(open.kind(), "[" | "[[") {
+        return false;
+    }
+    let separates = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t' | b'\n'));
+    // A metacharacter ends the word too (`[[(a == b) ]]` is a test to bash).
+    let ends_word = |b: Option<&u8>| separates(b) || matches!(b, Some(b'(' | b')' | b';' | b'&' | b'|' | b'<' | b'>'));
+    let glued_open = !ends_word(bytes.get(open.end_byte()));
+    if open.kind() == "[[" {
+        return glued_open;
+    }
+    let close = test.child_count().checked_sub(1).and_then(|i| test.child(i));
+    let glued_close = close.is_some_and(|c| c.kind() == "]" && !separates(bytes.get(c.start_byte().wrapping_sub(1))));
+    let multiline = bytes.get(test.start_byte()..test.end_byte()).is_some_and(|t| t.contains(&b'\n'));
+    glued_open || glued_close || multiline
 }
 
 /// The bytes to show the parser differently, `(offset, byte, in a here-document)`, so that
@@ -93,9 +201,23 @@ pub(crate) fn parse(src: &str) -> Option<Parsed> {
 ///   could take for the delimiter (the delimiter with blanks around it, or a line bash joins to
 ///   the one before, or a line that starts with it: `EOF;x`) gets its first byte changed, so
 ///   the tree reads on to bash's delimiter.
-fn patches(root: Node<'_>, view: &str, ansi_c: bool, heredocs: bool) -> Vec<(usize, u8, bool)> {
+/// * with `shapes`, the tokens of [`shape_patches`], and every escaped blank (`\ `) that no
+///   token holds: the parser skipped it like a blank, bash reads a word character there
+///   (`\  && echo b` runs the program ` `; `\ x` is the word ` x`).
+fn patches(root: Node<'_>, view: &str, ansi_c: bool, heredocs: bool, shapes: bool) -> Vec<(usize, u8, bool)> {
     let bytes = view.as_bytes();
     let mut out = Vec::new();
+    // Escaped blanks, and whether a token holds them.
+    let mut escaped_blanks: Vec<(usize, bool)> = Vec::new();
+    if shapes {
+        for (i, w) in bytes.windows(2).enumerate() {
+            if matches!(w, [b'\\', b' ' | b'\t']) {
+                escaped_blanks.push((i, false));
+            }
+        }
+    }
+    // The kinds of the nodes above the cursor.
+    let mut parents: Vec<&'static str> = Vec::new();
     let mut cursor = root.walk();
     'walk: loop {
         let node = cursor.node();
@@ -110,7 +232,20 @@ fn patches(root: Node<'_>, view: &str, ansi_c: bool, heredocs: bool) -> Vec<(usi
             "heredoc_redirect" if heredocs => heredoc_patches(view, node, &mut out),
             _ => {}
         }
+        if shapes {
+            shape_patches(node, parents.last().copied().unwrap_or(""), bytes, &mut out);
+            // Text tokens, and quoted text whose parts need not all be nodes.
+            let holds = node.child_count() == 0 || matches!(node.kind(), "string" | "heredoc_body");
+            if !escaped_blanks.is_empty() && holds {
+                let (start, end) = (node.start_byte(), node.end_byte());
+                let first = escaped_blanks.partition_point(|&(i, _)| i < start);
+                for eb in escaped_blanks.iter_mut().skip(first).take_while(|(i, _)| *i < end) {
+                    eb.1 = true;
+                }
+            }
+        }
         if descend && cursor.goto_first_child() {
+            parents.push(node.kind());
             continue;
         }
         loop {
@@ -120,6 +255,13 @@ fn patches(root: Node<'_>, view: &str, ansi_c: bool, heredocs: bool) -> Vec<(usi
             if !cursor.goto_parent() {
                 break 'walk;
             }
+            parents.pop();
+        }
+    }
+    for (i, held) in escaped_blanks {
+        if !held {
+            out.push((i, PLAIN, false));
+            out.push((i + 1, PLAIN, false));
         }
     }
     out

@@ -19,7 +19,8 @@ use crate::heredoc;
 use crate::parse::parse;
 use crate::types::*;
 use crate::word::{
-    glue, heredoc_backticks, is_gettext_dollar, literal, operator_end, text, unescape_backtick, word_of,
+    glue, has_unmarked_expansion, heredoc_backticks, is_gettext_dollar, literal, operator_end, text, unescape_backtick,
+    word_of,
 };
 
 /// Inputs longer than this many bytes are not parsed ([`ProblemKind::TooLong`]).
@@ -175,6 +176,9 @@ impl Walker {
                      (blanks around it, or a `\\` newline before it)"
                 ),
             );
+        }
+        if let Some(p) = parsed.shape_left {
+            self.problem(ProblemKind::ParseError, p);
         }
         if let Some(at) = parsed.ansi_c_overrun {
             self.problem(ProblemKind::ParseError, format!("`$'…'` at byte {at} is read past its closing quote"));
@@ -513,6 +517,17 @@ impl Walker {
                     prev_end = Some(child.end_byte());
                     match (field, child.kind()) {
                         (_, "comment") => {}
+                        (_, "regex") => {
+                            // Only `[[ … =~ … ]]` has a regex; in a command the parser lexed the
+                            // text after an `==`/`=~` argument as one token (see `parse`).
+                            self.problem(
+                                ProblemKind::ParseError,
+                                format!(
+                                    "text after `==`/`=~` read as one regex token: `{}`",
+                                    snippet(text(child, src))
+                                ),
+                            );
+                        }
                         (Some("name"), _) | (Some("argument"), _) => {
                             if self.fd_prefix(child, src, &mut parts) {
                                 continue;
@@ -997,6 +1012,11 @@ impl Walker {
                         let any = b.named_children(&mut c).any(|n| n.kind() != "heredoc_content");
                         any
                     };
+                    // tree-sitter-bash leaves some expansions in the text (`x[$1]`, `a$-b`).
+                    dynamic |= !quoted
+                        && canary::heredoc_text_segments(b)
+                            .iter()
+                            .any(|&(s, e)| has_unmarked_expansion(src.get(s..e).unwrap_or("")));
                     if !quoted {
                         parts.scan.push((b, Context::HereDoc));
                     }

@@ -130,7 +130,7 @@ impl Builder {
 }
 
 /// True when `$` followed by `c` starts an expansion.
-fn starts_expansion(c: char) -> bool {
+pub(crate) fn starts_expansion(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '{' | '(' | '[' | '@' | '*' | '#' | '?' | '$' | '!' | '-')
 }
 
@@ -148,6 +148,15 @@ pub(crate) fn word_of(node: Node<'_>, src: &str) -> Word {
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         for (i, &child) in children.iter().enumerate() {
             if child.kind() == "concatenation" {
+                b.unknown();
+            } else if !child.is_named()
+                && child.kind() == "$"
+                && children.get(i + 1).is_some_and(|&next| {
+                    next.start_byte() == child.end_byte()
+                        && text(next, src).chars().next().is_some_and(starts_expansion)
+                })
+            {
+                // `x[$1]`: a lone `$` token glued to what it expands.
                 b.unknown();
             } else if children.get(i + 1).is_some_and(|&next| is_gettext_dollar(child, next)) {
                 // `x$"a"`: the `$` of a `$"…"` string adds nothing to the value (the token may
@@ -183,8 +192,14 @@ pub(crate) fn is_gettext_dollar(dollar: Node<'_>, next: Node<'_>) -> bool {
 }
 
 /// Joins a word the tree split in two (`unset a[0]`): `next` follows `word` with no blank.
+///
+/// When `word` ends in a lone `$` and `next` starts with what it expands (`1'r'$2`, `s}e$-v`,
+/// `x[$1]`: the tree ends the first part at the `$`), the joined word holds an expansion and
+/// its value is unknown.
 pub(crate) fn glue(word: &mut Word, next: Word) {
+    let expands = ends_in_lone_dollar(&word.raw) && next.raw.chars().next().is_some_and(starts_expansion);
     word.value = match (word.value.take(), next.value) {
+        _ if expands => None,
         (Some(mut a), Some(b)) => {
             a.push_str(&b);
             Some(a)
@@ -196,6 +211,44 @@ pub(crate) fn glue(word: &mut Word, next: Word) {
     word.glob |= next.glob;
 }
 
+/// True when unquoted word text holds a space or tab that no backslash escapes.
+fn has_unescaped_blank(t: &str) -> bool {
+    let bytes = t.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i += 2,
+            b' ' | b'\t' => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// True when text bash expands as if in double quotes (an unquoted here-document body) holds
+/// a `$` that starts an expansion: the parse tree does not mark them all.
+pub(crate) fn has_unmarked_expansion(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i += 2,
+            b'$' if bytes.get(i + 1).is_some_and(|&n| starts_expansion(char::from(n))) => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// True when `raw` ends in a `$` that is not escaped by a backslash.
+fn ends_in_lone_dollar(raw: &str) -> bool {
+    let Some(rest) = raw.strip_suffix('$') else {
+        return false;
+    };
+    let backslashes = rest.bytes().rev().take_while(|&b| b == b'\\').count();
+    backslashes % 2 == 0
+}
+
 /// Adds one primary expression to the word being built.
 fn part(node: Node<'_>, src: &str, b: &mut Builder) {
     let t = text(node, src);
@@ -204,7 +257,13 @@ fn part(node: Node<'_>, src: &str, b: &mut Builder) {
         return;
     }
     match node.kind() {
-        "word" => b.unquoted(t),
+        "word" => {
+            if has_unescaped_blank(t) {
+                // Bash's words never hold an unescaped blank: the tree joined two words.
+                b.unknown();
+            }
+            b.unquoted(t)
+        }
         "number" => {
             if node.named_child_count() > 0 {
                 b.unknown();

@@ -156,6 +156,17 @@ impl Oracle {
     }
 
     fn pipeline(&mut self, p: &ast::Pipeline) -> Result<(), Skip> {
+        if p.seq.is_empty() {
+            // A bare `time` (or `time -p`): the program `time` to tree-sitter.
+            if let Some(timed) = &p.timed {
+                let mut words = vec![bstatic("time")];
+                if matches!(timed, ast::PipelineTimed::TimedWithPosixOutput(_)) {
+                    words.push(bstatic("-p"));
+                }
+                self.out.push(words);
+            }
+            return Ok(());
+        }
         for (i, cmd) in p.seq.iter().enumerate() {
             let before = self.out.len();
             self.command(cmd)?;
@@ -851,6 +862,12 @@ pub const KNOWN_BUGS: &[KnownBug] = &[
         // `>&- word`: the word becomes the redirection's target.
         test: "word_after_fd_close_is_an_argument",
         applies: |src| src.contains("&-"),
+        forgive: forgive_all_unmatched,
+    },
+    KnownBug {
+        // `<$ x`: the target `$` swallows the next word.
+        test: "dollar_redirection_target_is_one_word",
+        applies: |src| src.contains("<$") || src.contains(">$"),
         forgive: forgive_all_unmatched,
     },
     KnownBug {

@@ -140,3 +140,81 @@ fn quoted_subscripts() {
         ("[[ $x == '[$(y)]' ]] || echo no", Parts(&["echo no"])),
     ]);
 }
+
+/// `==`/`=~` arguments: the text after them is words and operators to bash, however many
+/// there are, in any command (`test` too) and inside function bodies; `[[ ]]` and `(( ))`
+/// keep theirs.
+#[test]
+fn double_equals_arguments() {
+    check(&[
+        ("echo == x; echo == y; rm -rf ~/x #}", Parts(&["echo == x", "echo == y", "rm -rf ~/x"])),
+        ("test x =~ y; rm -rf ~/x #}", Parts(&["test x =~ y", "rm -rf ~/x"])),
+        ("echo ==; rm }", Parts(&["echo ==", "rm }"])),
+        ("f() { echo == x; }; rm }", SeesOrGivesUp("rm }")),
+        (
+            "echo == a; echo == b; echo == c; echo == d; echo == e; echo == f; echo == g; echo == h; echo == i; rm #}",
+            SeesOrGivesUp("rm"),
+        ),
+        ("[[ a == b ]] && echo y}", Parts(&["echo y}"])),
+        ("[[ a =~ b ]] && echo y}", Parts(&["echo y}"])),
+        ("(( a == b )); rm }", Parts(&["rm }"])),
+        ("[ a == b ]; rm }", Parts(&["rm }"])),
+    ]);
+}
+
+/// A `$` the parser splits from what it expands, outside argument lists too: the word bash
+/// reads holds an expansion (bash: `a=x[$1] echo PWNED` runs `echo PWNED`).
+#[test]
+fn dollar_split_from_its_expansion() {
+    check(&[
+        ("a=x[$1] rm -rf /", Parts(&["rm -rf /"])),
+        ("echo > x[$1] y", Parts(&["echo y"])),
+        ("cat <<< r[$An/", Parts(&["cat"])),
+        ("echo x[$1] 1\"r\"$1", Parts(&["echo x[$1] 1\"r\"$1"])),
+        ("echo x[${a:-$(id)}]", Parts(&["echo x[${a:-$(id)}]", "id"])),
+    ]);
+    for src in ["a=x[$1] rm", "echo x[$1]", "echo > x[$1]", "cat <<< r[$An/", "cat <<EOF\nx[$1]\nEOF"] {
+        let a = analyze(src);
+        let c = &a.commands[0];
+        assert!(!c.is_static(), "{src:?}: the expansion is missed: {c:?}");
+    }
+    assert!(!analyze("1'r'$2 -rf /").understood);
+}
+
+/// Two brackets with blanks between (`[ [x`, `] }x`, `{  {x`) are two words to bash.
+#[test]
+fn blanks_between_brackets() {
+    check(&[
+        ("printf '<%s>' [ [x ] }x", Parts(&["printf <%s> [ [x ] }x"])),
+        ("echo {  {x", Parts(&["echo { {x"])),
+        ("echo > { {..", Parts(&["echo {.."])),
+        ("echo ] }x; rm -rf /", Parts(&["echo ] }x", "rm -rf /"])),
+    ]);
+    assert_eq!(analyze("printf '<%s>' [ [x ] }x").commands[0].words.len(), 6);
+}
+
+/// `[` is an ordinary command when bash does not read a test: glued to its neighbours, spread
+/// over lines (`[` newline `echo PWNED ]` runs `echo PWNED ]`); `[[(…) ]]` is a test.
+#[test]
+fn brackets_bash_runs_as_commands() {
+    check(&[
+        ("[\nrm -rf / ]", Parts(&["[", "rm -rf / ]"])),
+        ("[ -f x]", Parts(&["[ -f x]"])),
+        ("if [[-f x ]]; then echo y; fi", Parts(&["[[-f x ]]", "echo y"])),
+        ("while [ -f x]; do :; done", Parts(&["[ -f x]", ":"])),
+        ("[[(a == a) ]] && echo y", Parts(&["echo y"])),
+        ("[ -f x ] && [[ -d y ]] && echo y", Parts(&["echo y"])),
+    ]);
+}
+
+/// An escaped blank starts a word wherever the parser skipped it (bash: `\ x` runs ` x`).
+#[test]
+fn escaped_blanks() {
+    check(&[
+        ("\\ x && echo b", Parts(&[" x", "echo b"])),
+        ("echo \\ x", Parts(&["echo  x"])),
+        ("echo \"a\"\\ b", Parts(&["echo a b"])),
+        ("echo a\\ b c\\ d", Parts(&["echo a b c d"])),
+        ("ls \\\\ x", Parts(&["ls \\ x"])),
+    ]);
+}
