@@ -20,22 +20,23 @@ call='{"tool":"bash","input":{"command":"git status && cargo test --all 2>&1 | t
 printf '%s\n' "$call" > call.json
 
 echo "== one call: wicket check vs cat =="
-if command -v hyperfine >/dev/null 2>&1; then
-  # hyperfine subtracts the shell's own start-up, so the redirection costs neither side.
-  hyperfine --warmup 20 --runs 300 --export-json times.json \
-    "$bin check --no-sandbox --no-audit < call.json" "cat < call.json" >/dev/null
-  python3 - <<'PY'
-import json
-r = json.load(open("times.json"))["results"]
-w, c = r[0]["median"], r[1]["median"]
-print(f"wicket check median {w*1e3:.2f} ms, cat median {c*1e3:.2f} ms, ratio {w/c:.2f}x (target <= 2.5x)")
+# Both are started the same way (no shell), with the call file on stdin; medians of 300 runs,
+# interleaved so that load on the machine affects both alike.
+python3 - "$bin" call.json <<'PY'
+import statistics, subprocess, sys, time
+bin_, call = sys.argv[1], sys.argv[2]
+def once(argv):
+    with open(call, "rb") as f:
+        t = time.perf_counter()
+        subprocess.run(argv, stdin=f, stdout=subprocess.DEVNULL, check=False)
+        return time.perf_counter() - t
+w, c = [], []
+for _ in range(300):
+    w.append(once([bin_, "check", "--no-sandbox", "--no-audit"]))
+    c.append(once(["cat"]))
+wm, cm = statistics.median(w) * 1e3, statistics.median(c) * 1e3
+print(f"wicket check median {wm:.2f} ms, cat median {cm:.2f} ms, ratio {wm / cm:.2f}x (target <= 2.5x)")
 PY
-else
-  n=300
-  t0=$(date +%s%N); for _ in $(seq $n); do "$bin" check --no-sandbox --no-audit < call.json >/dev/null; done; t1=$(date +%s%N)
-  for _ in $(seq $n); do cat < call.json >/dev/null; done; t2=$(date +%s%N)
-  python3 -c "w=($t1-$t0)/$n/1e6; c=($t2-$t1)/$n/1e6; print(f'wicket check {w:.2f} ms, cat {c:.2f} ms, ratio {w/c:.2f}x (target <= 2.5x; loop timing, install hyperfine for medians)')"
-fi
 
 echo "== throughput: wicket check --jsonl --no-audit =="
 python3 - "$work/calls.jsonl" <<'PY'

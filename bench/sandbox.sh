@@ -33,7 +33,8 @@ elif command -v npm >/dev/null 2>&1; then
 fi
 
 # The host baseline: the same wicket run (settings, decision, audit line) without a sandbox.
-printf '{"permissions":{"allow":["bash(true)"]}}' > .wicket/settings.json
+# (in your own settings: a project's allow rules would wait for consent)
+mkdir -p "$WICKET_HOME" && printf '{"permissions":{"allow":["bash(true)"]}}' > "$WICKET_HOME/settings.json"
 cmds=("$bin run -- true" "$bare" "env WICKET_SANDBOX_BACKEND=landlock $bin run -- true" "$bin run --no-sandbox -- true")
 [ -n "$srt" ] && cmds+=("$srt -c true")
 hyperfine -N --warmup 10 --runs 200 --export-json "$work/t.json" "${cmds[@]}" >/dev/null 2>&1 || \

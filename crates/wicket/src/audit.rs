@@ -86,6 +86,23 @@ impl Recorder {
         Recorder { state }
     }
 
+    /// A recorder for the project at `root` whose lines carry the agent's own session id
+    /// (e.g. Claude Code's `session_id`), so one agent session's calls can be found together.
+    /// The id is cut to 128 characters of `[A-Za-z0-9._:-]`; an empty id gets a new one.
+    pub fn open_session(root: &Path, options: AuditOptions, session: &str) -> Recorder {
+        let id: String = session
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-'))
+            .take(128)
+            .collect();
+        let id = if id.is_empty() { wicket_audit::new_session_id() } else { id };
+        let state = match project_dir(root) {
+            Ok(dir) => State::On(Box::new(AuditLog::new(dir, id, options))),
+            Err(e) => State::Broken { why: e.to_string(), mandatory: options.mandatory, noticed: false },
+        };
+        Recorder { state }
+    }
+
     /// A recorder that records nothing (`--no-audit`).
     pub fn off() -> Recorder {
         Recorder { state: State::Off }

@@ -4,8 +4,11 @@
 mod audit_cmd;
 mod check_cmd;
 mod doctor_cmd;
+mod hook_cmd;
+mod init_cmd;
 mod policy_cmd;
 mod run_cmd;
+mod serve_cmd;
 mod trust_cmd;
 
 use std::process::ExitCode;
@@ -35,6 +38,12 @@ enum Command {
     Policy(policy_cmd::PolicyArgs),
     /// List or revoke what you agreed to for projects (`list`, `revoke [--root DIR]`).
     Trust(trust_cmd::TrustArgs),
+    /// Answer an agent's pre-tool hook (`claude`: Claude Code's PreToolUse / PermissionRequest).
+    Hook(hook_cmd::HookArgs),
+    /// Set an agent up to ask wicket (`claude [--user|--project]`).
+    Init(init_cmd::InitArgs),
+    /// Answer JSON-RPC 2.0 on stdin/stdout: decide calls, ask the client, verify the audit log.
+    Serve(serve_cmd::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +61,9 @@ fn main() -> ExitCode {
         Command::Audit(args) => audit_cmd::run(&args),
         Command::Policy(args) => policy_cmd::run(&args),
         Command::Trust(args) => trust_cmd::run(&args),
+        Command::Hook(args) => hook_cmd::run(&args),
+        Command::Init(args) => init_cmd::run(&args),
+        Command::Serve(args) => serve_cmd::serve(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,450 @@
+//! `wicket hook claude`: Claude Code's `PreToolUse` and `PermissionRequest` hook.
+//!
+//! Claude Code runs the hook for each tool call with one JSON object on stdin and reads the
+//! answer from stdout and the exit status (see `docs/integrations.md`). The hard question: what
+//! happens when wicket itself fails? Claude Code lets the call through on any exit status but 2
+//! and on a timeout, so every internal error (unreadable input, a broken settings or policy
+//! file, a panic) prints a deny and exits 2. Decisions (allow, ask, deny) exit 0 with exactly
+//! one JSON object.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand};
+use serde_json::{json, Map, Value};
+use wicket::audit::Recorder;
+use wicket::config::{self, Overrides, Placement};
+use wicket_policy::{Decision, Mode, Policy, Session, ToolCall, Verdict};
+
+/// `wicket hook <agent>`.
+#[derive(Args)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub agent: HookAgent,
+}
+
+/// The agents wicket answers hooks for.
+#[derive(Subcommand)]
+pub enum HookAgent {
+    /// Claude Code's PreToolUse / PermissionRequest hook: the payload on stdin, the answer on stdout.
+    Claude(ClaudeArgs),
+}
+
+/// The flags of `wicket hook claude`.
+#[derive(Args, Clone, Default)]
+pub struct ClaudeArgs {
+    /// The project root (default: the payload's `cwd`).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The permission mode (default: the settings', made stricter by Claude's `plan` and `dontAsk`).
+    #[arg(long, value_parser = crate::check_cmd::parse_mode)]
+    pub mode: Option<Mode>,
+    /// Rewrite allowed Bash commands (updatedInput) so they run inside `wicket run`, in the OS sandbox.
+    #[arg(long)]
+    pub sandbox_commands: bool,
+    /// Do not write the audit log.
+    #[arg(long)]
+    pub no_audit: bool,
+}
+
+/// The variable that makes the hook panic after reading its input, to test that a crash
+/// denies. Honoured only by debug builds (the test builds).
+pub const PANIC_ENV: &str = "WICKET_HOOK_TEST_PANIC";
+
+/// The largest payload read (a `Write` of a big file is large; anything beyond is refused).
+const MAX_INPUT: u64 = 64 * 1024 * 1024;
+
+/// Run the hook for an agent. Never returns an error: failures are answered as denies.
+pub fn run(args: &HookArgs) -> Result<ExitCode> {
+    match &args.agent {
+        HookAgent::Claude(a) => Ok(claude(a)),
+    }
+}
+
+/// Which Claude Code event the payload is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Event {
+    PreToolUse,
+    PermissionRequest,
+}
+
+impl Event {
+    fn name(self) -> &'static str {
+        match self {
+            Event::PreToolUse => "PreToolUse",
+            Event::PermissionRequest => "PermissionRequest",
+        }
+    }
+}
+
+/// What the hook prints, and how it exits.
+struct Answer {
+    json: Value,
+    code: u8,
+}
+
+/// Read the payload, decide, print the answer; on any failure (also a panic) a deny and exit 2.
+fn claude(args: &ClaudeArgs) -> ExitCode {
+    let mut text = String::new();
+    let read = std::io::stdin().lock().take(MAX_INPUT + 1).read_to_string(&mut text);
+    // The event, known as soon as the payload parses, shapes the deny if something fails later.
+    let mut event = Event::PreToolUse;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Answer> {
+        read.context("cannot read the hook payload on stdin as UTF-8 text")?;
+        if text.len() as u64 > MAX_INPUT {
+            bail!("the hook payload is larger than {MAX_INPUT} bytes");
+        }
+        let payload: Value = serde_json::from_str(&text).context("the hook payload is not JSON")?;
+        if let Some(e) = payload.get("hook_event_name").and_then(Value::as_str).and_then(parse_event) {
+            event = e;
+        }
+        if cfg!(debug_assertions) && std::env::var_os(PANIC_ENV).is_some_and(|v| v == "1") {
+            panic!("{PANIC_ENV}=1: a test asked the hook to crash");
+        }
+        decide(args, &payload, &text)
+    }));
+    let answer = match outcome {
+        Ok(Ok(a)) => a,
+        Ok(Err(e)) => failure(event, &format!("{e:#}")),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic");
+            failure(event, &format!("internal error: {what}"))
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let line = format!("{}\n", answer.json);
+    if out.write_all(line.as_bytes()).and_then(|()| out.flush()).is_err() {
+        // Nobody reads the answer; exit 2 still blocks the call.
+        return ExitCode::from(2);
+    }
+    ExitCode::from(answer.code)
+}
+
+fn parse_event(name: &str) -> Option<Event> {
+    match name {
+        "PreToolUse" => Some(Event::PreToolUse),
+        "PermissionRequest" => Some(Event::PermissionRequest),
+        _ => None,
+    }
+}
+
+/// The answer to an internal failure: a deny in the event's shape, the reason on stderr too
+/// (Claude Code shows it to the model), exit 2.
+fn failure(event: Event, why: &str) -> Answer {
+    let why = why.replace('\n', " ");
+    eprintln!("wicket: {why}");
+    let reason = format!(
+        "wicket could not check this call, so it is blocked: {why}. \
+         This is a problem with wicket's set-up, not with your call: tell the person; do not try to work around it."
+    );
+    Answer { json: deny_json(event, &reason), code: 2 }
+}
+
+fn deny_json(event: Event, reason: &str) -> Value {
+    match event {
+        Event::PreToolUse => json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }}),
+        Event::PermissionRequest => json!({"hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": reason, "interrupt": false},
+        }}),
+    }
+}
+
+/// Claude Code's own tools that touch nothing wicket guards (to-do lists, questions to the
+/// person, subagents whose own calls come through the hook, background-shell output): wicket
+/// gives no answer and Claude Code's permission flow goes on as usual.
+const PASS_THROUGH: &[&str] = &[
+    "TodoWrite",
+    "Task",
+    "Agent",
+    "AskUserQuestion",
+    "ExitPlanMode",
+    "BashOutput",
+    "TaskOutput",
+    "KillShell",
+    "KillBash",
+];
+
+/// Map a Claude Code tool call to wicket's. `None`: a Claude Code tool wicket does not judge.
+/// Relative paths are made absolute against the session's `cwd`.
+fn map_tool(name: &str, input: &Value, cwd: &Path) -> Result<Option<ToolCall>> {
+    if name.starts_with("mcp__") {
+        return Ok(Some(ToolCall::new(name, input.clone())));
+    }
+    let obj = match input {
+        Value::Object(o) => o,
+        other => bail!("{name}: tool_input must be a JSON object, got {other}"),
+    };
+    let string = |field: &str| -> Result<String> {
+        match obj.get(field) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            _ => Err(anyhow!("{name}: tool_input.{field} is missing or not a string")),
+        }
+    };
+    let optional = |field: &str| -> Result<Option<String>> {
+        match obj.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(anyhow!("{name}: tool_input.{field} is not a string")),
+        }
+    };
+    let abs = |p: String| -> String {
+        let path = Path::new(&p);
+        if path.is_absolute() || p.starts_with('~') {
+            p
+        } else {
+            cwd.join(path).to_string_lossy().into_owned()
+        }
+    };
+    let cwd_text = || cwd.to_string_lossy().into_owned();
+    let call = match name {
+        "Bash" => {
+            let outside = matches!(obj.get("dangerouslyDisableSandbox"), Some(Value::Bool(true)));
+            ToolCall::new("bash", json!({"command": string("command")?, "outside_sandbox": outside}))
+        }
+        "Read" => ToolCall::new("read_file", json!({"path": abs(string("file_path")?)})),
+        "Write" => ToolCall::new(
+            "write_file",
+            json!({"path": abs(string("file_path")?), "content": optional("content")?.unwrap_or_default()}),
+        ),
+        "Edit" => ToolCall::new(
+            "edit_file",
+            json!({
+                "path": abs(string("file_path")?),
+                "old_string": optional("old_string")?.unwrap_or_default(),
+                "new_string": optional("new_string")?.unwrap_or_default(),
+            }),
+        ),
+        "MultiEdit" => {
+            let path = abs(string("file_path")?);
+            let (mut old, mut new) = (Vec::new(), Vec::new());
+            if let Some(Value::Array(edits)) = obj.get("edits") {
+                for e in edits {
+                    old.push(e.get("old_string").and_then(Value::as_str).unwrap_or_default().to_string());
+                    new.push(e.get("new_string").and_then(Value::as_str).unwrap_or_default().to_string());
+                }
+            }
+            ToolCall::new(
+                "edit_file",
+                json!({"path": path, "old_string": old.join("\n"), "new_string": new.join("\n")}),
+            )
+        }
+        "NotebookEdit" => ToolCall::new(
+            "edit_file",
+            json!({
+                "path": abs(string("notebook_path")?),
+                "old_string": "",
+                "new_string": optional("new_source")?.unwrap_or_default(),
+            }),
+        ),
+        "Glob" | "Grep" => {
+            let tool = if name == "Glob" { "glob" } else { "grep" };
+            let path = optional("path")?.filter(|p| !p.is_empty()).map_or_else(cwd_text, abs);
+            ToolCall::new(tool, json!({"pattern": string("pattern")?, "path": path}))
+        }
+        "WebFetch" => ToolCall::new("web_fetch", json!({"url": string("url")?})),
+        "WebSearch" => ToolCall::new("web_search", json!({"query": string("query")?})),
+        _ => return Ok(None),
+    };
+    Ok(Some(call))
+}
+
+/// The settings for the session: `--mode`, else the settings' mode made stricter by Claude
+/// Code's (`plan` → plan; `acceptEdits` → accept-edits only over the default mode; `dontAsk`
+/// → nobody is asked). Claude's looser modes never loosen wicket.
+fn overrides(args: &ClaudeArgs, loaded: &config::Loaded, claude_mode: Option<&str>) -> Overrides {
+    let settings_mode =
+        loaded.project.as_ref().and_then(|s| s.mode).or_else(|| loaded.user.as_ref().and_then(|s| s.mode));
+    let mode = args.mode.or(match claude_mode {
+        Some("plan") => Some(Mode::Plan),
+        Some("acceptEdits") if settings_mode.unwrap_or_default() == Mode::Default => Some(Mode::AcceptEdits),
+        _ => None,
+    });
+    Overrides {
+        mode,
+        unattended: claude_mode == Some("dontAsk"),
+        // Claude Code runs commands on the host unless wicket rewrites them into its sandbox.
+        no_sandbox: !args.sandbox_commands,
+        ..Overrides::default()
+    }
+}
+
+/// Decide one payload and build the answer.
+fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
+    let Value::Object(p) = payload else { bail!("the hook payload is not a JSON object") };
+    let event_name = p.get("hook_event_name").and_then(Value::as_str).unwrap_or("");
+    let Some(event) = parse_event(event_name) else {
+        bail!("`wicket hook claude` answers PreToolUse and PermissionRequest, not {event_name:?}")
+    };
+    let tool_name = match p.get("tool_name") {
+        Some(Value::String(s)) if !s.is_empty() => s.as_str(),
+        _ => bail!("the hook payload has no tool_name"),
+    };
+    let input = p.get("tool_input").cloned().unwrap_or(Value::Null);
+    let cwd = match p.get("cwd").and_then(Value::as_str).filter(|c| !c.is_empty()) {
+        Some(c) => PathBuf::from(c),
+        None => std::env::current_dir().context("the payload has no cwd and the current folder cannot be read")?,
+    };
+    let root = args.root.clone().unwrap_or_else(|| cwd.clone());
+
+    let mapped = map_tool(tool_name, &input, &cwd)?;
+    if mapped.is_none() && PASS_THROUGH.contains(&tool_name) {
+        // No opinion: Claude Code's own permission flow decides.
+        return Ok(Answer { json: json!({}), code: 0 });
+    }
+
+    let loaded = config::load(&root)?;
+    loaded.print_notices();
+    let claude_mode = p.get("permission_mode").and_then(Value::as_str);
+    let o = overrides(args, &loaded, claude_mode);
+    let cfg = config::policy_config(&root, &loaded, &o);
+    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
+    let mut audit = if args.no_audit {
+        Recorder::off()
+    } else {
+        Recorder::open_session(policy.root(), wicket::audit::options(policy.team()), session_id)
+    };
+    let (mut call, verdict) = match mapped {
+        Some(call) => {
+            let v = policy.decide(&call, &Session::new());
+            (call, v)
+        }
+        // A tool wicket has no mapping for: the person decides (recorded under its own name).
+        None => (
+            ToolCall::new(tool_name, input.clone()),
+            Verdict::ask(
+                wicket_policy::By::Default,
+                format!("wicket does not know Claude Code's tool {tool_name:?}, so you decide whether it runs"),
+            ),
+        ),
+    };
+    call.call_id = p.get("tool_use_id").and_then(Value::as_str).map(String::from);
+    let recorded = audit.decision(Some(&call), raw, verdict);
+    if let Some(n) = recorded.notice {
+        eprintln!("wicket: {n}");
+    }
+    let sandbox = if args.sandbox_commands && call.tool == "bash" {
+        match config::placement(&loaded, false) {
+            Ok(Placement::Sandbox(_)) => Some(()),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let rewrite = sandbox.and_then(|()| {
+        let outside = call.input.get("outside_sandbox").and_then(Value::as_bool).unwrap_or(false);
+        let command = call.input.get("command").and_then(Value::as_str)?;
+        (!outside).then(|| sandboxed_command(&root, command))
+    });
+    answer(event, rewrite.flatten().as_deref(), &input, recorded.verdict)
+}
+
+/// The Bash command that runs `command` inside `wicket run` at `root`.
+fn sandboxed_command(root: &Path, command: &str) -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    Some(format!(
+        "{} run --unattended --root {} -- bash -c {}",
+        quote(&exe.to_string_lossy()),
+        quote(&root.to_string_lossy()),
+        quote(command)
+    ))
+}
+
+/// Quote a word for bash: as is when plainly safe, else in single quotes.
+fn quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '+' | ',' | '@'));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The wording of a verdict: for the model on deny (what to do next), for the person on ask.
+fn reason_for(v: &Verdict) -> String {
+    let text = v.reason.trim_end();
+    let text = if text.ends_with(['.', '!', '?']) { text.to_string() } else { format!("{text}.") };
+    let rule = v.rule.as_deref().map(|r| format!(" (rule: {r})")).unwrap_or_default();
+    match v.decision {
+        Decision::Deny => format!(
+            "Blocked by wicket ({}){rule}: {text} Do not retry this call in another form; \
+             choose a different approach or ask the person to change wicket's rules.",
+            v.by
+        ),
+        Decision::Ask => format!("wicket asks you ({}){rule}: {text}", v.by),
+        Decision::Allow => format!("wicket allowed ({}){rule}: {text}", v.by),
+    }
+}
+
+/// The answer for a verdict, in the event's shape.
+fn answer(event: Event, rewrite: Option<&str>, input: &Value, v: Verdict) -> Result<Answer> {
+    let reason = reason_for(&v);
+    let updated = |cmd: &str| -> Value {
+        let mut obj = input.as_object().cloned().unwrap_or_else(Map::new);
+        obj.insert("command".into(), Value::String(cmd.to_string()));
+        Value::Object(obj)
+    };
+    let json = match (event, v.decision) {
+        (Event::PreToolUse, Decision::Deny) => deny_json(event, &reason),
+        (Event::PreToolUse, d) => {
+            let mut out = Map::new();
+            out.insert("hookEventName".into(), json!(event.name()));
+            out.insert("permissionDecision".into(), json!(d.as_str()));
+            out.insert("permissionDecisionReason".into(), json!(reason));
+            // Only an allowed command is moved into the sandbox: one the person approves after
+            // an ask runs as they saw it.
+            if let (Decision::Allow, Some(cmd)) = (d, rewrite) {
+                out.insert("updatedInput".into(), updated(cmd));
+            }
+            json!({ "hookSpecificOutput": Value::Object(out) })
+        }
+        (Event::PermissionRequest, Decision::Deny) => deny_json(event, &reason),
+        (Event::PermissionRequest, Decision::Allow) => {
+            let mut decision = Map::new();
+            decision.insert("behavior".into(), json!("allow"));
+            if let Some(cmd) = rewrite {
+                decision.insert("updatedInput".into(), updated(cmd));
+            }
+            json!({"hookSpecificOutput": {"hookEventName": event.name(), "decision": Value::Object(decision)}})
+        }
+        // The person decides in Claude Code's own prompt: no decision from wicket.
+        (Event::PermissionRequest, Decision::Ask) => json!({}),
+    };
+    Ok(Answer { json, code: 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_single_quotes() {
+        assert_eq!(quote("echo 'hi'"), r"'echo '\''hi'\'''");
+        assert_eq!(quote("/usr/bin/wicket"), "/usr/bin/wicket");
+        assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn relative_paths_join_the_cwd() {
+        let cwd = Path::new("/p");
+        let c = map_tool("Read", &json!({"file_path": "src/a.rs"}), cwd).ok().flatten();
+        assert_eq!(c.map(|c| c.input["path"].clone()), Some(json!("/p/src/a.rs")));
+        let c = map_tool("Grep", &json!({"pattern": "x"}), cwd).ok().flatten();
+        assert_eq!(c.map(|c| c.input["path"].clone()), Some(json!("/p")));
+        assert!(map_tool("TodoWrite", &json!({}), cwd).ok().flatten().is_none());
+        assert!(map_tool("Read", &json!({}), cwd).is_err());
+    }
+}

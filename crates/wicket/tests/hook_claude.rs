@@ -1,0 +1,355 @@
+//! `wicket hook claude` and `wicket init claude` as processes: every payload in
+//! `cases/claude_hooks.jsonl` through the real binary, and the fail-closed paths (malformed
+//! input, a broken policy file, a crash) answer deny with exit 2.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Env {
+    fn wicket_home(&self) -> PathBuf {
+        self.home.join(".wicket")
+    }
+}
+
+fn env() -> Env {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("proj");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "let x = 1;\n").unwrap();
+    std::fs::write(root.join("src/big.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(root.join(".env"), "A=1\n").unwrap();
+    std::fs::write(root.join("README.md"), "hi\n").unwrap();
+    std::fs::create_dir_all(home.join(".wicket")).unwrap();
+    Env { _tmp: tmp, root, home }
+}
+
+fn wicket(env: &Env, args: &[&str], stdin: &str, extra_env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    cmd.args(args)
+        .env("WICKET_HOME", env.wicket_home())
+        .env("HOME", &env.home)
+        .env_remove("WICKET_HOOK_TEST_PANIC")
+        .env_remove("WICKET_AUDIT_MANDATORY")
+        .current_dir(&env.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn hook(env: &Env, stdin: &str) -> Output {
+    wicket(env, &["hook", "claude"], stdin, &[])
+}
+
+/// Does `actual` hold everything `expected` says (objects: a subset; other values: equal)?
+/// An empty expected object means: exactly `{}`.
+fn matches(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) if e.is_empty() => a.is_empty(),
+        (Value::Object(e), Value::Object(a)) => e.iter().all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av))),
+        _ => expected == actual,
+    }
+}
+
+fn answer(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 1, "exactly one line of JSON on stdout: {text:?}");
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {text:?}"))
+}
+
+fn payload(case: &Value, root: &Path) -> String {
+    let root = root.to_string_lossy();
+    match &case["payload"] {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string().replace("{{ROOT}}", &root),
+    }
+}
+
+#[test]
+fn every_fixture_gets_its_documented_answer() {
+    let e = env();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/claude_hooks.jsonl")).unwrap();
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let case: Value = serde_json::from_str(line).unwrap();
+        n += 1;
+        let name = case["name"].as_str().unwrap();
+        let out = hook(&e, &payload(&case, &e.root));
+        let code = out.status.code();
+        let want_code = case["exit"].as_i64().map(|c| c as i32);
+        let got = answer(&out);
+        if code != want_code || !matches(&case["answer"], &got) {
+            failures.push(format!(
+                "{name}: exit {code:?} (want {want_code:?}), answer {got} (want {}), stderr {}",
+                case["answer"],
+                String::from_utf8_lossy(&out.stderr)
+            ));
+            continue;
+        }
+        // Every deny carries a reason, and an internal error says why on stderr as well.
+        let hso = &got["hookSpecificOutput"];
+        let reason = hso["permissionDecisionReason"].as_str().or_else(|| hso["decision"]["message"].as_str());
+        let denied = hso["permissionDecision"] == "deny" || hso["decision"]["behavior"] == "deny";
+        if denied && reason.is_none_or(|r| r.len() < 10) {
+            failures.push(format!("{name}: a deny without a reason: {got}"));
+        }
+        if want_code == Some(2) && out.stderr.is_empty() {
+            failures.push(format!("{name}: exit 2 with nothing on stderr"));
+        }
+        if hso["permissionDecision"] == "ask" && reason.is_none() {
+            failures.push(format!("{name}: an ask without a reason for the person: {got}"));
+        }
+    }
+    assert!(n >= 40, "only {n} fixtures");
+    assert!(failures.is_empty(), "{} of {n} fixtures failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+fn pre_tool_use(root: &Path, tool: &str, input: Value) -> String {
+    json!({
+        "session_id": "sess-42", "transcript_path": "/t.jsonl", "cwd": root, "permission_mode": "default",
+        "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": "toolu_9"
+    })
+    .to_string()
+}
+
+fn assert_fail_closed(out: &Output) {
+    assert_eq!(out.status.code(), Some(2), "stderr {}", String::from_utf8_lossy(&out.stderr));
+    let v = answer(out);
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(!out.stderr.is_empty());
+}
+
+#[test]
+fn a_broken_policy_file_denies_with_exit_2() {
+    let e = env();
+    std::fs::write(e.wicket_home().join("policy.json"), "{\"disallowed_commands\": [\"rm\",, }").unwrap();
+    let out = hook(&e, &pre_tool_use(&e.root, "Bash", json!({"command": "ls"})));
+    assert_fail_closed(&out);
+    let v = answer(&out);
+    assert!(v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("policy.json"), "{v}");
+}
+
+#[test]
+fn broken_settings_deny_with_exit_2() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    std::fs::write(e.root.join(".wicket/settings.json"), "{ not json").unwrap();
+    assert_fail_closed(&hook(&e, &pre_tool_use(&e.root, "Read", json!({"file_path": "README.md"}))));
+}
+
+#[test]
+fn a_crash_denies_with_exit_2() {
+    let e = env();
+    let out = wicket(
+        &e,
+        &["hook", "claude"],
+        &pre_tool_use(&e.root, "Bash", json!({"command": "ls"})),
+        &[("WICKET_HOOK_TEST_PANIC", "1")],
+    );
+    assert_fail_closed(&out);
+}
+
+#[test]
+fn a_crash_in_a_permission_request_denies_in_its_shape() {
+    let e = env();
+    let payload = json!({"session_id": "s", "cwd": e.root, "hook_event_name": "PermissionRequest",
+        "tool_name": "Bash", "tool_input": {"command": "ls"}});
+    let out = wicket(&e, &["hook", "claude"], &payload.to_string(), &[("WICKET_HOOK_TEST_PANIC", "1")]);
+    assert_eq!(out.status.code(), Some(2));
+    let v = answer(&out);
+    assert_eq!(v["hookSpecificOutput"]["decision"]["behavior"], "deny");
+}
+
+#[test]
+fn a_bad_flag_never_exits_1() {
+    let e = env();
+    let out = wicket(&e, &["hook", "claude", "--no-such-flag"], "{}", &[]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn decisions_are_audited_with_claudes_session_id() {
+    let e = env();
+    let out = hook(&e, &pre_tool_use(&e.root, "Read", json!({"file_path": e.root.join(".env")})));
+    assert_eq!(out.status.code(), Some(0));
+    let out = hook(&e, &pre_tool_use(&e.root, "Bash", json!({"command": "git status"})));
+    assert_eq!(out.status.code(), Some(0));
+    let mut lines = Vec::new();
+    for dir in std::fs::read_dir(e.wicket_home().join("audit")).unwrap() {
+        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_some_and(|x| x == "jsonl") {
+                lines.extend(std::fs::read_to_string(p).unwrap().lines().map(String::from));
+            }
+        }
+    }
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for l in &lines {
+        let v: Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["session"], "sess-42");
+    }
+    assert!(lines.iter().any(|l| l.contains("deny_sensitive")));
+    let verify = wicket(&e, &["audit", "verify"], "", &[]);
+    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stdout));
+}
+
+#[test]
+fn a_mandatory_audit_that_cannot_write_denies() {
+    let e = env();
+    // The audit folder is a file: no line can be written.
+    std::fs::write(e.wicket_home().join("audit"), "").unwrap();
+    let out = wicket(
+        &e,
+        &["hook", "claude"],
+        &pre_tool_use(&e.root, "Bash", json!({"command": "git status"})),
+        &[("WICKET_AUDIT_MANDATORY", "1")],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(answer(&out)["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
+#[test]
+fn root_flag_overrides_the_payload_cwd() {
+    let e = env();
+    let other = e.root.join("src");
+    // From cwd src/, `.env` one level up is outside the root unless --root says otherwise;
+    // either way it is a secret and denied.
+    let payload = pre_tool_use(&other, "Read", json!({"file_path": "../README.md"}));
+    let root = e.root.to_string_lossy().into_owned();
+    let out = wicket(&e, &["hook", "claude", "--root", &root], &payload, &[]);
+    assert_eq!(
+        answer(&out)["hookSpecificOutput"]["permissionDecision"],
+        "allow",
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn sandbox_commands_rewrites_allowed_bash_into_wicket_run() {
+    let e = env();
+    let cmd = "echo 'it''s' \"$HOME\" | tr a-z A-Z";
+    let out = wicket(
+        &e,
+        &["hook", "claude", "--sandbox-commands"],
+        &pre_tool_use(&e.root, "Bash", json!({"command": cmd, "description": "d", "timeout": 5000})),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v = answer(&out);
+    let hso = &v["hookSpecificOutput"];
+    if hso["permissionDecision"] != "allow" {
+        // No OS sandbox here: the command is judged as running on the host, and not rewritten.
+        assert!(hso.get("updatedInput").is_none(), "{v}");
+        return;
+    }
+    let updated = &hso["updatedInput"];
+    assert_eq!(updated["description"], "d", "the rest of the input stays: {v}");
+    assert_eq!(updated["timeout"], 5000);
+    let new = updated["command"].as_str().unwrap();
+    assert!(new.contains(" run --unattended --root "), "{new}");
+    // The quoting gives back exactly the original command as bash's -c argument.
+    let last =
+        Command::new("bash").arg("-c").arg(format!("f() {{ printf '%s' \"${{@: -1}}\"; }}; f {new}")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&last.stdout), cmd);
+}
+
+fn init(e: &Env, args: &[&str]) -> Output {
+    let mut a = vec!["init", "claude"];
+    a.extend_from_slice(args);
+    wicket(e, &a, "", &[])
+}
+
+#[test]
+fn init_user_merges_and_is_idempotent() {
+    let e = env();
+    let file = e.home.join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let before = json!({"model": "opus", "permissions": {"allow": ["Bash(npm test)"]},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}],
+                  "Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}});
+    std::fs::write(&file, before.to_string()).unwrap();
+    let out = init(&e, &["--user"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(shown.contains("+ ") && shown.contains("hook claude"), "shows the change: {shown}");
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(after["model"], "opus");
+    assert_eq!(after["permissions"], before["permissions"]);
+    assert_eq!(after["hooks"]["Stop"], before["hooks"]["Stop"]);
+    let groups = after["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(groups[0], before["hooks"]["PreToolUse"][0]);
+    let ours = &groups[1]["hooks"][0];
+    assert_eq!(ours["type"], "command");
+    assert!(ours["command"].as_str().unwrap().ends_with(" hook claude"));
+    assert_eq!(ours["timeout"], 10);
+    let matcher = groups[1]["matcher"].as_str().unwrap();
+    for t in
+        ["Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "WebFetch", "WebSearch", "mcp__"]
+    {
+        assert!(matcher.contains(t), "{matcher} lacks {t}");
+    }
+    // Twice: nothing changes.
+    let again = init(&e, &["--user"]);
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already set up"));
+    let after2: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(after, after2);
+    // With PermissionRequest too: our PreToolUse entry is replaced, not doubled.
+    let out = init(&e, &["--user", "--permission-request", "--sandbox-commands"]);
+    assert!(out.status.success());
+    let after3: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(after3["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+    assert!(after3["hooks"]["PreToolUse"][1]["hooks"][0]["command"].as_str().unwrap().ends_with("--sandbox-commands"));
+    assert_eq!(after3["hooks"]["PermissionRequest"].as_array().unwrap().len(), 1);
+    // No stray temporary files.
+    let names: Vec<_> = std::fs::read_dir(file.parent().unwrap()).unwrap().map(|d| d.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+#[test]
+fn init_project_creates_the_file_and_dry_run_writes_nothing() {
+    let e = env();
+    let file = e.root.join(".claude/settings.json");
+    let out = init(&e, &["--project", "--dry-run"]);
+    assert!(out.status.success());
+    assert!(!file.exists());
+    let out = init(&e, &["--project", "--command", "wicket hook claude"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "wicket hook claude");
+    assert!(!e.home.join(".claude").exists(), "the user's file is untouched");
+}
+
+#[test]
+fn init_refuses_a_file_it_cannot_read_as_json() {
+    let e = env();
+    let file = e.home.join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{ // a comment\n}").unwrap();
+    let out = init(&e, &["--user"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ // a comment\n}");
+}

@@ -1,0 +1,112 @@
+"""A small client for `wicket serve` (JSON-RPC 2.0 over stdio, one message a line).
+
+    from wicket_client import Wicket
+    with Wicket(root="/path/to/project", approver=lambda q: "once") as w:
+        print(w.decide("bash", {"command": "npm test"}))
+
+`approver` is called with the server's approval request params (tool, input, reason, by,
+always_allow_rule) whenever the policy asks; it returns "once", "session" or "deny", or None
+to leave the request unanswered (the server denies after its --approval-timeout).
+Standard library only; see docs/protocol.md.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+
+class WicketError(Exception):
+    """A JSON-RPC error from the server."""
+
+    def __init__(self, code, message):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class Wicket:
+    def __init__(self, root=None, approver=None, wicket="wicket", extra_args=(), env=None):
+        argv = [wicket, "serve"]
+        if root is not None:
+            argv += ["--root", str(root)]
+        argv += list(extra_args)
+        self.approver = approver or (lambda params: "deny")
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            env=env if env is not None else os.environ.copy(),
+        )
+        self.next_id = 1
+
+    def call(self, method, params=None):
+        """Send a request and return its result, answering approval requests meanwhile."""
+        rid = self.next_id
+        self.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self._send(msg)
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise WicketError(-1, "the server closed its output")
+            reply = json.loads(line)
+            if reply.get("method") == "approval/request":
+                answer = self.approver(reply.get("params", {}))
+                if answer is not None:
+                    self._send({"jsonrpc": "2.0", "id": reply["id"], "result": {"answer": answer}})
+                continue
+            if reply.get("id") != rid:
+                continue
+            if "error" in reply:
+                raise WicketError(reply["error"]["code"], reply["error"]["message"])
+            return reply["result"]
+
+    def decide(self, tool, input, call_id=None):
+        params = {"tool": tool, "input": input}
+        if call_id is not None:
+            params["call_id"] = call_id
+        return self.call("decide", params)
+
+    def verify_audit(self, path=None):
+        return self.call("verify_audit", {"path": path} if path else {})
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.call("shutdown")
+            except (WicketError, BrokenPipeError, OSError):
+                pass
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+
+    def _send(self, msg):
+        self.proc.stdin.write(json.dumps(msg) + "\n")
+        self.proc.stdin.flush()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def main():
+    """Decide the tool call given as JSON on the command line, asking on the terminal."""
+    if len(sys.argv) != 2:
+        print('usage: wicket_client.py \'{"tool": "bash", "input": {"command": "ls"}}\'', file=sys.stderr)
+        return 2
+    call = json.loads(sys.argv[1])
+
+    def ask(params):
+        print(f"wicket asks: {params['tool']} {json.dumps(params['input'])}\n  {params['reason']}", file=sys.stderr)
+        reply = input("allow once (o), for this session (s), or deny (d)? ").strip().lower()
+        return {"o": "once", "s": "session"}.get(reply, "deny")
+
+    with Wicket(wicket=os.environ.get("WICKET", "wicket"), approver=ask) as w:
+        print(json.dumps(w.decide(call["tool"], call.get("input", {}))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
