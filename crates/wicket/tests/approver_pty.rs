@@ -119,7 +119,8 @@ fn spawn(o: Options<'_>) -> Child {
         });
     }
     let mut child = cmd.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(o.stdin).unwrap();
+    // The child never reads stdin and may exit first: a closed pipe is fine.
+    let _ = child.stdin.take().unwrap().write_all(o.stdin);
     let pid = child.id();
     let (tx, done) = mpsc::channel();
     std::thread::spawn(move || {
