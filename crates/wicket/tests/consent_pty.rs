@@ -77,7 +77,8 @@ fn spawn(root: &Path, home: &Path, managed: &Path) -> Child {
     }
     let mut child = cmd.spawn().unwrap();
     // stdin says "r": a consent that read it would pin.
-    child.stdin.take().unwrap().write_all(b"r\n").unwrap();
+    // The child may exit without reading stdin: a closed pipe is fine.
+    let _ = child.stdin.take().unwrap().write_all(b"r\n");
     let pid = child.id();
     let (tx, done) = mpsc::channel();
     std::thread::spawn(move || {
