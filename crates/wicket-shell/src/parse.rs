@@ -101,8 +101,8 @@ const PLAIN: u8 = b'%';
 fn has_shape_triggers(bytes: &[u8]) -> bool {
     bytes.contains(&b'[')
         || bytes.windows(2).any(|w| match w {
-            [b'=', b'=' | b'~'] | [b'{' | b'}' | b'[' | b']' | b'\\', b' ' | b'\t'] => true,
-            [b'$', n] => starts_expansion(char::from(*n)) || matches!(n, b' ' | b'\t' | b'\n'),
+            [b'=', b'=' | b'~' | b'('] | [b'{' | b'}' | b'[' | b']' | b'\\', b' ' | b'\t'] => true,
+            [b'$', n] => starts_expansion(char::from(*n)) || matches!(n, b' ' | b'\t' | b'\n' | b'\\'),
             _ => false,
         })
 }
@@ -157,6 +157,19 @@ fn shape_patches(node: Node<'_>, parent: &str, bytes: &[u8], out: &mut Vec<(usiz
             }
         }
         "test_command" if misread_test(node, bytes) => out.push((at, PLAIN, false)),
+        "array" if parent == "variable_assignment" && array_glued(node, bytes) => {
+            // `a=(1)x`: one word to bash, a scalar assignment of `(1)x`. Without blanks inside,
+            // the parentheses are shown as word characters; otherwise the walker gives up.
+            let end = node.end_byte();
+            let inner = bytes.get(at + 1..end.saturating_sub(1)).unwrap_or(&[]);
+            if bytes.get(at) == Some(&b'(')
+                && bytes.get(end.wrapping_sub(1)) == Some(&b')')
+                && !inner.iter().any(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\\' | b'(' | b')'))
+            {
+                out.push((at, PLAIN, false));
+                out.push((end - 1, PLAIN, false));
+            }
+        }
         "simple_expansion" => {
             // `$ a`: the parser reads on past a blank for the name; bash's `$` is literal there.
             let dollar = node.child(0).filter(|d| !d.is_named() && d.kind() == "$");
@@ -169,6 +182,14 @@ fn shape_patches(node: Node<'_>, parent: &str, bytes: &[u8], out: &mut Vec<(usiz
         }
         _ => {}
     }
+}
+
+/// True when text follows the `)` of an array value with nothing between (`a=(1)x`, `a=(1)#`):
+/// bash reads one word there, a scalar assignment, not an array.
+pub(crate) fn array_glued(array: Node<'_>, bytes: &[u8]) -> bool {
+    bytes
+        .get(array.end_byte())
+        .is_some_and(|b| !matches!(b, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')'))
 }
 
 /// True when this test command is not one to bash (see [`shape_patches`]).

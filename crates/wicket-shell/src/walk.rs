@@ -332,6 +332,12 @@ impl Walker {
             }
             "variable_assignment" | "variable_assignments" => {
                 if mode != Mode::Stmt {
+                    if node.kind() == "variable_assignment" && paren_in_value(node, src) {
+                        // `x=1(2) rm`, `x=(1)x(2) rm`: a syntax error to bash, which runs
+                        // nothing; the tree reads a word.
+                        let t = snippet(text(node, src));
+                        self.problem(ProblemKind::ParseError, format!("a parenthesis inside the value of `{t}`"));
+                    }
                     same(stack, mode, ctx, depth, &inh);
                 } else {
                     self.emit(node, &[], src, ctx, depth, inh, stack);
@@ -361,6 +367,13 @@ impl Walker {
             "arithmetic_expansion" | "subscript" => same(stack, Mode::Arith, ctx, depth + 1, &inh),
             "expansion" | "parenthesized_expression" => same(stack, mode.inner(), ctx, depth + 1, &inh),
             "array" => {
+                if node.parent().is_some_and(|p| p.kind() == "variable_assignment")
+                    && crate::parse::array_glued(node, src.as_bytes())
+                {
+                    // `a=(1 2)x`: one scalar assignment word to bash, which the tree splits.
+                    let t = snippet(text(node, src));
+                    self.problem(ProblemKind::ParseError, format!("text glued after the array value `{t}`"));
+                }
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
                     self.array_key(child, src);
@@ -869,11 +882,11 @@ impl Walker {
                 if fd.is_none() {
                     fd = parts.take_fd(node.start_byte());
                 }
-                let mut targets = targets.into_iter();
+                let mut targets = targets.into_iter().peekable();
                 // `>&-` is complete: words after it are arguments (`git branch >&- new`).
                 let closes = op_token.ends_with('-');
                 let target_node = if closes { None } else { targets.next() };
-                let target = match target_node {
+                let mut target = match target_node {
                     Some(t) => word_of(t, src),
                     None => literal(if op_token.ends_with('-') { "-" } else { "" }),
                 };
@@ -881,12 +894,29 @@ impl Walker {
                     if t.named_child_count() > 0 {
                         parts.scan.push((t, ctx));
                     }
+                    // The tree splits one word of bash's into glued destinations (`.e`
+                    // `` `echo n`v ``, `.e"n"` `\v`, `in$$$` `.txt`): join them.
+                    let mut end = t.end_byte();
+                    while let Some(next) = targets.next_if(|n| n.start_byte() == end) {
+                        glue(&mut target, word_of(next, src));
+                        if next.named_child_count() > 0 {
+                            parts.scan.push((next, ctx));
+                        }
+                        end = next.end_byte();
+                    }
                 }
+                let mut extra_end: Option<usize> = None;
                 for extra in targets {
                     if self.fd_prefix(extra, src, parts) {
+                        extra_end = None;
                         continue;
                     }
-                    parts.extra_words.push(word_of(extra, src));
+                    let w = word_of(extra, src);
+                    match parts.extra_words.last_mut() {
+                        Some(last) if extra_end == Some(extra.start_byte()) => glue(last, w),
+                        _ => parts.extra_words.push(w),
+                    }
+                    extra_end = Some(extra.end_byte());
                     if extra.named_child_count() > 0 {
                         parts.scan.push((extra, ctx));
                     }
@@ -1089,6 +1119,38 @@ fn push_children<'t>(stack: &mut Vec<Task<'t>>, node: Node<'t>, ctx: Context, de
 /// True when bash takes this `NAME=value` as an assignment: NAME is `[A-Za-z_][A-Za-z0-9_]*`
 /// (or a subscripted name). tree-sitter-bash also accepts `4x=1` and non-ASCII names (which
 /// the parser sees as letters).
+/// True when the value of an assignment holds, in plain word text, a `(` or `)` that no
+/// backslash escapes, other than the parentheses of a leading `(…)` (`a=(1)x`, a scalar to bash).
+fn paren_in_value(node: Node<'_>, src: &str) -> bool {
+    let Some(value) = node.child_by_field_name("value") else {
+        return false;
+    };
+    let mut leaves: Vec<Node<'_>> = Vec::new();
+    match value.kind() {
+        "word" => leaves.push(value),
+        "concatenation" => {
+            let mut cursor = value.walk();
+            leaves.extend(value.children(&mut cursor).filter(|c| c.kind() == "word"));
+        }
+        _ => {}
+    }
+    leaves.iter().any(|leaf| {
+        let mut t = text(*leaf, src).as_bytes();
+        if leaf.start_byte() == value.start_byte() && t.first() == Some(&b'(') {
+            t = t.iter().position(|&b| b == b')').and_then(|i| t.get(i + 1..)).unwrap_or(&[]);
+        }
+        let mut i = 0;
+        while let Some(&b) = t.get(i) {
+            match b {
+                b'\\' => i += 2,
+                b'(' | b')' => return true,
+                _ => i += 1,
+            }
+        }
+        false
+    })
+}
+
 fn valid_assignment(node: Node<'_>, src: &str) -> bool {
     let Some(name) = node.child_by_field_name("name") else {
         return false;

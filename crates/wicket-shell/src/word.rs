@@ -329,7 +329,15 @@ fn assignment_part(node: Node<'_>, src: &str, b: &mut Builder) {
         b.unknown();
         return;
     };
-    b.push_quoted(head);
+    let n = text(name, src).as_bytes();
+    let valid_name = n.first().is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        && n.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    if valid_name {
+        b.push_quoted(head);
+    } else {
+        // `?M=1`: not an assignment to bash, an ordinary word (globbed).
+        b.unquoted(head);
+    }
     if let Some(value) = node.child_by_field_name("value") {
         let w = word_of(value, src);
         b.quoted |= w.quoted;

@@ -51,6 +51,67 @@ fn double_equals_argument_without_brace() {
     assert_eq!(parts("[[ a == b ]] && echo y"), ["echo y"]);
 }
 
+// --- an array value with text glued after it --------------------------------------------------
+
+/// bash: `a=(1)x rm -rf ~/x` is the assignment `a='(1)x'` (a scalar: text after the `)` makes
+/// the whole word one assignment) and the command `rm -rf ~/x`; checked with `echo PWNED`.
+/// tree-sitter-bash reads the array `a=(1)` and then the command `x rm -rf ~/x`, so wicket lists
+/// the program `x` (or `echo`, for `a=(1)echo rm -rf ~/x`) and says understood: with a deny
+/// rule `bash(rm -rf*)` the call is allowed in the sandbox (checked with `Policy::decide`).
+/// Found from the `differential` fuzz target (`declare … arr=(1 $(y))rYYa …`: brush-parser
+/// splits that word, bash and wicket do not; checking why led here).
+#[test]
+fn array_value_with_glued_text_is_a_scalar_assignment() {
+    assert_eq!(parts("a=(1)x rm -rf ~/x"), ["rm -rf ~/x"]);
+    assert_eq!(parts("a=(1)echo rm -rf ~/x"), ["rm -rf ~/x"]);
+    assert_eq!(parts("a=(1)x"), [""]);
+    // The same with `+=`, a subscript, `()`, quotes or an escape after the `)`, and a `#`
+    // (mid-word to bash, a comment to tree-sitter: the command was hidden entirely).
+    for src in [
+        "a+=(1)x rm -rf ~/x",
+        "a[0]=(1)x rm -rf ~/x",
+        "a=()x rm -rf ~/x",
+        "a=(1)'x' rm -rf ~/x",
+        "a=(1)\\x rm -rf ~/x",
+        "b=2 a=(1)x rm -rf ~/x",
+        "a=(1)# rm -rf ~/x",
+    ] {
+        sees_or_gives_up(src, "rm -rf ~/x");
+        assert!(
+            !parts(src).iter().any(|p| p.ends_with("rm -rf ~/x") && p != "rm -rf ~/x"),
+            "{src:?}: {:?}",
+            parts(src)
+        );
+    }
+}
+
+#[test]
+fn declare_array_value_with_glued_text() {
+    assert_eq!(parts("declare arr=(1 $(id))z"), ["declare arr=(1 $(id))z", "id"]);
+}
+
+/// bash: `?M=1` is not an assignment (the name is invalid) but a command word, and its `?` is
+/// an unquoted glob. wicket lists the command (fixed) with `Word::glob` false. Found by the
+/// `differential` fuzz target.
+#[test]
+fn invalid_assignment_word_is_a_glob() {
+    let a = analyze("?M=1");
+    assert!(a.commands[0].words[0].glob);
+}
+
+/// bash: `echo a$\\⏎ b` is `echo 'a$' b` (the continuation leaves `$` before a blank: a literal
+/// `$` and the end of the word). wicket lists one word `a$\\⏎ b`. And `cat < in$$$.txt` reads
+/// the file `in<pid>$.txt`; wicket makes the target `in$$$` and lists `.txt` as an argument.
+/// Low impact (the words are dynamic); found by the `differential` fuzz target
+/// (`gitommit$\\⏎ "-m "mn%d`, `0< in$$$…$.txt`).
+#[test]
+fn literal_dollar_word_boundaries() {
+    assert_eq!(analyze("echo a$\\\n b").commands[0].words.len(), 3);
+    let a = analyze("cat < in$$$.txt");
+    assert_eq!(a.commands[0].canonical(), "cat");
+    assert_eq!(a.commands[0].redirects[0].target.raw, "in$$$.txt");
+}
+
 // --- `>&-` then a word ----------------------------------------------------------------------------
 
 /// bash: `>&-` (close stdout) is complete; a word after it is an argument: `git branch >&-
@@ -121,6 +182,30 @@ fn word_then_backtick_is_one_word() {
     assert_eq!(a.commands[0].words.len(), 3);
     assert_eq!(analyze("cat ~a`x`y").commands[0].words.len(), 2);
     assert_eq!(parts("echo a`echo b`c"), ["echo a`echo b`c", "echo b"]);
+}
+
+/// The same split in a redirection target: bash writes `echo x > .e`echo n`v` to `.env`; wicket
+/// lists the target `.e` (static, not sensitive) and an extra argument `` `echo n`v ``, so the
+/// sensitive-file check does not fire (in the sandbox the call is allowed, where `> .env` is
+/// "deny by sensitive"; checked with `Policy::decide`). Found by the `differential` fuzz target
+/// (`hcho x > $Dї___…^__`___…`), after the argument case was fixed.
+#[test]
+fn redirect_target_then_backtick_is_one_word() {
+    let a = analyze("echo x > .e`echo n`v");
+    let c = &a.commands[0];
+    assert_eq!(c.canonical(), "echo x");
+    assert_eq!(c.redirects[0].target.raw, ".e`echo n`v");
+    assert_eq!(c.redirects[0].target.value, None);
+    // And before an escape after a quoted string or an expansion: `> .e"n"\v` writes `.env`
+    // (wicket: target `.e"n"`, argument `v`). Found by the `differential` fuzz target
+    // (`$'\28r\28.'lsls- &>$1r\155' fff$'r\155'   >'-`).
+    for (src, target) in [("echo x > .e\"n\"\\v", ".e\"n\"\\v"), ("echo x > a$b\\c", "a$b\\c")] {
+        let a = analyze(src);
+        let c = &a.commands[0];
+        assert_eq!(c.canonical(), "echo x", "{src:?}");
+        assert_eq!(c.redirects[0].target.raw, target, "{src:?}");
+    }
+    assert_eq!(analyze("echo x > .e\"n\"\\v").commands[0].redirects[0].target.value.as_deref(), Some(".env"));
 }
 
 #[test]

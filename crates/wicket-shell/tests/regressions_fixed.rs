@@ -218,3 +218,33 @@ fn escaped_blanks() {
         ("ls \\\\ x", Parts(&["ls \\ x"])),
     ]);
 }
+
+/// An array value with text glued after its `)` is one word to bash, a scalar assignment
+/// (`a=(1)x` assigns `(1)x`); a `(` or `)` elsewhere in a plain value is a syntax error.
+#[test]
+fn array_value_with_glued_text() {
+    check(&[
+        ("a=(1)x echo PWNED", Parts(&["echo PWNED"])),
+        ("a=(1)\"x y\" echo PWNED", Parts(&["echo PWNED"])),
+        ("a=(1)\\ x echo PWNED", Parts(&["echo PWNED"])),
+        ("a=(1)$(echo z) echo PWNED", Parts(&["echo PWNED", "echo z"])),
+        ("a=(1)x; echo PWNED", Parts(&["", "echo PWNED"])),
+        ("a=(1)x|echo PWNED", Parts(&["", "echo PWNED"])),
+        ("declare a=(1)x; echo PWNED", Parts(&["declare a=(1)x", "echo PWNED"])),
+        ("a=(1 2)x echo PWNED", SeesOrGivesUp("echo PWNED")),
+        ("a=(1 2)# echo PWNED", SeesOrGivesUp("echo PWNED")),
+        ("a=(1)(2) echo PWNED", PartsOrGivesUp(&[])),
+        ("x=1x=(2)y echo PWNED", PartsOrGivesUp(&[])),
+        ("x=(1)x(2)y echo PWNED", PartsOrGivesUp(&[])),
+    ]);
+}
+
+/// A redirection target the tree splits at a backtick, a quote or an escape is one word.
+#[test]
+fn glued_redirect_targets() {
+    let a = analyze("echo x > a\"b\"\\c d");
+    assert!(a.understood);
+    assert_eq!(a.commands[0].canonical(), "echo x d");
+    assert_eq!(a.commands[0].redirects[0].target.value.as_deref(), Some("abc"));
+    assert_eq!(a.commands[0].redirects[0].op, RedirectOp::Write);
+}
