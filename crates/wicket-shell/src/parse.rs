@@ -101,7 +101,9 @@ const PLAIN: u8 = b'%';
 fn has_shape_triggers(bytes: &[u8]) -> bool {
     bytes.contains(&b'[')
         || bytes.windows(2).any(|w| match w {
-            [b'=', b'=' | b'~' | b'('] | [b'{' | b'}' | b'[' | b']' | b'\\', b' ' | b'\t'] => true,
+            [b'=', b'=' | b'~' | b'('] | [b'_', b'=' | b'+'] | [b'{' | b'}' | b'[' | b']' | b'\\', b' ' | b'\t'] => {
+                true
+            }
             [b'$', n] => starts_expansion(char::from(*n)) || matches!(n, b' ' | b'\t' | b'\n' | b'\\'),
             _ => false,
         })
@@ -124,7 +126,10 @@ fn has_shape_triggers(bytes: &[u8]) -> bool {
 ///   target is the word `$`);
 /// * the `[` or `[[` of a test command that bash does not read as one: `[[` glued to the next
 ///   word (`[[-f x ]]`, `[[` is then not a reserved word), `[` glued to its neighbours or spread
-///   over lines (`[]`, `[ -f x]`, `[` newline `rm -rf / ]`): then `[` is an ordinary command.
+///   over lines (`[]`, `[ -f x]`, `[` newline `rm -rf / ]`): then `[` is an ordinary command;
+/// * the `_` of `_=1` in command position (`_=1 rm`): a valid name to bash, shown as a letter;
+/// * the parentheses of an array value with text glued after its `)` and no blank inside
+///   (`a=(1)x rm`, `a=(1)# rm`): one word to bash, a scalar assignment of `(1)x`.
 ///
 /// (Escaped blanks the parser skips, `\ `, are found by [`patches`].)
 fn shape_patches(node: Node<'_>, parent: &str, bytes: &[u8], out: &mut Vec<(usize, u8, bool)>) {
@@ -139,6 +144,15 @@ fn shape_patches(node: Node<'_>, parent: &str, bytes: &[u8], out: &mut Vec<(usiz
             && bytes.get(at + 1).is_some_and(|&n| starts_expansion(char::from(n))) =>
         {
             out.push((at, PLAIN, false));
+        }
+        "word"
+            if parent == "command_name"
+                && node.child_count() == 0
+                && bytes.get(at..).is_some_and(|t| t.starts_with(b"_=") || t.starts_with(b"_+=")) =>
+        {
+            // `_=1 rm`: an assignment to bash (`_` is a valid name); the parser reads the
+            // program `_=1`. Shown as a letter, the name is read from the original text.
+            out.push((at, b'Z', false));
         }
         "word" if node.child_count() == 0 => {
             // The byte before each unescaped blank (`{ {`, `[ [x`, `] }x`: a bracket).

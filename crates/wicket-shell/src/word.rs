@@ -147,7 +147,13 @@ pub(crate) fn word_of(node: Node<'_>, src: &str) -> Word {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         for (i, &child) in children.iter().enumerate() {
-            if child.kind() == "concatenation" {
+            let after_lone_dollar = i.checked_sub(1).and_then(|p| children.get(p)).is_some_and(|&prev| {
+                prev.end_byte() == child.start_byte()
+                    && ends_in_lone_dollar(text(prev, src))
+                    && text(child, src).chars().next().is_some_and(starts_expansion)
+            });
+            if child.kind() == "concatenation" || after_lone_dollar {
+                // (`r""$$`: the tree splits `$$` into a word `$` and a `$` token.)
                 b.unknown();
             } else if !child.is_named()
                 && child.kind() == "$"

@@ -222,7 +222,6 @@ fn escaped_blanks() {
 /// An array value with text glued after its `)` is one word to bash, a scalar assignment
 /// (`a=(1)x` assigns `(1)x`); a `(` or `)` elsewhere in a plain value is a syntax error.
 #[test]
-#[ignore = "being fixed"]
 fn array_value_with_glued_text() {
     check(&[
         ("a=(1)x echo PWNED", Parts(&["echo PWNED"])),
@@ -242,11 +241,31 @@ fn array_value_with_glued_text() {
 
 /// A redirection target the tree splits at a backtick, a quote or an escape is one word.
 #[test]
-#[ignore = "being fixed"]
 fn glued_redirect_targets() {
     let a = analyze("echo x > a\"b\"\\c d");
     assert!(a.understood);
     assert_eq!(a.commands[0].canonical(), "echo x d");
     assert_eq!(a.commands[0].redirects[0].target.value.as_deref(), Some("abc"));
     assert_eq!(a.commands[0].redirects[0].op, RedirectOp::Write);
+}
+
+/// `$$` after an empty quoted string (`s""$$`): the tree calls `$$` plain word text; bash
+/// expands it (the process id). Found in the `differential` fuzz corpus.
+#[test]
+fn dollar_dollar_after_empty_quotes_is_dynamic() {
+    let a = analyze("echo s\"\"$$");
+    assert_eq!(a.commands[0].words[1].value, None);
+    assert!(!analyze("r\"\"$$ -rf /").understood);
+}
+
+/// `_` is a valid name: `_=1` in front of a command is an assignment, in any position.
+#[test]
+fn underscore_assignments() {
+    check(&[
+        ("_=1 _=2 echo PWNED", Parts(&["echo PWNED"])),
+        ("_+=1 echo PWNED", Parts(&["echo PWNED"])),
+        ("a=1 _=2 echo PWNED", Parts(&["echo PWNED"])),
+        ("echo _=1", Parts(&["echo _=1"])),
+        ("_=(1)x echo PWNED", SeesOrGivesUp("echo PWNED")),
+    ]);
 }
