@@ -146,15 +146,7 @@ pub enum CapabilityError {
     },
 }
 
-/// Quote input for a message: escaped, and cut short if very long.
-fn quote(s: &str) -> String {
-    const MAX: usize = 200;
-    let mut short: String = s.chars().take(MAX).collect();
-    if short.len() < s.len() {
-        short.push('…');
-    }
-    format!("{short:?}")
-}
+use crate::host::quote;
 
 /// Show input in a reason: in backticks when plain, quoted and escaped otherwise.
 fn shown(s: &str) -> String {

@@ -99,7 +99,7 @@ pub enum UrlError {
 }
 
 /// Quote user input for an error message: escaped, and cut short if very long.
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     const MAX: usize = 200;
     let mut short: String = s.chars().take(MAX).collect();
     if short.len() < s.len() {
