@@ -45,19 +45,7 @@ fn check_control_blanks(root: Node<'_>, src: &str) -> Option<String> {
         let Some(node) = root.descendant_for_byte_range(i, i + 1) else {
             continue;
         };
-        let inside_token = matches!(
-            node.kind(),
-            "word"
-                | "string"
-                | "string_content"
-                | "raw_string"
-                | "ansi_c_string"
-                | "heredoc_body"
-                | "heredoc_content"
-                | "comment"
-                | "extglob_pattern"
-                | "regex"
-        ) && node.start_byte() < i;
+        let inside_token = is_text_token(node.kind()) && node.start_byte() < i;
         if !inside_token {
             let name = match b {
                 b'\r' => "CR",
@@ -198,20 +186,7 @@ fn check_continuations(root: Node<'_>, src: &str) -> Option<String> {
         let Some(node) = root.descendant_for_byte_range(i, i + 2) else {
             continue;
         };
-        let inside_token = matches!(
-            node.kind(),
-            "word"
-                | "string"
-                | "string_content"
-                | "raw_string"
-                | "ansi_c_string"
-                | "heredoc_body"
-                | "heredoc_content"
-                | "comment"
-                | "number"
-                | "extglob_pattern"
-                | "regex"
-        );
+        let inside_token = is_text_token(node.kind()) || node.kind() == "number";
         if inside_token {
             continue;
         }
@@ -223,4 +198,22 @@ fn check_continuations(root: Node<'_>, src: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Node kinds whose text the shell takes as one token (a blank or an escape inside them does
+/// not separate words).
+fn is_text_token(kind: &str) -> bool {
+    matches!(
+        kind,
+        "word"
+            | "string"
+            | "string_content"
+            | "raw_string"
+            | "ansi_c_string"
+            | "heredoc_body"
+            | "heredoc_content"
+            | "comment"
+            | "extglob_pattern"
+            | "regex"
+    )
 }
