@@ -5,8 +5,14 @@
         print(w.decide("bash", {"command": "npm test"}))
 
 `approver` is called with the server's approval request params (tool, input, reason, by,
-always_allow_rule) whenever the policy asks; it returns "once", "session" or "deny", or None
-to leave the request unanswered (the server denies after its --approval-timeout).
+always_allow_rule) whenever the policy asks; it returns "once", "session", "always" (only when
+always_allow_rule is not null: that rule then holds for the session) or "deny", or None to
+leave the request unanswered (the server denies after its --approval-timeout).
+
+    with Wicket(root="/path/to/project") as w:
+        r = w.run("cargo test 2>&1 | tail -5", timeout=600)   # decided, then run in the sandbox
+        print(r["decision"], r.get("exit_code"), r.get("stdout"))
+        print(w.blocked_hosts())
 Standard library only; see docs/protocol.md.
 """
 
@@ -68,6 +74,18 @@ class Wicket:
             params["call_id"] = call_id
         return self.call("decide", params)
 
+    def run(self, command, timeout=None):
+        """Decide a command and, when allowed, run it in the sandbox: the decision fields plus
+        exit_code, stdout, stderr, timed_out, duration_ms and sandbox when it ran."""
+        params = {"command": command}
+        if timeout is not None:
+            params["timeout"] = timeout
+        return self.call("run", params)
+
+    def blocked_hosts(self):
+        """The hosts refused during this session: [{host, tool, reason, count}]."""
+        return self.call("blocked_hosts", {})["hosts"]
+
     def verify_audit(self, path=None):
         return self.call("verify_audit", {"path": path} if path else {})
 
@@ -100,7 +118,11 @@ def main():
 
     def ask(params):
         print(f"wicket asks: {params['tool']} {json.dumps(params['input'])}\n  {params['reason']}", file=sys.stderr)
-        reply = input("allow once (o), for this session (s), or deny (d)? ").strip().lower()
+        rule = params.get("always_allow_rule")
+        offer = f", always {rule} (a)" if rule else ""
+        reply = input(f"allow once (o), for this session (s){offer}, or deny (d)? ").strip().lower()
+        if reply == "a" and rule:
+            return "always"
         return {"o": "once", "s": "session"}.get(reply, "deny")
 
     with Wicket(wicket=os.environ.get("WICKET", "wicket"), approver=ask) as w:

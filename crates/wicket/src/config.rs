@@ -418,3 +418,29 @@ pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfi
     cfg.team = loaded.team.clone();
     cfg
 }
+
+/// What the sandbox needs from the settings to confine a command: the root, the home, the
+/// mode, the user's and the project's `sandbox.writePaths`, `sandbox.denyRead` and `env.allow`,
+/// and the team's deny paths. `wicket run`, `wicket serve` and the MCP gateway build their
+/// exec policy from this one place, so they confine alike.
+pub fn exec_inputs(
+    root: &Path,
+    loaded: &Loaded,
+    mode: Mode,
+    timeout: Option<std::time::Duration>,
+) -> wicket_policy::exec::ExecInputs {
+    let mut inputs = wicket_policy::exec::ExecInputs {
+        root: root.to_path_buf(),
+        home: home_dir(),
+        mode,
+        timeout,
+        deny_paths: loaded.team.deny_paths.clone(),
+        ..wicket_policy::exec::ExecInputs::default()
+    };
+    for s in loaded.user.iter().chain(loaded.project.iter()) {
+        inputs.write_paths.extend(s.sandbox.write_paths.iter().cloned());
+        inputs.deny_read.extend(s.sandbox.deny_read.iter().cloned());
+        inputs.env_allow.extend(s.env.allow.iter().cloned());
+    }
+    inputs
+}

@@ -15,7 +15,7 @@ use wicket::approver::{Answer, Approver, Question, TerminalApprover};
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides, Placement};
 use wicket::consent::TerminalConsent;
-use wicket_policy::exec::{exec_policy, ExecInputs};
+use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
 
 /// The flags of `wicket run` (a public contract: add, never change).
@@ -134,20 +134,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             }
         }
     }
-    let settings_layers = loaded.user.iter().chain(loaded.project.iter());
-    let mut inputs = ExecInputs {
-        root: root.clone(),
-        home: config::home_dir(),
-        mode: policy.mode(),
-        timeout: args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64),
-        deny_paths: policy.team().deny_paths.clone(),
-        ..ExecInputs::default()
-    };
-    for s in settings_layers {
-        inputs.write_paths.extend(s.sandbox.write_paths.iter().cloned());
-        inputs.deny_read.extend(s.sandbox.deny_read.iter().cloned());
-        inputs.env_allow.extend(s.env.allow.iter().cloned());
-    }
+    let timeout = args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
+    let inputs = config::exec_inputs(&root, &loaded, policy.mode(), timeout);
     // The team's deny paths are matched on disk now; if they cannot all be enforced, the
     // command does not run.
     let exec = match exec_policy(&inputs) {

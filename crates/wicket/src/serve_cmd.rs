@@ -1,11 +1,13 @@
 //! `wicket serve`: JSON-RPC 2.0 over stdio, one message a line (see `docs/protocol.md`).
 //!
 //! Methods: `decide` (a tool call → a decision; when the policy asks, the server sends the
-//! client an `approval/request` and waits for its answer, denying after a timeout),
-//! `verify_audit`. The hard question: what if the client never answers a question? The
+//! client an `approval/request` and waits for its answer, denying after a timeout), `run`
+//! (decide a command the same way, then run it in the OS sandbox and return its output),
+//! `blocked_hosts`, `verify_audit`. The hard question: what if the client never answers a question? The
 //! timeout denies, and the denial is what the log records; a late answer is dropped.
 
 use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,7 +18,9 @@ use anyhow::Result;
 use clap::Args;
 use serde_json::{json, Value};
 use wicket::audit::Recorder;
-use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
+use wicket::config::Placement;
+use wicket_policy::exec::exec_policy;
+use wicket_policy::{By, Decision, Mode, Policy, Session, Target, ToolCall, Verdict};
 
 use crate::check_cmd::{build_policy, CheckArgs};
 
@@ -44,6 +48,9 @@ const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
+const INTERNAL_ERROR: i64 = -32603;
+/// Distinct hosts kept for `blocked_hosts`; more are counted nowhere (the log has them all).
+const MAX_BLOCKED: usize = 1_000;
 
 /// A line from the client: a message, or why it is not one.
 enum Incoming {
@@ -53,6 +60,8 @@ enum Incoming {
 
 struct Server {
     policy: Policy,
+    loaded: wicket::config::Loaded,
+    placement: Placement,
     session: Session,
     audit: Recorder,
     rx: Receiver<Incoming>,
@@ -60,6 +69,16 @@ struct Server {
     next_id: u64,
     timeout: Duration,
     out: std::io::Stdout,
+    /// Hosts refused during this session, in the order first refused.
+    blocked: Vec<Blocked>,
+}
+
+/// A host the session was refused, and why (for `blocked_hosts`).
+struct Blocked {
+    host: String,
+    tool: String,
+    reason: String,
+    count: u64,
 }
 
 pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
@@ -74,7 +93,8 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
         jsonl: false,
         no_audit: args.no_audit,
     };
-    let (policy, _loaded) = build_policy(&check)?;
+    let (policy, loaded) = build_policy(&check)?;
+    let placement = wicket::config::placement(&loaded, args.no_sandbox)?;
     let audit = if args.no_audit {
         Recorder::off()
     } else {
@@ -99,6 +119,8 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
     let timeout = Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0));
     let mut server = Server {
         policy,
+        loaded,
+        placement,
         session: Session::new(),
         audit,
         rx,
@@ -106,6 +128,7 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
         next_id: 1,
         timeout,
         out: std::io::stdout(),
+        blocked: Vec::new(),
     };
     server.run()?;
     Ok(ExitCode::SUCCESS)
@@ -147,6 +170,8 @@ impl Server {
             let params = msg.get("params").cloned().unwrap_or(Value::Null);
             let result = match method {
                 "decide" => self.decide(&params),
+                "run" => self.run_command(&params),
+                "blocked_hosts" => Ok(self.blocked_hosts()),
                 "verify_audit" => verify_audit(&params),
                 "shutdown" => {
                     if let Some(id) = id {
@@ -154,7 +179,10 @@ impl Server {
                     }
                     return Ok(());
                 }
-                other => Err((METHOD_NOT_FOUND, format!("no method {other:?}: use decide, verify_audit or shutdown"))),
+                other => Err((
+                    METHOD_NOT_FOUND,
+                    format!("no method {other:?}: use decide, run, blocked_hosts, verify_audit or shutdown"),
+                )),
             };
             // Notifications (no id) get no answer.
             let Some(id) = id else { continue };
@@ -170,17 +198,105 @@ impl Server {
     fn decide(&mut self, params: &Value) -> Result<Value, (i64, String)> {
         let call: ToolCall = serde_json::from_value(params.clone())
             .map_err(|e| (INVALID_PARAMS, format!("expected {{\"tool\": \"…\", \"input\": {{…}}}}: {e}")))?;
-        let raw = params.to_string();
-        let verdict = self.policy.decide(&call, &self.session);
-        let verdict = if verdict.decision == Decision::Ask { self.ask(&call, verdict) } else { verdict };
-        let recorded = self.audit.decision(Some(&call), &raw, verdict);
+        let v = self.judge(&call, &params.to_string());
+        Ok(verdict_json(&v))
+    }
+
+    /// Decide a call, ask the client when the policy asks, record the outcome, and note a
+    /// refused host.
+    fn judge(&mut self, call: &ToolCall, raw: &str) -> Verdict {
+        let verdict = self.policy.decide(call, &self.session);
+        let verdict = if verdict.decision == Decision::Ask { self.ask(call, verdict) } else { verdict };
+        let recorded = self.audit.decision(Some(call), raw, verdict);
         if let Some(n) = recorded.notice {
             eprintln!("wicket: {n}");
         }
         let v = recorded.verdict;
-        let mut out = json!({"decision": v.decision.as_str(), "by": v.by.as_str(), "reason": v.reason, "kind": v.kind});
-        if let (Some(r), Value::Object(o)) = (&v.rule, &mut out) {
-            o.insert("rule".into(), json!(r));
+        if v.decision == Decision::Deny {
+            self.note_blocked(call, &v);
+        }
+        v
+    }
+
+    fn note_blocked(&mut self, call: &ToolCall, v: &Verdict) {
+        let Ok(ct) = wicket_policy::targets_of(call) else { return };
+        for t in ct.targets {
+            let Target::Url { url } = t else { continue };
+            let Ok(u) = wicket_policy::host::parse_url(&url) else { continue };
+            let host = u.host.to_string();
+            if let Some(b) = self.blocked.iter_mut().find(|b| b.host == host) {
+                b.count += 1;
+            } else if self.blocked.len() < MAX_BLOCKED {
+                self.blocked.push(Blocked { host, tool: call.tool.clone(), reason: v.reason.clone(), count: 1 });
+            }
+        }
+    }
+
+    fn blocked_hosts(&self) -> Value {
+        let hosts: Vec<Value> = self
+            .blocked
+            .iter()
+            .map(|b| json!({"host": b.host, "tool": b.tool, "reason": b.reason, "count": b.count}))
+            .collect();
+        json!({ "hosts": hosts })
+    }
+
+    /// `run`: decide `bash {command}` as `decide` does, then run it with `bash -c` in the OS
+    /// sandbox (or on the host when so configured), its stdin closed, its output captured.
+    fn run_command(&mut self, params: &Value) -> Result<Value, (i64, String)> {
+        let bad = |m: &str| (INVALID_PARAMS, format!("{m}: expected {{\"command\": \"…\", \"timeout\"?: SECS}}"));
+        let Value::Object(p) = params else { return Err(bad("params must be an object")) };
+        if let Some(k) = p.keys().find(|k| !matches!(k.as_str(), "command" | "timeout")) {
+            return Err(bad(&format!("unknown field {k:?}")));
+        }
+        let Some(command) = p.get("command").and_then(Value::as_str) else { return Err(bad("no command")) };
+        let timeout = match p.get("timeout") {
+            None | Some(Value::Null) => None,
+            Some(t) => match t.as_f64() {
+                Some(secs) if secs > 0.0 && secs <= 86_400.0 => Some(Duration::from_secs_f64(secs)),
+                _ => return Err(bad("timeout must be a number of seconds between 0 and 86400")),
+            },
+        };
+        let sandboxed = matches!(self.placement, Placement::Sandbox(_));
+        let call = ToolCall::new("bash", json!({ "command": command, "outside_sandbox": !sandboxed }));
+        let v = self.judge(&call, command);
+        let mut out = verdict_json(&v);
+        if v.decision != Decision::Allow {
+            return Ok(out);
+        }
+        let inputs = wicket::config::exec_inputs(self.policy.root(), &self.loaded, self.policy.mode(), timeout);
+        let exec = match exec_policy(&inputs) {
+            Ok(e) => e,
+            Err(e) => {
+                let v = self.audit.decision(Some(&call), command, Verdict::deny(By::Policy, e.to_string())).verdict;
+                return Ok(verdict_json(&v));
+            }
+        };
+        let argv: Vec<OsString> = vec!["bash".into(), "-c".into(), command.into()];
+        let opts = wicket_sandbox::RunOptions { passthrough: false, inherit_stdin: false };
+        let outcome = match &self.placement {
+            Placement::Sandbox(backend) => {
+                let exe = std::env::current_exe().map_err(|e| {
+                    (INTERNAL_ERROR, format!("cannot find wicket's own binary for the sandbox shim: {e}"))
+                })?;
+                wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe }.run(&exec, &argv, &opts)
+            }
+            Placement::Host(_) => wicket_sandbox::run_on_host(&exec, &argv, &opts),
+        }
+        .map_err(|e| (INTERNAL_ERROR, format!("cannot run the command: {e}")))?;
+        let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
+        if let Some(msg) = self.audit.execution("bash", command, ms, i64::from(outcome.code), wicket::audit::risk(&v)) {
+            eprintln!("wicket: {msg}");
+        }
+        if let Value::Object(o) = &mut out {
+            o.insert("exit_code".into(), json!(outcome.code));
+            o.insert("stdout".into(), json!(outcome.stdout.text()));
+            o.insert("stderr".into(), json!(outcome.stderr.text()));
+            o.insert("stdout_bytes".into(), json!(outcome.stdout.total));
+            o.insert("stderr_bytes".into(), json!(outcome.stderr.total));
+            o.insert("timed_out".into(), json!(outcome.timed_out));
+            o.insert("duration_ms".into(), json!(ms));
+            o.insert("sandbox".into(), json!(outcome.backend));
         }
         Ok(out)
     }
@@ -227,6 +343,23 @@ impl Server {
                     self.session.allow_call(call);
                     Verdict::allow(By::User, "the client's person said yes (for this session)")
                 }
+                // The rule is the one the request showed; the client cannot name another.
+                "always" => match self.policy.always_allow_rule(call) {
+                    Some(rule) => {
+                        let text = rule.to_string();
+                        match self.session.add_rule(rule) {
+                            Ok(()) => Verdict::allow(
+                                By::User,
+                                format!("the client's person said yes and allowed {text} for this session"),
+                            ),
+                            Err(e) => Verdict::deny(By::Policy, format!("cannot store the rule {text}: {e}")),
+                        }
+                    }
+                    None => Verdict::deny(
+                        By::User,
+                        format!("\"always\" was not offered for this call (no always_allow_rule): {}", verdict.reason),
+                    ),
+                },
                 _ => Verdict::deny(By::User, format!("the person said no: {}", verdict.reason)),
             };
         }
@@ -244,6 +377,15 @@ fn verify_audit(params: &Value) -> Result<Value, (i64, String)> {
     let report = wicket_audit::verify_path(&path).map_err(|e| (INVALID_PARAMS, e.to_string()))?;
     let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
     Ok(json!({"ok": report.is_ok(), "files": report.files.len(), "lines": report.lines(), "problems": problems}))
+}
+
+/// The `wicket check` fields of a verdict.
+fn verdict_json(v: &Verdict) -> Value {
+    let mut out = json!({"decision": v.decision.as_str(), "by": v.by.as_str(), "reason": v.reason, "kind": v.kind});
+    if let (Some(r), Value::Object(o)) = (&v.rule, &mut out) {
+        o.insert("rule".into(), json!(r));
+    }
+    out
 }
 
 fn error(id: Value, code: i64, message: &str) -> Value {
