@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Measures `wicket hook claude` per call (process start to answer, audit log included)
-# against `cat` of the same payload, and prints the ratio (issue 8 target: <= 2.5x).
+# Measures `wicket hook claude|codex|gemini` per call (process start to answer, audit log
+# included) against `cat` of the same payload, and prints the ratio (issue 8 target: <= 2.5x).
 #
 #   bash bench/hook.sh           # builds the release binary first
 #
@@ -29,27 +29,43 @@ payloads = {
 for name, p in payloads.items():
     with open(f"{name}.json", "w") as f:
         f.write(json.dumps({**env, **p}) + "\n")
+codex = {"session_id": "019a3c2e-7d41-7b52-9a0e-5c6f1e2d3a4b", "turn_id": "t1", "transcript_path": None, "cwd": root,
+         "hook_event_name": "PreToolUse", "model": "gpt-5.5-codex", "permission_mode": "acceptEdits",
+         "tool_use_id": "call_1"}
+patch = "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-fn main() {}\n+fn main() { println!(\"hi\"); }\n*** Add File: src/b.rs\n+pub fn b() {}\n*** End Patch\n"
+gemini = {"session_id": "3f1c2b7e-9a44-4b8e-8d2f-6e0c1a5b7d90", "transcript_path": "/tmp/t.json", "cwd": root,
+          "hook_event_name": "BeforeTool", "timestamp": "2026-05-18T10:00:00Z"}
+more = {
+    "codex_bash": {**codex, "tool_name": "Bash", "tool_input": {"command": "git status && cargo test --all 2>&1 | tail -n 20"}},
+    "codex_patch": {**codex, "tool_name": "apply_patch", "tool_input": {"command": patch}},
+    "gemini_shell": {**gemini, "tool_name": "run_shell_command", "tool_input": {"command": "git status && cargo test --all 2>&1 | tail -n 20", "description": "Run tests"}},
+    "gemini_read": {**gemini, "tool_name": "read_file", "tool_input": {"file_path": root + "/src/main.rs"}},
+}
+for name, p in more.items():
+    with open(f"{name}.json", "w") as f:
+        f.write(json.dumps(p) + "\n")
 PY
 # hyperfine 1.15 has no --input, and with a shell its start-up correction leaves `cat` at
 # ~0 ms; so both sides are spawned directly with the payload file as stdin, interleaved, and
 # timed from spawn to exit. hyperfine (when there) cross-checks `cat` alone without a shell.
-for name in bash read; do
-  python3 - "$bin" "$name" <<'PY'
+for case in claude:bash claude:read codex:codex_bash codex:codex_patch gemini:gemini_shell gemini:gemini_read; do
+  agent="${case%%:*}" name="${case#*:}"
+  python3 - "$bin" "$name" "$agent" <<'PY'
 import statistics, subprocess, sys, time
-bin, name = sys.argv[1], sys.argv[2]
+bin, name, agent = sys.argv[1], sys.argv[2], sys.argv[3]
 def once(argv):
     with open(f"{name}.json", "rb") as f:
         t = time.perf_counter()
         subprocess.run(argv, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         return time.perf_counter() - t
 for _ in range(20):
-    once([bin, "hook", "claude"]); once(["cat"])
+    once([bin, "hook", agent]); once(["cat"])
 w, c = [], []
 for _ in range(300):
-    w.append(once([bin, "hook", "claude"])); c.append(once(["cat"]))
+    w.append(once([bin, "hook", agent])); c.append(once(["cat"]))
 wm, cm = statistics.median(w), statistics.median(c)
 p99 = sorted(w)[int(len(w) * 0.99) - 1]
-print(f"{name}: wicket hook claude median {wm*1e3:.2f} ms (p99 {p99*1e3:.2f} ms), "
+print(f"{name}: wicket hook {agent} median {wm*1e3:.2f} ms (p99 {p99*1e3:.2f} ms), "
       f"cat median {cm*1e3:.2f} ms, ratio {wm/cm:.2f}x (target <= 2.5x)")
 PY
 done

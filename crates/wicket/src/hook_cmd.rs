@@ -7,16 +7,16 @@
 //! file, a panic) prints a deny and exits 2. Decisions (allow, ask, deny) exit 0 with exactly
 //! one JSON object.
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
-use wicket::audit::Recorder;
-use wicket::config::{self, Overrides, Placement};
-use wicket_policy::{Decision, Mode, Policy, Session, ToolCall, Verdict};
+use wicket::config::{self, Placement};
+use wicket_policy::{Decision, Mode, ToolCall, Verdict};
+
+use crate::hook_core::{self, reason_for, Answer, HookGate};
 
 /// `wicket hook <agent>`.
 #[derive(Args)]
@@ -30,6 +30,10 @@ pub struct HookArgs {
 pub enum HookAgent {
     /// Claude Code's PreToolUse / PermissionRequest hook: the payload on stdin, the answer on stdout.
     Claude(ClaudeArgs),
+    /// Codex CLI's PreToolUse / PermissionRequest hook (Bash, apply_patch, MCP tools).
+    Codex(crate::hook_codex::CodexArgs),
+    /// Gemini CLI's BeforeTool hook.
+    Gemini(crate::hook_gemini::GeminiArgs),
 }
 
 /// The flags of `wicket hook claude`.
@@ -49,17 +53,12 @@ pub struct ClaudeArgs {
     pub no_audit: bool,
 }
 
-/// The variable that makes the hook panic after reading its input, to test that a crash
-/// denies. Honoured only by debug builds (the test builds).
-pub const PANIC_ENV: &str = "WICKET_HOOK_TEST_PANIC";
-
-/// The largest payload read (a `Write` of a big file is large; anything beyond is refused).
-const MAX_INPUT: u64 = 64 * 1024 * 1024;
-
 /// Run the hook for an agent. Never returns an error: failures are answered as denies.
 pub fn run(args: &HookArgs) -> Result<ExitCode> {
     match &args.agent {
         HookAgent::Claude(a) => Ok(claude(a)),
+        HookAgent::Codex(a) => Ok(crate::hook_codex::run(a)),
+        HookAgent::Gemini(a) => Ok(crate::hook_gemini::run(a)),
     }
 }
 
@@ -79,51 +78,14 @@ impl Event {
     }
 }
 
-/// What the hook prints, and how it exits.
-struct Answer {
-    json: Value,
-    code: u8,
-}
-
 /// Read the payload, decide, print the answer; on any failure (also a panic) a deny and exit 2.
 fn claude(args: &ClaudeArgs) -> ExitCode {
-    let mut text = String::new();
-    let read = std::io::stdin().lock().take(MAX_INPUT + 1).read_to_string(&mut text);
-    // The event, known as soon as the payload parses, shapes the deny if something fails later.
-    let mut event = Event::PreToolUse;
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Answer> {
-        read.context("cannot read the hook payload on stdin as UTF-8 text")?;
-        if text.len() as u64 > MAX_INPUT {
-            bail!("the hook payload is larger than {MAX_INPUT} bytes");
-        }
-        let payload: Value = serde_json::from_str(&text).context("the hook payload is not JSON")?;
-        if let Some(e) = payload.get("hook_event_name").and_then(Value::as_str).and_then(parse_event) {
-            event = e;
-        }
-        if cfg!(debug_assertions) && std::env::var_os(PANIC_ENV).is_some_and(|v| v == "1") {
-            panic!("{PANIC_ENV}=1: a test asked the hook to crash");
-        }
-        decide(args, &payload, &text)
-    }));
-    let answer = match outcome {
-        Ok(Ok(a)) => a,
-        Ok(Err(e)) => failure(event, &format!("{e:#}")),
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("a panic");
-            failure(event, &format!("internal error: {what}"))
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    let line = format!("{}\n", answer.json);
-    if out.write_all(line.as_bytes()).and_then(|()| out.flush()).is_err() {
-        // Nobody reads the answer; exit 2 still blocks the call.
-        return ExitCode::from(2);
-    }
-    ExitCode::from(answer.code)
+    hook_core::serve(
+        Event::PreToolUse,
+        |payload| payload.get("hook_event_name").and_then(Value::as_str).and_then(parse_event),
+        |payload, raw| decide(args, payload, raw),
+        failure,
+    )
 }
 
 fn parse_event(name: &str) -> Option<Event> {
@@ -139,11 +101,7 @@ fn parse_event(name: &str) -> Option<Event> {
 fn failure(event: Event, why: &str) -> Answer {
     let why = why.replace('\n', " ");
     eprintln!("wicket: {why}");
-    let reason = format!(
-        "wicket could not check this call, so it is blocked: {why}. \
-         This is a problem with wicket's set-up, not with your call: tell the person; do not try to work around it."
-    );
-    Answer { json: deny_json(event, &reason), code: 2 }
+    Answer { json: deny_json(event, &hook_core::failure_reason(&why)), code: 2 }
 }
 
 fn deny_json(event: Event, reason: &str) -> Value {
@@ -198,14 +156,7 @@ fn map_tool(name: &str, input: &Value, cwd: &Path) -> Result<Option<ToolCall>> {
             Some(_) => Err(anyhow!("{name}: tool_input.{field} is not a string")),
         }
     };
-    let abs = |p: String| -> String {
-        let path = Path::new(&p);
-        if path.is_absolute() || p.starts_with('~') {
-            p
-        } else {
-            cwd.join(path).to_string_lossy().into_owned()
-        }
-    };
+    let abs = |p: String| -> String { hook_core::absolute(cwd, &p) };
     let cwd_text = || cwd.to_string_lossy().into_owned();
     let call = match name {
         "Bash" => {
@@ -259,26 +210,6 @@ fn map_tool(name: &str, input: &Value, cwd: &Path) -> Result<Option<ToolCall>> {
     Ok(Some(call))
 }
 
-/// The settings for the session: `--mode`, else the settings' mode made stricter by Claude
-/// Code's (`plan` → plan; `acceptEdits` → accept-edits only over the default mode; `dontAsk`
-/// → nobody is asked). Claude's looser modes never loosen wicket.
-fn overrides(args: &ClaudeArgs, loaded: &config::Loaded, claude_mode: Option<&str>) -> Overrides {
-    let settings_mode =
-        loaded.project.as_ref().and_then(|s| s.mode).or_else(|| loaded.user.as_ref().and_then(|s| s.mode));
-    let mode = args.mode.or(match claude_mode {
-        Some("plan") => Some(Mode::Plan),
-        Some("acceptEdits") if settings_mode.unwrap_or_default() == Mode::Default => Some(Mode::AcceptEdits),
-        _ => None,
-    });
-    Overrides {
-        mode,
-        unattended: claude_mode == Some("dontAsk"),
-        // Claude Code runs commands on the host unless wicket rewrites them into its sandbox.
-        no_sandbox: !args.sandbox_commands,
-        ..Overrides::default()
-    }
-}
-
 /// Decide one payload and build the answer.
 fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
     let Value::Object(p) = payload else { bail!("the hook payload is not a JSON object") };
@@ -291,10 +222,7 @@ fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
         _ => bail!("the hook payload has no tool_name"),
     };
     let input = p.get("tool_input").cloned().unwrap_or(Value::Null);
-    let cwd = match p.get("cwd").and_then(Value::as_str).filter(|c| !c.is_empty()) {
-        Some(c) => PathBuf::from(c),
-        None => std::env::current_dir().context("the payload has no cwd and the current folder cannot be read")?,
-    };
+    let cwd = hook_core::payload_cwd(p)?;
     let root = args.root.clone().unwrap_or_else(|| cwd.clone());
 
     let mapped = map_tool(tool_name, &input, &cwd)?;
@@ -303,21 +231,12 @@ fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
         return Ok(Answer { json: json!({}), code: 0 });
     }
 
-    let loaded = config::load(&root)?;
-    loaded.print_notices();
     let claude_mode = p.get("permission_mode").and_then(Value::as_str);
-    let o = overrides(args, &loaded, claude_mode);
-    let cfg = config::policy_config(&root, &loaded, &o);
-    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
-    let mut audit = if args.no_audit {
-        Recorder::off()
-    } else {
-        Recorder::open_session(policy.root(), wicket::audit::options(policy.team()), session_id)
-    };
+    let mut gate = HookGate::open(&root, args.mode, claude_mode, args.sandbox_commands, args.no_audit, session_id)?;
     let (mut call, verdict) = match mapped {
         Some(call) => {
-            let v = policy.decide(&call, &Session::new());
+            let v = gate.decide(&call);
             (call, v)
         }
         // A tool wicket has no mapping for: the person decides (recorded under its own name).
@@ -330,12 +249,9 @@ fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
         ),
     };
     call.call_id = p.get("tool_use_id").and_then(Value::as_str).map(String::from);
-    let recorded = audit.decision(Some(&call), raw, verdict);
-    if let Some(n) = recorded.notice {
-        eprintln!("wicket: {n}");
-    }
+    let verdict = gate.record(&call, raw, verdict);
     let sandbox = if args.sandbox_commands && call.tool == "bash" {
-        match config::placement(&loaded, false) {
+        match config::placement(&gate.loaded, false) {
             Ok(Placement::Sandbox(_)) => Some(()),
             _ => None,
         }
@@ -347,7 +263,7 @@ fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
         let command = call.input.get("command").and_then(Value::as_str)?;
         (!outside).then(|| sandboxed_command(&root, command))
     });
-    answer(event, rewrite.flatten().as_deref(), &input, recorded.verdict)
+    answer(event, rewrite.flatten().as_deref(), &input, verdict)
 }
 
 /// The Bash command that runs `command` inside `wicket run` at `root`.
@@ -370,22 +286,6 @@ fn quote(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
-/// The wording of a verdict: for the model on deny (what to do next), for the person on ask.
-fn reason_for(v: &Verdict) -> String {
-    let text = v.reason.trim_end();
-    let text = if text.ends_with(['.', '!', '?']) { text.to_string() } else { format!("{text}.") };
-    let rule = v.rule.as_deref().map(|r| format!(" (rule: {r})")).unwrap_or_default();
-    match v.decision {
-        Decision::Deny => format!(
-            "Blocked by wicket ({}){rule}: {text} Do not retry this call in another form; \
-             choose a different approach or ask the person to change wicket's rules.",
-            v.by
-        ),
-        Decision::Ask => format!("wicket asks you ({}){rule}: {text}", v.by),
-        Decision::Allow => format!("wicket allowed ({}){rule}: {text}", v.by),
     }
 }
 

@@ -1,8 +1,9 @@
-//! `wicket init claude [--user|--project]`: add wicket's hook to Claude Code's settings file.
+//! `wicket init claude|codex|gemini [--user|--project]`: add wicket's hook to an agent's
+//! hook settings (Claude Code's and Gemini CLI's `settings.json`, Codex's `hooks.json`).
 //!
 //! The hard question: how not to break a person's settings? The file is read and must be a
 //! JSON object (else nothing is written); every other key and hook stays; wicket's own entry is
-//! found by its command (` hook claude`) and replaced, so running `init` twice changes nothing;
+//! found by its command (` hook <agent>`) and replaced, so running `init` twice changes nothing;
 //! the change is shown before it is written; the new file is written next to the old one and
 //! renamed over it, so a crash leaves either file, never half of one.
 
@@ -26,6 +27,78 @@ pub struct InitArgs {
 pub enum InitAgent {
     /// Add `wicket hook claude` to Claude Code's settings (~/.claude/settings.json by default).
     Claude(InitClaudeArgs),
+    /// Add `wicket hook codex` to Codex's hooks.json (~/.codex/hooks.json by default).
+    Codex(InitCodexArgs),
+    /// Add `wicket hook gemini` to Gemini CLI's settings (~/.gemini/settings.json by default).
+    Gemini(InitGeminiArgs),
+}
+
+/// The flags of `wicket init codex`.
+#[derive(Args)]
+pub struct InitCodexArgs {
+    /// Write the user's hooks, $CODEX_HOME/hooks.json or ~/.codex/hooks.json (the default).
+    #[arg(long, conflicts_with = "project")]
+    pub user: bool,
+    /// Write the project's hooks, <root>/.codex/hooks.json.
+    #[arg(long)]
+    pub project: bool,
+    /// The project root for --project (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Also answer Codex's approval prompts (the PermissionRequest event).
+    #[arg(long)]
+    pub permission_request: bool,
+    /// The command Codex runs (default: this wicket binary's full path, `hook codex`).
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+    /// Show the change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// The flags of `wicket init gemini`.
+#[derive(Args)]
+pub struct InitGeminiArgs {
+    /// Write the user's settings, ~/.gemini/settings.json (the default).
+    #[arg(long, conflicts_with = "project")]
+    pub user: bool,
+    /// Write the project's settings, <root>/.gemini/settings.json.
+    #[arg(long)]
+    pub project: bool,
+    /// The project root for --project (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The command Gemini CLI runs (default: this wicket binary's full path, `hook gemini`).
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+    /// Show the change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// The Codex tools the hook judges: its shell tools (all sent as `Bash`), patches, MCP tools.
+pub const CODEX_MATCHER: &str = "^(Bash|apply_patch|mcp__.*)$";
+
+/// The Gemini CLI tools the hook judges (old and new names of the search tool).
+pub const GEMINI_MATCHER: &str = "^(run_shell_command|read_file|read_many_files|write_file|replace|glob|grep_search|search_file_content|list_directory|web_fetch|google_web_search|mcp__.*)$";
+
+/// Gemini CLI reads hook timeouts in milliseconds.
+pub const GEMINI_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;
+
+/// What `init` writes for one agent.
+struct Plan<'a> {
+    /// The settings file.
+    file: PathBuf,
+    /// The hook command.
+    command: String,
+    /// The events to register for.
+    events: Vec<&'a str>,
+    /// The tool matcher.
+    matcher: &'a str,
+    /// The text that marks a hook entry as wicket's (` hook claude`).
+    marker: &'a str,
+    /// wicket's hook entry.
+    entry: Value,
 }
 
 /// The flags of `wicket init claude`.
@@ -65,35 +138,125 @@ pub const TIMEOUT_SECS: u64 = 10;
 pub fn run(args: &InitArgs) -> Result<ExitCode> {
     match &args.agent {
         InitAgent::Claude(a) => claude(a),
+        InitAgent::Codex(a) => codex(a),
+        InitAgent::Gemini(a) => gemini(a),
     }
 }
 
-fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
-    let file = if args.project {
-        let root = match &args.root {
-            Some(r) => r.clone(),
+/// The settings file: `<root>/<dir>/<name>` for --project, else `<home>/<dir>/<name>`.
+fn settings_file(project: bool, root: Option<&Path>, dir: &str, name: &str) -> Result<PathBuf> {
+    if project {
+        let root = match root {
+            Some(r) => r.to_path_buf(),
             None => std::env::current_dir().context("cannot read the current folder")?,
         };
-        root.join(".claude").join("settings.json")
+        Ok(root.join(dir).join(name))
     } else {
         let Some(home) = wicket::config::home_dir() else { bail!("cannot find the home folder: set HOME") };
-        home.join(".claude").join("settings.json")
+        Ok(home.join(dir).join(name))
+    }
+}
+
+/// The hook command: `--command`, else this binary's absolute path (quoted for a shell when
+/// needed) and `hook <agent>` with `extra` flags.
+fn hook_command(given: Option<&str>, agent: &str, extra: &str) -> Result<String> {
+    if let Some(c) = given {
+        return Ok(c.to_string());
+    }
+    let exe = std::env::current_exe().context("cannot find wicket's own binary")?;
+    let exe = exe.to_string_lossy();
+    let exe = if exe.chars().all(|c| c.is_ascii_alphanumeric() || "-_./+@:".contains(c)) {
+        exe.into_owned()
+    } else {
+        format!("'{}'", exe.replace('\'', "'\\''"))
     };
-    let command = match &args.command {
-        Some(c) => c.clone(),
-        None => {
-            let exe = std::env::current_exe().context("cannot find wicket's own binary")?;
-            let exe = exe.to_string_lossy();
-            let exe = if exe.chars().all(|c| c.is_ascii_alphanumeric() || "-_./+@:".contains(c)) {
-                exe.into_owned()
-            } else {
-                format!("'{}'", exe.replace('\'', "'\\''"))
-            };
-            let extra = if args.sandbox_commands { " --sandbox-commands" } else { "" };
-            format!("{exe} hook claude{extra}")
+    Ok(format!("{exe} hook {agent}{extra}"))
+}
+
+fn codex(args: &InitCodexArgs) -> Result<ExitCode> {
+    let file = match (args.project, std::env::var_os("CODEX_HOME").filter(|h| !h.is_empty())) {
+        (false, Some(home)) => PathBuf::from(home).join("hooks.json"),
+        _ => settings_file(args.project, args.root.as_deref(), ".codex", "hooks.json")?,
+    };
+    let command = hook_command(args.command.as_deref(), "codex", "")?;
+    let mut events = vec!["PreToolUse"];
+    if args.permission_request {
+        events.push("PermissionRequest");
+    }
+    let entry = json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS});
+    let plan = Plan { file, command, events, matcher: CODEX_MATCHER, marker: " hook codex", entry };
+    let code = install(&plan, args.dry_run)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "note: Codex runs a new or changed hook only after you trust it: start codex, open /hooks and trust wicket's hook."
+    )?;
+    Ok(code)
+}
+
+fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
+    let file = settings_file(args.project, args.root.as_deref(), ".gemini", "settings.json")?;
+    let command = hook_command(args.command.as_deref(), "gemini", "")?;
+    let entry = json!({"name": "wicket", "type": "command", "command": command, "timeout": GEMINI_TIMEOUT_MS,
+        "description": "wicket decides each tool call (allow, or deny with a reason)"});
+    let plan =
+        Plan { file, command, events: vec!["BeforeTool"], matcher: GEMINI_MATCHER, marker: " hook gemini", entry };
+    let code = install(&plan, args.dry_run)?;
+    // Hooks can be switched off in the same file; say so rather than leave a silent gap.
+    if let Ok(text) = std::fs::read_to_string(&plan.file) {
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            let mut out = std::io::stdout().lock();
+            for w in gemini_warnings(&v) {
+                writeln!(out, "warning: {w}")?;
+            }
         }
-    };
-    let old_text = match std::fs::read_to_string(&file) {
+    }
+    Ok(code)
+}
+
+/// Settings in a Gemini CLI file that keep wicket's hook from running.
+fn gemini_warnings(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, value) in [
+        ("hooksConfig.enabled", &v["hooksConfig"]["enabled"]),
+        ("hooks.enabled", &v["hooks"]["enabled"]),
+        ("tools.enableHooks", &v["tools"]["enableHooks"]),
+    ] {
+        if value == &Value::Bool(false) {
+            out.push(format!(
+                "{path} is false in this file: Gemini CLI runs no hooks, wicket's included; set it to true"
+            ));
+        }
+    }
+    for path in ["hooksConfig", "hooks"] {
+        if let Some(Value::Array(list)) = v[path].get("disabled") {
+            if list.iter().any(|x| x.as_str().is_some_and(|s| s == "wicket" || s.contains(" hook gemini"))) {
+                out.push(format!(
+                    "{path}.disabled lists wicket's hook: remove it there, or Gemini CLI will not run it"
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
+    let file = settings_file(args.project, args.root.as_deref(), ".claude", "settings.json")?;
+    let extra = if args.sandbox_commands { " --sandbox-commands" } else { "" };
+    let command = hook_command(args.command.as_deref(), "claude", extra)?;
+    let mut events = vec!["PreToolUse"];
+    if args.permission_request {
+        events.push("PermissionRequest");
+    }
+    let entry = json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS});
+    let plan = Plan { file, command, events, matcher: MATCHER, marker: " hook claude", entry };
+    install(&plan, args.dry_run)
+}
+
+/// Merge wicket's hook into the plan's file: show the change, then write it (unless a dry run).
+fn install(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
+    let file = &plan.file;
+    let old_text = match std::fs::read_to_string(file) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("{}: cannot read", file.display())),
@@ -104,11 +267,7 @@ fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
         Some(t) => serde_json::from_str(t)
             .with_context(|| format!("{}: not valid JSON; fix it first, nothing was written", file.display()))?,
     };
-    let mut events = vec!["PreToolUse"];
-    if args.permission_request {
-        events.push("PermissionRequest");
-    }
-    let new = merge(&old, &command, &events)
+    let new = merge_entry(&old, &plan.entry, &plan.events, plan.matcher, plan.marker)
         .with_context(|| format!("{}: unexpected shape; nothing was written", file.display()))?;
     let before = pretty(&old)?;
     let after = pretty(&new)?;
@@ -121,28 +280,28 @@ fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
     for line in diff(&before, &after) {
         writeln!(out, "{line}")?;
     }
-    if args.dry_run {
+    if dry_run {
         writeln!(out, "(dry run: nothing written)")?;
         return Ok(ExitCode::SUCCESS);
     }
-    write_atomic(&file, &after)?;
-    writeln!(out, "written: {}", file.display())?;
+    write_atomic(file, &after)?;
+    writeln!(out, "written: {} (hook command: {})", file.display(), plan.command)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Is this hook entry wicket's Claude hook?
-fn is_ours(hook: &Value) -> bool {
-    hook.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(" hook claude") || c == "hook claude")
+/// Is this hook entry wicket's (its command holds `marker`, e.g. ` hook claude`)?
+fn is_ours(hook: &Value, marker: &str) -> bool {
+    hook.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(marker) || c == marker.trim_start())
 }
 
-/// The settings with wicket's hook for each event: an existing entry of ours is replaced in
-/// place (other hooks of its group stay), otherwise a new group is appended.
-pub fn merge(old: &Value, command: &str, events: &[&str]) -> Result<Value> {
+/// The settings with the hook entry `ours` for each event: an existing entry of ours (found
+/// by `marker`) is replaced in place (other hooks of its group stay), otherwise a new group
+/// with `matcher` is appended.
+fn merge_entry(old: &Value, ours: &Value, events: &[&str], matcher: &str, marker: &str) -> Result<Value> {
     let Value::Object(root) = old else { bail!("the settings file is not a JSON object") };
     let mut root = root.clone();
     let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(hooks) = hooks else { bail!("\"hooks\" is not an object") };
-    let ours = json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS});
     for event in events {
         let groups = hooks.entry(*event).or_insert_with(|| Value::Array(Vec::new()));
         let Value::Array(groups) = groups else { bail!("\"hooks.{event}\" is not an array") };
@@ -151,7 +310,7 @@ pub fn merge(old: &Value, command: &str, events: &[&str]) -> Result<Value> {
             let Some(Value::Array(list)) = group.get_mut("hooks") else { continue };
             let mut keep = Vec::with_capacity(list.len());
             for h in list.drain(..) {
-                if is_ours(&h) {
+                if is_ours(&h, marker) {
                     if !found {
                         keep.push(ours.clone());
                         found = true;
@@ -163,13 +322,13 @@ pub fn merge(old: &Value, command: &str, events: &[&str]) -> Result<Value> {
             *list = keep;
             if found {
                 if let Value::Object(g) = group {
-                    g.insert("matcher".into(), json!(MATCHER));
+                    g.insert("matcher".into(), json!(matcher));
                 }
                 break;
             }
         }
         if !found {
-            groups.push(json!({"matcher": MATCHER, "hooks": [ours.clone()]}));
+            groups.push(json!({"matcher": matcher, "hooks": [ours.clone()]}));
         }
     }
     Ok(Value::Object(root))
@@ -253,6 +412,18 @@ fn write_atomic(file: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn merge(old: &Value, command: &str, events: &[&str]) -> Result<Value> {
+        let ours = json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS});
+        merge_entry(old, &ours, events, MATCHER, " hook claude")
+    }
+
+    #[test]
+    fn gemini_switches_that_keep_hooks_off_are_reported() {
+        let v = json!({"hooksConfig": {"enabled": false, "disabled": ["wicket"]}, "hooks": {"BeforeTool": []}});
+        assert_eq!(gemini_warnings(&v).len(), 2, "{:?}", gemini_warnings(&v));
+        assert!(gemini_warnings(&json!({"hooks": {"enabled": true}})).is_empty());
+    }
 
     #[test]
     fn merge_keeps_other_hooks_and_is_idempotent() {

@@ -5,6 +5,9 @@ mod audit_cmd;
 mod check_cmd;
 mod doctor_cmd;
 mod hook_cmd;
+mod hook_codex;
+mod hook_core;
+mod hook_gemini;
 mod init_cmd;
 mod policy_cmd;
 mod run_cmd;
@@ -38,9 +41,9 @@ enum Command {
     Policy(policy_cmd::PolicyArgs),
     /// List or revoke what you agreed to for projects (`list`, `revoke [--root DIR]`).
     Trust(trust_cmd::TrustArgs),
-    /// Answer an agent's pre-tool hook (`claude`: Claude Code's PreToolUse / PermissionRequest).
+    /// Answer an agent's pre-tool hook (`claude`, `codex`, `gemini`): the payload on stdin, the answer on stdout.
     Hook(hook_cmd::HookArgs),
-    /// Set an agent up to ask wicket (`claude [--user|--project]`).
+    /// Set an agent up to ask wicket (`claude|codex|gemini [--user|--project]`).
     Init(init_cmd::InitArgs),
     /// Answer JSON-RPC 2.0 on stdin/stdout: decide calls, ask the client, verify the audit log.
     Serve(serve_cmd::ServeArgs),

@@ -1,0 +1,324 @@
+//! `wicket hook gemini`: Gemini CLI's `BeforeTool` command hook.
+//!
+//! Gemini CLI sends one JSON object on stdin (`tool_name` such as `run_shell_command`,
+//! `read_file`, `replace`, or `mcp__<server>__<tool>`, with the model's arguments in
+//! `tool_input`) and reads `{"decision": "deny", "reason": …}` from stdout or a blocking exit 2
+//! (see `docs/integrations.md`). The hard questions: Gemini CLI goes on when a hook exits with
+//! any other status or times out, and its hook cannot ask the person, so internal errors are a
+//! deny with exit 2 and asks are denies that say how to allow the call; and some tools hide
+//! their targets (URLs inside `web_fetch`'s prompt, a shell command's `dir_path`, globs of
+//! `read_many_files`), so each is spelled out into the calls wicket can judge.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use serde_json::{json, Value};
+use wicket_policy::{By, Decision, Mode, ToolCall, Verdict};
+
+use crate::hook_core::{self, Answer, HookGate};
+
+/// The flags of `wicket hook gemini`.
+#[derive(Args, Clone, Default)]
+pub struct GeminiArgs {
+    /// The project root (default: the payload's `cwd`).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The permission mode (default: the settings').
+    #[arg(long, value_parser = crate::check_cmd::parse_mode)]
+    pub mode: Option<Mode>,
+    /// Do not write the audit log.
+    #[arg(long)]
+    pub no_audit: bool,
+}
+
+/// Read the payload, decide, print the answer; on any failure (also a panic) a deny and exit 2.
+pub fn run(args: &GeminiArgs) -> ExitCode {
+    hook_core::serve((), |_| None, |payload, raw| decide(args, payload, raw), failure)
+}
+
+/// The answer to an internal failure: a deny, exit 2, and the reason on stderr, where Gemini
+/// CLI reads the reason of a blocking exit.
+fn failure((): (), why: &str) -> Answer {
+    let reason = hook_core::failure_reason(&why.replace('\n', " "));
+    eprintln!("{reason}");
+    Answer { json: deny_json(&reason), code: 2 }
+}
+
+fn deny_json(reason: &str) -> Value {
+    json!({"decision": "deny", "reason": reason})
+}
+
+/// Gemini CLI's own tools that touch nothing wicket guards: no answer, Gemini CLI goes on.
+const PASS_THROUGH: &[&str] = &[
+    "write_todos",
+    "ask_user",
+    "enter_plan_mode",
+    "exit_plan_mode",
+    "update_topic",
+    "activate_skill",
+    "get_internal_docs",
+];
+
+/// What a Gemini CLI tool call is for wicket.
+enum Mapped {
+    /// Calls that must all pass.
+    Calls(Vec<ToolCall>),
+    /// No opinion (Gemini CLI's own bookkeeping tools).
+    PassThrough,
+    /// A tool wicket has no mapping for.
+    Unknown,
+    /// A call wicket cannot judge, with the reason (the person must decide).
+    Unclear(String),
+}
+
+/// Map a Gemini CLI tool call to wicket's. Relative paths are made absolute against `cwd`.
+fn map_tool(name: &str, input: &Value, cwd: &Path, root: &Path) -> Result<Mapped> {
+    if name.starts_with("mcp__") {
+        return Ok(Mapped::Calls(vec![ToolCall::new(name, input.clone())]));
+    }
+    if PASS_THROUGH.contains(&name) {
+        return Ok(Mapped::PassThrough);
+    }
+    let obj = match input {
+        Value::Object(o) => o,
+        other => bail!("{name}: tool_input must be a JSON object, got {other}"),
+    };
+    let optional = |field: &str| -> Result<Option<String>> {
+        match obj.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(anyhow!("{name}: tool_input.{field} is not a string")),
+        }
+    };
+    // Gemini CLI renamed some arguments between versions (`absolute_path` → `file_path`,
+    // `path`/`directory` → `dir_path`): any of the names is read, and two that disagree are
+    // an error rather than a guess.
+    let one_of = |fields: &[&str]| -> Result<Option<String>> {
+        let mut found: Option<String> = None;
+        for f in fields {
+            if let Some(v) = optional(f)? {
+                if found.as_ref().is_some_and(|x| *x != v) {
+                    bail!("{name}: tool_input names two different paths ({})", fields.join(", "));
+                }
+                found = Some(v);
+            }
+        }
+        Ok(found)
+    };
+    let required = |fields: &[&str]| -> Result<String> {
+        one_of(fields)?.ok_or_else(|| anyhow!("{name}: tool_input.{} is missing or not a string", fields[0]))
+    };
+    let abs = |p: &str| hook_core::absolute(cwd, p);
+    let cwd_text = || cwd.to_string_lossy().into_owned();
+    let calls = match name {
+        "run_shell_command" => {
+            let command = required(&["command"])?;
+            let command = match one_of(&["dir_path", "directory"])? {
+                // Judged as the shell would see it: first into the folder, then the command.
+                Some(dir) if hook_core::normalized(Path::new(&abs(&dir))) != hook_core::normalized(root) => {
+                    format!("cd {} && {command}", quote(&abs(&dir)))
+                }
+                _ => command,
+            };
+            vec![ToolCall::new("bash", json!({"command": command}))]
+        }
+        "read_file" => {
+            vec![ToolCall::new("read_file", json!({"path": abs(&required(&["file_path", "absolute_path"])?)}))]
+        }
+        "write_file" => vec![ToolCall::new(
+            "write_file",
+            json!({"path": abs(&required(&["file_path"])?), "content": optional("content")?.unwrap_or_default()}),
+        )],
+        "replace" => vec![ToolCall::new(
+            "edit_file",
+            json!({
+                "path": abs(&required(&["file_path"])?),
+                "old_string": optional("old_string")?.unwrap_or_default(),
+                "new_string": optional("new_string")?.unwrap_or_default(),
+            }),
+        )],
+        "glob" | "grep_search" | "search_file_content" => {
+            let tool = if name == "glob" { "glob" } else { "grep" };
+            let path = one_of(&["dir_path", "path"])?.map_or_else(cwd_text, |p| abs(&p));
+            vec![ToolCall::new(tool, json!({"pattern": required(&["pattern"])?, "path": path}))]
+        }
+        "list_directory" => {
+            let path = one_of(&["dir_path", "path"])?.map_or_else(cwd_text, |p| abs(&p));
+            vec![ToolCall::new("glob", json!({"pattern": "*", "path": path}))]
+        }
+        "read_many_files" => {
+            let mut calls = Vec::new();
+            for key in ["include", "paths"] {
+                match obj.get(key) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(items)) => {
+                        for item in items {
+                            let Some(p) = item.as_str() else { bail!("{name}: tool_input.{key} holds a non-string") };
+                            calls.push(read_many_entry(p, cwd));
+                        }
+                    }
+                    Some(_) => bail!("{name}: tool_input.{key} is not an array"),
+                }
+            }
+            if calls.is_empty() {
+                bail!("{name}: tool_input.include names no file");
+            }
+            calls
+        }
+        "web_fetch" => {
+            let prompt = required(&["prompt"])?;
+            let urls = urls_in(&prompt);
+            if urls.is_empty() {
+                return Ok(Mapped::Unclear(
+                    "wicket found no http:// or https:// URL in web_fetch's prompt, so it cannot tell what would be fetched"
+                        .into(),
+                ));
+            }
+            urls.into_iter().map(|u| ToolCall::new("web_fetch", json!({"url": u}))).collect()
+        }
+        "google_web_search" => vec![ToolCall::new("web_search", json!({"query": required(&["query"])?}))],
+        _ => return Ok(Mapped::Unknown),
+    };
+    Ok(Mapped::Calls(calls))
+}
+
+/// One `read_many_files` entry: a file is read; a glob reads what it matches under the folder
+/// before its first wildcard, judged like a search of that folder.
+fn read_many_entry(p: &str, cwd: &Path) -> ToolCall {
+    let wild = |s: &str| s.contains(['*', '?', '[', '{']);
+    if !wild(p) {
+        return ToolCall::new("read_file", json!({"path": hook_core::absolute(cwd, p)}));
+    }
+    let fixed = p.split('/').take_while(|seg| !wild(seg)).collect::<Vec<_>>().join("/");
+    let base = match (fixed.is_empty(), p.starts_with('/')) {
+        (true, true) => "/".to_string(),
+        (true, false) => cwd.to_string_lossy().into_owned(),
+        (false, _) => hook_core::absolute(cwd, &fixed),
+    };
+    ToolCall::new("grep", json!({"pattern": p, "path": base}))
+}
+
+/// The http(s) URLs in a text, as Gemini CLI's `web_fetch` finds them (up to whitespace).
+fn urls_in(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in text.split_whitespace() {
+        let lower = word.to_ascii_lowercase();
+        for scheme in ["https://", "http://"] {
+            if let Some(at) = lower.find(scheme) {
+                let url = word[at..].trim_end_matches(['.', ',', ';', ')', ']', '"', '\'', '>']);
+                if url.len() > scheme.len() {
+                    out.push(url.to_string());
+                }
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Quote a word for bash: as is when plainly safe, else in single quotes.
+fn quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '+' | ',' | '@'));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// Decide one payload and build the answer.
+fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<Answer> {
+    let Value::Object(p) = payload else { bail!("the hook payload is not a JSON object") };
+    let event_name = p.get("hook_event_name").and_then(Value::as_str).unwrap_or("");
+    if event_name != "BeforeTool" {
+        bail!("`wicket hook gemini` answers BeforeTool, not {event_name:?}")
+    }
+    let tool_name = match p.get("tool_name") {
+        Some(Value::String(s)) if !s.is_empty() => s.as_str(),
+        _ => bail!("the hook payload has no tool_name"),
+    };
+    let input = p.get("tool_input").cloned().unwrap_or(Value::Null);
+    let cwd = hook_core::payload_cwd(p)?;
+    let root = args.root.clone().unwrap_or_else(|| cwd.clone());
+    let mapped = map_tool(tool_name, &input, &cwd, &root)?;
+    let calls: Vec<(ToolCall, Option<Verdict>)> = match mapped {
+        Mapped::PassThrough => return Ok(Answer { json: json!({}), code: 0 }),
+        Mapped::Calls(calls) => calls.into_iter().map(|c| (c, None)).collect(),
+        Mapped::Unknown => vec![(
+            ToolCall::new(tool_name, input.clone()),
+            Some(Verdict::ask(
+                By::Default,
+                format!("wicket does not know Gemini CLI's tool {tool_name:?}, so the person decides whether it runs"),
+            )),
+        )],
+        Mapped::Unclear(why) => {
+            vec![(ToolCall::new(tool_name, input.clone()), Some(Verdict::ask(By::Input, why)))]
+        }
+    };
+
+    let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
+    let mut gate = HookGate::open(&root, args.mode, None, false, args.no_audit, session_id)?;
+    let mut decided = Vec::with_capacity(calls.len());
+    for (call, fixed) in calls {
+        let verdict = fixed.unwrap_or_else(|| gate.decide(&call));
+        // Gemini CLI's hook cannot ask: the ask is answered (and recorded) as the deny it becomes.
+        let (verdict, worded) = hook_core::ask_to_deny(verdict, "Gemini CLI", &call, &gate.root);
+        let verdict = gate.record(&call, raw, verdict);
+        let text = if worded && verdict.decision == Decision::Deny {
+            verdict.reason.clone()
+        } else {
+            hook_core::reason_for(&verdict)
+        };
+        decided.push((verdict.decision, text));
+    }
+    let Some((decision, text)) = hook_core::strongest(decided, |(d, _)| *d) else {
+        bail!("{tool_name}: nothing to decide")
+    };
+    let json = match decision {
+        Decision::Deny => deny_json(&text),
+        // No objection: Gemini CLI's own confirmation and policy go on as usual.
+        Decision::Allow | Decision::Ask => json!({}),
+    };
+    Ok(Answer { json, code: 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_found_in_the_prompt() {
+        assert_eq!(
+            urls_in("Summarise https://example.com/a and (http://10.0.0.1:8080/x)."),
+            vec!["https://example.com/a".to_string(), "http://10.0.0.1:8080/x".to_string()]
+        );
+        assert!(urls_in("no links here, just www.example.com").is_empty());
+    }
+
+    #[test]
+    fn read_many_globs_search_their_folder() {
+        let cwd = Path::new("/p");
+        let c = read_many_entry("src/**/*.rs", cwd);
+        assert_eq!((c.tool.as_str(), c.input["path"].clone()), ("grep", json!("/p/src")));
+        let c = read_many_entry("*.md", cwd);
+        assert_eq!(c.input["path"], json!("/p"));
+        let c = read_many_entry("README.md", cwd);
+        assert_eq!((c.tool.as_str(), c.input["path"].clone()), ("read_file", json!("/p/README.md")));
+    }
+
+    #[test]
+    fn a_shell_folder_other_than_the_root_is_part_of_the_command() {
+        let root = Path::new("/p");
+        let m = map_tool("run_shell_command", &json!({"command": "ls", "dir_path": "sub dir"}), root, root);
+        let Ok(Mapped::Calls(c)) = m else { panic!("not mapped") };
+        assert_eq!(c[0].input["command"], "cd '/p/sub dir' && ls");
+        let m = map_tool("run_shell_command", &json!({"command": "ls", "dir_path": "/p/."}), root, root);
+        let Ok(Mapped::Calls(c)) = m else { panic!("not mapped") };
+        assert_eq!(c[0].input["command"], "ls");
+        assert!(map_tool("read_file", &json!({"file_path": "a", "absolute_path": "/b"}), root, root).is_err());
+    }
+}

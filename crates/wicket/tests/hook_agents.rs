@@ -1,0 +1,430 @@
+//! `wicket hook codex|gemini` and `wicket init codex|gemini` as processes: every payload in
+//! `cases/codex_hooks.jsonl` and `cases/gemini_hooks.jsonl` through the real binary, and the
+//! fail-closed paths (malformed input, a broken policy file, a crash) answer deny with exit 2.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Env {
+    fn wicket_home(&self) -> PathBuf {
+        self.home.join(".wicket")
+    }
+}
+
+fn env() -> Env {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("proj");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "let x = 1;\n").unwrap();
+    std::fs::write(root.join(".env"), "A=1\n").unwrap();
+    std::fs::write(root.join("README.md"), "hi\n").unwrap();
+    std::fs::create_dir_all(home.join(".wicket")).unwrap();
+    Env { _tmp: tmp, root, home }
+}
+
+fn wicket(env: &Env, args: &[&str], stdin: &str, extra_env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    cmd.args(args)
+        .env("WICKET_HOME", env.wicket_home())
+        .env("HOME", &env.home)
+        .env_remove("CODEX_HOME")
+        .env_remove("WICKET_HOOK_TEST_PANIC")
+        .env_remove("WICKET_AUDIT_MANDATORY")
+        .current_dir(&env.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+/// Does `actual` hold everything `expected` says (objects: a subset; other values: equal)?
+/// An empty expected object means: exactly `{}`.
+fn matches(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) if e.is_empty() => a.is_empty(),
+        (Value::Object(e), Value::Object(a)) => e.iter().all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av))),
+        _ => expected == actual,
+    }
+}
+
+fn answer(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 1, "exactly one line of JSON on stdout: {text:?}");
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {text:?}"))
+}
+
+fn payload(case: &Value, root: &Path) -> String {
+    match &case["payload"] {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string().replace("{{ROOT}}", &root.to_string_lossy()),
+    }
+}
+
+/// The deny reason in either agent's answer, if the answer is a deny.
+fn deny_reason(v: &Value) -> Option<Option<&str>> {
+    let h = &v["hookSpecificOutput"];
+    if h["permissionDecision"] == "deny" {
+        return Some(h["permissionDecisionReason"].as_str());
+    }
+    if h["decision"]["behavior"] == "deny" {
+        return Some(h["decision"]["message"].as_str());
+    }
+    if v["decision"] == "deny" {
+        return Some(v["reason"].as_str());
+    }
+    None
+}
+
+fn run_fixtures(agent: &str, file: &str, at_least: usize) {
+    let e = env();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(file)).unwrap();
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let case: Value = serde_json::from_str(line).unwrap();
+        n += 1;
+        let name = case["name"].as_str().unwrap();
+        let out = wicket(&e, &["hook", agent], &payload(&case, &e.root), &[]);
+        let code = out.status.code();
+        let want_code = case["exit"].as_i64().map(|c| c as i32);
+        let got = answer(&out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if code != want_code || !matches(&case["answer"], &got) {
+            failures.push(format!(
+                "{name}: exit {code:?} (want {want_code:?}), answer {got} (want {}), stderr {stderr}",
+                case["answer"]
+            ));
+            continue;
+        }
+        // Every deny carries a reason the model can act on.
+        if let Some(reason) = deny_reason(&got) {
+            if reason.is_none_or(|r| r.len() < 10) {
+                failures.push(format!("{name}: a deny without a reason: {got}"));
+            }
+        }
+        // Exit 2 is a block only with the reason on stderr (both agents read it there).
+        if want_code == Some(2) && !stderr.contains("wicket could not check this call") {
+            failures.push(format!("{name}: exit 2 without the reason on stderr: {stderr:?}"));
+        }
+    }
+    assert!(n >= at_least, "only {n} fixtures");
+    assert!(failures.is_empty(), "{} of {n} fixtures failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn every_codex_fixture_gets_its_documented_answer() {
+    run_fixtures("codex", "codex_hooks.jsonl", 35);
+}
+
+#[test]
+fn every_gemini_fixture_gets_its_documented_answer() {
+    run_fixtures("gemini", "gemini_hooks.jsonl", 30);
+}
+
+fn codex_payload(root: &Path, event: &str, tool: &str, input: Value) -> String {
+    json!({"session_id": "codex-sess-7", "turn_id": "t1", "transcript_path": null, "cwd": root,
+        "hook_event_name": event, "model": "gpt-5.5-codex", "permission_mode": "default",
+        "tool_name": tool, "tool_input": input, "tool_use_id": "call_1"})
+    .to_string()
+}
+
+fn gemini_payload(root: &Path, tool: &str, input: Value) -> String {
+    json!({"session_id": "gemini-sess-9", "transcript_path": "/t.json", "cwd": root,
+        "hook_event_name": "BeforeTool", "timestamp": "2026-05-18T10:00:00Z", "tool_name": tool, "tool_input": input})
+    .to_string()
+}
+
+fn assert_codex_fail_closed(out: &Output, event: &str) {
+    assert_eq!(out.status.code(), Some(2), "stderr {}", String::from_utf8_lossy(&out.stderr));
+    let v = answer(out);
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], event);
+    assert!(deny_reason(&v).is_some(), "{v}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wicket could not check this call"));
+}
+
+fn assert_gemini_fail_closed(out: &Output) {
+    assert_eq!(out.status.code(), Some(2), "stderr {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(answer(out)["decision"], "deny");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wicket could not check this call"));
+}
+
+#[test]
+fn a_broken_policy_file_denies_with_exit_2() {
+    let e = env();
+    std::fs::write(e.wicket_home().join("policy.json"), "{\"disallowed_commands\": [\"rm\",, }").unwrap();
+    let out =
+        wicket(&e, &["hook", "codex"], &codex_payload(&e.root, "PreToolUse", "Bash", json!({"command": "ls"})), &[]);
+    assert_codex_fail_closed(&out, "PreToolUse");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("policy.json"));
+    let out = wicket(
+        &e,
+        &["hook", "codex"],
+        &codex_payload(&e.root, "PermissionRequest", "Bash", json!({"command": "ls"})),
+        &[],
+    );
+    assert_codex_fail_closed(&out, "PermissionRequest");
+    let out =
+        wicket(&e, &["hook", "gemini"], &gemini_payload(&e.root, "run_shell_command", json!({"command": "ls"})), &[]);
+    assert_gemini_fail_closed(&out);
+}
+
+#[test]
+fn broken_settings_deny_with_exit_2() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    std::fs::write(e.root.join(".wicket/settings.json"), "{ not json").unwrap();
+    let out = wicket(
+        &e,
+        &["hook", "codex"],
+        &codex_payload(
+            &e.root,
+            "PreToolUse",
+            "apply_patch",
+            json!({"command": "*** Begin Patch\n*** Delete File: x\n*** End Patch"}),
+        ),
+        &[],
+    );
+    assert_codex_fail_closed(&out, "PreToolUse");
+    let out =
+        wicket(&e, &["hook", "gemini"], &gemini_payload(&e.root, "read_file", json!({"file_path": "README.md"})), &[]);
+    assert_gemini_fail_closed(&out);
+}
+
+#[test]
+fn a_crash_denies_with_exit_2() {
+    let e = env();
+    let panic = [("WICKET_HOOK_TEST_PANIC", "1")];
+    let out =
+        wicket(&e, &["hook", "codex"], &codex_payload(&e.root, "PreToolUse", "Bash", json!({"command": "ls"})), &panic);
+    assert_codex_fail_closed(&out, "PreToolUse");
+    let out = wicket(
+        &e,
+        &["hook", "codex"],
+        &codex_payload(&e.root, "PermissionRequest", "Bash", json!({"command": "ls"})),
+        &panic,
+    );
+    assert_codex_fail_closed(&out, "PermissionRequest");
+    let out = wicket(&e, &["hook", "gemini"], &gemini_payload(&e.root, "glob", json!({"pattern": "*"})), &panic);
+    assert_gemini_fail_closed(&out);
+}
+
+#[test]
+fn a_bad_flag_never_exits_1() {
+    let e = env();
+    for agent in ["codex", "gemini"] {
+        let out = wicket(&e, &["hook", agent, "--no-such-flag"], "{}", &[]);
+        assert_eq!(out.status.code(), Some(2), "{agent}");
+    }
+}
+
+fn audit_lines(e: &Env) -> Vec<Value> {
+    let mut lines = Vec::new();
+    for dir in std::fs::read_dir(e.wicket_home().join("audit")).unwrap() {
+        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_some_and(|x| x == "jsonl") {
+                for l in std::fs::read_to_string(p).unwrap().lines() {
+                    lines.push(serde_json::from_str(l).unwrap());
+                }
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn decisions_are_audited_with_the_agents_session_id() {
+    let e = env();
+    // A patch of two files is two decisions; the secret one denies the whole patch.
+    let patch = "*** Begin Patch\n*** Add File: src/a.rs\n+x\n*** Update File: .env\n@@\n-A=1\n+A=2\n*** End Patch\n";
+    let out = wicket(
+        &e,
+        &["hook", "codex"],
+        &codex_payload(&e.root, "PreToolUse", "apply_patch", json!({"command": patch})),
+        &[],
+    );
+    assert_eq!(answer(&out)["hookSpecificOutput"]["permissionDecision"], "deny");
+    let out = wicket(
+        &e,
+        &["hook", "gemini"],
+        &gemini_payload(&e.root, "run_shell_command", json!({"command": "git status"})),
+        &[],
+    );
+    assert_eq!(answer(&out), json!({}));
+    let lines = audit_lines(&e);
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| l["session"] == "codex-sess-7").count(), 2, "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| l["session"] == "gemini-sess-9").count(), 1, "{lines:?}");
+    let text = serde_json::to_string(&lines).unwrap();
+    assert!(text.contains("deny_sensitive"), "{text}");
+    let verify = wicket(&e, &["audit", "verify"], "", &[]);
+    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stdout));
+}
+
+#[test]
+fn a_mandatory_audit_that_cannot_write_denies() {
+    let e = env();
+    std::fs::write(e.wicket_home().join("audit"), "").unwrap();
+    let mandatory = [("WICKET_AUDIT_MANDATORY", "1")];
+    let out = wicket(
+        &e,
+        &["hook", "codex"],
+        &codex_payload(&e.root, "PreToolUse", "Bash", json!({"command": "git status"})),
+        &mandatory,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(answer(&out)["hookSpecificOutput"]["permissionDecision"], "deny");
+    let out = wicket(
+        &e,
+        &["hook", "gemini"],
+        &gemini_payload(&e.root, "run_shell_command", json!({"command": "git status"})),
+        &mandatory,
+    );
+    assert_eq!(answer(&out)["decision"], "deny");
+}
+
+#[test]
+fn a_blocked_ask_tells_the_person_how_to_allow_it() {
+    let e = env();
+    let out = wicket(
+        &e,
+        &["hook", "gemini"],
+        &gemini_payload(&e.root, "write_file", json!({"file_path": "src/new.rs", "content": "x"})),
+        &[],
+    );
+    let v = answer(&out);
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.contains("Gemini CLI's hook cannot ask") && reason.contains("permissions.allow"), "{reason}");
+    // With the rule it names, the same call is let through.
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    std::fs::write(e.wicket_home().join("settings.json"), r#"{"permissions": {"allow": ["write_file(src/new.rs)"]}}"#)
+        .unwrap();
+    let out = wicket(
+        &e,
+        &["hook", "gemini"],
+        &gemini_payload(&e.root, "write_file", json!({"file_path": "src/new.rs", "content": "x"})),
+        &[],
+    );
+    assert_eq!(answer(&out), json!({}), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn init(e: &Env, agent: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
+    let mut a = vec!["init", agent];
+    a.extend_from_slice(args);
+    wicket(e, &a, "", extra_env)
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+#[test]
+fn init_codex_merges_hooks_json_and_is_idempotent() {
+    let e = env();
+    let file = e.home.join(".codex/hooks.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let before = json!({"description": "my hooks", "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-check", "statusMessage": "checking"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify", "timeout": 30}]}]}});
+    std::fs::write(&file, before.to_string()).unwrap();
+    let out = init(&e, "codex", &[], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(shown.contains("+ ") && shown.contains("hook codex") && shown.contains("/hooks"), "{shown}");
+    let after = read_json(&file);
+    assert_eq!(after["description"], "my hooks");
+    assert_eq!(after["hooks"]["Stop"], before["hooks"]["Stop"]);
+    let groups = after["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(groups[0], before["hooks"]["PreToolUse"][0]);
+    assert_eq!(groups[1]["matcher"], "^(Bash|apply_patch|mcp__.*)$");
+    let ours = &groups[1]["hooks"][0];
+    assert!(ours["command"].as_str().unwrap().ends_with(" hook codex"));
+    assert_eq!((ours["type"].as_str(), ours["timeout"].as_u64()), (Some("command"), Some(10)));
+    let again = init(&e, "codex", &["--user"], &[]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already set up"));
+    assert_eq!(read_json(&file), after);
+    let out = init(&e, "codex", &["--permission-request"], &[]);
+    assert!(out.status.success());
+    let after2 = read_json(&file);
+    assert_eq!(after2["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+    assert_eq!(after2["hooks"]["PermissionRequest"].as_array().unwrap().len(), 1);
+    let names: Vec<_> = std::fs::read_dir(file.parent().unwrap()).unwrap().map(|d| d.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 1, "no stray temporary files: {names:?}");
+}
+
+#[test]
+fn init_codex_honours_codex_home_and_project() {
+    let e = env();
+    let codex_home = e.home.join("elsewhere");
+    let ch = codex_home.to_string_lossy().into_owned();
+    let out = init(&e, "codex", &[], &[("CODEX_HOME", &ch)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(codex_home.join("hooks.json").exists());
+    assert!(!e.home.join(".codex").exists());
+    let out = init(&e, "codex", &["--project", "--command", "wicket hook codex"], &[("CODEX_HOME", &ch)]);
+    assert!(out.status.success());
+    let v = read_json(&e.root.join(".codex/hooks.json"));
+    assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "wicket hook codex");
+}
+
+#[test]
+fn init_gemini_merges_settings_and_warns_when_hooks_are_off() {
+    let e = env();
+    let file = e.home.join(".gemini/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let before = json!({"theme": "GitHub", "general": {"vimMode": true}, "hooksConfig": {"enabled": false},
+        "hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [{"name": "lint", "type": "command", "command": "lint.sh"}]}]}});
+    std::fs::write(&file, before.to_string()).unwrap();
+    let out = init(&e, "gemini", &["--user"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(shown.contains("hooksConfig.enabled is false"), "{shown}");
+    let after = read_json(&file);
+    assert_eq!(after["theme"], "GitHub");
+    assert_eq!(after["general"], before["general"]);
+    let groups = after["hooks"]["BeforeTool"].as_array().unwrap();
+    assert_eq!(groups[0], before["hooks"]["BeforeTool"][0]);
+    let matcher = groups[1]["matcher"].as_str().unwrap();
+    for t in ["run_shell_command", "read_file", "write_file", "replace", "grep_search", "web_fetch", "mcp__"] {
+        assert!(matcher.contains(t), "{matcher} lacks {t}");
+    }
+    let ours = &groups[1]["hooks"][0];
+    assert_eq!((ours["name"].as_str(), ours["timeout"].as_u64()), (Some("wicket"), Some(10_000)));
+    assert!(ours["command"].as_str().unwrap().ends_with(" hook gemini"));
+    let again = init(&e, "gemini", &[], &[]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already set up"));
+    assert_eq!(read_json(&file), after);
+}
+
+#[test]
+fn init_gemini_project_dry_run_and_a_file_with_comments() {
+    let e = env();
+    let file = e.root.join(".gemini/settings.json");
+    let out = init(&e, "gemini", &["--project", "--dry-run"], &[]);
+    assert!(out.status.success());
+    assert!(!file.exists());
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{ // comments are Gemini CLI's, not JSON\n}").unwrap();
+    let out = init(&e, "gemini", &["--project"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ // comments are Gemini CLI's, not JSON\n}");
+}
