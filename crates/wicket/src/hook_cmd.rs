@@ -374,7 +374,7 @@ fn quote(s: &str) -> String {
 }
 
 /// The wording of a verdict: for the model on deny (what to do next), for the person on ask.
-fn reason_for(v: &Verdict) -> String {
+pub(crate) fn reason_for(v: &Verdict) -> String {
     let text = v.reason.trim_end();
     let text = if text.ends_with(['.', '!', '?']) { text.to_string() } else { format!("{text}.") };
     let rule = v.rule.as_deref().map(|r| format!(" (rule: {r})")).unwrap_or_default();

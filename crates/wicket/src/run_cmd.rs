@@ -5,7 +5,7 @@
 //! after the timeout; 2 for wicket's own errors (bad flags, broken settings).
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -61,6 +61,26 @@ pub fn shell_join(argv: &[OsString]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// What the exec policy for a command at `root` is built from: the mode, the team's deny
+/// paths, and the settings' `sandbox.writePaths`, `sandbox.denyRead` and `env.allow` (user,
+/// then project). Shared by `wicket run` and the MCP gateway, so both confine alike.
+pub fn exec_inputs(root: &Path, loaded: &config::Loaded, policy: &Policy, timeout: Option<Duration>) -> ExecInputs {
+    let mut inputs = ExecInputs {
+        root: root.to_path_buf(),
+        home: config::home_dir(),
+        mode: policy.mode(),
+        timeout,
+        deny_paths: policy.team().deny_paths.clone(),
+        ..ExecInputs::default()
+    };
+    for s in loaded.user.iter().chain(loaded.project.iter()) {
+        inputs.write_paths.extend(s.sandbox.write_paths.iter().cloned());
+        inputs.deny_read.extend(s.sandbox.deny_read.iter().cloned());
+        inputs.env_allow.extend(s.env.allow.iter().cloned());
+    }
+    inputs
 }
 
 /// Decide, ask if needed, run; the exit status to return.
@@ -134,20 +154,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             }
         }
     }
-    let settings_layers = loaded.user.iter().chain(loaded.project.iter());
-    let mut inputs = ExecInputs {
-        root: root.clone(),
-        home: config::home_dir(),
-        mode: policy.mode(),
-        timeout: args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64),
-        deny_paths: policy.team().deny_paths.clone(),
-        ..ExecInputs::default()
-    };
-    for s in settings_layers {
-        inputs.write_paths.extend(s.sandbox.write_paths.iter().cloned());
-        inputs.deny_read.extend(s.sandbox.deny_read.iter().cloned());
-        inputs.env_allow.extend(s.env.allow.iter().cloned());
-    }
+    let timeout = args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
+    let inputs = exec_inputs(&root, &loaded, &policy, timeout);
     // The team's deny paths are matched on disk now; if they cannot all be enforced, the
     // command does not run.
     let exec = match exec_policy(&inputs) {
