@@ -122,12 +122,25 @@ impl World {
     /// Run the SDK client driver on `cmd` with a scenario; its JSON report. `setsid` takes the
     /// controlling terminal away, so wicket can only ask through the client.
     fn drive(&self, peers: &Peers, cmd: &[String], caps: &str, answers: &[&str], scenario: &str) -> Value {
+        self.drive_with(peers, cmd, caps, answers, scenario, &[])
+    }
+
+    fn drive_with(
+        &self,
+        peers: &Peers,
+        cmd: &[String],
+        caps: &str,
+        answers: &[&str],
+        scenario: &str,
+        env: &[(&str, &str)],
+    ) -> Value {
         let file = self.dir.join(format!("scenario-{}.py", COUNTER.fetch_add(1, Ordering::SeqCst)));
         std::fs::write(&file, scenario).unwrap();
         let mut c = Command::new("setsid");
         c.arg("-w").arg(&peers.python).arg(tests_dir().join("driver.py")).arg(&file);
         self.env(&mut c);
         c.env("CMD", serde_json::to_string(cmd).unwrap()).env("CAPS", caps).env("ANSWERS", json!(answers).to_string());
+        c.envs(env.iter().copied());
         let out = c.output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "driver failed: {}\nstderr: {stderr}", out.status);
@@ -337,18 +350,20 @@ fn the_sandboxed_server_cannot_escape() {
         attempts.concat()
     );
     let sandboxed = w.gateway(&["--name", "probe", "--allow", "mcp__probe__probe"], &probe);
-    let v = w.drive(&p, &sandboxed, "", &[], &scenario);
     let control = w.gateway(&["--name", "probectl", "--no-sandbox", "--allow", "mcp__probectl__probe"], &probe);
     let c = w.drive(&p, &control, "", &[], &scenario);
-    for a in PROBES {
-        let text = v["out"][a]["text"].as_str().unwrap_or_default();
-        assert!(text.starts_with("BLOCKED"), "{a}: the sandboxed server escaped: {v}");
-        let ctl = c["out"][a]["text"].as_str().unwrap_or_default();
-        assert!(ctl.starts_with("ESCAPED"), "{a}: the control must succeed, else the test proves nothing: {c}");
+    for backend in ["bwrap", "landlock"] {
+        let v = w.drive_with(&p, &sandboxed, "", &[], &scenario, &[("WICKET_SANDBOX_BACKEND", backend)]);
+        for a in PROBES {
+            let text = v["out"][a]["text"].as_str().unwrap_or_default();
+            assert!(text.starts_with("BLOCKED"), "{backend}, {a}: the sandboxed server escaped: {v}");
+            let ctl = c["out"][a]["text"].as_str().unwrap_or_default();
+            assert!(ctl.starts_with("ESCAPED"), "{a}: the control must succeed, else the test proves nothing: {c}");
+        }
     }
+    let _ = std::fs::remove_file(w.out.join("pwned.txt"));
     // server-filesystem, allowed by wicket and by its own allowed folders, still cannot write
     // outside the root: the sandbox stops it.
-    std::fs::remove_file(w.out.join("pwned.txt")).unwrap();
     let fs_server = ["node", p.filesystem.to_str().unwrap(), w.root.to_str().unwrap(), w.out.to_str().unwrap()];
     let scenario = format!(
         "async def scenario(s):\n    await s.initialize()\n    return {{'out': await call(s, 'write_file', {{'path': {:?}, 'content': 'x'}}), 'in': await call(s, 'write_file', {{'path': {:?}, 'content': 'x'}})}}\n",
