@@ -257,6 +257,13 @@ impl Policy {
         v
     }
 
+    /// The deny rule that removes a tool entirely (`tool`, `tool(*)`, or a name ending in `*`
+    /// such as `mcp__github__*`), so no call of it can ever be allowed: front ends may hide such
+    /// a tool from the model. A rule with a narrower pattern does not remove the tool.
+    pub fn denies_whole_tool(&self, tool: &str) -> Option<&Rule> {
+        self.deny.match_bare(tool)
+    }
+
     /// The "always allow" rule a person may choose for a call, or `None` when only a one-time
     /// or session answer fits (compound commands, sensitive files, invisible characters).
     pub fn always_allow_rule(&self, call: &ToolCall) -> Option<Rule> {

@@ -107,3 +107,24 @@ fn decision_fixtures() {
     assert!(failures.is_empty(), "{} of {ran} cases failed:\n{}", failures.len(), failures.join("\n"));
     assert!(ran >= 100, "only {ran} cases");
 }
+
+/// Which deny rules remove a tool entirely (front ends may hide such tools): the bare name,
+/// `tool(*)` and a name ending in `*`, never a rule with a narrower pattern.
+#[test]
+fn deny_rules_that_remove_a_whole_tool() {
+    let cases: &[(&str, &str, bool)] = &[
+        ("mcp__fs__move_file", "mcp__fs__move_file", true),
+        ("mcp__fs__move_file(*)", "mcp__fs__move_file", true),
+        ("mcp__fs__*", "mcp__fs__write_file", true),
+        ("mcp__fs__*", "mcp__gh__write_file", false),
+        ("mcp__fs__write_file(/etc/**)", "mcp__fs__write_file", false),
+        ("mcp__fs__move_file", "mcp__fs__move_file_2", false),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (rule, tool, removed) in cases {
+        let cfg =
+            PolicyConfig { root: dir.path().to_path_buf(), deny: vec![rule.to_string()], ..PolicyConfig::default() };
+        let policy = Policy::new(&cfg).unwrap();
+        assert_eq!(policy.denies_whole_tool(tool).is_some(), *removed, "{rule} vs {tool}");
+    }
+}

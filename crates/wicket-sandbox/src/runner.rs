@@ -93,6 +93,24 @@ impl Sandbox {
 
     /// Run `argv` under `policy`.
     pub fn run(&self, policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) -> Result<Outcome, SandboxError> {
+        let (mut cmd, guards) = self.command(policy, argv)?;
+        let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name());
+        drop(guards);
+        result
+    }
+
+    /// Start `argv` under `policy` with its stdin and stdout piped to the caller and its
+    /// stderr inherited, for long-running peers that speak over their standard streams (an
+    /// MCP server). The confinement is the same as [`Sandbox::run`]'s; the caller talks to it
+    /// and ends it with [`Running::wait`]. With the Landlock backend the walls go up between
+    /// fork and exec, so call this before the process starts threads of its own.
+    pub fn spawn(&self, policy: &ExecPolicy, argv: &[OsString]) -> Result<Running, SandboxError> {
+        let (mut cmd, guards) = self.command(policy, argv)?;
+        spawn_piped(&mut cmd, guards, self.backend.name())
+    }
+
+    /// The confined command for `argv`, and what must live as long as it runs.
+    fn command(&self, policy: &ExecPolicy, argv: &[OsString]) -> Result<(Command, Guards), SandboxError> {
         let Some((program, args)) = argv.split_first() else {
             return Err(SandboxError::Spawn {
                 what: "an empty command".into(),
@@ -107,10 +125,8 @@ impl Sandbox {
             no_network: !policy.network,
         };
         let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-        let mut keep_fds = Vec::new();
-        #[cfg(target_os = "linux")]
-        let mut mask: Option<Mask> = None;
-        let mut cmd = match &self.backend {
+        let mut guards = Guards { _placeholders: placeholders, ..Guards::default() };
+        let cmd = match &self.backend {
             #[cfg(target_os = "linux")]
             Backend::Bwrap { path } => {
                 let mut fds = Vec::new();
@@ -118,13 +134,13 @@ impl Sandbox {
                 for prog in crate::seccomp::programs(false).map_err(|e| SandboxError::Seccomp(e.to_string()))? {
                     let fd = program_fd(&crate::seccomp::bytes(&prog))?;
                     fds.push(raw(&fd));
-                    keep_fds.push(fd);
+                    guards.fds.push(fd);
                 }
                 let mut c = Command::new(path);
                 if policy.denied.iter().any(|d| std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir())) {
-                    mask = Some(Mask::make()?);
+                    guards.mask = Some(Mask::make()?);
                 }
-                let bwrap_args = crate::bwrap::args(policy, &fds, mask.as_ref().map(|m| m.socket.as_path()));
+                let bwrap_args = crate::bwrap::args(policy, &fds, guards.mask.as_ref().map(|m| m.socket.as_path()));
                 // For benchmarks and bug reports: the exact bwrap command line.
                 if std::env::var_os("WICKET_PRINT_BWRAP").is_some() {
                     let shown: Vec<String> = bwrap_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -170,12 +186,130 @@ impl Sandbox {
                 return Err(SandboxError::Unavailable(format!("backend {} cannot run commands here", other.name())))
             }
         };
-        let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name());
-        #[cfg(target_os = "linux")]
-        drop(mask);
-        drop(keep_fds);
-        drop(placeholders);
-        result
+        Ok((cmd, guards))
+    }
+}
+
+/// What must outlive a confined command: the seccomp program pipes, the mask for denied files,
+/// the placeholders for protected paths (dropped in this order after the command ends).
+#[derive(Default)]
+struct Guards {
+    #[cfg(target_os = "linux")]
+    mask: Option<Mask>,
+    #[cfg(target_os = "linux")]
+    fds: Vec<std::os::fd::OwnedFd>,
+    /// Held for its `Drop`: the placeholders go once the command has ended.
+    _placeholders: Placeholders,
+}
+
+impl std::fmt::Debug for Guards {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Guards")
+    }
+}
+
+/// A command started with [`Sandbox::spawn`] or [`spawn_on_host`]: its pipes, and the way
+/// to end it so that nothing it started outlives it.
+#[derive(Debug)]
+pub struct Running {
+    child: std::process::Child,
+    guards: Guards,
+    backend: &'static str,
+    start: Instant,
+}
+
+impl Running {
+    /// The command's standard input (once; `None` after it was taken).
+    pub fn take_stdin(&mut self) -> Option<std::process::ChildStdin> {
+        self.child.stdin.take()
+    }
+
+    /// The command's standard output (once; `None` after it was taken).
+    pub fn take_stdout(&mut self) -> Option<std::process::ChildStdout> {
+        self.child.stdout.take()
+    }
+
+    /// The process id of the command (of bwrap, under the bwrap backend).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The backend that confines it (`bwrap`, `landlock` or `host`).
+    pub fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    /// Ask the command's process group to stop (SIGTERM), or make it (SIGKILL when `hard`).
+    pub fn signal(&self, hard: bool) {
+        kill_group(self.child.id(), hard);
+    }
+
+    /// Has it ended? `Some(code)` once it has (reaped, but nothing else cleaned up yet).
+    pub fn try_code(&mut self) -> Option<i32> {
+        self.child.try_wait().ok().flatten().map(exit_code)
+    }
+
+    /// Wait for the command to end, then kill whatever it left behind; its exit code
+    /// (128 + signal for a signal) and how long it ran.
+    pub fn wait(mut self) -> Result<(i32, Duration), SandboxError> {
+        drop(self.child.stdin.take());
+        let status = self.child.wait()?;
+        kill_group(self.child.id(), true);
+        if self.backend != "bwrap" {
+            reap_orphans();
+        }
+        drop(self.guards);
+        Ok((exit_code(status), self.start.elapsed()))
+    }
+}
+
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    status.code().unwrap_or_else(|| {
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            128 + status.signal().unwrap_or(0)
+        }
+        #[cfg(not(unix))]
+        {
+            1
+        }
+    })
+}
+
+/// Start a command on the host, unconfined (the person chose it), with its stdin and stdout
+/// piped and stderr inherited: the counterpart of [`Sandbox::spawn`] for `--no-sandbox`.
+pub fn spawn_on_host(policy: &ExecPolicy, argv: &[OsString]) -> Result<Running, SandboxError> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err(SandboxError::Spawn {
+            what: "an empty command".into(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no program"),
+        });
+    };
+    let mut c = Command::new(program);
+    c.args(args).current_dir(&policy.root);
+    spawn_piped(&mut c, Guards::default(), "host")
+}
+
+fn spawn_piped(cmd: &mut Command, guards: Guards, backend: &'static str) -> Result<Running, SandboxError> {
+    own_group(cmd);
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+    let start = Instant::now();
+    let child = cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
+    Ok(Running { child, guards, backend, start })
+}
+
+/// Put the command in its own process group, and make wicket the subreaper of what it leaves.
+fn own_group(cmd: &mut Command) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // Orphans of the command are reparented to wicket, so they can be found and killed.
+        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     }
 }
 
@@ -216,16 +350,7 @@ fn spawn_and_wait(
     opts: &RunOptions,
     backend: &'static str,
 ) -> Result<Outcome, SandboxError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    #[cfg(target_os = "linux")]
-    {
-        // Orphans of the command are reparented to wicket, so they can be found and killed.
-        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-    }
+    own_group(cmd);
     cmd.stdin(if opts.inherit_stdin { Stdio::inherit() } else { Stdio::null() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let start = Instant::now();
@@ -277,21 +402,7 @@ fn spawn_and_wait(
     }
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
-    let code = if timed_out {
-        124
-    } else {
-        status.code().unwrap_or_else(|| {
-            #[cfg(unix)]
-            {
-                use std::os::unix::process::ExitStatusExt;
-                128 + status.signal().unwrap_or(0)
-            }
-            #[cfg(not(unix))]
-            {
-                1
-            }
-        })
-    };
+    let code = if timed_out { 124 } else { exit_code(status) };
     Ok(Outcome { code, stdout, stderr, timed_out, duration: start.elapsed(), backend })
 }
 
@@ -383,6 +494,7 @@ impl Drop for Mask {
 
 /// Empty files or folders made for missing protected paths, removed after the run if they are
 /// still empty (a sandbox can only keep a path read-only if it exists).
+#[derive(Default)]
 struct Placeholders(Vec<(PathBuf, bool)>);
 
 impl Placeholders {

@@ -1,5 +1,6 @@
 //! The `wicket` command line: `check` decides tool calls, `explain` shows how, `run` runs a
-//! command in the sandbox, `policy` and `trust` show and manage the configuration.
+//! command in the sandbox, `policy` and `trust` show and manage the configuration, `hook`,
+//! `serve` and `mcp` put wicket in front of agents and MCP servers.
 
 mod audit_cmd;
 mod check_cmd;
@@ -9,6 +10,7 @@ mod hook_codex;
 mod hook_core;
 mod hook_gemini;
 mod init_cmd;
+mod mcp_cmd;
 mod policy_cmd;
 mod run_cmd;
 mod serve_cmd;
@@ -47,6 +49,8 @@ enum Command {
     Init(init_cmd::InitArgs),
     /// Answer JSON-RPC 2.0 on stdin/stdout: decide calls, ask the client, verify the audit log.
     Serve(serve_cmd::ServeArgs),
+    /// Sit between an MCP client and a stdio MCP server (`-- SERVER_CMD …`), started in the OS sandbox: decide every tools/call.
+    Mcp(mcp_cmd::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
         Command::Hook(args) => hook_cmd::run(&args),
         Command::Init(args) => init_cmd::run(&args),
         Command::Serve(args) => serve_cmd::serve(&args),
+        Command::Mcp(args) => mcp_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,1178 @@
+//! `wicket mcp [--name NAME] -- SERVER_CMD [ARGS…]`: a gateway between an MCP client and a
+//! stdio MCP server, which it starts in the OS sandbox.
+//!
+//! The hard question: can a `tools/call` reach the server without a recorded allow? Every
+//! line from the client is parsed; a `tools/call` request is forwarded only after the engine
+//! (and, when it asks, the person) allowed it and the decision was written to the audit log.
+//! A line the gateway cannot read is answered with an error and never forwarded; a
+//! `tools/call` without an id, or with arguments that are not an object, is refused. Every
+//! other message passes through byte for byte, except `tools/list` results, from which tools
+//! that a deny rule removes entirely are dropped. The server's own requests to the client
+//! (sampling, elicitation, roots) pass through, and the gateway's own elicitation requests use
+//! ids no in-flight server request has, so answers never go to the wrong side.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde_json::{json, Value};
+use wicket::approver::{self, Answer, Approver, Consent, Question, TerminalApprover};
+use wicket::audit::Recorder;
+use wicket::config::{self, Overrides, Placement};
+use wicket::trust::{PinKind, TrustStore, TRUST_FILE};
+use wicket_policy::exec::exec_policy;
+use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
+
+use crate::run_cmd::shell_join;
+
+/// The flags of `wicket mcp` (a public contract: add, never change).
+#[derive(Args)]
+pub struct McpArgs {
+    /// The server's name: its tools are decided as `mcp__<NAME>__<tool>` (default: from the command).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The project root: the server's working folder and the one folder it may write (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The permission mode.
+    #[arg(long, value_parser = crate::check_cmd::parse_mode)]
+    pub mode: Option<Mode>,
+    /// Run the server on the host, unconfined (tool calls are still decided).
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Give the sandboxed server the network (off by default).
+    #[arg(long)]
+    pub network: bool,
+    /// Never ask: a call that would ask is refused, and so is a changed server definition.
+    #[arg(long)]
+    pub unattended: bool,
+    /// Do not write the audit log.
+    #[arg(long)]
+    pub no_audit: bool,
+    /// An allow rule, as if in your settings (repeatable), e.g. `mcp__fs__read_text_file`.
+    #[arg(long, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// A deny rule (repeatable); `mcp__NAME__TOOL` or `mcp__NAME__*` also hides the tools.
+    #[arg(long, value_name = "RULE")]
+    pub deny: Vec<String>,
+    /// An ask rule (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub ask: Vec<String>,
+    /// Seconds to wait for the client's answer to an elicitation before denying.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    pub approval_timeout: f64,
+    /// Pin this server definition in the trust store (accepting a changed one) and exit.
+    #[arg(long)]
+    pub pin: bool,
+    /// The server command and its arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "SERVER_CMD")]
+    pub command: Vec<OsString>,
+}
+
+/// Exit status when wicket refuses to start the server.
+const REFUSED: u8 = 126;
+/// A line longer than this (either side) is not read as a message.
+const MAX_LINE: usize = 128 * 1024 * 1024;
+/// How long the server gets to exit after its stdin closed, before SIGTERM, then SIGKILL.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
+const INTERNAL_ERROR: i64 = -32603;
+
+/// Start the gateway; its exit status.
+pub fn run(args: &McpArgs) -> Result<ExitCode> {
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().context("cannot read the current folder")?,
+    };
+    let name = match &args.name {
+        Some(n) => n.clone(),
+        None => default_name(&args.command),
+    };
+    check_name(&name)?;
+    // Never asks about project settings: stdin and stdout belong to the client.
+    let loaded = config::load(&root)?;
+    loaded.print_notices();
+    let placement = config::placement(&loaded, args.no_sandbox)?;
+    if let (Placement::Host(why), false) = (&placement, args.no_sandbox) {
+        bail!("cannot start the MCP server in the OS sandbox: {why}; or pass --no-sandbox to run it on the host");
+    }
+    let sandboxed = matches!(placement, Placement::Sandbox(_));
+
+    if let Some(code) = check_pin(args, &root, &name, sandboxed)? {
+        return Ok(code);
+    }
+
+    let overrides = Overrides {
+        mode: args.mode,
+        unattended: args.unattended,
+        no_sandbox: args.no_sandbox,
+        allow: args.allow.clone(),
+        deny: args.deny.clone(),
+        ask: args.ask.clone(),
+    };
+    let cfg = config::policy_config(&root, &loaded, &overrides);
+    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    let mut exec = exec_policy(&wicket::config::exec_inputs(&root, &loaded, policy.mode(), None))
+        .map_err(|e| anyhow::anyhow!("refusing to start the MCP server: {e}"))?;
+    exec.network = args.network;
+
+    // Started before any thread of ours: the Landlock backend confines between fork and exec.
+    let mut server = match placement {
+        Placement::Sandbox(backend) => {
+            for m in backend.missing() {
+                eprintln!("wicket: notice: {m}");
+            }
+            let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
+            wicket_sandbox::Sandbox { backend, shim_exe: exe }.spawn(&exec, &args.command)
+        }
+        Placement::Host(_) => wicket_sandbox::spawn_on_host(&exec, &args.command),
+    }
+    .with_context(|| format!("cannot start the MCP server {:?}", shell_join(&args.command)))?;
+    let (Some(server_in), Some(server_out)) = (server.take_stdin(), server.take_stdout()) else {
+        server.signal(true);
+        bail!("the MCP server was started without pipes");
+    };
+
+    let audit = if args.no_audit {
+        Recorder::off()
+    } else {
+        let session = format!("mcp-{name}-{}", wicket_audit::new_session_id());
+        Recorder::open_session(policy.root(), wicket::audit::options(policy.team()), &session)
+    };
+
+    let (tx, rx) = mpsc::channel();
+    spawn_reader(std::io::stdin(), tx.clone(), Event::Client);
+    spawn_reader(server_out, tx.clone(), Event::Server);
+    let tty = match TerminalApprover::open() {
+        Ok(t) if !args.unattended => Some(spawn_asker(t, tx.clone())),
+        _ => None,
+    };
+    drop(tx);
+
+    let mut gw = Gateway {
+        name,
+        policy,
+        session: Session::new(),
+        audit,
+        rx,
+        to_server: Some(server_in),
+        client_open: true,
+        client_writable: true,
+        server_closed: false,
+        elicitation: false,
+        forwarded: HashMap::new(),
+        server_requests: HashMap::new(),
+        remapped: HashMap::new(),
+        held: HashMap::new(),
+        elicitations: HashMap::new(),
+        tty,
+        next_own: 1,
+        nonce: wicket_audit::new_session_id().chars().filter(char::is_ascii_alphanumeric).take(12).collect(),
+        timeout: Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0)),
+        sandboxed,
+    };
+    gw.relay();
+
+    // The client is gone or the server ended: let it go, then make it.
+    drop(gw.to_server.take());
+    gw.server_done_within(SHUTDOWN_GRACE);
+    if !exited_within(&mut server, Duration::from_millis(500)) {
+        server.signal(false);
+        if !exited_within(&mut server, Duration::from_secs(2)) {
+            server.signal(true);
+        }
+    }
+    let (code, ran) = server.wait().context("while waiting for the MCP server to exit")?;
+    let ms = u64::try_from(ran.as_millis()).unwrap_or(u64::MAX);
+    let target = format!("{} (mcp server {:?})", shell_join(&args.command), gw.name);
+    if let Some(msg) = gw.audit.execution(
+        "mcp_server",
+        &target,
+        ms,
+        i64::from(code),
+        if sandboxed { wicket_audit::Risk::Low } else { wicket_audit::Risk::Medium },
+    ) {
+        eprintln!("wicket: {msg}");
+    }
+    if gw.client_open {
+        // The server ended the session on its own: a crash, even with status 0.
+        eprintln!("wicket: the MCP server {:?} exited (status {code}) while the client was still connected", gw.name);
+        return Ok(ExitCode::from(code.clamp(1, 255) as u8));
+    }
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// Poll for the server's end for up to `limit`.
+fn exited_within(server: &mut wicket_sandbox::Running, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if server.try_code().is_some() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A name for the server from its command: the first word that is not a launcher
+/// (`node`, `npx`, `python3`, `uvx` …) or a flag, without folders, scope, version or extension.
+fn default_name(command: &[OsString]) -> String {
+    const LAUNCHERS: &[&str] = &[
+        "node", "nodejs", "npx", "bun", "bunx", "deno", "pnpm", "pnpx", "yarn", "python", "python3", "uv", "uvx",
+        "pipx", "run", "exec", "dlx", "-y", "--yes",
+    ];
+    let words: Vec<String> = command.iter().map(|w| w.to_string_lossy().into_owned()).collect();
+    let pick = words
+        .iter()
+        .find(|w| {
+            let base = w.rsplit('/').next().unwrap_or(w);
+            !LAUNCHERS.contains(&base) && !w.starts_with('-')
+        })
+        .or(words.first());
+    let Some(word) = pick else { return "server".into() };
+    let mut base = word.rsplit('/').next().unwrap_or(word).to_string();
+    if let Some((b, _)) = base.split_once('@').filter(|(b, _)| !b.is_empty()) {
+        base = b.to_string();
+    }
+    for ext in [".js", ".mjs", ".cjs", ".ts", ".py"] {
+        if let Some(b) = base.strip_suffix(ext) {
+            base = b.to_string();
+        }
+    }
+    let clean: String =
+        base.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' }).take(64).collect();
+    let clean = clean.trim_matches('-').to_string();
+    if clean.is_empty() {
+        "server".into()
+    } else {
+        clean
+    }
+}
+
+/// A server name makes the tool names `mcp__<name>__<tool>`: letters, digits, `-` and single `_`.
+fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !name.contains("__")
+        && !name.starts_with('_')
+        && !name.ends_with('_');
+    if !ok {
+        bail!(
+            "--name {name:?} is not a server name: use 1-64 letters, digits, '-' or '_' (no \"__\", which separates server and tool in mcp__<server>__<tool>)"
+        );
+    }
+    Ok(())
+}
+
+/// The pinned form of a server definition: its name, its exact argv bytes, and the flags that
+/// loosen its confinement, after a version tag.
+fn definition_hash(name: &str, command: &[OsString], sandboxed: bool, network: bool) -> String {
+    let mut bytes = format!("wicket-mcp-server-v1\n{name}\nsandbox={sandboxed}\nnetwork={network}\n").into_bytes();
+    for arg in command {
+        let a = arg.as_encoded_bytes();
+        bytes.extend_from_slice(&(a.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(a);
+    }
+    wicket::trust::sha256_hex(&bytes)
+}
+
+/// Check the server definition against the trust store. The first definition for a root and
+/// name is pinned; a changed one is asked about on the terminal, and refused without one.
+/// `Some(code)`: exit with it (refused, or `--pin` done).
+fn check_pin(args: &McpArgs, root: &Path, name: &str, sandboxed: bool) -> Result<Option<ExitCode>> {
+    let file = config::wicket_home()?.join(TRUST_FILE);
+    let (mut store, broken) = TrustStore::load(&file);
+    if let Some(n) = &broken {
+        eprintln!("wicket: notice: {n}");
+    }
+    let hash = definition_hash(name, &args.command, sandboxed, args.network);
+    let shown = shell_join(&args.command);
+    let root_key = wicket::trust::root_key(root);
+    let save = |store: &TrustStore| store.save().with_context(|| "cannot pin the MCP server definition".to_string());
+    if args.pin {
+        store.pin(root, PinKind::McpServer, Some(name), &hash);
+        save(&store)?;
+        eprintln!("wicket: pinned the MCP server {name:?} for {root_key}: {shown}");
+        return Ok(Some(ExitCode::SUCCESS));
+    }
+    if store.is_pinned(root, PinKind::McpServer, Some(name), &hash) {
+        return Ok(None);
+    }
+    let known = store
+        .pins()
+        .iter()
+        .any(|p| p.root == root_key && p.kind == PinKind::McpServer && p.label.as_deref() == Some(name));
+    if !known {
+        store.pin(root, PinKind::McpServer, Some(name), &hash);
+        save(&store)?;
+        eprintln!(
+            "wicket: notice: pinned the MCP server {name:?} for {root_key} ({shown}); if its command or flags change, wicket asks again"
+        );
+        return Ok(None);
+    }
+    let mut flags = String::new();
+    if args.no_sandbox {
+        flags.push_str(" --no-sandbox");
+    }
+    if args.network {
+        flags.push_str(" --network");
+    }
+    let fix = format!(
+        "wicket mcp --pin --name {} --root {}{flags} -- {shown}",
+        shell_join(&[OsString::from(name)]),
+        shell_join(&[OsString::from(&root_key)])
+    );
+    let lines = vec![
+        format!("server: {name}"),
+        format!("project: {root_key}"),
+        format!("command: {shown}"),
+        format!("sandbox: {}", if sandboxed { "on" } else { "OFF (--no-sandbox)" }),
+        format!("network: {}", if args.network { "on (--network)" } else { "off" }),
+    ];
+    let refuse = |why: &str| {
+        eprintln!(
+            "wicket: refused to start the MCP server {name:?} for {root_key}: its definition (command, arguments or sandbox flags) changed since you pinned it{why}. If you made this change, accept it from a terminal with: {fix}"
+        );
+        Ok(Some(ExitCode::from(REFUSED)))
+    };
+    if args.unattended {
+        return refuse(" (--unattended: nobody is asked)");
+    }
+    let Ok(mut tty) = TerminalApprover::open() else { return refuse(" and there is no terminal to ask on") };
+    match tty.consent(
+        &format!("wicket: the MCP server {name:?} changed since you pinned it. Start it as it is now?"),
+        &lines,
+    ) {
+        Consent::Once => Ok(None),
+        Consent::Remember => {
+            store.pin(root, PinKind::McpServer, Some(name), &hash);
+            save(&store)?;
+            Ok(None)
+        }
+        Consent::No => refuse(" and you said no"),
+    }
+}
+
+/// What the relay loop hears.
+enum Event {
+    /// A line from the client (stdin), or why it is not one; `None` at the end.
+    Client(Option<Line>),
+    /// A line from the server (its stdout); `None` when it closed it.
+    Server(Option<Line>),
+    /// The person's answer on the terminal to the held call with this key.
+    Tty(u64, Answer),
+}
+
+/// A line as read: its bytes without the newline, or why it could not be read whole.
+type Line = Result<Vec<u8>, String>;
+
+/// Read newline-delimited lines into the channel, each at most [`MAX_LINE`] bytes.
+fn spawn_reader<R: Read + Send + 'static>(from: R, tx: Sender<Event>, wrap: fn(Option<Line>) -> Event) {
+    std::thread::spawn(move || {
+        let mut reader = BufReader::with_capacity(64 * 1024, from);
+        loop {
+            let line = read_line(&mut reader);
+            let end = matches!(line, Ok(None));
+            let event = match line {
+                Ok(None) => wrap(None),
+                Ok(Some(l)) => wrap(Some(l)),
+                Err(e) => wrap(Some(Err(format!("cannot read: {e}")))),
+            };
+            if tx.send(event).is_err() || end {
+                return;
+            }
+        }
+    });
+}
+
+/// One line (without `\n` and a `\r` before it); `Ok(None)` at the end; an over-long line is
+/// read to its end and reported as `Err`.
+fn read_line(r: &mut impl BufRead) -> std::io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let mut too_long = false;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            if buf.is_empty() && !too_long {
+                return Ok(None);
+            }
+            break;
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            buf.extend_from_slice(&chunk[..take]);
+            if buf.len() > MAX_LINE {
+                too_long = true;
+                buf = Vec::new();
+            }
+        }
+        r.consume(take);
+        if done {
+            break;
+        }
+    }
+    if too_long {
+        return Ok(Some(Err(format!("a line longer than {MAX_LINE} bytes"))));
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Ok(Some(Ok(buf)))
+}
+
+/// The thread that asks the person at the terminal, one question at a time.
+fn spawn_asker(mut tty: TerminalApprover, tx: Sender<Event>) -> Sender<(u64, Question)> {
+    let (qtx, qrx) = mpsc::channel::<(u64, Question)>();
+    std::thread::spawn(move || {
+        for (key, q) in qrx {
+            let answer = tty.ask(&q);
+            if tx.send(Event::Tty(key, answer)).is_err() {
+                return;
+            }
+        }
+    });
+    qtx
+}
+
+/// What a forwarded client request was, for its response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    ToolsList,
+    ToolsCall,
+    Other,
+}
+
+/// A `tools/call` waiting for the person's answer.
+struct Held {
+    id: Value,
+    line: Vec<u8>,
+    call: ToolCall,
+    verdict: Verdict,
+    /// For an elicitation: the gateway's request id (key) and when it times out.
+    elicitation: Option<(String, Instant)>,
+}
+
+struct Gateway {
+    name: String,
+    policy: Policy,
+    session: Session,
+    audit: Recorder,
+    rx: Receiver<Event>,
+    to_server: Option<std::process::ChildStdin>,
+    /// The client's input is open (it may still send).
+    client_open: bool,
+    /// The client's output is open (it may still read).
+    client_writable: bool,
+    /// The server closed its output.
+    server_closed: bool,
+    /// The client declared form elicitation in `initialize`.
+    elicitation: bool,
+    /// Client requests forwarded to the server and not yet answered, by id key.
+    forwarded: HashMap<String, (Value, Kind)>,
+    /// Server requests forwarded to the client and not yet answered, by id key.
+    server_requests: HashMap<String, ()>,
+    /// Server requests whose id collided with one of the gateway's: the id the client saw
+    /// (key) → the server's own id.
+    remapped: HashMap<String, Value>,
+    /// Calls waiting for an answer, by their own key.
+    held: HashMap<u64, Held>,
+    /// The gateway's elicitation requests in flight: id key → held call key.
+    elicitations: HashMap<String, u64>,
+    tty: Option<Sender<(u64, Question)>>,
+    next_own: u64,
+    nonce: String,
+    timeout: Duration,
+    sandboxed: bool,
+}
+
+/// The key an id is tracked under: its JSON text (so `1` and `"1"` differ).
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// JSON-RPC ids in MCP: a string or an integer.
+fn valid_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64() || id.is_u64()
+}
+
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+impl Gateway {
+    /// Relay until the client or the server is gone.
+    fn relay(&mut self) {
+        loop {
+            let next_deadline = self.held.values().filter_map(|h| h.elicitation.as_ref().map(|(_, d)| *d)).min();
+            let event = match next_deadline {
+                Some(d) => match self.rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
+                    Ok(e) => e,
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.expire();
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => return,
+                },
+                None => match self.rx.recv() {
+                    Ok(e) => e,
+                    Err(_) => return,
+                },
+            };
+            match event {
+                Event::Client(Some(line)) => self.client_line(line),
+                Event::Client(None) => {
+                    self.client_gone("the client closed its input");
+                    return;
+                }
+                Event::Server(Some(line)) => self.server_line(line),
+                Event::Server(None) => {
+                    self.server_gone();
+                    return;
+                }
+                Event::Tty(key, answer) => self.answered(key, answer),
+            }
+            if !self.client_open {
+                return;
+            }
+        }
+    }
+
+    /// After the relay: wait up to `limit` for the server to close its output, passing on
+    /// the answers it still owes a client that only closed its input.
+    fn server_done_within(&mut self, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        while !self.server_closed {
+            match self.rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(Event::Server(None)) | Err(RecvTimeoutError::Disconnected) => self.server_gone(),
+                Ok(Event::Server(Some(line))) => self.server_line(line),
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => return false,
+            }
+        }
+        true
+    }
+
+    fn write_client(&mut self, bytes: &[u8]) {
+        if !self.client_writable {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        let ok = out.write_all(bytes).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
+        if ok.is_err() {
+            drop(out);
+            self.client_writable = false;
+            if self.client_open {
+                self.client_gone("the client stopped reading");
+            }
+        }
+    }
+
+    fn send_client(&mut self, v: &Value) {
+        self.write_client(v.to_string().as_bytes());
+    }
+
+    fn write_server(&mut self, bytes: &[u8]) -> bool {
+        let Some(w) = self.to_server.as_mut() else { return false };
+        let ok = w.write_all(bytes).and_then(|()| w.write_all(b"\n")).and_then(|()| w.flush());
+        if ok.is_err() {
+            // The server is gone; its closed output ends the relay.
+            self.to_server = None;
+            return false;
+        }
+        true
+    }
+
+    fn record(&mut self, call: Option<&ToolCall>, raw: &str, verdict: Verdict) -> Verdict {
+        let r = self.audit.decision(call, raw, verdict);
+        if let Some(n) = r.notice {
+            eprintln!("wicket: {n}");
+        }
+        r.verdict
+    }
+
+    // ---- from the client ----
+
+    fn client_line(&mut self, line: Line) {
+        let bytes = match line {
+            Ok(b) => b,
+            Err(e) => {
+                self.send_client(&error(Value::Null, PARSE_ERROR, &format!("wicket could not read the message: {e}")));
+                return;
+            }
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let msg: Value = match serde_json::from_slice(&bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                self.send_client(&error(Value::Null, PARSE_ERROR, &format!("not a JSON message: {e}")));
+                return;
+            }
+        };
+        let obj = match msg {
+            Value::Object(o) => o,
+            Value::Array(items) => {
+                // MCP dropped batches (2025-06-18); none is forwarded, so no call slips through.
+                let mut answered = false;
+                for item in items {
+                    if let Some(id) = item.get("id").filter(|i| valid_id(i) && item.get("method").is_some()) {
+                        self.send_client(&error(
+                            id.clone(),
+                            INVALID_REQUEST,
+                            "wicket mcp does not accept JSON-RPC batches; send one message a line",
+                        ));
+                        answered = true;
+                    }
+                }
+                if !answered {
+                    self.send_client(&error(
+                        Value::Null,
+                        INVALID_REQUEST,
+                        "wicket mcp does not accept JSON-RPC batches; send one message a line",
+                    ));
+                }
+                return;
+            }
+            _ => {
+                self.send_client(&error(Value::Null, INVALID_REQUEST, "expected a JSON-RPC 2.0 message (an object)"));
+                return;
+            }
+        };
+        let id = obj.get("id").cloned();
+        let reply_id = id.clone().filter(valid_id).unwrap_or(Value::Null);
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            self.send_client(&error(reply_id, INVALID_REQUEST, "\"jsonrpc\" must be \"2.0\""));
+            return;
+        }
+        match obj.get("method") {
+            Some(Value::String(method)) => {
+                let method = method.clone();
+                match id {
+                    None => self.client_notification(&method, &obj, bytes),
+                    Some(id) if valid_id(&id) => self.client_request(id, &method, &obj, bytes),
+                    Some(_) => {
+                        self.send_client(&error(Value::Null, INVALID_REQUEST, "\"id\" must be a string or an integer"))
+                    }
+                }
+            }
+            Some(_) => self.send_client(&error(reply_id, INVALID_REQUEST, "\"method\" must be a string")),
+            None => {
+                let is_response =
+                    id.as_ref().is_some_and(valid_id) && (obj.contains_key("result") != obj.contains_key("error"));
+                match id {
+                    Some(id) if is_response => self.client_response(&id, &obj, bytes),
+                    _ => self.send_client(&error(
+                        reply_id,
+                        INVALID_REQUEST,
+                        "expected a request, a notification or a response",
+                    )),
+                }
+            }
+        }
+    }
+
+    fn client_notification(&mut self, method: &str, obj: &serde_json::Map<String, Value>, bytes: Vec<u8>) {
+        match method {
+            "tools/call" => {
+                // Nobody could be told the answer; it is never forwarded.
+                let raw = String::from_utf8_lossy(&bytes).into_owned();
+                self.record(
+                    None,
+                    &raw,
+                    Verdict::deny(By::Input, "a tools/call without an id (a notification) is never forwarded"),
+                );
+                eprintln!("wicket: dropped a tools/call without an id");
+            }
+            "notifications/cancelled" => {
+                let target = obj.get("params").and_then(|p| p.get("requestId")).map(id_key);
+                let held =
+                    target.as_ref().and_then(|k| self.held.iter().find(|(_, h)| id_key(&h.id) == *k).map(|(n, _)| *n));
+                match held {
+                    Some(n) => {
+                        // The server never saw the call: the cancellation ends it here.
+                        if let Some(h) = self.held.remove(&n) {
+                            if let Some((e, _)) = &h.elicitation {
+                                self.elicitations.remove(e);
+                            }
+                            let v = Verdict::deny(
+                                By::User,
+                                format!("the client cancelled the call before it was decided: {}", h.verdict.reason),
+                            );
+                            self.record(Some(&h.call), "", v);
+                        }
+                    }
+                    None => {
+                        self.write_server(&bytes);
+                    }
+                }
+            }
+            _ => {
+                self.write_server(&bytes);
+            }
+        }
+    }
+
+    fn client_request(&mut self, id: Value, method: &str, obj: &serde_json::Map<String, Value>, bytes: Vec<u8>) {
+        let key = id_key(&id);
+        if self.forwarded.contains_key(&key) || self.held.values().any(|h| id_key(&h.id) == key) {
+            self.send_client(&error(id, INVALID_REQUEST, "this id is already in use by a request in flight"));
+            return;
+        }
+        match method {
+            "tools/call" => self.tools_call(id, obj, bytes),
+            _ => {
+                if method == "initialize" {
+                    let e = obj.get("params").and_then(|p| p.get("capabilities")).and_then(|c| c.get("elicitation"));
+                    // `{}` (before modes existed) or a `form` mode: the client can show a form.
+                    self.elicitation = match e {
+                        Some(Value::Object(m)) => m.is_empty() || m.contains_key("form"),
+                        _ => false,
+                    };
+                }
+                let kind = if method == "tools/list" { Kind::ToolsList } else { Kind::Other };
+                self.forwarded.insert(key, (id.clone(), kind));
+                if !self.write_server(&bytes) {
+                    self.forwarded.remove(&id_key(&id));
+                    self.send_client(&error(
+                        id,
+                        INTERNAL_ERROR,
+                        &format!("the MCP server {:?} is not running", self.name),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn client_response(&mut self, id: &Value, obj: &serde_json::Map<String, Value>, bytes: Vec<u8>) {
+        let key = id_key(id);
+        if let Some(n) = self.elicitations.remove(&key) {
+            let answer = self.elicitation_answer(n, obj);
+            self.answered(n, answer);
+            return;
+        }
+        if let Some(original) = self.remapped.remove(&key) {
+            let mut fixed = obj.clone();
+            fixed.insert("id".into(), original);
+            self.write_server(Value::Object(fixed).to_string().as_bytes());
+            return;
+        }
+        if self.server_requests.remove(&key).is_some() {
+            self.write_server(&bytes);
+            return;
+        }
+        eprintln!("wicket: dropped a response from the client to no request in flight (id {key})");
+    }
+
+    /// Decide a `tools/call`: forward it (allow), answer it with a tool error (deny), or hold
+    /// it and ask.
+    fn tools_call(&mut self, id: Value, obj: &serde_json::Map<String, Value>, bytes: Vec<u8>) {
+        let params = obj.get("params");
+        let raw = params.map(Value::to_string).unwrap_or_default();
+        let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str).filter(|t| !t.is_empty());
+        let args = match params.and_then(|p| p.get("arguments")) {
+            None | Some(Value::Null) => Some(json!({})),
+            Some(a @ Value::Object(_)) => Some(a.clone()),
+            Some(_) => None,
+        };
+        let (Some(tool), Some(args)) = (tool, args) else {
+            self.record(
+                None,
+                &raw,
+                Verdict::deny(By::Input, "a tools/call without a tool name, or whose arguments are not an object"),
+            );
+            self.send_client(&error(
+                id,
+                INVALID_PARAMS,
+                "tools/call needs params {\"name\": \"…\", \"arguments\": {…}}; wicket did not forward it",
+            ));
+            return;
+        };
+        let mut call = ToolCall::new(format!("mcp__{}__{tool}", self.name), args);
+        call.call_id = Some(match &id {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        let verdict = self.policy.decide(&call, &self.session);
+        match verdict.decision {
+            Decision::Allow | Decision::Deny => {
+                let v = self.record(Some(&call), &raw, verdict);
+                self.finish(id, bytes, v);
+            }
+            Decision::Ask => self.ask(id, bytes, call, verdict),
+        }
+    }
+
+    /// Forward an allowed call, answer a denied one with a tool error.
+    fn finish(&mut self, id: Value, bytes: Vec<u8>, v: Verdict) {
+        if v.decision == Decision::Allow {
+            self.forwarded.insert(id_key(&id), (id.clone(), Kind::ToolsCall));
+            if !self.write_server(&bytes) {
+                self.forwarded.remove(&id_key(&id));
+                self.send_client(&error(id, INTERNAL_ERROR, &format!("the MCP server {:?} is not running", self.name)));
+            }
+            return;
+        }
+        let text = crate::hook_core::reason_for(&v);
+        self.send_client(&json!({"jsonrpc": "2.0", "id": id, "result": {
+            "content": [{"type": "text", "text": text}],
+            "isError": true,
+        }}));
+    }
+
+    fn ask(&mut self, id: Value, bytes: Vec<u8>, call: ToolCall, verdict: Verdict) {
+        let always = self.policy.always_allow_rule(&call);
+        let question = Question::for_call(&call, &verdict, always, self.sandboxed);
+        let key = self.next_own;
+        self.next_own += 1;
+        let size = question.tool.len() + question.what.len() + question.reason.len();
+        if size > approver::MAX_QUESTION_BYTES {
+            let v = Verdict::deny(
+                By::Input,
+                format!("the call is too large to show a person ({size} bytes): {}", verdict.reason),
+            );
+            let v = self.record(Some(&call), "", v);
+            self.finish(id, bytes, v);
+            return;
+        }
+        if self.elicitation && self.client_open {
+            let own = self.own_id();
+            let request = json!({"jsonrpc": "2.0", "id": own, "method": "elicitation/create", "params": elicitation_params(&self.name, &question)});
+            let deadline = Instant::now() + self.timeout;
+            self.elicitations.insert(id_key(&own), key);
+            self.held.insert(key, Held { id, line: bytes, call, verdict, elicitation: Some((id_key(&own), deadline)) });
+            self.send_client(&request);
+            return;
+        }
+        if let Some(tty) = &self.tty {
+            if tty.send((key, question)).is_ok() {
+                self.held.insert(key, Held { id, line: bytes, call, verdict, elicitation: None });
+                return;
+            }
+            self.tty = None;
+        }
+        let v = Verdict::deny(
+            By::Unattended,
+            format!(
+                "{} (nobody can be asked: no terminal, and the client does not support elicitation)",
+                verdict.reason
+            ),
+        );
+        let v = self.record(Some(&call), "", v);
+        self.finish(id, bytes, v);
+    }
+
+    /// An id for the gateway's own request to the client, unlike any server request in flight.
+    fn own_id(&mut self) -> Value {
+        loop {
+            let id = Value::String(format!("wicket-{}-{}", self.nonce, self.next_own));
+            self.next_own += 1;
+            if !self.server_requests.contains_key(&id_key(&id)) {
+                return id;
+            }
+        }
+    }
+
+    fn elicitation_answer(&self, n: u64, obj: &serde_json::Map<String, Value>) -> Answer {
+        let Some(held) = self.held.get(&n) else { return Answer::Deny };
+        let result = obj.get("result");
+        if result.and_then(|r| r.get("action")).and_then(Value::as_str) != Some("accept") {
+            return Answer::Deny;
+        }
+        let choice = result.and_then(|r| r.get("content")).and_then(|c| c.get("decision")).and_then(Value::as_str);
+        match choice {
+            Some("once") => Answer::Once,
+            Some("session") => Answer::Session,
+            Some("always") => match self.policy.always_allow_rule(&held.call) {
+                Some(rule) => Answer::Always(rule),
+                None => Answer::Deny,
+            },
+            _ => Answer::Deny,
+        }
+    }
+
+    /// The person's answer to a held call.
+    fn answered(&mut self, n: u64, answer: Answer) {
+        let Some(h) = self.held.remove(&n) else { return };
+        if let Some((e, _)) = &h.elicitation {
+            self.elicitations.remove(e);
+        }
+        let v = match &answer {
+            Answer::Deny => Verdict::deny(By::User, format!("the person said no: {}", h.verdict.reason)),
+            a => Verdict::allow(By::User, format!("the person said yes ({})", answer_word(a))),
+        };
+        let v = self.record(Some(&h.call), "", v);
+        if v.decision == Decision::Allow {
+            match answer {
+                Answer::Session => self.session.allow_call(&h.call),
+                Answer::Always(rule) => {
+                    self.session.allow_call(&h.call);
+                    if let Err(e) = self.session.add_rule(rule) {
+                        eprintln!("wicket: the \"always\" rule could not be added: {e}");
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.finish(h.id, h.line, v);
+    }
+
+    /// Deny the held calls whose elicitation timed out.
+    fn expire(&mut self) {
+        let now = Instant::now();
+        let due: Vec<u64> = self
+            .held
+            .iter()
+            .filter(|(_, h)| h.elicitation.as_ref().is_some_and(|(_, d)| *d <= now))
+            .map(|(n, _)| *n)
+            .collect();
+        for n in due {
+            let Some(h) = self.held.remove(&n) else { continue };
+            if let Some((e, _)) = &h.elicitation {
+                self.elicitations.remove(e);
+            }
+            let v = Verdict::deny(
+                By::Unattended,
+                format!("nobody answered the question in {:?}: {}", self.timeout, h.verdict.reason),
+            );
+            let v = self.record(Some(&h.call), "", v);
+            self.finish(h.id, h.line, v);
+        }
+    }
+
+    fn client_gone(&mut self, why: &str) {
+        self.client_open = false;
+        for (_, h) in std::mem::take(&mut self.held) {
+            let v = Verdict::deny(By::Unattended, format!("{why} before the call was decided: {}", h.verdict.reason));
+            self.record(Some(&h.call), "", v);
+        }
+        self.elicitations.clear();
+    }
+
+    // ---- from the server ----
+
+    fn server_line(&mut self, line: Line) {
+        let bytes = match line {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("wicket: dropped output of the MCP server {:?}: {e}", self.name);
+                return;
+            }
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(Value::Object(obj)) => self.server_message(obj, bytes),
+            Ok(Value::Array(items)) => {
+                for item in items {
+                    if let Value::Object(obj) = item {
+                        let b = Value::Object(obj.clone()).to_string().into_bytes();
+                        self.server_message(obj, b);
+                    }
+                }
+            }
+            Ok(_) | Err(_) => {
+                let shown: String = String::from_utf8_lossy(&bytes).chars().take(200).collect();
+                eprintln!(
+                    "wicket: dropped a line from the MCP server {:?} that is not a JSON-RPC message: {shown}",
+                    self.name
+                );
+            }
+        }
+    }
+
+    fn server_message(&mut self, obj: serde_json::Map<String, Value>, bytes: Vec<u8>) {
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            eprintln!("wicket: dropped a message from the MCP server {:?} without \"jsonrpc\": \"2.0\"", self.name);
+            return;
+        }
+        let id = obj.get("id").cloned();
+        match (obj.get("method"), id) {
+            (Some(Value::String(_)), None) => self.write_client(&bytes),
+            (Some(Value::String(_)), Some(id)) if valid_id(&id) => {
+                let key = id_key(&id);
+                if self.elicitations.contains_key(&key) || self.remapped.contains_key(&key) {
+                    // The server chose an id the client already knows from the gateway: give
+                    // the client another, and the server its own back in the answer.
+                    let own = self.own_id();
+                    self.remapped.insert(id_key(&own), id);
+                    let mut fixed = obj;
+                    fixed.insert("id".into(), own);
+                    self.send_client(&Value::Object(fixed));
+                } else {
+                    self.server_requests.insert(key, ());
+                    self.write_client(&bytes);
+                }
+            }
+            (None, Some(id)) if valid_id(&id) && (obj.contains_key("result") != obj.contains_key("error")) => {
+                let key = id_key(&id);
+                match self.forwarded.remove(&key) {
+                    Some((_, Kind::ToolsList)) => match self.filter_tools(&obj) {
+                        Some(filtered) => self.send_client(&filtered),
+                        None => self.write_client(&bytes),
+                    },
+                    Some(_) => self.write_client(&bytes),
+                    None => eprintln!(
+                        "wicket: dropped a response from the MCP server {:?} to no request in flight (id {key})",
+                        self.name
+                    ),
+                }
+            }
+            _ => eprintln!("wicket: dropped a malformed message from the MCP server {:?}", self.name),
+        }
+    }
+
+    /// The `tools/list` response without the tools a deny rule removes entirely; `None` when
+    /// nothing is hidden (the original bytes go on).
+    fn filter_tools(&self, obj: &serde_json::Map<String, Value>) -> Option<Value> {
+        let tools = obj.get("result")?.get("tools")?.as_array()?;
+        let hidden = |t: &Value| {
+            t.get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| self.policy.denies_whole_tool(&format!("mcp__{}__{n}", self.name)).is_some())
+        };
+        if !tools.iter().any(hidden) {
+            return None;
+        }
+        let kept: Vec<Value> = tools.iter().filter(|t| !hidden(t)).cloned().collect();
+        let mut out = obj.clone();
+        if let Some(Value::Object(r)) = out.get_mut("result") {
+            r.insert("tools".into(), Value::Array(kept));
+        }
+        Some(Value::Object(out))
+    }
+
+    /// The server closed its output: every request it did not answer gets an error.
+    fn server_gone(&mut self) {
+        self.to_server = None;
+        self.server_closed = true;
+        let why = format!("the MCP server {:?} exited before answering", self.name);
+        for (_, (id, _)) in std::mem::take(&mut self.forwarded) {
+            self.send_client(&error(id, INTERNAL_ERROR, &why));
+        }
+        for (_, h) in std::mem::take(&mut self.held) {
+            let v = Verdict::deny(By::Policy, format!("{why}: {}", h.verdict.reason));
+            self.record(Some(&h.call), "", v);
+            self.send_client(&error(h.id, INTERNAL_ERROR, &why));
+        }
+        self.elicitations.clear();
+    }
+}
+
+fn answer_word(a: &Answer) -> &'static str {
+    match a {
+        Answer::Once => "once",
+        Answer::Session => "for this session",
+        Answer::Always(_) => "always",
+        Answer::Deny => "no",
+    }
+}
+
+/// The form the client shows the person: what the call is, why wicket asks, and the choices
+/// (`always` only when a rule can be offered, and the rule shown).
+fn elicitation_params(server: &str, q: &Question) -> Value {
+    let what = approver::escape_inline(&cut(&q.what, approver::MAX_SHOWN_CHARS));
+    let mut message = format!(
+        "wicket: the MCP server {server:?} wants to run the tool {}\n\nwith: {what}\n\nWhy you are asked: {}",
+        approver::escape_inline(&q.tool),
+        approver::escape_inline(&q.reason)
+    );
+    let (mut values, mut names) =
+        (vec!["once", "session"], vec!["Yes, once".to_string(), "Yes, for this session".to_string()]);
+    if let Some(rule) = &q.always {
+        let shown = approver::escape_inline(&rule.to_string());
+        message.push_str(&format!("\n\n\"Always\" allows, for this session: {shown}"));
+        values.push("always");
+        names.push(format!("Always: {shown}"));
+    }
+    values.push("deny");
+    names.push("No".to_string());
+    json!({
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"decision": {
+                "type": "string",
+                "title": "Allow this call?",
+                "enum": values,
+                "enumNames": names,
+            }},
+            "required": ["decision"],
+        },
+    })
+}
+
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}… ({} more characters)", &s[..i], s[i..].chars().count()),
+        None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names_skip_launchers() {
+        let n = |words: &[&str]| default_name(&words.iter().map(OsString::from).collect::<Vec<_>>());
+        assert_eq!(n(&["npx", "-y", "@modelcontextprotocol/server-filesystem@2026.1.1", "/x"]), "server-filesystem");
+        assert_eq!(n(&["node", "/opt/srv/dist/index.js"]), "index");
+        assert_eq!(n(&["/usr/bin/python3", "my_server.py"]), "my-server");
+        assert_eq!(n(&["github-mcp-server", "stdio"]), "github-mcp-server");
+        assert_eq!(n(&["node"]), "node");
+    }
+
+    #[test]
+    fn names_that_would_break_tool_names_are_refused() {
+        for bad in ["", "a__b", "_a", "a_", "a b", "a/b", &"x".repeat(65)] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+        for good in ["fs", "git-hub", "my_server", "S3"] {
+            assert!(check_name(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn the_pinned_hash_covers_argv_bytes_and_loosening_flags() {
+        let cmd = |w: &[&str]| w.iter().map(OsString::from).collect::<Vec<_>>();
+        let base = definition_hash("fs", &cmd(&["node", "a b"]), true, false);
+        assert_ne!(base, definition_hash("fs", &cmd(&["node", "a", "b"]), true, false));
+        assert_ne!(base, definition_hash("fs", &cmd(&["node", "a b"]), false, false));
+        assert_ne!(base, definition_hash("fs", &cmd(&["node", "a b"]), true, true));
+        assert_ne!(base, definition_hash("gh", &cmd(&["node", "a b"]), true, false));
+        assert_eq!(base, definition_hash("fs", &cmd(&["node", "a b"]), true, false));
+    }
+
+    #[test]
+    fn lines_are_read_whole_and_capped() {
+        let mut r = std::io::Cursor::new(b"{\"a\":1}\r\n\nlast".to_vec());
+        assert_eq!(read_line(&mut r).ok().flatten(), Some(Ok(b"{\"a\":1}".to_vec())));
+        assert_eq!(read_line(&mut r).ok().flatten(), Some(Ok(Vec::new())));
+        assert_eq!(read_line(&mut r).ok().flatten(), Some(Ok(b"last".to_vec())));
+        assert_eq!(read_line(&mut r).ok().flatten(), None);
+    }
+}

@@ -1,0 +1,538 @@
+//! `wicket mcp` between real peers: the reference MCP servers from npm
+//! (`@modelcontextprotocol/server-filesystem`, `@modelcontextprotocol/server-everything`) and a
+//! server built on the official Python SDK, driven by the official Python SDK client
+//! (`tests/mcp/driver.py`). Allowed calls return the server's result, denied ones a tool
+//! error; `initialize`, `tools/list` and notifications pass through byte for byte (checked with
+//! a logging tee on both sides); wholly denied tools are hidden; the sandboxed server cannot
+//! write outside the root, read a secret or reach the network, while the same attempts
+//! succeed unsandboxed (the control). The peers come from `.ci/mcp-peers.sh` (`WICKET_MCP_PEERS`,
+//! default `target/mcp-peers`); without them the tests skip with a message, except in CI
+//! (`CI` or `WICKET_CI` set), where they fail.
+//!
+//! The worlds live below the target folder, not in a temp folder: temp folders are writable
+//! inside the sandbox, so "outside the root" must be somewhere else.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+fn wicket() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_wicket"))
+}
+
+fn tests_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp")
+}
+
+fn in_ci() -> bool {
+    ["CI", "WICKET_CI"].iter().any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty() && x != "0" && x != "false"))
+}
+
+/// Where `.ci/mcp-peers.sh` put the peers.
+struct Peers {
+    python: PathBuf,
+    filesystem: PathBuf,
+    everything: PathBuf,
+}
+
+fn peers() -> Option<Peers> {
+    let dir = std::env::var_os("WICKET_MCP_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("../mcp-peers"));
+    let npm = dir.join("npm/node_modules/@modelcontextprotocol");
+    let p = Peers {
+        python: dir.join("venv/bin/python"),
+        filesystem: npm.join("server-filesystem/dist/index.js"),
+        everything: npm.join("server-everything/dist/index.js"),
+    };
+    let there = [&p.python, &p.filesystem, &p.everything].iter().all(|f| f.exists())
+        && Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    if there {
+        return Some(p);
+    }
+    let msg = format!("the MCP peers are not installed in {}: run .ci/mcp-peers.sh", dir.display());
+    assert!(!in_ci(), "{msg} (CI must not skip these tests)");
+    eprintln!("{msg}; skipped");
+    None
+}
+
+/// A project root, a fake home with a secret, an outside folder, and a wicket home, below
+/// the target folder.
+struct World {
+    dir: PathBuf,
+    root: PathBuf,
+    home: PathBuf,
+    out: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let base = std::env::var_os("WICKET_ESCAPE_BASE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp"));
+        let dir = base.join(format!("w{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (root, home, out) = (dir.join("proj"), dir.join("home"), dir.join("outside"));
+        for d in [root.clone(), home.join(".ssh"), out.clone(), dir.join("wicket-home")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(root.join("hello.txt"), "hello from the root\n").unwrap();
+        std::fs::write(root.join(".env"), "API_KEY=sk-secret\n").unwrap();
+        std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE KEY\n").unwrap();
+        let temps = [std::env::temp_dir(), PathBuf::from("/tmp"), PathBuf::from("/var/tmp")];
+        let real = std::fs::canonicalize(&dir).unwrap();
+        assert!(
+            !temps.iter().any(|t| real.starts_with(std::fs::canonicalize(t).unwrap_or_else(|_| t.clone()))),
+            "{} is in a temp folder, which the sandbox lets servers write: set WICKET_ESCAPE_BASE to another folder",
+            real.display()
+        );
+        let root = std::fs::canonicalize(root).unwrap();
+        let out = std::fs::canonicalize(out).unwrap();
+        World { dir, root, home, out }
+    }
+
+    /// `wicket mcp --root ROOT <flags> -- <server>` as an argv.
+    fn gateway(&self, flags: &[&str], server: &[&str]) -> Vec<String> {
+        let mut v = vec![wicket().to_string_lossy().into_owned(), "mcp".into(), "--root".into()];
+        v.push(self.root.to_string_lossy().into_owned());
+        v.extend(flags.iter().map(|s| s.to_string()));
+        v.push("--".into());
+        v.extend(server.iter().map(|s| s.to_string()));
+        v
+    }
+
+    fn env(&self, c: &mut Command) {
+        c.env("HOME", &self.home)
+            .env("WICKET_HOME", self.dir.join("wicket-home"))
+            .env("WICKET_TEST_SECRET", "hunter2")
+            .env("CWD", &self.root)
+            .current_dir(&self.root)
+            .stdin(Stdio::null());
+    }
+
+    /// Run the SDK client driver on `cmd` with a scenario; its JSON report. `setsid` takes the
+    /// controlling terminal away, so wicket can only ask through the client.
+    fn drive(&self, peers: &Peers, cmd: &[String], caps: &str, answers: &[&str], scenario: &str) -> Value {
+        self.drive_with(peers, cmd, caps, answers, scenario, &[])
+    }
+
+    fn drive_with(
+        &self,
+        peers: &Peers,
+        cmd: &[String],
+        caps: &str,
+        answers: &[&str],
+        scenario: &str,
+        env: &[(&str, &str)],
+    ) -> Value {
+        let file = self.dir.join(format!("scenario-{}.py", COUNTER.fetch_add(1, Ordering::SeqCst)));
+        std::fs::write(&file, scenario).unwrap();
+        let mut c = Command::new("setsid");
+        c.arg("-w").arg(&peers.python).arg(tests_dir().join("driver.py")).arg(&file);
+        self.env(&mut c);
+        c.env("CMD", serde_json::to_string(cmd).unwrap()).env("CAPS", caps).env("ANSWERS", json!(answers).to_string());
+        c.envs(env.iter().copied());
+        let out = c.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "driver failed: {}\nstderr: {stderr}", out.status);
+        let line = String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default().to_string();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("driver printed {line:?} ({e}); stderr: {stderr}"))
+    }
+
+    fn tee(&self, log: &str) -> Vec<String> {
+        vec![
+            "python3".into(),
+            tests_dir().join("tee.py").to_string_lossy().into_owned(),
+            self.dir.join(log).to_string_lossy().into_owned(),
+        ]
+    }
+
+    fn log_lines(&self, log: &str) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join(log)).unwrap_or_default().lines().map(String::from).collect()
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn s(x: &Path) -> String {
+    x.to_string_lossy().into_owned()
+}
+
+/// The logged line of a message with this method (or, for `S>`, answering this id).
+fn find<'a>(lines: &'a [String], prefix: &str, needle: &str) -> Option<&'a String> {
+    lines.iter().find(|l| l.starts_with(prefix) && l.contains(needle))
+}
+
+#[test]
+fn filesystem_server_allowed_denied_hidden_and_passed_through_untouched() {
+    let Some(p) = peers() else { return };
+    let w = World::new();
+    // The server-side tee runs inside the sandbox, so its log lives in the (writable) root.
+    let server_log = w.root.join("server.log");
+    let mut server = vec!["python3".to_string(), s(&tests_dir().join("tee.py")), s(&server_log)];
+    server.extend(["node".to_string(), s(&p.filesystem), s(&w.root)]);
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let mut cmd = w.tee("client.log");
+    cmd.extend(w.gateway(
+        &[
+            "--name",
+            "fs",
+            "--allow",
+            "mcp__fs__*",
+            "--deny",
+            "mcp__fs__move_file",
+            "--deny",
+            "mcp__fs__write_file(**/blocked*)",
+        ],
+        &server,
+    ));
+    let scenario = format!(
+        r#"
+async def scenario(s):
+    out = {{}}
+    out["init"] = dump(await s.initialize())
+    out["tools"] = [t.name for t in (await s.list_tools()).tools]
+    out["read"] = await call(s, "read_text_file", {{"path": "{root}/hello.txt"}})
+    out["write"] = await call(s, "write_file", {{"path": "{root}/new.txt", "content": "written"}})
+    out["blocked_write"] = await call(s, "write_file", {{"path": "{root}/blocked.txt", "content": "x"}})
+    out["secret"] = await call(s, "read_text_file", {{"path": "{root}/.env"}})
+    out["hidden"] = await call(s, "move_file", {{"source": "{root}/hello.txt", "destination": "{root}/moved.txt"}})
+    return out
+"#,
+        root = s(&w.root)
+    );
+    let v = w.drive(&p, &cmd, "", &[], &scenario);
+    let out = &v["out"];
+    assert_eq!(out["init"]["serverInfo"]["name"], "secure-filesystem-server", "{v}");
+    let tools: Vec<&str> = out["tools"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert!(tools.contains(&"read_text_file") && tools.contains(&"write_file"), "{tools:?}");
+    assert!(!tools.contains(&"move_file"), "a tool a deny rule removes entirely is hidden: {tools:?}");
+    assert_eq!(out["read"], json!({"is_error": false, "text": "hello from the root\n"}), "{v}");
+    assert_eq!(out["write"]["is_error"], false, "{v}");
+    assert_eq!(std::fs::read_to_string(w.root.join("new.txt")).unwrap(), "written");
+    for denied in ["blocked_write", "secret", "hidden"] {
+        assert_eq!(out[denied]["is_error"], true, "{denied}: {v}");
+        assert!(out[denied]["text"].as_str().unwrap().starts_with("Blocked by wicket"), "{denied}: {v}");
+    }
+    assert!(!w.root.join("blocked.txt").exists() && !w.root.join("moved.txt").exists());
+
+    // Byte for byte: what the client sent reached the server unchanged, and back.
+    let client = w.log_lines("client.log");
+    let server = std::fs::read_to_string(&server_log).unwrap().lines().map(String::from).collect::<Vec<_>>();
+    for method in ["\"method\":\"initialize\"", "\"method\":\"notifications/initialized\"", "\"method\":\"tools/list\""]
+    {
+        let c = find(&client, "C> ", method).unwrap_or_else(|| panic!("{method} not sent: {client:?}"));
+        assert_eq!(Some(c), find(&server, "C> ", method), "{method} passes through untouched");
+    }
+    let init_reply = find(&server, "S> ", "secure-filesystem-server").unwrap();
+    assert_eq!(Some(init_reply), find(&client, "S> ", "secure-filesystem-server"), "initialize result untouched");
+    assert!(find(&server, "S> ", "move_file").is_some() && find(&client, "S> ", "\"move_file\"").is_none());
+    // Denied calls never reached the server.
+    for never in [".env", "blocked.txt", "moved.txt"] {
+        assert!(find(&server, "C> ", never).is_none(), "{never} reached the server: {server:?}");
+    }
+    assert!(find(&server, "C> ", "hello.txt").is_some());
+}
+
+#[test]
+fn everything_server_asks_through_elicitation_and_relays_server_requests() {
+    let Some(p) = peers() else { return };
+    let w = World::new();
+    let allow = [
+        "--allow",
+        "mcp__ev__echo",
+        "--allow",
+        "mcp__ev__get-env",
+        "--allow",
+        "mcp__ev__trigger-sampling-request",
+        "--allow",
+        "mcp__ev__get-roots-list",
+        "--allow",
+        "mcp__ev__trigger-elicitation-request",
+    ];
+    let mut flags = vec!["--name", "ev"];
+    flags.extend(allow);
+    let everything = ["node", p.everything.to_str().unwrap(), "stdio"];
+    let cmd = w.gateway(&flags, &everything);
+    let scenario = r#"
+async def scenario(s):
+    out = {}
+    await s.initialize()
+    out["tools"] = [t.name for t in (await s.list_tools()).tools]
+    out["echo"] = await call(s, "echo", {"message": "hi"})
+    out["env"] = await call(s, "get-env", {})
+    out["sampling"] = await call(s, "trigger-sampling-request", {"prompt": "hi"})
+    out["roots"] = await call(s, "get-roots-list", {})
+    out["server_elicit"] = await call(s, "trigger-elicitation-request", {})
+    out["sum_once"] = await call(s, "get-sum", {"a": 1, "b": 2})
+    out["sum_denied"] = await call(s, "get-sum", {"a": 1, "b": 2})
+    out["sum_declined"] = await call(s, "get-sum", {"a": 1, "b": 2})
+    out["image_session"] = await call(s, "get-tiny-image", {})
+    out["image_again"] = await call(s, "get-tiny-image", {})
+    return out
+"#;
+    let v = w.drive(&p, &cmd, "elicitation,sampling,roots", &["once", "deny", "decline", "session"], scenario);
+    let out = &v["out"];
+    assert!(out["tools"].as_array().unwrap().contains(&json!("trigger-elicitation-request")), "{v}");
+    assert_eq!(out["echo"], json!({"is_error": false, "text": "Echo: hi"}), "{v}");
+    let env = out["env"]["text"].as_str().unwrap();
+    assert!(env.contains("\"HOME\"") && !env.contains("hunter2"), "the sandbox passes only allowed variables: {env}");
+    assert!(out["sampling"]["text"].as_str().unwrap().contains("sampled!"), "server→client sampling relayed: {v}");
+    assert_eq!(v["sampled"].as_array().unwrap().len(), 1, "{v}");
+    assert!(out["roots"]["text"].as_str().unwrap().contains("wicket-test-root"), "roots/list relayed: {v}");
+    assert_eq!(
+        v["server_elicits"].as_array().unwrap().len(),
+        1,
+        "the server's own elicitation reached the client: {v}"
+    );
+    assert_eq!(out["sum_once"]["is_error"], false, "{v}");
+    assert!(out["sum_once"]["text"].as_str().unwrap().contains('3'), "{v}");
+    for denied in ["sum_denied", "sum_declined"] {
+        assert_eq!(out[denied]["is_error"], true, "{denied}: {v}");
+        assert!(out[denied]["text"].as_str().unwrap().contains("the person said no"), "{denied}: {v}");
+    }
+    assert_eq!(out["image_session"]["is_error"], false, "{v}");
+    assert_eq!(out["image_again"]["is_error"], false, "{v}");
+    let asked = v["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 4, "the session answer holds without a new question: {v}");
+    assert!(asked[0]["message"].as_str().unwrap().contains("mcp__ev__get-sum"), "{v}");
+    let notes: Vec<&str> = v["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(notes.contains(&"notifications/tools/list_changed"), "server notifications pass through: {notes:?}");
+
+    // The control: directly, the server sees the variable the sandbox withheld.
+    let direct: Vec<String> = everything.iter().map(|x| x.to_string()).collect();
+    let scenario = "async def scenario(s):\n    await s.initialize()\n    return await call(s, 'get-env', {})\n";
+    let d = w.drive(&p, &direct, "", &[], scenario);
+    assert!(d["out"]["text"].as_str().unwrap().contains("hunter2"), "{d}");
+}
+
+#[test]
+fn without_a_terminal_or_elicitation_a_question_is_a_denial() {
+    let Some(p) = peers() else { return };
+    let w = World::new();
+    let cmd = w.gateway(&["--name", "ev"], &["node", p.everything.to_str().unwrap(), "stdio"]);
+    let scenario =
+        "async def scenario(s):\n    await s.initialize()\n    return await call(s, 'echo', {'message': 'x'})\n";
+    let v = w.drive(&p, &cmd, "", &[], scenario);
+    assert_eq!(v["out"]["is_error"], true, "{v}");
+    assert!(v["out"]["text"].as_str().unwrap().contains("nobody can be asked"), "{v}");
+}
+
+/// One line a case: an attempt, run by a server the gate cannot see into.
+const PROBES: &[&str] = &["read_secret", "write_outside", "env_secret", "network"];
+
+#[test]
+fn the_sandboxed_server_cannot_escape() {
+    let Some(p) = peers() else { return };
+    let w = World::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    std::thread::spawn(move || for _ in listener.incoming() {});
+    let probe = [s(&p.python), s(&tests_dir().join("probe_server.py")), s(&w.out), port];
+    let probe: Vec<&str> = probe.iter().map(String::as_str).collect();
+    let attempts: Vec<String> =
+        PROBES.iter().map(|a| format!("    out[{a:?}] = await call(s, 'probe', {{'attempt': {a:?}}})\n")).collect();
+    let scenario = format!(
+        "async def scenario(s):\n    out = {{}}\n    await s.initialize()\n{}    return out\n",
+        attempts.concat()
+    );
+    let sandboxed = w.gateway(&["--name", "probe", "--allow", "mcp__probe__probe"], &probe);
+    let control = w.gateway(&["--name", "probectl", "--no-sandbox", "--allow", "mcp__probectl__probe"], &probe);
+    let c = w.drive(&p, &control, "", &[], &scenario);
+    for backend in ["bwrap", "landlock"] {
+        let v = w.drive_with(&p, &sandboxed, "", &[], &scenario, &[("WICKET_SANDBOX_BACKEND", backend)]);
+        for a in PROBES {
+            let text = v["out"][a]["text"].as_str().unwrap_or_default();
+            assert!(text.starts_with("BLOCKED"), "{backend}, {a}: the sandboxed server escaped: {v}");
+            let ctl = c["out"][a]["text"].as_str().unwrap_or_default();
+            assert!(ctl.starts_with("ESCAPED"), "{a}: the control must succeed, else the test proves nothing: {c}");
+        }
+    }
+    let _ = std::fs::remove_file(w.out.join("pwned.txt"));
+    // server-filesystem, allowed by wicket and by its own allowed folders, still cannot write
+    // outside the root: the sandbox stops it.
+    let fs_server = ["node", p.filesystem.to_str().unwrap(), w.root.to_str().unwrap(), w.out.to_str().unwrap()];
+    let scenario = format!(
+        "async def scenario(s):\n    await s.initialize()\n    return {{'out': await call(s, 'write_file', {{'path': {:?}, 'content': 'x'}}), 'in': await call(s, 'write_file', {{'path': {:?}, 'content': 'x'}})}}\n",
+        s(&w.out.join("fs.txt")),
+        s(&w.root.join("fs.txt"))
+    );
+    let v = w.drive(&p, &w.gateway(&["--name", "fs", "--allow", "mcp__fs__*"], &fs_server), "", &[], &scenario);
+    assert_eq!(v["out"]["out"]["is_error"], true, "{v}");
+    assert!(!w.out.join("fs.txt").exists(), "server-filesystem wrote outside the root");
+    assert_eq!(v["out"]["in"]["is_error"], false, "{v}");
+    let c = w.drive(
+        &p,
+        &w.gateway(&["--name", "fsctl", "--no-sandbox", "--allow", "mcp__fsctl__*"], &fs_server),
+        "",
+        &[],
+        &scenario,
+    );
+    assert_eq!(c["out"]["out"]["is_error"], false, "the control writes outside: {c}");
+    assert!(w.out.join("fs.txt").exists());
+}
+
+fn run_gateway(w: &World, flags: &[&str], server: &[&str]) -> Output {
+    let argv = w.gateway(flags, server);
+    let mut c = Command::new("setsid");
+    c.arg("-w").args(&argv);
+    w.env(&mut c);
+    c.output().unwrap()
+}
+
+#[test]
+fn a_changed_server_definition_is_refused_until_pinned() {
+    let Some(p) = peers() else { return };
+    let w = World::new();
+    let server = ["node", p.everything.to_str().unwrap(), "stdio"];
+    let first = run_gateway(&w, &["--name", "ev"], &server);
+    assert!(first.status.success(), "{first:?}");
+    assert!(String::from_utf8_lossy(&first.stderr).contains("pinned the MCP server \"ev\""), "{first:?}");
+    let again = run_gateway(&w, &["--name", "ev"], &server);
+    assert!(again.status.success(), "{again:?}");
+    // Another argument, or a loosening flag, is another definition.
+    for (flags, srv) in [
+        (vec!["--name", "ev"], vec!["node", p.everything.to_str().unwrap(), "stdio", "--x"]),
+        (vec!["--name", "ev", "--network"], server.to_vec()),
+    ] {
+        let changed = run_gateway(&w, &flags, &srv);
+        let err = String::from_utf8_lossy(&changed.stderr);
+        assert_eq!(changed.status.code(), Some(126), "{err}");
+        assert!(err.contains("changed since you pinned it") && err.contains("wicket mcp --pin --name ev"), "{err}");
+    }
+    let mut pin = vec!["--pin", "--name", "ev"];
+    pin.push("--network");
+    let pinned = run_gateway(&w, &pin, &server);
+    assert!(pinned.status.success(), "{pinned:?}");
+    let now = run_gateway(&w, &["--name", "ev", "--network"], &server);
+    assert!(now.status.success(), "{now:?}");
+    let list =
+        Command::new(wicket()).args(["trust", "list"]).env("WICKET_HOME", w.dir.join("wicket-home")).output().unwrap();
+    assert!(String::from_utf8_lossy(&list.stdout).contains("mcp_server \"ev\""), "{list:?}");
+}
+
+/// A small stdio server (system python3) that logs every line it gets, answers `echo`, sends
+/// junk and a stray response first, and dies on `crash`.
+const RAW_SERVER: &str = r#"
+import json, sys
+log = open(sys.argv[1], "a", buffering=1)
+for line in sys.stdin:
+    log.write(line)
+    m = json.loads(line)
+    if m.get("method") == "tools/call":
+        if m["params"]["name"] == "crash":
+            sys.exit(3)
+        print("this is not JSON", flush=True)
+        print(json.dumps({"jsonrpc": "2.0", "id": 999, "result": {}}), flush=True)
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"content": [{"type": "text", "text": "echoed"}]}}), flush=True)
+    elif "id" in m and "method" in m:
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {}}), flush=True)
+"#;
+
+#[test]
+fn malformed_messages_fail_closed_and_a_crash_answers_pending_calls() {
+    // No npm peers needed: the client is this test, the server a small python3 script.
+    let w = World::new();
+    let script = w.dir.join("raw_server.py");
+    std::fs::write(&script, RAW_SERVER).unwrap();
+    let seen = w.root.join("seen.log");
+    let argv = w.gateway(
+        &["--name", "raw", "--allow", "mcp__raw__*"],
+        &["python3", script.to_str().unwrap(), seen.to_str().unwrap()],
+    );
+    let mut c = Command::new(&argv[0]);
+    c.args(&argv[1..]);
+    w.env(&mut c);
+    let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(serde_json::from_str::<Value>(&line).unwrap_or(Value::String(line)));
+        }
+    });
+    // A guard against a hang, not a timing assertion.
+    let next = || rx.recv_timeout(Duration::from_secs(60)).expect("an answer from wicket mcp");
+    let mut send = |line: &str| {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    };
+    let cases: &[(&str, Value)] = &[
+        ("not json", json!({"id": null, "code": -32700})),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}}"#,
+            json!({"id": 1, "code": -32602}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{}}}"#,
+            json!({"id": 2, "code": -32602}),
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}]"#,
+            json!({"id": 3, "code": -32600}),
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#,
+            json!({"id": 4, "code": -32600}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#,
+            json!({"id": null, "code": -32600}),
+        ),
+    ];
+    // A tools/call without an id gets no answer and is never forwarded.
+    send(r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"note":"notification"}}}"#);
+    for (line, want) in cases {
+        send(line);
+        let got = next();
+        assert_eq!(got["id"], want["id"], "{line} → {got}");
+        assert_eq!(got["error"]["code"], want["code"], "{line} → {got}");
+    }
+    send(r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"x":1}}}"#);
+    let echoed = next();
+    assert_eq!(
+        echoed,
+        json!({"jsonrpc": "2.0", "id": 10, "result": {"content": [{"type": "text", "text": "echoed"}]}}),
+        "junk and the stray response 999 were dropped"
+    );
+    send(r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"crash","arguments":{}}}"#);
+    let crashed = next();
+    assert_eq!(crashed["id"], 11, "{crashed}");
+    assert!(crashed["error"]["message"].as_str().unwrap().contains("exited before answering"), "{crashed}");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(3), "the gateway exits with the crashed server's status");
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    let ids: Vec<Value> = seen.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone()).collect();
+    assert_eq!(ids, vec![json!(10), json!(11)], "only the decided calls reached the server: {seen}");
+    // Every decision is in the audit log, under the server's tool names.
+    let audit = w.dir.join("wicket-home/audit");
+    let mut text = String::new();
+    let mut dirs = vec![audit];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() {
+                dirs.push(e.path());
+            } else {
+                text.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+            }
+        }
+    }
+    assert!(text.contains("mcp__raw__echo") && text.contains("mcp__raw__crash"), "{text}");
+    assert!(text.contains("a tools/call without an id"), "{text}");
+}
