@@ -8,4 +8,5 @@ pub mod approver;
 pub mod audit;
 pub mod config;
 pub mod consent;
+pub mod net;
 pub mod trust;

@@ -1,0 +1,1 @@
+//! The fetch-time guard (in progress).
