@@ -281,3 +281,87 @@ fn npm_install_reaches_only_the_npm_registry() {
         assert!(l.starts_with(&format!("GET registry.npmjs.org:{} ", w.port)), "unexpected request: {l}");
     }
 }
+
+/// Item 3: an unlisted host asks the person at the terminal (a real pty). "s" allows it for the
+/// rest of the run (the second request is not asked about), "n" refuses another host, and both
+/// answers are in the audit log.
+#[test]
+fn an_unlisted_host_asks_the_person_and_a_session_answer_holds() {
+    use std::io::{Read, Write};
+    use std::os::fd::{AsRawFd, BorrowedFd};
+    use std::os::unix::process::CommandExt;
+    use std::sync::{Arc, Mutex};
+
+    let w = World::new(client_settings);
+    let port = w.port;
+    let script = format!(
+        "for h in asked.example.org asked.example.org other.example.org; do \
+         curl -sS -o /dev/null -w \"$h %{{http_code}}\\n\" http://$h:{port}/wicket-demo; done"
+    );
+    // The asked names resolve (through the test's table) to a TEST-NET address: a host the
+    // person allows is connected to like any public host, and nothing answers there (502). A
+    // loopback answer would be refused after the "yes", since only pinned names reach it.
+    std::fs::write(&w.hosts, "192.0.2.1 asked.example.org other.example.org\n").unwrap();
+    let m = rustix::pty::openpt(rustix::pty::OpenptFlags::RDWR | rustix::pty::OpenptFlags::NOCTTY).unwrap();
+    rustix::pty::grantpt(&m).unwrap();
+    rustix::pty::unlockpt(&m).unwrap();
+    let name = rustix::pty::ptsname(&m, Vec::new()).unwrap();
+    let slave = rustix::fs::open(
+        name.as_c_str(),
+        rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NOCTTY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .unwrap();
+    let master = std::fs::File::from(m);
+    let mut cmd = w.command(&["run", "--timeout", "60", "--", "sh", "-c", &script]);
+    cmd.env("TERM", "dumb").stdout(Stdio::piped()).stderr(Stdio::piped());
+    let slave_fd = slave.as_raw_fd();
+    // SAFETY: between fork and exec only setsid and ioctl run; nothing is allocated.
+    unsafe {
+        cmd.pre_exec(move || {
+            rustix::process::setsid()?;
+            rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(slave_fd))?;
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
+    let screen = Arc::new(Mutex::new(String::new()));
+    {
+        let mut reader = master.try_clone().unwrap();
+        let screen = screen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = reader.read(&mut buf) {
+                screen.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+    }
+    let prompt = "[n] deny (default) > ";
+    let wait = |times: usize| {
+        let start = Instant::now();
+        while screen.lock().unwrap().matches(prompt).count() < times {
+            assert!(start.elapsed() < Duration::from_secs(60), "no question; screen:\n{}", screen.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    wait(1);
+    assert!(screen.lock().unwrap().contains("asked.example.org"), "{}", screen.lock().unwrap());
+    (&master).write_all(b"s\n").unwrap();
+    wait(2);
+    assert!(screen.lock().unwrap().contains("other.example.org"), "{}", screen.lock().unwrap());
+    (&master).write_all(b"n\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(slave);
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    // Two questions in all: the second request to asked.example.org was not asked about.
+    assert_eq!(screen.lock().unwrap().matches(prompt).count(), 2, "{}", screen.lock().unwrap());
+    // The allowed host was connected to (its TEST-NET address does not answer: 502), the
+    // refused one was not (403).
+    let codes: Vec<&str> = stdout.lines().collect();
+    assert_eq!(codes, ["asked.example.org 502", "asked.example.org 502", "other.example.org 403"], "{stderr}");
+    assert!(stderr.contains(&format!("{BLOCKED}other.example.org:{port}")), "{stderr}");
+    let audit = w.audit();
+    assert!(audit.contains("the person allowed asked.example.org"), "{audit}");
+    assert!(audit.contains("other.example.org") && audit.contains("the approver denied it"), "{audit}");
+}
