@@ -365,3 +365,110 @@ fn an_unlisted_host_asks_the_person_and_a_session_answer_holds() {
     assert!(audit.contains("the person allowed asked.example.org"), "{audit}");
     assert!(audit.contains("other.example.org") && audit.contains("the approver denied it"), "{audit}");
 }
+
+/// A small HTTP origin on the host's loopback for `wicket fetch`: `/hello`, `/headers` (echoes
+/// the request head), `/redirect?to=URL`, `/relative` (to `/hello`), `/loop`, `/big` (2 MB).
+fn fetch_origin() -> u16 {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut b = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match s.read(&mut b) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&b[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let (status, extra, body) = if path == "/hello" {
+                    ("200 OK", String::new(), b"hello".to_vec())
+                } else if path == "/headers" {
+                    ("200 OK", String::new(), head.clone().into_bytes())
+                } else if let Some(to) = path.strip_prefix("/redirect?to=") {
+                    ("302 Found", format!("Location: {to}\r\n"), Vec::new())
+                } else if path == "/relative" {
+                    ("301 Moved Permanently", "Location: /hello\r\n".to_string(), Vec::new())
+                } else if path == "/loop" {
+                    ("302 Found", "Location: /loop\r\n".to_string(), Vec::new())
+                } else if path == "/big" {
+                    ("200 OK", String::new(), vec![b'x'; 2_000_000])
+                } else {
+                    ("404 Not Found", String::new(), b"no".to_vec())
+                };
+                let resp = format!("HTTP/1.0 {status}\r\n{extra}Content-Length: {}\r\n\r\n", body.len());
+                let _ = s.write_all(resp.as_bytes());
+                let _ = s.write_all(&body);
+            });
+        }
+    });
+    port
+}
+
+/// One `wicket fetch` case: the URL (`{o}`: this origin's port), extra flags, the exit status,
+/// and text that stdout and stderr must (or must not) contain.
+struct FetchCase {
+    name: &'static str,
+    url: &'static str,
+    flags: &'static [&'static str],
+    code: i32,
+    stdout: &'static str,
+    stderr: &'static str,
+    not_stdout: &'static str,
+}
+
+#[rustfmt::skip]
+const FETCH_CASES: &[FetchCase] = &[
+    FetchCase { name: "allowed", url: "http://origin.test:{o}/hello", flags: &[], code: 0, stdout: "hello", stderr: "", not_stdout: "" },
+    FetchCase { name: "credentials_to_the_origin", url: "http://origin.test:{o}/headers", flags: &["--header", "Authorization: Bearer s3cret"], code: 0, stdout: "Bearer s3cret", stderr: "", not_stdout: "" },
+    FetchCase { name: "credentials_not_across_hosts", url: "http://origin.test:{o}/redirect?to=http://other.test:{o}/headers", flags: &["--header", "Authorization: Bearer s3cret"], code: 0, stdout: "Host: other.test", stderr: "followed a redirect to http://other.test", not_stdout: "s3cret" },
+    FetchCase { name: "relative_redirect", url: "http://origin.test:{o}/relative", flags: &[], code: 0, stdout: "hello", stderr: "followed a redirect", not_stdout: "" },
+    FetchCase { name: "redirect_to_ip_literal", url: "http://origin.test:{o}/redirect?to=http://127.0.0.1:{o}/hello", flags: &[], code: 126, stdout: "", stderr: "127.0.0.1 is an IP address", not_stdout: "hello" },
+    FetchCase { name: "redirect_to_private_address", url: "http://origin.test:{o}/redirect?to=http://private.test:{o}/hello", flags: &[], code: 126, stdout: "", stderr: "private.test resolved to 10.1.2.3", not_stdout: "hello" },
+    FetchCase { name: "redirect_to_metadata", url: "http://origin.test:{o}/redirect?to=http://169.254.169.254/latest/meta-data/", flags: &[], code: 126, stdout: "", stderr: "refused", not_stdout: "" },
+    FetchCase { name: "redirect_to_unlisted_host", url: "http://origin.test:{o}/redirect?to=http://unlisted.example.org:{o}/hello", flags: &[], code: 126, stdout: "", stderr: "unlisted.example.org", not_stdout: "hello" },
+    FetchCase { name: "listed_name_resolving_to_loopback", url: "http://rebind.test:{o}/hello", flags: &[], code: 126, stdout: "", stderr: "rebind.test resolved to 127.0.0.1", not_stdout: "hello" },
+    FetchCase { name: "redirect_loop", url: "http://origin.test:{o}/loop", flags: &[], code: 1, stdout: "", stderr: "more than 5 redirects", not_stdout: "" },
+    FetchCase { name: "size_cap", url: "http://origin.test:{o}/big", flags: &["--max-bytes", "10000"], code: 1, stdout: "", stderr: "larger than 10000 bytes", not_stdout: "xxx" },
+    FetchCase { name: "unlisted_first_url", url: "http://unlisted.example.org:{o}/hello", flags: &[], code: 126, stdout: "", stderr: "unlisted.example.org", not_stdout: "" },
+    FetchCase { name: "userinfo", url: "http://user:pw@origin.test:{o}/hello", flags: &[], code: 126, stdout: "", stderr: "refused", not_stdout: "pw" },
+    FetchCase { name: "https_is_not_spoken", url: "https://origin.test/hello", flags: &[], code: 1, stdout: "", stderr: "plain http only", not_stdout: "" },
+];
+
+/// Item 5: `wicket fetch` decides every hop (engine rules, network policy, address checks).
+#[test]
+fn fetch_decides_every_hop() {
+    let o = fetch_origin();
+    let w = World::new(move |_| {
+        serde_json::json!({
+            "permissions": { "allow": ["web_fetch(origin.test)", "web_fetch(other.test)", "web_fetch(private.test)", "web_fetch(rebind.test)"] },
+            "network": {
+                "allow": ["rebind.test"],
+                "ports": [o],
+                "addresses": { "origin.test": ["127.0.0.1"], "other.test": ["127.0.0.1"] }
+            }
+        })
+    });
+    let mut failures = Vec::new();
+    for c in FETCH_CASES {
+        let url = c.url.replace("{o}", &o.to_string());
+        let out = w.command(&["fetch", "--unattended"]).args(c.flags).arg(&url).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), text(&out.stderr));
+        let ok = out.status.code() == Some(c.code)
+            && stdout.contains(c.stdout)
+            && stderr.contains(c.stderr)
+            && (c.not_stdout.is_empty() || !stdout.contains(c.not_stdout));
+        if !ok {
+            let shown: String = stdout.chars().take(300).collect();
+            failures.push(format!("{}: exit {:?}, stdout {shown:?}, stderr {stderr}", c.name, out.status.code()));
+        }
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+    // Every refusal and allow is in the audit log as a web_fetch decision.
+    let audit = w.audit();
+    assert!(audit.contains("\"tool\":\"web_fetch\"") && audit.contains("unlisted.example.org"), "{audit}");
+}
