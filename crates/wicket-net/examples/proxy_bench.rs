@@ -1,7 +1,10 @@
 //! Proxy benchmark, loopback only: CONNECT tunnel throughput against a direct loopback copy, and
 //! the latency a tunnel adds per connection. Run through `bench/proxy.sh` (release build).
 //!
-//! `proxy_bench [MiB per run] [connections]` (defaults 2048 and 2000).
+//! `proxy_bench [MiB per run] [connections] [OTHER-PROXY host:port]` (defaults 2048 and 2000).
+//! With a third argument, the same measurements go through that HTTP proxy too (CONNECT to
+//! `127.0.0.1:PORT`, no credential): `bench/proxy.sh` passes the proxy of Anthropic's sandbox
+//! runtime there, for the side-by-side ratio.
 
 use std::error::Error;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -43,14 +46,22 @@ async fn sink() -> Res<u16> {
     Ok(port)
 }
 
-async fn connect_via(proxy: SocketAddr, basic: &str, port: u16) -> Res<TcpStream> {
+/// A tunnel through `proxy` to `target` (`host:port`); `basic` empty sends no credential.
+async fn connect_via(proxy: SocketAddr, basic: &str, target: &str) -> Res<TcpStream> {
     let mut s = TcpStream::connect(proxy).await?;
     s.set_nodelay(true)?;
-    let req = format!("CONNECT bench.test:{port} HTTP/1.1\r\nProxy-Authorization: Basic {basic}\r\n\r\n");
+    let auth = if basic.is_empty() { String::new() } else { format!("Proxy-Authorization: Basic {basic}\r\n") };
+    let req = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{auth}\r\n");
     s.write_all(req.as_bytes()).await?;
-    let mut head = [0u8; 39];
-    s.read_exact(&mut head).await?;
-    if !head.starts_with(b"HTTP/1.1 200") {
+    // The answer head, byte by byte (nothing after it may be read here).
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        head.push(s.read_u8().await?);
+        if head.len() > 4096 {
+            return Err("the proxy's answer head is too long".into());
+        }
+    }
+    if !head.starts_with(b"HTTP/1.1 200") && !head.starts_with(b"HTTP/1.0 200") {
         return Err(format!("proxy answered {}", String::from_utf8_lossy(&head)).into());
     }
     Ok(s)
@@ -101,6 +112,7 @@ async fn main() -> Res<()> {
     let mut args = std::env::args().skip(1);
     let mib: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(2048);
     let conns: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(2000);
+    let other: Option<SocketAddr> = args.next().map(|s| s.parse()).transpose()?;
     let bytes = mib * 1024 * 1024;
 
     let port = sink().await?;
@@ -111,14 +123,19 @@ async fn main() -> Res<()> {
     let proxy = Proxy::new(cfg);
     let paddr = proxy.listen_tcp("127.0.0.1:0".parse()?).await?;
     let direct_addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let ours = format!("bench.test:{port}");
+    let theirs = format!("127.0.0.1:{port}");
 
     // Throughput: best of 3 each, interleaved.
-    let (mut direct, mut tunnel) = (Duration::MAX, Duration::MAX);
+    let (mut direct, mut tunnel, mut other_tunnel) = (Duration::MAX, Duration::MAX, Duration::MAX);
     for _ in 0..3 {
         let s = TcpStream::connect(direct_addr).await?;
         s.set_nodelay(true)?;
         direct = direct.min(push(s, bytes).await?);
-        tunnel = tunnel.min(push(connect_via(paddr, &basic, port).await?, bytes).await?);
+        tunnel = tunnel.min(push(connect_via(paddr, &basic, &ours).await?, bytes).await?);
+        if let Some(o) = other {
+            other_tunnel = other_tunnel.min(push(connect_via(o, "", &theirs).await?, bytes).await?);
+        }
     }
     let gbps = |d: Duration| bytes as f64 * 8.0 / d.as_secs_f64() / 1e9;
     println!("throughput  direct {:.2} Gbit/s   tunnel {:.2} Gbit/s", gbps(direct), gbps(tunnel));
@@ -126,9 +143,17 @@ async fn main() -> Res<()> {
         "            tunnel/direct = {:.1} %  (target >= 80 %)",
         100.0 * direct.as_secs_f64() / tunnel.as_secs_f64()
     );
+    if other.is_some() {
+        println!(
+            "            other proxy {:.2} Gbit/s = {:.1} % of direct; wicket/other = {:.2}x",
+            gbps(other_tunnel),
+            100.0 * direct.as_secs_f64() / other_tunnel.as_secs_f64(),
+            other_tunnel.as_secs_f64() / tunnel.as_secs_f64()
+        );
+    }
 
     // Latency per connection: connect (+ CONNECT) + one round trip, sequential.
-    let (mut d, mut t) = (Vec::with_capacity(conns), Vec::with_capacity(conns));
+    let (mut d, mut t, mut o) = (Vec::with_capacity(conns), Vec::with_capacity(conns), Vec::new());
     for _ in 0..conns {
         let start = Instant::now();
         let mut s = TcpStream::connect(direct_addr).await?;
@@ -137,9 +162,15 @@ async fn main() -> Res<()> {
         d.push(start.elapsed());
         drop(s);
         let start = Instant::now();
-        let mut s = connect_via(paddr, &basic, port).await?;
+        let mut s = connect_via(paddr, &basic, &ours).await?;
         probe(&mut s).await?;
         t.push(start.elapsed());
+        if let Some(other) = other {
+            let start = Instant::now();
+            let mut s = connect_via(other, "", &theirs).await?;
+            probe(&mut s).await?;
+            o.push(start.elapsed());
+        }
     }
     let (md, mt) = (median(d), median(t));
     println!(
@@ -148,5 +179,13 @@ async fn main() -> Res<()> {
         mt.as_secs_f64() * 1e3,
         mt.saturating_sub(md).as_secs_f64() * 1e3
     );
+    if other.is_some() {
+        let mo = median(o);
+        println!(
+            "            other proxy {:.3} ms   added {:.3} ms per connection",
+            mo.as_secs_f64() * 1e3,
+            mo.saturating_sub(md).as_secs_f64() * 1e3
+        );
+    }
     Ok(())
 }

@@ -6,11 +6,15 @@
 //! every address of the answer is checked before the proxy connects to one of exactly those
 //! addresses. See `docs/network.md`.
 //!
-//! Not wired yet: the approver of `wicket`, the bridge into the sandbox's network namespace and
-//! `wicket fetch` (items 3–5 of issue 7).
+//! [`env::proxy_env`] is what a sandboxed command gets to use the proxy; [`fetch`] is the
+//! fetch-time guard for an agent's own `web_fetch` (each redirect decided again).
 
+pub mod env;
+pub mod fetch;
 pub mod policy;
 pub mod proxy;
 
 pub use policy::{parse_allow_entry, Blocked, ConfigError, NetConfig, Verdict, DEFAULT_PORTS, PRESETS};
-pub use proxy::{Ask, Credential, Proxy, ProxyConfig, ProxyError, Resolve, SystemResolver};
+pub use proxy::{
+    Ask, BlockHook, Credential, HostAnswer, Proxy, ProxyConfig, ProxyError, Resolve, SystemResolver, TableResolver,
+};

@@ -100,6 +100,27 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The approver's answer about an unlisted host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostAnswer {
+    /// Refuse; the answer holds for the rest of the run (the person is not asked again).
+    Deny,
+    /// Allow this one connection; the next one asks again.
+    Once,
+    /// Allow `host:port` for the rest of the run (a session rule for that host).
+    Session,
+}
+
+impl From<bool> for HostAnswer {
+    fn from(yes: bool) -> HostAnswer {
+        if yes {
+            HostAnswer::Session
+        } else {
+            HostAnswer::Deny
+        }
+    }
+}
+
 /// A question for the approver: may the run reach this unlisted host? Answer on `reply`
 /// (dropping it denies).
 #[derive(Debug)]
@@ -108,8 +129,8 @@ pub struct Ask {
     pub host: String,
     /// The port.
     pub port: u16,
-    /// `true` allows the host for the rest of the run.
-    pub reply: oneshot::Sender<bool>,
+    /// The answer (`true.into()` is [`HostAnswer::Session`], `false.into()` a deny).
+    pub reply: oneshot::Sender<HostAnswer>,
 }
 
 /// Resolves host names to addresses (the proxy resolves; clients never do).
@@ -125,6 +146,43 @@ pub struct SystemResolver;
 impl Resolve for SystemResolver {
     fn resolve<'a>(&'a self, host: &'a str) -> Pin<Box<dyn Future<Output = io::Result<Vec<IpAddr>>> + Send + 'a>> {
         Box::pin(async move { Ok(tokio::net::lookup_host((host, 0)).await?.map(|a| a.ip()).collect()) })
+    }
+}
+
+/// Answers the names of a table (hosts-file lines: `ADDRESS NAME…`) and asks the system for
+/// the rest. What it answers is checked like any DNS answer: a name it maps to loopback is
+/// still refused unless pinned. For tests that need a name to resolve somewhere on purpose.
+#[derive(Debug, Clone, Default)]
+pub struct TableResolver {
+    table: HashMap<String, Vec<IpAddr>>,
+}
+
+impl TableResolver {
+    /// Parse hosts-file text; `#` starts a comment.
+    pub fn parse(text: &str) -> Result<TableResolver, String> {
+        let mut table: HashMap<String, Vec<IpAddr>> = HashMap::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("");
+            let mut words = line.split_whitespace();
+            let Some(addr) = words.next() else { continue };
+            let addr: IpAddr = addr.parse().map_err(|_| format!("line {}: {addr:?} is not an IP address", n + 1))?;
+            for name in words {
+                table.entry(name.to_ascii_lowercase()).or_default().push(addr);
+            }
+        }
+        Ok(TableResolver { table })
+    }
+}
+
+impl Resolve for TableResolver {
+    fn resolve<'a>(&'a self, host: &'a str) -> Pin<Box<dyn Future<Output = io::Result<Vec<IpAddr>>> + Send + 'a>> {
+        match self.table.get(host) {
+            Some(a) => {
+                let a = a.clone();
+                Box::pin(async move { Ok(a) })
+            }
+            None => SystemResolver.resolve(host),
+        }
     }
 }
 
@@ -158,7 +216,13 @@ pub struct ProxyConfig {
     /// the worst case of memory is `2 × tunnel_buffer × max_connections` (only pages a transfer
     /// touches are resident).
     pub tunnel_buffer: usize,
+    /// Called once for each distinct refusal, as it happens (for the audit log); at most
+    /// [`MAX_BLOCKED`] times a run.
+    pub on_block: Option<BlockHook>,
 }
+
+/// A function told about each refusal.
+pub type BlockHook = Arc<dyn Fn(&Blocked) + Send + Sync>;
 
 impl ProxyConfig {
     /// Defaults: a fresh random credential, no approver, 16 KiB heads within 10 s, 1,024
@@ -177,6 +241,7 @@ impl ProxyConfig {
             idle_timeout: Duration::from_secs(300),
             total_timeout: Duration::from_secs(3600),
             tunnel_buffer: 256 * 1024,
+            on_block: None,
         })
     }
 }
@@ -188,7 +253,8 @@ struct Shared {
     config: ProxyConfig,
     slots: Arc<Semaphore>,
     blocked: Mutex<Vec<Blocked>>,
-    /// Answers of the approver for this run, by `host:port`.
+    /// Lasting answers of the approver for this run (session allows and denies), by
+    /// `host:port`.
     answers: Mutex<HashMap<String, bool>>,
 }
 
@@ -199,6 +265,9 @@ impl Shared {
         if let Ok(mut list) = self.blocked.lock() {
             let entry = Blocked { host: host.to_string(), port, reason: reason.to_string() };
             if list.len() < MAX_BLOCKED && !list.contains(&entry) {
+                if let Some(hook) = &self.config.on_block {
+                    hook(&entry);
+                }
                 list.push(entry);
             }
         }
@@ -266,6 +335,31 @@ impl Proxy {
             }
         });
         Ok(bound)
+    }
+
+    /// Serve connections on a listener bound elsewhere, such as the loopback listener wicket's
+    /// shim made inside the sandbox's network namespace (only the sandbox can reach it). Call
+    /// inside a tokio runtime.
+    pub fn serve_tcp(&self, listener: std::net::TcpListener) -> Result<(), ProxyError> {
+        let what = listener.local_addr().map_or_else(|_| "a listener".to_string(), |a| a.to_string());
+        let io_err = |source| ProxyError::Io { what: what.clone(), source };
+        listener.set_nonblocking(true).map_err(io_err)?;
+        let listener = TcpListener::from_std(listener).map_err(io_err)?;
+        let shared = self.shared.clone();
+        let mut stop = self.stop.subscribe();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = stop.changed() => break,
+                    accepted = listener.accept() => {
+                        let Ok((stream, _)) = accepted else { continue };
+                        let _ = stream.set_nodelay(true);
+                        spawn_conn(&shared, stream);
+                    }
+                }
+            }
+        });
+        Ok(())
     }
 
     /// Listen on a unix socket at `path` (which must not exist).
@@ -389,11 +483,16 @@ async fn ask(shared: &Shared, name: &str, port: u16) -> bool {
     if approver.send(Ask { host: name.to_string(), port, reply: tx }).await.is_err() {
         return false;
     }
-    let answer = matches!(tokio::time::timeout(shared.config.ask_timeout, rx).await, Ok(Ok(true)));
-    if let Ok(mut m) = shared.answers.lock() {
-        m.insert(key, answer);
+    let answer = match tokio::time::timeout(shared.config.ask_timeout, rx).await {
+        Ok(Ok(a)) => a,
+        _ => HostAnswer::Deny,
+    };
+    if answer != HostAnswer::Once {
+        if let Ok(mut m) = shared.answers.lock() {
+            m.insert(key, answer == HostAnswer::Session);
+        }
     }
-    answer
+    answer != HostAnswer::Deny
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

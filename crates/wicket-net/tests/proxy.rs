@@ -438,7 +438,7 @@ async fn unlisted_hosts_ask_and_answers_do_not_skip_address_checks() {
         let mut seen = Vec::new();
         while let Some(a) = rx.recv().await {
             seen.push(format!("{}:{}", a.host, a.port));
-            let _ = a.reply.send(a.host == "asked.example.org");
+            let _ = a.reply.send((a.host == "asked.example.org").into());
             if seen.len() == 2 {
                 break;
             }

@@ -106,6 +106,20 @@ pub struct NetworkSettings {
     /// Presets or host patterns.
     #[serde(default)]
     pub allow: Vec<String>,
+    /// Ports reachable besides 80 and 443.
+    #[serde(default)]
+    pub ports: Vec<u16>,
+    /// Host names pinned to explicit addresses: the host is allowed, the proxy connects only to
+    /// these addresses (no DNS), and they may be private or loopback (mirrors, local stand-ins).
+    #[serde(default)]
+    pub addresses: BTreeMap<String, Vec<std::net::IpAddr>>,
+}
+
+impl NetworkSettings {
+    /// True when the settings open any network at all.
+    pub fn opens(&self) -> bool {
+        !self.allow.is_empty() || !self.addresses.is_empty()
+    }
 }
 
 /// `executor`: where commands run.

@@ -11,6 +11,8 @@
 //! What this crate must never do: run a command with less confinement than it reports.
 
 #[cfg(target_os = "linux")]
+pub mod bridge;
+#[cfg(target_os = "linux")]
 mod bwrap;
 pub mod output;
 pub mod probe;
@@ -21,7 +23,7 @@ mod seccomp;
 pub mod shim;
 
 pub use probe::{Backend, Probe};
-pub use runner::{run_on_host, spawn_on_host, Outcome, RunOptions, Running, Sandbox, SandboxError};
+pub use runner::{run_on_host, spawn_on_host, Network, Outcome, RunOptions, Running, Sandbox, SandboxError};
 
 /// The hidden sub-command of the `wicket` binary that applies Landlock (and, without bwrap,
 /// seccomp) to itself, then runs the command.

@@ -74,6 +74,23 @@ pub struct Outcome {
     pub backend: &'static str,
 }
 
+/// The network a sandboxed command gets: the proxy, served by the caller on the listener the
+/// shim makes at `127.0.0.1:port` inside the sandbox's own network namespace (see
+/// [`crate::bridge`]), and the environment that points the command's tools at it.
+#[derive(Debug, Clone, Default)]
+pub struct Network {
+    /// The loopback port inside the sandbox.
+    pub port: u16,
+    /// Variables the command gets (they travel over the bridge socket, never on a command line).
+    pub env: Vec<(String, String)>,
+}
+
+/// Called with the listener inside the sandbox, before the command starts.
+pub type OnListener<'a> = &'a mut dyn FnMut(std::net::TcpListener) -> Result<(), String>;
+
+/// Work done right after the sandbox starts (the bridge hand-over).
+type AfterSpawn<'a> = Box<dyn FnOnce() -> Result<(), String> + 'a>;
+
 /// A sandbox runner: a backend and the binary that serves as the shim.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
@@ -93,8 +110,71 @@ impl Sandbox {
 
     /// Run `argv` under `policy`.
     pub fn run(&self, policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) -> Result<Outcome, SandboxError> {
-        let (mut cmd, guards) = self.command(policy, argv)?;
-        let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name());
+        self.run_inner(policy, argv, opts, None)
+    }
+
+    /// Run `argv` under `policy` with the proxy's network: `on_listener` gets the listener the
+    /// shim made inside the sandbox and must start serving it; then the command starts with
+    /// `net.env`. Only the bubblewrap backend has a network namespace to do this in; other
+    /// backends are refused ([`SandboxError::Unavailable`]).
+    pub fn run_networked(
+        &self,
+        policy: &ExecPolicy,
+        argv: &[OsString],
+        opts: &RunOptions,
+        net: &Network,
+        on_listener: OnListener<'_>,
+    ) -> Result<Outcome, SandboxError> {
+        if !matches!(self.backend, Backend::Bwrap { .. }) || policy.network {
+            return Err(SandboxError::Unavailable(format!(
+                "the network proxy needs bubblewrap's network namespace; backend {} has none",
+                self.backend.name()
+            )));
+        }
+        self.run_inner(policy, argv, opts, Some((net, on_listener)))
+    }
+
+    fn run_inner(
+        &self,
+        policy: &ExecPolicy,
+        argv: &[OsString],
+        opts: &RunOptions,
+        net: Option<(&Network, OnListener<'_>)>,
+    ) -> Result<Outcome, SandboxError> {
+        #[cfg(target_os = "linux")]
+        let pair = match &net {
+            Some(_) => Some(crate::bridge::pair().map_err(SandboxError::Seccomp)?),
+            None => None,
+        };
+        #[cfg(target_os = "linux")]
+        let bridge = pair
+            .as_ref()
+            .zip(net.as_ref())
+            .map(|((_, theirs), (n, _))| crate::shim::ShimBridge { fd: raw(theirs), port: n.port });
+        #[cfg(not(target_os = "linux"))]
+        let bridge = None;
+        let (mut cmd, guards) = self.command(policy, argv, bridge)?;
+        // With the bridge: once bwrap runs, drop the shim's end here (so a shim that dies is
+        // seen as the end of the socket), take the listener, let the caller serve it, and send
+        // the environment; the shim starts the command only after that.
+        #[cfg(target_os = "linux")]
+        let hook: Option<AfterSpawn<'_>> = match (pair, net) {
+            (Some((ours, theirs)), Some((n, on_listener))) => {
+                let env = n.env.clone();
+                Some(Box::new(move || {
+                    drop(theirs);
+                    let served = crate::bridge::receive(&ours).and_then(on_listener);
+                    match served {
+                        Ok(()) => crate::bridge::send_env(ours, &env),
+                        Err(e) => Err(e),
+                    }
+                }))
+            }
+            _ => None,
+        };
+        #[cfg(not(target_os = "linux"))]
+        let hook = None;
+        let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name(), hook);
         drop(guards);
         result
     }
@@ -105,12 +185,18 @@ impl Sandbox {
     /// and ends it with [`Running::wait`]. With the Landlock backend the walls go up between
     /// fork and exec, so call this before the process starts threads of its own.
     pub fn spawn(&self, policy: &ExecPolicy, argv: &[OsString]) -> Result<Running, SandboxError> {
-        let (mut cmd, guards) = self.command(policy, argv)?;
+        let (mut cmd, guards) = self.command(policy, argv, None)?;
         spawn_piped(&mut cmd, guards, self.backend.name())
     }
 
-    /// The confined command for `argv`, and what must live as long as it runs.
-    fn command(&self, policy: &ExecPolicy, argv: &[OsString]) -> Result<(Command, Guards), SandboxError> {
+    /// The confined command for `argv` (with the proxy bridge when given), and what must live
+    /// as long as it runs.
+    fn command(
+        &self,
+        policy: &ExecPolicy,
+        argv: &[OsString],
+        bridge: Option<crate::shim::ShimBridge>,
+    ) -> Result<(Command, Guards), SandboxError> {
         let Some((program, args)) = argv.split_first() else {
             return Err(SandboxError::Spawn {
                 what: "an empty command".into(),
@@ -123,6 +209,7 @@ impl Sandbox {
             hidden: policy.unreadable.clone(),
             fallback: !matches!(self.backend, Backend::Bwrap { .. }),
             no_network: !policy.network,
+            bridge,
         };
         let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
         let mut guards = Guards { _placeholders: placeholders, ..Guards::default() };
@@ -324,7 +411,7 @@ pub fn run_on_host(policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) ->
     };
     let mut c = Command::new(program);
     c.args(args).current_dir(&policy.root);
-    spawn_and_wait(&mut c, policy, opts, "host")
+    spawn_and_wait(&mut c, policy, opts, "host", None)
 }
 
 #[cfg(target_os = "linux")]
@@ -349,6 +436,7 @@ fn spawn_and_wait(
     policy: &ExecPolicy,
     opts: &RunOptions,
     backend: &'static str,
+    after_spawn: Option<AfterSpawn<'_>>,
 ) -> Result<Outcome, SandboxError> {
     own_group(cmd);
     cmd.stdin(if opts.inherit_stdin { Stdio::inherit() } else { Stdio::null() });
@@ -375,6 +463,12 @@ fn spawn_and_wait(
         }
         None => Captured::default(),
     });
+    // A failed bridge is reported; the shim then refuses to start the command (fail closed).
+    if let Some(hook) = after_spawn {
+        if let Err(e) = hook() {
+            eprintln!("wicket: the network proxy could not be connected to the sandbox: {e}");
+        }
+    }
     // A thread waits for the command; this one waits for that thread, so the command's end
     // is seen at once and the timeout needs no polling.
     let (tx, rx) = std::sync::mpsc::channel();

@@ -22,6 +22,19 @@ pub struct ShimPolicy {
     pub fallback: bool,
     /// Refuse network sockets (the fallback has no network namespace).
     pub no_network: bool,
+    /// The proxy bridge (bwrap only): hand a listener on this port to wicket, and let the
+    /// command connect to that port only.
+    #[serde(default)]
+    pub bridge: Option<ShimBridge>,
+}
+
+/// The shim's part of the network bridge (see [`crate::bridge`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ShimBridge {
+    /// The inherited socket to wicket.
+    pub fd: i32,
+    /// The loopback port the proxy is served on inside the sandbox.
+    pub port: u16,
 }
 
 /// Device files a command may write to (terminals, `/dev/null` …).
@@ -51,6 +64,19 @@ pub fn main(args: &[OsString]) -> i32 {
             return 126;
         }
     };
+    // The bridge first: binding the proxy's listener is the last thing this process does on
+    // the network before Landlock lets it connect to that one port only.
+    let mut env = Vec::new();
+    #[cfg(target_os = "linux")]
+    if let Some(b) = policy.bridge {
+        match crate::bridge::hand_over(b.fd, b.port) {
+            Ok(e) => env = e,
+            Err(e) => {
+                eprintln!("wicket sandbox: cannot set up the network proxy, so the command does not run: {e}");
+                return 126;
+            }
+        }
+    }
     if let Err(e) = confine(&policy) {
         eprintln!("wicket sandbox: cannot confine the command, so it does not run: {e}");
         return 126;
@@ -58,7 +84,7 @@ pub fn main(args: &[OsString]) -> i32 {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
-        let err = std::process::Command::new(program).args(rest).exec();
+        let err = std::process::Command::new(program).args(rest).envs(env).exec();
         eprintln!("wicket sandbox: cannot run {}: {err}", program.to_string_lossy());
         if err.kind() == std::io::ErrorKind::NotFound {
             127
@@ -68,7 +94,7 @@ pub fn main(args: &[OsString]) -> i32 {
     }
     #[cfg(not(unix))]
     {
-        let _ = (program, rest);
+        let _ = (program, rest, env);
         126
     }
 }
@@ -91,7 +117,10 @@ pub struct Prepared {
 /// Build the Landlock ruleset (and, in the fallback, the seccomp programs) for a policy.
 #[cfg(target_os = "linux")]
 pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
-    use landlock::{Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope, ABI};
+    use landlock::{
+        Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+        ABI,
+    };
     let abi = ABI::V6;
     let level = if p.fallback { CompatLevel::HardRequirement } else { CompatLevel::BestEffort };
     let mut ruleset = Ruleset::default()
@@ -103,6 +132,14 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
         .map_err(|e| e.to_string())?;
     if p.fallback {
         ruleset = ruleset.scope(Scope::from_all(abi)).map_err(|e| e.to_string())?;
+    }
+    // With the proxy bridge, TCP may only connect to the bridge's port and bind nothing
+    // (Landlock ABI 4, Linux 6.7; older kernels keep the network namespace as the wall).
+    if p.bridge.is_some() {
+        ruleset = ruleset
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(|e| e.to_string())?;
     }
     let read_roots = if p.fallback { without(vec![PathBuf::from("/")], &p.hidden) } else { vec![PathBuf::from("/")] };
     let dev: Vec<PathBuf> = DEV_WRITABLE.iter().map(PathBuf::from).filter(|d| d.exists()).collect();
@@ -119,6 +156,10 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
         .map_err(|e| e.to_string())?
         .add_rules(landlock::path_beneath_rules(&dev, AccessFs::from_all(abi)))
         .map_err(|e| e.to_string())?;
+    let ruleset = match p.bridge {
+        Some(b) => ruleset.add_rule(NetPort::new(b.port, AccessNet::ConnectTcp)).map_err(|e| e.to_string())?,
+        None => ruleset,
+    };
     let seccomp =
         if p.fallback { crate::seccomp::programs(p.no_network).map_err(|e| e.to_string())? } else { Vec::new() };
     Ok(Prepared { ruleset, seccomp, fallback: p.fallback })

@@ -32,6 +32,12 @@ pub struct Loosening {
     pub network_allow: Vec<String>,
     /// A mode looser than the person's own.
     pub mode: Option<String>,
+    /// `network.ports` (left out of the hash when empty, so older pins still hold).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub network_ports: Vec<u16>,
+    /// `network.addresses`, as `host=address` (left out of the hash when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub network_addresses: Vec<String>,
 }
 
 /// How loose a mode is: plan < ask < default < accept-edits < auto.
@@ -55,6 +61,13 @@ impl Loosening {
             env_allow: project.env.allow.clone(),
             network_allow: project.network.allow.clone(),
             mode: project.mode.filter(|m| looseness(*m) > looseness(user_mode)).map(|m| m.as_str().to_string()),
+            network_ports: project.network.ports.clone(),
+            network_addresses: project
+                .network
+                .addresses
+                .iter()
+                .flat_map(|(h, addrs)| addrs.iter().map(move |a| format!("{h}={a}")))
+                .collect(),
         }
     }
 
@@ -92,6 +105,13 @@ impl Loosening {
         if let Some(m) = &self.mode {
             out.push(format!("mode {m:?} (looser than your {:?})", user_mode.as_str()));
         }
+        if !self.network_ports.is_empty() {
+            let ports: Vec<String> = self.network_ports.iter().map(u16::to_string).collect();
+            out.push(format!("network.ports: {}", ports.join(", ")));
+        }
+        if !self.network_addresses.is_empty() {
+            out.push(format!("network.addresses (may reach private addresses): {}", list(&self.network_addresses)));
+        }
         out
     }
 }
@@ -106,6 +126,8 @@ pub fn without_loosening(project: &Settings, user_mode: Mode) -> Settings {
     s.sandbox.write_paths.clear();
     s.env.allow.clear();
     s.network.allow.clear();
+    s.network.ports.clear();
+    s.network.addresses.clear();
     if s.mode.is_some_and(|m| looseness(m) > looseness(user_mode)) {
         s.mode = None;
     }

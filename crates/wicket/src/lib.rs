@@ -10,4 +10,5 @@ pub mod audit;
 pub mod config;
 pub mod consent;
 pub mod gate;
+pub mod net;
 pub mod trust;

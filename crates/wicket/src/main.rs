@@ -5,6 +5,7 @@
 mod audit_cmd;
 mod check_cmd;
 mod doctor_cmd;
+mod fetch_cmd;
 mod hook_cmd;
 mod hook_codex;
 mod hook_core;
@@ -35,6 +36,8 @@ enum Command {
     Explain(check_cmd::CheckArgs),
     /// Decide a command, ask if needed, and run it in the OS sandbox.
     Run(run_cmd::RunArgs),
+    /// Fetch an http:// URL for an agent: every hop decided, every address checked.
+    Fetch(fetch_cmd::FetchArgs),
     /// Show which sandbox backends work here and what each isolates.
     Doctor(doctor_cmd::DoctorArgs),
     /// Verify the audit log (`verify [FILE|DIR]`) or show it (`show [--json] [filters]`).
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check_cmd::check(&args, false).map(|()| ExitCode::SUCCESS),
         Command::Explain(args) => check_cmd::check(&args, true).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => run_cmd::run(&args),
+        Command::Fetch(args) => fetch_cmd::fetch(&args),
         Command::Doctor(args) => doctor_cmd::doctor(&args),
         Command::Audit(args) => audit_cmd::run(&args),
         Command::Policy(args) => policy_cmd::run(&args),

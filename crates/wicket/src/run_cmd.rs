@@ -7,6 +7,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -15,6 +16,7 @@ use wicket::approver::{Answer, Approver, Question, TerminalApprover};
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides, Placement};
 use wicket::consent::TerminalConsent;
+use wicket::net::{NetRun, SharedRecorder, BLOCKED_LINE};
 use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
 
@@ -85,6 +87,16 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let cfg = config::policy_config(&root, &loaded, &overrides);
     let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
     let sandboxed = matches!(placement, Placement::Sandbox(_));
+    // The network settings are checked before anything runs: a broken entry is an error.
+    let user_file = config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
+    let mut layers: Vec<(String, &wicket_policy::Settings)> = Vec::new();
+    if let Some(u) = &loaded.user {
+        layers.push((user_file, u));
+    }
+    if let Some(p) = &loaded.project {
+        layers.push((loaded.project_file.display().to_string(), p));
+    }
+    let net_config = wicket::net::net_config(&layers, policy.team())?;
     let command = shell_join(&args.command);
     let call = ToolCall::new("bash", serde_json::json!({ "command": command, "outside_sandbox": !sandboxed }));
     let mut session = Session::new();
@@ -147,21 +159,66 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
     };
     let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true };
+    // From here the proxy and its approver record into the same log.
+    let audit: SharedRecorder = Arc::new(Mutex::new(audit));
+    let mut blocked = Vec::new();
     let outcome = match placement {
         Placement::Sandbox(backend) => {
             for m in backend.missing() {
                 eprintln!("wicket: notice: {m}");
             }
             let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
-            wicket_sandbox::Sandbox { backend, shim_exe: exe }.run(&exec, &args.command, &opts)?
+            let sandbox = wicket_sandbox::Sandbox { backend, shim_exe: exe };
+            match net_config {
+                Some(net_config) if matches!(sandbox.backend, wicket_sandbox::Backend::Bwrap { .. }) => {
+                    let approver: Option<Box<dyn Approver + Send>> = if args.unattended {
+                        None
+                    } else {
+                        TerminalApprover::open().ok().map(|t| Box::new(t) as Box<dyn Approver + Send>)
+                    };
+                    let net = NetRun::start(net_config, approver, audit.clone()).map_err(anyhow::Error::msg)?;
+                    let network = net.network();
+                    let mut serve = |l: std::net::TcpListener| net.serve(l);
+                    let outcome = sandbox.run_networked(&exec, &args.command, &opts, &network, &mut serve);
+                    blocked = net.blocked();
+                    net.stop();
+                    outcome?
+                }
+                Some(_) => {
+                    eprintln!(
+                        "wicket: notice: network.allow is not served by the {} sandbox: without a network namespace \
+                         the proxy cannot be the only way out (Landlock cannot limit a connection by address), so \
+                         the command has no network at all; install bubblewrap for the allowlist",
+                        sandbox.backend.name()
+                    );
+                    sandbox.run(&exec, &args.command, &opts)?
+                }
+                None => sandbox.run(&exec, &args.command, &opts)?,
+            }
         }
-        Placement::Host(_) => wicket_sandbox::run_on_host(&exec, &args.command, &opts)?,
+        Placement::Host(_) => {
+            if net_config.is_some() {
+                eprintln!(
+                    "wicket: notice: network.allow does not apply: the command runs on the host, with its network"
+                );
+            }
+            wicket_sandbox::run_on_host(&exec, &args.command, &opts)?
+        }
     };
     if outcome.timed_out {
         eprintln!("wicket: the command ran out of time and was stopped");
     }
+    // The refusals, so the model (reading stderr) learns why its command failed.
+    for b in &blocked {
+        eprintln!("{BLOCKED_LINE}{}", b.to_string().replace(['\r', '\n'], " "));
+    }
     let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
-    if let Some(msg) = audit.execution("bash", &command, ms, i64::from(outcome.code), wicket::audit::risk(&verdict)) {
+    let risk = wicket::audit::risk(&verdict);
+    let msg = match audit.lock() {
+        Ok(mut a) => a.execution("bash", &command, ms, i64::from(outcome.code), risk),
+        Err(_) => Some("the audit log is unusable after a failure in the proxy".to_string()),
+    };
+    if let Some(msg) = msg {
         eprintln!("wicket: {msg}");
     }
     Ok(ExitCode::from(outcome.code.clamp(0, 255) as u8))

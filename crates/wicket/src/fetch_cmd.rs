@@ -1,0 +1,182 @@
+//! `wicket fetch URL`: fetch a URL the way an agent's `web_fetch` should, every hop decided.
+//!
+//! Each URL (the first and every redirect) is a `web_fetch` call for the engine (asking the
+//! person when the verdict is ask; unattended or without a terminal: deny) and then passes the
+//! network policy and the address checks of `wicket_net::fetch`. The body goes to stdout.
+//!
+//! Exit status: 0 for a 2xx answer; 1 for another status or a network failure (the reason on
+//! stderr); 126 when a hop is refused; 2 for wicket's own errors.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use wicket::approver::{Answer, Approver, Question, TerminalApprover};
+use wicket::audit::Recorder;
+use wicket::config::{self, Overrides};
+use wicket_net::fetch::{FetchError, Limits};
+use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
+
+/// The flags of `wicket fetch` (a public contract: add, never change).
+#[derive(Args)]
+pub struct FetchArgs {
+    /// The project root (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The permission mode.
+    #[arg(long, value_parser = crate::check_cmd::parse_mode)]
+    pub mode: Option<Mode>,
+    /// Never ask: a URL that would ask is refused.
+    #[arg(long)]
+    pub unattended: bool,
+    /// An allow rule, as if in the user's settings (repeatable), e.g. `web_fetch(domain:example.com)`.
+    #[arg(long, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// A header sent to the first URL's origin only, never across hosts (repeatable).
+    #[arg(long, value_name = "NAME: VALUE")]
+    pub header: Vec<String>,
+    /// The largest response of one hop, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 10 * 1024 * 1024)]
+    pub max_bytes: usize,
+    /// The most redirects followed (at most 5).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub max_redirects: usize,
+    /// Give up after this many seconds, every hop included.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Do not write the audit log.
+    #[arg(long)]
+    pub no_audit: bool,
+    /// The URL (http:// only).
+    #[arg(value_name = "URL")]
+    pub url: String,
+}
+
+/// Fetch, print the body, and return the exit status.
+pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().context("cannot read the current folder")?,
+    };
+    let loaded = config::load(&root)?;
+    loaded.print_notices();
+    let overrides =
+        Overrides { mode: args.mode, unattended: args.unattended, allow: args.allow.clone(), ..Overrides::default() };
+    let cfg = config::policy_config(&root, &loaded, &overrides);
+    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    let user_file = config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
+    let mut layers: Vec<(String, &wicket_policy::Settings)> = Vec::new();
+    if let Some(u) = &loaded.user {
+        layers.push((user_file, u));
+    }
+    if let Some(p) = &loaded.project {
+        layers.push((loaded.project_file.display().to_string(), p));
+    }
+    let net = match wicket::net::net_config(&layers, policy.team())? {
+        Some(n) => n,
+        None => wicket_net::NetConfig::from_settings(&[], &policy.team().network)?,
+    };
+    let mut headers = Vec::new();
+    for h in &args.header {
+        let Some((k, v)) = h.split_once(':') else { bail!("--header {h:?} is not `Name: value`") };
+        headers.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    if args.max_redirects > 5 {
+        bail!("--max-redirects is at most 5");
+    }
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    let limits = Limits {
+        max_redirects: args.max_redirects,
+        max_bytes: args.max_bytes,
+        timeout: Duration::from_secs_f64(args.timeout),
+    };
+    let mut audit = if args.no_audit {
+        Recorder::off()
+    } else {
+        Recorder::open(policy.root(), wicket::audit::options(policy.team()))
+    };
+    let mut session = Session::new();
+    let mut approver: Option<TerminalApprover> = None;
+    let unattended = args.unattended;
+    let mut decide = |url: &str| -> Result<(), String> {
+        let call = ToolCall::new("web_fetch", serde_json::json!({ "url": url }));
+        let mut record = |v: Verdict| {
+            let r = audit.decision(Some(&call), url, v);
+            if let Some(n) = r.notice {
+                eprintln!("wicket: {n}");
+            }
+            r.verdict
+        };
+        let v = policy.decide(&call, &session);
+        let v = match v.decision {
+            Decision::Ask => {
+                if unattended {
+                    record(Verdict::deny(By::Unattended, format!("{} (unattended: nobody to ask)", v.reason)))
+                } else {
+                    if approver.is_none() {
+                        approver = TerminalApprover::open().ok();
+                    }
+                    match approver.as_mut() {
+                        None => record(Verdict::deny(By::Unattended, format!("{} (no terminal to ask on)", v.reason))),
+                        Some(tty) => {
+                            let q = Question::for_call(&call, &v, None, false);
+                            match tty.ask(&q) {
+                                Answer::Deny => {
+                                    record(Verdict::deny(By::User, format!("the person said no: {}", v.reason)))
+                                }
+                                a => {
+                                    if matches!(a, Answer::Session | Answer::Always(_)) {
+                                        session.allow_call(&call);
+                                    }
+                                    record(Verdict::allow(By::User, format!("the person said yes ({a:?})")))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            _ => record(v),
+        };
+        if v.decision == Decision::Allow {
+            Ok(())
+        } else {
+            Err(format!("{} ({})", v.reason, v.by))
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the fetch's runtime")?;
+    let resolver = wicket::net::resolver().map_err(anyhow::Error::msg)?;
+    let result =
+        runtime.block_on(wicket_net::fetch::fetch(&args.url, &net, resolver.as_ref(), &mut decide, &headers, &limits));
+    match result {
+        Ok(r) => {
+            for hop in r.hops.iter().skip(1) {
+                eprintln!("wicket: fetch: followed a redirect to {hop}");
+            }
+            let mut out = std::io::stdout().lock();
+            out.write_all(&r.body).context("cannot write the body")?;
+            out.flush().context("cannot write the body")?;
+            if (200..300).contains(&r.status) {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!("wicket: fetch: HTTP {} from {}", r.status, r.url);
+                Ok(ExitCode::from(1))
+            }
+        }
+        Err(e @ FetchError::Refused { .. }) => {
+            eprintln!("wicket: fetch {e}");
+            Ok(ExitCode::from(126))
+        }
+        Err(e) => {
+            eprintln!("wicket: fetch failed: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
