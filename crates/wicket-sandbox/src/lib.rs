@@ -23,7 +23,7 @@ mod seccomp;
 pub mod shim;
 
 pub use probe::{Backend, Probe};
-pub use runner::{run_on_host, spawn_on_host, Network, Outcome, RunOptions, Running, Sandbox, SandboxError};
+pub use runner::{run_on_host, spawn_on_host, Network, Outcome, RunOptions, Running, Sandbox, SandboxError, Started};
 
 /// The hidden sub-command of the `wicket` binary that applies Landlock (and, without bwrap,
 /// seccomp) to itself, then runs the command.

@@ -153,7 +153,7 @@ impl Sandbox {
             .map(|((_, theirs), (n, _))| crate::shim::ShimBridge { fd: raw(theirs), port: n.port });
         #[cfg(not(target_os = "linux"))]
         let bridge = None;
-        let (mut cmd, guards) = self.command(policy, argv, bridge)?;
+        let (mut cmd, guards) = self.command(policy, argv, bridge, None)?;
         // With the bridge: once bwrap runs, drop the shim's end here (so a shim that dies is
         // seen as the end of the socket), take the listener, let the caller serve it, and send
         // the environment; the shim starts the command only after that.
@@ -185,8 +185,40 @@ impl Sandbox {
     /// and ends it with [`Running::wait`]. With the Landlock backend the walls go up between
     /// fork and exec, so call this before the process starts threads of its own.
     pub fn spawn(&self, policy: &ExecPolicy, argv: &[OsString]) -> Result<Running, SandboxError> {
-        let (mut cmd, guards) = self.command(policy, argv, None)?;
+        let (mut cmd, guards) = self.command(policy, argv, None, None)?;
         spawn_piped(&mut cmd, guards, self.backend.name())
+    }
+
+    /// Start `argv` under `policy` before the call is decided, so the sandbox is built while
+    /// the caller decides; the command itself runs only at [`Started::go`]. Dropping the
+    /// handle (a denial, an error) ends the sandbox with the command never started. Under
+    /// bubblewrap the shim waits on a pipe after it has confined itself; other backends have
+    /// nothing to build ahead and start at `go`.
+    pub fn start(&self, policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) -> Result<Started, SandboxError> {
+        let timeout = policy.timeout;
+        #[cfg(target_os = "linux")]
+        if matches!(self.backend, Backend::Bwrap { .. }) {
+            // Both ends close on exec, so the write end never leaks into the sandbox (the shim
+            // would then wait for an end of file that cannot come); only the read end is made
+            // inheritable.
+            let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+                .map_err(|e| SandboxError::Seccomp(format!("pipe: {e}")))?;
+            // The read end crosses bwrap's exec into the shim; the write end stays here.
+            rustix::io::fcntl_setfd(&read, rustix::io::FdFlags::empty())
+                .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+            let (mut cmd, guards) = self.command(policy, argv, None, Some(raw(&read)))?;
+            let spawned = spawn_io(&mut cmd, policy.output_cap, opts, self.backend.name());
+            // The shim has its copy now; ours must go, so a dead shim is not waited for.
+            drop(read);
+            let spawned = spawned?;
+            return Ok(Started { state: Some(Ahead::Spawned(spawned, write)), _guards: guards, timeout });
+        }
+        let (cmd, guards) = self.command(policy, argv, None, None)?;
+        Ok(Started {
+            state: Some(Ahead::Deferred(Box::new(cmd), policy.output_cap, opts.clone(), self.backend.name())),
+            _guards: guards,
+            timeout,
+        })
     }
 
     /// The confined command for `argv` (with the proxy bridge when given), and what must live
@@ -196,6 +228,7 @@ impl Sandbox {
         policy: &ExecPolicy,
         argv: &[OsString],
         bridge: Option<crate::shim::ShimBridge>,
+        start_fd: Option<i32>,
     ) -> Result<(Command, Guards), SandboxError> {
         let Some((program, args)) = argv.split_first() else {
             return Err(SandboxError::Spawn {
@@ -210,6 +243,7 @@ impl Sandbox {
             fallback: !matches!(self.backend, Backend::Bwrap { .. }),
             no_network: !policy.network,
             bridge,
+            start_fd,
         };
         let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
         let mut guards = Guards { _placeholders: placeholders, ..Guards::default() };
@@ -423,7 +457,8 @@ fn raw(fd: &std::os::fd::OwnedFd) -> i32 {
 /// A pipe holding the filter bytes, its read end inheritable (bwrap reads it to the end).
 #[cfg(target_os = "linux")]
 fn program_fd(bytes: &[u8]) -> Result<std::os::fd::OwnedFd, SandboxError> {
-    let (r, w) = rustix::pipe::pipe().map_err(|e| SandboxError::Seccomp(format!("pipe: {e}")))?;
+    let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+        .map_err(|e| SandboxError::Seccomp(format!("pipe: {e}")))?;
     let mut file = std::fs::File::from(w);
     file.write_all(bytes).map_err(|e| SandboxError::Seccomp(format!("writing the filter: {e}")))?;
     drop(file);
@@ -438,14 +473,25 @@ fn spawn_and_wait(
     backend: &'static str,
     after_spawn: Option<AfterSpawn<'_>>,
 ) -> Result<Outcome, SandboxError> {
+    let start = Instant::now();
+    let spawned = spawn_io(cmd, policy.output_cap, opts, backend)?;
+    finish(spawned, policy.timeout, after_spawn, start)
+}
+
+/// A command spawned with its output captured by two threads.
+struct Spawned {
+    child: std::process::Child,
+    out_t: std::thread::JoinHandle<Captured>,
+    err_t: std::thread::JoinHandle<Captured>,
+    backend: &'static str,
+}
+
+fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static str) -> Result<Spawned, SandboxError> {
     own_group(cmd);
     cmd.stdin(if opts.inherit_stdin { Stdio::inherit() } else { Stdio::null() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let start = Instant::now();
     let mut child =
         cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
-    let pid = child.id();
-    let cap = policy.output_cap;
     let passthrough = opts.passthrough;
     let out_pipe = child.stdout.take();
     let err_pipe = child.stderr.take();
@@ -463,6 +509,19 @@ fn spawn_and_wait(
         }
         None => Captured::default(),
     });
+    Ok(Spawned { child, out_t, err_t, backend })
+}
+
+/// Wait for a spawned command (stopping it at the timeout), clean up what it left, and
+/// gather its output.
+fn finish(
+    spawned: Spawned,
+    timeout: Option<Duration>,
+    after_spawn: Option<AfterSpawn<'_>>,
+    start: Instant,
+) -> Result<Outcome, SandboxError> {
+    let Spawned { mut child, out_t, err_t, backend } = spawned;
+    let pid = child.id();
     // A failed bridge is reported; the shim then refuses to start the command (fail closed).
     if let Some(hook) = after_spawn {
         if let Err(e) = hook() {
@@ -478,7 +537,7 @@ fn spawn_and_wait(
         status
     });
     let mut timed_out = false;
-    if let Some(limit) = policy.timeout {
+    if let Some(limit) = timeout {
         if rx.recv_timeout(limit).is_err() {
             timed_out = true;
             kill_group(pid, false);
@@ -498,6 +557,71 @@ fn spawn_and_wait(
     let stderr = err_t.join().unwrap_or_default();
     let code = if timed_out { 124 } else { exit_code(status) };
     Ok(Outcome { code, stdout, stderr, timed_out, duration: start.elapsed(), backend })
+}
+
+/// What [`Sandbox::start`] built ahead of the decision.
+enum Ahead {
+    /// bwrap is up (or coming up); the shim waits for go on the pipe whose write end this is.
+    Spawned(Spawned, std::os::fd::OwnedFd),
+    /// Nothing to build ahead: the command is spawned at go.
+    Deferred(Box<Command>, usize, RunOptions, &'static str),
+}
+
+/// A sandbox started by [`Sandbox::start`], waiting for the decision.
+pub struct Started {
+    state: Option<Ahead>,
+    /// Held for its `Drop`, which runs after the sandbox is gone.
+    _guards: Guards,
+    timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for Started {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Started")
+    }
+}
+
+impl Started {
+    /// The call is allowed: let the command start, wait for it, and clean up. The timeout
+    /// and the duration count from here.
+    pub fn go(mut self) -> Result<Outcome, SandboxError> {
+        let start = Instant::now();
+        match self.state.take() {
+            Some(Ahead::Spawned(spawned, go)) => {
+                let mut pipe = std::fs::File::from(go);
+                // A shim that is gone already ends the run as its exit status says.
+                let _ = pipe.write_all(&[crate::shim::GO]);
+                drop(pipe);
+                finish(spawned, self.timeout, None, start)
+            }
+            Some(Ahead::Deferred(mut cmd, cap, opts, backend)) => {
+                spawn_io(&mut cmd, cap, &opts, backend).and_then(|s| finish(s, self.timeout, None, start))
+            }
+            None => Err(SandboxError::Unavailable("the sandbox was already used".into())),
+        }
+    }
+}
+
+impl Drop for Started {
+    /// Not allowed (or not used): the shim sees the pipe close and ends without running the
+    /// command; whatever is left of the sandbox is killed and reaped.
+    fn drop(&mut self) {
+        if let Some(Ahead::Spawned(spawned, go)) = self.state.take() {
+            drop(go);
+            let Spawned { mut child, out_t, err_t, .. } = spawned;
+            // The shim ends by itself once it sees the pipe close; waiting for that (a few ms,
+            // on a refusal only) rather than killing at once means a shim that ignored the
+            // pipe would be caught by the tests instead of hidden by the kill.
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            kill_group(child.id(), true);
+            let _ = child.wait();
+            let _ = out_t.join();
+            let _ = err_t.join();
+        }
+    }
 }
 
 /// Signal the command's process group (SIGTERM, or SIGKILL when `hard`).

@@ -26,7 +26,14 @@ pub struct ShimPolicy {
     /// command connect to that port only.
     #[serde(default)]
     pub bridge: Option<ShimBridge>,
+    /// An inherited pipe to wait on before the command starts (see [`wait_for_go`]): wicket
+    /// starts the sandbox while it still decides, and says go only when the call is allowed.
+    #[serde(default)]
+    pub start_fd: Option<i32>,
 }
+
+/// The byte wicket writes on the start pipe when the command may run.
+pub const GO: u8 = b'g';
 
 /// The shim's part of the network bridge (see [`crate::bridge`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -81,6 +88,14 @@ pub fn main(args: &[OsString]) -> i32 {
         eprintln!("wicket sandbox: cannot confine the command, so it does not run: {e}");
         return 126;
     }
+    // Everything above ran while wicket was still deciding; the command itself waits for go.
+    // Anything but go (wicket refused the call, or died) ends the run without a word: wicket
+    // tells the person why.
+    if let Some(fd) = policy.start_fd {
+        if !wait_for_go(fd) {
+            return 126;
+        }
+    }
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -97,6 +112,34 @@ pub fn main(args: &[OsString]) -> i32 {
         let _ = (program, rest, env);
         126
     }
+}
+
+/// Read the start pipe: true only for exactly the go byte. The pipe is closed either way, so
+/// the command never inherits it.
+#[cfg(unix)]
+fn wait_for_go(fd: i32) -> bool {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // Only a descriptor wicket handed over (above the standard three) is taken.
+    if fd <= 2 {
+        return false;
+    }
+    // SAFETY: the fd number comes from wicket's own policy for this process; it was left open
+    // across exec for this read and nothing else in this process uses it.
+    let mut pipe = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut byte = [0u8; 1];
+    loop {
+        match pipe.read(&mut byte) {
+            Ok(1) => return byte[0] == GO,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            _ => return false,
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn wait_for_go(_fd: i32) -> bool {
+    false
 }
 
 fn confine(p: &ShimPolicy) -> Result<(), String> {

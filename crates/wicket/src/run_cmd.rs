@@ -85,8 +85,6 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let overrides =
         Overrides { mode: args.mode, unattended: args.unattended, no_sandbox: args.no_sandbox, ..Overrides::default() };
     let cfg = config::policy_config(&root, &loaded, &overrides);
-    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
-    let sandboxed = matches!(placement, Placement::Sandbox(_));
     // The network settings are checked before anything runs: a broken entry is an error.
     let user_file = config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
     let mut layers: Vec<(String, &wicket_policy::Settings)> = Vec::new();
@@ -96,7 +94,25 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     if let Some(p) = &loaded.project {
         layers.push((loaded.project_file.display().to_string(), p));
     }
-    let net_config = wicket::net::net_config(&layers, policy.team())?;
+    let net_config = wicket::net::net_config(&layers, &loaded.team)?;
+    // What the sandbox allows does not depend on the decision, so bubblewrap is started now
+    // and builds the sandbox while the engine decides; the command itself waits for go and
+    // never starts if the call is refused (the handle is dropped on every early return).
+    // The team's deny paths are matched on disk here; if they cannot all be enforced, the
+    // command does not run.
+    let timeout = args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
+    let exec = exec_policy(&config::exec_inputs(&root, &loaded, cfg.mode, timeout));
+    let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true };
+    let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
+    let early = match (&placement, &exec, &net_config) {
+        (Placement::Sandbox(backend @ wicket_sandbox::Backend::Bwrap { .. }), Ok(e), None) => {
+            let sandbox = wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe.clone() };
+            Some(sandbox.start(e, &args.command, &opts)?)
+        }
+        _ => None,
+    };
+    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    let sandboxed = matches!(placement, Placement::Sandbox(_));
     let command = shell_join(&args.command);
     let call = ToolCall::new("bash", serde_json::json!({ "command": command, "outside_sandbox": !sandboxed }));
     let mut session = Session::new();
@@ -146,11 +162,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             }
         }
     }
-    let timeout = args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
-    let inputs = config::exec_inputs(&root, &loaded, policy.mode(), timeout);
-    // The team's deny paths are matched on disk now; if they cannot all be enforced, the
-    // command does not run.
-    let exec = match exec_policy(&inputs) {
+    let exec = match exec {
         Ok(e) => e,
         Err(e) => {
             let v = record(&mut audit, Verdict::deny(By::Policy, e.to_string()));
@@ -158,16 +170,17 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(126));
         }
     };
-    let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true };
     // From here the proxy and its approver record into the same log.
     let audit: SharedRecorder = Arc::new(Mutex::new(audit));
     let mut blocked = Vec::new();
-    let outcome = match placement {
-        Placement::Sandbox(backend) => {
-            for m in backend.missing() {
-                eprintln!("wicket: notice: {m}");
-            }
-            let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
+    if let Placement::Sandbox(backend) = &placement {
+        for m in backend.missing() {
+            eprintln!("wicket: notice: {m}");
+        }
+    }
+    let outcome = match (early, placement) {
+        (Some(started), _) => started.go()?,
+        (None, Placement::Sandbox(backend)) => {
             let sandbox = wicket_sandbox::Sandbox { backend, shim_exe: exe };
             match net_config {
                 Some(net_config) if matches!(sandbox.backend, wicket_sandbox::Backend::Bwrap { .. }) => {
@@ -196,7 +209,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
                 None => sandbox.run(&exec, &args.command, &opts)?,
             }
         }
-        Placement::Host(_) => {
+        (None, Placement::Host(_)) => {
             if net_config.is_some() {
                 eprintln!(
                     "wicket: notice: network.allow does not apply: the command runs on the host, with its network"

@@ -316,3 +316,32 @@ fn exit_status_and_denials() {
     out.stderr.as_slice().read_to_string(&mut err).unwrap();
     assert!(err.contains("sensitive"), "{err}");
 }
+
+/// The sandbox is built while the engine decides; a refused command must still never start,
+/// and nothing of its sandbox may stay behind.
+#[test]
+fn a_refused_command_never_starts_although_its_sandbox_was_built_ahead() {
+    let w = World::new();
+    let home = w.dir.join("wicket-home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("settings.json"), r#"{"permissions": {"deny": ["bash(touch *)"]}}"#).unwrap();
+    let marker = w.root.join("made-by-a-refused-command");
+    let out = w.wicket("bwrap", None, &["touch", marker.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(126), "{err}");
+    assert!(err.contains("deny rule"), "{err}");
+    assert!(!err.contains("wicket sandbox:"), "the waiting shim ends without a word: {err}");
+    assert!(!marker.exists(), "the refused command ran");
+    // No process of this run is left (bwrap and the shim carry the marker path in argv).
+    let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let left: Vec<String> = String::from_utf8_lossy(&ps.stdout)
+        .lines()
+        .filter(|l| l.contains("made-by-a-refused-command") && !l.starts_with("ps "))
+        .map(str::to_string)
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // The same command, allowed, runs in the same kind of sandbox.
+    std::fs::write(home.join("settings.json"), "{}").unwrap();
+    assert_eq!(w.wicket("bwrap", None, &["touch", marker.to_str().unwrap()]).status.code(), Some(0));
+    assert!(marker.exists());
+}
