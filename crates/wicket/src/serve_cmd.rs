@@ -12,6 +12,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -19,6 +20,7 @@ use clap::Args;
 use serde_json::{json, Value};
 use wicket::audit::Recorder;
 use wicket::config::Placement;
+use wicket::net::{NetRun, SharedRecorder};
 use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, Target, ToolCall, Verdict};
 
@@ -63,7 +65,10 @@ struct Server {
     loaded: wicket::config::Loaded,
     placement: Placement,
     session: Session,
-    audit: Recorder,
+    /// Shared with the network proxy of a `run`, which records its refusals as they happen.
+    audit: SharedRecorder,
+    /// The proxy's policy when the settings open the network (`network.allow`).
+    net_config: Option<wicket_net::policy::NetConfig>,
     rx: Receiver<Incoming>,
     queued: VecDeque<Incoming>,
     next_id: u64,
@@ -95,6 +100,17 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
     };
     let (policy, loaded) = build_policy(&check)?;
     let placement = wicket::config::placement(&loaded, args.no_sandbox)?;
+    // A broken network entry stops the server before it reads anything, as `wicket run` does.
+    let user_file =
+        wicket::config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
+    let mut layers: Vec<(String, &wicket_policy::Settings)> = Vec::new();
+    if let Some(u) = &loaded.user {
+        layers.push((user_file, u));
+    }
+    if let Some(p) = &loaded.project {
+        layers.push((loaded.project_file.display().to_string(), p));
+    }
+    let net_config = wicket::net::net_config(&layers, &loaded.team)?;
     let audit = if args.no_audit {
         Recorder::off()
     } else {
@@ -122,7 +138,8 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
         loaded,
         placement,
         session: Session::new(),
-        audit,
+        audit: Arc::new(Mutex::new(audit)),
+        net_config,
         rx,
         queued: VecDeque::new(),
         next_id: 1,
@@ -207,7 +224,7 @@ impl Server {
     fn judge(&mut self, call: &ToolCall, raw: &str) -> Verdict {
         let verdict = self.policy.decide(call, &self.session);
         let verdict = if verdict.decision == Decision::Ask { self.ask(call, verdict) } else { verdict };
-        let recorded = self.audit.decision(Some(call), raw, verdict);
+        let recorded = self.record(call, raw, verdict);
         if let Some(n) = recorded.notice {
             eprintln!("wicket: {n}");
         }
@@ -223,12 +240,31 @@ impl Server {
         for t in ct.targets {
             let Target::Url { url } = t else { continue };
             let Ok(u) = wicket_policy::host::parse_url(&url) else { continue };
-            let host = u.host.to_string();
-            if let Some(b) = self.blocked.iter_mut().find(|b| b.host == host) {
-                b.count += 1;
-            } else if self.blocked.len() < MAX_BLOCKED {
-                self.blocked.push(Blocked { host, tool: call.tool.clone(), reason: v.reason.clone(), count: 1 });
-            }
+            self.note_host(&u.host.to_string(), &call.tool, &v.reason);
+        }
+    }
+
+    fn note_host(&mut self, host: &str, tool: &str, reason: &str) {
+        if let Some(b) = self.blocked.iter_mut().find(|b| b.host == host) {
+            b.count += 1;
+        } else if self.blocked.len() < MAX_BLOCKED {
+            self.blocked.push(Blocked {
+                host: host.to_string(),
+                tool: tool.to_string(),
+                reason: reason.to_string(),
+                count: 1,
+            });
+        }
+    }
+
+    /// Record a decision in the shared log; a poisoned lock (a panic in the proxy) denies.
+    fn record(&self, call: &ToolCall, raw: &str, verdict: Verdict) -> wicket::audit::Recorded {
+        match self.audit.lock() {
+            Ok(mut a) => a.decision(Some(call), raw, verdict),
+            Err(_) => wicket::audit::Recorded {
+                verdict: Verdict::deny(By::Policy, "the audit log is unusable after a failure in the proxy"),
+                notice: None,
+            },
         }
     }
 
@@ -268,24 +304,47 @@ impl Server {
         let exec = match exec_policy(&inputs) {
             Ok(e) => e,
             Err(e) => {
-                let v = self.audit.decision(Some(&call), command, Verdict::deny(By::Policy, e.to_string())).verdict;
+                let v = self.record(&call, command, Verdict::deny(By::Policy, e.to_string())).verdict;
                 return Ok(verdict_json(&v));
             }
         };
         let argv: Vec<OsString> = vec!["bash".into(), "-c".into(), command.into()];
         let opts = wicket_sandbox::RunOptions { passthrough: false, inherit_stdin: false };
+        let mut refused = Vec::new();
         let outcome = match &self.placement {
             Placement::Sandbox(backend) => {
                 let exe = std::env::current_exe().map_err(|e| {
                     (INTERNAL_ERROR, format!("cannot find wicket's own binary for the sandbox shim: {e}"))
                 })?;
-                wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe }.run(&exec, &argv, &opts)
+                let sandbox = wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe };
+                match &self.net_config {
+                    // The allowlist proxy, as in `wicket run`; nobody can be asked from inside a
+                    // run here, so an unlisted host is refused and listed by `blocked_hosts`.
+                    Some(net) if matches!(backend, wicket_sandbox::Backend::Bwrap { .. }) => {
+                        let run = NetRun::start(net.clone(), None, self.audit.clone())
+                            .map_err(|e| (INTERNAL_ERROR, format!("cannot start the network proxy: {e}")))?;
+                        let network = run.network();
+                        let mut serve = |l: std::net::TcpListener| run.serve(l);
+                        let outcome = sandbox.run_networked(&exec, &argv, &opts, &network, &mut serve);
+                        refused = run.blocked();
+                        run.stop();
+                        outcome
+                    }
+                    _ => sandbox.run(&exec, &argv, &opts),
+                }
             }
             Placement::Host(_) => wicket_sandbox::run_on_host(&exec, &argv, &opts),
         }
         .map_err(|e| (INTERNAL_ERROR, format!("cannot run the command: {e}")))?;
+        for b in refused {
+            self.note_host(&b.host, "network", &b.reason);
+        }
         let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
-        if let Some(msg) = self.audit.execution("bash", command, ms, i64::from(outcome.code), wicket::audit::risk(&v)) {
+        let msg = match self.audit.lock() {
+            Ok(mut a) => a.execution("bash", command, ms, i64::from(outcome.code), wicket::audit::risk(&v)),
+            Err(_) => Some("the audit log is unusable after a failure in the proxy".to_string()),
+        };
+        if let Some(msg) = msg {
             eprintln!("wicket: {msg}");
         }
         if let Value::Object(o) = &mut out {

@@ -213,3 +213,54 @@ fn the_python_client_runs_commands_in_the_sandbox() {
     assert!(asked.contains(&"make install"), "{v}");
     assert!(asked.contains(&"npm publish"), "{v}");
 }
+
+const NET_DRIVER: &str = r#"
+import json, os, sys
+sys.path.insert(0, os.environ["EXAMPLES"])
+from wicket_client import Wicket
+out = {}
+with Wicket(root=os.environ["ROOT"], wicket=os.environ["WICKET"]) as w:
+    out["curl"] = w.run("curl -s -o /dev/null -w '%{http_code}' http://unlisted.example/x; echo; "
+                        "curl -s -o /dev/null -w '%{http_code}' http://unlisted.example/y")
+    out["blocked"] = w.blocked_hosts()
+print(json.dumps(out))
+"#;
+
+/// With `network.allow`, `run` goes through the allowlist proxy: an unlisted host is refused
+/// (nobody can be asked from inside a run) and `blocked_hosts` names it.
+#[test]
+fn run_uses_the_allowlist_proxy_and_lists_refused_hosts() {
+    if Command::new("python3").arg("--version").output().is_err()
+        || Command::new("curl").arg("--version").output().is_err()
+    {
+        eprintln!("python3 or curl is not installed: skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = tmp.path().join("proj");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(home.join(".wicket")).unwrap();
+    std::fs::write(home.join(".wicket/settings.json"), r#"{"network": {"allow": ["npm"]}}"#).unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(NET_DRIVER)
+        .env("EXAMPLES", &examples)
+        .env("ROOT", &root)
+        .env("WICKET", env!("CARGO_BIN_EXE_wicket"))
+        .env("WICKET_HOME", home.join(".wicket"))
+        .env("HOME", &home)
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["curl"]["decision"], "allow", "{v}");
+    assert_eq!(v["curl"]["stdout"], "403\n403", "{v}");
+    let blocked = v["blocked"].as_array().unwrap();
+    assert_eq!(blocked.len(), 1, "{v}");
+    assert_eq!(blocked[0]["host"], "unlisted.example", "{v}");
+    assert_eq!(blocked[0]["tool"], "network", "{v}");
+    assert!(blocked[0]["reason"].as_str().unwrap().contains("unlisted.example"), "{v}");
+}
