@@ -189,6 +189,49 @@ impl Sandbox {
         spawn_piped(&mut cmd, guards, self.backend.name())
     }
 
+    /// [`Sandbox::spawn`] with the proxy's network (bubblewrap only, as
+    /// [`Sandbox::run_networked`]): `on_listener` gets the listener the shim made inside the
+    /// sandbox and must start serving it before the command starts with `net.env`.
+    pub fn spawn_networked(
+        &self,
+        policy: &ExecPolicy,
+        argv: &[OsString],
+        net: &Network,
+        on_listener: OnListener<'_>,
+    ) -> Result<Running, SandboxError> {
+        if !matches!(self.backend, Backend::Bwrap { .. }) || policy.network {
+            return Err(SandboxError::Unavailable(format!(
+                "the network proxy needs bubblewrap's network namespace; backend {} has none",
+                self.backend.name()
+            )));
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let (ours, theirs) = crate::bridge::pair().map_err(SandboxError::Seccomp)?;
+            let bridge = crate::shim::ShimBridge { fd: raw(&theirs), port: net.port };
+            let (mut cmd, guards) = self.command(policy, argv, Some(bridge), None)?;
+            let running = spawn_piped(&mut cmd, guards, self.backend.name())?;
+            // As in `run_networked`: our copy of the shim's end goes, the listener is served,
+            // the environment sent; a failure here leaves the shim refusing to start.
+            drop(theirs);
+            let handed = crate::bridge::receive(&ours).and_then(on_listener);
+            let sent = handed.and_then(|()| crate::bridge::send_env(ours, &net.env));
+            if let Err(e) = sent {
+                running.signal(true);
+                let _ = running.wait();
+                return Err(SandboxError::Unavailable(format!(
+                    "the network proxy could not be connected to the sandbox: {e}"
+                )));
+            }
+            Ok(running)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (argv, net, on_listener);
+            Err(SandboxError::Unavailable("the network proxy runs on Linux only".into()))
+        }
+    }
+
     /// Start `argv` under `policy` before the call is decided, so the sandbox is built while
     /// the caller decides; the command itself runs only at [`Started::go`]. Dropping the
     /// handle (a denial, an error) ends the sandbox with the command never started. Under

@@ -125,6 +125,20 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("refusing to start the MCP server: {e}"))?;
     exec.network = args.network;
 
+    // `network.allow` in the settings: the server reaches the network only through the
+    // allowlist proxy, as a command under `wicket run` does (`--network` opens it wholly).
+    let user_file = config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
+    let mut layers: Vec<(String, &wicket_policy::Settings)> = Vec::new();
+    if let Some(u) = &loaded.user {
+        layers.push((user_file, u));
+    }
+    if let Some(p) = &loaded.project {
+        layers.push((loaded.project_file.display().to_string(), p));
+    }
+    let net_config = if args.network { None } else { wicket::net::net_config(&layers, &loaded.team)? };
+    // Lives as long as the server: the proxy's runtime serves the sandbox's listener.
+    let mut net_run: Option<wicket::net::NetRun> = None;
+
     // Started before any thread of ours: the Landlock backend confines between fork and exec.
     let mut server = match placement {
         Placement::Sandbox(backend) => {
@@ -132,7 +146,37 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
                 eprintln!("wicket: notice: {m}");
             }
             let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
-            wicket_sandbox::Sandbox { backend, shim_exe: exe }.spawn(&exec, &args.command)
+            let sandbox = wicket_sandbox::Sandbox { backend, shim_exe: exe };
+            match net_config {
+                Some(net) if matches!(sandbox.backend, wicket_sandbox::Backend::Bwrap { .. }) => {
+                    // Its own audit session: one writer a file keeps the hash chain whole.
+                    let proxy_audit = if args.no_audit {
+                        Recorder::off()
+                    } else {
+                        let session = format!("mcp-{name}-net-{}", wicket_audit::new_session_id());
+                        Recorder::open_session(&root, wicket::audit::options(&loaded.team), &session)
+                    };
+                    // Nobody can be asked for a host from here (the terminal belongs to the
+                    // gateway's questions): an unlisted host is refused and recorded.
+                    let run =
+                        wicket::net::NetRun::start(net, None, std::sync::Arc::new(std::sync::Mutex::new(proxy_audit)))
+                            .map_err(anyhow::Error::msg)?;
+                    let network = run.network();
+                    let mut serve = |l: std::net::TcpListener| run.serve(l);
+                    let spawned = sandbox.spawn_networked(&exec, &args.command, &network, &mut serve);
+                    net_run = Some(run);
+                    spawned
+                }
+                Some(_) => {
+                    eprintln!(
+                        "wicket: notice: network.allow is not served by the {} sandbox (no network namespace), so \
+                         the MCP server has no network; install bubblewrap for the allowlist",
+                        sandbox.backend.name()
+                    );
+                    sandbox.spawn(&exec, &args.command)
+                }
+                None => sandbox.spawn(&exec, &args.command),
+            }
         }
         Placement::Host(_) => wicket_sandbox::spawn_on_host(&exec, &args.command),
     }
@@ -192,6 +236,13 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         }
     }
     let (code, ran) = server.wait().context("while waiting for the MCP server to exit")?;
+    if let Some(run) = net_run {
+        // The refusals, for the person reading stderr (each is in the audit log already).
+        for b in run.blocked() {
+            eprintln!("{}{}", wicket::net::BLOCKED_LINE, b.to_string().replace(['\r', '\n'], " "));
+        }
+        run.stop();
+    }
     let ms = u64::try_from(ran.as_millis()).unwrap_or(u64::MAX);
     let target = format!("{} (mcp server {:?})", shell_join(&args.command), gw.name);
     if let Some(msg) = gw.audit.execution(

@@ -536,3 +536,38 @@ fn malformed_messages_fail_closed_and_a_crash_answers_pending_calls() {
     assert!(text.contains("mcp__raw__echo") && text.contains("mcp__raw__crash"), "{text}");
     assert!(text.contains("a tools/call without an id"), "{text}");
 }
+
+/// With `network.allow` (here: a pinned name), the sandboxed server reaches the network only
+/// through wicket's allowlist proxy: the pinned name answers, an unlisted one gets 403, and a
+/// direct connection still fails.
+#[test]
+fn the_sandboxed_server_reaches_only_allowed_hosts_through_the_proxy() {
+    let Some(p) = peers() else { return };
+    let w = World::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for s in listener.incoming() {
+            let Ok(mut s) = s else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut s, &mut buf);
+            let _ = std::io::Write::write_all(&mut s, b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+        }
+    });
+    std::fs::write(
+        w.dir.join("wicket-home/settings.json"),
+        json!({"network": {"ports": [port], "addresses": {"allowed.test": ["127.0.0.1"]}}}).to_string(),
+    )
+    .unwrap();
+    let probe = [s(&p.python), s(&tests_dir().join("probe_server.py")), s(&w.out), port.to_string()];
+    let probe: Vec<&str> = probe.iter().map(String::as_str).collect();
+    let scenario = format!(
+        "async def scenario(s):\n    await s.initialize()\n    return {{'allowed': await call(s, 'probe', {{'attempt': 'fetch:http://allowed.test:{port}/'}}), 'unlisted': await call(s, 'probe', {{'attempt': 'fetch:http://unlisted.example/'}}), 'direct': await call(s, 'probe', {{'attempt': 'network'}})}}\n"
+    );
+    let v =
+        w.drive(&p, &w.gateway(&["--name", "netprobe", "--allow", "mcp__netprobe__probe"], &probe), "", &[], &scenario);
+    let text = |k: &str| v["out"][k]["text"].as_str().unwrap_or_default().to_string();
+    assert_eq!(text("allowed"), "ESCAPED 200 hello", "{v}");
+    assert!(text("unlisted").starts_with("BLOCKED") && text("unlisted").contains("403"), "{v}");
+    assert!(text("direct").starts_with("BLOCKED"), "{v}");
+}

@@ -1,6 +1,6 @@
 """An MCP server (official Python SDK) whose one tool tries to leave the sandbox it runs in:
-`probe(attempt)` with read_secret, write_outside, env_secret or network. Prints ESCAPED or
-BLOCKED. Arguments: OUTSIDE_DIR PORT. Used by tests/mcp_gateway.rs, which also runs it unsandboxed as the control."""
+`probe(attempt)` with read_secret, write_outside, env_secret, network, or fetch:URL (through
+the proxy variables the sandbox sets, if any). Prints ESCAPED or BLOCKED. Arguments: OUTSIDE_DIR PORT. Used by tests/mcp_gateway.rs, which also runs it unsandboxed as the control."""
 
 import os
 import socket
@@ -27,6 +27,10 @@ def probe(attempt: str) -> str:
         if attempt == "network":
             socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=5).close()
             return "ESCAPED"
+        if attempt.startswith("fetch:"):
+            import urllib.request
+            with urllib.request.urlopen(attempt[len("fetch:"):], timeout=10) as r:
+                return f"ESCAPED {r.status} {r.read().decode()}"
         return "unknown attempt"
     except Exception as e:
         return f"BLOCKED {type(e).__name__} {e}"
