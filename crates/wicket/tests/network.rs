@@ -149,6 +149,9 @@ fn cases() -> Vec<Case> {
         Case { name: "curl_port_not_opened", script: "$CURL http://registry.test:81/ || true", stdout: "403", blocked: Some("registry.test:81: port 81") },
         Case { name: "curl_direct_by_ip", script: "curl -sS -m 5 --noproxy '*' -o /dev/null -w '%{http_code}' http://127.0.0.1:{port}/wicket-demo || true", stdout: "000", blocked: None },
         Case { name: "python_direct_by_ip", script: "python3 -c \"import socket\ntry: socket.create_connection(('127.0.0.1', {port}), timeout=5); print('ESCAPED')\nexcept OSError as e: print('BLOCKED')\"", stdout: "BLOCKED", blocked: None },
+        Case { name: "python_udp_out", script: "python3 -c \"import socket\ntry: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('192.0.2.1', 53)); print('ESCAPED')\nexcept OSError as e: print('BLOCKED')\"", stdout: "BLOCKED", blocked: None },
+        Case { name: "python_raw_socket", script: "python3 -c \"import socket\ntry: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP); print('ESCAPED')\nexcept OSError as e: print('BLOCKED')\"", stdout: "BLOCKED", blocked: None },
+        Case { name: "python_listen_elsewhere", script: "python3 -c \"import socket\ntry: socket.create_server(('127.0.0.1', 0)); print('ESCAPED')\nexcept OSError as e: print('BLOCKED')\"", stdout: "BLOCKED", blocked: None },
         Case { name: "python_own_unix_socket", script: "python3 -c \"import socket\ntry: socket.socket(socket.AF_UNIX); print('ESCAPED')\nexcept OSError as e: print('BLOCKED')\"", stdout: "BLOCKED", blocked: None },
     ]
 }
