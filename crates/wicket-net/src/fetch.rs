@@ -426,3 +426,32 @@ fn tls_failure(url: &str, host: &str, e: &std::io::Error) -> FetchError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn ca_pem() -> String {
+        let mut p = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        p.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        rcgen::CertifiedIssuer::self_signed(p, rcgen::KeyPair::generate().unwrap()).unwrap().pem()
+    }
+
+    #[test]
+    fn added_roots_are_counted_and_bad_files_named() {
+        assert_eq!(Tls::new().unwrap().added(), 0);
+        let two = format!("{}{}", ca_pem(), ca_pem());
+        assert_eq!(Tls::with_pem_roots(&[("ca.pem", two.as_bytes())]).unwrap().added(), 2);
+        let cases: &[(&str, &str)] = &[
+            ("", "no `BEGIN CERTIFICATE` block"),
+            ("hello\n", "no `BEGIN CERTIFICATE` block"),
+            ("-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n", "not a PEM certificate file"),
+            ("-----BEGIN CERTIFICATE-----\naGVsbG8=\n-----END CERTIFICATE-----\n", "cannot be a trust root"),
+        ];
+        for (text, want) in cases {
+            let e = Tls::with_pem_roots(&[("x.pem", text.as_bytes())]).unwrap_err().to_string();
+            assert!(e.starts_with("x.pem: ") && e.contains(want), "{text:?}: {e}");
+        }
+    }
+}
