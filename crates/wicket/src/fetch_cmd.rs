@@ -17,7 +17,7 @@ use clap::Args;
 use wicket::approver::{Answer, Approver, Question, TerminalApprover};
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides};
-use wicket_net::fetch::{FetchError, Limits};
+use wicket_net::fetch::{FetchError, Limits, Tls};
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
 
 /// The flags of `wicket fetch` (a public contract: add, never change).
@@ -50,7 +50,10 @@ pub struct FetchArgs {
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
-    /// The URL (http:// only).
+    /// Also trust the CA certificates in this PEM file for https:// (repeatable); Mozilla's roots stay trusted.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Vec<PathBuf>,
+    /// The URL (http:// or https://).
     #[arg(value_name = "URL")]
     pub url: String,
 }
@@ -95,6 +98,13 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
         max_bytes: args.max_bytes,
         timeout: Duration::from_secs_f64(args.timeout),
     };
+    let mut pems = Vec::new();
+    for f in &args.cacert {
+        let text = std::fs::read(f).with_context(|| format!("cannot read --cacert {}", f.display()))?;
+        pems.push((f.display().to_string(), text));
+    }
+    let extra: Vec<(&str, &[u8])> = pems.iter().map(|(n, t)| (n.as_str(), t.as_slice())).collect();
+    let tls = Tls::with_pem_roots(&extra).context("--cacert")?;
     let mut audit = if args.no_audit {
         Recorder::off()
     } else {
@@ -153,8 +163,15 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start the fetch's runtime")?;
     let resolver = wicket::net::resolver().map_err(anyhow::Error::msg)?;
-    let result =
-        runtime.block_on(wicket_net::fetch::fetch(&args.url, &net, resolver.as_ref(), &mut decide, &headers, &limits));
+    let result = runtime.block_on(wicket_net::fetch::fetch_with(
+        &args.url,
+        &net,
+        resolver.as_ref(),
+        &mut decide,
+        &headers,
+        &limits,
+        &tls,
+    ));
     match result {
         Ok(r) => {
             for hop in r.hops.iter().skip(1) {

@@ -372,44 +372,51 @@ fn an_unlisted_host_asks_the_person_and_a_session_answer_holds() {
 /// A small HTTP origin on the host's loopback for `wicket fetch`: `/hello`, `/headers` (echoes
 /// the request head), `/redirect?to=URL`, `/relative` (to `/hello`), `/loop`, `/big` (2 MB).
 fn fetch_origin() -> u16 {
-    use std::io::{Read, Write};
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for mut s in l.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut head = Vec::new();
-                let mut b = [0u8; 1024];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match s.read(&mut b) {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => head.extend_from_slice(&b[..n]),
-                    }
-                }
-                let head = String::from_utf8_lossy(&head).into_owned();
-                let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-                let (status, extra, body) = if path == "/hello" {
-                    ("200 OK", String::new(), b"hello".to_vec())
-                } else if path == "/headers" {
-                    ("200 OK", String::new(), head.clone().into_bytes())
-                } else if let Some(to) = path.strip_prefix("/redirect?to=") {
-                    ("302 Found", format!("Location: {to}\r\n"), Vec::new())
-                } else if path == "/relative" {
-                    ("301 Moved Permanently", "Location: /hello\r\n".to_string(), Vec::new())
-                } else if path == "/loop" {
-                    ("302 Found", "Location: /loop\r\n".to_string(), Vec::new())
-                } else if path == "/big" {
-                    ("200 OK", String::new(), vec![b'x'; 2_000_000])
-                } else {
-                    ("404 Not Found", String::new(), b"no".to_vec())
-                };
-                let resp = format!("HTTP/1.0 {status}\r\n{extra}Content-Length: {}\r\n\r\n", body.len());
-                let _ = s.write_all(resp.as_bytes());
-                let _ = s.write_all(&body);
-            });
+            std::thread::spawn(move || answer(&mut s));
         }
     });
     port
+}
+
+/// Read one request head from `s` and answer it (the routes of [`fetch_origin`]).
+fn answer(s: &mut (impl std::io::Read + std::io::Write)) {
+    let mut head = Vec::new();
+    let mut b = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match s.read(&mut b) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&b[..n]),
+        }
+        // Not HTTP (a TLS ClientHello to the plain origin): answer as web servers do.
+        if !head[0].is_ascii_uppercase() {
+            let _ = s.write_all(b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+            return;
+        }
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let (status, extra, body) = if path == "/hello" {
+        ("200 OK", String::new(), b"hello".to_vec())
+    } else if path == "/headers" {
+        ("200 OK", String::new(), head.clone().into_bytes())
+    } else if let Some(to) = path.strip_prefix("/redirect?to=") {
+        ("302 Found", format!("Location: {to}\r\n"), Vec::new())
+    } else if path == "/relative" {
+        ("301 Moved Permanently", "Location: /hello\r\n".to_string(), Vec::new())
+    } else if path == "/loop" {
+        ("302 Found", "Location: /loop\r\n".to_string(), Vec::new())
+    } else if path == "/big" {
+        ("200 OK", String::new(), vec![b'x'; 2_000_000])
+    } else {
+        ("404 Not Found", String::new(), b"no".to_vec())
+    };
+    let resp = format!("HTTP/1.0 {status}\r\n{extra}Content-Length: {}\r\n\r\n", body.len());
+    let _ = s.write_all(resp.as_bytes());
+    let _ = s.write_all(&body);
 }
 
 /// One `wicket fetch` case: the URL (`{o}`: this origin's port), extra flags, the exit status,
@@ -439,7 +446,6 @@ const FETCH_CASES: &[FetchCase] = &[
     FetchCase { name: "size_cap", url: "http://origin.test:{o}/big", flags: &["--max-bytes", "10000"], code: 1, stdout: "", stderr: "larger than 10000 bytes", not_stdout: "xxx" },
     FetchCase { name: "unlisted_first_url", url: "http://unlisted.example.org:{o}/hello", flags: &[], code: 126, stdout: "", stderr: "unlisted.example.org", not_stdout: "" },
     FetchCase { name: "userinfo", url: "http://user:pw@origin.test:{o}/hello", flags: &[], code: 126, stdout: "", stderr: "refused", not_stdout: "pw" },
-    FetchCase { name: "https_is_not_spoken", url: "https://origin.test/hello", flags: &[], code: 1, stdout: "", stderr: "plain http only", not_stdout: "" },
 ];
 
 /// Item 5: `wicket fetch` decides every hop (engine rules, network policy, address checks).
@@ -474,4 +480,139 @@ fn fetch_decides_every_hop() {
     // Every refusal and allow is in the audit log as a web_fetch decision.
     let audit = w.audit();
     assert!(audit.contains("\"tool\":\"web_fetch\"") && audit.contains("unlisted.example.org"), "{audit}");
+}
+
+/// A test certificate authority (made fresh for each run, trusted only through `--cacert`).
+struct TestCa {
+    issuer: rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
+}
+
+impl TestCa {
+    fn new(name: &str) -> TestCa {
+        let mut p = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        p.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        p.distinguished_name.push(rcgen::DnType::CommonName, name);
+        p.key_usages = vec![rcgen::KeyUsagePurpose::KeyCertSign, rcgen::KeyUsagePurpose::DigitalSignature];
+        TestCa { issuer: rcgen::CertifiedIssuer::self_signed(p, rcgen::KeyPair::generate().unwrap()).unwrap() }
+    }
+
+    /// A server certificate for `names`, expired when `expired`, and its key.
+    fn leaf(
+        &self,
+        names: &[&str],
+        expired: bool,
+    ) -> (Vec<rustls::pki_types::CertificateDer<'static>>, rustls::pki_types::PrivateKeyDer<'static>) {
+        let mut p = rcgen::CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).unwrap();
+        if expired {
+            p.not_before = rcgen::date_time_ymd(2020, 1, 1);
+            p.not_after = rcgen::date_time_ymd(2021, 1, 1);
+        }
+        let key = rcgen::KeyPair::generate().unwrap();
+        let cert = p.signed_by(&key, &self.issuer).unwrap();
+        let key = rustls::pki_types::PrivatePkcs8KeyDer::from(key.serialize_der()).into();
+        (vec![cert.der().clone()], key)
+    }
+}
+
+/// An HTTPS origin on loopback (rustls server, the routes of [`fetch_origin`]) presenting `cert`.
+fn tls_origin(
+    (chain, key): (Vec<rustls::pki_types::CertificateDer<'static>>, rustls::pki_types::PrivateKeyDer<'static>),
+) -> u16 {
+    use std::io::Write;
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .unwrap();
+    let config = std::sync::Arc::new(config);
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            let config = config.clone();
+            std::thread::spawn(move || {
+                let conn = rustls::ServerConnection::new(config).unwrap();
+                let mut tls = rustls::StreamOwned::new(conn, s);
+                answer(&mut tls);
+                tls.conn.send_close_notify();
+                let _ = tls.flush();
+            });
+        }
+    });
+    port
+}
+
+/// `wicket fetch` over https (`{o}` the plain origin, `{s}` the TLS origin with a certificate
+/// for secure.test and other.test, `{w}` one whose certificate names someone else, `{e}` one
+/// with an expired certificate; `{ca}` the test CA's PEM file, `{bad}` a file with no PEM).
+#[rustfmt::skip]
+const HTTPS_CASES: &[FetchCase] = &[
+    FetchCase { name: "https_allowed_with_cacert", url: "https://secure.test:{s}/hello", flags: &["--cacert", "{ca}"], code: 0, stdout: "hello", stderr: "", not_stdout: "" },
+    FetchCase { name: "unknown_issuer_without_cacert", url: "https://secure.test:{s}/hello", flags: &[], code: 126, stdout: "", stderr: "certificate of secure.test is not trusted: it was issued by an unknown authority", not_stdout: "hello" },
+    FetchCase { name: "certificate_for_another_name", url: "https://wrongname.test:{w}/hello", flags: &["--cacert", "{ca}"], code: 126, stdout: "", stderr: "is not valid for the name wrongname.test", not_stdout: "hello" },
+    FetchCase { name: "expired_certificate", url: "https://expired.test:{e}/hello", flags: &["--cacert", "{ca}"], code: 126, stdout: "", stderr: "certificate of expired.test has expired", not_stdout: "hello" },
+    FetchCase { name: "credentials_to_the_origin", url: "https://secure.test:{s}/headers", flags: &["--cacert", "{ca}", "--header", "Authorization: Bearer s3cret"], code: 0, stdout: "Bearer s3cret", stderr: "", not_stdout: "" },
+    FetchCase { name: "credentials_not_across_hosts", url: "https://secure.test:{s}/redirect?to=https://other.test:{s}/headers", flags: &["--cacert", "{ca}", "--header", "Authorization: Bearer s3cret"], code: 0, stdout: "Host: other.test", stderr: "followed a redirect to https://other.test", not_stdout: "s3cret" },
+    FetchCase { name: "relative_redirect", url: "https://secure.test:{s}/relative", flags: &["--cacert", "{ca}"], code: 0, stdout: "hello", stderr: "followed a redirect to https://secure.test", not_stdout: "" },
+    FetchCase { name: "redirect_https_to_http", url: "https://secure.test:{s}/redirect?to=http://origin.test:{o}/hello", flags: &["--cacert", "{ca}"], code: 126, stdout: "", stderr: "from https to plain http", not_stdout: "hello" },
+    FetchCase { name: "redirect_http_to_https", url: "http://origin.test:{o}/redirect?to=https://secure.test:{s}/hello", flags: &["--cacert", "{ca}"], code: 0, stdout: "hello", stderr: "followed a redirect to https://secure.test", not_stdout: "" },
+    FetchCase { name: "redirect_to_private_address", url: "https://secure.test:{s}/redirect?to=https://private.test:{s}/hello", flags: &["--cacert", "{ca}"], code: 126, stdout: "", stderr: "private.test resolved to 10.1.2.3", not_stdout: "hello" },
+    FetchCase { name: "redirect_to_ip_literal", url: "https://secure.test:{s}/redirect?to=https://127.0.0.1:{s}/hello", flags: &["--cacert", "{ca}"], code: 126, stdout: "", stderr: "127.0.0.1 is an IP address", not_stdout: "hello" },
+    FetchCase { name: "ip_literal_first_url", url: "https://127.0.0.1:{s}/hello", flags: &["--cacert", "{ca}"], code: 126, stdout: "", stderr: "127.0.0.1 is an IP address", not_stdout: "hello" },
+    FetchCase { name: "listed_name_resolving_to_loopback", url: "https://rebind.test:{s}/hello", flags: &["--cacert", "{ca}"], code: 126, stdout: "", stderr: "rebind.test resolved to 127.0.0.1", not_stdout: "hello" },
+    FetchCase { name: "https_to_a_plain_http_server", url: "https://origin.test:{o}/hello", flags: &["--cacert", "{ca}"], code: 1, stdout: "", stderr: "TLS handshake with origin.test failed", not_stdout: "hello" },
+    FetchCase { name: "cacert_not_pem", url: "https://secure.test:{s}/hello", flags: &["--cacert", "{bad}"], code: 2, stdout: "", stderr: "no `BEGIN CERTIFICATE` block", not_stdout: "hello" },
+    FetchCase { name: "cacert_missing", url: "https://secure.test:{s}/hello", flags: &["--cacert", "{bad}.missing"], code: 2, stdout: "", stderr: "cannot read --cacert", not_stdout: "hello" },
+];
+
+/// Item 5 over TLS: the checked address is connected to, the URL's name is verified against
+/// the certificate, redirects never downgrade, and every hop is still decided.
+#[test]
+fn fetch_over_https() {
+    let ca = TestCa::new("wicket test CA");
+    let o = fetch_origin();
+    let s = tls_origin(ca.leaf(&["secure.test", "other.test", "private.test", "rebind.test"], false));
+    let wrong = tls_origin(ca.leaf(&["someone-else.test"], false));
+    let e = tls_origin(ca.leaf(&["expired.test"], true));
+    let w = World::new(move |_| {
+        serde_json::json!({
+            "permissions": { "allow": ["web_fetch(origin.test)", "web_fetch(secure.test)", "web_fetch(other.test)",
+                "web_fetch(private.test)", "web_fetch(rebind.test)", "web_fetch(wrongname.test)", "web_fetch(expired.test)"] },
+            "network": {
+                "allow": ["rebind.test"],
+                "ports": [o, s, wrong, e],
+                "addresses": { "origin.test": ["127.0.0.1"], "secure.test": ["127.0.0.1"], "other.test": ["127.0.0.1"],
+                    "wrongname.test": ["127.0.0.1"], "expired.test": ["127.0.0.1"] }
+            }
+        })
+    });
+    let ca_file = w.root.join("test-ca.pem");
+    std::fs::write(&ca_file, ca.issuer.pem()).unwrap();
+    let bad = w.root.join("not-a-cert.pem");
+    std::fs::write(&bad, "hello\n").unwrap();
+    let fill = |t: &str| {
+        t.replace("{o}", &o.to_string())
+            .replace("{s}", &s.to_string())
+            .replace("{w}", &wrong.to_string())
+            .replace("{e}", &e.to_string())
+            .replace("{ca}", &ca_file.display().to_string())
+            .replace("{bad}", &bad.display().to_string())
+    };
+    let mut failures = Vec::new();
+    for c in HTTPS_CASES {
+        let flags: Vec<String> = c.flags.iter().map(|f| fill(f)).collect();
+        let out = w.command(&["fetch", "--unattended"]).args(&flags).arg(fill(c.url)).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), text(&out.stderr));
+        let ok = out.status.code() == Some(c.code)
+            && stdout.contains(c.stdout)
+            && stderr.contains(c.stderr)
+            && (c.not_stdout.is_empty() || !stdout.contains(c.not_stdout));
+        if !ok {
+            let shown: String = stdout.chars().take(300).collect();
+            failures.push(format!("{}: exit {:?}, stdout {shown:?}, stderr {stderr}", c.name, out.status.code()));
+        }
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
 }
