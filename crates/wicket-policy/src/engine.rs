@@ -34,6 +34,9 @@ pub struct PolicyConfig {
     pub unattended: bool,
     /// An OS sandbox is available for commands.
     pub sandbox: bool,
+    /// The settings open the network through the allowlist proxy (`network.allow` or
+    /// `network.addresses`): only the wording of sandbox verdicts changes.
+    pub sandbox_network: bool,
     /// Allow rules.
     pub allow: Vec<String>,
     /// Deny rules.
@@ -80,6 +83,7 @@ pub struct Policy {
     mode: Mode,
     unattended: bool,
     sandbox: bool,
+    sandbox_network: bool,
     /// Why the git entries of the safe list are off, when the git config can run code.
     git_risk: Option<String>,
     team: TeamRules,
@@ -224,6 +228,7 @@ impl Policy {
             mode: cfg.mode,
             unattended: cfg.unattended,
             sandbox: cfg.sandbox,
+            sandbox_network: cfg.sandbox_network,
             git_risk,
             env,
         })
@@ -993,7 +998,13 @@ impl Policy {
                 _ => return None,
             }
         }
-        any.then(|| Verdict::allow(By::Sandbox, "the command runs in the OS sandbox: it can write only the project, temp and caches, and has no network"))
+        let reason = if self.sandbox_network {
+            "the command runs in the OS sandbox: it can write only the project, temp and caches, and reaches \
+             the network only through wicket's allowlist proxy"
+        } else {
+            "the command runs in the OS sandbox: it can write only the project, temp and caches, and has no network"
+        };
+        any.then(|| Verdict::allow(By::Sandbox, reason))
     }
 
     fn step9_allow(

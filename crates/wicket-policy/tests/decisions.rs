@@ -70,6 +70,7 @@ fn decision_fixtures() {
             mode: case.mode.as_deref().map(|m| m.parse().unwrap()).unwrap_or_default(),
             unattended: case.unattended,
             sandbox: case.sandbox,
+            sandbox_network: false,
             allow: case.allow.clone(),
             deny: case.deny.clone(),
             ask: case.ask.clone(),

@@ -130,6 +130,7 @@ fn decide(root: &Path, home: &Path, c: &Case) -> wicket_policy::Verdict {
         root: root.to_path_buf(),
         home: Some(home.to_path_buf()),
         sandbox: c.sandbox,
+        sandbox_network: false,
         allow: c.allow.iter().map(|s| s.to_string()).collect(),
         team: parse(c.policy),
         ..PolicyConfig::default()

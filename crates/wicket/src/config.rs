@@ -415,6 +415,7 @@ pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfi
     cfg.mode = o.mode.or_else(|| layers.iter().rev().find_map(|s| s.mode)).unwrap_or_default();
     cfg.unattended = o.unattended;
     cfg.sandbox = matches!(placement(loaded, o.no_sandbox), Ok(Placement::Sandbox(_)));
+    cfg.sandbox_network = layers.iter().any(|s| s.network.opens());
     cfg.team = loaded.team.clone();
     cfg
 }

@@ -285,6 +285,22 @@ pub fn render(root: &Path, loaded: &Loaded, args: &ShowArgs) -> String {
     settings_list(&mut o, "sandbox.denyRead", &|s| s.sandbox.deny_read.clone(), &[]);
     settings_list(&mut o, "env.allow", &|s| s.env.allow.clone(), &[]);
     settings_list(&mut o, "network.allow", &|s| s.network.allow.clone(), &[]);
+    settings_list(&mut o, "network.ports", &|s| s.network.ports.iter().map(u16::to_string).collect(), &[]);
+    settings_list(
+        &mut o,
+        "network.addresses",
+        &|s| {
+            s.network
+                .addresses
+                .iter()
+                .map(|(host, ips)| {
+                    let ips: Vec<String> = ips.iter().map(ToString::to_string).collect();
+                    format!("{host} → {}", ips.join(", "))
+                })
+                .collect()
+        },
+        &[],
+    );
 
     let _ = writeln!(o, "\nproject consent:");
     match &loaded.consent {
@@ -371,6 +387,19 @@ fn lint(args: &LintArgs) -> Result<ExitCode> {
         if let Err(e) = Policy::new(&cfg) {
             problems += 1;
             println!("error the rules together: {e}");
+        }
+        // The network entries, as `wicket run` checks them before a command starts.
+        let user_file = home.join("settings.json").display().to_string();
+        let mut layers: Vec<(String, &Settings)> = Vec::new();
+        if let Some(u) = &loaded.user {
+            layers.push((user_file, u));
+        }
+        if let Some(p) = &loaded.project {
+            layers.push((loaded.project_file.display().to_string(), p));
+        }
+        if let Err(e) = wicket::net::net_config(&layers, &loaded.team) {
+            problems += 1;
+            println!("error network: {e}");
         }
     }
     if problems == 0 {

@@ -244,3 +244,42 @@ fn run_without_a_terminal_refuses_what_would_ask() {
     let out = run_plain(&e, &["run", "--root", e.root.to_str().unwrap(), "--", "sh", "-c", "echo hi"]);
     assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(0), "hi"));
 }
+
+/// A sandboxed command's reason says what the network is: none, or only the allowlist proxy
+/// when the settings open it.
+#[test]
+fn the_sandbox_reason_names_the_network_it_has() {
+    let e = env();
+    let call = r#"{"tool":"bash","input":{"command":"npm install"}}"#;
+    let v = decision(&run(&e, &["check"], call));
+    if v["by"] != "sandbox" {
+        return; // no sandbox on this machine: `sandbox_is_reported_only_where_it_exists` covers it
+    }
+    assert!(v["reason"].as_str().unwrap().contains("has no network"), "{v}");
+    std::fs::write(e.home.join(".wicket/settings.json"), r#"{"network": {"allow": ["npm"]}}"#).unwrap();
+    let v = decision(&run(&e, &["check"], call));
+    assert_eq!(v["by"], "sandbox", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("only through wicket's allowlist proxy"), "{v}");
+}
+
+/// `policy lint` checks network entries as `wicket run` does, and `policy show` lists them.
+#[test]
+fn lint_checks_network_entries_and_show_lists_them() {
+    let e = env();
+    let file = e.home.join(".wicket/settings.json");
+    std::fs::write(&file, r#"{"network": {"allow": ["npm", "bad host!"]}}"#).unwrap();
+    let out = run_plain(&e, &["policy", "lint", "--root", e.root.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let line = text.lines().find(|l| l.starts_with("error network:")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains(&file.display().to_string()) && line.contains("bad host!"), "{line}");
+    std::fs::write(
+        &file,
+        r#"{"network": {"allow": ["npm"], "ports": [8080], "addresses": {"a.test": ["127.0.0.1"]}}}"#,
+    )
+    .unwrap();
+    assert_eq!(run_plain(&e, &["policy", "lint", "--root", e.root.to_str().unwrap()]).status.code(), Some(0));
+    let show = run_plain(&e, &["policy", "show", "--root", e.root.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(text.contains("\"8080\"") && text.contains("a.test → 127.0.0.1"), "{text}");
+}
