@@ -538,21 +538,38 @@ fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static 
     let passthrough = opts.passthrough;
     let out_pipe = child.stdout.take();
     let err_pipe = child.stderr.take();
-    let out_t = std::thread::spawn(move || match out_pipe {
+    // The capture threads need little stack (a 16 KiB buffer); a small one is cheaper to map.
+    let small = || std::thread::Builder::new().stack_size(256 * 1024);
+    let out_t = spawn_capture(small(), move || match out_pipe {
         Some(p) => {
             let mut o = std::io::stdout();
             capture(p, cap, passthrough.then_some(&mut o as &mut dyn Write))
         }
         None => Captured::default(),
     });
-    let err_t = std::thread::spawn(move || match err_pipe {
+    let err_t = spawn_capture(small(), move || match err_pipe {
         Some(p) => {
             let mut e = std::io::stderr();
             capture(p, cap, passthrough.then_some(&mut e as &mut dyn Write))
         }
         None => Captured::default(),
     });
-    Ok(Spawned { child, out_t, err_t, backend })
+    match (out_t, err_t) {
+        (Ok(out_t), Ok(err_t)) => Ok(Spawned { child, out_t, err_t, backend }),
+        (Err(e), _) | (_, Err(e)) => {
+            // Nobody would read its output: the command must not run on.
+            kill_group(child.id(), true);
+            let _ = child.wait();
+            Err(e)
+        }
+    }
+}
+
+fn spawn_capture(
+    b: std::thread::Builder,
+    f: impl FnOnce() -> Captured + Send + 'static,
+) -> Result<std::thread::JoinHandle<Captured>, SandboxError> {
+    b.spawn(f).map_err(|e| SandboxError::Spawn { what: "an output thread".into(), source: e })
 }
 
 /// Wait for a spawned command (stopping it at the timeout), clean up what it left, and
@@ -571,25 +588,29 @@ fn finish(
             eprintln!("wicket: the network proxy could not be connected to the sandbox: {e}");
         }
     }
-    // A thread waits for the command; this one waits for that thread, so the command's end
-    // is seen at once and the timeout needs no polling.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = tx.send(());
-        status
-    });
     let mut timed_out = false;
-    if let Some(limit) = timeout {
-        if rx.recv_timeout(limit).is_err() {
-            timed_out = true;
-            kill_group(pid, false);
-            if rx.recv_timeout(Duration::from_secs(2)).is_err() {
-                kill_group(pid, true);
+    let status = match timeout {
+        // No timeout: this thread waits (one thread fewer to start on every run).
+        None => child.wait()?,
+        // A thread waits for the command; this one waits for that thread, so the command's
+        // end is seen at once and the timeout needs no polling.
+        Some(limit) => {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let waiter = std::thread::spawn(move || {
+                let status = child.wait();
+                let _ = tx.send(());
+                status
+            });
+            if rx.recv_timeout(limit).is_err() {
+                timed_out = true;
+                kill_group(pid, false);
+                if rx.recv_timeout(Duration::from_secs(2)).is_err() {
+                    kill_group(pid, true);
+                }
             }
+            waiter.join().map_err(|_| std::io::Error::other("the waiting thread panicked"))??
         }
-    }
-    let status = waiter.join().map_err(|_| std::io::Error::other("the waiting thread panicked"))??;
+    };
     // The command is done: nothing it started may stay. Under bwrap its pid namespace is gone
     // already; without it, orphans were reparented to wicket (the subreaper).
     kill_group(pid, true);

@@ -36,7 +36,7 @@ enum Command {
     Explain(check_cmd::CheckArgs),
     /// Decide a command, ask if needed, and run it in the OS sandbox.
     Run(run_cmd::RunArgs),
-    /// Fetch an http:// URL for an agent: every hop decided, every address checked.
+    /// Fetch an http:// or https:// URL for an agent: every hop decided, every address checked.
     Fetch(fetch_cmd::FetchArgs),
     /// Show which sandbox backends work here and what each isolates.
     Doctor(doctor_cmd::DoctorArgs),
@@ -56,14 +56,45 @@ enum Command {
     Mcp(mcp_cmd::McpArgs),
 }
 
+/// The commands an agent runs on every tool call, parsed by a parser that knows only them:
+/// building clap's whole command tree costs more than the decision itself. Same flags, same
+/// help text (a test compares them with [`Cli`]'s).
+#[derive(Parser)]
+#[command(name = "wicket", version, about = "A permission gate and OS sandbox for AI coding agents")]
+struct HotCli {
+    #[command(subcommand)]
+    command: HotCommand,
+}
+
+#[derive(Subcommand)]
+enum HotCommand {
+    /// Decide a tool call read from stdin: prints {"decision","by","reason","rule"}.
+    Check(check_cmd::CheckArgs),
+    /// Decide a command, ask if needed, and run it in the OS sandbox.
+    Run(run_cmd::RunArgs),
+    /// Answer an agent's pre-tool hook (`claude`, `codex`, `gemini`): the payload on stdin, the answer on stdout.
+    Hook(hook_cmd::HookArgs),
+}
+
+const HOT: &[&str] = &["check", "run", "hook"];
+
 fn main() -> ExitCode {
     // The sandbox shim runs before anything else: it confines itself and becomes the command.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == wicket_sandbox::SHIM_ARG) {
         return ExitCode::from(wicket_sandbox::shim::main(&args[2..]).clamp(0, 255) as u8);
     }
-    let cli = Cli::parse();
-    let result = match cli.command {
+    let hot = args.get(1).and_then(|a| a.to_str()).is_some_and(|a| HOT.contains(&a));
+    let command = if hot {
+        match HotCli::parse().command {
+            HotCommand::Check(a) => Command::Check(a),
+            HotCommand::Run(a) => Command::Run(a),
+            HotCommand::Hook(a) => Command::Hook(a),
+        }
+    } else {
+        Cli::parse().command
+    };
+    let result = match command {
         Command::Check(args) => check_cmd::check(&args, false).map(|()| ExitCode::SUCCESS),
         Command::Explain(args) => check_cmd::check(&args, true).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => run_cmd::run(&args),
@@ -84,5 +115,31 @@ fn main() -> ExitCode {
             eprintln!("wicket: {msg}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// The hot parser is the full one, cut down: same commands, flags and help text.
+    #[test]
+    fn the_hot_parser_matches_the_full_one() {
+        let full = Cli::command();
+        let hot = HotCli::command();
+        for name in HOT {
+            let (f, h) = (full.find_subcommand(name).unwrap(), hot.find_subcommand(name).unwrap());
+            assert_eq!(f.get_about().map(ToString::to_string), h.get_about().map(ToString::to_string), "{name}");
+            let flags = |c: &clap::Command| -> Vec<String> {
+                c.get_arguments().map(|a| format!("{:?} {:?} {:?}", a.get_id(), a.get_long(), a.get_help())).collect()
+            };
+            assert_eq!(flags(f), flags(h), "{name}");
+            let subs =
+                |c: &clap::Command| -> Vec<String> { c.get_subcommands().map(|s| s.get_name().to_string()).collect() };
+            assert_eq!(subs(f), subs(h), "{name}");
+        }
+        assert_eq!(hot.get_subcommands().count(), HOT.len());
     }
 }
