@@ -521,6 +521,10 @@ impl Walker {
                 // The end of the last word: a word node right after it (no blank) continues it.
                 // tree-sitter-bash splits `"r"\m` and `` r`x`m `` in two, one word to bash.
                 let mut word_end: Option<usize> = None;
+                // The same for a leading assignment: `a='x'\echo rm` is the assignment
+                // `a=xecho` and the program `rm` to bash; the tree ends the value at the quote
+                // and reads `\echo` as the program.
+                let mut assignment_end: Option<usize> = None;
                 let mut i = 0;
                 while let Some(&(field, child)) = children.get(i) {
                     i += 1;
@@ -559,15 +563,20 @@ impl Walker {
                                 }
                                 None => (word_of(child, src), child),
                             };
-                            match cmd.words.last_mut() {
+                            let glued = !w.raw.starts_with('\n');
+                            match (cmd.words.last_mut(), cmd.assignments.last_mut()) {
                                 // (A word starting at a newline is here-document text the
                                 // tree misread: kept apart, it is reported below.)
-                                Some(last) if word_end == Some(child.start_byte()) && !w.raw.starts_with('\n') => {
-                                    glue(last, w)
+                                (Some(last), _) if word_end == Some(child.start_byte()) && glued => glue(last, w),
+                                (None, Some(a)) if assignment_end == Some(child.start_byte()) && glued => {
+                                    glue(&mut a.value, w);
+                                    assignment_end = Some(scan.end_byte());
                                 }
                                 _ => cmd.words.push(w),
                             }
-                            word_end = Some(scan.end_byte());
+                            if !cmd.words.is_empty() {
+                                word_end = Some(scan.end_byte());
+                            }
                             if scan.named_child_count() > 0 {
                                 later.push((scan, ctx, Mode::Expr));
                             }
@@ -576,6 +585,7 @@ impl Walker {
                         (_, "variable_assignment") => {
                             if cmd.words.is_empty() && valid_assignment(child, src) {
                                 cmd.assignments.push(assignment(child, src));
+                                assignment_end = Some(child.end_byte());
                             } else {
                                 // `4x=1 ls`: not an assignment to bash, the program word.
                                 cmd.words.push(word_of(child, src));
@@ -838,6 +848,12 @@ impl Walker {
         let Some(program) = cmd.words.first() else {
             return;
         };
+        if assignment_shaped(&program.raw) {
+            // bash reads a word like `b=2` in command position as an assignment; the tree
+            // only leaves one there when it misread what comes before (`a='x'\echo b=2 rm`).
+            let raw = snippet(&program.raw);
+            self.problem(ProblemKind::ParseError, format!("an assignment `{raw}` read as the program"));
+        }
         let Some(name) = program.value.as_deref() else {
             let raw = snippet(&program.raw);
             self.problem(ProblemKind::DynamicProgram, format!("the program `{raw}` is not known before running"));
@@ -1161,6 +1177,25 @@ fn valid_assignment(node: Node<'_>, src: &str) -> bool {
     let t = text(name, src).as_bytes();
     t.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
         && t.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+}
+
+/// True when `raw` starts as bash's assignment words do: `NAME=`, `NAME+=`, `NAME[…]=`.
+fn assignment_shaped(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    if !b.first().is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+        return false;
+    }
+    let mut i = b.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+    if b.get(i) == Some(&b'[') {
+        match b[i..].iter().position(|&c| c == b']') {
+            Some(close) => i += close + 1,
+            None => return false,
+        }
+    }
+    if b.get(i) == Some(&b'+') {
+        i += 1;
+    }
+    b.get(i) == Some(&b'=')
 }
 
 fn assignment(node: Node<'_>, src: &str) -> Assignment {

@@ -570,3 +570,37 @@ fn spaced_parens_are_subshells() {
 fn coproc_subshell() {
     assert_eq!(parts("coproc (ls)"), ["coproc", "ls"]);
 }
+
+// --- an assignment value glued to a word after a quote ------------------------------------------
+
+/// bash: `a='x'\echo rm -rf ~/x` is the assignment `a=xecho` and the command `rm -rf ~/x`
+/// (the escaped `\e` continues the word); checked with `echo PWNED` in place of `rm`.
+/// tree-sitter-bash ends the value at the closing quote and reads `\echo` as the program: wicket
+/// listed `echo rm -rf ~/x`, which `bash(echo *)` allows. The same after `"…"` and `$'…'`.
+/// Found by the `differential` fuzz target (`gx=tef$'>$(…`'\echoitW-C .%/e…`: an extra word).
+#[test]
+fn assignment_value_glued_after_quote() {
+    for src in
+        ["a='x'\\echo rm -rf ~/x", "a=\"x\"\\echo rm -rf ~/x", "a=$'x'\\echo rm -rf ~/x", "b=1 a='x'\\echo rm -rf ~/x"]
+    {
+        assert_eq!(parts(src), ["rm -rf ~/x"], "{src:?}");
+        assert!(analyze(src).understood, "{src:?}");
+    }
+    let a = analyze("a='x'\\echo'y' rm");
+    assert_eq!(a.commands[0].assignments[0].value.value.as_deref(), Some("xechoy"));
+    assert_eq!(parts("a='x'\\echo"), [""]);
+    // A blank ends the value: `echo` is the program.
+    assert_eq!(parts("a='x' \\echo rm"), ["echo rm"]);
+}
+
+/// bash: in `a='x'\echo b=2 rm` the `b=2` is a second assignment and `rm` the program. The tree
+/// reads `b=2` as an argument after the program `\echo`; once the continuation is glued back it
+/// would be the program word. A word shaped like an assignment in command position is never a
+/// program to bash: not understood.
+#[test]
+fn assignment_shaped_program_is_not_understood() {
+    for src in ["a='x'\\echo b=2 rm", "a='x'\\echo b[1]=2 rm", "a='x'\\echo b+=2 rm"] {
+        sees_or_gives_up(src, "rm");
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+}
