@@ -365,7 +365,21 @@ impl Walker {
                 same(stack, Mode::Stmt, sticky(ctx, Context::ProcessSubstitution), depth + 1, &inh);
             }
             "arithmetic_expansion" | "subscript" => same(stack, Mode::Arith, ctx, depth + 1, &inh),
-            "expansion" | "parenthesized_expression" => same(stack, mode.inner(), ctx, depth + 1, &inh),
+            "expansion" | "parenthesized_expression" => {
+                if kind == "expansion" && nested_brace(text(node, src)) {
+                    // bash ends `${…}` at the first `}` outside nested `${`, `$(`, quotes; a bare
+                    // `{` does not nest. After a pattern operator (`${s%{1}>x; rm #}`) the tree
+                    // counts it and reads the redirection and the next command as pattern text.
+                    self.problem(
+                        ProblemKind::ParseError,
+                        format!(
+                            "a `{{` inside `{}`: bash ends the expansion at the first `}}`",
+                            snippet(text(node, src))
+                        ),
+                    );
+                }
+                same(stack, mode.inner(), ctx, depth + 1, &inh)
+            }
             "array" => {
                 if node.parent().is_some_and(|p| p.kind() == "variable_assignment")
                     && crate::parse::array_glued(node, src.as_bytes())
@@ -1177,6 +1191,15 @@ fn valid_assignment(node: Node<'_>, src: &str) -> bool {
     let t = text(name, src).as_bytes();
     t.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
         && t.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+}
+
+/// True when the text of a `${…}` node holds a bare `{` (not the one of a nested `${`) and a
+/// `}` before its last character: where bash and tree-sitter may end it differently.
+fn nested_brace(t: &str) -> bool {
+    let inner = t.get(2..t.len().saturating_sub(1)).unwrap_or("");
+    let b = inner.as_bytes();
+    let bare = b.iter().enumerate().any(|(i, &c)| c == b'{' && (i == 0 || b[i - 1] != b'$'));
+    bare && inner.contains('}')
 }
 
 /// True when `raw` starts as bash's assignment words do: `NAME=`, `NAME+=`, `NAME[…]=`.

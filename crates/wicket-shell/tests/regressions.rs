@@ -604,3 +604,22 @@ fn assignment_shaped_program_is_not_understood() {
         assert!(!analyze(src).understood, "{src:?}");
     }
 }
+
+// --- a bare `{` inside `${…}` ---------------------------------------------------------------------
+
+/// bash: `echo ${s%{1}>x; echo PWNED #}` ends the expansion at the first `}` (a bare `{` does not
+/// nest), then writes `x` and runs `echo PWNED`. After a pattern operator (`%`, `#`, `/`, `,,`,
+/// `^^`) tree-sitter-bash counts the `{` and reads everything up to the last `}` as the pattern:
+/// wicket listed one `echo` (allowed by `bash(echo *)`) and no write to `x`. Found by the
+/// `differential` fuzz target (`echoK{ al%${s,,,,, ~g!g{12}>~K{ …}`: a redirection inside the
+/// word). Not understood when the expansion holds a bare `{` and an inner `}`.
+#[test]
+fn bare_brace_inside_expansion() {
+    for src in ["echo ${s%{1}>x; echo PWNED #}", "echo ${s,,{1}>x y}", "echo ${s/{1}>x; echo PWNED #}"] {
+        sees_or_gives_up(src, "echo PWNED");
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    // After `:-` the tree ends it where bash does.
+    assert_eq!(parts("echo ${s:-{1}>x y}"), ["echo ${s:-{1} y}"]);
+    assert!(analyze("echo ${a:-${b}}").understood);
+}
