@@ -623,3 +623,19 @@ fn bare_brace_inside_expansion() {
     assert_eq!(parts("echo ${s:-{1}>x y}"), ["echo ${s:-{1} y}"]);
     assert!(analyze("echo ${a:-${b}}").understood);
 }
+
+// --- a `;` shown to the parser as a word character ------------------------------------------------
+
+/// bash: `[x]y; echo PWNED; }]` runs `[x]y`, `echo PWNED` and `}]` (a `[` glued to text is an
+/// ordinary word). tree-sitter-bash reads a test command whose one word holds `; echo PWNED; }`;
+/// the re-parse that turns the misread test into a command also showed the byte before each
+/// blank in that word as a word character (meant for brackets: `{ {`), here the `;`. wicket
+/// listed the single command `[x]y; echo PWNED; }]`. Found by the `differential` fuzz target
+/// (`…:;[*]:;…`, minimised to `:;[]u; }]`).
+#[test]
+fn semicolon_in_misread_test_is_kept() {
+    assert_eq!(parts("[x]y; echo PWNED; }]"), ["[x]y", "echo PWNED", "}]"]);
+    assert_eq!(parts(":;[]u; }]"), [":", "[]u", "}]"]);
+    assert_eq!(parts("echo { {"), ["echo { {"]);
+    assert_eq!(analyze("echo { {").commands[0].words.len(), 3);
+}
