@@ -126,6 +126,17 @@ fn check_backticks(root: Node<'_>, src: &str) -> Option<String> {
                 if backtick_reparsed(node, src) {
                     zones.push((node.start_byte() + 1, node.end_byte().saturating_sub(1)));
                     descend = false;
+                } else {
+                    // Without a backslash inside, a backtick inside ends it to bash (quotes do
+                    // not protect it): `` e`b m`x` c` `` is `b m` and ` c` to bash, one
+                    // substitution with `x` nested in it to the parser.
+                    let inner = src.get(node.start_byte() + 1..node.end_byte().saturating_sub(1)).unwrap_or("");
+                    if let Some(at) = inner.find('`') {
+                        let at = node.start_byte() + 1 + at;
+                        return Some(format!(
+                            "backtick at byte {at} ends the substitution to bash, not to the parse tree"
+                        ));
+                    }
                 }
             }
             _ => {}

@@ -366,14 +366,15 @@ impl Walker {
             }
             "arithmetic_expansion" | "subscript" => same(stack, Mode::Arith, ctx, depth + 1, &inh),
             "expansion" | "parenthesized_expression" => {
-                if kind == "expansion" && nested_brace(text(node, src)) {
+                if kind == "expansion" && (nested_brace(text(node, src)) || unclosed_inner(text(node, src))) {
                     // bash ends `${…}` at the first `}` outside nested `${`, `$(`, quotes; a bare
                     // `{` does not nest. After a pattern operator (`${s%{1}>x; rm #}`) the tree
-                    // counts it and reads the redirection and the next command as pattern text.
+                    // counts it and reads the redirection and the next command as pattern text;
+                    // with a nested `${` in a pattern it may end at the inner `}`.
                     self.problem(
                         ProblemKind::ParseError,
                         format!(
-                            "a `{{` inside `{}`: bash ends the expansion at the first `}}`",
+                            "`{}` may end elsewhere to bash (a bare `{{` or a nested `${{` inside)",
                             snippet(text(node, src))
                         ),
                     );
@@ -446,6 +447,17 @@ impl Walker {
                 ),
                 _ => {}
             },
+            "regex" | "extglob_pattern" if text(node, src).contains(['`', '$']) => {
+                // The pattern of `${R/a$(d)}`, `${R%a$(d)}`: one opaque token to the parser,
+                // while bash expands the substitution in it when `R` is set.
+                let t = text(node, src);
+                if t.contains("$(") || t.contains("$[") || t.contains('`') {
+                    self.problem(
+                        ProblemKind::Unsupported,
+                        format!("a substitution inside a pattern the parser reads as one token: `{}`", snippet(t)),
+                    );
+                }
+            }
             "word"
             | "string_content"
             | "variable_name"
@@ -1200,6 +1212,12 @@ fn nested_brace(t: &str) -> bool {
     let b = inner.as_bytes();
     let bare = b.iter().enumerate().any(|(i, &c)| c == b'{' && (i == 0 || b[i - 1] != b'$'));
     bare && inner.contains('}')
+}
+
+/// True when the text of a `${…}` node opens more `${` than it closes `}`: the parser ended it
+/// at the `}` of a nested one (`${R/${/} }` is one word to bash, two to the parser).
+fn unclosed_inner(t: &str) -> bool {
+    t.matches("${").count() > t.matches('}').count()
 }
 
 /// True when `raw` starts as bash's assignment words do: `NAME=`, `NAME+=`, `NAME[…]=`.

@@ -639,3 +639,69 @@ fn semicolon_in_misread_test_is_kept() {
     assert_eq!(parts("echo { {"), ["echo { {"]);
     assert_eq!(analyze("echo { {").commands[0].words.len(), 3);
 }
+
+// --- a substitution in a `${…}` pattern -----------------------------------------------------------
+
+/// bash: `R=x; echo ${R/a$(echo PWNED)}` runs `echo PWNED` (the pattern is expanded when `R` is
+/// set). tree-sitter-bash reads a pattern that does not start with the substitution as one
+/// opaque `regex` token: wicket listed only `echo ${R/a$(echo PWNED)}`, allowed by
+/// `bash(echo *)`. The same after `%`, `#`, `//`, `^^`, `,` and with backticks or `$[…]`. Found
+/// by the `differential` fuzz target (minimised to `o ${R/''""$(d)}`). Not understood.
+#[test]
+fn substitution_in_expansion_pattern() {
+    for src in [
+        "R=x; echo ${R/a$(echo PWNED)}",
+        "echo ${R%a$(echo PWNED)}",
+        "echo ${R//a$(echo PWNED)/b}",
+        "echo ${R^^a$(echo PWNED)}",
+        "echo ${R/a$[$(echo PWNED)]}",
+        "echo ${R#a`echo PWNED`}",
+    ] {
+        sees_or_gives_up(src, "echo PWNED");
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    // A pattern that starts with the substitution is a node of its own.
+    assert_eq!(parts("echo ${R/$(echo PWNED)}"), ["echo ${R/$(echo PWNED)}", "echo PWNED"]);
+    assert!(analyze("echo ${x/a$y/b} ${x%.*}").understood);
+}
+
+/// bash: `o ${R/${/} }` is one word (the expansion ends at the last `}`); tree-sitter-bash ends
+/// it at the `}` of the nested `${/}` and makes ` }` a second word. Found by the `differential`
+/// fuzz target (minimised). More `${` than `}` in the node's text: not understood.
+#[test]
+fn nested_expansion_in_pattern_ends_early() {
+    for src in ["o ${R/${/} }", "o ${V/${/}'' }''"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+}
+
+// --- brace expansion across a split word ------------------------------------------------------
+
+/// bash: `echo a{$,b}` prints `a$ ab` and `.{$,}` runs the program `.$` with the argument `.`
+/// (brace expansion). tree-sitter-bash splits the word at the `$`; glued back, neither half saw
+/// the brace expansion and wicket gave the static value `a{$,b}` (and the program `.{$,}`).
+/// Found by the `differential` fuzz target (minimised to `.{$,}`). The value is now unknown.
+#[test]
+fn brace_expansion_across_split_word() {
+    assert_eq!(analyze("echo a{$,b}").commands[0].words[1].value, None);
+    assert_eq!(analyze("echo {a,$}b").commands[0].words[1].value, None);
+    assert!(!analyze(".{$,}").understood);
+}
+
+// --- a backtick inside a backtick substitution ----------------------------------------------------
+
+/// bash: ``echo e`echo m`echo` rm -rf ~/x` `` runs `echo m` and ` rm -rf ~/x` (an unescaped
+/// backtick always ends the substitution; `echo` between them is text). tree-sitter-bash nests
+/// the middle pair inside one substitution (`echo m`echo` rm -rf ~/x` with `echo` nested):
+/// wicket listed `echo` commands only. Found by the `differential` fuzz target (minimised to
+/// ``n `""`e`␗ m`-` -`m``). A backtick substitution without a backslash holding a backtick is
+/// not understood.
+#[test]
+fn backtick_inside_backtick_substitution() {
+    for (src, cmd) in [("echo e`echo m`echo` rm -rf ~/x`", "rm -rf ~/x"), ("n e`b m`x` c`m", "c")] {
+        sees_or_gives_up(src, cmd);
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    assert!(analyze("echo `echo \\`id\\``").understood);
+    assert!(analyze("echo \"`echo a`\"`echo b`").understood);
+}
