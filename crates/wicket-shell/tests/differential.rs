@@ -812,6 +812,16 @@ pub fn compare_with(src: &str, a: &Analysis, brush: impl FnOnce(&str) -> Result<
     if src.as_bytes().windows(2).any(|w| w[0] == b')' && !b" \t\n;&|)<>".contains(&w[1])) && src.contains("=(") {
         return Verdict::Skipped(Skip::BrushLimit("text glued after an array value"));
     }
+    // brush's word parser does not read here-document bodies inside `$(…)`: a parenthesis,
+    // quote or backtick in the body is taken as syntax (`"$(t<<'EOF'⏎(⏎EOF⏎)"` is static text
+    // to it, and a `"` in a commit message ends the string).
+    if heredoc_in_substitution(src) {
+        return Verdict::Skipped(Skip::BrushLimit("here-document body inside `$(…)`"));
+    }
+    // brush reads `$${x}` as `$` and `${x}`; bash as `$$` (the pid) and the text `{x}`.
+    if src.contains("$${") {
+        return Verdict::Skipped(Skip::BrushLimit("`$${`"));
+    }
     let detail = format!(
         "wicket only: {}\nbrush only:  {}\nwicket: {}\nbrush:  {}",
         w_only.iter().map(|&i| show_wicket(&w[i])).collect::<Vec<_>>().join(" "),
@@ -837,6 +847,18 @@ pub fn compare_with(src: &str, a: &Analysis, brush: impl FnOnce(&str) -> Result<
         return Verdict::KnownBug(names, detail);
     }
     Verdict::Disagree(detail)
+}
+
+/// True when a `<<` follows a `$(` and the text after the here-document's first line holds a
+/// character brush's word parser takes as syntax there.
+fn heredoc_in_substitution(src: &str) -> bool {
+    let Some(open) = src.find("$(") else {
+        return false;
+    };
+    src[open..].match_indices("<<").any(|(at, _)| {
+        let after = &src[open + at..];
+        after.find('\n').is_some_and(|nl| after[nl..].contains(['(', ')', '"', '\'', '`']))
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -875,6 +897,17 @@ pub const BRUSH_LIMITS: &[(&str, &[&str])] = &[
     ("echo \"$(cat <<'EOF'\n)\nEOF\n)\"", &["echo \"$(cat <<'EOF'\n)\nEOF\n)\"", "cat"]),
     // brush: "syntax error"; bash takes any compound command as a function body.
     ("f() [[ -f x ]]", &[]),
+    // brush's word parser does not read here-document bodies inside `$(…)`: it takes this
+    // word for static text; bash runs `t` (and `m` with its output).
+    ("m \"$(t<<'EOF'\n(\nEOF\n)\"", &["m \"$(t<<'EOF'\n(\nEOF\n)\"", "t"]),
+    // The same with a quote in a commit message: brush refuses the word; bash runs `cat`.
+    (
+        "git commit -m \"$(cat <<'EOF'\nfeat: \"quoted\" -m \"$(x)\nEOF\n)\"",
+        &["git commit -m \"$(cat <<'EOF'\nfeat: \"quoted\" -m \"$(x)\nEOF\n)\"", "cat"],
+    ),
+    // brush reads `$${` as `$` and `${…}`; bash as `$$` and `{`: the words `$${""` and `$(d)}`,
+    // and `d` runs.
+    ("o $${\"\" $(d)}", &["o $${\"\" $(d)}", "d"]),
 ];
 
 /// Runs the comparison over `cases`; panics on a disagreement or on a skip not pinned in

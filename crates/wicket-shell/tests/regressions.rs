@@ -698,7 +698,10 @@ fn brace_expansion_across_split_word() {
 /// not understood.
 #[test]
 fn backtick_inside_backtick_substitution() {
-    for (src, cmd) in [("echo e`echo m`echo` rm -rf ~/x`", "rm -rf ~/x"), ("n e`b m`x` c`m", "c")] {
+    // (With a backslash inside, the contents are re-parsed, but the ends are still wrong.)
+    for (src, cmd) in
+        [("echo e`echo m`echo` rm -rf ~/x`", "rm -rf ~/x"), ("n e`b m`x` c`m", "c"), ("n e`b m`-` \\ `m", " ")]
+    {
         sees_or_gives_up(src, cmd);
         assert!(!analyze(src).understood, "{src:?}");
     }
