@@ -251,6 +251,21 @@ impl Walker {
                 }
                 same(stack, Mode::Stmt, ctx, depth, &inh);
             }
+            "negated_command"
+                if node.child(0).is_some_and(|bang| {
+                    bang.kind() == "!"
+                        && !matches!(
+                            src.as_bytes().get(bang.end_byte()),
+                            Some(b' ' | b'\t' | b'\n' | b'(' | b';' | b'&' | b'|' | b'<' | b'>')
+                        )
+                }) =>
+            {
+                // `!]` is the program `!]` to bash (`!` is a reserved word only on its own); the
+                // parser reads the negation of `]`.
+                self.problem(ProblemKind::ParseError, "a `!` glued to the word after it read as a negation");
+                self.compound = true;
+                same(stack, Mode::Stmt, ctx, depth, &inh);
+            }
             "list" | "pipeline" | "negated_command" => {
                 self.compound = true;
                 same(stack, Mode::Stmt, ctx, depth, &inh);
@@ -366,15 +381,18 @@ impl Walker {
             }
             "arithmetic_expansion" | "subscript" => same(stack, Mode::Arith, ctx, depth + 1, &inh),
             "expansion" | "parenthesized_expression" => {
-                if kind == "expansion" && (nested_brace(text(node, src)) || unclosed_inner(text(node, src))) {
+                if kind == "expansion"
+                    && (nested_brace(text(node, src)) || unclosed_inner(text(node, src)) || open_quote(text(node, src)))
+                {
                     // bash ends `${…}` at the first `}` outside nested `${`, `$(`, quotes; a bare
                     // `{` does not nest. After a pattern operator (`${s%{1}>x; rm #}`) the tree
                     // counts it and reads the redirection and the next command as pattern text;
-                    // with a nested `${` in a pattern it may end at the inner `}`.
+                    // with a nested `${` in a pattern it may end at the inner `}`, and it ends at a
+                    // `}` that bash reads inside quotes (`${R/5"}"" x}` is one word to bash).
                     self.problem(
                         ProblemKind::ParseError,
                         format!(
-                            "`{}` may end elsewhere to bash (a bare `{{` or a nested `${{` inside)",
+                            "`{}` may end elsewhere to bash (a bare `{{`, a nested `${{` or an open quote inside)",
                             snippet(text(node, src))
                         ),
                     );
@@ -1218,6 +1236,25 @@ fn nested_brace(t: &str) -> bool {
 /// at the `}` of a nested one (`${R/${/} }` is one word to bash, two to the parser).
 fn unclosed_inner(t: &str) -> bool {
     t.matches("${").count() > t.matches('}').count()
+}
+
+/// True when the inside of a `${…}` node ends within a quote: the parser ended it at a `}` that
+/// bash reads as quoted text.
+fn open_quote(t: &str) -> bool {
+    let inner = t.get(2..t.len().saturating_sub(1)).unwrap_or("");
+    let (mut single, mut double) = (false, false);
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '\\' if !single => {
+                chars.next();
+            }
+            _ => {}
+        }
+    }
+    single || double
 }
 
 /// True when `raw` starts as bash's assignment words do: `NAME=`, `NAME+=`, `NAME[…]=`.

@@ -818,6 +818,12 @@ pub fn compare_with(src: &str, a: &Analysis, brush: impl FnOnce(&str) -> Result<
     if heredoc_in_substitution(src) {
         return Verdict::Skipped(Skip::BrushLimit("here-document body inside `$(…)`"));
     }
+    // brush ends a word before `<(`/`>(`; bash reads `m<(v)` as one word (`m/dev/fd/63`).
+    let glued_before =
+        src.as_bytes().windows(3).any(|w| matches!(&w[1..], b"<(" | b">(") && !b" \t\n;&|()<>".contains(&w[0]));
+    if glued_before {
+        return Verdict::Skipped(Skip::BrushLimit("text glued before a process substitution"));
+    }
     // brush reads `$${x}` as `$` and `${x}`; bash as `$$` (the pid) and the text `{x}`.
     if src.contains("$${") {
         return Verdict::Skipped(Skip::BrushLimit("`$${`"));
@@ -908,6 +914,8 @@ pub const BRUSH_LIMITS: &[(&str, &[&str])] = &[
     // brush reads `$${` as `$` and `${…}`; bash as `$$` and `{`: the words `$${""` and `$(d)}`,
     // and `d` runs.
     ("o $${\"\" $(d)}", &["o $${\"\" $(d)}", "d"]),
+    // brush splits `m` off `m<(…)`; bash passes the one word `m/dev/fd/63`.
+    ("echo m<(echo PWNED)", &["echo m<(echo PWNED)", "echo PWNED"]),
 ];
 
 /// Runs the comparison over `cases`; panics on a disagreement or on a skip not pinned in

@@ -708,3 +708,29 @@ fn backtick_inside_backtick_substitution() {
     assert!(analyze("echo `echo \\`id\\``").understood);
     assert!(analyze("echo \"`echo a`\"`echo b`").understood);
 }
+
+/// bash: in `o ${R/5"}"" x}` the `"}"` is quoted text of the pattern and the expansion ends at
+/// the last `}` (one word); tree-sitter-bash ends it at the quoted `}` and reads ` x}` as more
+/// words. The same for `$"…"` (`echo ${V/$"} '' #"}`). Found by the `differential` fuzz target
+/// (second run). An expansion whose text ends inside a quote: not understood.
+#[test]
+fn expansion_ending_inside_a_quote() {
+    for src in ["o ${R/5\"}\"\" ${R/0\"}\"}\"\"\"$(d)}", "echo \"\" ${V/$\"} '' #\"}", "echo ${R/'}'}"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    assert!(analyze("echo \"${x:-\"it's\"}\" ${x//\\\"/}").understood);
+}
+
+// --- `!` glued to a word ----------------------------------------------------------------------
+
+/// bash: `x; !]` runs `x` and the program `!]` (`!` is a reserved word only as a word of its
+/// own; `!echo PWNED` runs the program `!echo`). tree-sitter-bash reads `!]` as the negation of
+/// the command `]`. Found by the `differential` fuzz target (second run, minimised to `\ &!]`).
+/// A `!` glued to a word character: not understood; `! cmd` and `!(…)` are negations to bash too.
+#[test]
+fn bang_glued_to_a_word() {
+    assert!(!analyze("x; !]").understood);
+    assert_eq!(parts("!echo PWNED"), ["!echo PWNED"]);
+    assert_eq!(parts("! echo PWNED"), ["echo PWNED"]);
+    assert!(analyze("!(echo a)").understood);
+}
