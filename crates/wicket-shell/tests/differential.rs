@@ -824,6 +824,13 @@ pub fn compare_with(src: &str, a: &Analysis, brush: impl FnOnce(&str) -> Result<
     if glued_before {
         return Verdict::Skipped(Skip::BrushLimit("text glued before a process substitution"));
     }
+    // bash reads `2>&-/tmp/f` as closing fd 2 and the argument `/tmp/f`; brush drops the word.
+    let close_glued = ["<&-", ">&-"].iter().any(|op| {
+        src.match_indices(op).any(|(at, _)| src.as_bytes().get(at + 3).is_some_and(|b| !b" \t\n;&|()<>".contains(b)))
+    });
+    if close_glued {
+        return Verdict::Skipped(Skip::BrushLimit("a word glued to `>&-`"));
+    }
     // brush reads `$${x}` as `$` and `${x}`; bash as `$$` (the pid) and the text `{x}`.
     if src.contains("$${") {
         return Verdict::Skipped(Skip::BrushLimit("`$${`"));
@@ -916,6 +923,9 @@ pub const BRUSH_LIMITS: &[(&str, &[&str])] = &[
     ("o $${\"\" $(d)}", &["o $${\"\" $(d)}", "d"]),
     // brush splits `m` off `m<(…)`; bash passes the one word `m/dev/fd/63`.
     ("echo m<(echo PWNED)", &["echo m<(echo PWNED)", "echo PWNED"]),
+    // brush drops the text glued to `>&-`; bash closes the descriptor and passes it as an
+    // argument (`x /tmp/f` is printed, no file is written).
+    ("echo x 2>&-/tmp/f", &["echo x /tmp/f"]),
 ];
 
 /// Runs the comparison over `cases`; panics on a disagreement or on a skip not pinned in
