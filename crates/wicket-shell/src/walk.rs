@@ -569,6 +569,9 @@ impl Walker {
                 // `a=xecho` and the program `rm` to bash; the tree ends the value at the quote
                 // and reads `\echo` as the program.
                 let mut assignment_end: Option<usize> = None;
+                // The end of the last redirection: a word right after it continues its target
+                // to bash (`>''\f` writes `f`; the tree reads the program `f`).
+                let mut redirect_end: Option<usize> = None;
                 let mut i = 0;
                 while let Some(&(field, child)) = children.get(i) {
                     i += 1;
@@ -590,6 +593,15 @@ impl Walker {
                             );
                         }
                         (Some("name"), _) | (Some("argument"), _) => {
+                            if redirect_end == Some(child.start_byte()) {
+                                self.problem(
+                                    ProblemKind::ParseError,
+                                    format!(
+                                        "`{}` is glued to the redirection before it (bash reads one target)",
+                                        snippet(text(child, src))
+                                    ),
+                                );
+                            }
                             if self.fd_prefix(child, src, &mut parts) {
                                 continue;
                             }
@@ -625,7 +637,10 @@ impl Walker {
                                 later.push((scan, ctx, Mode::Expr));
                             }
                         }
-                        (Some("redirect"), _) => self.redirect(child, src, ctx, &mut parts),
+                        (Some("redirect"), _) => {
+                            redirect_end = Some(child.end_byte());
+                            self.redirect(child, src, ctx, &mut parts)
+                        }
                         (_, "variable_assignment") => {
                             if cmd.words.is_empty() && valid_assignment(child, src) {
                                 cmd.assignments.push(assignment(child, src));

@@ -734,3 +734,22 @@ fn bang_glued_to_a_word() {
     assert_eq!(parts("! echo PWNED"), ["echo PWNED"]);
     assert!(analyze("!(echo a)").understood);
 }
+
+// --- a word glued to a redirection before the program -------------------------------------------
+
+/// bash: `>''\f` writes the file `f` and runs nothing; `>'x'\f y` writes `xf` and runs `y` (the
+/// escaped `\f` continues the target). tree-sitter-bash ends the target at the quote and reads
+/// `\f` as the program: wicket listed the program `f` with a write to `''`. Found by the
+/// `differential` fuzz target (second run, minimised). A word that starts where a redirection
+/// ends: not understood. (After the program the tree joins them: `echo x >''\.env` writes
+/// `.env`.)
+#[test]
+fn word_glued_to_a_prefix_redirection() {
+    for src in [">''\\f", ">'x'\\f y", "2>''\\f"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    let a = analyze("echo x >''\\.env");
+    assert!(a.understood);
+    assert_eq!(a.commands[0].redirects[0].target.value.as_deref(), Some(".env"));
+    assert!(analyze("a=1 >f cmd; echo >&2 x").understood);
+}
