@@ -753,3 +753,19 @@ fn word_glued_to_a_prefix_redirection() {
     assert_eq!(a.commands[0].redirects[0].target.value.as_deref(), Some(".env"));
     assert!(analyze("a=1 >f cmd; echo >&2 x").understood);
 }
+
+// --- brace expansion with an escaped comma ---------------------------------------------------
+
+/// bash: `o{}{,{\,}` makes no brace expansion (the outer `{` has no `}` of its own, the inner
+/// one no unescaped comma): the program `o{}{,{,}`; `echo {a,\,b}` expands to `a ,b`. wicket
+/// agrees; brush-parser finds an expansion in the first (the `differential` fuzz target, third
+/// run), so the oracle does not judge brace words with a backslash and this test pins bash's
+/// answers.
+#[test]
+fn brace_expansion_with_escaped_comma() {
+    assert_eq!(parts("o{}{,{\\,}"), ["o{}{,{,}"]);
+    // (wicket leaves this one unknown: conservative, bash's value is `{a,{,}`.)
+    let v = analyze("echo {a,{\\,}").commands[0].words[1].value.clone();
+    assert!(v.is_none() || v.as_deref() == Some("{a,{,}"), "{v:?}");
+    assert_eq!(analyze("echo {a,\\,b}").commands[0].words[1].value, None);
+}
