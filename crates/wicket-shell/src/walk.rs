@@ -364,6 +364,11 @@ impl Walker {
             }
             "command_substitution" => {
                 self.compound = true;
+                if dollar_pairs_before(src.as_bytes(), node.start_byte()) {
+                    // `{e$$(d)`: bash reads `$$` (the pid) and then `(` (a syntax error, or
+                    // literal text in double quotes); the parser reads `$` and `$(d)`.
+                    self.problem(ProblemKind::ParseError, "`$$(`: bash reads `$$` before the `(`");
+                }
                 let inner_ctx = sticky(ctx, Context::CommandSubstitution);
                 if canary::backtick_reparsed(node, src) {
                     let t = text(node, src);
@@ -1270,6 +1275,18 @@ fn open_quote(t: &str) -> bool {
         }
     }
     single || double
+}
+
+/// True when the `$` at `at` (the start of `$(`) is the second `$` of a `$$` to bash: an odd run
+/// of unescaped `$` before it.
+fn dollar_pairs_before(bytes: &[u8], at: usize) -> bool {
+    if bytes.get(at) != Some(&b'$') {
+        return false;
+    }
+    let run = bytes[..at].iter().rev().take_while(|&&b| b == b'$').count();
+    let backslashes = bytes[..at - run].iter().rev().take_while(|&&b| b == b'\\').count();
+    let unescaped = if backslashes % 2 == 1 { run.saturating_sub(1) } else { run };
+    unescaped % 2 == 1
 }
 
 /// True when `raw` starts as bash's assignment words do: `NAME=`, `NAME+=`, `NAME[…]=`.

@@ -769,3 +769,20 @@ fn brace_expansion_with_escaped_comma() {
     assert!(v.is_none() || v.as_deref() == Some("{a,{,}"), "{v:?}");
     assert_eq!(analyze("echo {a,\\,b}").commands[0].words[1].value, None);
 }
+
+// --- `$$(` ----------------------------------------------------------------------------------------
+
+/// bash: `r=({e$$(d))` is a syntax error (`$$` is the pid, then `(` is unexpected): nothing runs.
+/// tree-sitter-bash read `$` and the substitution `$(d)` and wicket said understood, listing `d`
+/// (more than bash runs, not a bypass, but a misread). Found by the `differential` fuzz target
+/// (third run, minimised). A `$(` whose `$` pairs with the `$` before it: not understood.
+/// (`$$$(id)` is `$$` and `$(id)`, `\$$(id)` is `$` and `$(id)`: both run `id`.)
+#[test]
+fn dollar_dollar_paren() {
+    for src in ["r=({e$$(d))", "a=({}!$$(id))"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    assert_eq!(parts("echo $$$(id)"), ["echo $$$(id)", "id"]);
+    assert_eq!(parts("echo \\$$(id)"), ["echo \\$$(id)", "id"]);
+    assert!(analyze("echo $$$(id) \\$$(id)").understood);
+}
