@@ -44,35 +44,12 @@ fn brush_guarded(src: &str) -> Result<Vec<Vec<differential::BWord>>, Skip> {
     r.unwrap_or(Err(Skip::BrushPanic))
 }
 
-/// Nesting that brush-parser's recursion may not survive.
-fn too_nested(src: &str) -> bool {
-    let mut depth = 0i32;
-    let mut max = 0i32;
-    let mut backticks = 0;
-    for c in src.chars() {
-        match c {
-            '(' | '{' | '[' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            ')' | '}' | ']' => depth -= 1,
-            '`' => backticks += 1,
-            _ => {}
-        }
-    }
-    // brush-parser's PEG grammar backtracks exponentially on long runs of backslashes and on
-    // nested here-documents in substitutions (10 s timeouts on 200-byte inputs); wicket takes
-    // microseconds on them (the walker target covers it).
-    let backslashes = src.matches('\\').count();
-    max > 24 || backticks > 24 || backslashes > 16 || src.matches("<<").count() > 4 || src.matches("$(").count() > 8
-}
-
 fuzz_target!(|data: &[u8]| {
     install_hook();
     let Ok(src) = std::str::from_utf8(data) else {
         return;
     };
-    if src.len() > 2048 || too_nested(src) {
+    if differential::beyond_brush(src) {
         return;
     }
     let a = wicket_shell::analyze(src);

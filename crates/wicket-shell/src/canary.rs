@@ -123,6 +123,14 @@ fn check_backticks(root: Node<'_>, src: &str) -> Option<String> {
             "command_substitution" if is_backtick_substitution(node) => {
                 delimiters.push(node.start_byte());
                 delimiters.push(node.end_byte().saturating_sub(1));
+                // An unescaped backtick inside ends it to bash (quotes do not protect it):
+                // `` e`b m`x` c` `` is `b m` and ` c` to bash, one substitution with `x` nested
+                // in it to the parser.
+                let inner = src.get(node.start_byte() + 1..node.end_byte().saturating_sub(1)).unwrap_or("");
+                if let Some(at) = unescaped_backtick(inner) {
+                    let at = node.start_byte() + 1 + at;
+                    return Some(format!("backtick at byte {at} ends the substitution to bash, not to the parse tree"));
+                }
                 if backtick_reparsed(node, src) {
                     zones.push((node.start_byte() + 1, node.end_byte().saturating_sub(1)));
                     descend = false;
@@ -163,6 +171,20 @@ fn check_backticks(root: Node<'_>, src: &str) -> Option<String> {
             continue;
         }
         return Some(format!("backtick at byte {i} is not accounted for by the parse tree"));
+    }
+    None
+}
+
+/// The offset of the first backtick in `s` that no backslash escapes.
+fn unescaped_backtick(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i += 2,
+            b'`' => return Some(i),
+            _ => i += 1,
+        }
     }
     None
 }

@@ -70,7 +70,8 @@ pub(crate) fn parse(src: &str) -> Option<Parsed> {
     for _ in 0..MAX_ROUNDS {
         let patches = patches(tree.root_node(), &view, ansi_c, heredocs, shapes);
         if patches.is_empty() {
-            return Some(Parsed { tree, ansi_c_overrun: None, heredoc_misread, shape_left: None });
+            let shape_left = if shapes { blank_in_word(tree.root_node(), view.as_bytes()) } else { None };
+            return Some(Parsed { tree, ansi_c_overrun: None, heredoc_misread, shape_left });
         }
         let mut bytes = view.into_owned().into_bytes();
         for &(at, b, in_heredoc) in &patches {
@@ -87,9 +88,12 @@ pub(crate) fn parse(src: &str) -> Option<Parsed> {
     }
     let left = patches(tree.root_node(), &view, ansi_c, false, false).first().map(|&(at, _, _)| at);
     let shape_left = if shapes { patches(tree.root_node(), &view, false, false, true) } else { Vec::new() };
-    let shape_left = shape_left.first().map(|&(at, _, _)| {
-        format!("the parser still splits the text at byte {at} unlike bash after {MAX_ROUNDS} re-parses")
-    });
+    let shape_left = shape_left
+        .first()
+        .map(|&(at, _, _)| {
+            format!("the parser still splits the text at byte {at} unlike bash after {MAX_ROUNDS} re-parses")
+        })
+        .or_else(|| if shapes { blank_in_word(tree.root_node(), view.as_bytes()) } else { None });
     Some(Parsed { tree, ansi_c_overrun: left, heredoc_misread, shape_left })
 }
 
@@ -155,13 +159,15 @@ fn shape_patches(node: Node<'_>, parent: &str, bytes: &[u8], out: &mut Vec<(usiz
             out.push((at, b'Z', false));
         }
         "word" if node.child_count() == 0 => {
-            // The byte before each unescaped blank (`{ {`, `[ [x`, `] }x`: a bracket).
+            // The byte before each unescaped blank (`{ {`, `[ [x`, `] }x`: a bracket). Only a
+            // bracket: in `[x]y; echo PWNED; }]` (a misread test command, fixed above) the
+            // byte is a `;`, and showing it as a word character hid `echo PWNED`.
             let mut i = at;
             while i < node.end_byte() {
                 match bytes.get(i) {
                     Some(b'\\') => i += 2,
                     Some(b' ' | b'\t') => {
-                        if i > at && !matches!(bytes.get(i - 1), Some(b' ' | b'\t')) {
+                        if i > at && matches!(bytes.get(i - 1), Some(b'[' | b']' | b'{' | b'}')) {
                             out.push((i - 1, PLAIN, false));
                         }
                         i += 1;
@@ -196,6 +202,29 @@ fn shape_patches(node: Node<'_>, parent: &str, bytes: &[u8], out: &mut Vec<(usiz
         }
         _ => {}
     }
+}
+
+/// A word token that still holds an unescaped blank after the re-parses: bash's words never
+/// do, so the tree joined what bash splits (and may hide an operator and a command in it).
+fn blank_in_word(root: Node<'_>, bytes: &[u8]) -> Option<String> {
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "word" && node.child_count() == 0 {
+            let mut i = node.start_byte();
+            while i < node.end_byte() {
+                match bytes.get(i) {
+                    Some(b'\\') => i += 2,
+                    Some(b' ' | b'\t') => {
+                        return Some(format!("a blank at byte {i} inside one word of the parse tree"))
+                    }
+                    _ => i += 1,
+                }
+            }
+        }
+        stack.extend(node.children(&mut cursor));
+    }
+    None
 }
 
 /// True when text follows the `)` of an array value with nothing between (`a=(1)x`, `a=(1)#`):

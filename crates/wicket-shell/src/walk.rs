@@ -251,6 +251,21 @@ impl Walker {
                 }
                 same(stack, Mode::Stmt, ctx, depth, &inh);
             }
+            "negated_command"
+                if node.child(0).is_some_and(|bang| {
+                    bang.kind() == "!"
+                        && !matches!(
+                            src.as_bytes().get(bang.end_byte()),
+                            Some(b' ' | b'\t' | b'\n' | b'(' | b';' | b'&' | b'|' | b'<' | b'>')
+                        )
+                }) =>
+            {
+                // `!]` is the program `!]` to bash (`!` is a reserved word only on its own); the
+                // parser reads the negation of `]`.
+                self.problem(ProblemKind::ParseError, "a `!` glued to the word after it read as a negation");
+                self.compound = true;
+                same(stack, Mode::Stmt, ctx, depth, &inh);
+            }
             "list" | "pipeline" | "negated_command" => {
                 self.compound = true;
                 same(stack, Mode::Stmt, ctx, depth, &inh);
@@ -349,6 +364,11 @@ impl Walker {
             }
             "command_substitution" => {
                 self.compound = true;
+                if dollar_pairs_before(src.as_bytes(), node.start_byte()) {
+                    // `{e$$(d)`: bash reads `$$` (the pid) and then `(` (a syntax error, or
+                    // literal text in double quotes); the parser reads `$` and `$(d)`.
+                    self.problem(ProblemKind::ParseError, "`$$(`: bash reads `$$` before the `(`");
+                }
                 let inner_ctx = sticky(ctx, Context::CommandSubstitution);
                 if canary::backtick_reparsed(node, src) {
                     let t = text(node, src);
@@ -365,7 +385,25 @@ impl Walker {
                 same(stack, Mode::Stmt, sticky(ctx, Context::ProcessSubstitution), depth + 1, &inh);
             }
             "arithmetic_expansion" | "subscript" => same(stack, Mode::Arith, ctx, depth + 1, &inh),
-            "expansion" | "parenthesized_expression" => same(stack, mode.inner(), ctx, depth + 1, &inh),
+            "expansion" | "parenthesized_expression" => {
+                if kind == "expansion"
+                    && (nested_brace(text(node, src)) || unclosed_inner(text(node, src)) || open_quote(text(node, src)))
+                {
+                    // bash ends `${…}` at the first `}` outside nested `${`, `$(`, quotes; a bare
+                    // `{` does not nest. After a pattern operator (`${s%{1}>x; rm #}`) the tree
+                    // counts it and reads the redirection and the next command as pattern text;
+                    // with a nested `${` in a pattern it may end at the inner `}`, and it ends at a
+                    // `}` that bash reads inside quotes (`${R/5"}"" x}` is one word to bash).
+                    self.problem(
+                        ProblemKind::ParseError,
+                        format!(
+                            "`{}` may end elsewhere to bash (a bare `{{`, a nested `${{` or an open quote inside)",
+                            snippet(text(node, src))
+                        ),
+                    );
+                }
+                same(stack, mode.inner(), ctx, depth + 1, &inh)
+            }
             "array" => {
                 if node.parent().is_some_and(|p| p.kind() == "variable_assignment")
                     && crate::parse::array_glued(node, src.as_bytes())
@@ -432,6 +470,17 @@ impl Walker {
                 ),
                 _ => {}
             },
+            "regex" | "extglob_pattern" if text(node, src).contains(['`', '$']) => {
+                // The pattern of `${R/a$(d)}`, `${R%a$(d)}`: one opaque token to the parser,
+                // while bash expands the substitution in it when `R` is set.
+                let t = text(node, src);
+                if t.contains("$(") || t.contains("$[") || t.contains('`') {
+                    self.problem(
+                        ProblemKind::Unsupported,
+                        format!("a substitution inside a pattern the parser reads as one token: `{}`", snippet(t)),
+                    );
+                }
+            }
             "word"
             | "string_content"
             | "variable_name"
@@ -521,6 +570,13 @@ impl Walker {
                 // The end of the last word: a word node right after it (no blank) continues it.
                 // tree-sitter-bash splits `"r"\m` and `` r`x`m `` in two, one word to bash.
                 let mut word_end: Option<usize> = None;
+                // The same for a leading assignment: `a='x'\echo rm` is the assignment
+                // `a=xecho` and the program `rm` to bash; the tree ends the value at the quote
+                // and reads `\echo` as the program.
+                let mut assignment_end: Option<usize> = None;
+                // The end of the last redirection: a word right after it continues its target
+                // to bash (`>''\f` writes `f`; the tree reads the program `f`).
+                let mut redirect_end: Option<usize> = None;
                 let mut i = 0;
                 while let Some(&(field, child)) = children.get(i) {
                     i += 1;
@@ -542,6 +598,15 @@ impl Walker {
                             );
                         }
                         (Some("name"), _) | (Some("argument"), _) => {
+                            if redirect_end == Some(child.start_byte()) {
+                                self.problem(
+                                    ProblemKind::ParseError,
+                                    format!(
+                                        "`{}` is glued to the redirection before it (bash reads one target)",
+                                        snippet(text(child, src))
+                                    ),
+                                );
+                            }
                             if self.fd_prefix(child, src, &mut parts) {
                                 continue;
                             }
@@ -559,23 +624,32 @@ impl Walker {
                                 }
                                 None => (word_of(child, src), child),
                             };
-                            match cmd.words.last_mut() {
+                            let glued = !w.raw.starts_with('\n');
+                            match (cmd.words.last_mut(), cmd.assignments.last_mut()) {
                                 // (A word starting at a newline is here-document text the
                                 // tree misread: kept apart, it is reported below.)
-                                Some(last) if word_end == Some(child.start_byte()) && !w.raw.starts_with('\n') => {
-                                    glue(last, w)
+                                (Some(last), _) if word_end == Some(child.start_byte()) && glued => glue(last, w),
+                                (None, Some(a)) if assignment_end == Some(child.start_byte()) && glued => {
+                                    glue(&mut a.value, w);
+                                    assignment_end = Some(scan.end_byte());
                                 }
                                 _ => cmd.words.push(w),
                             }
-                            word_end = Some(scan.end_byte());
+                            if !cmd.words.is_empty() {
+                                word_end = Some(scan.end_byte());
+                            }
                             if scan.named_child_count() > 0 {
                                 later.push((scan, ctx, Mode::Expr));
                             }
                         }
-                        (Some("redirect"), _) => self.redirect(child, src, ctx, &mut parts),
+                        (Some("redirect"), _) => {
+                            redirect_end = Some(child.end_byte());
+                            self.redirect(child, src, ctx, &mut parts)
+                        }
                         (_, "variable_assignment") => {
                             if cmd.words.is_empty() && valid_assignment(child, src) {
                                 cmd.assignments.push(assignment(child, src));
+                                assignment_end = Some(child.end_byte());
                             } else {
                                 // `4x=1 ls`: not an assignment to bash, the program word.
                                 cmd.words.push(word_of(child, src));
@@ -838,6 +912,12 @@ impl Walker {
         let Some(program) = cmd.words.first() else {
             return;
         };
+        if assignment_shaped(&program.raw) {
+            // bash reads a word like `b=2` in command position as an assignment; the tree
+            // only leaves one there when it misread what comes before (`a='x'\echo b=2 rm`).
+            let raw = snippet(&program.raw);
+            self.problem(ProblemKind::ParseError, format!("an assignment `{raw}` read as the program"));
+        }
         let Some(name) = program.value.as_deref() else {
             let raw = snippet(&program.raw);
             self.problem(ProblemKind::DynamicProgram, format!("the program `{raw}` is not known before running"));
@@ -1161,6 +1241,71 @@ fn valid_assignment(node: Node<'_>, src: &str) -> bool {
     let t = text(name, src).as_bytes();
     t.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
         && t.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+}
+
+/// True when the text of a `${…}` node holds a bare `{` (not the one of a nested `${`) and a
+/// `}` before its last character: where bash and tree-sitter may end it differently.
+fn nested_brace(t: &str) -> bool {
+    let inner = t.get(2..t.len().saturating_sub(1)).unwrap_or("");
+    let b = inner.as_bytes();
+    let bare = b.iter().enumerate().any(|(i, &c)| c == b'{' && (i == 0 || b[i - 1] != b'$'));
+    bare && inner.contains('}')
+}
+
+/// True when the text of a `${…}` node opens more `${` than it closes `}`: the parser ended it
+/// at the `}` of a nested one (`${R/${/} }` is one word to bash, two to the parser).
+fn unclosed_inner(t: &str) -> bool {
+    t.matches("${").count() > t.matches('}').count()
+}
+
+/// True when the inside of a `${…}` node ends within a quote: the parser ended it at a `}` that
+/// bash reads as quoted text.
+fn open_quote(t: &str) -> bool {
+    let inner = t.get(2..t.len().saturating_sub(1)).unwrap_or("");
+    let (mut single, mut double) = (false, false);
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '\\' if !single => {
+                chars.next();
+            }
+            _ => {}
+        }
+    }
+    single || double
+}
+
+/// True when the `$` at `at` (the start of `$(`) is the second `$` of a `$$` to bash: an odd run
+/// of unescaped `$` before it.
+fn dollar_pairs_before(bytes: &[u8], at: usize) -> bool {
+    if bytes.get(at) != Some(&b'$') {
+        return false;
+    }
+    let run = bytes[..at].iter().rev().take_while(|&&b| b == b'$').count();
+    let backslashes = bytes[..at - run].iter().rev().take_while(|&&b| b == b'\\').count();
+    let unescaped = if backslashes % 2 == 1 { run.saturating_sub(1) } else { run };
+    unescaped % 2 == 1
+}
+
+/// True when `raw` starts as bash's assignment words do: `NAME=`, `NAME+=`, `NAME[…]=`.
+fn assignment_shaped(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    if !b.first().is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+        return false;
+    }
+    let mut i = b.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+    if b.get(i) == Some(&b'[') {
+        match b[i..].iter().position(|&c| c == b']') {
+            Some(close) => i += close + 1,
+            None => return false,
+        }
+    }
+    if b.get(i) == Some(&b'+') {
+        i += 1;
+    }
+    b.get(i) == Some(&b'=')
 }
 
 fn assignment(node: Node<'_>, src: &str) -> Assignment {

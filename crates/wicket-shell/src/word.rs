@@ -198,14 +198,22 @@ pub(crate) fn is_gettext_dollar(dollar: Node<'_>, next: Node<'_>) -> bool {
 }
 
 /// Joins a word the tree split in two (`unset a[0]`): `next` follows `word` with no blank.
+/// A brace expansion across the two halves makes the value unknown.
 ///
 /// When `word` ends in a lone `$` and `next` starts with what it expands (`1'r'$2`, `s}e$-v`,
 /// `x[$1]`: the tree ends the first part at the `$`), the joined word holds an expansion and
 /// its value is unknown.
 pub(crate) fn glue(word: &mut Word, next: Word) {
     let expands = ends_in_lone_dollar(&word.raw) && next.raw.chars().next().is_some_and(starts_expansion);
+    // A brace expansion across the split (`a{$,b}`: `a{$` and `,b}` to the tree, `a$ ab` to
+    // bash) was not seen by either half: the joined value is not known.
+    let joined = format!("{}{}", word.raw, next.raw);
+    let brace = joined.find('{').is_some_and(|open| {
+        let rest = &joined[open..];
+        rest.find('}').is_some_and(|close| rest[..close].contains(',') || rest[..close].contains(".."))
+    });
     word.value = match (word.value.take(), next.value) {
-        _ if expands => None,
+        _ if expands || brace => None,
         (Some(mut a), Some(b)) => {
             a.push_str(&b);
             Some(a)

@@ -570,3 +570,219 @@ fn spaced_parens_are_subshells() {
 fn coproc_subshell() {
     assert_eq!(parts("coproc (ls)"), ["coproc", "ls"]);
 }
+
+// --- an assignment value glued to a word after a quote ------------------------------------------
+
+/// bash: `a='x'\echo rm -rf ~/x` is the assignment `a=xecho` and the command `rm -rf ~/x`
+/// (the escaped `\e` continues the word); checked with `echo PWNED` in place of `rm`.
+/// tree-sitter-bash ends the value at the closing quote and reads `\echo` as the program: wicket
+/// listed `echo rm -rf ~/x`, which `bash(echo *)` allows. The same after `"…"` and `$'…'`.
+/// Found by the `differential` fuzz target (`gx=tef$'>$(…`'\echoitW-C .%/e…`: an extra word).
+#[test]
+fn assignment_value_glued_after_quote() {
+    for src in
+        ["a='x'\\echo rm -rf ~/x", "a=\"x\"\\echo rm -rf ~/x", "a=$'x'\\echo rm -rf ~/x", "b=1 a='x'\\echo rm -rf ~/x"]
+    {
+        assert_eq!(parts(src), ["rm -rf ~/x"], "{src:?}");
+        assert!(analyze(src).understood, "{src:?}");
+    }
+    let a = analyze("a='x'\\echo'y' rm");
+    assert_eq!(a.commands[0].assignments[0].value.value.as_deref(), Some("xechoy"));
+    assert_eq!(parts("a='x'\\echo"), [""]);
+    // A blank ends the value: `echo` is the program.
+    assert_eq!(parts("a='x' \\echo rm"), ["echo rm"]);
+}
+
+/// bash: in `a='x'\echo b=2 rm` the `b=2` is a second assignment and `rm` the program. The tree
+/// reads `b=2` as an argument after the program `\echo`; once the continuation is glued back it
+/// would be the program word. A word shaped like an assignment in command position is never a
+/// program to bash: not understood.
+#[test]
+fn assignment_shaped_program_is_not_understood() {
+    for src in ["a='x'\\echo b=2 rm", "a='x'\\echo b[1]=2 rm", "a='x'\\echo b+=2 rm"] {
+        sees_or_gives_up(src, "rm");
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+}
+
+// --- a bare `{` inside `${…}` ---------------------------------------------------------------------
+
+/// bash: `echo ${s%{1}>x; echo PWNED #}` ends the expansion at the first `}` (a bare `{` does not
+/// nest), then writes `x` and runs `echo PWNED`. After a pattern operator (`%`, `#`, `/`, `,,`,
+/// `^^`) tree-sitter-bash counts the `{` and reads everything up to the last `}` as the pattern:
+/// wicket listed one `echo` (allowed by `bash(echo *)`) and no write to `x`. Found by the
+/// `differential` fuzz target (`echoK{ al%${s,,,,, ~g!g{12}>~K{ …}`: a redirection inside the
+/// word). Not understood when the expansion holds a bare `{` and an inner `}`.
+#[test]
+fn bare_brace_inside_expansion() {
+    for src in ["echo ${s%{1}>x; echo PWNED #}", "echo ${s,,{1}>x y}", "echo ${s/{1}>x; echo PWNED #}"] {
+        sees_or_gives_up(src, "echo PWNED");
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    // After `:-` the tree ends it where bash does.
+    assert_eq!(parts("echo ${s:-{1}>x y}"), ["echo ${s:-{1} y}"]);
+    assert!(analyze("echo ${a:-${b}}").understood);
+}
+
+// --- a `;` shown to the parser as a word character ------------------------------------------------
+
+/// bash: `[x]y; echo PWNED; }]` runs `[x]y`, `echo PWNED` and `}]` (a `[` glued to text is an
+/// ordinary word). tree-sitter-bash reads a test command whose one word holds `; echo PWNED; }`;
+/// the re-parse that turns the misread test into a command also showed the byte before each
+/// blank in that word as a word character (meant for brackets: `{ {`), here the `;`. wicket
+/// listed the single command `[x]y; echo PWNED; }]`. Found by the `differential` fuzz target
+/// (`…:;[*]:;…`, minimised to `:;[]u; }]`).
+#[test]
+fn semicolon_in_misread_test_is_kept() {
+    assert_eq!(parts("[x]y; echo PWNED; }]"), ["[x]y", "echo PWNED", "}]"]);
+    assert_eq!(parts(":;[]u; }]"), [":", "[]u", "}]"]);
+    assert_eq!(parts("echo { {"), ["echo { {"]);
+    assert_eq!(analyze("echo { {").commands[0].words.len(), 3);
+}
+
+// --- a substitution in a `${…}` pattern -----------------------------------------------------------
+
+/// bash: `R=x; echo ${R/a$(echo PWNED)}` runs `echo PWNED` (the pattern is expanded when `R` is
+/// set). tree-sitter-bash reads a pattern that does not start with the substitution as one
+/// opaque `regex` token: wicket listed only `echo ${R/a$(echo PWNED)}`, allowed by
+/// `bash(echo *)`. The same after `%`, `#`, `//`, `^^`, `,` and with backticks or `$[…]`. Found
+/// by the `differential` fuzz target (minimised to `o ${R/''""$(d)}`). Not understood.
+#[test]
+fn substitution_in_expansion_pattern() {
+    for src in [
+        "R=x; echo ${R/a$(echo PWNED)}",
+        "echo ${R%a$(echo PWNED)}",
+        "echo ${R//a$(echo PWNED)/b}",
+        "echo ${R^^a$(echo PWNED)}",
+        "echo ${R/a$[$(echo PWNED)]}",
+        "echo ${R#a`echo PWNED`}",
+    ] {
+        sees_or_gives_up(src, "echo PWNED");
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    // A pattern that starts with the substitution is a node of its own.
+    assert_eq!(parts("echo ${R/$(echo PWNED)}"), ["echo ${R/$(echo PWNED)}", "echo PWNED"]);
+    assert!(analyze("echo ${x/a$y/b} ${x%.*}").understood);
+}
+
+/// bash: `o ${R/${/} }` is one word (the expansion ends at the last `}`); tree-sitter-bash ends
+/// it at the `}` of the nested `${/}` and makes ` }` a second word. Found by the `differential`
+/// fuzz target (minimised). More `${` than `}` in the node's text: not understood.
+#[test]
+fn nested_expansion_in_pattern_ends_early() {
+    for src in ["o ${R/${/} }", "o ${V/${/}'' }''"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+}
+
+// --- brace expansion across a split word ------------------------------------------------------
+
+/// bash: `echo a{$,b}` prints `a$ ab` and `.{$,}` runs the program `.$` with the argument `.`
+/// (brace expansion). tree-sitter-bash splits the word at the `$`; glued back, neither half saw
+/// the brace expansion and wicket gave the static value `a{$,b}` (and the program `.{$,}`).
+/// Found by the `differential` fuzz target (minimised to `.{$,}`). The value is now unknown.
+#[test]
+fn brace_expansion_across_split_word() {
+    assert_eq!(analyze("echo a{$,b}").commands[0].words[1].value, None);
+    assert_eq!(analyze("echo {a,$}b").commands[0].words[1].value, None);
+    assert!(!analyze(".{$,}").understood);
+}
+
+// --- a backtick inside a backtick substitution ----------------------------------------------------
+
+/// bash: ``echo e`echo m`echo` rm -rf ~/x` `` runs `echo m` and ` rm -rf ~/x` (an unescaped
+/// backtick always ends the substitution; `echo` between them is text). tree-sitter-bash nests
+/// the middle pair inside one substitution (`echo m`echo` rm -rf ~/x` with `echo` nested):
+/// wicket listed `echo` commands only. Found by the `differential` fuzz target (minimised to
+/// ``n `""`e`␗ m`-` -`m``). A backtick substitution without a backslash holding a backtick is
+/// not understood.
+#[test]
+fn backtick_inside_backtick_substitution() {
+    // (With a backslash inside, the contents are re-parsed, but the ends are still wrong.)
+    for (src, cmd) in
+        [("echo e`echo m`echo` rm -rf ~/x`", "rm -rf ~/x"), ("n e`b m`x` c`m", "c"), ("n e`b m`-` \\ `m", " ")]
+    {
+        sees_or_gives_up(src, cmd);
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    assert!(analyze("echo `echo \\`id\\``").understood);
+    assert!(analyze("echo \"`echo a`\"`echo b`").understood);
+}
+
+/// bash: in `o ${R/5"}"" x}` the `"}"` is quoted text of the pattern and the expansion ends at
+/// the last `}` (one word); tree-sitter-bash ends it at the quoted `}` and reads ` x}` as more
+/// words. The same for `$"…"` (`echo ${V/$"} '' #"}`). Found by the `differential` fuzz target
+/// (second run). An expansion whose text ends inside a quote: not understood.
+#[test]
+fn expansion_ending_inside_a_quote() {
+    for src in ["o ${R/5\"}\"\" ${R/0\"}\"}\"\"\"$(d)}", "echo \"\" ${V/$\"} '' #\"}", "echo ${R/'}'}"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    assert!(analyze("echo \"${x:-\"it's\"}\" ${x//\\\"/}").understood);
+}
+
+// --- `!` glued to a word ----------------------------------------------------------------------
+
+/// bash: `x; !]` runs `x` and the program `!]` (`!` is a reserved word only as a word of its
+/// own; `!echo PWNED` runs the program `!echo`). tree-sitter-bash reads `!]` as the negation of
+/// the command `]`. Found by the `differential` fuzz target (second run, minimised to `\ &!]`).
+/// A `!` glued to a word character: not understood; `! cmd` and `!(…)` are negations to bash too.
+#[test]
+fn bang_glued_to_a_word() {
+    assert!(!analyze("x; !]").understood);
+    assert_eq!(parts("!echo PWNED"), ["!echo PWNED"]);
+    assert_eq!(parts("! echo PWNED"), ["echo PWNED"]);
+    assert!(analyze("!(echo a)").understood);
+}
+
+// --- a word glued to a redirection before the program -------------------------------------------
+
+/// bash: `>''\f` writes the file `f` and runs nothing; `>'x'\f y` writes `xf` and runs `y` (the
+/// escaped `\f` continues the target). tree-sitter-bash ends the target at the quote and reads
+/// `\f` as the program: wicket listed the program `f` with a write to `''`. Found by the
+/// `differential` fuzz target (second run, minimised). A word that starts where a redirection
+/// ends: not understood. (After the program the tree joins them: `echo x >''\.env` writes
+/// `.env`.)
+#[test]
+fn word_glued_to_a_prefix_redirection() {
+    for src in [">''\\f", ">'x'\\f y", "2>''\\f"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    let a = analyze("echo x >''\\.env");
+    assert!(a.understood);
+    assert_eq!(a.commands[0].redirects[0].target.value.as_deref(), Some(".env"));
+    assert!(analyze("a=1 >f cmd; echo >&2 x").understood);
+}
+
+// --- brace expansion with an escaped comma ---------------------------------------------------
+
+/// bash: `o{}{,{\,}` makes no brace expansion (the outer `{` has no `}` of its own, the inner
+/// one no unescaped comma): the program `o{}{,{,}`; `echo {a,\,b}` expands to `a ,b`. wicket
+/// agrees; brush-parser finds an expansion in the first (the `differential` fuzz target, third
+/// run), so the oracle does not judge brace words with a backslash and this test pins bash's
+/// answers.
+#[test]
+fn brace_expansion_with_escaped_comma() {
+    assert_eq!(parts("o{}{,{\\,}"), ["o{}{,{,}"]);
+    // (wicket leaves this one unknown: conservative, bash's value is `{a,{,}`.)
+    let v = analyze("echo {a,{\\,}").commands[0].words[1].value.clone();
+    assert!(v.is_none() || v.as_deref() == Some("{a,{,}"), "{v:?}");
+    assert_eq!(analyze("echo {a,\\,b}").commands[0].words[1].value, None);
+}
+
+// --- `$$(` ----------------------------------------------------------------------------------------
+
+/// bash: `r=({e$$(d))` is a syntax error (`$$` is the pid, then `(` is unexpected): nothing runs.
+/// tree-sitter-bash read `$` and the substitution `$(d)` and wicket said understood, listing `d`
+/// (more than bash runs, not a bypass, but a misread). Found by the `differential` fuzz target
+/// (third run, minimised). A `$(` whose `$` pairs with the `$` before it: not understood.
+/// (`$$$(id)` is `$$` and `$(id)`, `\$$(id)` is `$` and `$(id)`: both run `id`.)
+#[test]
+fn dollar_dollar_paren() {
+    for src in ["r=({e$$(d))", "a=({}!$$(id))"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    assert_eq!(parts("echo $$$(id)"), ["echo $$$(id)", "id"]);
+    assert_eq!(parts("echo \\$$(id)"), ["echo \\$$(id)", "id"]);
+    assert!(analyze("echo $$$(id) \\$$(id)").understood);
+}
