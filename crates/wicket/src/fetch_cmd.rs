@@ -70,15 +70,7 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
         Overrides { mode: args.mode, unattended: args.unattended, allow: args.allow.clone(), ..Overrides::default() };
     let cfg = config::policy_config(&root, &loaded, &overrides);
     let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
-    let user_file = config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
-    let mut layers: Vec<(String, &wicket_policy::Settings)> = Vec::new();
-    if let Some(u) = &loaded.user {
-        layers.push((user_file, u));
-    }
-    if let Some(p) = &loaded.project {
-        layers.push((loaded.project_file.display().to_string(), p));
-    }
-    let net = match wicket::net::net_config(&layers, policy.team())? {
+    let net = match wicket::net::net_config_of(&loaded)? {
         Some(n) => n,
         None => wicket_net::NetConfig::from_settings(&[], &policy.team().network)?,
     };

@@ -127,15 +127,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
 
     // `network.allow` in the settings: the server reaches the network only through the
     // allowlist proxy, as a command under `wicket run` does (`--network` opens it wholly).
-    let user_file = config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
-    let mut layers: Vec<(String, &wicket_policy::Settings)> = Vec::new();
-    if let Some(u) = &loaded.user {
-        layers.push((user_file, u));
-    }
-    if let Some(p) = &loaded.project {
-        layers.push((loaded.project_file.display().to_string(), p));
-    }
-    let net_config = if args.network { None } else { wicket::net::net_config(&layers, &loaded.team)? };
+    let net_config = if args.network { None } else { wicket::net::net_config_of(&loaded)? };
     // Lives as long as the server: the proxy's runtime serves the sandbox's listener.
     let mut net_run: Option<wicket::net::NetRun> = None;
 

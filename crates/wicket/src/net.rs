@@ -37,6 +37,21 @@ pub struct NetSettingsError {
 }
 
 /// The network policy of the settings layers (in order, each named for errors) and the team
+/// [`net_config`] for loaded settings: the user's file, then the project's, each named for
+/// errors, under the merged team policy. `Ok(None)` when no settings open the network.
+pub fn net_config_of(loaded: &crate::config::Loaded) -> Result<Option<NetConfig>, NetSettingsError> {
+    let user_file =
+        crate::config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
+    let mut layers: Vec<(String, &Settings)> = Vec::new();
+    if let Some(u) = &loaded.user {
+        layers.push((user_file, u));
+    }
+    if let Some(p) = &loaded.project {
+        layers.push((loaded.project_file.display().to_string(), p));
+    }
+    net_config(&layers, &loaded.team)
+}
+
 /// policy, or `None` when no layer opens any network.
 pub fn net_config(layers: &[(String, &Settings)], team: &TeamPolicy) -> Result<Option<NetConfig>, NetSettingsError> {
     if !layers.iter().any(|(_, s)| s.network.opens()) {

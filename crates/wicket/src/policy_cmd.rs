@@ -389,15 +389,7 @@ fn lint(args: &LintArgs) -> Result<ExitCode> {
             println!("error the rules together: {e}");
         }
         // The network entries, as `wicket run` checks them before a command starts.
-        let user_file = home.join("settings.json").display().to_string();
-        let mut layers: Vec<(String, &Settings)> = Vec::new();
-        if let Some(u) = &loaded.user {
-            layers.push((user_file, u));
-        }
-        if let Some(p) = &loaded.project {
-            layers.push((loaded.project_file.display().to_string(), p));
-        }
-        if let Err(e) = wicket::net::net_config(&layers, &loaded.team) {
+        if let Err(e) = wicket::net::net_config_of(&loaded) {
             problems += 1;
             println!("error network: {e}");
         }

@@ -86,15 +86,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         Overrides { mode: args.mode, unattended: args.unattended, no_sandbox: args.no_sandbox, ..Overrides::default() };
     let cfg = config::policy_config(&root, &loaded, &overrides);
     // The network settings are checked before anything runs: a broken entry is an error.
-    let user_file = config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
-    let mut layers: Vec<(String, &wicket_policy::Settings)> = Vec::new();
-    if let Some(u) = &loaded.user {
-        layers.push((user_file, u));
-    }
-    if let Some(p) = &loaded.project {
-        layers.push((loaded.project_file.display().to_string(), p));
-    }
-    let net_config = wicket::net::net_config(&layers, &loaded.team)?;
+    let net_config = wicket::net::net_config_of(&loaded)?;
     // What the sandbox allows does not depend on the decision, so bubblewrap is started now
     // and builds the sandbox while the engine decides; the command itself waits for go and
     // never starts if the call is refused (the handle is dropped on every early return).

@@ -101,16 +101,7 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
     let (policy, loaded) = build_policy(&check)?;
     let placement = wicket::config::placement(&loaded, args.no_sandbox)?;
     // A broken network entry stops the server before it reads anything, as `wicket run` does.
-    let user_file =
-        wicket::config::wicket_home().map(|h| h.join("settings.json").display().to_string()).unwrap_or_default();
-    let mut layers: Vec<(String, &wicket_policy::Settings)> = Vec::new();
-    if let Some(u) = &loaded.user {
-        layers.push((user_file, u));
-    }
-    if let Some(p) = &loaded.project {
-        layers.push((loaded.project_file.display().to_string(), p));
-    }
-    let net_config = wicket::net::net_config(&layers, &loaded.team)?;
+    let net_config = wicket::net::net_config_of(&loaded)?;
     let audit = if args.no_audit {
         Recorder::off()
     } else {
