@@ -13,6 +13,7 @@ pub mod env;
 pub mod fetch;
 pub mod policy;
 pub mod proxy;
+mod splice;
 
 pub use policy::{parse_allow_entry, Blocked, ConfigError, NetConfig, Verdict, DEFAULT_PORTS, PRESETS};
 pub use proxy::{

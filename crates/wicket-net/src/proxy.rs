@@ -23,6 +23,7 @@ use tokio::sync::{mpsc, oneshot, watch, Semaphore};
 use wicket_policy::host::{parse_host, parse_url, Host};
 
 use crate::policy::{Blocked, NetConfig, Verdict};
+use crate::splice::Socket;
 
 /// The proxy could not start.
 #[derive(Debug, thiserror::Error)]
@@ -212,10 +213,13 @@ pub struct ProxyConfig {
     pub idle_timeout: Duration,
     /// A tunnel is closed after this long whatever it does.
     pub total_timeout: Duration,
-    /// The copy buffer of each direction of a tunnel, in bytes. Larger moves bulk data faster;
-    /// the worst case of memory is `2 × tunnel_buffer × max_connections` (only pages a transfer
-    /// touches are resident).
+    /// The buffer of each direction of a tunnel, in bytes: the pipe `splice` moves bytes through,
+    /// or the user-space copy's buffer. Larger moves bulk data faster; the worst case of memory
+    /// is `2 × tunnel_buffer × max_connections` (only pages a transfer touches are resident).
     pub tunnel_buffer: usize,
+    /// On Linux, let the kernel move a tunnel's bytes (`splice(2)` through a pipe) instead of
+    /// copying them through the proxy's buffers. `false` forces the copy (to compare the two).
+    pub splice: bool,
     /// Called once for each distinct refusal, as it happens (for the audit log); at most
     /// [`MAX_BLOCKED`] times a run.
     pub on_block: Option<BlockHook>,
@@ -226,7 +230,7 @@ pub type BlockHook = Arc<dyn Fn(&Blocked) + Send + Sync>;
 
 impl ProxyConfig {
     /// Defaults: a fresh random credential, no approver, 16 KiB heads within 10 s, 1,024
-    /// connections, 10 s connect, 5 min idle, 1 h total, 256 KiB tunnel buffers.
+    /// connections, 10 s connect, 5 min idle, 1 h total, 256 KiB tunnel buffers, splice on.
     pub fn new(policy: NetConfig) -> Result<ProxyConfig, ProxyError> {
         Ok(ProxyConfig {
             policy,
@@ -241,6 +245,7 @@ impl ProxyConfig {
             idle_timeout: Duration::from_secs(300),
             total_timeout: Duration::from_secs(3600),
             tunnel_buffer: 256 * 1024,
+            splice: true,
             on_block: None,
         })
     }
@@ -320,20 +325,7 @@ impl Proxy {
         let io_err = |source| ProxyError::Io { what: addr.to_string(), source };
         let listener = TcpListener::bind(addr).await.map_err(io_err)?;
         let bound = listener.local_addr().map_err(io_err)?;
-        let shared = self.shared.clone();
-        let mut stop = self.stop.subscribe();
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = stop.changed() => break,
-                    accepted = listener.accept() => {
-                        let Ok((stream, _)) = accepted else { continue };
-                        let _ = stream.set_nodelay(true);
-                        spawn_conn(&shared, stream);
-                    }
-                }
-            }
-        });
+        self.accept_loop(listener);
         Ok(bound)
     }
 
@@ -345,20 +337,7 @@ impl Proxy {
         let io_err = |source| ProxyError::Io { what: what.clone(), source };
         listener.set_nonblocking(true).map_err(io_err)?;
         let listener = TcpListener::from_std(listener).map_err(io_err)?;
-        let shared = self.shared.clone();
-        let mut stop = self.stop.subscribe();
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = stop.changed() => break,
-                    accepted = listener.accept() => {
-                        let Ok((stream, _)) = accepted else { continue };
-                        let _ = stream.set_nodelay(true);
-                        spawn_conn(&shared, stream);
-                    }
-                }
-            }
-        });
+        self.accept_loop(listener);
         Ok(())
     }
 
@@ -367,20 +346,59 @@ impl Proxy {
     pub async fn listen_unix(&self, path: &std::path::Path) -> Result<(), ProxyError> {
         let listener = tokio::net::UnixListener::bind(path)
             .map_err(|source| ProxyError::Io { what: path.display().to_string(), source })?;
+        self.accept_loop(listener);
+        Ok(())
+    }
+
+    /// Accept connections until [`Proxy::shutdown`], each served in a task of its own.
+    fn accept_loop<L: Listener>(&self, listener: L) {
         let shared = self.shared.clone();
         let mut stop = self.stop.subscribe();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     _ = stop.changed() => break,
-                    accepted = listener.accept() => {
-                        let Ok((stream, _)) = accepted else { continue };
-                        spawn_conn(&shared, stream);
-                    }
+                    accepted = listener.accept_one() => match accepted {
+                        Ok(stream) => spawn_conn(&shared, stream),
+                        // Out of descriptors or memory, the pending connection stays queued and
+                        // accepting again at once would spin; a short pause lets tunnels end.
+                        Err(e) if out_of_resources(&e) => tokio::time::sleep(Duration::from_millis(50)).await,
+                        Err(_) => {}
+                    },
                 }
             }
         });
-        Ok(())
+    }
+}
+
+fn out_of_resources(e: &io::Error) -> bool {
+    use rustix::io::Errno;
+    Errno::from_io_error(e).is_some_and(|n| [Errno::MFILE, Errno::NFILE, Errno::NOBUFS, Errno::NOMEM].contains(&n))
+}
+
+/// A listening socket the proxy accepts connections on.
+trait Listener: Send + 'static {
+    /// The accepted connection's stream.
+    type Stream: Socket + 'static;
+    /// Accept one connection.
+    fn accept_one(&self) -> impl Future<Output = io::Result<Self::Stream>> + Send;
+}
+
+impl Listener for TcpListener {
+    type Stream = TcpStream;
+    async fn accept_one(&self) -> io::Result<TcpStream> {
+        let (stream, _) = self.accept().await?;
+        // A tunnel passes on small writes at once (interactive protocols, TLS handshakes).
+        let _ = stream.set_nodelay(true);
+        Ok(stream)
+    }
+}
+
+#[cfg(unix)]
+impl Listener for tokio::net::UnixListener {
+    type Stream = tokio::net::UnixStream;
+    async fn accept_one(&self) -> io::Result<tokio::net::UnixStream> {
+        Ok(self.accept().await?.0)
     }
 }
 
@@ -390,10 +408,7 @@ impl Drop for Proxy {
     }
 }
 
-fn spawn_conn<S>(shared: &Arc<Shared>, stream: S)
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
+fn spawn_conn<S: Socket + 'static>(shared: &Arc<Shared>, stream: S) {
     // Over the limit: close at once (bounded memory beats a polite answer).
     let Ok(permit) = shared.slots.clone().try_acquire_owned() else { return };
     let shared = shared.clone();
@@ -403,10 +418,7 @@ where
     });
 }
 
-async fn serve<S>(shared: &Shared, mut client: S)
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send,
-{
+async fn serve<S: Socket>(shared: &Shared, mut client: S) {
     let cfg = &shared.config;
     let mut first = [0u8; 1];
     match tokio::time::timeout(cfg.header_timeout, client.read_exact(&mut first)).await {
@@ -568,10 +580,7 @@ fn split_authority(s: &str) -> Option<(&str, u16)> {
     Some((h, port))
 }
 
-async fn http<S>(shared: &Shared, mut client: S, first: u8)
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send,
-{
+async fn http<S: Socket>(shared: &Shared, mut client: S, first: u8) {
     let cfg = &shared.config;
     let (buf, end) = match read_head(&mut client, first, cfg.max_header_bytes, cfg.header_timeout).await {
         Ok(x) => x,
@@ -776,10 +785,7 @@ where
     Ok(target)
 }
 
-async fn socks<S>(shared: &Shared, mut client: S)
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send,
-{
+async fn socks<S: Socket>(shared: &Shared, mut client: S) {
     let cfg = &shared.config;
     // The whole handshake is bounded by the head timeout; its size is bounded by the protocol
     // (at most 255 + 255 + 255 bytes of variable fields).
@@ -818,36 +824,54 @@ where
 // ---------------------------------------------------------------------------------------------
 // Tunnels
 
-/// A stream that notes the time of its last transfer.
-struct Tracked<S> {
-    inner: S,
+/// When a tunnel last moved bytes, for its idle timeout.
+struct Clock {
     start: Instant,
-    last: Arc<AtomicU64>,
+    /// Milliseconds from `start` to the last transfer.
+    last: AtomicU64,
 }
 
-impl<S> Tracked<S> {
+impl Clock {
     fn touch(&self) {
         let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.last.store(ms, Ordering::Relaxed);
     }
+
+    /// Return once the tunnel has been quiet for `idle`.
+    async fn idle(&self, idle: Duration) {
+        loop {
+            let since = Duration::from_millis(self.last.load(Ordering::Relaxed));
+            let quiet = self.start.elapsed().saturating_sub(since);
+            if quiet >= idle {
+                return;
+            }
+            tokio::time::sleep(idle - quiet).await;
+        }
+    }
 }
 
-impl<S: AsyncRead + Unpin> AsyncRead for Tracked<S> {
+/// A stream that notes the time of its last transfer (the user-space copy's idle timer).
+struct Tracked<'a, S> {
+    inner: S,
+    clock: &'a Clock,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Tracked<'_, S> {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
         let r = Pin::new(&mut self.inner).poll_read(cx, buf);
         if buf.filled().len() > before {
-            self.touch();
+            self.clock.touch();
         }
         r
     }
 }
 
-impl<S: AsyncWrite + Unpin> AsyncWrite for Tracked<S> {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Tracked<'_, S> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
         let r = Pin::new(&mut self.inner).poll_write(cx, data);
         if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
-            self.touch();
+            self.clock.touch();
         }
         r
     }
@@ -859,27 +883,26 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Tracked<S> {
     }
 }
 
-async fn tunnel<S>(client: S, mut upstream: TcpStream, cfg: &ProxyConfig)
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send,
-{
+/// Move bytes both ways until both sides close, either fails, or a timeout ends the tunnel.
+/// On Linux the kernel moves them (`splice`, see [`crate::splice`]); elsewhere, or when no pipe
+/// can be had, a user-space copy with `tunnel_buffer`-sized buffers does.
+async fn tunnel<S: Socket>(client: S, mut upstream: TcpStream, cfg: &ProxyConfig) {
     let (idle, total, size) = (cfg.idle_timeout, cfg.total_timeout, cfg.tunnel_buffer.max(4096));
-    let start = Instant::now();
-    let last = Arc::new(AtomicU64::new(0));
-    let mut client = Tracked { inner: client, start, last: last.clone() };
-    let watchdog = async {
-        loop {
-            let since = Duration::from_millis(last.load(Ordering::Relaxed));
-            let quiet = start.elapsed().saturating_sub(since);
-            if quiet >= idle {
-                return;
-            }
-            tokio::time::sleep(idle - quiet).await;
+    let clock = Clock { start: Instant::now(), last: AtomicU64::new(0) };
+    #[cfg(target_os = "linux")]
+    if let Some(pipes) = cfg.splice.then(|| crate::splice::Pipes::new(size)).and_then(Result::ok) {
+        let seen = || clock.touch();
+        tokio::select! {
+            _ = crate::splice::bidirectional(&client, &upstream, &pipes, &seen) => {}
+            _ = clock.idle(idle) => {}
+            _ = tokio::time::sleep(total) => {}
         }
-    };
+        return;
+    }
+    let mut client = Tracked { inner: client, clock: &clock };
     tokio::select! {
         _ = tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, size, size) => {}
-        _ = watchdog => {}
+        _ = clock.idle(idle) => {}
         _ = tokio::time::sleep(total) => {}
     }
 }

@@ -469,3 +469,127 @@ async fn listens_on_loopback_only() {
     let e = proxy.listen_tcp("0.0.0.0:0".parse().unwrap()).await.unwrap_err();
     assert!(e.to_string().contains("loopback"), "{e}");
 }
+
+/// Bytes that differ from offset to offset (a lost, doubled or reordered chunk shows).
+fn pattern(len: usize) -> Vec<u8> {
+    let mut x: u32 = 0x9e37_79b9;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
+
+/// The pipes of exactly `size` bytes this process holds open (each counted once), seen through
+/// /proc/self/fd: the proxy's splice pipes, when `size` is a tunnel buffer no other part uses.
+fn pipes_of_size(size: usize) -> usize {
+    use rustix::fs::{Mode, OFlags};
+    let mut seen = std::collections::HashSet::new();
+    for entry in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+        let Ok(link) = std::fs::read_link(entry.path()) else { continue };
+        let link = link.to_string_lossy().into_owned();
+        if !link.starts_with("pipe:") || seen.contains(&link) {
+            continue;
+        }
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let Ok(fd) = rustix::fs::open(entry.path(), flags, Mode::empty()) else { continue };
+        if rustix::pipe::fcntl_getpipe_size(&fd).is_ok_and(|n| n == size) {
+            seen.insert(link);
+        }
+    }
+    seen.len()
+}
+
+/// 24 MiB each way through a CONNECT tunnel to an echo server, written and read at once, then
+/// a half close: the echo gets the end of input and closes, and the client reads every byte
+/// back, in order, and then the end.
+async fn bulk_echo_and_half_close(splice: bool) {
+    const LEN: usize = 24 << 20;
+    // A buffer size no other test or tool in this process uses, to find the tunnel's pipes
+    // (one for each mode, as the two run at once).
+    let buf: usize = if splice { 512 << 10 } else { 1 << 20 };
+    let port = echo().await;
+    let mut cfg = config(policy(&[port]));
+    cfg.splice = splice;
+    cfg.tunnel_buffer = buf;
+    let (proxy, addr) = start(cfg).await;
+    let s = connect(addr, &basic(proxy.credential().unwrap()), port).await;
+    let (mut r, mut w) = s.into_split();
+    let data = Arc::new(pattern(LEN));
+    let sent = data.clone();
+    let writer = tokio::spawn(async move {
+        for chunk in sent.chunks(100_003) {
+            w.write_all(chunk).await.unwrap();
+        }
+        w.shutdown().await.unwrap();
+        w
+    });
+    let mut back = Vec::with_capacity(LEN);
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut pipes_seen = 0;
+    let read_all = async {
+        loop {
+            let n = r.read(&mut chunk).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            if back.is_empty() {
+                // Mid-transfer: the tunnel is open, so are its pipes if it splices.
+                pipes_seen = pipes_of_size(buf);
+            }
+            back.extend_from_slice(&chunk[..n]);
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), read_all).await.expect("the end of the echo never arrived");
+    let _w = writer.await.unwrap();
+    assert_eq!(back.len(), LEN);
+    assert!(back == *data, "the echo came back changed");
+    if splice {
+        assert!(pipes_seen >= 2, "a splicing tunnel holds two pipes of {buf} bytes; saw {pipes_seen}");
+    } else {
+        assert_eq!(pipes_seen, 0, "the copy needs no pipe");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn splicing_tunnel_carries_bulk_data_and_half_close() {
+    bulk_echo_and_half_close(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn copying_tunnel_carries_bulk_data_and_half_close() {
+    bulk_echo_and_half_close(false).await;
+}
+
+/// A unix-socket client is spliced too (both ends of a tunnel need not be TCP).
+#[tokio::test(flavor = "multi_thread")]
+async fn unix_socket_client_tunnel_carries_bulk_data() {
+    const LEN: usize = 8 << 20;
+    let port = echo().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("proxy.sock");
+    let proxy = Proxy::new(config(policy(&[port])));
+    proxy.listen_unix(&path).await.unwrap();
+    let basic = basic(proxy.credential().unwrap());
+    let mut s = tokio::net::UnixStream::connect(&path).await.unwrap();
+    let req = format!("CONNECT registry.test:{port} HTTP/1.1\r\nProxy-Authorization: Basic {basic}\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut head = vec![0u8; 39];
+    s.read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200 Connection Established\r\n\r\n");
+    let (mut r, mut w) = s.into_split();
+    let data = pattern(LEN);
+    let sent = data.clone();
+    let writer = tokio::spawn(async move {
+        w.write_all(&sent).await.unwrap();
+        w.shutdown().await.unwrap();
+        w
+    });
+    let mut back = Vec::new();
+    tokio::time::timeout(Duration::from_secs(60), r.read_to_end(&mut back)).await.unwrap().unwrap();
+    let _w = writer.await.unwrap();
+    assert!(back == data, "the echo came back changed ({} of {LEN} bytes)", back.len());
+}
