@@ -18,4 +18,5 @@ mod splice;
 pub use policy::{parse_allow_entry, Blocked, ConfigError, NetConfig, Verdict, DEFAULT_PORTS, PRESETS};
 pub use proxy::{
     Ask, BlockHook, Credential, HostAnswer, Proxy, ProxyConfig, ProxyError, Resolve, SystemResolver, TableResolver,
+    MAX_SPLICING,
 };

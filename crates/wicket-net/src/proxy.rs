@@ -251,6 +251,12 @@ impl ProxyConfig {
     }
 }
 
+/// The most tunnels that splice at once; more copy in user space. Each holds two pipes of
+/// `tunnel_buffer` bytes, which count against the user's pipe quota (`pipe-user-pages-soft`,
+/// 64 MiB by default) while they are open: 64 tunnels of 256 KiB take half of it, so the
+/// sandboxed command's own pipes keep their full size.
+pub const MAX_SPLICING: usize = 64;
+
 /// The most refusals kept for [`Proxy::blocked`].
 pub const MAX_BLOCKED: usize = 1024;
 
@@ -261,6 +267,9 @@ struct Shared {
     /// Lasting answers of the approver for this run (session allows and denies), by
     /// `host:port`.
     answers: Mutex<HashMap<String, bool>>,
+    /// Splicing tunnels open now (at most [`MAX_SPLICING`]).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    splicing: Arc<Semaphore>,
 }
 
 impl Shared {
@@ -297,6 +306,7 @@ impl Proxy {
                 slots,
                 blocked: Mutex::new(Vec::new()),
                 answers: Mutex::new(HashMap::new()),
+                splicing: Arc::new(Semaphore::new(MAX_SPLICING)),
             }),
             stop,
         }
@@ -643,7 +653,7 @@ async fn http<S: Socket>(shared: &Shared, mut client: S, first: u8) {
             return;
         }
         drop(buf);
-        tunnel(client, up, cfg).await;
+        tunnel(client, up, shared).await;
         return;
     }
     // Absolute-form plain HTTP.
@@ -694,7 +704,7 @@ async fn http<S: Socket>(shared: &Shared, mut client: S, first: u8) {
         return;
     }
     drop(buf);
-    tunnel(client, up, cfg).await;
+    tunnel(client, up, shared).await;
 }
 
 async fn refuse_http<S: AsyncWrite + Unpin>(client: &mut S, r: &Refusal) {
@@ -818,7 +828,7 @@ async fn socks<S: Socket>(shared: &Shared, mut client: S) {
         }
     };
     socks_reply(&mut client, 0).await;
-    tunnel(client, upstream.stream, cfg).await;
+    tunnel(client, upstream.stream, shared).await;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -886,18 +896,21 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Tracked<'_, S> {
 /// Move bytes both ways until both sides close, either fails, or a timeout ends the tunnel.
 /// On Linux the kernel moves them (`splice`, see [`crate::splice`]); elsewhere, or when no pipe
 /// can be had, a user-space copy with `tunnel_buffer`-sized buffers does.
-async fn tunnel<S: Socket>(client: S, mut upstream: TcpStream, cfg: &ProxyConfig) {
+async fn tunnel<S: Socket>(client: S, mut upstream: TcpStream, shared: &Shared) {
+    let cfg = &shared.config;
     let (idle, total, size) = (cfg.idle_timeout, cfg.total_timeout, cfg.tunnel_buffer.max(4096));
     let clock = Clock { start: Instant::now(), last: AtomicU64::new(0) };
     #[cfg(target_os = "linux")]
-    if let Some(pipes) = cfg.splice.then(|| crate::splice::Pipes::new(size)).and_then(Result::ok) {
-        let seen = || clock.touch();
-        tokio::select! {
-            _ = crate::splice::bidirectional(&client, &upstream, &pipes, &seen) => {}
-            _ = clock.idle(idle) => {}
-            _ = tokio::time::sleep(total) => {}
+    if let Ok(_slot) = shared.splicing.try_acquire() {
+        if let Some(pipes) = cfg.splice.then(|| crate::splice::Pipes::new(size)).and_then(Result::ok) {
+            let seen = || clock.touch();
+            tokio::select! {
+                _ = crate::splice::bidirectional(&client, &upstream, &pipes, &seen) => {}
+                _ = clock.idle(idle) => {}
+                _ = tokio::time::sleep(total) => {}
+            }
+            return;
         }
-        return;
     }
     let mut client = Tracked { inner: client, clock: &clock };
     tokio::select! {
