@@ -213,17 +213,11 @@ fn patch_files(patch: &str) -> Result<Vec<PatchFile>> {
 
 /// Decide one payload and build the answer.
 fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<Answer> {
-    let Value::Object(p) = payload else { bail!("the hook payload is not a JSON object") };
-    let event_name = p.get("hook_event_name").and_then(Value::as_str).unwrap_or("");
+    let hook_core::ToolPayload { fields: p, event: event_name, tool_name, input, cwd } =
+        hook_core::tool_payload(payload)?;
     let Some(event) = parse_event(event_name) else {
         bail!("`wicket hook codex` answers PreToolUse and PermissionRequest, not {event_name:?}")
     };
-    let tool_name = match p.get("tool_name") {
-        Some(Value::String(s)) if !s.is_empty() => s.as_str(),
-        _ => bail!("the hook payload has no tool_name"),
-    };
-    let input = p.get("tool_input").cloned().unwrap_or(Value::Null);
-    let cwd = hook_core::payload_cwd(p)?;
     let root = args.root.clone().unwrap_or_else(|| cwd.clone());
     let mapped = map_tool(tool_name, &input, &cwd)?;
 

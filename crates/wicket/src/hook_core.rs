@@ -113,6 +113,37 @@ pub fn normalized(p: &Path) -> PathBuf {
     out
 }
 
+/// What every agent's pre-tool payload carries: the event, the tool and its input, the folder.
+pub struct ToolPayload<'a> {
+    /// The whole payload object (for the agent's own fields).
+    pub fields: &'a serde_json::Map<String, Value>,
+    /// `hook_event_name` (empty when missing).
+    pub event: &'a str,
+    /// `tool_name` (never empty).
+    pub tool_name: &'a str,
+    /// `tool_input` (`null` when missing).
+    pub input: Value,
+    /// `cwd`, or the current folder.
+    pub cwd: PathBuf,
+}
+
+/// Read the fields every hook needs; a payload that is no object or has no tool name is an
+/// error (the hook denies it).
+pub fn tool_payload(payload: &Value) -> Result<ToolPayload<'_>> {
+    let Value::Object(fields) = payload else { bail!("the hook payload is not a JSON object") };
+    let tool_name = match fields.get("tool_name") {
+        Some(Value::String(s)) if !s.is_empty() => s.as_str(),
+        _ => bail!("the hook payload has no tool_name"),
+    };
+    Ok(ToolPayload {
+        fields,
+        event: fields.get("hook_event_name").and_then(Value::as_str).unwrap_or(""),
+        tool_name,
+        input: fields.get("tool_input").cloned().unwrap_or(Value::Null),
+        cwd: payload_cwd(fields)?,
+    })
+}
+
 /// The payload's `cwd`, or the current folder.
 pub fn payload_cwd(payload: &serde_json::Map<String, Value>) -> Result<PathBuf> {
     match payload.get("cwd").and_then(Value::as_str).filter(|c| !c.is_empty()) {
