@@ -88,12 +88,20 @@ async fn connect_via(proxy: SocketAddr, basic: &str, target: &str) -> Res<TcpStr
     let auth = if basic.is_empty() { String::new() } else { format!("Proxy-Authorization: Basic {basic}\r\n") };
     let req = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{auth}\r\n");
     s.write_all(req.as_bytes()).await?;
-    // The answer head, byte by byte (nothing after it may be read here).
+    // The answer head, read as a client such as curl reads it (whole segments, not byte by
+    // byte). Nothing may follow it yet: the sink sends only after the client has.
     let mut head = Vec::new();
-    while !head.ends_with(b"\r\n\r\n") {
-        head.push(s.read_u8().await?);
-        if head.len() > 4096 {
-            return Err("the proxy's answer head is too long".into());
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = s.read(&mut buf).await?;
+        if n == 0 || head.len() + n > 4096 {
+            return Err("the proxy's answer head is cut or too long".into());
+        }
+        head.extend_from_slice(&buf[..n]);
+        match head.windows(4).position(|w| w == b"\r\n\r\n") {
+            Some(end) if end + 4 == head.len() => break,
+            Some(_) => return Err("bytes followed the proxy's answer head".into()),
+            None => {}
         }
     }
     if !head.starts_with(b"HTTP/1.1 200") && !head.starts_with(b"HTTP/1.0 200") {
