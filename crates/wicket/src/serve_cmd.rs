@@ -5,6 +5,9 @@
 //! (decide a command the same way, then run it in the OS sandbox and return its output),
 //! `blocked_hosts`, `verify_audit`. The hard question: what if the client never answers a question? The
 //! timeout denies, and the denial is what the log records; a late answer is dropped.
+//!
+//! Decisions are made one at a time on the request loop (they share the session's answers); an
+//! allowed `run` then executes in a thread of its own that sends its answer when it ends.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -74,8 +77,26 @@ struct Server {
     next_id: u64,
     timeout: Duration,
     out: std::io::Stdout,
-    /// Hosts refused during this session, in the order first refused.
-    blocked: Vec<Blocked>,
+    /// Hosts refused during this session, in the order first refused (runs add theirs from
+    /// their own threads).
+    blocked: Arc<Mutex<Vec<Blocked>>>,
+    /// Commands running now, each in a thread of its own that sends its own answer.
+    runs: VecDeque<std::thread::JoinHandle<()>>,
+}
+
+/// The most `run` requests executing at once; the next waits for the oldest to end.
+const MAX_RUNS: usize = 8;
+
+/// An allowed `run`, ready to execute away from the request loop.
+struct RunJob {
+    command: String,
+    argv: Vec<OsString>,
+    exec: wicket_policy::exec::ExecPolicy,
+    placement: Placement,
+    net_config: Option<wicket_net::policy::NetConfig>,
+    audit: SharedRecorder,
+    blocked: Arc<Mutex<Vec<Blocked>>>,
+    verdict: Verdict,
 }
 
 /// A host the session was refused, and why (for `blocked_hosts`).
@@ -136,18 +157,38 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
         next_id: 1,
         timeout,
         out: std::io::stdout(),
-        blocked: Vec::new(),
+        blocked: Arc::new(Mutex::new(Vec::new())),
+        runs: VecDeque::new(),
     };
     server.run()?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// Write one message as one line; the lock keeps lines from several threads whole.
+fn send_to(out: &std::io::Stdout, v: &Value) -> Result<()> {
+    let mut out = out.lock();
+    out.write_all(format!("{v}\n").as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn reply(id: Value, result: Result<Value, (i64, String)>) -> Value {
+    match result {
+        Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+        Err((code, m)) => error(id, code, &m),
+    }
+}
+
 impl Server {
     fn send(&mut self, v: &Value) -> Result<()> {
-        let mut out = self.out.lock();
-        out.write_all(format!("{v}\n").as_bytes())?;
-        out.flush()?;
-        Ok(())
+        send_to(&self.out, v)
+    }
+
+    /// Wait for every running command to end (its answer is sent by then).
+    fn finish_runs(&mut self) {
+        while let Some(h) = self.runs.pop_front() {
+            let _ = h.join();
+        }
     }
 
     fn next(&mut self) -> Option<Incoming> {
@@ -178,10 +219,18 @@ impl Server {
             let params = msg.get("params").cloned().unwrap_or(Value::Null);
             let result = match method {
                 "decide" => self.decide(&params),
-                "run" => self.run_command(&params),
+                "run" => match self.run_command(&params) {
+                    Ok(Run::Answered(v)) => Ok(v),
+                    Ok(Run::Started(job)) => {
+                        self.start_run(job, id);
+                        continue;
+                    }
+                    Err(e) => Err(e),
+                },
                 "blocked_hosts" => Ok(self.blocked_hosts()),
                 "verify_audit" => verify_audit(&params),
                 "shutdown" => {
+                    self.finish_runs();
                     if let Some(id) = id {
                         self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}))?;
                     }
@@ -194,13 +243,33 @@ impl Server {
             };
             // Notifications (no id) get no answer.
             let Some(id) = id else { continue };
-            let reply = match result {
-                Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
-                Err((code, m)) => error(id, code, &m),
-            };
-            self.send(&reply)?;
+            self.send(&reply(id, result))?;
         }
+        // The client closed its side: the commands still running finish and are recorded.
+        self.finish_runs();
         Ok(())
+    }
+
+    /// Execute an allowed command in a thread of its own, which sends the answer when it ends
+    /// (requests that come meanwhile are answered meanwhile). At most [`MAX_RUNS`] at once.
+    fn start_run(&mut self, job: Box<RunJob>, id: Option<Value>) {
+        self.runs.retain(|h| !h.is_finished());
+        if self.runs.len() >= MAX_RUNS {
+            if let Some(h) = self.runs.pop_front() {
+                let _ = h.join();
+            }
+        }
+        let out = std::io::stdout();
+        let handle = std::thread::spawn(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.execute()))
+                .unwrap_or_else(|_| Err((INTERNAL_ERROR, "the run failed inside wicket".to_string())));
+            if let Some(id) = id {
+                if send_to(&out, &reply(id, result)).is_err() {
+                    eprintln!("wicket: cannot send the answer of a run: the client's side is closed");
+                }
+            }
+        });
+        self.runs.push_back(handle);
     }
 
     fn decide(&mut self, params: &Value) -> Result<Value, (i64, String)> {
@@ -236,16 +305,7 @@ impl Server {
     }
 
     fn note_host(&mut self, host: &str, tool: &str, reason: &str) {
-        if let Some(b) = self.blocked.iter_mut().find(|b| b.host == host) {
-            b.count += 1;
-        } else if self.blocked.len() < MAX_BLOCKED {
-            self.blocked.push(Blocked {
-                host: host.to_string(),
-                tool: tool.to_string(),
-                reason: reason.to_string(),
-                count: 1,
-            });
-        }
+        note_host(&self.blocked, host, tool, reason);
     }
 
     /// Record a decision in the shared log; a poisoned lock (a panic in the proxy) denies.
@@ -260,17 +320,18 @@ impl Server {
     }
 
     fn blocked_hosts(&self) -> Value {
-        let hosts: Vec<Value> = self
-            .blocked
+        let Ok(blocked) = self.blocked.lock() else { return json!({ "hosts": [] }) };
+        let hosts: Vec<Value> = blocked
             .iter()
             .map(|b| json!({"host": b.host, "tool": b.tool, "reason": b.reason, "count": b.count}))
             .collect();
         json!({ "hosts": hosts })
     }
 
-    /// `run`: decide `bash {command}` as `decide` does, then run it with `bash -c` in the OS
-    /// sandbox (or on the host when so configured), its stdin closed, its output captured.
-    fn run_command(&mut self, params: &Value) -> Result<Value, (i64, String)> {
+    /// `run`: decide `bash {command}` as `decide` does; an allowed command becomes a
+    /// [`RunJob`] (run with `bash -c` in the OS sandbox, or on the host when so configured,
+    /// its stdin closed, its output captured).
+    fn run_command(&mut self, params: &Value) -> Result<Run, (i64, String)> {
         let bad = |m: &str| (INVALID_PARAMS, format!("{m}: expected {{\"command\": \"…\", \"timeout\"?: SECS}}"));
         let Value::Object(p) = params else { return Err(bad("params must be an object")) };
         if let Some(k) = p.keys().find(|k| !matches!(k.as_str(), "command" | "timeout")) {
@@ -287,68 +348,27 @@ impl Server {
         let sandboxed = matches!(self.placement, Placement::Sandbox(_));
         let call = ToolCall::new("bash", json!({ "command": command, "outside_sandbox": !sandboxed }));
         let v = self.judge(&call, command);
-        let mut out = verdict_json(&v);
         if v.decision != Decision::Allow {
-            return Ok(out);
+            return Ok(Run::Answered(verdict_json(&v)));
         }
         let inputs = wicket::config::exec_inputs(self.policy.root(), &self.loaded, self.policy.mode(), timeout);
         let exec = match exec_policy(&inputs) {
             Ok(e) => e,
             Err(e) => {
                 let v = self.record(&call, command, Verdict::deny(By::Policy, e.to_string())).verdict;
-                return Ok(verdict_json(&v));
+                return Ok(Run::Answered(verdict_json(&v)));
             }
         };
-        let argv: Vec<OsString> = vec!["bash".into(), "-c".into(), command.into()];
-        let opts = wicket_sandbox::RunOptions { passthrough: false, inherit_stdin: false };
-        let mut refused = Vec::new();
-        let outcome = match &self.placement {
-            Placement::Sandbox(backend) => {
-                let exe = std::env::current_exe().map_err(|e| {
-                    (INTERNAL_ERROR, format!("cannot find wicket's own binary for the sandbox shim: {e}"))
-                })?;
-                let sandbox = wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe };
-                match &self.net_config {
-                    // The allowlist proxy, as in `wicket run`; nobody can be asked from inside a
-                    // run here, so an unlisted host is refused and listed by `blocked_hosts`.
-                    Some(net) if matches!(backend, wicket_sandbox::Backend::Bwrap { .. }) => {
-                        let run = NetRun::start(net.clone(), None, self.audit.clone())
-                            .map_err(|e| (INTERNAL_ERROR, format!("cannot start the network proxy: {e}")))?;
-                        let network = run.network();
-                        let mut serve = |l: std::net::TcpListener| run.serve(l);
-                        let outcome = sandbox.run_networked(&exec, &argv, &opts, &network, &mut serve);
-                        refused = run.blocked();
-                        run.stop();
-                        outcome
-                    }
-                    _ => sandbox.run(&exec, &argv, &opts),
-                }
-            }
-            Placement::Host(_) => wicket_sandbox::run_on_host(&exec, &argv, &opts),
-        }
-        .map_err(|e| (INTERNAL_ERROR, format!("cannot run the command: {e}")))?;
-        for b in refused {
-            self.note_host(&b.host, "network", &b.reason);
-        }
-        let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
-        let msg = match self.audit.lock() {
-            Ok(mut a) => a.execution("bash", command, ms, i64::from(outcome.code), wicket::audit::risk(&v)),
-            Err(_) => Some("the audit log is unusable after a failure in the proxy".to_string()),
-        };
-        if let Some(msg) = msg {
-            eprintln!("wicket: {msg}");
-        }
-        if let Value::Object(o) = &mut out {
-            o.insert("exit_code".into(), json!(outcome.code));
-            o.insert("stdout".into(), json!(outcome.stdout.text()));
-            o.insert("stderr".into(), json!(outcome.stderr.text()));
-            o.insert("stdout_bytes".into(), json!(outcome.stdout.total));
-            o.insert("stderr_bytes".into(), json!(outcome.stderr.total));
-            o.insert("timed_out".into(), json!(outcome.timed_out));
-            o.insert("duration_ms".into(), json!(ms));
-            o.insert("sandbox".into(), json!(outcome.backend));
-        }
-        Ok(out)
+        Ok(Run::Started(Box::new(RunJob {
+            command: command.to_string(),
+            argv: vec!["bash".into(), "-c".into(), command.into()],
+            exec,
+            placement: self.placement.clone(),
+            net_config: self.net_config.clone(),
+            audit: self.audit.clone(),
+            blocked: self.blocked.clone(),
+            verdict: v,
+        })))
     }
 
     /// Send the client an approval request and wait for its answer (`once`, `session` or
@@ -413,6 +433,80 @@ impl Server {
                 _ => Verdict::deny(By::User, format!("the person said no: {}", verdict.reason)),
             };
         }
+    }
+}
+
+/// What `run` does with a request: answer it now (refused, or not runnable) or start it.
+enum Run {
+    Answered(Value),
+    Started(Box<RunJob>),
+}
+
+impl RunJob {
+    /// Run the command and build the answer: the decision fields plus its outcome.
+    fn execute(self) -> Result<Value, (i64, String)> {
+        let mut out = verdict_json(&self.verdict);
+        let opts = wicket_sandbox::RunOptions { passthrough: false, inherit_stdin: false };
+        let mut refused = Vec::new();
+        let outcome = match &self.placement {
+            Placement::Sandbox(backend) => {
+                let exe = std::env::current_exe().map_err(|e| {
+                    (INTERNAL_ERROR, format!("cannot find wicket's own binary for the sandbox shim: {e}"))
+                })?;
+                let sandbox = wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe };
+                match &self.net_config {
+                    // The allowlist proxy, as in `wicket run`; nobody can be asked from inside a
+                    // run here, so an unlisted host is refused and listed by `blocked_hosts`.
+                    Some(net) if matches!(backend, wicket_sandbox::Backend::Bwrap { .. }) => {
+                        let run = NetRun::start(net.clone(), None, self.audit.clone())
+                            .map_err(|e| (INTERNAL_ERROR, format!("cannot start the network proxy: {e}")))?;
+                        let network = run.network();
+                        let mut serve = |l: std::net::TcpListener| run.serve(l);
+                        let outcome = sandbox.run_networked(&self.exec, &self.argv, &opts, &network, &mut serve);
+                        refused = run.blocked();
+                        run.stop();
+                        outcome
+                    }
+                    _ => sandbox.run(&self.exec, &self.argv, &opts),
+                }
+            }
+            Placement::Host(_) => wicket_sandbox::run_on_host(&self.exec, &self.argv, &opts),
+        }
+        .map_err(|e| (INTERNAL_ERROR, format!("cannot run the command: {e}")))?;
+        for b in refused {
+            note_host(&self.blocked, &b.host, "network", &b.reason);
+        }
+        let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
+        let msg = match self.audit.lock() {
+            Ok(mut a) => {
+                a.execution("bash", &self.command, ms, i64::from(outcome.code), wicket::audit::risk(&self.verdict))
+            }
+            Err(_) => Some("the audit log is unusable after a failure in the proxy".to_string()),
+        };
+        if let Some(msg) = msg {
+            eprintln!("wicket: {msg}");
+        }
+        if let Value::Object(o) = &mut out {
+            o.insert("exit_code".into(), json!(outcome.code));
+            o.insert("stdout".into(), json!(outcome.stdout.text()));
+            o.insert("stderr".into(), json!(outcome.stderr.text()));
+            o.insert("stdout_bytes".into(), json!(outcome.stdout.total));
+            o.insert("stderr_bytes".into(), json!(outcome.stderr.total));
+            o.insert("timed_out".into(), json!(outcome.timed_out));
+            o.insert("duration_ms".into(), json!(ms));
+            o.insert("sandbox".into(), json!(outcome.backend));
+        }
+        Ok(out)
+    }
+}
+
+/// Count a refused host for `blocked_hosts`.
+fn note_host(blocked: &Mutex<Vec<Blocked>>, host: &str, tool: &str, reason: &str) {
+    let Ok(mut blocked) = blocked.lock() else { return };
+    if let Some(b) = blocked.iter_mut().find(|b| b.host == host) {
+        b.count += 1;
+    } else if blocked.len() < MAX_BLOCKED {
+        blocked.push(Blocked { host: host.to_string(), tool: tool.to_string(), reason: reason.to_string(), count: 1 });
     }
 }
 
