@@ -218,7 +218,8 @@ pub struct ProxyConfig {
     /// is `2 × tunnel_buffer × max_connections` (only pages a transfer touches are resident).
     pub tunnel_buffer: usize,
     /// On Linux, let the kernel move a tunnel's bytes (`splice(2)` through a pipe) instead of
-    /// copying them through the proxy's buffers. `false` forces the copy (to compare the two).
+    /// copying them through the proxy's buffers, when the process ignores `SIGPIPE` (checked
+    /// once, by [`Proxy::new`]). `false` forces the copy (to compare the two).
     pub splice: bool,
     /// Called once for each distinct refusal, as it happens (for the audit log); at most
     /// [`MAX_BLOCKED`] times a run.
@@ -270,6 +271,9 @@ struct Shared {
     /// Splicing tunnels open now (at most [`MAX_SPLICING`]).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     splicing: Arc<Semaphore>,
+    /// `config.splice`, and this process ignores `SIGPIPE` (see [`crate::splice`]).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    splice: bool,
 }
 
 impl Shared {
@@ -299,6 +303,10 @@ impl Proxy {
     /// A proxy with no listener yet. Call inside a tokio runtime.
     pub fn new(config: ProxyConfig) -> Proxy {
         let slots = Arc::new(Semaphore::new(config.max_connections));
+        #[cfg(target_os = "linux")]
+        let splice = config.splice && crate::splice::sigpipe_ignored();
+        #[cfg(not(target_os = "linux"))]
+        let splice = false;
         let (stop, _) = watch::channel(false);
         Proxy {
             shared: Arc::new(Shared {
@@ -307,6 +315,7 @@ impl Proxy {
                 blocked: Mutex::new(Vec::new()),
                 answers: Mutex::new(HashMap::new()),
                 splicing: Arc::new(Semaphore::new(MAX_SPLICING)),
+                splice,
             }),
             stop,
         }
@@ -902,7 +911,7 @@ async fn tunnel<S: Socket>(client: S, mut upstream: TcpStream, shared: &Shared) 
     let clock = Clock { start: Instant::now(), last: AtomicU64::new(0) };
     #[cfg(target_os = "linux")]
     if let Ok(_slot) = shared.splicing.try_acquire() {
-        if let Some(pipes) = cfg.splice.then(|| crate::splice::Pipes::new(size)).and_then(Result::ok) {
+        if let Some(pipes) = shared.splice.then(|| crate::splice::Pipes::new(size)).and_then(Result::ok) {
             let seen = || clock.touch();
             tokio::select! {
                 _ = crate::splice::bidirectional(&client, &upstream, &pipes, &seen) => {}

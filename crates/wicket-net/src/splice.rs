@@ -86,6 +86,22 @@ impl Pipes {
     }
 }
 
+/// Whether this process ignores `SIGPIPE`. A splice into a socket the peer has closed raises
+/// `SIGPIPE` (splice cannot pass `MSG_NOSIGNAL`, which the user-space copy's sends carry), and
+/// the default action ends the process. Rust programs ignore it from the start; a program that
+/// restored the default (as some command-line tools do) gets the copy instead. Read from
+/// `/proc/self/status` (`SigIgn`, a hex mask); unreadable counts as not ignored.
+#[cfg(target_os = "linux")]
+pub(crate) fn sigpipe_ignored() -> bool {
+    const SIGPIPE_BIT: u64 = 1 << (13 - 1);
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & SIGPIPE_BIT != 0)
+}
+
 #[cfg(target_os = "linux")]
 const FLAGS: SpliceFlags = SpliceFlags::MOVE.union(SpliceFlags::NONBLOCK);
 
