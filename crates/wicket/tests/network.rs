@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::pty::{self, Spawn};
+
 /// The line `wicket run` prints for each refusal (a documented contract).
 const BLOCKED: &str = "wicket: blocked network access to ";
 
@@ -290,11 +293,6 @@ fn npm_install_reaches_only_the_npm_registry() {
 /// answers are in the audit log.
 #[test]
 fn an_unlisted_host_asks_the_person_and_a_session_answer_holds() {
-    use std::io::{Read, Write};
-    use std::os::fd::{AsRawFd, BorrowedFd};
-    use std::os::unix::process::CommandExt;
-    use std::sync::{Arc, Mutex};
-
     let w = World::new(client_settings);
     let port = w.port;
     let script = format!(
@@ -305,60 +303,21 @@ fn an_unlisted_host_asks_the_person_and_a_session_answer_holds() {
     // person allows is connected to like any public host, and nothing answers there (502). A
     // loopback answer would be refused after the "yes", since only pinned names reach it.
     std::fs::write(&w.hosts, "192.0.2.1 asked.example.org other.example.org\n").unwrap();
-    let m = rustix::pty::openpt(rustix::pty::OpenptFlags::RDWR | rustix::pty::OpenptFlags::NOCTTY).unwrap();
-    rustix::pty::grantpt(&m).unwrap();
-    rustix::pty::unlockpt(&m).unwrap();
-    let name = rustix::pty::ptsname(&m, Vec::new()).unwrap();
-    let slave = rustix::fs::open(
-        name.as_c_str(),
-        rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NOCTTY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    )
-    .unwrap();
-    let master = std::fs::File::from(m);
     let mut cmd = w.command(&["run", "--timeout", "60", "--", "sh", "-c", &script]);
-    cmd.env("TERM", "dumb").stdout(Stdio::piped()).stderr(Stdio::piped());
-    let slave_fd = slave.as_raw_fd();
-    // SAFETY: between fork and exec only setsid and ioctl run; nothing is allocated.
-    unsafe {
-        cmd.pre_exec(move || {
-            rustix::process::setsid()?;
-            rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(slave_fd))?;
-            Ok(())
-        });
-    }
-    let child = cmd.spawn().unwrap();
-    let screen = Arc::new(Mutex::new(String::new()));
-    {
-        let mut reader = master.try_clone().unwrap();
-        let screen = screen.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n @ 1..) = reader.read(&mut buf) {
-                screen.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
-    }
+    cmd.env("TERM", "dumb");
+    let child = pty::spawn(cmd, Spawn::default());
     let prompt = "[n] deny (default) > ";
-    let wait = |times: usize| {
-        let start = Instant::now();
-        while screen.lock().unwrap().matches(prompt).count() < times {
-            assert!(start.elapsed() < Duration::from_secs(60), "no question; screen:\n{}", screen.lock().unwrap());
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    };
-    wait(1);
-    assert!(screen.lock().unwrap().contains("asked.example.org"), "{}", screen.lock().unwrap());
-    (&master).write_all(b"s\n").unwrap();
-    wait(2);
-    assert!(screen.lock().unwrap().contains("other.example.org"), "{}", screen.lock().unwrap());
-    (&master).write_all(b"n\n").unwrap();
-    let out = child.wait_with_output().unwrap();
-    drop(slave);
+    let screen = child.wait_for(prompt, 1);
+    assert!(screen.contains("asked.example.org"), "{screen}");
+    child.type_keys(b"s\n");
+    let screen = child.wait_for(prompt, 2);
+    assert!(screen.contains("other.example.org"), "{screen}");
+    child.type_keys(b"n\n");
+    let (out, screen) = child.finish();
     let stdout = text(&out.stdout);
     let stderr = text(&out.stderr);
     // Two questions in all: the second request to asked.example.org was not asked about.
-    assert_eq!(screen.lock().unwrap().matches(prompt).count(), 2, "{}", screen.lock().unwrap());
+    assert_eq!(screen.matches(prompt).count(), 2, "{screen}");
     // The allowed host was connected to (its TEST-NET address does not answer: 502), the
     // refused one was not (403).
     let codes: Vec<&str> = stdout.lines().collect();
