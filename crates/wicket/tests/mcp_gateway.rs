@@ -22,6 +22,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+mod common;
+use common::pty::{self, Spawn};
+
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 fn wicket() -> PathBuf {
@@ -570,4 +573,63 @@ fn the_sandboxed_server_reaches_only_allowed_hosts_through_the_proxy() {
     assert_eq!(text("allowed"), "ESCAPED 200 hello", "{v}");
     assert!(text("unlisted").starts_with("BLOCKED") && text("unlisted").contains("403"), "{v}");
     assert!(text("direct").starts_with("BLOCKED"), "{v}");
+}
+
+/// With no elicitation from the client but a terminal, a call that asks is asked there (a real
+/// pty): "y" forwards it once, "n" answers the model a tool error and never reaches the server,
+/// "s" forwards it and the same call is not asked about again.
+#[test]
+fn without_elicitation_the_person_is_asked_on_the_terminal() {
+    // No npm peers needed: the client is this test, the server the small python3 script.
+    let w = World::new();
+    let script = w.dir.join("raw_server.py");
+    std::fs::write(&script, RAW_SERVER).unwrap();
+    let seen = w.root.join("seen.log");
+    let argv = w.gateway(&["--name", "raw"], &["python3", script.to_str().unwrap(), seen.to_str().unwrap()]);
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]);
+    w.env(&mut cmd);
+    cmd.env("TERM", "dumb");
+    let mut child = pty::spawn(cmd, Spawn { stdin: None, stream_stdout: true, ..Default::default() });
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "pty-test", "version": "1"}}});
+    child.send_line(&init.to_string());
+    assert_eq!(serde_json::from_str::<Value>(&child.next_line()).unwrap()["id"], 0);
+    child.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let call = |id: u64, note: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {"note": note}}})
+            .to_string()
+    };
+    let prompt = "[n] deny (default) > ";
+    let answered = |child: &mut common::pty::PtyChild, id: u64, note: &str, keys: Option<&[u8]>, asked: usize| {
+        child.send_line(&call(id, note));
+        if let Some(keys) = keys {
+            let screen = child.wait_for(prompt, asked);
+            assert!(screen.contains("mcp__raw__echo"), "the question names the tool:\n{screen}");
+            child.type_keys(keys);
+        }
+        let reply: Value = serde_json::from_str(&child.next_line()).unwrap();
+        assert_eq!(reply["id"], id, "{reply}");
+        reply
+    };
+    let once = answered(&mut child, 1, "once", Some(b"y\n"), 1);
+    assert_eq!(once["result"]["content"][0]["text"], "echoed", "{once}");
+    let denied = answered(&mut child, 2, "denied", Some(b"n\n"), 2);
+    assert_eq!(denied["result"]["isError"], true, "{denied}");
+    let session = answered(&mut child, 3, "session", Some(b"s\n"), 3);
+    assert_eq!(session["result"]["content"][0]["text"], "echoed", "{session}");
+    // The same call again: allowed for the session, no fourth question.
+    let again = answered(&mut child, 4, "session", None, 0);
+    assert_eq!(again["result"]["content"][0]["text"], "echoed", "{again}");
+    let (out, screen) = child.finish();
+    assert_eq!(screen.matches(prompt).count(), 3, "{screen}");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let notes: Vec<Value> = std::fs::read_to_string(&seen)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|m| m["method"] == "tools/call")
+        .map(|m| m["params"]["arguments"]["note"].clone())
+        .collect();
+    assert_eq!(notes, [json!("once"), json!("session"), json!("session")], "the refused call never reached the server");
 }
