@@ -910,8 +910,8 @@ async fn tunnel<S: Socket>(client: S, mut upstream: TcpStream, shared: &Shared) 
     let (idle, total, size) = (cfg.idle_timeout, cfg.total_timeout, cfg.tunnel_buffer.max(4096));
     let clock = Clock { start: Instant::now(), last: AtomicU64::new(0) };
     #[cfg(target_os = "linux")]
-    if let Ok(_slot) = shared.splicing.try_acquire() {
-        if let Some(pipes) = shared.splice.then(|| crate::splice::Pipes::new(size)).and_then(Result::ok) {
+    if let Some(_slot) = shared.splice.then(|| shared.splicing.try_acquire().ok()).flatten() {
+        if let Ok(pipes) = crate::splice::Pipes::new(size) {
             let seen = || clock.touch();
             tokio::select! {
                 _ = crate::splice::bidirectional(&client, &upstream, &pipes, &seen) => {}
