@@ -195,7 +195,15 @@ impl Server {
         self.queued.pop_front().or_else(|| self.rx.recv().ok())
     }
 
+    /// Answer requests until `shutdown` or the end of input; the commands still running then
+    /// finish, answer and are recorded before this returns, however the loop ended.
     fn run(&mut self) -> Result<()> {
+        let ended = self.answer_requests();
+        self.finish_runs();
+        ended
+    }
+
+    fn answer_requests(&mut self) -> Result<()> {
         while let Some(msg) = self.next() {
             let msg = match msg {
                 Incoming::Message(m) => m,
@@ -245,8 +253,6 @@ impl Server {
             let Some(id) = id else { continue };
             self.send(&reply(id, result))?;
         }
-        // The client closed its side: the commands still running finish and are recorded.
-        self.finish_runs();
         Ok(())
     }
 
@@ -260,16 +266,25 @@ impl Server {
             }
         }
         let out = std::io::stdout();
-        let handle = std::thread::spawn(move || {
+        let answer_to = id.clone();
+        let spawned = std::thread::Builder::new().name("wicket-run".into()).spawn(move || {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.execute()))
                 .unwrap_or_else(|_| Err((INTERNAL_ERROR, "the run failed inside wicket".to_string())));
-            if let Some(id) = id {
+            if let Some(id) = answer_to {
                 if send_to(&out, &reply(id, result)).is_err() {
                     eprintln!("wicket: cannot send the answer of a run: the client's side is closed");
                 }
             }
         });
-        self.runs.push_back(handle);
+        match spawned {
+            Ok(handle) => self.runs.push_back(handle),
+            // The command never started: say so rather than run it unwatched.
+            Err(e) => {
+                if let Some(id) = id {
+                    let _ = self.send(&error(id, INTERNAL_ERROR, &format!("cannot start the run: {e}")));
+                }
+            }
+        }
     }
 
     fn decide(&mut self, params: &Value) -> Result<Value, (i64, String)> {
