@@ -127,6 +127,10 @@ pub struct ExecPolicy {
     pub timeout: Option<Duration>,
     /// Bytes kept per output stream.
     pub output_cap: usize,
+    /// Wicket's own state (`$WICKET_HOME`, the managed policy folder), lexical and real paths:
+    /// masked (also listed in `unreadable`) and pinned in place, so that neither it nor a
+    /// folder above it inside a writable path can be renamed and replaced.
+    pub state: Vec<PathBuf>,
 }
 
 /// What the exec policy is built from.
@@ -150,6 +154,9 @@ pub struct ExecInputs {
     pub deny_paths: Vec<String>,
     /// Fold letter case in `deny_paths`; `None` picks the platform's default.
     pub case_insensitive: Option<bool>,
+    /// Wicket's own state folders (`$WICKET_HOME`, the managed policy folder): unreachable
+    /// from the sandbox wherever they are.
+    pub wicket_state: Vec<PathBuf>,
 }
 
 /// More matches of `denyPaths` on disk than this and the command does not run: the sandbox
@@ -261,6 +268,20 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
             push_unique(&mut unreadable, p);
         }
     }
+    // Wicket's own state, wherever it lives (in the project, under a cache or a temp folder):
+    // the path as written and its real path, so a link cannot lead around the mask.
+    let mut state = Vec::new();
+    for s in &i.wicket_state {
+        let lexical = crate::paths::normalize(&if s.is_absolute() { s.clone() } else { root.join(s) });
+        for p in [real(&lexical), Some(lexical)].into_iter().flatten() {
+            for q in state_masks(&p, &root) {
+                push_unique(&mut state, q);
+            }
+        }
+    }
+    for s in &state {
+        push_unique(&mut unreadable, s.clone());
+    }
     let case_insensitive = i.case_insensitive.unwrap_or(cfg!(any(target_os = "macos", windows)));
     let denied = denied_paths(&root, home, &i.deny_paths, case_insensitive)?;
     for d in &denied {
@@ -287,7 +308,28 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         env_allow,
         timeout: i.timeout,
         output_cap: OUTPUT_CAP,
+        state,
     })
+}
+
+/// What to mask for one state folder: the folder itself, or, when the project lies inside it
+/// (a `WICKET_HOME` above the project), every entry of it but the way down to the project.
+fn state_masks(state: &Path, root: &Path) -> Vec<PathBuf> {
+    if !root.starts_with(state) {
+        return vec![state.to_path_buf()];
+    }
+    let mut out = Vec::new();
+    let mut dir = state.to_path_buf();
+    while dir != root {
+        let Ok(rest) = root.strip_prefix(&dir) else { break };
+        let Some(next) = rest.components().next() else { break };
+        let next = dir.join(next);
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            out.extend(entries.flatten().map(|e| e.path()).filter(|p| *p != next));
+        }
+        dir = next;
+    }
+    out
 }
 
 /// One `denyPaths` pattern, compiled for the disk search.

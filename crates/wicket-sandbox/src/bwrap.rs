@@ -31,6 +31,13 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
     for w in writable {
         push(&[&"--bind", w, w]);
     }
+    // Wicket's own state is pinned: every folder between a writable path and the state becomes
+    // a mount point (bound onto itself, still writable), and a mount point cannot be renamed
+    // or removed, so no folder above the state can be moved away and rebuilt with forged
+    // settings that the next run would read by path.
+    for a in pins(policy) {
+        push(&[&"--bind", &a, &a]);
+    }
     for (p, _) in &policy.read_only {
         if p.exists() {
             push(&[&"--ro-bind", p, p]);
@@ -57,4 +64,23 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
         push(&[&"--add-seccomp-fd", &fd.to_string()]);
     }
     a
+}
+
+/// The folders strictly between a writable path and a piece of wicket's state, outermost first.
+fn pins(policy: &ExecPolicy) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for s in &policy.state {
+        for w in policy.writable.iter().filter(|w| s.starts_with(w) && *w != s) {
+            let mut between: Vec<PathBuf> =
+                s.ancestors().skip(1).take_while(|a| a != w).map(|a| a.to_path_buf()).collect();
+            between.reverse();
+            for a in between {
+                if a.is_dir() && !out.contains(&a) {
+                    out.push(a);
+                }
+            }
+        }
+    }
+    out.sort_by_key(|p| p.components().count());
+    out
 }

@@ -71,6 +71,7 @@ mod tests {
             env_allow: vec![],
             timeout: None,
             output_cap: 100,
+            state: vec![],
         };
         let text = profile(&policy);
         for want in [

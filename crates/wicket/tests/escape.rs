@@ -345,3 +345,172 @@ fn a_refused_command_never_starts_although_its_sandbox_was_built_ahead() {
     assert_eq!(w.wicket("bwrap", None, &["touch", marker.to_str().unwrap()]).status.code(), Some(0));
     assert!(marker.exists());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 13 (part B): wicket's own state, trusted helpers, fallback parity, descriptors, root.
+
+/// `wicket run` in `w` with `backend`, `WICKET_HOME` at `wicket_home` and extra variables.
+fn wicket_with(w: &World, backend: &str, wicket_home: &Path, envs: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut c = Command::new(wicket_bin());
+    c.arg("run").arg("--root").arg(&w.root).arg("--").args(args);
+    c.env("HOME", &w.home)
+        .env("WICKET_HOME", wicket_home)
+        .env("WICKET_SANDBOX_BACKEND", backend)
+        .current_dir(&w.root)
+        .stdin(Stdio::null());
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+/// Every file below `dir` with its contents (folders as empty entries), to see any change.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                out.push((p.clone(), Vec::new()));
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Attacks on wicket's own state; `WH` is `$WICKET_HOME`. Each changes or reads it when not
+/// stopped.
+const STATE_ATTACKS: &[(&str, &str)] = &[
+    ("settings", "open(WH + '/settings.json', 'w').write('{\"executor\": \"host\"}')"),
+    ("trust", "open(WH + '/trust.json', 'a').write('x')"),
+    ("audit", "open(WH + '/audit/p/log.jsonl', 'a').write('{}')"),
+    ("audit_new", "os.makedirs(WH + '/audit/q', exist_ok=True)\nopen(WH + '/audit/q/log.jsonl', 'w').write('{}')"),
+    ("probe_cache", "open(WH + '/cache/sandbox-probe.json', 'w').write('[]')"),
+    ("read_settings", "assert 'permissions' in open(WH + '/settings.json').read()"),
+    ("rename_home", "os.rename(WH, WH + '.moved')\nos.makedirs(WH)\nopen(WH + '/settings.json', 'w').write('{}')"),
+    (
+        "rename_parent",
+        "P = os.path.dirname(WH)\nos.rename(P, P + '.moved')\nos.makedirs(WH)\nopen(WH + '/settings.json', 'w').write('{}')",
+    ),
+];
+
+/// `$WICKET_HOME` inside the project, under `~/.cache` (a writable cache) and under `/tmp`:
+/// in every place and on both backends, no attack on it succeeds, while each succeeds outside.
+#[test]
+fn wicket_state_is_out_of_reach_wherever_it_lives() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let tmp = tempfile::Builder::new().prefix("wicket-escape-state").tempdir_in("/tmp").unwrap();
+        let places = [w.root.join("tools/state/wh"), w.home.join(".cache/wicket/wh"), tmp.path().join("nest/wh")];
+        let mut failures = Vec::new();
+        for wh in &places {
+            let fill = |wh: &Path| {
+                let _ = std::fs::remove_dir_all(wh);
+                for d in ["audit/p", "cache"] {
+                    std::fs::create_dir_all(wh.join(d)).unwrap();
+                }
+                std::fs::write(wh.join("settings.json"), "{\"permissions\": {}}").unwrap();
+                std::fs::write(wh.join("trust.json"), "{}").unwrap();
+                std::fs::write(wh.join("audit/p/log.jsonl"), "").unwrap();
+            };
+            for (name, code) in STATE_ATTACKS {
+                fill(wh);
+                let before = snapshot(wh);
+                let script = w.script(&format!("state-{name}"), &format!("WH = ARGS[0]\n{code}"));
+                let args = ["python3", script.to_str().unwrap(), wh.to_str().unwrap()];
+                let out = wicket_with(&w, backend, wh, &[], &args);
+                let got = verdict(&out);
+                // The run itself may add its own audit record and probe cache: compare what
+                // the attack touches only.
+                let after: Vec<_> = snapshot(wh)
+                    .into_iter()
+                    .filter(|(p, _)| before.iter().any(|(q, _)| q == p) || p.starts_with(wh.join("audit/q")))
+                    .filter(|(p, _)| !p.starts_with(wh.join("cache")) || *name == "probe_cache")
+                    .collect();
+                let before: Vec<_> = before
+                    .into_iter()
+                    .filter(|(p, _)| !p.starts_with(wh.join("cache")) || *name == "probe_cache")
+                    .collect();
+                let moved =
+                    wh.with_extension("moved").exists() || wh.parent().unwrap().with_extension("moved").exists();
+                let probe_forged = *name == "probe_cache"
+                    && std::fs::read_to_string(wh.join("cache/sandbox-probe.json")).is_ok_and(|t| t == "[]");
+                if got.starts_with("ESCAPED") || moved || probe_forged || (*name != "probe_cache" && after != before) {
+                    failures.push(format!(
+                        "{backend} {}: {name}: {got} (moved: {moved}; stderr: {})",
+                        wh.display(),
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    ));
+                }
+                // Undo a successful rename before the next attempt.
+                for m in [wh.with_extension("moved"), wh.parent().unwrap().with_extension("moved")] {
+                    if m.exists() {
+                        let orig = m.with_extension("");
+                        let _ = std::fs::remove_dir_all(&orig);
+                        std::fs::rename(&m, &orig).unwrap();
+                    }
+                }
+                // The control: the same attack outside the sandbox succeeds.
+                fill(wh);
+                let control = verdict(&w.direct(&args));
+                if control != "ESCAPED" {
+                    failures.push(format!("control {}: {name}: {control}", wh.display()));
+                }
+                for m in [wh.with_extension("moved"), wh.parent().unwrap().with_extension("moved")] {
+                    if m.exists() {
+                        let orig = m.with_extension("");
+                        let _ = std::fs::remove_dir_all(&orig);
+                        std::fs::rename(&m, &orig).unwrap();
+                    }
+                }
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} attack(s) on wicket's state succeeded:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    }
+}
+
+/// A fake `bwrap` planted by a sandboxed command in a writable cache folder that comes first
+/// on `PATH` (pnpm's home, as `pnpm setup` arranges) is never run: the next run still uses the
+/// system's bubblewrap. The control: a shell with that `PATH` runs the fake.
+#[test]
+fn a_planted_bwrap_earlier_on_path_is_never_run() {
+    let w = World::new();
+    let bin = w.home.join(".local/share/pnpm");
+    std::fs::create_dir_all(&bin).unwrap();
+    let marker = w.out.join("fake-bwrap-ran");
+    let fake = format!("#!/bin/sh\necho ran > {}\nexit 0\n", marker.display());
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let wh = w.dir.join("wicket-home");
+    // The plant, from inside the sandbox: the cache folder is writable there.
+    let plant = format!(
+        "import os\nopen('{0}/bwrap', 'w').write({1:?})\nos.chmod('{0}/bwrap', 0o755)\nprint('ESCAPED')",
+        bin.display(),
+        fake
+    );
+    let out = wicket_with(&w, "bwrap", &wh, &[("PATH", &path)], &["python3", "-c", &plant]);
+    assert!(verdict(&out).contains("ESCAPED"), "the plant runs: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(bin.join("bwrap").exists());
+    // The next run: pid 1 of the sandbox is the real bubblewrap; the fake never ran.
+    let out = wicket_with(&w, "bwrap", &wh, &[("PATH", &path)], &["cat", "/proc/1/comm"]);
+    assert_eq!(verdict(&out), "bwrap", "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!marker.exists(), "the planted bwrap ran on the host");
+    // Also with no cached probe (a fresh home).
+    let fresh = w.dir.join("wicket-home-fresh");
+    let out = wicket_with(&w, "bwrap", &fresh, &[("PATH", &path)], &["cat", "/proc/1/comm"]);
+    assert_eq!(verdict(&out), "bwrap", "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!marker.exists(), "the planted bwrap ran on the host");
+    // Control: a plain lookup on that PATH finds and runs the fake.
+    let status = Command::new("sh").args(["-c", "bwrap --version"]).env("PATH", &path).status().unwrap();
+    assert!(status.success() && marker.exists(), "control: the fake bwrap is first on PATH");
+}
