@@ -514,3 +514,85 @@ fn a_planted_bwrap_earlier_on_path_is_never_run() {
     let status = Command::new("sh").args(["-c", "bwrap --version"]).env("PATH", &path).status().unwrap();
     assert!(status.success() && marker.exists(), "control: the fake bwrap is first on PATH");
 }
+
+/// Socket families a network namespace does not cut off from the host, one a line: (name,
+/// family, type, protocol, control needs root). Each must be refused inside on both backends;
+/// outside, creating one succeeds (the control).
+const FOREIGN_SOCKETS: &[(&str, i32, i32, i32, bool)] = &[
+    ("AF_VSOCK", 40, 1, 0, false),
+    ("NETLINK_KOBJECT_UEVENT", 16, 3, 15, false),
+    ("NETLINK_AUDIT", 16, 3, 9, false),
+    ("NETLINK_GENERIC", 16, 3, 16, false),
+    ("NETLINK_SOCK_DIAG", 16, 3, 4, false),
+    ("AF_PACKET", 17, 3, 0, true),
+    ("AF_XDP", 44, 3, 0, true),
+];
+
+#[test]
+fn sockets_that_reach_past_the_network_namespace_are_refused() {
+    let mut failures = Vec::new();
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        for (name, fam, typ, proto, root_control) in FOREIGN_SOCKETS {
+            let code = format!("socket.socket({fam}, {typ}, {proto}).close()");
+            let script = w.script(&format!("sock-{name}"), &code);
+            let args = ["python3", script.to_str().unwrap()];
+            let got = verdict(&w.wicket(backend, None, &args));
+            if !got.starts_with("BLOCKED") {
+                failures.push(format!("{backend}: {name}: {got}"));
+            }
+            let control = verdict(&w.direct(&args));
+            if control != "ESCAPED" && (!root_control || is_root()) {
+                failures.push(format!("control {name}: {control}"));
+            }
+        }
+        // Everyday networking inside the namespace still works: an internet socket and the
+        // routing table (getaddrinfo, `ip route`).
+        let script = w.script(
+            "sock-ok",
+            "socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()\nsocket.socket(16, 3, 0).close()",
+        );
+        let got = verdict(&w.wicket("bwrap", None, &["python3", script.to_str().unwrap()]));
+        assert_eq!(got, "ESCAPED", "bwrap: AF_INET and NETLINK_ROUTE are usable inside the network namespace");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A descriptor opened outside without close-on-exec (here by the shell that starts wicket)
+/// is not inherited by the command: writing through it fails inside, works outside.
+#[test]
+fn an_inherited_descriptor_does_not_reach_the_command() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let target = w.out.join("through-fd.txt");
+        let script = w.script("fd", "os.write(7, b'through an inherited fd')");
+        let inside = format!(
+            "exec 7>>{} && exec {} run --root {} -- python3 {}",
+            target.display(),
+            wicket_bin().display(),
+            w.root.display(),
+            script.display()
+        );
+        let out = Command::new("sh")
+            .args(["-c", &inside])
+            .env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            verdict(&out).starts_with("BLOCKED"),
+            "{backend}: {} {}",
+            verdict(&out),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "", "{backend}: written through the inherited fd");
+        // Control: the same script started by that shell directly writes through fd 7.
+        let direct = format!("exec 7>>{} && exec python3 {}", target.display(), script.display());
+        let out = Command::new("sh").args(["-c", &direct]).output().unwrap();
+        assert_eq!(verdict(&out), "ESCAPED");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "through an inherited fd");
+    }
+}
