@@ -14,8 +14,12 @@
 pub mod bridge;
 #[cfg(target_os = "linux")]
 mod bwrap;
+#[cfg(target_os = "linux")]
+mod fallback;
 pub mod output;
 pub mod probe;
+#[cfg(target_os = "linux")]
+mod rootonly;
 mod runner;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]

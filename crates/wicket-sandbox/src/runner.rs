@@ -279,6 +279,25 @@ impl Sandbox {
                 source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no program"),
             });
         };
+        // As root, the owner check still lets the command read root's own system files
+        // (`/etc/shadow`): they are masked like secrets (see `rootonly`).
+        #[cfg(target_os = "linux")]
+        let with_root_masks;
+        #[cfg(target_os = "linux")]
+        let policy = if rustix::process::geteuid().is_root() {
+            let mut keep = policy.writable.clone();
+            keep.push(policy.root.clone());
+            let mut p = policy.clone();
+            for m in crate::rootonly::root_only_paths(&keep) {
+                if !p.unreadable.contains(&m) {
+                    p.unreadable.push(m);
+                }
+            }
+            with_root_masks = p;
+            &with_root_masks
+        } else {
+            policy
+        };
         let placeholders = Placeholders::make(&policy.placeholders)?;
         let shim = ShimPolicy {
             writable: policy.writable.clone(),
@@ -709,7 +728,10 @@ fn reap_orphans() {
     #[cfg(target_os = "linux")]
     {
         use rustix::process::{kill_process, Pid, Signal};
-        for _ in 0..20 {
+        // Until none is left: each round kills the children, whose own children then become
+        // wicket's (a daemon chain is as deep as it likes); bounded, so a fork bomb that
+        // outruns the kills cannot hold wicket forever.
+        for _ in 0..10_000 {
             let mut found = false;
             let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return };
             for t in tasks.flatten() {

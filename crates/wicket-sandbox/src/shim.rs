@@ -154,6 +154,9 @@ pub struct Prepared {
     ruleset: landlock::RulesetCreated,
     #[cfg(target_os = "linux")]
     seccomp: Vec<seccompiler::BpfProgram>,
+    /// The fallback's namespaces (where the machine allows them) and death signal.
+    #[cfg(target_os = "linux")]
+    isolation: Option<crate::fallback::Isolation>,
     fallback: bool,
 }
 
@@ -205,7 +208,16 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
     };
     let seccomp =
         if p.fallback { crate::seccomp::programs(p.no_network).map_err(|e| e.to_string())? } else { Vec::new() };
-    Ok(Prepared { ruleset, seccomp, fallback: p.fallback })
+    let isolation = match p.fallback {
+        true => {
+            let eff = std::cmp::min(ABI::from(crate::probe::landlock_abi() as i32), abi);
+            let dup: Option<std::os::fd::OwnedFd> = ruleset.try_clone().map_err(|e| e.to_string())?.into();
+            let iso = crate::fallback::Isolation::plan(p.no_network);
+            Some(iso.with_ruleset(dup, AccessFs::from_read(eff).bits(), AccessFs::from_all(eff).bits()))
+        }
+        false => None,
+    };
+    Ok(Prepared { ruleset, seccomp, isolation, fallback: p.fallback })
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -218,6 +230,12 @@ impl Prepared {
     /// command with less confinement than promised.
     #[cfg(target_os = "linux")]
     pub fn apply(self) -> Result<(), String> {
+        // Namespaces and mounts first (Landlock forbids mounting), then no capabilities
+        // (bubblewrap leaves root inside its user namespace with them).
+        match &self.isolation {
+            Some(iso) => iso.enter()?,
+            None => crate::fallback::drop_capabilities()?,
+        }
         let status = self.ruleset.restrict_self().map_err(|e| e.to_string())?;
         if self.fallback && status.ruleset == landlock::RulesetStatus::NotEnforced {
             return Err("the kernel did not enforce Landlock".into());

@@ -596,3 +596,161 @@ fn an_inherited_descriptor_does_not_reach_the_command() {
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "through an inherited fd");
     }
 }
+
+/// What root may do outside and no command may do inside, one a line: (name, code). Run as
+/// root, the control outside succeeds (changing nothing: the names are set to what they are,
+/// the test route is removed again); as another user these are refused everywhere.
+const ROOT_POWERS: &[(&str, &str)] = &[
+    ("mknod", "os.mknod(ROOT + '/null-node', 0o600 | 0o020000, os.makedev(1, 3))"),
+    ("sethostname", "socket.sethostname(socket.gethostname())"),
+    (
+        "setdomainname",
+        "import ctypes\nd = open('/proc/sys/kernel/domainname', 'rb').read().strip()\nassert ctypes.CDLL(None, use_errno=True).setdomainname(d, len(d)) == 0, ctypes.get_errno()",
+    ),
+    (
+        "netlink_route",
+        "import subprocess\nsubprocess.run(['ip', 'route', 'add', '203.0.113.0/24', 'dev', 'lo'], check=True, capture_output=True)",
+    ),
+    ("read_shadow", "assert ':' in open('/etc/shadow').read()"),
+    ("read_gshadow", "assert ':' in open('/etc/gshadow').read()"),
+];
+
+#[test]
+fn root_powers_and_root_only_files_stay_out_of_the_sandbox() {
+    let mut failures = Vec::new();
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        for (name, code) in ROOT_POWERS {
+            let script = w.script(&format!("root-{name}"), code);
+            let args = ["python3", script.to_str().unwrap()];
+            let out = w.wicket(backend, None, &args);
+            let got = verdict(&out);
+            if !got.starts_with("BLOCKED") {
+                failures.push(format!("{backend}: {name}: {got} {}", String::from_utf8_lossy(&out.stderr).trim()));
+            }
+            let _ = std::fs::remove_file(w.root.join("null-node"));
+            let control = verdict(&w.direct(&args));
+            if is_root() && control != "ESCAPED" {
+                failures.push(format!("control {name}: {control}"));
+            }
+            let _ = std::fs::remove_file(w.root.join("null-node"));
+            let _ = Command::new("ip").args(["route", "del", "203.0.113.0/24", "dev", "lo"]).output();
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What other processes share on the host: SysV shared memory, `/dev/shm`, other processes'
+/// command lines and environment. `ARGS`: the shm key, the `/dev/shm` file, the victim's pid.
+const SHARED_WITH_HOST: &[(&str, &str)] = &[
+    (
+        "sysv_shm",
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nassert libc.shmget(int(ARGS[0]), 0, 0) >= 0, ctypes.get_errno()",
+    ),
+    ("dev_shm", "assert open(ARGS[1]).read() == 'host memory'"),
+    ("proc_cmdline", "assert b'wicket-victim-marker' in open('/proc/' + ARGS[2] + '/cmdline', 'rb').read()"),
+    ("proc_environ", "assert b'WICKET_VICTIM=1' in open('/proc/' + ARGS[2] + '/environ', 'rb').read()"),
+    (
+        "proc_scan",
+        "found = []\nfor p in os.listdir('/proc'):\n    try:\n        found.append(b'wicket-victim-marker' in open('/proc/' + p + '/cmdline', 'rb').read())\n    except Exception:\n        pass\nassert any(found)",
+    ),
+];
+
+#[test]
+fn host_memory_and_other_processes_are_out_of_sight() {
+    let mut failures = Vec::new();
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let key = (std::process::id() % 100_000 + 700_000).to_string();
+        let made = Command::new("python3")
+            .args(["-c", &format!("import ctypes\nassert ctypes.CDLL(None).shmget({key}, 4096, 0o1600) >= 0")])
+            .status()
+            .unwrap();
+        assert!(made.success(), "a SysV segment for the test");
+        let shm_file = format!("/dev/shm/wicket-escape-{}", std::process::id());
+        std::fs::write(&shm_file, "host memory").unwrap();
+        let mut victim2 = Command::new("python3")
+            .args(["-c", "import time; time.sleep(60)", "wicket-victim-marker"])
+            .env("WICKET_VICTIM", "1")
+            .spawn()
+            .unwrap();
+        let pid = victim2.id().to_string();
+        for (name, code) in SHARED_WITH_HOST {
+            let script = w.script(&format!("shared-{name}"), code);
+            let args = ["python3", script.to_str().unwrap(), key.as_str(), shm_file.as_str(), pid.as_str()];
+            let out = w.wicket(backend, None, &args);
+            let got = verdict(&out);
+            if !got.starts_with("BLOCKED") {
+                failures.push(format!("{backend}: {name}: {got} {}", String::from_utf8_lossy(&out.stderr).trim()));
+            }
+            let control = verdict(&w.direct(&args));
+            if control != "ESCAPED" {
+                failures.push(format!("control {name}: {control}"));
+            }
+        }
+        let _ = victim2.kill();
+        let _ = victim2.wait();
+        let _ = std::fs::remove_file(&shm_file);
+        let _ = Command::new("python3")
+            .args(["-c", &format!("import ctypes\nl = ctypes.CDLL(None)\nl.shmctl(l.shmget({key}, 0, 0), 0, None)")])
+            .status();
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A chain of 30 daemons (each forks, starts a new session, and its parent exits), the last
+/// one writing a marker a few seconds later.
+const DAEMON_CHAIN: &str = "def chain(n):\n    if os.fork() != 0:\n        os._exit(0)\n    os.setsid()\n    if n > 0:\n        chain(n - 1)\n    time.sleep(3)\n    open(ARGS[0], 'w').write('alive')\n    os._exit(0)\nif os.fork() == 0:\n    chain(30)\ntime.sleep(float(ARGS[1]))";
+
+fn marker_written_later(marker: &Path) -> bool {
+    std::thread::sleep(Duration::from_secs(5));
+    marker.exists()
+}
+
+/// Nothing of a run survives it: not a chain of 30 daemons when the command ends, and not when
+/// wicket itself is killed with SIGKILL mid-run. The control: the chain outlives its starter.
+#[test]
+fn no_daemon_outlives_the_run_or_a_killed_wicket() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let script = w.script("daemons", DAEMON_CHAIN);
+        let marker = w.root.join("daemon-marker");
+        // The command ends at once; the chain must die with it.
+        let out = w.wicket(backend, None, &["python3", script.to_str().unwrap(), marker.to_str().unwrap(), "0"]);
+        assert!(out.status.code().is_some(), "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!marker_written_later(&marker), "{backend}: a daemon outlived the command");
+        // wicket killed mid-run.
+        let mut c = Command::new(wicket_bin());
+        c.args(["run", "--root"]).arg(&w.root).args([
+            "--",
+            "python3",
+            script.to_str().unwrap(),
+            marker.to_str().unwrap(),
+            "30",
+        ]);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = c.spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!marker_written_later(&marker), "{backend}: a daemon survived kill -9 of wicket");
+        let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+        let left: Vec<String> = String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .filter(|l| l.contains(script.to_str().unwrap()) && !l.starts_with("ps "))
+            .map(str::to_string)
+            .collect();
+        assert!(left.is_empty(), "{backend}: left behind: {left:?}");
+        // Control: started directly, the chain outlives its starter.
+        let out = w.direct(&["python3", script.to_str().unwrap(), marker.to_str().unwrap(), "0"]);
+        assert!(out.status.success());
+        assert!(marker_written_later(&marker), "control: the daemon chain survives outside wicket");
+        let _ = std::fs::remove_file(&marker);
+    }
+}
