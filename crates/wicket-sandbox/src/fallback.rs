@@ -228,3 +228,28 @@ fn write_file(path: &CStr, bytes: &[u8]) -> bool {
         n == bytes.len() as isize
     }
 }
+
+/// Whether the fallback gets its own namespaces here: wicket is root, or a user namespace can
+/// be made (tried once in a short-lived child, whose answer is cached).
+pub fn namespaces_work() -> bool {
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORKS.get_or_init(|| {
+        // SAFETY: geteuid only returns a number; the forked child makes one system call and
+        // exits without touching anything of the parent's.
+        unsafe {
+            if libc::geteuid() == 0 {
+                return true;
+            }
+            let pid = libc::fork();
+            if pid == 0 {
+                let ok = libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS) == 0;
+                libc::_exit(if ok { 0 } else { 1 });
+            }
+            if pid < 0 {
+                return false;
+            }
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0) == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+        }
+    })
+}

@@ -15,7 +15,7 @@ pub mod bridge;
 #[cfg(target_os = "linux")]
 mod bwrap;
 #[cfg(target_os = "linux")]
-mod fallback;
+pub mod fallback;
 pub mod output;
 pub mod probe;
 #[cfg(target_os = "linux")]

@@ -54,12 +54,25 @@ impl Backend {
     pub fn missing(&self) -> Vec<&'static str> {
         match self {
             Backend::Bwrap { .. } | Backend::Seatbelt => Vec::new(),
-            Backend::Landlock { .. } => vec![
-                "no pid, ipc or uts namespace: the command sees the machine's other processes (Landlock still blocks signals to them)",
-                "read-only holes inside the project (.git/hooks, .git/config, .wicket, editor and agent config) are not enforced",
-                "secrets are hidden by Landlock read rules, not masked",
-                "the network is blocked by seccomp (no sockets), not by a network namespace",
-            ],
+            Backend::Landlock { .. } => {
+                let mut m = vec![
+                    "read-only holes inside the project (.git/hooks, .git/config, .wicket, editor and agent config) are not enforced",
+                    "secrets and wicket's own state are hidden by Landlock rules, not masked: a writable folder that holds one gets no new entries at its top level",
+                    "no network at all: seccomp refuses every socket (the allowlist proxy needs bubblewrap)",
+                ];
+                #[cfg(target_os = "linux")]
+                let own_namespaces = crate::fallback::namespaces_work();
+                #[cfg(not(target_os = "linux"))]
+                let own_namespaces = false;
+                if !own_namespaces {
+                    m.extend([
+                        "no pid namespace (neither root nor user namespaces here): the command sees other processes' command lines (Landlock still blocks signals, tracing and their environment)",
+                        "no private IPC: System V shared memory and /dev/shm of your other processes are reachable",
+                        "a daemon that leaves the run survives a SIGKILL of wicket (it is killed when the run ends normally)",
+                    ]);
+                }
+                m
+            }
             Backend::None => vec!["no OS sandbox at all: commands run on the host with your full rights"],
         }
     }
