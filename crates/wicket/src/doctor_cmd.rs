@@ -80,7 +80,11 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
     #[cfg(target_os = "linux")]
     println!(
         "fallback namespaces (pid, mount, ipc, uts, net without bubblewrap): {}",
-        if wicket_sandbox::fallback::namespaces_work() { "available" } else { "not available (neither root nor user namespaces)" }
+        if wicket_sandbox::fallback::namespaces_work() {
+            "available"
+        } else {
+            "not available (neither root nor user namespaces)"
+        }
     );
     for m in probe.backend.missing() {
         println!("  missing: {m}");
