@@ -518,6 +518,33 @@ mod tests {
     }
 
     #[test]
+    fn wicket_state_is_masked_wherever_it_is() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let root = base.join("proj");
+        for d in ["proj/src", "state/wh", "audit", "other"] {
+            std::fs::create_dir_all(base.join(d)).expect("mkdir");
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(base.join("state/wh"), base.join("link-wh")).expect("link");
+        let p = exec_policy(&ExecInputs {
+            root: root.clone(),
+            wicket_state: vec![base.join("link-wh"), root.join("inside-wh")],
+            ..Default::default()
+        })
+        .expect("policy");
+        // The link and its target, and a state folder inside the project.
+        for s in [base.join("state/wh"), root.join("inside-wh")] {
+            assert!(p.state.contains(&s) && p.unreadable.contains(&s), "{} masked: {:?}", s.display(), p.state);
+        }
+        // A state folder above the project: everything in it but the way to the project.
+        let p = exec_policy(&ExecInputs { root: root.clone(), wicket_state: vec![base.clone()], ..Default::default() })
+            .expect("policy");
+        assert!(p.unreadable.contains(&base.join("audit")) && p.unreadable.contains(&base.join("other")));
+        assert!(!p.unreadable.iter().any(|u| root.starts_with(u)), "the project stays reachable: {:?}", p.unreadable);
+    }
+
+    #[test]
     fn too_many_deny_path_matches_refuse_the_command() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = std::fs::canonicalize(dir.path()).expect("real");

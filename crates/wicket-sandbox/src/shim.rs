@@ -279,7 +279,7 @@ pub fn cloexec_beyond_stdio() -> Result<(), String> {
         let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
         // SAFETY: as above.
         if flags >= 0 && unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) } != 0 {
-            return Err(format!("cannot mark descriptor {fd} close-on-exec"));
+            return Err("cannot mark an inherited descriptor close-on-exec".into());
         }
     }
     Ok(())
