@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// The system folders searched, with how deep.
 const SYSTEM: &[(&str, usize)] =
-    &[("/etc", 8), ("/boot", 3), ("/var", 4), ("/srv", 3), ("/opt", 3), ("/usr/local/etc", 4)];
+    &[("/etc", 8), ("/boot", 3), ("/var", 2), ("/srv", 3), ("/opt", 3), ("/usr/local/etc", 4)];
 
 /// Entries looked at, at most (a few thousand on a usual system).
 const MAX_ENTRIES: usize = 200_000;
