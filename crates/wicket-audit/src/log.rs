@@ -669,7 +669,11 @@ impl AuditLog {
             prev,
             good_len: 0,
         });
-        self.write_head(&name, seq, &prev)
+        // No line is written yet: a head that cannot be written is a failed write.
+        self.write_head(&name, seq, &prev).map_err(|e| match e {
+            AuditError::Checkpoint { file, source } => AuditError::Write { file, source },
+            other => other,
+        })
     }
 
     /// Record the chain's end in the head record: overwritten in place by one `pwrite` of a
