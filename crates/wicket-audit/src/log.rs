@@ -208,8 +208,9 @@ pub enum Admission {
 struct Segment {
     path: PathBuf,
     name: String,
-    /// `YYYYMMDD` of the file's name: a line on another UTC day starts a new file.
-    day: String,
+    /// The UTC day (days since 1970) of the file's name: a line on another day starts a new
+    /// file.
+    day: u64,
     /// `None` for a deleted file that is only the chain's last known place.
     file: Option<File>,
     /// This file takes no more lines: it was sealed by a rotation, is gone, or a failed
@@ -376,15 +377,17 @@ impl AuditLog {
     fn take_lock(&mut self) -> Result<(), AuditError> {
         let lock_path = self.dir.join(layout::LOCK_FILE);
         if self.lock.is_none() {
-            create_dir(&self.dir)?;
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .mode(0o600)
-                .open(&lock_path)
-                .map_err(|source| AuditError::Lock { file: lock_path.clone(), source })?;
+            let open =
+                || OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(&lock_path);
+            let file = match open() {
+                Ok(f) => f,
+                // The folder is made only when the lock cannot be opened: one system call
+                // less per process; a folder that cannot be made is the error to report.
+                Err(_) => {
+                    create_dir(&self.dir)?;
+                    open().map_err(|source| AuditError::Lock { file: lock_path.clone(), source })?
+                }
+            };
             self.lock = Some(file);
         }
         let Some(lock) = &self.lock else { return Err(AuditError::Vanished { dir: self.dir.clone() }) };
@@ -484,7 +487,7 @@ impl AuditLog {
                     self.seg = Some(Segment {
                         path: self.dir.join(&name),
                         name: name.clone(),
-                        day: String::new(),
+                        day: u64::MAX,
                         file: None,
                         sealed: true,
                         seq,
@@ -499,7 +502,7 @@ impl AuditLog {
         let meta = file.metadata().map_err(|source| AuditError::Read { file: path.clone(), source })?;
         let tail = read_tail(&file, meta.len()).map_err(|source| AuditError::Read { file: path.clone(), source })?;
         let mut seg = Segment {
-            day: name.get(..8).unwrap_or_default().to_string(),
+            day: name_day(&name),
             path,
             name,
             file: Some(file),
@@ -590,13 +593,11 @@ impl AuditLog {
             exit_code: event.exit_code,
         };
         let hash = encode(&mut self.buf, &fields, seq + 1, &prev);
-        let stamp = time::file_stamp(now);
-        let day = &stamp[..8];
         let due = match &self.seg {
             None => true,
             Some(s) => {
                 s.sealed
-                    || s.day != day
+                    || s.day != now / 86_400_000
                     || (s.good_len > 0 && s.good_len.saturating_add(self.buf.len() as u64) > self.options.rotate_bytes)
             }
         };
@@ -660,7 +661,7 @@ impl AuditLog {
             Err(source) => return Err(AuditError::Open { file: path, source }),
         };
         self.seg = Some(Segment {
-            day: name[..8].to_string(),
+            day: now / 86_400_000,
             path,
             name: name.clone(),
             file: Some(file),
@@ -717,6 +718,13 @@ impl Drop for AuditLog {
     fn drop(&mut self) {
         let _ = self.sync();
     }
+}
+
+/// The UTC day (days since 1970) in a chain file's name (`YYYYMMDD…`), or `u64::MAX`.
+fn name_day(name: &str) -> u64 {
+    name.get(..8)
+        .and_then(|d| time::parse_utc(&format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..])))
+        .map_or(u64::MAX, |ms| ms / 86_400_000)
 }
 
 /// 64 zeros: the `prev` of the chain's first line.
