@@ -65,8 +65,9 @@ impl Risk {
     /// The risk of a decision kind (`<decision>_<check>`, `executed`, `error`).
     ///
     /// - critical: `deny_sensitive`, `deny_protected`, `deny_policy`: someone tried a secret,
-    ///   `.git`/`.wicket`, or what the team forbids; `missing_file`, `tail_mismatch`: a
-    ///   writer found the chain's newest file deleted, cut or rewritten;
+    ///   `.git`/`.wicket`, or what the team forbids; `missing_file`, `tail_mismatch`,
+    ///   `missing_head`: a writer found the chain's newest file or head record deleted, cut
+    ///   or rewritten;
     /// - high: every other `deny_*`, and `error`;
     /// - low: `allow_read_only`, `allow_safe_list`, `allow_sandbox`: a read, or a command
     ///   confined by the OS sandbox;
@@ -74,7 +75,9 @@ impl Risk {
     ///   mode), every `ask_*`, `executed`.
     pub fn of_kind(kind: &str) -> Risk {
         match kind {
-            "deny_sensitive" | "deny_protected" | "deny_policy" | "missing_file" | "tail_mismatch" => Risk::Critical,
+            "deny_sensitive" | "deny_protected" | "deny_policy" | "missing_file" | "tail_mismatch" | "missing_head" => {
+                Risk::Critical
+            }
             "allow_read_only" | "allow_safe_list" | "allow_sandbox" => Risk::Low,
             "error" => Risk::High,
             k if k.starts_with("deny_") => Risk::High,
@@ -689,6 +692,7 @@ mod tests {
             ("deny_policy", Risk::Critical),
             ("missing_file", Risk::Critical),
             ("tail_mismatch", Risk::Critical),
+            ("missing_head", Risk::Critical),
             ("torn_line", Risk::Medium),
             ("deny_rule", Risk::High),
             ("deny_unattended", Risk::High),

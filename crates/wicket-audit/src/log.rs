@@ -234,6 +234,8 @@ const TORN_REASON: &str = "a writer stopped in the middle of a line (it was kill
      the partial line (the target) was cut off the file and this line written in its place";
 const MISSING_REASON: &str = "the newest log file named by head.json was gone when this writer came: \
      it was deleted; the chain goes on from the line head.json records";
+const MISSING_HEAD_REASON: &str = "head.json was gone while log files remained (it was deleted or never written \
+     by a writer that was killed); the chain goes on from the last line of the newest file (the target)";
 const MISMATCH_REASON: &str = "the newest log file (the target) does not end at the line head.json records: \
      its end was cut or rewritten; the chain goes on from the line head.json records";
 
@@ -471,7 +473,15 @@ impl AuditLog {
                 hash.copy_from_slice(h.hash.as_bytes());
                 (Some(h.file.clone()), Some((h.seq, hash)))
             }
-            None => (self.newest_segment()?, None),
+            None => {
+                let newest = self.newest_segment()?;
+                if let Some(name) = &newest {
+                    // Files but no head record: someone removed it. Say so before a new one
+                    // is written, so the removal stays visible.
+                    findings.push(Finding { kind: "missing_head", target: name.clone(), reason: MISSING_HEAD_REASON });
+                }
+                (newest, None)
+            }
         };
         let Some(name) = name else {
             // A new chain.

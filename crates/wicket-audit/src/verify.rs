@@ -187,7 +187,7 @@ pub enum ProblemKind {
     /// A writer recorded in this line that it found the chain's newest file deleted, cut or
     /// rewritten.
     Recorded {
-        /// The line's kind (`missing_file`, `tail_mismatch`).
+        /// The line's kind (`missing_file`, `tail_mismatch`, `missing_head`).
         kind: String,
         /// The file it names.
         file: String,
@@ -247,6 +247,7 @@ impl fmt::Display for ProblemKind {
             ),
             ProblemKind::Recorded { kind, file } => match kind.as_str() {
                 "missing_file" => write!(f, "a writer recorded here that the newest file {file} was gone (deleted)"),
+                "missing_head" => write!(f, "a writer recorded here that head.json was gone (deleted) while {file} remained"),
                 _ => write!(f, "a writer recorded here that the newest file {file} did not end at the line head.json recorded (cut or rewritten)"),
             },
         }
@@ -553,7 +554,7 @@ fn verify_segment(path: &Path, name_seq: u64, head_seq: Option<u64>) -> Segment 
         let kind = l.kind.as_escaped();
         if kind == "torn_line" {
             seg.torn_repaired += 1;
-        } else if (kind == "missing_file" || kind == "tail_mismatch") && seg.finding.is_none() {
+        } else if matches!(kind, "missing_file" | "tail_mismatch" | "missing_head") && seg.finding.is_none() {
             seg.finding =
                 problem(line_no, ProblemKind::Recorded { kind: kind.to_string(), file: l.target.value().into_owned() });
         }

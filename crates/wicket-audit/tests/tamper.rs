@@ -303,6 +303,20 @@ fn a_writer_after_a_cut_newest_file_keeps_the_break_visible() {
 }
 
 #[test]
+fn a_writer_after_a_deleted_head_record_keeps_the_removal_visible() {
+    let c = chain(30, true);
+    std::fs::remove_file(c.dir.join("head.json")).unwrap();
+    let mut log = AuditLog::new(&c.dir, "later", AuditOptions::default());
+    log.record(&Event::decision("bash", "ls", "allow_sandbox", "sandboxed")).unwrap();
+    assert!(c.dir.join("head.json").exists(), "written again");
+    let report = verify_path(&c.root).unwrap();
+    let (_, line, kind) = first_problem(&report);
+    assert_eq!(line, Some(lines(&c.files[last(&c)]).len() as u64 - 1));
+    assert!(matches!(&kind, ProblemKind::Recorded { kind, .. } if kind == "missing_head"), "{kind:?}");
+    assert_eq!(report.lines(), 32, "the chain itself is whole");
+}
+
+#[test]
 fn old_per_process_logs_still_verify_beside_the_chain() {
     let c = chain(30, true);
     // A v1 file as the old writer made it: its own chain from seq 1, prev genesis.

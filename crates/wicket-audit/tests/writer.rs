@@ -108,9 +108,14 @@ fn a_head_record_that_cannot_be_read_refuses_a_mandatory_line_and_the_chain_goes
         other => panic!("{other:?}"),
     }
     std::fs::remove_dir(dir.join("head.json")).unwrap();
-    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 2 }, "no seq is lost or repeated");
+    // The writer says that the head record was gone (line 2), then writes its line.
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 3 }, "no seq is lost or repeated");
     let report = verify_path(&dir).unwrap();
-    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!(report.lines(), 3);
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert!(
+        matches!(&report.problems[0].kind, wicket_audit::ProblemKind::Recorded { kind, .. } if kind == "missing_head")
+    );
 }
 
 #[test]
