@@ -500,6 +500,8 @@ fn verify_segment(path: &Path, name_seq: u64, head_seq: Option<u64>) -> Segment 
     let mut reader = BufReader::with_capacity(1 << 18, file);
     let mut buf = Vec::with_capacity(1024);
     let mut n: u64 = 0;
+    let mut last: Option<(u64, [u8; 64])> = None;
+    let mut last_time = String::new();
     loop {
         buf.clear();
         match reader.read_until(b'\n', &mut buf) {
@@ -531,7 +533,7 @@ fn verify_segment(path: &Path, name_seq: u64, head_seq: Option<u64>) -> Segment 
             seg.problem = problem(line_no, ProblemKind::Changed);
             break;
         }
-        match &seg.last {
+        match &last {
             None => {
                 if l.seq != name_seq {
                     seg.problem = problem(line_no, ProblemKind::Renamed { named: name_seq, found: l.seq });
@@ -541,11 +543,12 @@ fn verify_segment(path: &Path, name_seq: u64, head_seq: Option<u64>) -> Segment 
                 seg.first_time = Some(l.time.value().into_owned());
             }
             Some((seq, hash)) => {
+                let (seq, hash) = (*seq, hash.as_slice());
                 if l.seq != seq + 1 {
                     seg.problem = problem(line_no, ProblemKind::WrongSeq { expected: seq + 1, found: l.seq });
                     break;
                 }
-                if l.prev != hash {
+                if l.prev.as_bytes() != hash {
                     seg.problem = problem(line_no, ProblemKind::BrokenLink);
                     break;
                 }
@@ -561,10 +564,18 @@ fn verify_segment(path: &Path, name_seq: u64, head_seq: Option<u64>) -> Segment 
         if head_seq == Some(l.seq) {
             seg.at_head = Some(l.hash.to_string());
         }
-        seg.last = Some((l.seq, l.hash.to_string()));
-        seg.last_time = Some(l.time.value().into_owned());
+        // No allocation per line: the last line's hash and time are kept in reused buffers.
+        let (seq_slot, hash_slot) = last.get_or_insert((0, [0u8; 64]));
+        *seq_slot = l.seq;
+        hash_slot.copy_from_slice(l.hash.as_bytes());
+        last_time.clear();
+        last_time.push_str(l.time.as_escaped());
         n = line_no;
         seg.summary.lines = n;
+    }
+    seg.last = last.map(|(seq, hash)| (seq, String::from_utf8_lossy(&hash).into_owned()));
+    if !last_time.is_empty() {
+        seg.last_time = Some(last_time);
     }
     seg
 }
