@@ -107,6 +107,10 @@ pub struct AuditOptions {
 /// The default size at which a new file is started: 16 MiB.
 pub const ROTATE_BYTES: u64 = 16 << 20;
 
+/// A writer in a burst writes the head record at most once per this many milliseconds (and
+/// when it closes).
+const HEAD_EVERY_MS: u64 = 1;
+
 /// The default bounded wait for the lock: 2 s.
 pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 
@@ -263,6 +267,10 @@ pub struct AuditLog {
     pid: u32,
     lock: Option<File>,
     head: Option<(File, usize)>,
+    /// When this writer last wrote the head record (ms since the epoch; 0: never).
+    head_written_ms: u64,
+    /// The head record is behind this writer's last line (a burst); written on close.
+    head_behind: bool,
     seg: Option<Segment>,
     unsynced: u32,
     buf: Vec<u8>,
@@ -285,6 +293,8 @@ impl AuditLog {
             pid: std::process::id(),
             lock: None,
             head: None,
+            head_written_ms: 0,
+            head_behind: false,
             seg: None,
             unsynced: 0,
             buf: Vec::with_capacity(1024),
@@ -356,8 +366,10 @@ impl AuditLog {
         Err(AuditError::Vanished { dir: self.dir.clone() })
     }
 
-    /// Push unsynced lines to the disk (for [`Durability::FsyncEvery`]; done on drop too).
+    /// Push unsynced lines to the disk (for [`Durability::FsyncEvery`]), and bring the head
+    /// record up to this writer's last line; done on drop too.
     pub fn sync(&mut self) -> Result<(), AuditError> {
+        self.catch_up_head();
         if let Some(Segment { file: Some(file), path, .. }) = &self.seg {
             if self.unsynced > 0 {
                 self.unsynced = 0;
@@ -642,10 +654,39 @@ impl AuditLog {
             file.sync_data().map_err(|source| AuditError::Sync { file: seg.path.clone(), source })?;
         }
         if self.options.checkpoint {
-            let name = seg.name.clone();
-            self.write_head(&name, seq + 1, &hash)?;
+            // After every line; a writer appending faster than one line a millisecond (a
+            // burst in one process) writes it at most once a millisecond and when it closes.
+            if now.saturating_sub(self.head_written_ms) >= HEAD_EVERY_MS {
+                let name = seg.name.clone();
+                self.write_head(&name, seq + 1, &hash)?;
+                self.head_written_ms = now;
+                self.head_behind = false;
+            } else {
+                self.head_behind = true;
+            }
         }
         Ok(seq + 1)
+    }
+
+    /// Bring the head record up to this writer's last line, if that is still the chain's
+    /// end: one try for the lock (whoever holds it writes the head itself).
+    fn catch_up_head(&mut self) {
+        if !self.head_behind {
+            return;
+        }
+        self.head_behind = false;
+        let Some(lock) = &self.lock else { return };
+        if rustix::fs::flock(lock, FlockOperation::NonBlockingLockExclusive).is_err() {
+            return;
+        }
+        if let Some(Segment { file: Some(file), sealed: false, good_len, seq, prev, name, .. }) = &self.seg {
+            let ours = file.metadata().is_ok_and(|m| m.nlink() > 0 && m.len() == *good_len);
+            if ours {
+                let (name, seq, prev) = (name.clone(), *seq, *prev);
+                let _ = self.write_head(&name, seq, &prev);
+            }
+        }
+        self.release_lock();
     }
 
     /// Seal the current file (mode 0400: every writer that has it open sees the rotation in
@@ -729,6 +770,7 @@ impl AuditLog {
 
 impl Drop for AuditLog {
     fn drop(&mut self) {
+        self.catch_up_head();
         let _ = self.sync();
     }
 }
