@@ -397,6 +397,8 @@ fn rewrite(path: &Path, f: impl Fn(Vec<String>) -> Vec<String>) {
     let lines: Vec<String> = std::fs::read_to_string(path).unwrap().lines().map(str::to_string).collect();
     let mut text = f(lines).join("\n");
     text.push('\n');
+    // A finished file is sealed (0400); its owner can still make it writable, as a tamperer would.
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     std::fs::write(path, text).unwrap();
 }
 
