@@ -100,7 +100,14 @@ pub(crate) fn segment_name(now_ms: u64, first_seq: u64) -> String {
 /// per-process log among them).
 pub fn segment_seq(name: &str) -> Option<u64> {
     let (stamp, seq) = name.strip_suffix(".jsonl")?.split_once('-')?;
-    let stamp_ok = stamp.len() == 16 && stamp.as_bytes()[8] == b'T' && stamp.ends_with('Z');
+    // `YYYYMMDDTHHMMSSZ`, ASCII only: the writer slices the day out of it.
+    let b = stamp.as_bytes();
+    let stamp_ok = b.len() == 16
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 => *c == b'T',
+            15 => *c == b'Z',
+            _ => c.is_ascii_digit(),
+        });
     if !stamp_ok || seq.len() < 12 || !seq.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -125,6 +132,8 @@ mod tests {
         assert_eq!(segment_seq(&name), Some(42));
         assert_eq!(segment_seq("20260102T030405Z-1234-0123456789abcdef.jsonl"), None, "an old per-process log");
         assert_eq!(segment_seq("20260102T030405Z-42.jsonl"), None);
+        assert_eq!(segment_seq("2026é102T03040Z-000000000042.jsonl"), None, "non-ASCII stamp");
+        assert_eq!(segment_seq("2026x102T030405Z-000000000042.jsonl"), None);
         assert_eq!(
             checkpoint_path(Path::new("/a/p-1/x.jsonl")),
             Some(PathBuf::from("/a/p-1/checkpoints/x.jsonl.json"))

@@ -469,6 +469,11 @@ impl AuditLog {
                     read_tail(file, meta.len()).map_err(|source| AuditError::Read { file: path.clone(), source })?;
                 let seg = self.seg.as_mut().ok_or(AuditError::Vanished { dir: self.dir.clone() })?;
                 cut_torn(seg, &tail, &mut findings)?;
+                if tail.unusable {
+                    // Never append to bytes that are not lines: the next line starts a new file.
+                    seg.sealed = true;
+                    findings.push(Finding { kind: "tail_mismatch", target: seg.name.clone(), reason: MISMATCH_REASON });
+                }
                 if let Some((seq, hash)) = tail.last {
                     seg.seq = seq;
                     seg.prev = hash;
@@ -534,6 +539,9 @@ impl AuditLog {
             good_len: tail.good_len,
         };
         cut_torn(&mut seg, &tail, &mut findings)?;
+        if tail.unusable {
+            seg.sealed = true;
+        }
         match (tail.last, head_end) {
             (Some((seq, hash)), Some((hseq, hhash))) => {
                 // The file's end must be the head's line, or lie beyond it (the head is
@@ -554,7 +562,11 @@ impl AuditLog {
                 }
                 (seg.seq, seg.prev) = (hseq, hhash);
             }
-            (None, None) => {}
+            (None, None) => {
+                if tail.good_len > 0 || tail.unusable {
+                    findings.push(Finding { kind: "tail_mismatch", target: seg.name.clone(), reason: MISMATCH_REASON });
+                }
+            }
         }
         // A sealed file (its writer died between sealing it and naming the next one) takes
         // no more lines: the next line starts a new file.
@@ -795,19 +807,28 @@ struct Tail {
     last: Option<(u64, [u8; 64])>,
     good_len: u64,
     fragment: Vec<u8>,
+    /// No newline in the last [`MAX_TAIL`] bytes: not a log this writer can continue.
+    unusable: bool,
 }
+
+/// The most bytes read back from a file's end to find its last line. A line is at most a few
+/// times [`MAX_FIELD`] even with every byte escaped; more without a newline is not a line.
+const MAX_TAIL: u64 = 1 << 20;
 
 /// Read a file's end backwards in growing windows until its last complete line is whole.
 fn read_tail(file: &File, len: u64) -> std::io::Result<Tail> {
     let mut window: u64 = 4096;
     loop {
+        if window > MAX_TAIL {
+            return Ok(Tail { last: None, good_len: len, fragment: Vec::new(), unusable: true });
+        }
         let start = len.saturating_sub(window);
         let mut buf = vec![0u8; usize::try_from(len - start).unwrap_or(usize::MAX)];
         file.read_exact_at(&mut buf, start)?;
         let whole = start == 0;
         let Some(last_nl) = buf.iter().rposition(|b| *b == b'\n') else {
             if whole {
-                return Ok(Tail { last: None, good_len: 0, fragment: buf });
+                return Ok(Tail { last: None, good_len: 0, fragment: buf, unusable: false });
             }
             window *= 4;
             continue;
@@ -827,7 +848,7 @@ fn read_tail(file: &File, len: u64) -> std::io::Result<Tail> {
             let computed = l.computed_hash(line);
             (computed == l.hash.as_bytes()).then_some((l.seq, computed))
         });
-        return Ok(Tail { last, good_len, fragment });
+        return Ok(Tail { last, good_len, fragment, unusable: false });
     }
 }
 

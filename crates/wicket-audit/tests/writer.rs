@@ -319,3 +319,25 @@ fn a_new_utc_day_starts_a_new_file_that_chains_to_the_last() {
     assert_eq!((report.files.len(), report.lines()), (2, 2));
     assert_eq!(mode(&dir.join(&old)), 0o400, "the finished file is sealed");
 }
+
+#[test]
+fn a_newest_file_ending_in_megabytes_without_a_newline_is_left_alone_and_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p-1");
+    let mut log = AuditLog::new(&dir, "s", AuditOptions::default());
+    log.record(&ev("allow_sandbox")).unwrap();
+    let file = log.path().unwrap().to_path_buf();
+    drop(log);
+    // Not a torn line (no line is that long): the writer reads a bounded tail, never cuts it,
+    // and goes on in a new file.
+    let mut text = std::fs::read(&file).unwrap();
+    text.extend(std::iter::repeat_n(b'x', 3 << 20));
+    std::fs::write(&file, &text).unwrap();
+    let mut next = AuditLog::new(&dir, "t", AuditOptions::default());
+    next.record(&ev("deny_rule")).unwrap();
+    assert_ne!(next.path().unwrap(), file.as_path());
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), text.len() as u64, "nothing cut");
+    let report = verify_path(&dir).unwrap();
+    assert!(!report.is_ok());
+    assert_eq!(report.problems[0].path, file);
+}
