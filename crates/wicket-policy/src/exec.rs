@@ -114,6 +114,16 @@ pub struct ExecPolicy {
     pub read_only: Vec<(PathBuf, bool)>,
     /// Of `read_only`, those that must exist during the run (a placeholder is made if missing).
     pub placeholders: Vec<PathBuf>,
+    /// Paths that must not appear during the run (git would follow them on the host, and an
+    /// empty placeholder would break git): removed after the run if they did.
+    pub must_not_appear: Vec<PathBuf>,
+    /// Git folders (the repository's `.git`, its submodules' and worktrees' folders, the target
+    /// of a `.git` file and its common folder): each is bound on itself, so it cannot be
+    /// renamed or replaced, and writable (objects, refs, index, logs), with everything in it
+    /// that makes git run code or look elsewhere read-only on top (in `read_only`).
+    pub git_dirs: Vec<PathBuf>,
+    /// Wicket's state folder, where concurrent runs of a project share their placeholders.
+    pub state_dir: Option<PathBuf>,
     /// Paths the command may not read (folders are hidden, files read as empty).
     pub unreadable: Vec<PathBuf>,
     /// Of `unreadable` (and `read_only`), the paths the team policy's `denyPaths` matched on
@@ -150,6 +160,8 @@ pub struct ExecInputs {
     pub deny_paths: Vec<String>,
     /// Fold letter case in `deny_paths`; `None` picks the platform's default.
     pub case_insensitive: Option<bool>,
+    /// Wicket's state folder (`$WICKET_HOME`).
+    pub state_dir: Option<PathBuf>,
 }
 
 /// More matches of `denyPaths` on disk than this and the command does not run: the sandbox
@@ -243,12 +255,29 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         if rel.starts_with(".git/") && !root.join(".git").is_dir() {
             continue;
         }
-        if p.exists() || ROOT_PLACEHOLDERS.contains(rel) {
-            if !p.exists() {
-                placeholders.push(p.clone());
-            }
+        if ROOT_PLACEHOLDERS.contains(rel) {
+            // Every run shares the placeholder, made by whichever run finds it missing.
+            placeholders.push(p.clone());
+            read_only.push((p, *dir));
+        } else if p.exists() {
             read_only.push((p, *dir));
         }
+    }
+    let mut must_not_appear = Vec::new();
+    let mut git_dirs = Vec::new();
+    if i.mode != Mode::Plan {
+        let mut g = crate::gitdirs::GitView::default();
+        crate::gitdirs::protect(&root, home, &mut g);
+        for (p, dir) in g.read_only {
+            if !read_only.iter().any(|(q, _)| *q == p) {
+                read_only.push((p, dir));
+            }
+        }
+        for p in g.placeholders {
+            push_unique(&mut placeholders, p);
+        }
+        must_not_appear = g.must_not_appear;
+        git_dirs = g.git_dirs;
     }
     let mut unreadable = Vec::new();
     if let Some(h) = home {
@@ -281,6 +310,9 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         writable,
         read_only,
         placeholders,
+        must_not_appear,
+        git_dirs,
+        state_dir: i.state_dir.clone(),
         unreadable,
         denied,
         network: false,

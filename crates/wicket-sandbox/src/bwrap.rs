@@ -31,8 +31,19 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
     for w in writable {
         push(&[&"--bind", w, w]);
     }
-    for (p, _) in &policy.read_only {
-        if p.exists() {
+    // Git folders (bound on themselves: a mount point cannot be renamed or replaced) and the
+    // read-only holes, shallow before deep, so `.git/modules` (read-only) comes before
+    // `.git/modules/sub` (a writable git folder) and that before `.git/modules/sub/config`.
+    let mut layered: Vec<(&PathBuf, bool)> = policy.git_dirs.iter().map(|g| (g, true)).collect();
+    layered.extend(policy.read_only.iter().map(|(p, _)| (p, false)));
+    layered.sort_by_key(|(p, _)| p.components().count());
+    for (p, writable) in layered {
+        if std::fs::symlink_metadata(p).is_err() {
+            continue;
+        }
+        if writable {
+            push(&[&"--bind", p, p]);
+        } else {
             push(&[&"--ro-bind", p, p]);
         }
     }

@@ -436,6 +436,7 @@ pub fn exec_inputs(
         mode,
         timeout,
         deny_paths: loaded.team.deny_paths.clone(),
+        state_dir: wicket_home().ok(),
         ..wicket_policy::exec::ExecInputs::default()
     };
     for s in loaded.user.iter().chain(loaded.project.iter()) {
