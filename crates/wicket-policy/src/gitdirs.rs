@@ -255,7 +255,17 @@ fn config_scopes(home: Option<&Path>, repo: Option<&[PathBuf]>, view: &mut GitVi
                 view.ro(p.clone(), p.is_dir());
                 queue.push((p, depth + 1));
             } else if inside_git {
-                view.placeholder(p, false);
+                // The first missing step gets the placeholder: a folder on the way is as
+                // creatable as the file itself.
+                let mut first = p.clone();
+                while let Some(parent) = first.parent() {
+                    if std::fs::symlink_metadata(parent).is_ok() {
+                        break;
+                    }
+                    first = parent.to_path_buf();
+                }
+                let dir = first != p;
+                view.placeholder(first, dir);
             }
         }
     }

@@ -63,14 +63,17 @@ impl Kind {
 #[derive(Debug)]
 pub struct Lease {
     /// The shared lock on `live` (released when this closes).
-    _live: File,
+    live: Option<File>,
     /// Paths that must not appear, checked when the run ends.
     absent: Vec<PathBuf>,
+    /// The project's coordination folder.
+    dir: PathBuf,
 }
 
 impl Drop for Lease {
-    /// The run is over: anything created where nothing may appear goes now (the keeper checks
-    /// again after the last run, also when this process is killed).
+    /// The run is over: anything created where nothing may appear goes now, and the last run
+    /// out removes the placeholders itself, so they are gone when wicket returns (the keeper
+    /// does it when this process is killed first).
     fn drop(&mut self) {
         for p in &self.absent {
             if remove_planted(p) {
@@ -79,6 +82,17 @@ impl Drop for Lease {
                     p.display()
                 );
             }
+        }
+        let lock_path = self.dir.join("lock");
+        let live_path = self.dir.join("live");
+        let Ok(lock) = open(&lock_path) else { return };
+        if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
+            return;
+        }
+        drop(self.live.take());
+        let Ok(live) = open(&live_path) else { return };
+        if try_flock(&live, &live_path).unwrap_or(false) {
+            clean(&self.dir.join("made"));
         }
     }
 }
@@ -170,7 +184,7 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
         }
     }
     drop(lock);
-    Ok(Lease { _live: live, absent })
+    Ok(Lease { live: Some(live), absent, dir: dir.to_path_buf() })
 }
 
 /// The keeper's body (`wicket __sandbox-keeper DIR`): hold `keeper`, say ready on stdout, wait

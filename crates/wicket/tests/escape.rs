@@ -345,3 +345,236 @@ fn a_refused_command_never_starts_although_its_sandbox_was_built_ahead() {
     assert_eq!(w.wicket("bwrap", None, &["touch", marker.to_str().unwrap()]).status.code(), Some(0));
     assert!(marker.exists());
 }
+
+// ---- Git metadata: the host's next `git` must not follow anything a sandboxed command made ----
+
+/// A git redirection: `setup` runs on the host first (shell, in the root), `attack` is Python
+/// run inside the sandbox (and again outside as the control); afterwards the host's own git,
+/// run in `check_in` (relative to the root), must not see `evil.marker`. Each attack writes the
+/// marker where git would read it through the redirection named.
+struct GitAttack {
+    name: &'static str,
+    setup: &'static str,
+    attack: &'static str,
+    check_in: &'static str,
+    /// Blocked by the Landlock fallback too (it has no read-only holes inside the root).
+    fallback_blocks: bool,
+}
+
+/// A fake git folder at `P` whose config carries the marker (Python helper, in every attack).
+const FAKE_GIT: &str = "def fake(p, extra=''):\n    for d in ('objects', 'refs'):\n        os.makedirs(p + '/' + d, exist_ok=True)\n    open(p + '/HEAD', 'w').write('ref: refs/heads/main\\n')\n    open(p + '/config', 'w').write('[core]\\n\\trepositoryformatversion = 0\\n[evil]\\n\\tmarker = yes\\n' + extra)\n";
+
+const GIT_ATTACKS: &[GitAttack] = &[
+    GitAttack {
+        name: "commondir",
+        setup: "",
+        attack: "fake(ROOT + '/evil')\nopen(ROOT + '/.git/commondir', 'w').write(ROOT + '/evil\\n')",
+        check_in: ".",
+        fallback_blocks: true,
+    },
+    GitAttack {
+        name: "config_worktree",
+        setup: "git config core.repositoryformatversion 1 && git config extensions.worktreeConfig true",
+        attack: "open(ROOT + '/.git/config.worktree', 'w').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "include_inside_git",
+        setup: "git config include.path extra.inc",
+        attack: "open(ROOT + '/.git/extra.inc', 'w').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "include_if_inside_git",
+        setup: "git config includeIf.onbranch:main.path ../.git/inc/on-main",
+        attack: "os.makedirs(ROOT + '/.git/inc', exist_ok=True)\nopen(ROOT + '/.git/inc/on-main', 'w').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "new_submodule_gitdir",
+        setup: "",
+        attack: "fake(ROOT + '/.git/modules/sub')\nos.makedirs(ROOT + '/sub', exist_ok=True)\nopen(ROOT + '/sub/.git', 'w').write('gitdir: ../.git/modules/sub\\n')",
+        check_in: "sub",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "existing_submodule_config",
+        setup: "mkdir -p .git/modules/m/objects .git/modules/m/refs m && printf 'ref: refs/heads/main\\n' > .git/modules/m/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n' > .git/modules/m/config && printf 'gitdir: ../.git/modules/m\\n' > m/.git",
+        attack: "open(ROOT + '/.git/modules/m/config', 'a').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: "m",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "worktree_admin_commondir",
+        setup: "mkdir -p .git/worktrees/w/refs && printf 'ref: refs/heads/main\\n' > .git/worktrees/w/HEAD && printf '../..\\n' > .git/worktrees/w/commondir && mkdir -p w && printf \"gitdir: $PWD/.git/worktrees/w\\n\" > w/.git",
+        attack: "fake(ROOT + '/evil')\nopen(ROOT + '/.git/worktrees/w/commondir', 'w').write(ROOT + '/evil\\n')",
+        check_in: "w",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "rename_and_replace_git",
+        setup: "",
+        attack: "os.rename(ROOT + '/.git', ROOT + '/.git-old')\nfake(ROOT + '/.git')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "remove_and_replace_git",
+        setup: "",
+        attack: "shutil.rmtree(ROOT + '/.git')\nfake(ROOT + '/.git')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+];
+
+/// A fresh world whose root is a real git repository (hooks and info removed, so nothing of the
+/// protected set exists), with `setup` applied.
+fn git_world(setup: &str) -> World {
+    let w = World::new();
+    let _ = std::fs::remove_dir_all(w.root.join(".git"));
+    let _ = std::fs::remove_dir_all(w.root.join(".vscode"));
+    let _ = std::fs::remove_dir_all(w.root.join(".wicket"));
+    host_sh(&w, "git init -q -b main . && rm -rf .git/hooks .git/info");
+    if !setup.is_empty() {
+        host_sh(&w, setup);
+    }
+    w
+}
+
+fn host_git_env(w: &World, c: &mut Command) {
+    c.env("HOME", &w.home).env("GIT_CEILING_DIRECTORIES", &w.dir).env_remove("GIT_DIR").env_remove("GIT_WORK_TREE");
+}
+
+fn host_sh(w: &World, script: &str) {
+    let mut c = Command::new("sh");
+    c.args(["-c", script]).current_dir(&w.root);
+    host_git_env(w, &mut c);
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// What the host's git sees for `evil.marker` in `dir`.
+fn host_marker(w: &World, dir: &str) -> String {
+    if !w.root.join(dir).is_dir() {
+        return String::new();
+    }
+    let mut c = Command::new("git");
+    c.args(["config", "--get", "evil.marker"]).current_dir(w.root.join(dir));
+    host_git_env(w, &mut c);
+    String::from_utf8_lossy(&c.output().unwrap().stdout).trim().to_string()
+}
+
+fn run_git_attacks(backend: &str) {
+    let mut failures = Vec::new();
+    for a in GIT_ATTACKS {
+        let w = git_world(a.setup);
+        let code = format!("{FAKE_GIT}{}", a.attack);
+        let script = w.script(a.name, &code);
+        let args = ["python3", script.to_str().unwrap()];
+        let inside = w.wicket(backend, None, &args);
+        let seen = host_marker(&w, a.check_in);
+        if (backend == "bwrap" || a.fallback_blocks) && seen == "yes" {
+            failures.push(format!(
+                "{backend}: {}: the host's git follows what the sandbox made ({}; stderr: {})",
+                a.name,
+                verdict(&inside),
+                String::from_utf8_lossy(&inside.stderr).trim()
+            ));
+        }
+        // The control, in a fresh world: the same attack outside the sandbox works.
+        let w = git_world(a.setup);
+        let script = w.script(a.name, &code);
+        let control = verdict(&w.direct(&["python3", script.to_str().unwrap()]));
+        let seen = host_marker(&w, a.check_in);
+        if control != "ESCAPED" || seen != "yes" {
+            failures.push(format!("control for {}: {control}, host git sees {seen:?}", a.name));
+        }
+    }
+    assert!(failures.is_empty(), "{} git escape(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn git_redirections_are_blocked_by_bwrap() {
+    run_git_attacks("bwrap");
+}
+
+#[test]
+fn git_redirections_are_blocked_by_the_landlock_fallback_where_it_can() {
+    run_git_attacks("landlock");
+}
+
+/// A project without `.git` cannot gain one that the host's git honours.
+#[test]
+fn a_new_git_in_a_project_without_one_is_not_honoured() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let _ = std::fs::remove_dir_all(w.root.join(".git"));
+        let code = format!("{FAKE_GIT}fake(ROOT + '/.git')");
+        let script = w.script("new_git", &code);
+        let inside = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
+        let seen = host_marker(&w, ".");
+        if backend == "bwrap" {
+            assert_ne!(seen, "yes", "{backend}: {} {}", verdict(&inside), String::from_utf8_lossy(&inside.stderr));
+            assert!(!w.root.join(".git").exists(), "{backend}: the empty .git placeholder is gone after the run");
+        }
+        let _ = std::fs::remove_dir_all(w.root.join(".git"));
+        assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
+        assert_eq!(host_marker(&w, "."), "yes", "control: a .git made outside the sandbox is honoured");
+    }
+}
+
+/// A linked worktree (the root's `.git` is a file): the file cannot be re-pointed, the common
+/// folder's config cannot be written, and commits still work.
+#[test]
+fn a_git_file_is_protected_and_commits_still_work() {
+    let w = World::new();
+    let main = w.dir.join("mainrepo");
+    std::fs::create_dir_all(&main).unwrap();
+    let _ = std::fs::remove_dir_all(&w.root);
+    let sh = |dir: &Path, s: &str| {
+        let mut c = Command::new("sh");
+        c.args(["-c", s]).current_dir(dir);
+        host_git_env(&w, &mut c);
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{s}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    sh(&main, "git init -q -b main . && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m init");
+    sh(&main, &format!("git worktree add -q -b wt {}", w.root.display()));
+    let code = format!(
+        "{FAKE_GIT}fake(ROOT + '/../evilgit')\nopen(ROOT + '/.git', 'w').write('gitdir: ' + ROOT + '/../evilgit\\n')"
+    );
+    let repoint = w.script("repoint", &code);
+    let common =
+        format!("open({:?}, 'a').write('[evil]\\n\\tmarker = yes\\n')", main.join(".git/config").to_string_lossy());
+    let common = w.script("common_config", &common);
+    let commit = "echo hi > f.txt && git add f.txt && git -c user.name=a -c user.email=a@b commit -q -m in-sandbox && git log --oneline | wc -l";
+    let out = w.wicket("bwrap", None, &["python3", repoint.to_str().unwrap()]);
+    assert_ne!(host_marker(&w, "."), "yes", "re-pointed .git file: {}", verdict(&out));
+    let out = w.wicket("bwrap", None, &["python3", common.to_str().unwrap()]);
+    assert_ne!(host_marker(&w, "."), "yes", "common folder config: {}", verdict(&out));
+    let out = w.wicket("bwrap", None, &["sh", "-c", commit]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "2", "{}", String::from_utf8_lossy(&out.stderr));
+    // Controls.
+    assert_eq!(verdict(&w.direct(&["python3", common.to_str().unwrap()])), "ESCAPED");
+    assert_eq!(host_marker(&w, "."), "yes");
+    assert_eq!(verdict(&w.direct(&["python3", repoint.to_str().unwrap()])), "ESCAPED");
+}
+
+/// Everyday git keeps working inside the sandbox: add, commit, stash, branch.
+#[test]
+fn everyday_git_works_inside_the_sandbox() {
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let script =
+            "set -e; export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+echo one > a.txt; git add a.txt; git commit -q -m one
+git branch feature; echo two >> a.txt; git stash -q; git stash list | wc -l; git switch -q feature
+echo three > b.txt; git add b.txt; git commit -q -m three; git log --oneline --all | wc -l; echo done";
+        let out = w.wicket(backend, None, &["sh", "-c", script]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.trim_end().ends_with("done"), "{backend}: {text} {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
