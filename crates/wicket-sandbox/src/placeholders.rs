@@ -141,6 +141,14 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
     }
     // Held (or turned from exclusive into shared) until the command has ended.
     flock(&live, Lock::Shared, &live_path)?;
+    // The keeper starts before anything is made, so a run killed at any later point still
+    // has what it made removed. It takes `keeper` before this run lets go of `lock`, so no
+    // other run can find the record unguarded in between.
+    let needed = wanted.iter().any(|(p, k)| *k == Kind::Absent || std::fs::symlink_metadata(p).is_err());
+    drop(keeper);
+    if !keeper_alive && needed {
+        start_keeper(exe, dir)?;
+    }
     let mut record = read_record(&made_path);
     let mut absent = Vec::new();
     for (p, kind) in wanted {
@@ -171,16 +179,6 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
             // A parent that does not exist: nothing to protect there.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(SandboxError::Placeholder { path: p.clone(), source: e }),
-        }
-    }
-    if !keeper_alive {
-        if record.is_empty() {
-            drop(keeper);
-        } else {
-            // The keeper takes `keeper` before this run lets go of `lock`, so no other run can
-            // find the record unguarded in between.
-            drop(keeper);
-            start_keeper(exe, dir)?;
         }
     }
     drop(lock);

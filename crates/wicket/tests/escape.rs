@@ -578,3 +578,92 @@ echo three > b.txt; git add b.txt; git commit -q -m three; git log --oneline --a
         assert!(text.trim_end().ends_with("done"), "{backend}: {text} {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+// ---- Parallel runs share the placeholders; none fails, none leaves anything behind ----
+
+/// Every path below `dir` (links not followed), sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        // A folder may go while it is listed (a placeholder being removed).
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            out.push(e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// 8 concurrent `wicket run`s x 50 rounds in one git project with none of the protected paths
+/// present: every run succeeds and the project is as before.
+#[test]
+fn parallel_runs_in_one_project_all_succeed_and_leave_nothing() {
+    let w = git_world("");
+    let before = listing(&w.root);
+    assert!(!before.iter().any(|p| p == ".mcp.json" || p == ".wicket" || p == ".git/hooks"));
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let (w, failures) = (&w, &failures);
+            s.spawn(move || {
+                for round in 0..50 {
+                    let out =
+                        w.wicket("bwrap", None, &["sh", "-c", "test -d .git/hooks && test -f .mcp.json && echo ok"]);
+                    if !out.status.success() || verdict(&out) != "ok" {
+                        failures.lock().unwrap().push(format!(
+                            "thread {t} round {round}: {:?} {} {}",
+                            out.status.code(),
+                            verdict(&out),
+                            String::from_utf8_lossy(&out.stderr).trim()
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{} of 400 runs failed:\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(listing(&w.root), before, "the project changed");
+}
+
+/// A `kill -9` of wicket mid-run leaves no placeholder behind: the keeper removes them.
+#[test]
+fn a_killed_run_leaves_no_placeholder() {
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let before = listing(&w.root);
+        let mut c = Command::new(wicket_bin());
+        c.args(["run", "--root"]).arg(&w.root).args(["--", "sleep", "30"]);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = c.spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !w.root.join(".mcp.json").exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(w.root.join(".mcp.json").exists(), "{backend}: the run made its placeholders");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while listing(&w.root) != before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let after = listing(&w.root);
+        let extra: Vec<&String> = after.iter().filter(|p| !before.contains(p)).collect();
+        let gone: Vec<&String> = before.iter().filter(|p| !after.contains(p)).collect();
+        assert!(
+            extra.is_empty() && gone.is_empty(),
+            "{backend}: after wicket was killed: extra {extra:?}, gone {gone:?}"
+        );
+    }
+}
