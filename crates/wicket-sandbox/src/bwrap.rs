@@ -29,7 +29,13 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
     let mut writable: Vec<&PathBuf> = policy.writable.iter().collect();
     writable.sort_by_key(|p| p.components().count());
     for w in writable {
-        push(&[&"--bind", w, w]);
+        if policy.private_temp.contains(w) {
+            // A fresh temp folder per run: nothing there is shared with the host or other
+            // runs, so no later run can be steered through it.
+            push(&[&"--tmpfs", w]);
+        } else {
+            push(&[&"--bind", w, w]);
+        }
     }
     // Git folders (bound on themselves: a mount point cannot be renamed or replaced) and the
     // read-only holes, shallow before deep, so `.git/modules` (read-only) comes before

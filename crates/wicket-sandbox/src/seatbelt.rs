@@ -68,6 +68,7 @@ mod tests {
             must_not_appear: vec![],
             git_dirs: vec![],
             state_dir: None,
+            private_temp: vec![],
             unreadable: vec![PathBuf::from("/Users/a/.ssh"), PathBuf::from("/Users/a/we\"ird")],
             denied: vec![],
             network: false,
