@@ -667,3 +667,127 @@ fn a_killed_run_leaves_no_placeholder() {
         );
     }
 }
+
+// ---- Writable paths: resolved once, checked, temp folders private per run ----
+
+impl World {
+    fn wicket_env(&self, backend: &str, env: &[(&str, &Path)], args: &[&str]) -> Output {
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&self.root).arg("--").args(args);
+        c.env("HOME", &self.home)
+            .env("WICKET_HOME", self.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&self.root)
+            .stdin(Stdio::null());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+}
+
+/// A host temp folder for one test (the attack needs the real, shared `/tmp`).
+fn host_tmp(tag: &str) -> PathBuf {
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let t = PathBuf::from("/tmp").join(format!("wicket-esc-{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&t);
+    std::fs::create_dir_all(&t).unwrap();
+    t
+}
+
+/// `TMPDIR` re-pointed at the home through a renamed parent: the first run renames the
+/// parent and leaves a link; the next run must not get the home as its temp folder.
+#[test]
+fn tmpdir_repointed_through_a_renamed_parent_does_not_open_the_home() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let t = host_tmp("repoint");
+        let tmpdir = t.join("a/home");
+        std::fs::create_dir_all(&tmpdir).unwrap();
+        let repoint = format!(
+            "os.rename({a:?}, {a:?} + '-old')\nos.symlink({d:?}, {a:?})",
+            a = t.join("a").to_string_lossy(),
+            d = w.dir.to_string_lossy()
+        );
+        let stage1 = w.script("repoint", &repoint);
+        let stage2 = w.script("via_tmpdir", "open(os.environ['TMPDIR'] + '/.bashrc', 'a').write('evil')");
+        let env = [("TMPDIR", tmpdir.as_path())];
+        let first = w.wicket_env(backend, &env, &["python3", stage1.to_str().unwrap()]);
+        let second = w.wicket_env(backend, &env, &["python3", stage2.to_str().unwrap()]);
+        let bashrc = std::fs::read_to_string(w.home.join(".bashrc")).unwrap_or_default();
+        assert!(
+            !bashrc.contains("evil"),
+            "{backend}: the home was written through TMPDIR: {} / {} {}",
+            verdict(&first),
+            verdict(&second),
+            String::from_utf8_lossy(&second.stderr)
+        );
+        // Control: outside the sandbox both steps work and the home is written.
+        let _ = std::fs::remove_file(t.join("a"));
+        let _ = std::fs::remove_dir_all(t.join("a-old"));
+        std::fs::create_dir_all(&tmpdir).unwrap();
+        let direct =
+            |s: &Path| Command::new("python3").arg(s).env("HOME", &w.home).env("TMPDIR", &tmpdir).output().unwrap();
+        assert_eq!(verdict(&direct(&stage1)), "ESCAPED");
+        assert_eq!(verdict(&direct(&stage2)), "ESCAPED");
+        assert!(std::fs::read_to_string(w.home.join(".bashrc")).unwrap().contains("evil"), "control");
+        let _ = std::fs::remove_dir_all(&t);
+    }
+}
+
+/// `TMPDIR` that is a link to the home: the run is refused with a clear error.
+#[test]
+fn tmpdir_linked_to_the_home_is_refused() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let t = host_tmp("link");
+        std::os::unix::fs::symlink(&w.home, t.join("lnk")).unwrap();
+        let script = w.script("via_tmpdir", "open(os.environ['TMPDIR'] + '/.bashrc', 'a').write('evil')");
+        let out = w.wicket_env(backend, &[("TMPDIR", &t.join("lnk"))], &["python3", script.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(126), "{backend}: {} {err}", verdict(&out));
+        assert!(err.contains("TMPDIR") && err.contains("home folder"), "{backend}: {err}");
+        assert!(!w.home.join(".bashrc").exists());
+        let control = Command::new("python3").arg(&script).env("TMPDIR", t.join("lnk")).output().unwrap();
+        assert_eq!(verdict(&control), "ESCAPED");
+        let _ = std::fs::remove_dir_all(&t);
+    }
+}
+
+/// Under bubblewrap, `/tmp` is private to the run: nothing written there reaches the host.
+#[test]
+fn the_temp_folder_is_private_to_the_run() {
+    let w = World::new();
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let f = PathBuf::from(format!("/tmp/wicket-esc-private-{}-{n}", std::process::id()));
+    let code = format!("open({:?}, 'w').write('x')", f.to_string_lossy());
+    let script = w.script("private_tmp", &code);
+    let out = w.wicket("bwrap", None, &["python3", script.to_str().unwrap()]);
+    assert_eq!(verdict(&out), "ESCAPED", "writing /tmp works inside: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(!f.exists(), "a file written to /tmp in the sandbox reached the host");
+    assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
+    assert!(f.exists(), "control");
+    let _ = std::fs::remove_file(&f);
+}
+
+/// `sandbox.writePaths` naming the home (or a secret) is refused, not bound.
+#[test]
+fn a_write_path_that_opens_the_home_or_a_secret_is_refused() {
+    for (entry, needle) in [("~", "home folder"), ("~/.ssh", "secret"), ("~/.ssh/keys", "secret")] {
+        for backend in ["bwrap", "landlock"] {
+            let w = World::new();
+            std::fs::create_dir_all(w.home.join(".ssh/keys")).unwrap();
+            let home = w.dir.join("wicket-home");
+            std::fs::create_dir_all(&home).unwrap();
+            let settings = format!(r#"{{"sandbox": {{"writePaths": [{entry:?}]}}}}"#);
+            std::fs::write(home.join("settings.json"), settings).unwrap();
+            let script = w.script("write_home", "open(HOME + '/.bashrc', 'a').write('evil')");
+            let out = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(126), "{entry} {backend}: {} {err}", verdict(&out));
+            assert!(err.contains("writePaths") && err.contains(needle), "{entry} {backend}: {err}");
+            assert!(!w.home.join(".bashrc").exists());
+            assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED", "control");
+        }
+    }
+}
