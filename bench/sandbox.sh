@@ -23,7 +23,7 @@ WICKET_SANDBOX_BACKEND=landlock "$bin" run -- true 2>/dev/null
 # made here as wicket makes them.
 mkdir -p .wicket .vscode .claude .cursor .gemini .codex && touch .mcp.json
 bare="bwrap $(WICKET_PRINT_BWRAP=1 "$bin" run -- true 2>&1 >/dev/null | sed -n 's/^wicket: bwrap //p' \
-  | sed -e 's/--add-seccomp-fd [0-9]*//g') true"
+  | sed -E -e 's/--add-seccomp-fd [0-9]+//g' -e 's/--bind-fd [0-9]+ ([^ ]+)/--bind \1 \1/g') true"
 
 srt=""
 if command -v srt >/dev/null 2>&1; then

@@ -13,7 +13,17 @@ use wicket_policy::exec::ExecPolicy;
 /// The bwrap arguments (without the program and the command after `--`). `mask` is a socket
 /// file bound over each file of `policy.denied`: opening a socket file fails (ENXIO) for every
 /// user, root included, so a denied file cannot be read or written, not even as empty.
-pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::Path>) -> Vec<OsString> {
+///
+/// `pinned` maps writable paths (and git folders) to descriptors opened on them: those are bound
+/// with `--bind-fd`, so the source is the folder that was checked, not whatever the path leads
+/// to when bwrap mounts it.
+pub fn args(
+    policy: &ExecPolicy,
+    seccomp_fds: &[i32],
+    pinned: &[(PathBuf, i32)],
+    mask: Option<&std::path::Path>,
+) -> Vec<OsString> {
+    let fd_of = |p: &PathBuf| pinned.iter().find(|(q, _)| q == p).map(|(_, fd)| fd.to_string());
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
         for i in items {
@@ -33,6 +43,8 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
             // A fresh temp folder per run: nothing there is shared with the host or other
             // runs, so no later run can be steered through it.
             push(&[&"--tmpfs", w]);
+        } else if let Some(fd) = fd_of(w) {
+            push(&[&"--bind-fd", &fd, w]);
         } else {
             push(&[&"--bind", w, w]);
         }
@@ -48,7 +60,10 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
             continue;
         }
         if writable {
-            push(&[&"--bind", p, p]);
+            match fd_of(p) {
+                Some(fd) => push(&[&"--bind-fd", &fd, p]),
+                None => push(&[&"--bind", p, p]),
+            }
         } else {
             push(&[&"--ro-bind", p, p]);
         }

@@ -314,7 +314,16 @@ impl Sandbox {
                 if policy.denied.iter().any(|d| std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir())) {
                     guards.mask = Some(Mask::make()?);
                 }
-                let bwrap_args = crate::bwrap::args(policy, &fds, guards.mask.as_ref().map(|m| m.socket.as_path()));
+                // Each writable path is handed to bwrap as a descriptor opened now and checked
+                // against the policy's real path: a link swapped in between cannot move it.
+                let mut pinned = Vec::new();
+                for w in policy.writable.iter().filter(|w| !policy.private_temp.contains(w)).chain(&policy.git_dirs) {
+                    let fd = pin(w)?;
+                    pinned.push((w.clone(), raw(&fd)));
+                    guards.fds.push(fd);
+                }
+                let bwrap_args =
+                    crate::bwrap::args(policy, &fds, &pinned, guards.mask.as_ref().map(|m| m.socket.as_path()));
                 // For benchmarks and bug reports: the exact bwrap command line.
                 if std::env::var_os("WICKET_PRINT_BWRAP").is_some() {
                     let shown: Vec<String> = bwrap_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -506,6 +515,26 @@ pub fn run_on_host(policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) ->
 fn raw(fd: &std::os::fd::OwnedFd) -> i32 {
     use std::os::fd::AsRawFd;
     fd.as_raw_fd()
+}
+
+/// Open `path` without following a final link, check that the descriptor names exactly
+/// `path` (no link on the way moved it), and make it inheritable for bwrap's `--bind-fd`
+/// (bwrap closes it once bound, so the command never holds it).
+#[cfg(target_os = "linux")]
+fn pin(path: &Path) -> Result<std::os::fd::OwnedFd, SandboxError> {
+    use rustix::fs::{Mode, OFlags};
+    let err = |e: std::io::Error| SandboxError::Placeholder { path: path.to_path_buf(), source: e };
+    let fd = rustix::fs::open(path, OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
+        .map_err(|e| err(e.into()))?;
+    let named = rustix::fs::readlink(format!("/proc/self/fd/{}", raw(&fd)), Vec::new()).map_err(|e| err(e.into()))?;
+    if named.as_bytes() != path.as_os_str().as_encoded_bytes() {
+        return Err(err(std::io::Error::other(format!(
+            "it now leads to {} (a link changed while the sandbox was built)",
+            String::from_utf8_lossy(named.as_bytes())
+        ))));
+    }
+    rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::empty()).map_err(|e| err(e.into()))?;
+    Ok(fd)
 }
 
 /// A pipe holding the filter bytes, its read end inheritable (bwrap reads it to the end).
