@@ -215,18 +215,50 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
             return 1;
         }
         let Ok(live) = open(&live_path) else { return 1 };
+        if !try_flock(&live, &live_path).unwrap_or(false) {
+            continue;
+        }
+        clean(&dir.join("made"));
+        drop(live);
+        drop(lock);
+        // Stay a little for the next run (an agent's tool calls come seconds apart), so it
+        // need not start a keeper of its own; leave once nobody came.
+        if linger(&live_path) {
+            continue;
+        }
+        let Ok(lock) = open(&lock_path) else { return 1 };
+        if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
+            return 1;
+        }
+        let Ok(live) = open(&live_path) else { return 1 };
         if try_flock(&live, &live_path).unwrap_or(false) {
             clean(&dir.join("made"));
             return 0;
         }
-        drop(live);
-        drop(lock);
     }
+}
+
+/// How long an idle keeper waits for the next run.
+const LINGER: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Wait up to [`LINGER`] for a run to start: true when one did.
+fn linger(live_path: &Path) -> bool {
+    let step = std::time::Duration::from_millis(100);
+    let mut waited = std::time::Duration::ZERO;
+    while waited < LINGER {
+        std::thread::sleep(step);
+        waited += step;
+        let Ok(live) = open(live_path) else { return false };
+        if !try_flock(&live, live_path).unwrap_or(true) {
+            return true;
+        }
+    }
+    false
 }
 
 fn start_keeper(exe: &Path, dir: &Path) -> Result<(), SandboxError> {
     let mut c = std::process::Command::new(exe);
-    c.arg(crate::KEEPER_ARG).arg(dir);
+    c.arg(crate::KEEPER_ARG).arg(dir).current_dir("/");
     c.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
     #[cfg(unix)]
     {
