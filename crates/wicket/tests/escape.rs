@@ -791,3 +791,50 @@ fn a_write_path_that_opens_the_home_or_a_secret_is_refused() {
         }
     }
 }
+
+/// Everyday work keeps working in the sandbox (both backends): a Python venv, `npm ci` of a
+/// package with no dependencies, and (where cargo is on PATH) an offline `cargo build` of a
+/// tiny crate, in a git project with none of the protected paths present.
+#[test]
+fn everyday_tools_work_inside_the_sandbox() {
+    let real_home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let rustup = std::env::var_os("RUSTUP_HOME").map(PathBuf::from).unwrap_or_else(|| real_home.join(".rustup"));
+    let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|| real_home.join(".cargo"));
+    let has_cargo = Command::new("cargo").arg("--version").output().is_ok_and(|o| o.status.success());
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let home = w.dir.join("wicket-home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join("settings.json"), r#"{"env": {"allow": ["RUSTUP_HOME", "CARGO_HOME"]}}"#).unwrap();
+        std::fs::create_dir_all(w.root.join("crate/src")).unwrap();
+        std::fs::write(
+            w.root.join("crate/Cargo.toml"),
+            "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        )
+        .unwrap();
+        std::fs::write(w.root.join("crate/src/main.rs"), "fn main() { println!(\"tiny ok\"); }\n").unwrap();
+        std::fs::create_dir_all(w.root.join("js")).unwrap();
+        std::fs::write(
+            w.root.join("js/package-lock.json"),
+            r#"{"name":"tiny","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"tiny","version":"1.0.0"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(w.root.join("js/package.json"), r#"{"name":"tiny","version":"1.0.0"}"#).unwrap();
+        let mut script = String::from(
+            "set -e\npython3 -m venv .venv && .venv/bin/python -c 'print(\"venv ok\")'\n(cd js && npm ci --offline --no-audit --no-fund >/dev/null 2>&1 && echo npm ok)\n",
+        );
+        if has_cargo {
+            script.push_str("(cd crate && cargo build -q --offline && ./target/debug/tiny)\n");
+        } else {
+            eprintln!("cargo is not on PATH here: the cargo part is not run");
+        }
+        let env = [("RUSTUP_HOME", rustup.as_path()), ("CARGO_HOME", cargo_home.as_path())];
+        let out = w.wicket_env(backend, &env, &["sh", "-c", &script]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(text.contains("venv ok") && text.contains("npm ok"), "{backend}: {text} {err}");
+        if has_cargo {
+            assert!(text.contains("tiny ok"), "{backend}: {text} {err}");
+        }
+    }
+}
