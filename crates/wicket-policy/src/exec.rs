@@ -309,7 +309,7 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
     let mut git_dirs = Vec::new();
     if i.mode != Mode::Plan {
         let mut g = crate::gitdirs::GitView::default();
-        crate::gitdirs::protect(&root, home, &mut g);
+        crate::gitdirs::protect(&root, home, &writable, &mut g);
         for (p, dir) in g.read_only {
             if !read_only.iter().any(|(q, _)| *q == p) {
                 read_only.push((p, dir));

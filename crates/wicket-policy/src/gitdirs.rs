@@ -101,14 +101,15 @@ impl GitView {
     }
 }
 
-/// Fill `view` for the project at `root` (a real path).
-pub fn protect(root: &Path, home: Option<&Path>, view: &mut GitView) {
+/// Fill `view` for the project at `root` (a real path); `writable` are the paths the command
+/// may write (a missing config include there gets a placeholder too).
+pub fn protect(root: &Path, home: Option<&Path>, writable: &[PathBuf], view: &mut GitView) {
     let dot_git = root.join(".git");
     let Ok(meta) = std::fs::symlink_metadata(&dot_git) else {
         // No repository: an empty `.git` folder for the run, which git skips as not a
         // repository, so none can be made that the host would honour.
         view.placeholder(dot_git, true);
-        config_scopes(home, None, view);
+        config_scopes(home, None, writable, view);
         return;
     };
     let mut configs = Vec::new();
@@ -122,10 +123,8 @@ pub fn protect(root: &Path, home: Option<&Path>, view: &mut GitView) {
             }
         }
     } else if let Ok(real) = std::fs::canonicalize(&dot_git) {
-        if meta.file_type().is_symlink() {
-            // The link itself could be replaced; its target is protected like a `.git` folder.
-            view.ro(dot_git.clone(), real.is_dir());
-        }
+        // A `.git` link: its target is protected like a `.git` folder (a mount cannot cover
+        // the link itself, see the known limits in docs/sandbox.md).
         if real.is_dir() {
             git_dir(&real, view, 0, &mut configs);
             if let Some(common) = common_dir(&real) {
@@ -133,7 +132,7 @@ pub fn protect(root: &Path, home: Option<&Path>, view: &mut GitView) {
             }
         }
     }
-    config_scopes(home, Some(&configs), view);
+    config_scopes(home, Some(&configs), writable, view);
 }
 
 /// The rule for one git folder: bound on itself, everything but data read-only, submodule and
@@ -221,8 +220,9 @@ fn common_dir(g: &Path) -> Option<PathBuf> {
 /// followed through `include.path` and `includeIf.*.path`: an included file that exists is
 /// read-only; a missing one gets an empty placeholder (git skips a missing include, so
 /// otherwise a command could create it). Only files that could be written matter; the rest of
-/// the disk is read-only anyway, so placeholders are made only inside git folders.
-fn config_scopes(home: Option<&Path>, repo: Option<&[PathBuf]>, view: &mut GitView) {
+/// the disk is read-only anyway, so placeholders are made only inside git folders and
+/// writable paths.
+fn config_scopes(home: Option<&Path>, repo: Option<&[PathBuf]>, writable: &[PathBuf], view: &mut GitView) {
     let mut queue: Vec<(PathBuf, usize)> = Vec::new();
     queue.push((PathBuf::from("/etc/gitconfig"), 0));
     if let Some(h) = home {
@@ -250,7 +250,8 @@ fn config_scopes(home: Option<&Path>, repo: Option<&[PathBuf]>, view: &mut GitVi
                 None => base.join(&inc),
             };
             let p = crate::paths::normalize(&p);
-            let inside_git = view.git_dirs.iter().any(|g| p.starts_with(g));
+            let inside_git =
+                view.git_dirs.iter().any(|g| p.starts_with(g)) || writable.iter().any(|w| p.starts_with(w));
             if std::fs::symlink_metadata(&p).is_ok() {
                 view.ro(p.clone(), p.is_dir());
                 queue.push((p, depth + 1));
@@ -338,7 +339,7 @@ mod tests {
             std::fs::write(g.join(f), t).expect("write");
         }
         let mut v = GitView::default();
-        protect(&root, None, &mut v);
+        protect(&root, None, &[], &mut v);
         let ro = |p: &str| v.read_only.iter().any(|(q, _)| *q == g.join(p));
         for p in ["config", "hooks", "mystery", "modules", "modules/sub/config", "info", "extra.inc", "commondir"] {
             if p == "commondir" {
@@ -369,7 +370,7 @@ mod tests {
         std::fs::create_dir_all(&root).expect("mkdir");
         std::fs::write(root.join(".git"), format!("gitdir: {}\n", wt.display())).expect("write");
         let mut v = GitView::default();
-        protect(&root, None, &mut v);
+        protect(&root, None, &[], &mut v);
         assert!(v.git_dirs.contains(&wt) && v.git_dirs.contains(&main), "{v:?}");
         assert!(v.read_only.contains(&(root.join(".git"), false)));
         assert!(v.read_only.contains(&(wt.join("commondir"), false)));
@@ -378,7 +379,7 @@ mod tests {
         let bare = base.join("plain");
         std::fs::create_dir_all(&bare).expect("mkdir");
         let mut v = GitView::default();
-        protect(&bare, None, &mut v);
+        protect(&bare, None, &[], &mut v);
         assert_eq!(v.placeholders, vec![bare.join(".git")]);
     }
 }

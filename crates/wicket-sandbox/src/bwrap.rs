@@ -56,7 +56,8 @@ pub fn args(
     layered.extend(policy.read_only.iter().map(|(p, _)| (p, false)));
     layered.sort_by_key(|(p, _)| p.components().count());
     for (p, writable) in layered {
-        if std::fs::symlink_metadata(p).is_err() {
+        // A dangling link or a missing path has nothing to bind (and bwrap would fail).
+        if !p.exists() {
             continue;
         }
         if writable {

@@ -190,6 +190,7 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
 pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
     let [dir] = args else { return 2 };
     let dir = Path::new(dir);
+    close_inherited();
     let keeper_path = dir.join("keeper");
     let Ok(keeper) = open(&keeper_path) else { return 1 };
     if flock(&keeper, Lock::Exclusive, &keeper_path).is_err() {
@@ -254,6 +255,28 @@ fn linger(live_path: &Path) -> bool {
         }
     }
     false
+}
+
+/// Close every descriptor but stdio that came across exec: a keeper lives on after the run,
+/// and a copy of another run's pipe or socket end would hide that end's closing from wicket.
+fn close_inherited() {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(entries) = std::fs::read_dir("/proc/self/fd") else { return };
+        let fds: Vec<i32> =
+            entries.flatten().filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok())).collect();
+        for fd in fds.into_iter().filter(|fd| *fd > 2) {
+            // SAFETY: nothing in this fresh process owns these descriptors: they were
+            // inherited across exec (the listing's own one is closed already, and skipped by
+            // the check, so nothing is closed twice).
+            unsafe {
+                let borrowed = std::os::fd::BorrowedFd::borrow_raw(fd);
+                if rustix::io::fcntl_getfd(borrowed).is_ok() {
+                    rustix::io::close(fd);
+                }
+            }
+        }
+    }
 }
 
 fn start_keeper(exe: &Path, dir: &Path) -> Result<(), SandboxError> {
