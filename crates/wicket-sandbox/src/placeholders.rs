@@ -68,6 +68,8 @@ pub struct Lease {
     absent: Vec<PathBuf>,
     /// The project's coordination folder.
     dir: PathBuf,
+    /// What this run may make or watch: the only record entries it acts on.
+    wanted: Vec<(PathBuf, Kind)>,
 }
 
 impl Drop for Lease {
@@ -92,7 +94,7 @@ impl Drop for Lease {
         drop(self.live.take());
         let Ok(live) = open(&live_path) else { return };
         if try_flock(&live, &live_path).unwrap_or(false) {
-            clean(&self.dir.join("made"));
+            clean(&self.dir.join("made"), &self.wanted);
         }
     }
 }
@@ -137,7 +139,7 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
     // killed runs. (With live runs but no keeper, their placeholders stay; a new keeper
     // takes them over.)
     if !keeper_alive && try_flock(&live, &live_path)? {
-        clean(&made_path);
+        clean(&made_path, wanted);
     }
     // Held (or turned from exclusive into shared) until the command has ended.
     flock(&live, Lock::Shared, &live_path)?;
@@ -147,7 +149,7 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
     let needed = wanted.iter().any(|(p, k)| *k == Kind::Absent || std::fs::symlink_metadata(p).is_err());
     drop(keeper);
     if !keeper_alive && needed {
-        start_keeper(exe, dir)?;
+        start_keeper(exe, dir, wanted)?;
     }
     let mut record = read_record(&made_path);
     let mut absent = Vec::new();
@@ -182,7 +184,7 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
         }
     }
     drop(lock);
-    Ok(Lease { live: Some(live), absent, dir: dir.to_path_buf() })
+    Ok(Lease { live: Some(live), absent, dir: dir.to_path_buf(), wanted: wanted.to_vec() })
 }
 
 /// The keeper's body (`wicket __sandbox-keeper DIR`): hold `keeper`, say ready on stdout, wait
@@ -191,6 +193,12 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
     let [dir] = args else { return 2 };
     let dir = Path::new(dir);
     close_inherited();
+    // What the run that started it may make or watch, one record line each, on stdin.
+    let mut text = String::new();
+    if std::io::stdin().read_to_string(&mut text).is_err() {
+        return 1;
+    }
+    let wanted = parse_record(&text);
     let keeper_path = dir.join("keeper");
     let Ok(keeper) = open(&keeper_path) else { return 1 };
     if flock(&keeper, Lock::Exclusive, &keeper_path).is_err() {
@@ -219,7 +227,7 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
         if !try_flock(&live, &live_path).unwrap_or(false) {
             continue;
         }
-        clean(&dir.join("made"));
+        clean(&dir.join("made"), &wanted);
         drop(live);
         drop(lock);
         // Stay a little for the next run (an agent's tool calls come seconds apart), so it
@@ -233,7 +241,7 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
         }
         let Ok(live) = open(&live_path) else { return 1 };
         if try_flock(&live, &live_path).unwrap_or(false) {
-            clean(&dir.join("made"));
+            clean(&dir.join("made"), &wanted);
             return 0;
         }
     }
@@ -279,10 +287,10 @@ fn close_inherited() {
     }
 }
 
-fn start_keeper(exe: &Path, dir: &Path) -> Result<(), SandboxError> {
+fn start_keeper(exe: &Path, dir: &Path, wanted: &[(PathBuf, Kind)]) -> Result<(), SandboxError> {
     let mut c = std::process::Command::new(exe);
     c.arg(crate::KEEPER_ARG).arg(dir).current_dir("/");
-    c.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
+    c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -296,6 +304,13 @@ fn start_keeper(exe: &Path, dir: &Path) -> Result<(), SandboxError> {
         .spawn()
         .map_err(|e| SandboxError::Spawn { what: format!("the placeholder keeper {}", exe.display()), source: e })?;
     crate::runner::spare(child.id());
+    let lines: String = wanted.iter().map(|(p, k)| format!("{} {}\n", k.tag(), hex(p))).collect();
+    let sent = child.stdin.take().map(|mut i| i.write_all(lines.as_bytes()));
+    if !matches!(sent, Some(Ok(()))) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(SandboxError::Unavailable("the placeholder keeper did not start".into()));
+    }
     let mut byte = [0u8; 1];
     let ready = child.stdout.take().map(|mut o| o.read(&mut byte));
     if !matches!(ready, Some(Ok(1))) || byte[0] != b'r' {
@@ -314,9 +329,14 @@ fn start_keeper(exe: &Path, dir: &Path) -> Result<(), SandboxError> {
     Ok(())
 }
 
-/// Remove what the record says wicket made, while it is still that; forget the record.
-fn clean(made: &Path) {
-    for (p, kind) in read_record(made).iter().rev() {
+/// Remove what the record says wicket made, while it is still that; forget the record. Only
+/// entries in `wanted` (what the caller itself would make or watch) are acted on: the record
+/// is trusted no further than that, so a record someone else wrote can at most make wicket
+/// remove an empty placeholder it would have made anyway. The rest stays for a later run.
+fn clean(made: &Path, wanted: &[(PathBuf, Kind)]) {
+    let record = read_record(made);
+    let (ours, others): (Vec<_>, Vec<_>) = record.into_iter().partition(|e| wanted.contains(e));
+    for (p, kind) in ours.iter().rev() {
         match kind {
             Kind::Dir => {
                 let _ = std::fs::remove_dir(p);
@@ -332,6 +352,9 @@ fn clean(made: &Path) {
         }
     }
     let _ = std::fs::remove_file(made);
+    for (p, kind) in others {
+        let _ = append(made, &p, kind);
+    }
 }
 
 /// Remove a path that must not exist; true when there was one.
@@ -345,6 +368,10 @@ fn remove_planted(p: &Path) -> bool {
 
 fn read_record(made: &Path) -> Vec<(PathBuf, Kind)> {
     let Ok(text) = std::fs::read_to_string(made) else { return Vec::new() };
+    parse_record(&text)
+}
+
+fn parse_record(text: &str) -> Vec<(PathBuf, Kind)> {
     text.lines()
         .filter_map(|l| {
             let mut chars = l.chars();
@@ -496,9 +523,21 @@ mod tests {
             append(&made, p, k).expect("append");
         }
         append(&made, &planted, Kind::Absent).expect("append");
-        clean(&made);
+        // An entry nobody here would make (a forged record): left alone, and kept.
+        let foreign = dir.path().join("foreign");
+        std::fs::create_dir(&foreign).expect("mkdir");
+        append(&made, &foreign, Kind::Dir).expect("append");
+        let wanted: Vec<(PathBuf, Kind)> = vec![
+            (empty.clone(), Kind::Dir),
+            (kept.clone(), Kind::Dir),
+            (file.clone(), Kind::File),
+            (written.clone(), Kind::File),
+            (planted.clone(), Kind::Absent),
+        ];
+        clean(&made, &wanted);
         assert!(!empty.exists() && !file.exists() && !planted.exists());
         assert!(kept.join("x").exists() && written.exists(), "what a person put there stays");
-        assert!(!made.exists());
+        assert!(foreign.exists(), "a record entry the caller would not make is not acted on");
+        assert_eq!(read_record(&made), vec![(foreign.clone(), Kind::Dir)]);
     }
 }
