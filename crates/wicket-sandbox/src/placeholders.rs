@@ -309,14 +309,14 @@ fn start_keeper(exe: &Path, dir: &Path, wanted: &[(PathBuf, Kind)]) -> Result<()
     if !matches!(sent, Some(Ok(()))) {
         let _ = child.kill();
         let _ = child.wait();
-        return Err(SandboxError::Unavailable("the placeholder keeper did not start".into()));
+        return Err(not_ready(exe));
     }
     let mut byte = [0u8; 1];
     let ready = child.stdout.take().map(|mut o| o.read(&mut byte));
     if !matches!(ready, Some(Ok(1))) || byte[0] != b'r' {
         let _ = child.kill();
         let _ = child.wait();
-        return Err(SandboxError::Unavailable("the placeholder keeper did not start".into()));
+        return Err(not_ready(exe));
     }
     // Reap it when it ends (wicket may live on: `serve`, `mcp`).
     std::thread::Builder::new()
@@ -327,6 +327,13 @@ fn start_keeper(exe: &Path, dir: &Path, wanted: &[(PathBuf, Kind)]) -> Result<()
         })
         .map_err(|e| SandboxError::Spawn { what: "a thread".into(), source: e })?;
     Ok(())
+}
+
+fn not_ready(exe: &Path) -> SandboxError {
+    SandboxError::Spawn {
+        what: format!("the placeholder keeper {}", exe.display()),
+        source: std::io::Error::other("it ended before it was ready"),
+    }
 }
 
 /// Remove what the record says wicket made, while it is still that; forget the record. Only
