@@ -114,6 +114,20 @@ pub struct ExecPolicy {
     pub read_only: Vec<(PathBuf, bool)>,
     /// Of `read_only`, those that must exist during the run (a placeholder is made if missing).
     pub placeholders: Vec<PathBuf>,
+    /// Paths that must not appear during the run (git would follow them on the host, and an
+    /// empty placeholder would break git): removed after the run if they did.
+    pub must_not_appear: Vec<PathBuf>,
+    /// Git folders (the repository's `.git`, its submodules' and worktrees' folders, the target
+    /// of a `.git` file and its common folder): each is bound on itself, so it cannot be
+    /// renamed or replaced, and writable (objects, refs, index, logs), with everything in it
+    /// that makes git run code or look elsewhere read-only on top (in `read_only`).
+    pub git_dirs: Vec<PathBuf>,
+    /// Wicket's state folder, where concurrent runs of a project share their placeholders.
+    pub state_dir: Option<PathBuf>,
+    /// Of `writable`, the temp folders: under bubblewrap each gets a fresh, private tmpfs for
+    /// the run instead of the host's folder (a temp folder inside the root or another writable
+    /// path is simply part of that one, and not listed).
+    pub private_temp: Vec<PathBuf>,
     /// Paths the command may not read (folders are hidden, files read as empty).
     pub unreadable: Vec<PathBuf>,
     /// Of `unreadable` (and `read_only`), the paths the team policy's `denyPaths` matched on
@@ -157,6 +171,9 @@ pub struct ExecInputs {
     /// Wicket's own state folders (`$WICKET_HOME`, the managed policy folder): unreachable
     /// from the sandbox wherever they are.
     pub wicket_state: Vec<PathBuf>,
+    /// `$WICKET_HOME`, where runs of one project coordinate their placeholders (also in
+    /// `wicket_state`, so the sandbox never reaches it).
+    pub state_dir: Option<PathBuf>,
 }
 
 /// More matches of `denyPaths` on disk than this and the command does not run: the sandbox
@@ -186,6 +203,16 @@ pub enum ExecError {
     TooBig {
         /// Where the search started.
         base: String,
+    },
+    /// A writable path would open up what the sandbox protects.
+    #[error("the sandbox will not let commands write {what} ({path}): it {why}, so the command does not run; point it at a folder of its own")]
+    UnsafeWritable {
+        /// Which setting or folder (`the temp folder (TMPDIR)`, `the package cache ~/.npm` …).
+        what: String,
+        /// Its real path.
+        path: String,
+        /// What it would expose.
+        why: String,
     },
     /// A pattern is malformed.
     #[error("the team policy's deny path {pattern:?} is not a valid pattern: {why}")]
@@ -221,23 +248,51 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
     if i.mode != Mode::Plan {
         push_unique(&mut writable, root.clone());
     }
-    for t in [std::env::temp_dir(), PathBuf::from("/tmp"), PathBuf::from("/var/tmp")] {
+    // Each writable path is resolved here, once, to its real path, checked, and bound by that
+    // path: a link re-pointed later (a renamed parent, a link to the home) changes nothing.
+    let mut candidates: Vec<(String, PathBuf)> = Vec::new();
+    let mut temps = Vec::new();
+    for (what, t) in [
+        ("the temp folder (TMPDIR)", std::env::temp_dir()),
+        ("the temp folder /tmp", PathBuf::from("/tmp")),
+        ("the temp folder /var/tmp", PathBuf::from("/var/tmp")),
+    ] {
         if let Some(r) = real(&t) {
-            push_unique(&mut writable, r);
+            temps.push(r.clone());
+            candidates.push((what.to_string(), r));
         }
     }
     if let Some(h) = home {
         for c in HOME_CACHES {
             if let Some(r) = real(&h.join(c)) {
-                push_unique(&mut writable, r);
+                candidates.push((format!("the package cache ~/{c}"), r));
             }
         }
     }
     for p in &i.write_paths {
         if let Some(r) = place(p, &root, home).and_then(|p| real(&p)) {
-            push_unique(&mut writable, r);
+            candidates.push((format!("the sandbox.writePaths entry {p:?}"), r));
         }
     }
+    let guarded = Guarded::new(home, i.state_dir.as_deref());
+    // `/tmp` and `/var/tmp` themselves are the system's shared, sticky temp folders (a private
+    // tmpfs under bubblewrap); anything else, `TMPDIR` elsewhere included, gets the checks.
+    let usual: Vec<PathBuf> = ["/tmp", "/var/tmp"].iter().filter_map(|t| real(Path::new(t))).collect();
+    for (what, r) in candidates {
+        if usual.contains(&r) {
+            push_unique(&mut writable, r);
+            continue;
+        }
+        if let Err(why) = guarded.check(&r) {
+            return Err(ExecError::UnsafeWritable { what, path: r.display().to_string(), why });
+        }
+        push_unique(&mut writable, r);
+    }
+    let private_temp: Vec<PathBuf> = temps
+        .iter()
+        .filter(|t| !writable.iter().any(|w| w != *t && !temps.contains(w) && t.starts_with(w)))
+        .cloned()
+        .collect();
     let mut read_only = Vec::new();
     let mut placeholders = Vec::new();
     if i.mode == Mode::Plan {
@@ -250,12 +305,29 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         if rel.starts_with(".git/") && !root.join(".git").is_dir() {
             continue;
         }
-        if p.exists() || ROOT_PLACEHOLDERS.contains(rel) {
-            if !p.exists() {
-                placeholders.push(p.clone());
-            }
+        if ROOT_PLACEHOLDERS.contains(rel) {
+            // Every run shares the placeholder, made by whichever run finds it missing.
+            placeholders.push(p.clone());
+            read_only.push((p, *dir));
+        } else if p.exists() {
             read_only.push((p, *dir));
         }
+    }
+    let mut must_not_appear = Vec::new();
+    let mut git_dirs = Vec::new();
+    if i.mode != Mode::Plan {
+        let mut g = crate::gitdirs::GitView::default();
+        crate::gitdirs::protect(&root, home, &writable, &mut g);
+        for (p, dir) in g.read_only {
+            if !read_only.iter().any(|(q, _)| *q == p) {
+                read_only.push((p, dir));
+            }
+        }
+        for p in g.placeholders {
+            push_unique(&mut placeholders, p);
+        }
+        must_not_appear = g.must_not_appear;
+        git_dirs = g.git_dirs;
     }
     let mut unreadable = Vec::new();
     if let Some(h) = home {
@@ -302,6 +374,10 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         writable,
         read_only,
         placeholders,
+        must_not_appear,
+        git_dirs,
+        state_dir: i.state_dir.clone(),
+        private_temp,
         unreadable,
         denied,
         network: false,
@@ -330,6 +406,55 @@ fn state_masks(state: &Path, root: &Path) -> Vec<PathBuf> {
         dir = next;
     }
     out
+}
+
+/// What no writable path may be, hold, or lie inside (real paths).
+struct Guarded {
+    home: Option<PathBuf>,
+    secrets: Vec<PathBuf>,
+    state: Option<PathBuf>,
+}
+
+impl Guarded {
+    fn new(home: Option<&Path>, state: Option<&Path>) -> Guarded {
+        let mut secrets = Vec::new();
+        if let Some(h) = home {
+            for s in HOME_SECRETS {
+                let p = h.join(s);
+                // The link and its target both: a secret folder may be a link (dotfiles).
+                if let Some(r) = real(&p) {
+                    push_unique(&mut secrets, r);
+                }
+                push_unique(&mut secrets, crate::paths::normalize(&p));
+            }
+        }
+        let home = home.map(|h| real(h).unwrap_or_else(|| crate::paths::normalize(h)));
+        let state = state.map(|s| real(s).unwrap_or_else(|| crate::paths::normalize(s)));
+        Guarded { home, secrets, state }
+    }
+
+    /// Why `p` may not be writable, if it may not.
+    fn check(&self, p: &Path) -> Result<(), String> {
+        if p == Path::new("/") {
+            return Err("is the whole disk".into());
+        }
+        if let Some(h) = &self.home {
+            if h.starts_with(p) {
+                return Err(format!("is or holds the home folder {}", h.display()));
+            }
+        }
+        for s in &self.secrets {
+            if s.starts_with(p) || p.starts_with(s) {
+                return Err(format!("is, holds or lies inside the secret {}", s.display()));
+            }
+        }
+        if let Some(st) = &self.state {
+            if p.starts_with(st) {
+                return Err(format!("lies inside wicket's own state {}", st.display()));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One `denyPaths` pattern, compiled for the disk search.

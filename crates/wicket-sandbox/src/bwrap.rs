@@ -13,7 +13,17 @@ use wicket_policy::exec::ExecPolicy;
 /// The bwrap arguments (without the program and the command after `--`). `mask` is a socket
 /// file bound over each file of `policy.denied`: opening a socket file fails (ENXIO) for every
 /// user, root included, so a denied file cannot be read or written, not even as empty.
-pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::Path>) -> Vec<OsString> {
+///
+/// `pinned` maps writable paths (and git folders) to descriptors opened on them: those are bound
+/// with `--bind-fd`, so the source is the folder that was checked, not whatever the path leads
+/// to when bwrap mounts it.
+pub fn args(
+    policy: &ExecPolicy,
+    seccomp_fds: &[i32],
+    pinned: &[(PathBuf, i32)],
+    mask: Option<&std::path::Path>,
+) -> Vec<OsString> {
+    let fd_of = |p: &PathBuf| pinned.iter().find(|(q, _)| q == p).map(|(_, fd)| fd.to_string());
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
         for i in items {
@@ -29,7 +39,15 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
     let mut writable: Vec<&PathBuf> = policy.writable.iter().collect();
     writable.sort_by_key(|p| p.components().count());
     for w in writable {
-        push(&[&"--bind", w, w]);
+        if policy.private_temp.contains(w) {
+            // A fresh temp folder per run: nothing there is shared with the host or other
+            // runs, so no later run can be steered through it.
+            push(&[&"--tmpfs", w]);
+        } else if let Some(fd) = fd_of(w) {
+            push(&[&"--bind-fd", &fd, w]);
+        } else {
+            push(&[&"--bind", w, w]);
+        }
     }
     // Wicket's own state is pinned: every folder between a writable path and the state becomes
     // a mount point (bound onto itself, still writable), and a mount point cannot be renamed
@@ -38,8 +56,23 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
     for a in pins(policy) {
         push(&[&"--bind", &a, &a]);
     }
-    for (p, _) in &policy.read_only {
-        if p.exists() {
+    // Git folders (bound on themselves: a mount point cannot be renamed or replaced) and the
+    // read-only holes, shallow before deep, so `.git/modules` (read-only) comes before
+    // `.git/modules/sub` (a writable git folder) and that before `.git/modules/sub/config`.
+    let mut layered: Vec<(&PathBuf, bool)> = policy.git_dirs.iter().map(|g| (g, true)).collect();
+    layered.extend(policy.read_only.iter().map(|(p, _)| (p, false)));
+    layered.sort_by_key(|(p, _)| p.components().count());
+    for (p, writable) in layered {
+        // A dangling link or a missing path has nothing to bind (and bwrap would fail).
+        if !p.exists() {
+            continue;
+        }
+        if writable {
+            match fd_of(p) {
+                Some(fd) => push(&[&"--bind-fd", &fd, p]),
+                None => push(&[&"--bind", p, p]),
+            }
+        } else {
             push(&[&"--ro-bind", p, p]);
         }
     }

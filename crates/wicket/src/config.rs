@@ -460,6 +460,7 @@ pub fn exec_inputs(
         mode,
         timeout,
         deny_paths: loaded.team.deny_paths.clone(),
+        state_dir: wicket_home().ok(),
         ..wicket_policy::exec::ExecInputs::default()
     };
     inputs.wicket_state = wicket_state();

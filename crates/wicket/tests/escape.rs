@@ -754,3 +754,496 @@ fn no_daemon_outlives_the_run_or_a_killed_wicket() {
         let _ = std::fs::remove_file(&marker);
     }
 }
+
+// ---- Git metadata: the host's next `git` must not follow anything a sandboxed command made ----
+
+/// A git redirection: `setup` runs on the host first (shell, in the root), `attack` is Python
+/// run inside the sandbox (and again outside as the control); afterwards the host's own git,
+/// run in `check_in` (relative to the root), must not see `evil.marker`. Each attack writes the
+/// marker where git would read it through the redirection named.
+struct GitAttack {
+    name: &'static str,
+    setup: &'static str,
+    attack: &'static str,
+    check_in: &'static str,
+    /// Blocked by the Landlock fallback too (it has no read-only holes inside the root).
+    fallback_blocks: bool,
+}
+
+/// A fake git folder at `P` whose config carries the marker (Python helper, in every attack).
+const FAKE_GIT: &str = "def fake(p, extra=''):\n    for d in ('objects', 'refs'):\n        os.makedirs(p + '/' + d, exist_ok=True)\n    open(p + '/HEAD', 'w').write('ref: refs/heads/main\\n')\n    open(p + '/config', 'w').write('[core]\\n\\trepositoryformatversion = 0\\n[evil]\\n\\tmarker = yes\\n' + extra)\n";
+
+const GIT_ATTACKS: &[GitAttack] = &[
+    GitAttack {
+        name: "commondir",
+        setup: "",
+        attack: "fake(ROOT + '/evil')\nopen(ROOT + '/.git/commondir', 'w').write(ROOT + '/evil\\n')",
+        check_in: ".",
+        fallback_blocks: true,
+    },
+    GitAttack {
+        name: "config_worktree",
+        setup: "git config core.repositoryformatversion 1 && git config extensions.worktreeConfig true",
+        attack: "open(ROOT + '/.git/config.worktree', 'w').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "include_inside_git",
+        setup: "git config include.path extra.inc",
+        attack: "open(ROOT + '/.git/extra.inc', 'w').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "include_if_inside_git",
+        setup: "git config includeIf.onbranch:main.path ../.git/inc/on-main",
+        attack: "os.makedirs(ROOT + '/.git/inc', exist_ok=True)\nopen(ROOT + '/.git/inc/on-main', 'w').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "new_submodule_gitdir",
+        setup: "",
+        attack: "fake(ROOT + '/.git/modules/sub')\nos.makedirs(ROOT + '/sub', exist_ok=True)\nopen(ROOT + '/sub/.git', 'w').write('gitdir: ../.git/modules/sub\\n')",
+        check_in: "sub",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "existing_submodule_config",
+        setup: "mkdir -p .git/modules/m/objects .git/modules/m/refs m && printf 'ref: refs/heads/main\\n' > .git/modules/m/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n' > .git/modules/m/config && printf 'gitdir: ../.git/modules/m\\n' > m/.git",
+        attack: "open(ROOT + '/.git/modules/m/config', 'a').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: "m",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "worktree_admin_commondir",
+        setup: "mkdir -p .git/worktrees/w/refs && printf 'ref: refs/heads/main\\n' > .git/worktrees/w/HEAD && printf '../..\\n' > .git/worktrees/w/commondir && mkdir -p w && printf \"gitdir: $PWD/.git/worktrees/w\\n\" > w/.git",
+        attack: "fake(ROOT + '/evil')\nopen(ROOT + '/.git/worktrees/w/commondir', 'w').write(ROOT + '/evil\\n')",
+        check_in: "w",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "rename_and_replace_git",
+        setup: "",
+        attack: "os.rename(ROOT + '/.git', ROOT + '/.git-old')\nfake(ROOT + '/.git')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "remove_and_replace_git",
+        setup: "",
+        attack: "shutil.rmtree(ROOT + '/.git')\nfake(ROOT + '/.git')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+];
+
+/// A fresh world whose root is a real git repository (hooks and info removed, so nothing of the
+/// protected set exists), with `setup` applied.
+fn git_world(setup: &str) -> World {
+    let w = World::new();
+    let _ = std::fs::remove_dir_all(w.root.join(".git"));
+    let _ = std::fs::remove_dir_all(w.root.join(".vscode"));
+    let _ = std::fs::remove_dir_all(w.root.join(".wicket"));
+    host_sh(&w, "git init -q -b main . && rm -rf .git/hooks .git/info");
+    if !setup.is_empty() {
+        host_sh(&w, setup);
+    }
+    w
+}
+
+fn host_git_env(w: &World, c: &mut Command) {
+    c.env("HOME", &w.home).env("GIT_CEILING_DIRECTORIES", &w.dir).env_remove("GIT_DIR").env_remove("GIT_WORK_TREE");
+}
+
+fn host_sh(w: &World, script: &str) {
+    let mut c = Command::new("sh");
+    c.args(["-c", script]).current_dir(&w.root);
+    host_git_env(w, &mut c);
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// What the host's git sees for `evil.marker` in `dir`.
+fn host_marker(w: &World, dir: &str) -> String {
+    if !w.root.join(dir).is_dir() {
+        return String::new();
+    }
+    let mut c = Command::new("git");
+    c.args(["config", "--get", "evil.marker"]).current_dir(w.root.join(dir));
+    host_git_env(w, &mut c);
+    String::from_utf8_lossy(&c.output().unwrap().stdout).trim().to_string()
+}
+
+fn run_git_attacks(backend: &str) {
+    let mut failures = Vec::new();
+    for a in GIT_ATTACKS {
+        let w = git_world(a.setup);
+        let code = format!("{FAKE_GIT}{}", a.attack);
+        let script = w.script(a.name, &code);
+        let args = ["python3", script.to_str().unwrap()];
+        let inside = w.wicket(backend, None, &args);
+        let seen = host_marker(&w, a.check_in);
+        if (backend == "bwrap" || a.fallback_blocks) && seen == "yes" {
+            failures.push(format!(
+                "{backend}: {}: the host's git follows what the sandbox made ({}; stderr: {})",
+                a.name,
+                verdict(&inside),
+                String::from_utf8_lossy(&inside.stderr).trim()
+            ));
+        }
+        // The control, in a fresh world: the same attack outside the sandbox works.
+        let w = git_world(a.setup);
+        let script = w.script(a.name, &code);
+        let control = verdict(&w.direct(&["python3", script.to_str().unwrap()]));
+        let seen = host_marker(&w, a.check_in);
+        if control != "ESCAPED" || seen != "yes" {
+            failures.push(format!("control for {}: {control}, host git sees {seen:?}", a.name));
+        }
+    }
+    assert!(failures.is_empty(), "{} git escape(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn git_redirections_are_blocked_by_bwrap() {
+    run_git_attacks("bwrap");
+}
+
+#[test]
+fn git_redirections_are_blocked_by_the_landlock_fallback_where_it_can() {
+    run_git_attacks("landlock");
+}
+
+/// A project without `.git` cannot gain one that the host's git honours.
+#[test]
+fn a_new_git_in_a_project_without_one_is_not_honoured() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let _ = std::fs::remove_dir_all(w.root.join(".git"));
+        let code = format!("{FAKE_GIT}fake(ROOT + '/.git')");
+        let script = w.script("new_git", &code);
+        let inside = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
+        let seen = host_marker(&w, ".");
+        if backend == "bwrap" {
+            assert_ne!(seen, "yes", "{backend}: {} {}", verdict(&inside), String::from_utf8_lossy(&inside.stderr));
+            assert!(!w.root.join(".git").exists(), "{backend}: the empty .git placeholder is gone after the run");
+        }
+        let _ = std::fs::remove_dir_all(w.root.join(".git"));
+        assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
+        assert_eq!(host_marker(&w, "."), "yes", "control: a .git made outside the sandbox is honoured");
+    }
+}
+
+/// A linked worktree (the root's `.git` is a file): the file cannot be re-pointed, the common
+/// folder's config cannot be written, and commits still work.
+#[test]
+fn a_git_file_is_protected_and_commits_still_work() {
+    let w = World::new();
+    let main = w.dir.join("mainrepo");
+    std::fs::create_dir_all(&main).unwrap();
+    let _ = std::fs::remove_dir_all(&w.root);
+    let sh = |dir: &Path, s: &str| {
+        let mut c = Command::new("sh");
+        c.args(["-c", s]).current_dir(dir);
+        host_git_env(&w, &mut c);
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{s}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    sh(&main, "git init -q -b main . && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m init");
+    sh(&main, &format!("git worktree add -q -b wt {}", w.root.display()));
+    let code = format!(
+        "{FAKE_GIT}fake(ROOT + '/../evilgit')\nopen(ROOT + '/.git', 'w').write('gitdir: ' + ROOT + '/../evilgit\\n')"
+    );
+    let repoint = w.script("repoint", &code);
+    let common =
+        format!("open({:?}, 'a').write('[evil]\\n\\tmarker = yes\\n')", main.join(".git/config").to_string_lossy());
+    let common = w.script("common_config", &common);
+    let commit = "echo hi > f.txt && git add f.txt && git -c user.name=a -c user.email=a@b commit -q -m in-sandbox && git log --oneline | wc -l";
+    let out = w.wicket("bwrap", None, &["python3", repoint.to_str().unwrap()]);
+    assert_ne!(host_marker(&w, "."), "yes", "re-pointed .git file: {}", verdict(&out));
+    let out = w.wicket("bwrap", None, &["python3", common.to_str().unwrap()]);
+    assert_ne!(host_marker(&w, "."), "yes", "common folder config: {}", verdict(&out));
+    let out = w.wicket("bwrap", None, &["sh", "-c", commit]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "2", "{}", String::from_utf8_lossy(&out.stderr));
+    // Controls.
+    assert_eq!(verdict(&w.direct(&["python3", common.to_str().unwrap()])), "ESCAPED");
+    assert_eq!(host_marker(&w, "."), "yes");
+    assert_eq!(verdict(&w.direct(&["python3", repoint.to_str().unwrap()])), "ESCAPED");
+}
+
+/// Everyday git keeps working inside the sandbox: add, commit, stash, branch.
+#[test]
+fn everyday_git_works_inside_the_sandbox() {
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let script =
+            "set -e; export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+echo one > a.txt; git add a.txt; git commit -q -m one
+git branch feature; echo two >> a.txt; git stash -q; git stash list | wc -l; git switch -q feature
+echo three > b.txt; git add b.txt; git commit -q -m three; git log --oneline --all | wc -l; echo done";
+        let out = w.wicket(backend, None, &["sh", "-c", script]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.trim_end().ends_with("done"), "{backend}: {text} {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+// ---- Parallel runs share the placeholders; none fails, none leaves anything behind ----
+
+/// Every path below `dir` (links not followed), sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        // A folder may go while it is listed (a placeholder being removed).
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            out.push(e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// 8 concurrent `wicket run`s x 50 rounds in one git project with none of the protected paths
+/// present: every run succeeds and the project is as before.
+#[test]
+fn parallel_runs_in_one_project_all_succeed_and_leave_nothing() {
+    let w = git_world("");
+    let before = listing(&w.root);
+    assert!(!before.iter().any(|p| p == ".mcp.json" || p == ".wicket" || p == ".git/hooks"));
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let (w, failures) = (&w, &failures);
+            s.spawn(move || {
+                for round in 0..50 {
+                    let out =
+                        w.wicket("bwrap", None, &["sh", "-c", "test -d .git/hooks && test -f .mcp.json && echo ok"]);
+                    if !out.status.success() || verdict(&out) != "ok" {
+                        failures.lock().unwrap().push(format!(
+                            "thread {t} round {round}: {:?} {} {}",
+                            out.status.code(),
+                            verdict(&out),
+                            String::from_utf8_lossy(&out.stderr).trim()
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{} of 400 runs failed:\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(listing(&w.root), before, "the project changed");
+}
+
+/// A `kill -9` of wicket mid-run leaves no placeholder behind: the keeper removes them.
+#[test]
+fn a_killed_run_leaves_no_placeholder() {
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let before = listing(&w.root);
+        let mut c = Command::new(wicket_bin());
+        c.args(["run", "--root"]).arg(&w.root).args(["--", "sleep", "30"]);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = c.spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !w.root.join(".mcp.json").exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(w.root.join(".mcp.json").exists(), "{backend}: the run made its placeholders");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while listing(&w.root) != before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let after = listing(&w.root);
+        let extra: Vec<&String> = after.iter().filter(|p| !before.contains(p)).collect();
+        let gone: Vec<&String> = before.iter().filter(|p| !after.contains(p)).collect();
+        assert!(
+            extra.is_empty() && gone.is_empty(),
+            "{backend}: after wicket was killed: extra {extra:?}, gone {gone:?}"
+        );
+    }
+}
+
+// ---- Writable paths: resolved once, checked, temp folders private per run ----
+
+impl World {
+    fn wicket_env(&self, backend: &str, env: &[(&str, &Path)], args: &[&str]) -> Output {
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&self.root).arg("--").args(args);
+        c.env("HOME", &self.home)
+            .env("WICKET_HOME", self.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&self.root)
+            .stdin(Stdio::null());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+}
+
+/// A host temp folder for one test (the attack needs the real, shared `/tmp`).
+fn host_tmp(tag: &str) -> PathBuf {
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let t = PathBuf::from("/tmp").join(format!("wicket-esc-{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&t);
+    std::fs::create_dir_all(&t).unwrap();
+    t
+}
+
+/// `TMPDIR` re-pointed at the home through a renamed parent: the first run renames the
+/// parent and leaves a link; the next run must not get the home as its temp folder.
+#[test]
+fn tmpdir_repointed_through_a_renamed_parent_does_not_open_the_home() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let t = host_tmp("repoint");
+        let tmpdir = t.join("a/home");
+        std::fs::create_dir_all(&tmpdir).unwrap();
+        let repoint = format!(
+            "os.rename({a:?}, {a:?} + '-old')\nos.symlink({d:?}, {a:?})",
+            a = t.join("a").to_string_lossy(),
+            d = w.dir.to_string_lossy()
+        );
+        let stage1 = w.script("repoint", &repoint);
+        let stage2 = w.script("via_tmpdir", "open(os.environ['TMPDIR'] + '/.bashrc', 'a').write('evil')");
+        let env = [("TMPDIR", tmpdir.as_path())];
+        let first = w.wicket_env(backend, &env, &["python3", stage1.to_str().unwrap()]);
+        let second = w.wicket_env(backend, &env, &["python3", stage2.to_str().unwrap()]);
+        let bashrc = std::fs::read_to_string(w.home.join(".bashrc")).unwrap_or_default();
+        assert!(
+            !bashrc.contains("evil"),
+            "{backend}: the home was written through TMPDIR: {} / {} {}",
+            verdict(&first),
+            verdict(&second),
+            String::from_utf8_lossy(&second.stderr)
+        );
+        // Control: outside the sandbox both steps work and the home is written.
+        let _ = std::fs::remove_file(t.join("a"));
+        let _ = std::fs::remove_dir_all(t.join("a-old"));
+        std::fs::create_dir_all(&tmpdir).unwrap();
+        let direct =
+            |s: &Path| Command::new("python3").arg(s).env("HOME", &w.home).env("TMPDIR", &tmpdir).output().unwrap();
+        assert_eq!(verdict(&direct(&stage1)), "ESCAPED");
+        assert_eq!(verdict(&direct(&stage2)), "ESCAPED");
+        assert!(std::fs::read_to_string(w.home.join(".bashrc")).unwrap().contains("evil"), "control");
+        let _ = std::fs::remove_dir_all(&t);
+    }
+}
+
+/// `TMPDIR` that is a link to the home: the run is refused with a clear error.
+#[test]
+fn tmpdir_linked_to_the_home_is_refused() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let t = host_tmp("link");
+        std::os::unix::fs::symlink(&w.home, t.join("lnk")).unwrap();
+        let script = w.script("via_tmpdir", "open(os.environ['TMPDIR'] + '/.bashrc', 'a').write('evil')");
+        let out = w.wicket_env(backend, &[("TMPDIR", &t.join("lnk"))], &["python3", script.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(126), "{backend}: {} {err}", verdict(&out));
+        assert!(err.contains("TMPDIR") && err.contains("home folder"), "{backend}: {err}");
+        assert!(!w.home.join(".bashrc").exists());
+        let control = Command::new("python3").arg(&script).env("TMPDIR", t.join("lnk")).output().unwrap();
+        assert_eq!(verdict(&control), "ESCAPED");
+        let _ = std::fs::remove_dir_all(&t);
+    }
+}
+
+/// Under bubblewrap, `/tmp` is private to the run: nothing written there reaches the host.
+#[test]
+fn the_temp_folder_is_private_to_the_run() {
+    let w = World::new();
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let f = PathBuf::from(format!("/tmp/wicket-esc-private-{}-{n}", std::process::id()));
+    let code = format!("open({:?}, 'w').write('x')", f.to_string_lossy());
+    let script = w.script("private_tmp", &code);
+    let out = w.wicket("bwrap", None, &["python3", script.to_str().unwrap()]);
+    assert_eq!(verdict(&out), "ESCAPED", "writing /tmp works inside: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(!f.exists(), "a file written to /tmp in the sandbox reached the host");
+    assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
+    assert!(f.exists(), "control");
+    let _ = std::fs::remove_file(&f);
+}
+
+/// `sandbox.writePaths` naming the home (or a secret) is refused, not bound.
+#[test]
+fn a_write_path_that_opens_the_home_or_a_secret_is_refused() {
+    for (entry, needle) in [("~", "home folder"), ("~/.ssh", "secret"), ("~/.ssh/keys", "secret")] {
+        for backend in ["bwrap", "landlock"] {
+            let w = World::new();
+            std::fs::create_dir_all(w.home.join(".ssh/keys")).unwrap();
+            let home = w.dir.join("wicket-home");
+            std::fs::create_dir_all(&home).unwrap();
+            let settings = format!(r#"{{"sandbox": {{"writePaths": [{entry:?}]}}}}"#);
+            std::fs::write(home.join("settings.json"), settings).unwrap();
+            let script = w.script("write_home", "open(HOME + '/.bashrc', 'a').write('evil')");
+            let out = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(126), "{entry} {backend}: {} {err}", verdict(&out));
+            assert!(err.contains("writePaths") && err.contains(needle), "{entry} {backend}: {err}");
+            assert!(!w.home.join(".bashrc").exists());
+            assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED", "control");
+        }
+    }
+}
+
+/// Everyday work keeps working in the sandbox (both backends): a Python venv, `npm ci` of a
+/// package with no dependencies, and (where cargo is on PATH) an offline `cargo build` of a
+/// tiny crate, in a git project with none of the protected paths present.
+#[test]
+fn everyday_tools_work_inside_the_sandbox() {
+    let real_home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let rustup = std::env::var_os("RUSTUP_HOME").map(PathBuf::from).unwrap_or_else(|| real_home.join(".rustup"));
+    let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|| real_home.join(".cargo"));
+    let has_cargo = Command::new("cargo").arg("--version").output().is_ok_and(|o| o.status.success());
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let home = w.dir.join("wicket-home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join("settings.json"), r#"{"env": {"allow": ["RUSTUP_HOME", "CARGO_HOME"]}}"#).unwrap();
+        std::fs::create_dir_all(w.root.join("crate/src")).unwrap();
+        std::fs::write(
+            w.root.join("crate/Cargo.toml"),
+            "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        )
+        .unwrap();
+        std::fs::write(w.root.join("crate/src/main.rs"), "fn main() { println!(\"tiny ok\"); }\n").unwrap();
+        std::fs::create_dir_all(w.root.join("js")).unwrap();
+        std::fs::write(
+            w.root.join("js/package-lock.json"),
+            r#"{"name":"tiny","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"tiny","version":"1.0.0"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(w.root.join("js/package.json"), r#"{"name":"tiny","version":"1.0.0"}"#).unwrap();
+        let mut script = String::from(
+            "set -e\npython3 -m venv .venv && .venv/bin/python -c 'print(\"venv ok\")'\n(cd js && npm ci --offline --no-audit --no-fund >/dev/null 2>&1 && echo npm ok)\n",
+        );
+        if has_cargo {
+            script.push_str("(cd crate && cargo build -q --offline && ./target/debug/tiny)\n");
+        } else {
+            eprintln!("cargo is not on PATH here: the cargo part is not run");
+        }
+        let env = [("RUSTUP_HOME", rustup.as_path()), ("CARGO_HOME", cargo_home.as_path())];
+        let out = w.wicket_env(backend, &env, &["sh", "-c", &script]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(text.contains("venv ok") && text.contains("npm ok"), "{backend}: {text} {err}");
+        if has_cargo {
+            assert!(text.contains("tiny ok"), "{backend}: {text} {err}");
+        }
+    }
+}
