@@ -271,6 +271,14 @@ impl Builder {
             }
             let values: Vec<&str> = argv.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
             deny_texts.extend(crate::flags::git_deny_forms(&values));
+            // A program with an option table: its options in normal form for deny rules, and
+            // the files its options read for the sensitive-path check (`curl -d@.env`).
+            if let Some((program, table)) = values.first().and_then(|p| Some((*p, crate::options::program(p)?))) {
+                let parsed = table.parse(&values[1..]);
+                let base = program.rsplit('/').next().unwrap_or(program);
+                deny_texts.push(parsed.normal_form(base));
+                self.args.extend(parsed.reads().into_iter().map(|r| (r, false)));
+            }
             deny_texts.push(text);
         }
         // Strings run by `bash -c`, `eval` …: their redirections and arguments count too.

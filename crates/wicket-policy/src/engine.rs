@@ -842,7 +842,7 @@ impl Policy {
                     let tools = scrutiny_tools(tool, "bash");
                     'parts: for part in &view.parts {
                         for text in &part.deny_texts {
-                            if let Some(r) = tools.iter().find_map(|t| self.deny.match_command(t, text)) {
+                            if let Some(r) = tools.iter().find_map(|t| self.deny.match_command_any_spelling(t, text)) {
                                 hit = Some((r, text.clone()));
                                 break 'parts;
                             }
@@ -851,7 +851,7 @@ impl Policy {
                     if hit.is_none() {
                         hit = tools
                             .iter()
-                            .find_map(|t| self.deny.match_command(t, view.command.trim()))
+                            .find_map(|t| self.deny.match_command_any_spelling(t, view.command.trim()))
                             .map(|r| (r, view.command.clone()));
                     }
                     if hit.is_none() {
@@ -934,7 +934,7 @@ impl Policy {
                     view.parts
                         .iter()
                         .flat_map(|p| p.deny_texts.iter())
-                        .find_map(|t| tools.iter().find_map(|tl| self.ask.match_command(tl, t)))
+                        .find_map(|t| tools.iter().find_map(|tl| self.ask.match_command_any_spelling(tl, t)))
                 }
                 Fact::Path { rp, from_command: false, .. } => rp.views().find_map(|v| self.ask.first_path(tool, v)),
                 Fact::Url { host, .. } => {

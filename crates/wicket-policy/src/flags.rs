@@ -115,6 +115,9 @@ fn short(word: &str, flag: &str) -> bool {
 pub fn risky_flags(words: &[&str]) -> Vec<String> {
     let Some(program) = words.first() else { return Vec::new() };
     let args = &words[1..];
+    if let Some(table) = crate::options::program(program) {
+        return table_risky(table, args);
+    }
     let mut out: Vec<String> = Vec::new();
     let mut flag = |f: &str| {
         if !out.iter().any(|o| o == f) {
@@ -343,6 +346,53 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
             }
         }
         _ => {}
+    }
+    out
+}
+
+/// Files a redirection or option may name that are not files on disk.
+pub(crate) fn is_device(path: &str) -> bool {
+    matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero")
+        || path.starts_with("/dev/fd/")
+}
+
+/// The risky flags of a program that has an option table: every option that runs code or
+/// writes files (by the name it was given, prefixes completed: `--expr` is `--expression`),
+/// every script that runs commands, and every option the table does not know, as written.
+fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<String> {
+    use crate::options::Effect;
+    let parsed = table.parse(args);
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |f: &str| {
+        if !out.iter().any(|o| o == f) {
+            out.push(f.to_string());
+        }
+    };
+    let mut scripts: Vec<&str> = Vec::new();
+    for f in &parsed.found {
+        match f.opt.effect {
+            Effect::Exec | Effect::ScriptFile => push(f.name),
+            // Writing to /dev/null is the usual way to check a URL.
+            Effect::Write if f.value.as_deref().is_some_and(is_device) => {}
+            Effect::Write => push(f.name),
+            Effect::Script => scripts.push(f.value.as_deref().unwrap_or("")),
+            Effect::Plain | Effect::Dest | Effect::Read | Effect::ReadAt => {}
+        }
+    }
+    // sed's script is the first operand when no `-e`/`-f` gives one.
+    let script_given = parsed.found.iter().any(|f| matches!(f.opt.effect, Effect::Script | Effect::ScriptFile));
+    if table.names.contains(&"sed") && !script_given {
+        if let Some(first) = parsed.operands.first() {
+            scripts.push(first);
+        }
+    }
+    for s in scripts {
+        if sed_script_runs(s) {
+            push(s);
+        }
+    }
+    for u in &parsed.unknown {
+        push(u);
     }
     out
 }
@@ -609,6 +659,10 @@ pub fn git_deny_forms(words: &[&str]) -> Vec<String> {
 pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
     let Some(Some(program)) = words.first() else { return Vec::new() };
     let args = &words[1..];
+    let statics: Option<Vec<&str>> = args.iter().copied().collect();
+    if let (Some(table), Some(statics)) = (crate::options::program(program), statics) {
+        return table_writes(table, &statics);
+    }
     let operands = || {
         let mut out = Vec::new();
         let mut end_of_options = false;
@@ -657,6 +711,30 @@ pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The files a program with an option table writes: option values (`-o F`, `-tDIR`,
+/// `--output-doc=F`) and the operands its job writes (`rm F`, the last operand of `cp`, the
+/// files of `sed -i`).
+fn table_writes(table: &'static crate::options::Program, args: &[&str]) -> Vec<Option<String>> {
+    use crate::options::Effect;
+    let parsed = table.parse(args);
+    let mut out: Vec<Option<String>> = parsed.writes().into_iter().map(Some).collect();
+    let ops = &parsed.operands;
+    match table.names[0] {
+        "rm" => out.extend(ops.iter().cloned().map(Some)),
+        "cp" | "mv" if out.is_empty() && ops.len() >= 2 => out.extend(ops.last().cloned().map(Some)),
+        "sed" => {
+            let in_place = parsed.found.iter().any(|f| f.opt.effect == Effect::Write);
+            let script_given = parsed.found.iter().any(|f| matches!(f.opt.effect, Effect::Script | Effect::ScriptFile));
+            out.clear();
+            if in_place {
+                out.extend(ops.iter().skip(usize::from(!script_given)).cloned().map(Some));
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// The values of the given options (`-o F`, `-oF`, `--output=F`, `--output F`).

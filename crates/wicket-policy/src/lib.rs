@@ -23,6 +23,7 @@ pub mod flags;
 pub mod host;
 pub mod lists;
 pub mod mode;
+pub mod options;
 pub mod paths;
 pub mod rules;
 pub mod session;

@@ -104,12 +104,110 @@ pub struct CommandPattern {
     leading_star: bool,
     trailing_star: bool,
     bare_prefix: Option<String>,
+    spelling: Option<Spelling>,
+}
+
+/// A command pattern whose program has an option table, read as options: what a deny rule
+/// matches against every spelling of the same options (`rm -rf*` against `rm --rec --for x`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Spelling {
+    program: &'static crate::options::Program,
+    /// The options the pattern names, each with its value pattern when it takes one.
+    required: Vec<(&'static crate::options::Opt, Option<String>)>,
+    /// The operands' pattern; `None` when the pattern has no `*` at all (the command must then
+    /// have exactly these options and no operands).
+    rest: Option<Box<CommandPattern>>,
+}
+
+impl Spelling {
+    /// `program -opts… [rest]`: the leading option words of a pattern, read with the program's
+    /// grammar. `None` when the pattern names no option, or one the table does not know.
+    fn new(p: &str) -> Option<Spelling> {
+        let mut words = p.split(' ');
+        let program = crate::options::program(words.next()?)?;
+        let words: Vec<&str> = words.collect();
+        let mut opts: Vec<&str> = Vec::new();
+        let mut rest: Option<String> = None;
+        for (i, w) in words.iter().enumerate() {
+            let tail = words[i + 1..].join(" ");
+            if w.starts_with('-') && *w != "-" && *w != "--" {
+                match w.strip_suffix('*') {
+                    // `-rf*`: these options, then anything (more letters of the cluster too).
+                    Some(o) if !o.contains('*') && o.len() > 1 => {
+                        opts.push(o);
+                        rest = Some(format!("*{}{tail}", if tail.is_empty() { "" } else { " " }));
+                        break;
+                    }
+                    None => opts.push(w),
+                    Some(_) => return None,
+                }
+            } else {
+                rest = Some(words[i..].join(" "));
+                break;
+            }
+        }
+        if opts.is_empty() {
+            return None;
+        }
+        let parsed = program.parse(&opts);
+        if !parsed.unknown.is_empty() || !parsed.operands.is_empty() {
+            return None;
+        }
+        let required = parsed.found.iter().map(|f| (f.opt, f.value.clone())).collect();
+        let rest = match rest {
+            Some(r) => Some(Box::new(CommandPattern::new(&r))),
+            None if p.contains('*') => return None,
+            None => None,
+        };
+        Some(Spelling { program, required, rest })
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        let words: Vec<&str> = text.split(' ').collect();
+        let Some(first) = words.first() else { return false };
+        if !crate::options::program(first).is_some_and(|p| std::ptr::eq(p, self.program)) {
+            return false;
+        }
+        let parsed = self.program.parse(&words[1..]);
+        let has = |(opt, value): &(&'static crate::options::Opt, Option<String>)| {
+            parsed.found.iter().any(|f| {
+                std::ptr::eq(f.opt, *opt)
+                    && match value {
+                        None => true,
+                        Some(v) => f.value.as_deref().is_some_and(|fv| CommandPattern::new(v).matches(fv)),
+                    }
+            })
+        };
+        if !self.required.iter().all(has) {
+            return false;
+        }
+        match &self.rest {
+            Some(rest) => rest.matches(&parsed.operands.join(" ")),
+            None => {
+                parsed.operands.is_empty()
+                    && parsed.unknown.is_empty()
+                    && parsed.found.iter().all(|f| self.required.iter().any(|(o, _)| std::ptr::eq(f.opt, *o)))
+            }
+        }
+    }
 }
 
 impl CommandPattern {
     /// Compile a pattern; whitespace runs are folded to one space, as commands are rendered.
+    ///
+    /// The program name is a whole word: a `*` glued to the end of a plain first word
+    /// (`cp*`) means "then any arguments" (`cp *`), so `bash(cp*)` covers `cp a b` and never
+    /// `cpio` or `cpan`. Stars inside the first word (`a*b`) still match within it.
     pub fn new(pattern: &str) -> CommandPattern {
-        let folded = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut folded = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
+        let end = folded.find(' ').unwrap_or(folded.len());
+        let first = &folded[..end];
+        if let Some(name) = first.strip_suffix('*') {
+            if !name.is_empty() && !name.contains('*') && !name.ends_with(':') {
+                folded = format!("{name} *{}", &folded[end..]);
+            }
+        }
+        let spelling = Spelling::new(&folded);
         let mut p = folded.as_str();
         let mut bare_prefix = None;
         if let Some(prefix) = p.strip_suffix(":*") {
@@ -122,6 +220,7 @@ impl CommandPattern {
                 trailing_star: true,
                 segments: with_space_suffix(segments),
                 bare_prefix,
+                spelling,
             };
         }
         if let Some(prefix) = p.strip_suffix(" *") {
@@ -132,7 +231,15 @@ impl CommandPattern {
             trailing_star: p.ends_with('*'),
             segments: split_stars(p),
             bare_prefix,
+            spelling,
         }
+    }
+
+    /// Does the text match, read as written or (for a program with an option table) with its
+    /// options in any spelling the program accepts? For deny and ask rules only: an allow rule
+    /// matches the command as written.
+    pub fn matches_any_spelling(&self, text: &str) -> bool {
+        self.matches(text) || self.spelling.as_ref().is_some_and(|s| s.matches(text))
     }
 
     /// The first word of the pattern, if the pattern starts with a whole literal word.
@@ -501,8 +608,18 @@ impl RuleSet {
         self.match_command_where(tool, text, |_| true)
     }
 
+    /// The first rule matching a command part in any spelling of its options (deny and ask
+    /// rules: `rm -rf*` matches `rm --recursive --force x`).
+    pub fn match_command_any_spelling(&self, tool: &str, text: &str) -> Option<&Rule> {
+        self.find_command(tool, text, |_| true, true)
+    }
+
     /// The first rule matching a command part that also passes `accept`.
     pub fn match_command_where(&self, tool: &str, text: &str, accept: impl Fn(&Rule) -> bool) -> Option<&Rule> {
+        self.find_command(tool, text, accept, false)
+    }
+
+    fn find_command(&self, tool: &str, text: &str, accept: impl Fn(&Rule) -> bool, spellings: bool) -> Option<&Rule> {
         let first = text.split(' ').next().unwrap_or("");
         let mut best: Option<usize> = None;
         for g in self.groups(tool) {
@@ -516,7 +633,8 @@ impl RuleSet {
                 if best.is_some_and(|b| b < i) {
                     continue;
                 }
-                if self.commands[i].as_ref().is_some_and(|c| c.matches(text)) && accept(&self.rules[i]) {
+                let hit = |c: &CommandPattern| if spellings { c.matches_any_spelling(text) } else { c.matches(text) };
+                if self.commands[i].as_ref().is_some_and(hit) && accept(&self.rules[i]) {
                     best = Some(i);
                 }
             }
