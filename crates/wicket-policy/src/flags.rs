@@ -95,9 +95,35 @@ fn base(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
 }
 
-/// `--name` or `--name=value`.
+/// `--name` or `--name=value`, or an abbreviation of `--name` (`--upload-pa`): git's
+/// parse-options, npm's nopt, pip's optparse and GNU getopt_long (tar) all accept a unique
+/// prefix. Any prefix of two letters or more counts: one that is not unique is an error to the
+/// program, so flagging it costs nothing.
 fn long(word: &str, name: &str) -> bool {
-    word == name || word.strip_prefix(name).is_some_and(|r| r.starts_with('='))
+    if word == name || word.strip_prefix(name).is_some_and(|r| r.starts_with('=')) {
+        return true;
+    }
+    let given = word.split_once('=').map_or(word, |(n, _)| n);
+    name.starts_with("--")
+        && given.starts_with("--")
+        && given.len() >= 4
+        && name.starts_with(given)
+        && !WHOLE_OPTIONS.contains(&given)
+}
+
+/// Options that are whole names of their own although they are prefixes of a listed risky
+/// option (an exact name wins over an abbreviation): `git diff --text`, `npm --ca`.
+const WHOLE_OPTIONS: &[&str] = &["--text", "--ca"];
+
+#[cfg(test)]
+#[test]
+fn long_options_by_prefix() {
+    assert!(long("--upload-pa=sh", "--upload-pack"));
+    assert!(long("--upload-pack", "--upload-pack"));
+    assert!(long("--script-sh", "--script-shell"));
+    assert!(!long("--text", "--textconv"));
+    assert!(!long("--upload-packs", "--upload-pack"));
+    assert!(!long("-u", "--upload-pack"));
 }
 
 /// A short-option cluster (`-ni`) that holds the letter.
@@ -167,8 +193,8 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
                         flag(name);
                     }
                 }
-                if *w == "-I" || *w == "-F" {
-                    flag(w);
+                if short(w, "-I") || short(w, "-F") {
+                    flag(&w[..2]);
                 }
             }
         }
@@ -293,8 +319,8 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
                         flag(name);
                     }
                 }
-                if matches!(*w, "-i" | "-f") {
-                    flag(w);
+                if short(w, "-i") || short(w, "-f") {
+                    flag(&w[..2]);
                 }
             }
         }
