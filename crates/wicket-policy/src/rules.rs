@@ -276,6 +276,40 @@ impl CommandPattern {
     }
 }
 
+/// What in a command rule's pattern could surprise its author (for `wicket policy lint`):
+/// empty when nothing does.
+pub fn command_pattern_warnings(pattern: &str) -> Vec<String> {
+    let folded = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
+    let first = folded.split(' ').next().unwrap_or("");
+    let mut out = Vec::new();
+    if folded == "*" {
+        return out;
+    }
+    if first.starts_with('*') {
+        out.push(format!("`{pattern}` starts with `*`: it matches any program whose command line ends this way"));
+    } else if let Some(name) = first.strip_suffix('*').filter(|n| !n.contains('*') && !n.ends_with(':')) {
+        out.push(format!(
+            "`{first}` matches the program `{name}` only, with any arguments (not `{name}io` or `{name}an`); \
+             write `{name} *` to say so, and add a rule for each other program you mean"
+        ));
+    } else if first.contains('*') {
+        out.push(format!("`{first}` has a `*` inside the program name: it matches every program of that shape"));
+    }
+    if let Some(table) = crate::options::program(first.trim_end_matches('*')) {
+        let words: Vec<&str> = folded
+            .split(' ')
+            .skip(1)
+            .map(|w| w.trim_end_matches('*'))
+            .filter(|w| w.len() > 1 && w.starts_with('-') && !w.contains('*'))
+            .collect();
+        let unknown = table.parse(&words).unknown;
+        if !unknown.is_empty() {
+            out.push(format!("`{}` does not know the option(s) {}", table.names[0], unknown.join(", ")));
+        }
+    }
+    out
+}
+
 fn split_stars(p: &str) -> Vec<String> {
     p.split('*').filter(|s| !s.is_empty()).map(String::from).collect()
 }
@@ -709,6 +743,32 @@ mod tests {
             ("ab*ab", "ab", false),
         ];
         for (p, t, want) in cases {
+            assert_eq!(CommandPattern::new(p).matches(t), want, "{p} vs {t}");
+        }
+    }
+
+    #[test]
+    fn pattern_warnings() {
+        assert_eq!(command_pattern_warnings("cp*").len(), 1);
+        assert_eq!(command_pattern_warnings("*install").len(), 1);
+        assert_eq!(command_pattern_warnings("py*n *").len(), 1);
+        assert_eq!(command_pattern_warnings("rm --bogus *").len(), 1);
+        assert!(command_pattern_warnings("cp *").is_empty());
+        assert!(command_pattern_warnings("npm run test:*").is_empty());
+        assert!(command_pattern_warnings("rm -rf*").is_empty());
+        assert!(command_pattern_warnings("*").is_empty());
+    }
+
+    #[test]
+    fn program_names_are_whole_words() {
+        for (p, t, want) in [
+            ("cp*", "cp a b", true),
+            ("cp*", "cp", true),
+            ("cp*", "cpio -i", false),
+            ("cp*", "cpan x", false),
+            ("cp* -r *", "cp -v -r a b", true),
+            ("cp* -r *", "cpp -r a b", false),
+        ] {
             assert_eq!(CommandPattern::new(p).matches(t), want, "{p} vs {t}");
         }
     }
