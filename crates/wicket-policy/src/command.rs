@@ -385,8 +385,17 @@ fn inert_dynamic(cmd: &SimpleCommand) -> bool {
             return true;
         }
         let whole_quoted = w.raw.len() >= 2 && w.raw.starts_with('"') && w.raw.ends_with('"');
-        let message = matches!(prev.value.as_deref(), Some("-m" | "--message"));
-        printer || (whole_quoted && message)
+        let message = match program {
+            "gh" => matches!(
+                prev.value.as_deref(),
+                Some("-m" | "--message" | "-b" | "--body" | "-t" | "--title" | "-n" | "--notes")
+            ),
+            _ => matches!(prev.value.as_deref(), Some("-m" | "--message")),
+        };
+        // `diff <(ls a) <(ls b)`: the word is a `/dev/fd/N` name; what runs inside is a part of
+        // its own that needs its own rule.
+        let process_substitution = (w.raw.starts_with("<(") || w.raw.starts_with(">(")) && w.raw.ends_with(')');
+        printer || process_substitution || (whole_quoted && message)
     })
 }
 

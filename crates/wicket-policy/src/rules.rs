@@ -493,13 +493,19 @@ impl RuleSet {
             // A pattern is compiled for every kind of target it might meet; the target decides
             // which one is used. Host patterns that do not parse simply never match a host.
             let (glob, absolute) = path_glob(pattern, home);
-            let compiled = compile_glob(&glob, opts).map_err(|e| err(format!("bad path glob: {e}")))?;
-            if absolute {
-                b.abs.0.add(compiled);
-                b.abs.1.push(i);
-            } else {
-                b.rel.0.add(compiled);
-                b.rel.1.push(i);
+            match compile_glob(&glob, opts) {
+                Ok(compiled) if absolute => {
+                    b.abs.0.add(compiled);
+                    b.abs.1.push(i);
+                }
+                Ok(compiled) => {
+                    b.rel.0.add(compiled);
+                    b.rel.1.push(i);
+                }
+                // `bash([ -f *)`: a command pattern need not be a path glob; it then never
+                // matches a path. A path rule that can never match is an error.
+                Err(_) if rule.tool == "bash" => {}
+                Err(e) => return Err(err(format!("bad path glob: {e}"))),
             }
             let cp = CommandPattern::new(pattern);
             match cp.first_word() {
@@ -745,6 +751,13 @@ mod tests {
         for (p, t, want) in cases {
             assert_eq!(CommandPattern::new(p).matches(t), want, "{p} vs {t}");
         }
+    }
+
+    #[test]
+    fn a_bash_rule_with_a_bracket_loads() {
+        let set = RuleSet::parse(&["bash([ -f *)", "bash(test [ *)"], None, GlobOptions::default()).unwrap();
+        assert!(set.match_command("bash", "[ -f a.txt ]").is_some());
+        assert!(RuleSet::parse(&["read_file([)"], None, GlobOptions::default()).is_err());
     }
 
     #[test]
