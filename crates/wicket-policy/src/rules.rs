@@ -436,6 +436,9 @@ pub struct RuleSet {
     exact: HashMap<String, ToolRules>,
     /// Tool-name prefixes (rules whose tool ends in `*`) → rules.
     prefixed: Vec<(String, ToolRules)>,
+    /// The file system folds case: `RM -rf x` runs `rm`, so deny rules see the program
+    /// name folded too.
+    fold_programs: bool,
 }
 
 /// What a path looks like to a rule set.
@@ -550,7 +553,7 @@ impl RuleSet {
                 }
             }
         }
-        Ok(RuleSet { rules, commands, exact, prefixed })
+        Ok(RuleSet { rules, commands, exact, prefixed, fold_programs: opts.case_insensitive })
     }
 
     /// Parse and compile rule texts.
@@ -651,7 +654,18 @@ impl RuleSet {
     /// The first rule matching a command part in any spelling of its options (deny and ask
     /// rules: `rm -rf*` matches `rm --recursive --force x`).
     pub fn match_command_any_spelling(&self, tool: &str, text: &str) -> Option<&Rule> {
-        self.find_command(tool, text, |_| true, true)
+        let hit = self.find_command(tool, text, |_| true, true);
+        if hit.is_some() || !self.fold_programs {
+            return hit;
+        }
+        // On a case-insensitive file system `RM`, `Rm` and `/BIN/rm` name the same program.
+        let (program, rest) = text.split_once(' ').map_or((text, ""), |(p, r)| (p, r));
+        let folded = program.to_lowercase();
+        if folded == program {
+            return None;
+        }
+        let text = if rest.is_empty() { folded } else { format!("{folded} {rest}") };
+        self.find_command(tool, &text, |_| true, true)
     }
 
     /// The first rule matching a command part that also passes `accept`.
@@ -758,6 +772,15 @@ mod tests {
         let set = RuleSet::parse(&["bash([ -f *)", "bash(test [ *)"], None, GlobOptions::default()).unwrap();
         assert!(set.match_command("bash", "[ -f a.txt ]").is_some());
         assert!(RuleSet::parse(&["read_file([)"], None, GlobOptions::default()).is_err());
+    }
+
+    #[test]
+    fn program_names_fold_case_for_deny_on_case_insensitive_file_systems() {
+        let folding = RuleSet::parse(&["bash(rm -rf*)"], None, GlobOptions { case_insensitive: true }).unwrap();
+        assert!(folding.match_command_any_spelling("bash", "RM -Rf x").is_some());
+        assert!(folding.match_command_any_spelling("bash", "Rm --rec --for x").is_some());
+        let exact = RuleSet::parse(&["bash(rm -rf*)"], None, GlobOptions::default()).unwrap();
+        assert!(exact.match_command_any_spelling("bash", "RM -Rf x").is_none());
     }
 
     #[test]
