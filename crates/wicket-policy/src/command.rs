@@ -271,6 +271,14 @@ impl Builder {
             }
             let values: Vec<&str> = argv.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
             deny_texts.extend(crate::flags::git_deny_forms(&values));
+            // A program with an option table: its options in normal form for deny rules, and
+            // the files its options read for the sensitive-path check (`curl -d@.env`).
+            if let Some((program, table)) = values.first().and_then(|p| Some((*p, crate::options::program(p)?))) {
+                let parsed = table.parse(&values[1..]);
+                let base = program.rsplit('/').next().unwrap_or(program);
+                deny_texts.push(parsed.normal_form(base));
+                self.args.extend(parsed.reads().into_iter().map(|r| (r, false)));
+            }
             deny_texts.push(text);
         }
         // Strings run by `bash -c`, `eval` …: their redirections and arguments count too.
@@ -377,8 +385,17 @@ fn inert_dynamic(cmd: &SimpleCommand) -> bool {
             return true;
         }
         let whole_quoted = w.raw.len() >= 2 && w.raw.starts_with('"') && w.raw.ends_with('"');
-        let message = matches!(prev.value.as_deref(), Some("-m" | "--message"));
-        printer || (whole_quoted && message)
+        let message = match program {
+            "gh" => matches!(
+                prev.value.as_deref(),
+                Some("-m" | "--message" | "-b" | "--body" | "-t" | "--title" | "-n" | "--notes")
+            ),
+            _ => matches!(prev.value.as_deref(), Some("-m" | "--message")),
+        };
+        // `diff <(ls a) <(ls b)`: the word is a `/dev/fd/N` name; what runs inside is a part of
+        // its own that needs its own rule.
+        let process_substitution = (w.raw.starts_with("<(") || w.raw.starts_with(">(")) && w.raw.ends_with(')');
+        printer || process_substitution || (whole_quoted && message)
     })
 }
 

@@ -679,6 +679,18 @@ impl Policy {
     /// are files with several hard links.
     fn scan_args(&self, view: &CommandView) -> ArgScan {
         let mut scan = ArgScan::default();
+        // Bash's `*` and `?` never match a leading dot unless `dotglob` is on (`shopt -s
+        // dotglob`, or any non-empty `GLOBIGNORE`): a line that may turn it on is read the old,
+        // conservative way.
+        let dotglob = ["shopt", "dotglob", "GLOBIGNORE", "BASHOPTS"].iter().any(|w| view.command.contains(w));
+        // The folder is listed now, so nothing on the same line may create files before the
+        // glob expands (`ln -s .env notes; cat *`): a single command, or only programs that
+        // create no files.
+        let listable = !view.analysis.compound
+            || view.analysis.commands.iter().all(|c| {
+                c.redirects.iter().all(|r| !r.op.writes())
+                    && c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|p| LISTING_SAFE.contains(&p))
+            });
         for (arg, glob) in &view.args {
             // `--file=.env` and `-d @.env` name `.env` too.
             let candidates = std::iter::once(arg.as_str())
@@ -694,7 +706,7 @@ impl Policy {
                 let abs_text = abs.to_string_lossy();
                 let hit = self.lists.sensitive.matching(&abs_text).or_else(|| {
                     if *glob {
-                        return crate::lists::glob_may_be_sensitive(&abs_text);
+                        return self.glob_reaches_secret(&abs_text, dotglob, listable);
                     }
                     match crate::paths::arg_path(&abs) {
                         // `cat notes.txt` where notes.txt is a link to `.env`.
@@ -718,6 +730,57 @@ impl Policy {
             }
         }
         scan
+    }
+
+    /// Could this glob argument expand to a secret? When only its last component is a pattern
+    /// and its folder can be listed, the folder's entries that bash would match are checked
+    /// (by name, and through a link); a pattern that does not start with `.` matches no dot
+    /// file, as in bash without `dotglob`. Otherwise any secret name the pattern could match
+    /// counts (`glob_may_be_sensitive`).
+    fn glob_reaches_secret(&self, abs: &str, dotglob: bool, listable: bool) -> Option<&'static str> {
+        const MAX_ENTRIES: usize = 4096;
+        let any_secret = || crate::lists::glob_may_be_sensitive(abs, true);
+        // Without `dotglob`, a component that does not start with `.` matches no dot file.
+        let fallback = || crate::lists::glob_may_be_sensitive(abs, dotglob);
+        let Some((parent, last)) = abs.rsplit_once('/') else { return any_secret() };
+        if dotglob || last.starts_with('.') {
+            return any_secret();
+        }
+        if !listable || parent.contains(['*', '?', '[']) || !last.contains(['*', '?', '[']) || parent.is_empty() {
+            return fallback();
+        }
+        let Ok(glob) = crate::rules::compile_glob(last, crate::rules::GlobOptions { case_insensitive: true }) else {
+            // bash takes a pattern it cannot read literally.
+            return None;
+        };
+        let m = glob.compile_matcher();
+        let Ok(entries) = std::fs::read_dir(parent) else { return fallback() };
+        for (n, entry) in entries.enumerate() {
+            let Ok(entry) = entry else { return fallback() };
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else { return fallback() };
+            if n >= MAX_ENTRIES {
+                return fallback();
+            }
+            if (name.starts_with('.') && !last.starts_with('.')) || !m.is_match(&name) {
+                continue;
+            }
+            let path = format!("{parent}/{name}");
+            if let Some(hit) = self.lists.sensitive.matching(&path) {
+                return Some(hit);
+            }
+            let is_link = entry.file_type().map(|t| t.is_symlink()).unwrap_or(true);
+            if is_link {
+                match crate::paths::resolve(&self.env, &path) {
+                    Ok(r) => {
+                        if let Some(hit) = self.lists.sensitive.matching(r.real_str()) {
+                            return Some(hit);
+                        }
+                    }
+                    Err(_) => return fallback(),
+                }
+            }
+        }
+        None
     }
 
     fn step2_sensitive(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
@@ -842,7 +905,7 @@ impl Policy {
                     let tools = scrutiny_tools(tool, "bash");
                     'parts: for part in &view.parts {
                         for text in &part.deny_texts {
-                            if let Some(r) = tools.iter().find_map(|t| self.deny.match_command(t, text)) {
+                            if let Some(r) = tools.iter().find_map(|t| self.deny.match_command_any_spelling(t, text)) {
                                 hit = Some((r, text.clone()));
                                 break 'parts;
                             }
@@ -851,7 +914,7 @@ impl Policy {
                     if hit.is_none() {
                         hit = tools
                             .iter()
-                            .find_map(|t| self.deny.match_command(t, view.command.trim()))
+                            .find_map(|t| self.deny.match_command_any_spelling(t, view.command.trim()))
                             .map(|r| (r, view.command.clone()));
                     }
                     if hit.is_none() {
@@ -934,7 +997,7 @@ impl Policy {
                     view.parts
                         .iter()
                         .flat_map(|p| p.deny_texts.iter())
-                        .find_map(|t| tools.iter().find_map(|tl| self.ask.match_command(tl, t)))
+                        .find_map(|t| tools.iter().find_map(|tl| self.ask.match_command_any_spelling(tl, t)))
                 }
                 Fact::Path { rp, from_command: false, .. } => rp.views().find_map(|v| self.ask.first_path(tool, v)),
                 Fact::Url { host, .. } => {
@@ -1365,3 +1428,10 @@ fn git_config_risk(env: &PathEnv) -> Option<String> {
     }
     None
 }
+
+/// Programs that create no files (without redirections): a line made only of them cannot
+/// change a folder between the glob check and bash's expansion.
+const LISTING_SAFE: &[&str] = &[
+    "ls", "du", "grep", "rg", "wc", "head", "tail", "cat", "sort", "uniq", "file", "stat", "echo", "printf", "diff",
+    "cut", "tr",
+];

@@ -24,6 +24,7 @@ pub mod gitdirs;
 pub mod host;
 pub mod lists;
 pub mod mode;
+pub mod options;
 pub mod paths;
 pub mod rules;
 pub mod session;

@@ -169,6 +169,9 @@ pub enum ProblemKind {
     RunsUnseenCode,
     /// A construct the walker does not handle.
     Unsupported,
+    /// An expansion or builtin that evaluates a value as code (`$((v))`, `${v@P}`, `${!v}`,
+    /// `read "$n"`): not inert by the rule in `docs/decisions.md`.
+    EvaluatesValue,
     /// The input is longer than the limit.
     TooLong,
     /// Nesting deeper than the limit.
