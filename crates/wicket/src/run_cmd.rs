@@ -162,8 +162,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(126));
         }
     };
-    if let (Placement::Sandbox(_), Some(n)) = (&placement, masked_notice(&exec)) {
+    if let (Placement::Sandbox(backend), Some(n)) = (&placement, masked_notice(&exec)) {
         eprintln!("wicket: notice: {n}");
+        if !matches!(backend, wicket_sandbox::Backend::Bwrap { .. }) {
+            eprintln!(
+                "wicket: notice: without bubblewrap they are hidden by Landlock: files made anew directly in a folder that holds one (or in one of its parents inside the project) cannot be read or written in this run"
+            );
+        }
     }
     // From here the proxy and its approver record into the same log.
     let audit: SharedRecorder = Arc::new(Mutex::new(audit));
