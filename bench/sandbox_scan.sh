@@ -37,7 +37,6 @@ echo "files: $(find "$big" -type f | wc -l), folders: $(find "$big" -type d | wc
 printf '{"denyPaths":["**/private.txt"]}' > "$WICKET_HOME/policy.json"
 printf '{"permissions":{"allow":["bash(true)"]}}' > "$WICKET_HOME/settings.json"
 "$bin" run --root "$big" -- true   # probe once, so the cached probe is what is measured
-"$bin" run --root "$big" -- sh -c 'cat p1/m2/c3/.env 2>&1 || true; cat p7/m0/private.txt 2>&1 || true'
 
 cmds=("$bin run --root $big -- true" "$bin run --root $empty -- true"
       "$bin run --no-sandbox --root $big -- true" "$bin run --no-sandbox --root $empty -- true")

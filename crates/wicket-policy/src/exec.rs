@@ -139,6 +139,15 @@ pub enum ExecError {
         /// Where the search started.
         base: String,
     },
+    /// The project is too big to look for its secrets before every command.
+    #[error(
+        "the project {base} holds more than {max} files and folders (package folders not counted), too many to look for secrets before each command, so the command does not run; use a smaller folder as the root",
+        max = MAX_SEARCHED
+    )]
+    TooBigProject {
+        /// The root.
+        base: String,
+    },
     /// The project holds too many sensitive files to mask.
     #[error(
         "the project holds more than {max} sensitive files (e.g. {example}), more than the sandbox can mask, so the command does not run; move them out of the project, or name the safe ones in allow rules such as read_file(PATH)",
@@ -165,6 +174,21 @@ pub enum ExecError {
 fn place(p: &str, root: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let expanded = crate::paths::expand_tilde(p, home).ok()?;
     Some(crate::paths::normalize(&if expanded.is_absolute() { expanded } else { root.join(expanded) }))
+}
+
+/// The per-user runtime folder: `$XDG_RUNTIME_DIR`, else `/run/user/UID` when it exists.
+fn runtime_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()).map(PathBuf::from) {
+        return Some(d);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let d = PathBuf::from(format!("/run/user/{}", rustix::process::getuid().as_raw()));
+        if d.is_dir() {
+            return Some(d);
+        }
+    }
+    None
 }
 
 /// The real path of an existing path, else `None`.
@@ -255,7 +279,10 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
     // The secrets of every home ($HOME and the account's own), by real path: a mask on a link
     // (a dotfiles `~/.ssh`) would fail or cover the link only, so the target is masked.
     let secrets = home_secrets();
-    for h in &homes {
+    // The per-user runtime folder holds logins too (`containers/auth.json` of podman, skopeo
+    // and buildah): its fixed-place secrets are masked as a home's are.
+    let runtime = runtime_dir();
+    for h in homes.iter().chain(runtime.iter()) {
         for s in &secrets {
             if let Some(r) = real(&h.join(s)) {
                 push_unique(&mut unreadable, r);
@@ -507,7 +534,12 @@ impl Walk<'_, '_> {
             for e in entries.flatten() {
                 self.searched += 1;
                 if self.searched > MAX_SEARCHED {
-                    return Err(ExecError::TooBig { base: base.display().to_string() });
+                    let base = base.display().to_string();
+                    return Err(if self.secrets.is_some() {
+                        ExecError::TooBigProject { base }
+                    } else {
+                        ExecError::TooBig { base }
+                    });
                 }
                 let ft = e.file_type().ok();
                 let is_dir = ft.is_some_and(|t| t.is_dir());

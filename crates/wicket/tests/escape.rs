@@ -103,6 +103,21 @@ impl World {
         c.output().unwrap()
     }
 
+    /// [`World::wicket`] with more variables in wicket's own environment.
+    fn wicket_with(&self, backend: &str, env: &[(&str, &Path)], args: &[&str]) -> Output {
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&self.root).arg("--").args(args);
+        c.env("HOME", &self.home)
+            .env("WICKET_HOME", self.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&self.root)
+            .stdin(Stdio::null());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+
     fn direct(&self, args: &[&str]) -> Output {
         Command::new(args[0])
             .args(&args[1..])
@@ -407,7 +422,7 @@ fn every_new_credential_class_is_unreadable_inside() {
     for backend in ["bwrap", "landlock"] {
         let w = World::new();
         std::fs::create_dir_all(w.home.join(".cache")).unwrap();
-        let paths: Vec<String> = HOME_CREDENTIALS
+        let mut paths: Vec<String> = HOME_CREDENTIALS
             .iter()
             .map(|rel| {
                 let p = w.home.join(rel);
@@ -415,10 +430,14 @@ fn every_new_credential_class_is_unreadable_inside() {
                 p.to_string_lossy().into_owned()
             })
             .collect();
+        // The per-user runtime folder's container registry login.
+        let runtime = w.dir.join("run-user");
+        write_file(&runtime.join("containers/auth.json"), "secret");
+        paths.push(runtime.join("containers/auth.json").to_string_lossy().into_owned());
         let script = w.script("creds", READ_EACH);
         let list = path_list(&w, "creds", &paths.iter().map(String::as_str).collect::<Vec<_>>());
         let args = ["python3", script.to_str().unwrap(), list.as_str()];
-        let inside = w.wicket(backend, None, &args);
+        let inside = w.wicket_with(backend, &[("XDG_RUNTIME_DIR", &runtime)], &args);
         assert!(verdict(&inside).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&inside.stderr));
         assert_eq!(readable(&inside), Vec::<String>::new(), "{backend}: credentials read inside");
         // Control: every one of them is readable outside.
