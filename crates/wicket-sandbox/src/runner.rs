@@ -279,7 +279,7 @@ impl Sandbox {
                 source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no program"),
             });
         };
-        let placeholders = Placeholders::make(&policy.placeholders, &policy.read_only)?;
+        let placeholders = Placeholders::make(&policy.placeholders)?;
         let shim = ShimPolicy {
             writable: policy.writable.clone(),
             hidden: policy.unreadable.clone(),
@@ -780,17 +780,16 @@ impl Drop for Mask {
 struct Placeholders(Vec<(PathBuf, bool)>);
 
 impl Placeholders {
-    fn make(paths: &[PathBuf], read_only: &[(PathBuf, bool)]) -> Result<Placeholders, SandboxError> {
+    fn make(paths: &[PathBuf]) -> Result<Placeholders, SandboxError> {
         let mut made = Vec::new();
         for p in paths {
             if p.exists() {
                 continue;
             }
-            // The list says folder or file (`.envrc` has no extension and is a file).
-            let dir = match read_only.iter().find(|(r, _)| r == p) {
-                Some((_, d)) => *d,
-                None => p.extension().is_none() || p.ends_with(".git/hooks"),
-            };
+            // Always an empty folder, also for a file's name (`CLAUDE.md`, `.mcp.json`): nothing
+            // can be created at that name while it is there, and git never sees an empty
+            // folder, so a `git add -A` in the sandbox cannot commit a placeholder.
+            let dir = true;
             let res = if dir {
                 std::fs::create_dir(p)
             } else {

@@ -698,6 +698,13 @@ fn project_secrets_are_masked_and_everyday_work_still_runs() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert_eq!(std::fs::read_to_string(&env).unwrap(), "API_TOKEN=hunter2", "the secret is untouched");
+        // The commit holds the work and no placeholder of a protected path.
+        let files = Command::new("git").args(["ls-files"]).current_dir(&w.root).output().unwrap();
+        let files = String::from_utf8_lossy(&files.stdout).to_string();
+        for p in ["AGENTS.md", "CLAUDE.md", "GEMINI.md", ".envrc", ".mcp.json"] {
+            assert!(!files.lines().any(|l| l == p), "{backend}: the placeholder {p} was committed: {files}");
+        }
+        assert!(files.contains("settings.py"), "{files}");
     }
 }
 
