@@ -733,3 +733,30 @@ fn an_allow_rule_naming_a_secret_keeps_it_readable() {
         assert_eq!(readable(&w.wicket(backend, None, &args)), Vec::<String>::new(), "{backend}");
     }
 }
+
+/// Shell prompt caches in `~/.cache` (writable for package managers) that the host's shell
+/// sources or runs: an existing powerlevel10k instant prompt cannot be rewritten, a missing
+/// gitstatus folder cannot be planted. (bwrap only: the fallback does not enforce holes.)
+#[test]
+fn prompt_caches_in_the_writable_cache_stay_read_only() {
+    let w = World::new();
+    let prompt = w.home.join(".cache/p10k-instant-prompt-me.zsh");
+    write_file(&prompt, "# p10k");
+    let code = "p = open(ARGS[0]).read()\nos.makedirs(os.path.dirname(p), exist_ok=True)\nopen(p, 'w').write('evil')";
+    let script = w.script("prompt", code);
+    let cases = [prompt.clone(), w.home.join(".cache/gitstatus/gitstatusd-linux-x86_64")];
+    for target in &cases {
+        let list = path_list(&w, "prompt", &[target.to_str().unwrap()]);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = verdict(&w.wicket("bwrap", None, &args));
+        assert!(inside.starts_with("BLOCKED"), "{}: {inside}", target.display());
+        assert!(!w.home.join(".cache/gitstatus").exists(), "the placeholder was removed");
+        // Control: outside, the write succeeds (and is undone).
+        assert_eq!(verdict(&w.direct(&args)), "ESCAPED", "control for {}", target.display());
+        let _ = std::fs::remove_dir_all(w.home.join(".cache/gitstatus"));
+        write_file(&prompt, "# p10k");
+    }
+    // Writing the cache itself still works inside.
+    let list = path_list(&w, "prompt", &[w.home.join(".cache/pip/x").to_str().unwrap()]);
+    assert_eq!(verdict(&w.wicket("bwrap", None, &["python3", script.to_str().unwrap(), list.as_str()])), "ESCAPED");
+}
