@@ -3,7 +3,8 @@
 //! The hard question: which paths can a command change, and which must it never see? Writes
 //! go only to the project, the temp folders and package caches; inside the project, the files
 //! that run code later (git hooks and config, wicket's own settings, editor and agent config)
-//! stay read-only, even when they do not exist yet; the person's secrets are unreadable; the
+//! stay read-only, even when they do not exist yet; the person's secrets are unreadable (in every
+//! home, and the project's own, found by one walk when the command starts); the
 //! network is off; the environment is a short list. This module only computes the policy; the
 //! `wicket-sandbox` crate enforces it.
 
