@@ -55,3 +55,6 @@ print(f"Landlock + seccomp fallback: {med[2]:.2f} ms in all, {med[2] - med[3]:.2
 if len(med) > 4:
     print(f"srt / wicket (bwrap): {med[4] / med[0]:.0f}x faster (goal >= 50x)")
 PY
+
+# The project scan at command start, in a 100,000-file project (issue 13, item 7).
+bash bench/sandbox_scan.sh

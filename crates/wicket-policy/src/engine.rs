@@ -221,7 +221,7 @@ impl Policy {
         let team = TeamRules::new(&cfg.team, home.as_deref(), opts)?;
         Ok(Policy {
             team,
-            lists: BuiltinLists::new()?,
+            lists: BuiltinLists::new()?.with_homes(&crate::paths::homes(cfg.home.as_deref())),
             allow: compile("allow", &cfg.allow)?,
             deny: compile("deny", &cfg.deny)?,
             ask: compile("ask", &cfg.ask)?,

@@ -3,7 +3,8 @@
 //! The hard question: which paths can a command change, and which must it never see? Writes
 //! go only to the project, the temp folders and package caches; inside the project, the files
 //! that run code later (git hooks and config, wicket's own settings, editor and agent config)
-//! stay read-only, even when they do not exist yet; the person's secrets are unreadable; the
+//! stay read-only, even when they do not exist yet; the person's secrets are unreadable (in every
+//! home, and the project's own, found by one walk when the command starts); the
 //! network is off; the environment is a short list. This module only computes the policy; the
 //! `wicket-sandbox` crate enforces it.
 
@@ -34,74 +35,27 @@ pub const HOME_CACHES: &[&str] = &[
     "Library/pnpm",
 ];
 
-/// Secrets below the home folder that commands may not read.
-pub const HOME_SECRETS: &[&str] = &[
-    ".ssh",
-    ".aws",
-    ".azure",
-    ".gnupg",
-    ".kube",
-    ".docker",
-    ".config/gcloud",
-    ".config/gh",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    ".git-credentials",
-    ".pgpass",
-    ".vault-token",
-    ".password-store",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    "Library/Keychains",
-    ".claude.json",
-    ".claude/.credentials.json",
-    ".codex/auth.json",
-    ".wicket",
-];
+/// The lists the sandbox shares with the gate live in [`crate::lists`]; these names stay here
+/// for the code that reads them from this module.
+pub use crate::lists::{HOME_READ_ONLY, ROOT_PLACEHOLDERS, ROOT_READ_ONLY};
 
-/// Paths inside the root that stay read-only for sandboxed commands: they run or apply later,
-/// outside the sandbox. `true` marks a folder, `false` a file (for placeholders).
-pub const ROOT_READ_ONLY: &[(&str, bool)] = &[
-    (".git/hooks", true),
-    (".git/config", false),
-    (".git/info/attributes", false),
-    (".wicket", true),
-    (".vscode", true),
-    (".idea", true),
-    (".zed", true),
-    (".github", true),
-    (".gitlab-ci.yml", false),
-    (".circleci", true),
-    (".husky", true),
-    (".githooks", true),
-    (".gitattributes", false),
-    (".gitmodules", false),
-    (".pre-commit-config.yaml", false),
-    (".envrc", false),
-    (".mcp.json", false),
-    (".claude", true),
-    (".cursor", true),
-    (".cursorrules", false),
-    (".gemini", true),
-    (".codex", true),
-    (".roo", true),
-    (".roomodes", false),
-    (".gbs", true),
-    (".windsurf", true),
-    (".windsurfrules", false),
-    (".clinerules", false),
-    (".continue", true),
-    (".amazonq", true),
-    ("AGENTS.md", false),
-    ("CLAUDE.md", false),
-    ("GEMINI.md", false),
-];
+/// Secrets below a home folder that commands may not read: every literal entry of the gate's
+/// sensitive list ([`crate::lists::SENSITIVE`]) and the home-only ones
+/// ([`crate::lists::HOME_SENSITIVE`]), relative to the home.
+pub fn home_secrets() -> Vec<&'static str> {
+    let mut v = crate::lists::literal_paths(crate::lists::SENSITIVE);
+    v.extend(crate::lists::HOME_SENSITIVE.iter().copied());
+    v
+}
 
-/// Of [`ROOT_READ_ONLY`], the paths that must stay uncreatable when they do not exist: a
-/// sandbox can only protect a path that exists, so these get an empty placeholder for the run.
-pub const ROOT_PLACEHOLDERS: &[&str] =
-    &[".git/hooks", ".wicket", ".mcp.json", ".vscode", ".claude", ".cursor", ".gemini", ".codex"];
+/// More sensitive files in the project than this and the command does not run: each is a
+/// mount, and the sandbox could not enforce the rest.
+pub const MAX_PROJECT_SECRETS: usize = 1_000;
+
+/// Folders the project scan does not enter: trees that package managers fill from public
+/// registries (their `*.pem` test keys and CA bundles are not the person's secrets, and a
+/// mask inside one would make the package manager fail to replace or remove it).
+pub const SCAN_SKIPPED: &[&str] = &["node_modules", "site-packages", "dist-packages", "bower_components"];
 
 /// What a sandboxed command may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +87,9 @@ pub struct ExecPolicy {
     /// Of `unreadable` (and `read_only`), the paths the team policy's `denyPaths` matched on
     /// disk: a file here cannot even be opened (not read as empty).
     pub denied: Vec<PathBuf>,
+    /// Of `unreadable`, the sensitive files and folders found inside the root when the command
+    /// starts (the gate's patterns, matched on disk), for the notice that lists them.
+    pub masked: Vec<PathBuf>,
     /// Network access (off: only the allowlist proxy, when one runs).
     pub network: bool,
     /// Variable names passed through.
@@ -174,6 +131,9 @@ pub struct ExecInputs {
     /// `$WICKET_HOME`, where runs of one project coordinate their placeholders (also in
     /// `wicket_state`, so the sandbox never reaches it).
     pub state_dir: Option<PathBuf>,
+    /// The allow rules (user, project, flags): a sensitive file inside the root stays readable
+    /// when one of them names it for `read_file`, as in the gate.
+    pub allow: Vec<String>,
 }
 
 /// More matches of `denyPaths` on disk than this and the command does not run: the sandbox
@@ -214,6 +174,28 @@ pub enum ExecError {
         /// What it would expose.
         why: String,
     },
+    /// The project is too big to look for its secrets before every command.
+    #[error(
+        "the project {base} holds more than {max} files and folders (package folders not counted), too many to look for secrets before each command, so the command does not run; use a smaller folder as the root",
+        max = MAX_SEARCHED
+    )]
+    TooBigProject {
+        /// The root.
+        base: String,
+    },
+    /// The project holds too many sensitive files to mask.
+    #[error(
+        "the project holds more than {max} sensitive files (e.g. {example}), more than the sandbox can mask, so the command does not run; move them out of the project, or name the safe ones in allow rules such as read_file(PATH)",
+        max = MAX_PROJECT_SECRETS
+    )]
+    TooManySecrets {
+        /// One of them.
+        example: String,
+    },
+    /// An allow rule is malformed (it is checked again, with its position, when the policy is
+    /// built).
+    #[error("allow rule: {0}")]
+    Rule(String),
     /// A pattern is malformed.
     #[error("the team policy's deny path {pattern:?} is not a valid pattern: {why}")]
     Pattern {
@@ -227,6 +209,21 @@ pub enum ExecError {
 fn place(p: &str, root: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let expanded = crate::paths::expand_tilde(p, home).ok()?;
     Some(crate::paths::normalize(&if expanded.is_absolute() { expanded } else { root.join(expanded) }))
+}
+
+/// The per-user runtime folder: `$XDG_RUNTIME_DIR`, else `/run/user/UID` when it exists.
+fn runtime_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()).map(PathBuf::from) {
+        return Some(d);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let d = PathBuf::from(format!("/run/user/{}", rustix::process::getuid().as_raw()));
+        if d.is_dir() {
+            return Some(d);
+        }
+    }
+    None
 }
 
 /// The real path of an existing path, else `None`.
@@ -329,15 +326,52 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         must_not_appear = g.must_not_appear;
         git_dirs = g.git_dirs;
     }
+    // Home files the host runs later, where a writable path (`~/.cache`, writePaths) covers
+    // them; a missing prompt cache folder gets a placeholder so that it cannot be planted.
+    let homes = crate::paths::homes(home);
+    for h in &homes {
+        let Some(h) = real(h) else { continue };
+        let under_writable = |p: &Path| writable.iter().any(|w| p.starts_with(w));
+        for (rel, dir, holder) in HOME_READ_ONLY {
+            let p = h.join(rel);
+            if !under_writable(&p) {
+                continue;
+            }
+            if p.exists() || *holder {
+                if !p.exists() {
+                    placeholders.push(p.clone());
+                }
+                read_only.push((p, *dir));
+            }
+        }
+        let cache = h.join(".cache");
+        if under_writable(&cache) {
+            for e in std::fs::read_dir(&cache).into_iter().flatten().flatten() {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if crate::lists::HOME_CACHE_SOURCED.iter().any(|pre| name.starts_with(pre)) {
+                    read_only.push((e.path(), false));
+                }
+            }
+        }
+    }
     let mut unreadable = Vec::new();
-    if let Some(h) = home {
-        for s in HOME_SECRETS {
-            push_unique(&mut unreadable, h.join(s));
+    // The secrets of every home ($HOME and the account's own), by real path: a mask on a link
+    // (a dotfiles `~/.ssh`) would fail or cover the link only, so the target is masked.
+    let secrets = home_secrets();
+    // The per-user runtime folder holds logins too (`containers/auth.json` of podman, skopeo
+    // and buildah): its fixed-place secrets are masked as a home's are.
+    let runtime = runtime_dir();
+    for h in homes.iter().chain(runtime.iter()) {
+        for s in &secrets {
+            if let Some(r) = real(&h.join(s)) {
+                push_unique(&mut unreadable, r);
+            }
         }
     }
     for p in &i.deny_read {
         if let Some(p) = place(p, &root, home) {
-            push_unique(&mut unreadable, p);
+            push_unique(&mut unreadable, real(&p).unwrap_or(p));
         }
     }
     // Wicket's own state, wherever it lives (in the project, under a cache or a temp folder):
@@ -355,14 +389,23 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         push_unique(&mut unreadable, s.clone());
     }
     let case_insensitive = i.case_insensitive.unwrap_or(cfg!(any(target_os = "macos", windows)));
-    let denied = denied_paths(&root, home, &i.deny_paths, case_insensitive)?;
-    for d in &denied {
+    let scan = scan_root(&root, &homes, i, case_insensitive)?;
+    for d in &scan.denied {
         let dir = std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir());
         push_unique(&mut unreadable, d.clone());
         if !read_only.iter().any(|(p, _)| p == d) {
             read_only.push((d.clone(), dir));
         }
     }
+    for m in &scan.secrets {
+        push_unique(&mut unreadable, m.clone());
+    }
+    // A mask inside a masked folder has nothing to cover (and bwrap could not make its mount
+    // point in the read-only empty folder).
+    let dirs: Vec<PathBuf> =
+        unreadable.iter().filter(|u| std::fs::symlink_metadata(u).is_ok_and(|m| m.is_dir())).cloned().collect();
+    unreadable.retain(|u| !dirs.iter().any(|d| u != d && u.starts_with(d)));
+    let denied = scan.denied;
     let mut env_allow: Vec<String> = ENV_ALLOW.iter().map(|s| s.to_string()).collect();
     for v in &i.env_allow {
         if !env_allow.contains(v) {
@@ -380,6 +423,7 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         private_temp,
         unreadable,
         denied,
+        masked: scan.secrets,
         network: false,
         env_allow,
         timeout: i.timeout,
@@ -419,7 +463,7 @@ impl Guarded {
     fn new(home: Option<&Path>, state: Option<&Path>) -> Guarded {
         let mut secrets = Vec::new();
         if let Some(h) = home {
-            for s in HOME_SECRETS {
+            for s in home_secrets() {
                 let p = h.join(s);
                 // The link and its target both: a secret folder may be a link (dotfiles).
                 if let Some(r) = real(&p) {
@@ -467,19 +511,16 @@ struct DenyGlob {
     base: Option<PathBuf>,
 }
 
-/// Match the team policy's `denyPaths` on disk: relative patterns below the root, `~/` and
-/// absolute ones below their literal folder. Every folder is searched (dot folders, `.git` and
-/// `node_modules` too); links are not followed, and a link that matches stands for its target.
-/// A matching folder is denied whole and not searched further.
-pub fn denied_paths(
-    root: &Path,
-    home: Option<&Path>,
-    patterns: &[String],
-    case_insensitive: bool,
-) -> Result<Vec<PathBuf>, ExecError> {
-    if patterns.is_empty() {
-        return Ok(Vec::new());
-    }
+/// What the walk of the root found at command start.
+struct Scan {
+    /// Paths `denyPaths` matched (links replaced by their targets).
+    denied: Vec<PathBuf>,
+    /// Sensitive files and folders inside the root (or reached from it by a link) that no allow
+    /// rule names.
+    secrets: Vec<PathBuf>,
+}
+
+fn compile_deny(patterns: &[String], home: Option<&Path>, case_insensitive: bool) -> Result<Vec<DenyGlob>, ExecError> {
     let opts = crate::rules::GlobOptions { case_insensitive };
     let home_text = home.map(|h| h.to_string_lossy().into_owned());
     let mut globs = Vec::new();
@@ -495,13 +536,61 @@ pub fn denied_paths(
         let base = absolute.then(|| literal_base(&glob));
         globs.push(DenyGlob { glob: matcher, folder, base });
     }
-    let mut found: Vec<PathBuf> = Vec::new();
-    let mut searched = 0usize;
-    // The root, once, for every relative pattern; each absolute pattern from its own base.
-    let relative: Vec<&DenyGlob> = globs.iter().filter(|g| g.base.is_none()).collect();
-    if !relative.is_empty() {
-        search(root, root, &relative, true, &mut found, &mut searched)?;
+    Ok(globs)
+}
+
+/// Match the team policy's `denyPaths` on disk: relative patterns below the root, `~/` and
+/// absolute ones below their literal folder. Every folder is searched (dot folders, `.git` and
+/// `node_modules` too); links are not followed, and a link that matches stands for its target.
+/// A matching folder is denied whole and not searched further.
+pub fn denied_paths(
+    root: &Path,
+    home: Option<&Path>,
+    patterns: &[String],
+    case_insensitive: bool,
+) -> Result<Vec<PathBuf>, ExecError> {
+    if patterns.is_empty() {
+        return Ok(Vec::new());
     }
+    let globs = compile_deny(patterns, home, case_insensitive)?;
+    let mut walk = Walk { globs: Vec::new(), secrets: None, found: Vec::new(), searched: 0 };
+    walk.globs = globs.iter().filter(|g| g.base.is_none()).collect();
+    if !walk.globs.is_empty() {
+        walk.run(root)?;
+    }
+    absolute_denied(&globs, &mut walk.found, &mut walk.searched)?;
+    Ok(walk.found)
+}
+
+/// One walk of the root for both the team's `denyPaths` and the built-in sensitive list; then
+/// the absolute `denyPaths` from their own folders.
+fn scan_root(root: &Path, homes: &[PathBuf], i: &ExecInputs, case_insensitive: bool) -> Result<Scan, ExecError> {
+    let globs = compile_deny(&i.deny_paths, i.home.as_deref(), case_insensitive)?;
+    let lists = crate::lists::BuiltinLists::new()
+        .map_err(|e| ExecError::Pattern { pattern: e.0.to_string(), why: e.to_string() })?
+        .with_homes(homes);
+    let home_text = i.home.as_ref().map(|h| h.to_string_lossy().into_owned());
+    // Rules that do not parse unlock nothing (the policy reports them when it is built).
+    let allow =
+        crate::rules::RuleSet::parse(&i.allow, home_text.as_deref(), crate::rules::GlobOptions { case_insensitive })
+            .ok();
+    let root_text = root.to_string_lossy().to_lowercase();
+    let root_comps: Vec<String> = root_text.split('/').filter(|c| !c.is_empty()).map(String::from).collect();
+    let secrets = SecretScan { lists, allow, root, root_comps, found: Vec::new() };
+    let mut walk = Walk {
+        globs: globs.iter().filter(|g| g.base.is_none()).collect(),
+        secrets: Some(secrets),
+        found: Vec::new(),
+        searched: 0,
+    };
+    walk.run(root)?;
+    absolute_denied(&globs, &mut walk.found, &mut walk.searched)?;
+    let secrets = walk.secrets.map(|s| s.found).unwrap_or_default();
+    Ok(Scan { denied: walk.found, secrets })
+}
+
+/// The absolute `denyPaths`, each searched from its literal folder.
+fn absolute_denied(globs: &[DenyGlob], found: &mut Vec<PathBuf>, searched: &mut usize) -> Result<(), ExecError> {
     for g in globs.iter().filter(|g| g.base.is_some()) {
         let Some(base) = &g.base else { continue };
         let text = base.to_string_lossy();
@@ -510,12 +599,172 @@ pub fn denied_paths(
         }
         // The base itself may be what is denied (`~/.kube`, `/srv/secret/**`).
         if g.glob.is_match(text.as_ref()) || g.folder.as_ref().is_some_and(|f| f.is_match(text.as_ref())) {
-            add_found(base, &mut found)?;
+            add_found(base, found)?;
             continue;
         }
-        search(base, base, &[g], false, &mut found, &mut searched)?;
+        let mut walk = Walk { globs: vec![g], secrets: None, found: std::mem::take(found), searched: *searched };
+        walk.run_from(base, false)?;
+        *found = walk.found;
+        *searched = walk.searched;
     }
-    Ok(found)
+    Ok(())
+}
+
+/// The built-in sensitive list matched by name during the walk.
+struct SecretScan<'a> {
+    lists: crate::lists::BuiltinLists,
+    allow: Option<crate::rules::RuleSet>,
+    root: &'a Path,
+    /// The root's lowercase components, the start of every path matched.
+    root_comps: Vec<String>,
+    found: Vec<PathBuf>,
+}
+
+impl SecretScan<'_> {
+    /// Look at one entry (its lowercase name, in a folder with lowercase components `comps`
+    /// below the root). True when it is masked (a folder is then not entered).
+    fn check(
+        &mut self,
+        comps: &[String],
+        lname: &str,
+        path: &Path,
+        is_dir: bool,
+        is_link: bool,
+    ) -> Result<bool, ExecError> {
+        let named = self.lists.sensitive.may_match_name(lname)
+            || crate::lists::HOME_SENSITIVE
+                .iter()
+                .any(|h| h.rsplit('/').next().is_some_and(|l| l.eq_ignore_ascii_case(lname)));
+        let hit = named && {
+            let abs: String =
+                self.root_comps.iter().chain(comps).map(|c| format!("/{c}")).collect::<String>() + "/" + lname;
+            // A folder is hidden when what is inside it is sensitive (`.ssh/`, `.aws/`), not
+            // when only its name is (a `credentials/` source folder).
+            let probe = if is_dir { format!("{abs}/\0") } else { abs };
+            self.lists.classify(&probe).sensitive.is_some()
+        };
+        if is_link {
+            // A link is masked through its target: named like a secret, or leading to one.
+            let Ok(target) = std::fs::canonicalize(path) else { return Ok(false) };
+            let target_hit = hit || self.lists.classify(&target.to_string_lossy()).sensitive.is_some();
+            if target_hit && !self.unlocked(&[path, &target]) {
+                self.add(target)?;
+            }
+            return Ok(false);
+        }
+        if hit && !self.unlocked(&[path]) {
+            self.add(path.to_path_buf())?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// An allow rule names every one of these paths for `read_file`, as the gate's unlock.
+    fn unlocked(&self, paths: &[&Path]) -> bool {
+        let Some(allow) = &self.allow else { return false };
+        paths.iter().all(|p| {
+            let abs = p.to_string_lossy();
+            let rel = p.strip_prefix(self.root).ok().map(|r| r.to_string_lossy().into_owned());
+            allow.match_path_named("read_file", crate::rules::PathView { rel: rel.as_deref(), abs: &abs }).is_some()
+        })
+    }
+
+    fn add(&mut self, p: PathBuf) -> Result<(), ExecError> {
+        push_unique(&mut self.found, p);
+        if self.found.len() > MAX_PROJECT_SECRETS {
+            return Err(ExecError::TooManySecrets { example: self.found[0].display().to_string() });
+        }
+        Ok(())
+    }
+}
+
+/// A walk of a folder tree: `denyPaths` globs and, below the root, the sensitive list.
+struct Walk<'g, 'a> {
+    globs: Vec<&'g DenyGlob>,
+    secrets: Option<SecretScan<'a>>,
+    found: Vec<PathBuf>,
+    searched: usize,
+}
+
+impl Walk<'_, '_> {
+    fn run(&mut self, root: &Path) -> Result<(), ExecError> {
+        self.run_from(root, true)
+    }
+
+    /// Walk below `base`; `relative`: globs match paths relative to `base`.
+    fn run_from(&mut self, base: &Path, relative: bool) -> Result<(), ExecError> {
+        // Each folder with its lowercase components below `base`, and whether secrets are
+        // looked for in it.
+        let mut stack: Vec<(PathBuf, Vec<String>, bool)> = vec![(base.to_path_buf(), Vec::new(), true)];
+        let mut lname = String::new();
+        while let Some((dir, comps, look)) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for e in entries.flatten() {
+                self.searched += 1;
+                if self.searched > MAX_SEARCHED {
+                    let base = base.display().to_string();
+                    return Err(if self.secrets.is_some() {
+                        ExecError::TooBigProject { base }
+                    } else {
+                        ExecError::TooBig { base }
+                    });
+                }
+                let ft = e.file_type().ok();
+                let is_dir = ft.is_some_and(|t| t.is_dir());
+                let is_link = ft.is_some_and(|t| t.is_symlink());
+                let path = e.path();
+                if !self.globs.is_empty() {
+                    let text = if relative {
+                        match path.strip_prefix(base) {
+                            Ok(r) => r.to_string_lossy().into_owned(),
+                            Err(_) => continue,
+                        }
+                    } else {
+                        path.to_string_lossy().into_owned()
+                    };
+                    let whole =
+                        is_dir && self.globs.iter().any(|g| g.folder.as_ref().is_some_and(|f| f.is_match(&text)));
+                    if whole || self.globs.iter().any(|g| g.glob.is_match(&text)) {
+                        add_found(&path, &mut self.found)?;
+                        if is_dir {
+                            continue;
+                        }
+                    }
+                }
+                let mut look = look;
+                if !look && !is_dir {
+                    continue;
+                }
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                lname.clear();
+                if name.is_ascii() {
+                    lname.push_str(&name);
+                    lname.make_ascii_lowercase();
+                } else {
+                    lname.push_str(&name.to_lowercase());
+                }
+                if let Some(sc) = self.secrets.as_mut().filter(|_| look) {
+                    if sc.check(&comps, &lname, &path, is_dir, is_link)? {
+                        continue;
+                    }
+                    // Package managers' trees: see [`SCAN_SKIPPED`]; `denyPaths` still reach in.
+                    if is_dir && SCAN_SKIPPED.contains(&lname.as_str()) {
+                        look = false;
+                    }
+                }
+                if !look && self.globs.is_empty() {
+                    continue;
+                }
+                if is_dir {
+                    let mut c = comps.clone();
+                    c.push(lname.clone());
+                    stack.push((path, c, look));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The folder before a glob's first wildcard (`/srv/a/*/b` → `/srv/a`).
@@ -544,47 +793,6 @@ fn add_found(p: &Path, found: &mut Vec<PathBuf>) -> Result<(), ExecError> {
     push_unique(found, target);
     if found.len() > MAX_DENIED_PATHS {
         return Err(ExecError::TooManyDenied { example: p.display().to_string() });
-    }
-    Ok(())
-}
-
-fn search(
-    base: &Path,
-    start: &Path,
-    globs: &[&DenyGlob],
-    relative: bool,
-    found: &mut Vec<PathBuf>,
-    searched: &mut usize,
-) -> Result<(), ExecError> {
-    let mut stack = vec![start.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries.flatten() {
-            *searched += 1;
-            if *searched > MAX_SEARCHED {
-                return Err(ExecError::TooBig { base: base.display().to_string() });
-            }
-            let path = e.path();
-            let text = if relative {
-                match path.strip_prefix(base) {
-                    Ok(r) => r.to_string_lossy().into_owned(),
-                    Err(_) => continue,
-                }
-            } else {
-                path.to_string_lossy().into_owned()
-            };
-            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-            let whole = is_dir && globs.iter().any(|g| g.folder.as_ref().is_some_and(|f| f.is_match(&text)));
-            if whole || globs.iter().any(|g| g.glob.is_match(&text)) {
-                add_found(&path, found)?;
-                if is_dir {
-                    continue;
-                }
-            }
-            if is_dir {
-                stack.push(path);
-            }
-        }
     }
     Ok(())
 }
@@ -681,5 +889,120 @@ mod tests {
             .expect_err("too many");
         assert!(matches!(e, ExecError::TooManyDenied { .. }));
         assert!(e.to_string().contains("more than 1000 paths"), "{e}");
+    }
+
+    fn lay(root: &Path, files: &[&str]) {
+        for f in files {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&p, "x").expect("write");
+        }
+    }
+
+    #[test]
+    fn project_secrets_are_found_on_disk_and_named_ones_stay_readable() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("real").join("proj");
+        lay(
+            &root,
+            &[
+                "a/b/c/.env",
+                ".env.test",
+                "src/credentials/mod.rs",
+                "certs/server.KEY",
+                "dots/.aws/credentials",
+                "node_modules/pkg/test/key.pem",
+                ".venv/lib/python3/site-packages/certifi/cacert.pem",
+                "src/main.rs",
+            ],
+        );
+        let inputs = |allow: &[&str]| ExecInputs {
+            root: root.clone(),
+            allow: allow.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        let p = exec_policy(&inputs(&[])).expect("policy");
+        let mut got = p.masked.clone();
+        got.sort();
+        let mut want = vec![
+            root.join("a/b/c/.env"),
+            root.join(".env.test"),
+            root.join("certs/server.KEY"),
+            root.join("dots/.aws"),
+        ];
+        want.sort();
+        assert_eq!(got, want, "a folder is hidden for what is in it, package trees are not entered");
+        assert!(want.iter().all(|w| p.unreadable.contains(w)));
+        // A rule that names the file keeps it readable; a wildcard does not.
+        let p =
+            exec_policy(&inputs(&["read_file(.env.test)", "read_file(**)", "read_file(a/**/.env*)"])).expect("policy");
+        assert!(!p.masked.contains(&root.join(".env.test")));
+        assert!(p.masked.contains(&root.join("a/b/c/.env")));
+        // A link inside the project leading to a secret elsewhere masks the secret.
+        let outside = root.parent().expect("parent").join("keys");
+        lay(&outside, &["id_ed25519"]);
+        std::os::unix::fs::symlink(outside.join("id_ed25519"), root.join("notes.txt")).expect("link");
+        let p = exec_policy(&inputs(&[])).expect("policy");
+        assert!(p.masked.contains(&outside.join("id_ed25519")), "{:?}", p.masked);
+    }
+
+    #[test]
+    fn home_secrets_are_masked_by_real_path_in_every_home() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let root = base.join("proj");
+        let home = base.join("home");
+        lay(
+            &base,
+            &["proj/a.rs", "dotfiles/ssh/id_rsa", "home/.config/rclone/rclone.conf", "home/.docker/config.json"],
+        );
+        std::os::unix::fs::symlink(base.join("dotfiles/ssh"), home.join(".ssh")).expect("link");
+        let p = exec_policy(&ExecInputs { root, home: Some(home.clone()), ..Default::default() }).expect("policy");
+        assert!(p.unreadable.contains(&base.join("dotfiles/ssh")), "the link's target: {:?}", p.unreadable);
+        assert!(!p.unreadable.contains(&home.join(".ssh")));
+        assert!(p.unreadable.contains(&home.join(".config/rclone/rclone.conf")));
+        assert!(p.unreadable.contains(&home.join(".docker")));
+        assert!(!p.unreadable.contains(&home.join(".docker/config.json")), "nothing to mask inside a masked folder");
+        // The account's own home is masked too when HOME points elsewhere.
+        if let Some(real) = crate::paths::account_home().and_then(|h| std::fs::canonicalize(h).ok()) {
+            if real.join(".ssh").exists() {
+                assert!(p.unreadable.contains(&std::fs::canonicalize(real.join(".ssh")).expect("real")));
+            }
+        }
+    }
+
+    #[test]
+    fn the_sandbox_lists_are_the_gate_lists() {
+        let lists = crate::lists::BuiltinLists::new().expect("lists");
+        for (rel, dir) in ROOT_READ_ONLY {
+            let p = format!("/p/{rel}{}", if *dir { "/x" } else { "" });
+            let c = lists.classify(&p);
+            assert!(
+                c.protected.is_some() || c.config.is_some(),
+                "{rel} is read-only in the sandbox but free in the gate"
+            );
+        }
+        for (rel, dir, _) in HOME_READ_ONLY {
+            let p = format!("/h/{rel}{}", if *dir { "/x" } else { "" });
+            assert!(lists.classify(&p).config.is_some(), "{rel} is read-only in the sandbox but free in the gate");
+        }
+        for p in ROOT_PLACEHOLDERS {
+            assert!(ROOT_READ_ONLY.iter().any(|(r, _)| r == p), "{p}");
+        }
+        let home = crate::lists::BuiltinLists::new().expect("lists").with_homes(&["/h"]);
+        for s in home_secrets() {
+            let gate = |p: String| home.classify(&p).sensitive.is_some();
+            assert!(gate(format!("/h/{s}")), "{s} is masked but readable by the gate");
+            // A folder mask hides everything in it: the gate must refuse those reads too.
+            let below = format!("/h/{s}/x");
+            let folder = crate::lists::SENSITIVE.contains(&format!("**/{s}/**").as_str())
+                || crate::lists::HOME_SENSITIVE.contains(&s);
+            assert!(!folder || gate(below), "{s}/ is masked but its files are readable by the gate");
+        }
+        for old in
+            [".ssh", ".aws", ".docker", ".config/gh", ".netrc", "Library/Keychains", ".codex/auth.json", ".wicket"]
+        {
+            assert!(home_secrets().contains(&old), "{old}");
+        }
     }
 }

@@ -2,7 +2,10 @@
 //!
 //! The hard question: which files are secrets, which must never be written, and which run code
 //! when written? The lists are the union of the reference systems' lists; names match in any
-//! letter case on every filesystem (a `.ENV` on macOS is the same file as `.env`).
+//! letter case on every filesystem (a `.ENV` on macOS is the same file as `.env`). They are the
+//! one place for both walls: the gate refuses or asks by them, and the sandbox masks and keeps
+//! read-only by them ([`crate::exec`]); a test checks that nothing the sandbox hides or guards
+//! is free in the gate.
 
 use std::collections::HashMap;
 
@@ -45,6 +48,7 @@ pub const SENSITIVE: &[&str] = &[
     "**/.config/gh/**",
     "**/.password-store",
     "**/.password-store/**",
+    "**/Library/Keychains",
     "**/Library/Keychains/**",
     // Credential files of tools.
     "**/.npmrc",
@@ -76,7 +80,101 @@ pub const SENSITIVE: &[&str] = &[
     "**/.wicket/credentials",
     "**/.wicket/trust.json",
     "**/.wicket/mcp-auth.json",
+    // Other agents' OAuth and token files.
+    "**/.gemini/oauth_creds.json",
+    "**/.gemini/google_accounts.json",
+    "**/.gemini/mcp-oauth-tokens.json",
+    "**/.qwen/oauth_creds.json",
+    "**/.config/github-copilot",
+    "**/.config/github-copilot/**",
+    "**/.copilot/config.json",
+    "**/.config/cursor/auth.json",
+    "**/.local/share/opencode/auth.json",
+    "**/.aider/oauth-keys.env",
+    "**/.factory/auth.json",
+    "**/.codeium/config.json",
+    "**/.claude/mcp-oauth.json",
+    // User git credentials (git's XDG store, beside `~/.git-credentials`).
+    "**/.config/git/credentials",
+    // Build and package tools, containers, infrastructure.
+    "**/.m2/settings.xml",
+    "**/.m2/settings-security.xml",
+    "**/.gradle/gradle.properties",
+    "**/.local/share/gem/credentials",
+    "**/.config/containers/auth.json",
+    "**/containers/auth.json",
+    "**/.config/composer/auth.json",
+    "**/.composer/auth.json",
+    "**/.terraform.d/credentials.tfrc.json",
+    "**/.config/rclone/rclone.conf",
+    "**/.rclone.conf",
+    "**/.s3cfg",
+    "**/.boto",
+    "**/.databrickscfg",
+    "**/.config/doctl/config.yaml",
+    "**/.config/hub",
+    "**/.config/glab-cli/config.yml",
+    "**/.config/sops/age/keys.txt",
+    "**/Library/Application Support/sops/age/keys.txt",
+    "**/*.agekey",
+    "**/.cache/huggingface/token",
+    "**/.cache/huggingface/stored_tokens",
+    "**/.huggingface/token",
+    "**/.kaggle/kaggle.json",
+    // Shell, language and database histories (typed passwords and tokens end up there).
+    "**/.bash_history",
+    "**/.zsh_history",
+    "**/.zhistory",
+    "**/.histfile",
+    "**/.sh_history",
+    "**/.local/share/fish/fish_history",
+    "**/.python_history",
+    "**/.node_repl_history",
+    "**/.irb_history",
+    "**/.pry_history",
+    "**/.psql_history",
+    "**/.mysql_history",
+    "**/.sqlite_history",
+    "**/.rediscli_history",
+    "**/.dbshell",
+    "**/.mongosh",
+    "**/.mongosh/**",
+    "**/.duckdb_history",
+    "**/.clickhouse-client-history",
+    "**/.lesshst",
+    "**/.local/share/atuin/history.db",
+    "**/.ipython/profile_default/history.sqlite",
+    // Browser profiles (cookies, saved passwords) and keyrings.
+    "**/.mozilla",
+    "**/.mozilla/**",
+    "**/.config/google-chrome",
+    "**/.config/google-chrome/**",
+    "**/.config/chromium",
+    "**/.config/chromium/**",
+    "**/.config/BraveSoftware",
+    "**/.config/BraveSoftware/**",
+    "**/.config/microsoft-edge",
+    "**/.config/microsoft-edge/**",
+    "**/.config/vivaldi",
+    "**/.config/vivaldi/**",
+    "**/.config/opera",
+    "**/.config/opera/**",
+    "**/Library/Application Support/Google/Chrome",
+    "**/Library/Application Support/Google/Chrome/**",
+    "**/Library/Application Support/Firefox",
+    "**/Library/Application Support/Firefox/**",
+    "**/Library/Cookies",
+    "**/Library/Cookies/**",
+    "**/.local/share/keyrings",
+    "**/.local/share/keyrings/**",
+    "**/.local/share/kwalletd",
+    "**/.local/share/kwalletd/**",
 ];
+
+/// Secrets that are folders of the home only (a project's `.docker/` folder is ordinary
+/// build configuration, the home's holds registry logins and daemon TLS keys): paths relative
+/// to the home folder, unreadable with everything below them.
+pub const HOME_SENSITIVE: &[&str] = &[".docker", ".wicket"];
 
 /// Never written by a tool: the repository's internals and wicket's own settings.
 pub const PROTECTED: &[&str] = &["**/.git", "**/.git/**", "**/.wicket", "**/.wicket/**"];
@@ -251,7 +349,244 @@ pub const CODE_CONFIG: &[&str] = &[
     "**/.zprofile",
     "**/.zshenv",
     "**/.inputrc",
+    // Agents and tools of today that load configuration, rules, hooks or MCP servers from
+    // the project or the home and run them on the host.
+    "**/.kiro/**",
+    "**/.kilocode/**",
+    "**/.kilocodemodes",
+    "**/.roorules",
+    "**/.trae/**",
+    "**/.junie/**",
+    "**/.augment/**",
+    "**/.augment-guidelines",
+    "**/.qwen/**",
+    "**/QWEN.md",
+    "**/.opencode/**",
+    "**/opencode.json",
+    "**/opencode.jsonc",
+    "**/.crush.json",
+    "**/crush.json",
+    "**/CRUSH.md",
+    "**/.goosehints",
+    "**/.factory/**",
+    "**/.amp/**",
+    "**/AGENT.md",
+    "**/AGENTS.override.md",
+    "**/CLAUDE.local.md",
+    "**/WARP.md",
+    "**/.continuerc.json",
+    "**/.copilot/**",
+    "**/.devcontainer/**",
+    "**/.devcontainer.json",
+    "**/.gitpod.yml",
+    "**/bitbucket-pipelines.yml",
+    "**/.drone.yml",
+    "**/.woodpecker/**",
+    "**/.woodpecker.yml",
+    "**/.lefthook.yml",
+    "**/.mise.toml",
+    // Start-up files of debuggers, REPLs and editors, run when they start in that folder.
+    "**/.pdbrc",
+    "**/.pdbrc.py",
+    "**/.gdbinit",
+    "**/.lldbinit",
+    "**/.irbrc",
+    "**/.pryrc",
+    "**/.pythonrc",
+    "**/.pythonrc.py",
+    "**/.exrc",
+    "**/.vimrc",
+    "**/.nvimrc",
+    "**/.nvim.lua",
+    "**/.lvimrc",
+    // The home's own start-up files, services and prompt caches, run by the host later.
+    "**/.bash_login",
+    "**/.bash_logout",
+    "**/.zlogin",
+    "**/.zlogout",
+    "**/.xprofile",
+    "**/.xinitrc",
+    "**/.xsessionrc",
+    "**/.pam_environment",
+    "**/.config/git/config",
+    "**/.config/git/attributes",
+    "**/.config/fish/**",
+    "**/.config/autostart/**",
+    "**/.config/systemd/user/**",
+    "**/.local/share/systemd/user/**",
+    "**/.config/environment.d/**",
+    "**/.config/nvim/**",
+    "**/.config/Code/User/**",
+    "**/.emacs",
+    "**/.emacs.d/**",
+    "**/.local/bin/**",
+    "**/.zcompdump*",
+    "**/.cache/gitstatus/**",
+    "**/.cache/oh-my-zsh/**",
+    "**/.cache/antidote/**",
+    "**/.cache/zsh/**",
+    "**/.oh-my-zsh/**",
+    "**/.local/share/zinit/**",
 ];
+
+/// Paths inside the project root that the host runs or applies later (git's hooks and config,
+/// wicket's settings, editors, CI, dev containers, agents), kept read-only in the sandbox.
+/// `true` marks a folder. Each is also on [`PROTECTED`] or [`CODE_CONFIG`] (a test checks it),
+/// so the gate and the sandbox share one list.
+pub const ROOT_READ_ONLY: &[(&str, bool)] = &[
+    (".git/hooks", true),
+    (".git/config", false),
+    (".git/info/attributes", false),
+    (".wicket", true),
+    (".vscode", true),
+    (".idea", true),
+    (".zed", true),
+    (".github", true),
+    (".gitlab-ci.yml", false),
+    (".gitlab", true),
+    (".circleci", true),
+    (".buildkite", true),
+    (".husky", true),
+    (".githooks", true),
+    (".gitattributes", false),
+    (".gitmodules", false),
+    (".pre-commit-config.yaml", false),
+    ("lefthook.yml", false),
+    (".lefthook.yml", false),
+    (".envrc", false),
+    (".mcp.json", false),
+    (".devcontainer", true),
+    (".devcontainer.json", false),
+    (".gitpod.yml", false),
+    (".pdbrc", false),
+    (".pdbrc.py", false),
+    (".gdbinit", false),
+    (".lldbinit", false),
+    (".exrc", false),
+    (".nvim.lua", false),
+    (".claude", true),
+    (".cursor", true),
+    (".cursorrules", false),
+    (".gemini", true),
+    (".codex", true),
+    (".roo", true),
+    (".roomodes", false),
+    (".roorules", false),
+    (".gbs", true),
+    (".windsurf", true),
+    (".windsurfrules", false),
+    (".clinerules", false),
+    (".continue", true),
+    (".continuerc.json", false),
+    (".amazonq", true),
+    (".kiro", true),
+    (".kilocode", true),
+    (".kilocodemodes", false),
+    (".trae", true),
+    (".junie", true),
+    (".augment", true),
+    (".qwen", true),
+    (".opencode", true),
+    ("opencode.json", false),
+    ("opencode.jsonc", false),
+    (".crush.json", false),
+    ("crush.json", false),
+    (".factory", true),
+    (".amp", true),
+    (".copilot", true),
+    ("AGENTS.md", false),
+    ("AGENTS.override.md", false),
+    ("AGENT.md", false),
+    ("CLAUDE.md", false),
+    ("CLAUDE.local.md", false),
+    ("GEMINI.md", false),
+    ("QWEN.md", false),
+    ("CRUSH.md", false),
+    ("WARP.md", false),
+    (".goosehints", false),
+];
+
+/// Of [`ROOT_READ_ONLY`], the paths that must stay uncreatable when they do not exist (a
+/// sandbox can only protect a path that exists, so these get an empty placeholder for the
+/// run): hooks, wicket's settings, and what an agent, editor or dev container picks up from
+/// the project on its own. Agents' instruction files are here because agents load a new one
+/// without a question; other files (`.pdbrc`) only matter once someone runs the tool.
+pub const ROOT_PLACEHOLDERS: &[&str] = &[
+    ".git/hooks",
+    ".wicket",
+    ".mcp.json",
+    ".vscode",
+    ".claude",
+    ".cursor",
+    ".gemini",
+    ".codex",
+    ".roo",
+    ".windsurf",
+    ".continue",
+    ".amazonq",
+    ".kiro",
+    ".idea",
+    ".zed",
+    ".github",
+    ".devcontainer",
+    ".husky",
+    ".envrc",
+    "AGENTS.md",
+    "CLAUDE.md",
+    "GEMINI.md",
+];
+
+/// Paths below the home folder that the host runs later (shell start-up files, the user's git
+/// config, autostart entries, user services, prompt caches): read-only in the sandbox where a
+/// writable path covers them (`~/.cache` always is; `sandbox.writePaths` may add more).
+/// `true` marks a folder; the third field asks for a placeholder when it is missing.
+pub const HOME_READ_ONLY: &[(&str, bool, bool)] = &[
+    (".bashrc", false, false),
+    (".bash_profile", false, false),
+    (".bash_login", false, false),
+    (".bash_logout", false, false),
+    (".profile", false, false),
+    (".zshrc", false, false),
+    (".zprofile", false, false),
+    (".zshenv", false, false),
+    (".zlogin", false, false),
+    (".zlogout", false, false),
+    (".inputrc", false, false),
+    (".pdbrc", false, false),
+    (".gitconfig", false, false),
+    (".config/git/config", false, false),
+    (".config/git/attributes", false, false),
+    (".config/fish", true, false),
+    (".config/autostart", true, false),
+    (".config/systemd/user", true, false),
+    (".local/share/systemd/user", true, false),
+    (".config/environment.d", true, false),
+    (".local/bin", true, false),
+    (".cache/gitstatus", true, true),
+    (".cache/oh-my-zsh", true, false),
+    (".cache/antidote", true, false),
+    (".cache/zsh", true, false),
+];
+
+/// Prefixes of file names in `~/.cache` that shells source at start (powerlevel10k's instant
+/// prompt and its dump): read-only in the sandbox, found by listing `~/.cache`.
+pub const HOME_CACHE_SOURCED: &[&str] = &["p10k-"];
+
+/// The literal paths of a list: `**/a/b` and `**/a/b/**` give `a/b`; patterns with a wildcard
+/// give nothing. The sandbox masks these below each home folder, so the gate's list is the
+/// sandbox's list.
+pub fn literal_paths(list: &'static [&'static str]) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for p in list {
+        let Some(body) = p.strip_prefix("**/") else { continue };
+        let body = body.strip_suffix("/**").unwrap_or(body);
+        if body.is_empty() || body.contains(['*', '?', '[', '{']) || out.contains(&body) {
+            continue;
+        }
+        out.push(body);
+    }
+    out
+}
 
 /// One path segment of a built-in pattern: literal text and `*`s.
 #[derive(Debug, Clone)]
@@ -321,6 +656,10 @@ pub struct PathList {
     by_dir: HashMap<String, Vec<usize>>,
     /// Every other pattern.
     rest: Vec<usize>,
+    /// The literal last segments of all patterns (for `a/**`, `a`): a cheap first test.
+    last_names: std::collections::HashSet<String>,
+    /// The last segments with a wildcard that are not a plain `*.ext`.
+    last_wild: Vec<Seg>,
 }
 
 /// A built-in pattern that is not of the supported shape (a bug in the list).
@@ -338,6 +677,8 @@ impl PathList {
             by_ext: HashMap::new(),
             by_dir: HashMap::new(),
             rest: Vec::new(),
+            last_names: std::collections::HashSet::new(),
+            last_wild: Vec::new(),
         };
         for (i, p) in patterns.iter().enumerate() {
             let lower = p.to_lowercase();
@@ -365,9 +706,29 @@ impl PathList {
             } else {
                 list.rest.push(i);
             }
+            if last.literal {
+                list.last_names.insert(last.pieces.concat());
+            } else if !list.by_ext.values().flatten().any(|&j| j == i) {
+                list.last_wild.push(last.clone());
+            }
             list.pats.push(pat);
         }
         Ok(list)
+    }
+
+    /// Could a path whose last component is `name` (lowercase) match a pattern, itself or as a
+    /// folder the pattern reaches below? False means surely not; true needs [`Self::matching`].
+    /// For scanning many names quickly.
+    pub fn may_match_name(&self, name: &str) -> bool {
+        if self.last_names.contains(name) {
+            return true;
+        }
+        if let Some(dot) = name.rfind('.') {
+            if self.by_ext.contains_key(&name[dot..]) {
+                return true;
+            }
+        }
+        self.last_wild.iter().any(|s| s.matches(name))
     }
 
     /// The first pattern matching an absolute path.
@@ -415,6 +776,8 @@ pub struct BuiltinLists {
     pub protected: PathList,
     /// Code-running configuration.
     pub config: PathList,
+    /// The home folders (lowercase, no trailing `/`) that [`HOME_SENSITIVE`] is anchored at.
+    homes: Vec<String>,
 }
 
 /// Names a secret may have, for judging glob words (`cat .e*`, `ls ~/.s*/`).
@@ -522,10 +885,21 @@ impl BuiltinLists {
         let lower = abs.to_lowercase();
         let comps: Vec<&str> = lower.split('/').filter(|c| !c.is_empty()).collect();
         Classes {
-            sensitive: self.sensitive.matching_components(&comps),
+            sensitive: self.sensitive.matching_components(&comps).or_else(|| self.home_sensitive(&lower)),
             protected: self.protected.matching_components(&comps),
             config: self.config.matching_components(&comps),
         }
+    }
+
+    /// The [`HOME_SENSITIVE`] entry a lowercase absolute path is or lies below, in any home.
+    fn home_sensitive(&self, lower: &str) -> Option<&'static str> {
+        let lower = lower.trim_end_matches('/');
+        self.homes.iter().find_map(|h| {
+            let rel = lower.strip_prefix(h.as_str())?.strip_prefix('/')?;
+            HOME_SENSITIVE.iter().copied().find(|s| {
+                rel.strip_prefix(&s.to_lowercase()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+        })
     }
 
     /// Compile the lists.
@@ -534,7 +908,20 @@ impl BuiltinLists {
             sensitive: PathList::new(SENSITIVE)?,
             protected: PathList::new(PROTECTED)?,
             config: PathList::new(CODE_CONFIG)?,
+            homes: Vec::new(),
         })
+    }
+
+    /// Anchor the home-only secrets ([`HOME_SENSITIVE`]) at these home folders (`$HOME` and the
+    /// account's home from the password database, when they differ).
+    pub fn with_homes<P: AsRef<std::path::Path>>(mut self, homes: &[P]) -> BuiltinLists {
+        for h in homes {
+            let h = h.as_ref().to_string_lossy().to_lowercase().trim_end_matches('/').to_string();
+            if !h.is_empty() && !self.homes.contains(&h) {
+                self.homes.push(h);
+            }
+        }
+        self
     }
 }
 

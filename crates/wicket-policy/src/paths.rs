@@ -146,6 +146,37 @@ fn home_of(user: &str) -> Option<PathBuf> {
     })
 }
 
+/// The home folder of the account this process runs as, from `/etc/passwd` (what `getpwuid`
+/// answers for local accounts; accounts served by a directory over the network are not looked
+/// up, so the core never blocks). `None` when there is none or it cannot be read.
+pub fn account_home() -> Option<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        let uid = rustix::process::getuid().as_raw().to_string();
+        let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+        passwd.lines().find_map(|line| {
+            let f: Vec<&str> = line.split(':').collect();
+            (f.len() >= 6 && f[2] == uid && f[5].starts_with('/')).then(|| PathBuf::from(f[5]))
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// The home folders whose secrets are hidden: `$HOME` as given and the account's own home
+/// when it differs (a changed `HOME` must not expose the real one).
+pub fn homes(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = home.map(Path::to_path_buf).into_iter().collect();
+    if let Some(real) = account_home() {
+        if !out.iter().any(|h| normalize(h) == normalize(&real)) {
+            out.push(real);
+        }
+    }
+    out
+}
+
 /// `/proc/self/root/x` is `/x`, `/proc/self/cwd/x` is the root's `x` (commands run there):
 /// rewrite these aliases before any check.
 fn proc_alias(p: &Path, env: &PathEnv) -> PathBuf {

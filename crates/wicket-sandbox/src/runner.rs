@@ -846,7 +846,12 @@ fn lease(policy: &ExecPolicy, exe: &Path) -> Result<Option<crate::placeholders::
     use crate::placeholders::Kind;
     let mut wanted: Vec<(PathBuf, Kind)> = Vec::new();
     for p in &policy.placeholders {
-        let dir = policy.read_only.iter().any(|(q, d)| q == p && *d);
+        // In the work tree a placeholder is always an empty folder, also for a file's name
+        // (`CLAUDE.md`, `.mcp.json`): git never sees an empty folder, so a `git add -A` inside
+        // cannot commit one. Inside a git folder a file stays a file (git reads an empty
+        // `config` as none, but fails on a folder).
+        let in_git = policy.git_dirs.iter().any(|g| p.starts_with(g));
+        let dir = !in_git || policy.read_only.iter().any(|(q, d)| q == p && *d);
         wanted.push((p.clone(), if dir { Kind::Dir } else { Kind::File }));
     }
     wanted.extend(policy.must_not_appear.iter().map(|p| (p.clone(), Kind::Absent)));

@@ -71,6 +71,7 @@ mod tests {
             private_temp: vec![],
             unreadable: vec![PathBuf::from("/Users/a/.ssh"), PathBuf::from("/Users/a/we\"ird")],
             denied: vec![],
+            masked: vec![],
             network: false,
             env_allow: vec![],
             timeout: None,

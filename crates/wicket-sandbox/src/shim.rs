@@ -187,12 +187,25 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
             .handle_access(AccessNet::from_all(abi))
             .map_err(|e| e.to_string())?;
     }
-    let read_roots = if p.fallback { without(vec![PathBuf::from("/")], &p.hidden) } else { vec![PathBuf::from("/")] };
+    let all_read = vec![PathBuf::from("/")];
+    let read_roots = if p.fallback { without(all_read.clone(), &p.hidden) } else { all_read.clone() };
     let dev: Vec<PathBuf> = DEV_WRITABLE.iter().map(PathBuf::from).filter(|d| d.exists()).collect();
     // A writable folder grants reading too: without bwrap's masks, leave the hidden paths out
     // of it as well.
     let writable: Vec<PathBuf> = p.writable.iter().filter(|w| w.exists()).cloned().collect();
+    // The folders split to leave a hidden path out keep their folder rights (list, create,
+    // remove, rename), never the right to read or write a file's content: a hidden file in one
+    // stays unreadable, and Landlock's refer rule stops it being moved or linked to where
+    // reading is allowed. New files made directly in such a folder get the same folder rights
+    // only (see docs/sandbox.md).
+    let (split_read, split_write) = if p.fallback {
+        (split_folders(&all_read, &p.hidden), split_folders(&writable, &p.hidden))
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let writable = if p.fallback { without(writable, &p.hidden) } else { writable };
+    let folder_rights = AccessFs::from_all(abi)
+        & !(AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Execute | AccessFs::Truncate | AccessFs::IoctlDev);
     let ruleset = ruleset
         .create()
         .map_err(|e| e.to_string())?
@@ -201,6 +214,10 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
         .add_rules(landlock::path_beneath_rules(&writable, AccessFs::from_all(abi)))
         .map_err(|e| e.to_string())?
         .add_rules(landlock::path_beneath_rules(&dev, AccessFs::from_all(abi)))
+        .map_err(|e| e.to_string())?
+        .add_rules(landlock::path_beneath_rules(&split_read, AccessFs::ReadDir))
+        .map_err(|e| e.to_string())?
+        .add_rules(landlock::path_beneath_rules(&split_write, folder_rights))
         .map_err(|e| e.to_string())?;
     let ruleset = match p.bridge {
         Some(b) => ruleset.add_rule(NetPort::new(b.port, AccessNet::ConnectTcp)).map_err(|e| e.to_string())?,
@@ -309,6 +326,25 @@ pub fn without(mut roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
     }
     roots.sort();
     roots
+}
+
+/// The folders [`without`] replaces by their entries: every folder from a root down to the
+/// parent of a hidden path inside it.
+pub fn split_folders(roots: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for h in hidden.iter().filter(|h| std::fs::symlink_metadata(h).is_ok()) {
+        for r in roots.iter().filter(|r| h.starts_with(r) && *r != h) {
+            for a in h.ancestors().skip(1) {
+                if !a.starts_with(r) {
+                    break;
+                }
+                if !out.iter().any(|o| o == a) {
+                    out.push(a.to_path_buf());
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -445,8 +445,8 @@ pub fn wicket_state() -> Vec<PathBuf> {
 }
 
 /// What the sandbox needs from the settings to confine a command: the root, the home, the
-/// mode, the user's and the project's `sandbox.writePaths`, `sandbox.denyRead` and `env.allow`,
-/// and the team's deny paths. `wicket run`, `wicket serve` and the MCP gateway build their
+/// mode, the user's and the project's `sandbox.writePaths`, `sandbox.denyRead`, `env.allow` and
+/// allow rules (a rule naming a sensitive file keeps it readable), and the team's deny paths. `wicket run`, `wicket serve` and the MCP gateway build their
 /// exec policy from this one place, so they confine alike.
 pub fn exec_inputs(
     root: &Path,
@@ -468,6 +468,7 @@ pub fn exec_inputs(
         inputs.write_paths.extend(s.sandbox.write_paths.iter().cloned());
         inputs.deny_read.extend(s.sandbox.deny_read.iter().cloned());
         inputs.env_allow.extend(s.env.allow.iter().cloned());
+        inputs.allow.extend(s.permissions.allow.iter().cloned());
     }
     inputs
 }

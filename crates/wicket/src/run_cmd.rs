@@ -162,6 +162,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(126));
         }
     };
+    if let (Placement::Sandbox(backend), Some(n)) = (&placement, masked_notice(&exec)) {
+        eprintln!("wicket: notice: {n}");
+        if !matches!(backend, wicket_sandbox::Backend::Bwrap { .. }) {
+            eprintln!(
+                "wicket: notice: without bubblewrap they are hidden by Landlock: files made anew directly in a folder that holds one (or in one of its parents inside the project) cannot be read or written in this run"
+            );
+        }
+    }
     // From here the proxy and its approver record into the same log.
     let audit: SharedRecorder = Arc::new(Mutex::new(audit));
     let mut blocked = Vec::new();
@@ -227,4 +235,23 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         eprintln!("wicket: {msg}");
     }
     Ok(ExitCode::from(outcome.code.clamp(0, 255) as u8))
+}
+
+/// The one notice about the project's own secrets that the sandbox hides (none when there are
+/// none, or when the command runs on the host).
+pub fn masked_notice(exec: &wicket_policy::exec::ExecPolicy) -> Option<String> {
+    if exec.masked.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 10;
+    let names: Vec<String> =
+        exec.masked.iter().take(SHOWN).map(|p| p.strip_prefix(&exec.root).unwrap_or(p).display().to_string()).collect();
+    let more = exec.masked.len().saturating_sub(SHOWN);
+    Some(format!(
+        "{} sensitive file(s) in the project are unreadable in the sandbox: {}{}; an allow rule that names one (e.g. read_file({})) keeps it readable",
+        exec.masked.len(),
+        names.join(", "),
+        if more > 0 { format!(" and {more} more") } else { String::new() },
+        names.first().map(String::as_str).unwrap_or(".env")
+    ))
 }

@@ -103,6 +103,21 @@ impl World {
         c.output().unwrap()
     }
 
+    /// [`World::wicket`] with more variables in wicket's own environment.
+    fn wicket_with(&self, backend: &str, env: &[(&str, &Path)], args: &[&str]) -> Output {
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&self.root).arg("--").args(args);
+        c.env("HOME", &self.home)
+            .env("WICKET_HOME", self.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&self.root)
+            .stdin(Stdio::null());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+
     fn direct(&self, args: &[&str]) -> Output {
         Command::new(args[0])
             .args(&args[1..])
@@ -1246,4 +1261,388 @@ fn everyday_tools_work_inside_the_sandbox() {
             assert!(text.contains("tiny ok"), "{backend}: {text} {err}");
         }
     }
+}
+
+// --- Issue 13 items 6 and 7: the shared lists, every home, links, the project's own secrets ---
+
+/// One credential of each class the masks cover beyond the classic ones, as paths below the
+/// home: each must be unreadable inside (both backends) and readable outside.
+const HOME_CREDENTIALS: &[&str] = &[
+    ".config/git/credentials",
+    ".git-credentials",
+    ".gemini/oauth_creds.json",
+    ".qwen/oauth_creds.json",
+    ".config/github-copilot/apps.json",
+    ".local/share/opencode/auth.json",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
+    ".gem/credentials",
+    ".config/containers/auth.json",
+    ".docker/contexts/meta/x/meta.json",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/rclone/rclone.conf",
+    ".config/sops/age/keys.txt",
+    ".cache/huggingface/token",
+    ".bash_history",
+    ".zsh_history",
+    ".local/share/fish/fish_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".rediscli_history",
+    ".mozilla/firefox/abc.default/logins.json",
+    ".config/google-chrome/Default/Cookies",
+    ".config/chromium/Default/Login Data",
+    ".local/share/keyrings/login.keyring",
+];
+
+/// A script that tries to read each path listed in the file `ARGS[0]` (so the gate, which sees
+/// only the command line, cannot refuse the run) and prints `READ <path>` for those it could.
+const READ_EACH: &str = "for p in open(ARGS[0]).read().split('\\n'):\n    try:\n        open(p).read()\n        print('READ', p)\n    except Exception:\n        pass";
+
+fn readable(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.strip_prefix("READ ").map(str::to_string)).collect()
+}
+
+/// A file of paths for [`READ_EACH`], outside the project and the home.
+fn path_list(w: &World, name: &str, paths: &[&str]) -> String {
+    let f = w.dir.join(format!("{name}.paths"));
+    std::fs::write(&f, paths.join("\n")).unwrap();
+    f.to_string_lossy().into_owned()
+}
+
+fn write_file(p: &Path, text: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+#[test]
+fn every_new_credential_class_is_unreadable_inside() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        std::fs::create_dir_all(w.home.join(".cache")).unwrap();
+        let mut paths: Vec<String> = HOME_CREDENTIALS
+            .iter()
+            .map(|rel| {
+                let p = w.home.join(rel);
+                write_file(&p, "secret");
+                p.to_string_lossy().into_owned()
+            })
+            .collect();
+        // The per-user runtime folder's container registry login.
+        let runtime = w.dir.join("run-user");
+        write_file(&runtime.join("containers/auth.json"), "secret");
+        paths.push(runtime.join("containers/auth.json").to_string_lossy().into_owned());
+        let script = w.script("creds", READ_EACH);
+        let list = path_list(&w, "creds", &paths.iter().map(String::as_str).collect::<Vec<_>>());
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = w.wicket_with(backend, &[("XDG_RUNTIME_DIR", &runtime)], &args);
+        assert!(verdict(&inside).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&inside.stderr));
+        assert_eq!(readable(&inside), Vec::<String>::new(), "{backend}: credentials read inside");
+        // Control: every one of them is readable outside.
+        assert_eq!(readable(&w.direct(&args)), paths, "control");
+    }
+}
+
+#[test]
+fn a_symlinked_ssh_folder_is_masked_and_the_run_succeeds() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        // A dotfiles setup: ~/.ssh is a link to a folder elsewhere.
+        std::fs::remove_dir_all(w.home.join(".ssh")).unwrap();
+        let dots = w.dir.join("dotfiles/ssh");
+        write_file(&dots.join("id_ed25519"), "secret");
+        std::os::unix::fs::symlink(&dots, w.home.join(".ssh")).unwrap();
+        let through_link = w.home.join(".ssh/id_ed25519");
+        let target = dots.join("id_ed25519");
+        let script = w.script("sshlink", READ_EACH);
+        let list = path_list(&w, "sshlink", &[through_link.to_str().unwrap(), target.to_str().unwrap()]);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = w.wicket(backend, None, &args);
+        assert_eq!(
+            inside.status.code(),
+            Some(0),
+            "{backend}: the run fails: {}",
+            String::from_utf8_lossy(&inside.stderr)
+        );
+        assert!(verdict(&inside).ends_with("ESCAPED"), "{backend}: the script did not run");
+        assert_eq!(readable(&inside), Vec::<String>::new(), "{backend}: the key was read");
+        assert_eq!(readable(&w.direct(&args)).len(), 2, "control");
+    }
+}
+
+/// The uid and gid of a user, from `id`.
+fn ids_of(user: &str) -> Option<(u32, u32)> {
+    let id = |flag: &str| -> Option<u32> {
+        let out = Command::new("id").args([flag, user]).output().ok()?;
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    };
+    Some((id("-u")?, id("-g")?))
+}
+
+#[test]
+fn the_account_home_stays_masked_when_home_points_elsewhere() {
+    let w = World::new();
+    if is_root() {
+        // A user whose password-database home is a folder of this test, so no real home is
+        // touched; wicket runs as that user with HOME pointing at the fake home.
+        let user = "wicketpwtest";
+        let pw_home = base().join("pw-home");
+        let _ = std::fs::remove_dir_all(&pw_home);
+        if ids_of(user).is_none() {
+            let made = Command::new("useradd").args(["-M", "-s", "/bin/sh", "-d"]).arg(&pw_home).arg(user).status();
+            assert!(made.unwrap().success(), "useradd");
+        } else {
+            assert!(Command::new("usermod").arg("-d").arg(&pw_home).arg(user).status().unwrap().success());
+        }
+        let (uid, gid) = ids_of(user).unwrap();
+        let secret = pw_home.join(".ssh/id_rsa");
+        write_file(&secret, "secret");
+        let history = pw_home.join(".bash_history");
+        write_file(&history, "export TOKEN=x");
+        for p in [&pw_home, &pw_home.join(".ssh"), &secret, &history, &w.dir, &w.root, &w.home] {
+            std::os::unix::fs::chown(p, Some(uid), Some(gid)).unwrap();
+        }
+        let script = w.script("pwhome", READ_EACH);
+        std::os::unix::fs::chown(&script, Some(uid), Some(gid)).unwrap();
+        let list = path_list(&w, "pwhome", &[secret.to_str().unwrap(), history.to_str().unwrap()]);
+        let args = [script.to_str().unwrap(), list.as_str()];
+        let run = |sandboxed: bool, backend: &str| {
+            use std::os::unix::process::CommandExt;
+            let mut c = if sandboxed {
+                let mut c = Command::new(wicket_bin());
+                c.arg("run").arg("--root").arg(&w.root).args(["--", "python3"]);
+                c
+            } else {
+                Command::new("python3")
+            };
+            c.args(args)
+                .uid(uid)
+                .gid(gid)
+                .env("HOME", &w.home)
+                .env("WICKET_HOME", w.dir.join("wicket-home"))
+                .env("WICKET_SANDBOX_BACKEND", backend)
+                .current_dir(&w.root)
+                .stdin(Stdio::null());
+            c.output().unwrap()
+        };
+        for backend in ["bwrap", "landlock"] {
+            let inside = run(true, backend);
+            assert!(verdict(&inside).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&inside.stderr));
+            assert_eq!(readable(&inside), Vec::<String>::new(), "{backend}: the account home's secrets were read");
+        }
+        assert_eq!(readable(&run(false, "host")).len(), 2, "control: the same user reads them outside");
+        let _ = std::fs::remove_dir_all(&pw_home);
+    } else {
+        // Unprivileged: no user can be made, and the real home is never written. Whatever
+        // secret the account home already holds must stay hidden with HOME elsewhere.
+        let home = wicket_policy::paths::account_home().expect("this account has a home in /etc/passwd");
+        let found: Vec<String> =
+            [".ssh/id_rsa", ".ssh/id_ed25519", ".bash_history", ".python_history", ".psql_history"]
+                .iter()
+                .map(|r| home.join(r))
+                .filter(|p| std::fs::read(p).is_ok())
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect();
+        let script = w.script("pwhome", READ_EACH);
+        let list = path_list(&w, "pwhome", &found.iter().map(String::as_str).collect::<Vec<_>>());
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        for backend in ["bwrap", "landlock"] {
+            let inside = w.wicket(backend, None, &args);
+            assert!(verdict(&inside).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&inside.stderr));
+            assert_eq!(readable(&inside), Vec::<String>::new(), "{backend}: the account home's secrets were read");
+        }
+        eprintln!("account home {}: {} secret(s) checked", home.display(), found.len());
+    }
+}
+
+/// New protected paths in the project: each must be unwritable inside when it exists and, for
+/// the ones with a placeholder, uncreatable when missing; the project is unchanged afterwards.
+/// (The Landlock fallback does not enforce holes inside the project: see docs/sandbox.md.)
+const PROTECTED_NEW: &[(&str, bool)] = &[
+    // (path to write, its top folder or file is missing before the run)
+    (".roo/rules/x.md", true),
+    (".windsurf/rules/x.md", true),
+    (".continue/config.yaml", true),
+    (".amazonq/rules/x.md", true),
+    (".idea/workspace.xml", true),
+    (".zed/tasks.json", true),
+    (".github/workflows/ci.yml", true),
+    (".devcontainer/devcontainer.json", true),
+    (".husky/pre-commit", true),
+    (".kiro/hooks/x.json", true),
+    (".envrc", true),
+    ("CLAUDE.md", true),
+    ("AGENTS.md", true),
+    ("GEMINI.md", true),
+    (".roo/rules/x.md", false),
+    (".windsurf/rules/x.md", false),
+    (".continue/config.yaml", false),
+    (".amazonq/rules/x.md", false),
+    (".idea/workspace.xml", false),
+    (".zed/tasks.json", false),
+    (".github/workflows/ci.yml", false),
+    (".devcontainer/devcontainer.json", false),
+    (".devcontainer.json", false),
+    (".husky/pre-commit", false),
+    (".envrc", false),
+    (".pdbrc", false),
+    (".gitpod.yml", false),
+    ("CLAUDE.md", false),
+    ("AGENTS.md", false),
+    ("opencode.json", false),
+    (".kilocode/rules/x.md", false),
+];
+
+#[test]
+fn new_protected_paths_cannot_be_created_or_written_inside() {
+    let w = World::new();
+    let code = "p = os.path.join(ROOT, open(ARGS[0]).read())\nos.makedirs(os.path.dirname(p), exist_ok=True)\nopen(p, 'w').write('evil')";
+    let script = w.script("protect", code);
+    let mut failures = Vec::new();
+    for (rel, missing) in PROTECTED_NEW {
+        let top = w.root.join(rel.split('/').next().unwrap());
+        let _ = std::fs::remove_dir_all(&top);
+        let _ = std::fs::remove_file(&top);
+        if !missing {
+            write_file(&w.root.join(rel), "original");
+        }
+        let before = listing(&w.root);
+        let list = path_list(&w, "protect", &[rel]);
+        let inside = w.wicket("bwrap", None, &["python3", script.to_str().unwrap(), list.as_str()]);
+        let got = verdict(&inside);
+        if !got.starts_with("BLOCKED") {
+            failures.push(format!("{rel} (missing: {missing}): {got} {}", String::from_utf8_lossy(&inside.stderr)));
+        }
+        if listing(&w.root) != before {
+            failures.push(format!("{rel} (missing: {missing}): the project changed: {:?}", listing(&w.root)));
+        }
+        // Control: the same write outside succeeds.
+        let control = verdict(&w.direct(&["python3", script.to_str().unwrap(), list.as_str()]));
+        if control != "ESCAPED" {
+            failures.push(format!("control for {rel}: {control}"));
+        }
+        let _ = std::fs::remove_dir_all(&top);
+        let _ = std::fs::remove_file(&top);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A git project with a `.env` three folders deep (ignored by git, as usual).
+fn project_with_env(w: &World) -> PathBuf {
+    let env = w.root.join("services/api/config/.env");
+    write_file(&env, "API_TOKEN=hunter2");
+    write_file(&w.root.join(".env.test"), "TEST=1");
+    write_file(&w.root.join(".gitignore"), ".env\n.env.*\n");
+    write_file(&w.root.join("services/api/config/settings.py"), "DEBUG = True\n");
+    std::fs::remove_dir_all(w.root.join(".git")).unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git").args(args).current_dir(&w.root).env("HOME", &w.home).output().unwrap();
+        assert!(ok.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&ok.stderr));
+    };
+    git(&["init", "-q"]);
+    git(&["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "init"]);
+    env
+}
+
+#[test]
+fn project_secrets_are_masked_and_everyday_work_still_runs() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let env = project_with_env(&w);
+        let script = w.script("env", READ_EACH);
+        let list = path_list(&w, "env", &[env.to_str().unwrap(), ".env.test"]);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = w.wicket(backend, None, &args);
+        assert_eq!(readable(&inside), Vec::<String>::new(), "{backend}: a project secret was read inside");
+        let err = String::from_utf8_lossy(&inside.stderr);
+        assert_eq!(
+            err.matches("sensitive file(s) in the project are unreadable").count(),
+            1,
+            "{backend}: one notice: {err}"
+        );
+        assert!(err.contains("services/api/config/.env") && err.contains(".env.test"), "{backend}: {err}");
+        assert_eq!(readable(&w.direct(&args)).len(), 2, "control");
+        // Everyday work beside the secret: edit a file in its folder, list it, commit.
+        // (Without bubblewrap, new files directly in a folder on the way to a secret are not
+        // usable, as the notice says: the fallback's new file goes to an existing folder.)
+        let new_file = if backend == "bwrap" { "services/api/config/notes.txt" } else { "src/notes.txt" };
+        std::fs::create_dir_all(w.root.join("src")).unwrap();
+        let work = format!(
+            "set -e\necho 'DEBUG = False' > services/api/config/settings.py\nls services/api/config >/dev/null\nls >/dev/null\n\
+             echo new > {new_file}\ncat {new_file} >/dev/null\ngit add -A\n\
+             git -c user.email=t@example.com -c user.name=t commit -qm work\ngit log --oneline | wc -l"
+        );
+        let out = w.wicket(backend, None, &["sh", "-c", &work]);
+        assert_eq!(
+            (out.status.code(), String::from_utf8_lossy(&out.stdout).trim().to_string()),
+            (Some(0), "2".to_string()),
+            "{backend}: everyday work failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(std::fs::read_to_string(&env).unwrap(), "API_TOKEN=hunter2", "the secret is untouched");
+        // The commit holds the work and no placeholder of a protected path.
+        let files = Command::new("git").args(["ls-files"]).current_dir(&w.root).output().unwrap();
+        let files = String::from_utf8_lossy(&files.stdout).to_string();
+        for p in ["AGENTS.md", "CLAUDE.md", "GEMINI.md", ".envrc", ".mcp.json"] {
+            assert!(!files.lines().any(|l| l == p), "{backend}: the placeholder {p} was committed: {files}");
+        }
+        assert!(files.contains("settings.py"), "{files}");
+    }
+}
+
+#[test]
+fn an_allow_rule_naming_a_secret_keeps_it_readable() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let env = project_with_env(&w);
+        let home = w.dir.join("wicket-home");
+        write_file(
+            &home.join("settings.json"),
+            r#"{"permissions": {"allow": ["read_file(.env.test)", "read_file(**)"]}}"#,
+        );
+        let script = w.script("envtest", READ_EACH);
+        let list = path_list(&w, "envtest", &[".env.test", env.to_str().unwrap()]);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = w.wicket(backend, None, &args);
+        assert_eq!(
+            readable(&inside),
+            vec![".env.test".to_string()],
+            "{backend}: {}",
+            String::from_utf8_lossy(&inside.stderr)
+        );
+        // Without the rule it is masked again.
+        write_file(&home.join("settings.json"), "{}");
+        assert_eq!(readable(&w.wicket(backend, None, &args)), Vec::<String>::new(), "{backend}");
+    }
+}
+
+/// Shell prompt caches in `~/.cache` (writable for package managers) that the host's shell
+/// sources or runs: an existing powerlevel10k instant prompt cannot be rewritten, a missing
+/// gitstatus folder cannot be planted. (bwrap only: the fallback does not enforce holes.)
+#[test]
+fn prompt_caches_in_the_writable_cache_stay_read_only() {
+    let w = World::new();
+    let prompt = w.home.join(".cache/p10k-instant-prompt-me.zsh");
+    write_file(&prompt, "# p10k");
+    let code = "p = open(ARGS[0]).read()\nos.makedirs(os.path.dirname(p), exist_ok=True)\nopen(p, 'w').write('evil')";
+    let script = w.script("prompt", code);
+    let cases = [prompt.clone(), w.home.join(".cache/gitstatus/gitstatusd-linux-x86_64")];
+    for target in &cases {
+        let list = path_list(&w, "prompt", &[target.to_str().unwrap()]);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = verdict(&w.wicket("bwrap", None, &args));
+        assert!(inside.starts_with("BLOCKED"), "{}: {inside}", target.display());
+        assert!(!w.home.join(".cache/gitstatus").exists(), "the placeholder was removed");
+        // Control: outside, the write succeeds (and is undone).
+        assert_eq!(verdict(&w.direct(&args)), "ESCAPED", "control for {}", target.display());
+        let _ = std::fs::remove_dir_all(w.home.join(".cache/gitstatus"));
+        write_file(&prompt, "# p10k");
+    }
+    // Writing the cache itself still works inside.
+    let list = path_list(&w, "prompt", &[w.home.join(".cache/pip/x").to_str().unwrap()]);
+    assert_eq!(verdict(&w.wicket("bwrap", None, &["python3", script.to_str().unwrap(), list.as_str()])), "ESCAPED");
 }
