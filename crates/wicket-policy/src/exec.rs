@@ -488,8 +488,9 @@ impl Guarded {
             }
         }
         for s in &self.secrets {
-            if s.starts_with(p) || p.starts_with(s) {
-                return Err(format!("is, holds or lies inside the secret {}", s.display()));
+            // A writable folder that holds a secret is fine: the secret is masked on top of it.
+            if p.starts_with(s) {
+                return Err(format!("is or lies inside the secret {}", s.display()));
             }
         }
         if let Some(st) = &self.state {

@@ -180,6 +180,14 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
             Ok(()) => {}
             // A parent that does not exist: nothing to protect there.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            // A folder this user cannot write (another user's project, a read-only mount):
+            // the command runs as this user with less power, so it cannot create the name
+            // either.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                ) => {}
             Err(e) => return Err(SandboxError::Placeholder { path: p.clone(), source: e }),
         }
     }

@@ -312,6 +312,7 @@ impl Sandbox {
         let shim = ShimPolicy {
             writable,
             hidden: policy.unreadable.clone(),
+            pinned: policy.state.clone(),
             fallback: !matches!(self.backend, Backend::Bwrap { .. }),
             no_network: !policy.network,
             bridge,

@@ -18,6 +18,11 @@ pub struct ShimPolicy {
     pub writable: Vec<PathBuf>,
     /// Paths the command may not read (only enforced here in the fallback; bwrap masks them).
     pub hidden: Vec<PathBuf>,
+    /// Hidden paths that must also stay where they are (wicket's own state): in the fallback
+    /// the folders above them get no folder rights, so none can be renamed away and rebuilt
+    /// with forged settings that the next run would read by path.
+    #[serde(default)]
+    pub pinned: Vec<PathBuf>,
     /// No bwrap: Landlock and seccomp are the only walls, so they must hold fully.
     pub fallback: bool,
     /// Refuse network sockets (the fallback has no network namespace).
@@ -199,7 +204,10 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
     // reading is allowed. New files made directly in such a folder get the same folder rights
     // only (see docs/sandbox.md).
     let (split_read, split_write) = if p.fallback {
-        (split_folders(&all_read, &p.hidden), split_folders(&writable, &p.hidden))
+        let above_state = |f: &PathBuf| p.pinned.iter().any(|s| s.starts_with(f));
+        let mut split_write = split_folders(&writable, &p.hidden);
+        split_write.retain(|f| !above_state(f));
+        (split_folders(&all_read, &p.hidden), split_write)
     } else {
         (Vec::new(), Vec::new())
     };

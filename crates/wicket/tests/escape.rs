@@ -1037,7 +1037,7 @@ fn parallel_runs_in_one_project_all_succeed_and_leave_nothing() {
             s.spawn(move || {
                 for round in 0..50 {
                     let out =
-                        w.wicket("bwrap", None, &["sh", "-c", "test -d .git/hooks && test -f .mcp.json && echo ok"]);
+                        w.wicket("bwrap", None, &["sh", "-c", "test -d .git/hooks && test -e .mcp.json && echo ok"]);
                     if !out.status.success() || verdict(&out) != "ok" {
                         failures.lock().unwrap().push(format!(
                             "thread {t} round {round}: {:?} {} {}",
