@@ -382,35 +382,9 @@ fn inert_dynamic(cmd: &SimpleCommand) -> bool {
     })
 }
 
-/// Characters that make what runs differ from what a person reads: zero-width, bidi
-/// controls, other format characters, and control characters but tab and newline.
-/// Returns them escaped, or `None`.
-pub fn invisible_chars(s: &str) -> Option<String> {
-    let mut found: Vec<String> = Vec::new();
-    for c in s.chars() {
-        let cp = c as u32;
-        let bad = (cp < 0x20 && c != '\t' && c != '\n')
-            || (0x7f..=0x9f).contains(&cp)
-            || matches!(
-                cp,
-                0xad | 0x34f | 0x61c | 0x115f | 0x1160 | 0x17b4 | 0x17b5 | 0x180e | 0x3164 | 0xfeff | 0xffa0
-            )
-            || (0x200b..=0x200f).contains(&cp)
-            || (0x202a..=0x202e).contains(&cp)
-            || (0x2060..=0x206f).contains(&cp)
-            || (0xfe00..=0xfe0f).contains(&cp)
-            || (0xfff9..=0xfffb).contains(&cp)
-            || (0xe0000..=0xe007f).contains(&cp)
-            || (0xe0100..=0xe01ef).contains(&cp);
-        if bad {
-            let e = format!("U+{cp:04X}");
-            if !found.contains(&e) {
-                found.push(e);
-            }
-        }
-    }
-    (!found.is_empty()).then(|| found.join(", "))
-}
+/// The invisible and control characters of a command or path (one definition for every
+/// module: [`crate::text`]).
+pub use crate::text::invisible_chars;
 
 /// A word that mixes ASCII letters with letters that look like them (Cyrillic `а`, Greek `ο`,
 /// fullwidth `ｇ`, mathematical `𝚐`), or that holds fullwidth or mathematical letters at all:

@@ -773,7 +773,10 @@ impl Policy {
     }
 
     fn step3_protected(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
-        let file_tool = matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep");
+        // An MCP tool's path arguments meet the file tools' root check: its allow rule covers
+        // what it does inside the project, never a path outside it.
+        let file_tool =
+            matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep") || crate::call::is_mcp(tool);
         let mut config_ask: Option<Verdict> = None;
         for f in facts {
             let Fact::Path { rp, access, from_command, classes, .. } = f else { continue };
@@ -796,7 +799,7 @@ impl Policy {
                 return Some(Verdict::deny(
                     By::Protected,
                     format!(
-                        "{:?} is outside the project root {} (it resolves to {}). File tools work only inside the root",
+                        "{:?} is outside the project root {} (it resolves to {}). File tools and MCP tools' path arguments work only inside the root",
                         rp.input,
                         self.env.root.display(),
                         rp.real.display()

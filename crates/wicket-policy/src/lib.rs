@@ -28,6 +28,7 @@ pub mod rules;
 pub mod session;
 pub mod settings;
 pub mod team;
+pub mod text;
 pub mod verdict;
 
 pub use call::{targets_of, Access, CallError, Target, ToolCall};
