@@ -596,7 +596,7 @@ impl Policy {
                     }
                 }
                 Fact::Url { host, .. } => {
-                    if let Some((p, _)) = team.hosts.iter().find(|(_, hp)| hp.matches(host)) {
+                    if let Some((p, _)) = team.hosts.iter().find(|(_, hp)| hp.covers(host)) {
                         return deny(
                             format!("{host} is blocked by the team policy (host pattern {p:?}). Do not try to reach it another way"),
                             p,
@@ -910,7 +910,7 @@ impl Policy {
                 }
                 Fact::Url { host, .. } => scrutiny_tools(tool, "web_fetch")
                     .iter()
-                    .find_map(|t| self.deny.match_host(t, host))
+                    .find_map(|t| self.deny.match_host_any_spelling(t, host))
                     .map(|r| (r, host.to_string())),
                 Fact::Input => self.deny.match_bare(tool).map(|r| (r, tool.to_string())),
                 _ => None,
@@ -941,7 +941,7 @@ impl Policy {
                 }
                 Fact::Path { rp, from_command: false, .. } => rp.views().find_map(|v| self.ask.first_path(tool, v)),
                 Fact::Url { host, .. } => {
-                    scrutiny_tools(tool, "web_fetch").iter().find_map(|t| self.ask.match_host(t, host))
+                    scrutiny_tools(tool, "web_fetch").iter().find_map(|t| self.ask.match_host_any_spelling(t, host))
                 }
                 Fact::Input => self.ask.match_bare(tool),
                 _ => None,
