@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use crate::call::{targets_of, Access, Target, ToolCall};
 use crate::command::{always_pattern, invisible_chars, view, CommandView, SAFE_LIST};
+use crate::gitconfig::{GitConfigView, GitRisk};
 use crate::host::{classify, parse_url, Host, HostPattern};
 use crate::lists::{BuiltinLists, Classes};
 use crate::mode::Mode;
@@ -48,6 +49,10 @@ pub struct PolicyConfig {
     /// The team policy (merged from the managed file and the user's `policy.json`; never a
     /// project's), checked first (step 1).
     pub team: TeamPolicy,
+    /// The git configuration for the root as git itself lists it (read by the edge, which may
+    /// run git; the engine never does). `None`: the engine reads the repository's and the
+    /// user's config files itself, a cruder check.
+    pub git_config: Option<GitConfigView>,
 }
 
 /// Why a policy cannot be built.
@@ -84,8 +89,9 @@ pub struct Policy {
     unattended: bool,
     sandbox: bool,
     sandbox_network: bool,
-    /// Why the git entries of the safe list are off, when the git config can run code.
-    git_risk: Option<String>,
+    /// Why the git entries of the safe list (`any`) and allow rules for git commands
+    /// (`repository`) are off, when the git configuration can make git run a program.
+    git_risk: GitRisk,
     team: TeamRules,
 }
 
@@ -217,7 +223,10 @@ impl Policy {
         let compile = |list: &'static str, texts: &[String]| {
             RuleSet::parse(texts, home.as_deref(), opts).map_err(|source| PolicyError::Rule { list, source })
         };
-        let git_risk = git_config_risk(&env);
+        let git_risk = match &cfg.git_config {
+            Some(view) => crate::gitconfig::assess(view),
+            None => git_config_risk(&env),
+        };
         let team = TeamRules::new(&cfg.team, home.as_deref(), opts)?;
         Ok(Policy {
             team,
@@ -466,10 +475,18 @@ impl Policy {
             "ask mode: every edit and command needs a person's answer".to_string()
         } else if !doubts.is_empty() {
             format!("{}; a person must look at it", doubts.join("; "))
+        } else if let Some(risk) = self.git_blocks(&facts) {
+            format!("{risk}, so git could run a program the repository chose; a person must approve git commands here")
         } else {
             format!("no rule allows this call; to allow it without a question, add {what}")
         };
         self.unattended_or(Verdict::ask(if ask_mode_blocks { By::Mode } else { By::Default }, reason))
+    }
+
+    /// The repository's git risk, when a command of the call runs git.
+    fn git_blocks(&self, facts: &[Fact]) -> Option<&str> {
+        let risk = self.git_risk.repository.as_deref()?;
+        facts.iter().any(|f| matches!(f, Fact::Command { view, .. } if view.parts.iter().any(runs_git))).then_some(risk)
     }
 
     /// Turn an ask into the unattended denial when nobody can answer.
@@ -1069,8 +1086,14 @@ impl Policy {
                 if !view.unknown_writes.is_empty() {
                     return None;
                 }
+                // The repository's git configuration can make git run a program: only a rule
+                // that allows every command (`bash(*)`) still covers git.
+                let git_off = self.git_risk.repository.is_some() && self.allow.match_bare(tool).is_none();
                 let mut first = None;
                 for part in &view.parts {
+                    if git_off && runs_git(part) {
+                        return None;
+                    }
                     let (r, by) = if part.coverable {
                         self.cover(tool, &part.written, &part.risky, session)?
                     } else {
@@ -1153,7 +1176,7 @@ impl Policy {
             return None;
         }
         if text.starts_with("git ") {
-            if let Some(risk) = &self.git_risk {
+            if let Some(risk) = &self.git_risk.any {
                 return self.unattended_or(Verdict::ask(
                     By::SafeList,
                     format!("{text:?} is on the safe list, but {risk}, so git could run a program; a person must approve it"),
@@ -1178,6 +1201,12 @@ impl Policy {
             }
         }
     }
+}
+
+/// Does this part run git, as written or inside a wrapper (`sudo git`, `env X=1 git`)?
+fn runs_git(part: &crate::command::Part) -> bool {
+    let git = |t: &str| t == "git" || t.starts_with("git ");
+    part.deny_texts.iter().any(|t| git(t)) || part.inner.iter().any(|i| git(&i.written))
 }
 
 /// A denial by the team policy, naming the pattern that decided.
@@ -1325,24 +1354,34 @@ pub fn escape_for_display(s: &str) -> String {
         .collect()
 }
 
-/// Can the git config make `git status` run a program? Reads the repository's and the user's
-/// git config files; a config that cannot be read counts as risky.
-fn git_config_risk(env: &PathEnv) -> Option<String> {
-    let dotgit = env.root.join(".git");
-    let mut files = Vec::new();
-    match std::fs::symlink_metadata(&dotgit) {
-        Ok(m) if m.is_dir() => files.push(dotgit.join("config")),
-        Ok(_) => {
-            return Some(
-                "the repository's .git is not a plain folder (worktree or link), so its config cannot be checked"
-                    .into(),
-            )
+/// Can the git config make `git status` run a program? The crude check when the edge did not
+/// ask git: reads the config files of the repository (and of every repository the root is
+/// inside) and the user's; a config that cannot be read counts as risky.
+fn git_config_risk(env: &PathEnv) -> GitRisk {
+    let mut repo_files = Vec::new();
+    for dir in env.root.ancestors() {
+        let dotgit = dir.join(".git");
+        match std::fs::symlink_metadata(&dotgit) {
+            Ok(m) if m.is_dir() => {
+                repo_files.push(dotgit.join("config"));
+                repo_files.push(dotgit.join("config.worktree"));
+                // Git uses the nearest repository only.
+                break;
+            }
+            Ok(_) => {
+                let why = format!(
+                    "{} is not a plain folder (worktree, submodule or link), so its config cannot be checked",
+                    dotgit.display()
+                );
+                return GitRisk { any: Some(why.clone()), repository: Some(why) };
+            }
+            Err(_) => {}
         }
-        Err(_) => {}
     }
+    let mut user_files = Vec::new();
     if let Some(home) = &env.home {
-        files.push(home.join(".gitconfig"));
-        files.push(home.join(".config/git/config"));
+        user_files.push(home.join(".gitconfig"));
+        user_files.push(home.join(".config/git/config"));
     }
     const RISKY: &[&str] = &[
         "fsmonitor",
@@ -1356,15 +1395,18 @@ fn git_config_risk(env: &PathEnv) -> Option<String> {
         "askpass",
         "editor",
     ];
-    for file in files {
-        let text = match std::fs::read_to_string(&file) {
+    let check = |file: &std::path::Path| -> Option<String> {
+        let text = match std::fs::read_to_string(file) {
             Ok(t) => t.to_ascii_lowercase(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(e) => return Some(format!("{} cannot be read ({e})", file.display())),
         };
-        if let Some(k) = RISKY.iter().find(|k| text.contains(*k)) {
-            return Some(format!("{} sets {}", file.display(), k.trim_start_matches('[')));
-        }
-    }
-    None
+        RISKY
+            .iter()
+            .find(|k| text.contains(*k))
+            .map(|k| format!("{} sets {}", file.display(), k.trim_start_matches('[')))
+    };
+    let repository = repo_files.iter().find_map(|f| check(f));
+    let any = repository.clone().or_else(|| user_files.iter().find_map(|f| check(f)));
+    GitRisk { any, repository }
 }

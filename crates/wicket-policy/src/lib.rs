@@ -20,6 +20,7 @@ pub mod engine;
 pub mod examples;
 pub mod exec;
 pub mod flags;
+pub mod gitconfig;
 pub mod host;
 pub mod lists;
 pub mod mode;
