@@ -1101,9 +1101,12 @@ impl Policy {
                         (self.allow.match_star(tool)?, By::Rule)
                     };
                     first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
-                    // What runs inside a wrapper needs its own rule.
+                    // What runs inside a wrapper or launcher needs its own rule, unless the
+                    // part's rule names that program itself (`npx prettier*`, `sudo apt*`).
                     for inner in &part.inner {
-                        self.cover(tool, &inner.written, &inner.risky, session)?;
+                        if !names_program(r, &inner.written, &inner.risky) {
+                            self.cover(tool, &inner.written, &inner.risky, session)?;
+                        }
                     }
                 }
                 first
@@ -1201,6 +1204,18 @@ impl Policy {
             }
         }
     }
+}
+
+/// Does an allow rule's pattern name, after its first word and outside wildcards, the program
+/// that runs inside the wrapper (and spell out its risky flags)? `bash(npx prettier*)` names
+/// `prettier`; `bash(npx *)` names nothing.
+fn names_program(rule: &Rule, inner: &str, risky: &[String]) -> bool {
+    let Some(pattern) = rule.pattern.as_deref() else { return false };
+    let Some(program) = inner.split_whitespace().next() else { return false };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    let literal = pattern.trim_end_matches('*').trim_end_matches(':');
+    literal.split_whitespace().skip(1).any(|w| !w.contains('*') && w == program)
+        && risky.iter().all(|f| pattern.contains(f.as_str()))
 }
 
 /// Does this part run git, as written or inside a wrapper (`sudo git`, `env X=1 git`)?
