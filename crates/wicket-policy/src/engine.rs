@@ -92,6 +92,9 @@ pub struct Policy {
     /// Why the git entries of the safe list (`any`) and allow rules for git commands
     /// (`repository`) are off, when the git configuration can make git run a program.
     git_risk: GitRisk,
+    /// Files the repository's git configuration includes: writing one is a code-running
+    /// configuration write.
+    git_includes: Vec<PathBuf>,
     team: TeamRules,
 }
 
@@ -223,6 +226,11 @@ impl Policy {
         let compile = |list: &'static str, texts: &[String]| {
             RuleSet::parse(texts, home.as_deref(), opts).map_err(|source| PolicyError::Rule { list, source })
         };
+        let git_includes = cfg
+            .git_config
+            .as_ref()
+            .map(|v| crate::gitconfig::included_files(v, cfg.home.as_deref()))
+            .unwrap_or_default();
         let git_risk = match &cfg.git_config {
             Some(view) => crate::gitconfig::assess(view),
             None => git_config_risk(&env),
@@ -239,6 +247,7 @@ impl Policy {
             sandbox: cfg.sandbox,
             sandbox_network: cfg.sandbox_network,
             git_risk,
+            git_includes,
             env,
         })
     }
@@ -317,6 +326,9 @@ impl Policy {
             classes.sensitive = classes.sensitive.or(c.sensitive);
             classes.protected = classes.protected.or(c.protected);
             classes.config = classes.config.or(c.config);
+            if classes.config.is_none() && self.git_includes.iter().any(|f| f.as_os_str() == v.abs) {
+                classes.config = Some("a file the repository's git config includes");
+            }
         }
         Fact::Path { rp, access, from_command, arg, classes }
     }

@@ -130,6 +130,31 @@ pub fn risky_entry(e: &GitEntry, show_signature: bool) -> Option<&'static str> {
     }
 }
 
+/// The files the repository's own configuration includes (`include.path`,
+/// `includeIf.<cond>.path`), absolute: writing one of them changes what git runs, so such a
+/// write is a code-running configuration write. `home` expands `~/`; a relative path is
+/// relative to the including file (whose origin the edge made absolute).
+pub fn included_files(view: &GitConfigView, home: Option<&std::path::Path>) -> Vec<std::path::PathBuf> {
+    let GitConfigView::Entries(entries) = view else { return Vec::new() };
+    let mut out = Vec::new();
+    for e in entries.iter().filter(|e| repository_scope(&e.scope)) {
+        let include = e.key == "include.path" || (e.key.starts_with("includeif.") && e.key.ends_with(".path"));
+        let (true, Some(value)) = (include, e.value.as_deref()) else { continue };
+        let target = match (value.strip_prefix("~/"), home) {
+            (Some(rest), Some(h)) => h.join(rest),
+            (Some(_), None) => continue,
+            (None, _) if value.starts_with('/') => std::path::PathBuf::from(value),
+            (None, _) => {
+                let Some(origin) = e.origin.strip_prefix("file:") else { continue };
+                let Some(dir) = std::path::Path::new(origin).parent() else { continue };
+                dir.join(value)
+            }
+        };
+        out.push(crate::paths::normalize(&target));
+    }
+    out
+}
+
 /// Scopes the repository controls: its own configuration and what it includes, a worktree's,
 /// and a submodule's (a parent repository's is `local` too, as git reads it).
 fn repository_scope(scope: &str) -> bool {
@@ -229,6 +254,21 @@ mod tests {
         }
         assert!(risky_entry(&entry("local", "gpg.program", Some("x")), true).is_some());
         assert!(risky_entry(&entry("local", "gpg.ssh.program", Some("x")), true).is_some());
+    }
+
+    #[test]
+    fn files_the_repository_includes_are_found() {
+        let mut inc = entry("local", "include.path", Some("../team.gitconfig"));
+        inc.origin = "file:/w/p/.git/config".into();
+        let mut cond = entry("local", "includeif.onbranch:main.path", Some("/etc/x.cfg"));
+        cond.origin = "file:/w/p/.git/config".into();
+        let home = entry("worktree", "include.path", Some("~/more.cfg"));
+        let user = entry("global", "include.path", Some("/u/inc"));
+        let view = GitConfigView::Entries(vec![inc, cond, home, user]);
+        let files = included_files(&view, Some(std::path::Path::new("/h")));
+        let want: Vec<std::path::PathBuf> =
+            ["/w/p/team.gitconfig", "/etc/x.cfg", "/h/more.cfg"].iter().map(Into::into).collect();
+        assert_eq!(files, want);
     }
 
     #[test]

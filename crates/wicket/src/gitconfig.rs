@@ -64,11 +64,22 @@ fn read_into(
             String::from_utf8_lossy(&listed.stderr).trim()
         ));
     }
-    out.extend(parse_list(&listed.stdout, submodule)?);
+    let top = toplevel(dir, home)?;
+    let mut entries = parse_list(&listed.stdout, submodule)?;
+    // Git prints origins of the repository's files relative to the top of the work tree.
+    if let Some(top) = &top {
+        for e in &mut entries {
+            if let Some(rel) = e.origin.strip_prefix("file:").filter(|p| !p.starts_with('/')) {
+                e.origin = format!("file:{}", top.join(rel).display());
+            }
+        }
+    }
+    out.extend(entries);
     if depth >= MAX_SUBMODULE_DEPTH {
         return Ok(());
     }
-    for sub in submodules(dir, home)? {
+    let Some(top) = top else { return Ok(()) };
+    for sub in submodules(&top, home)? {
         *seen += 1;
         if *seen > MAX_SUBMODULES {
             return Err(format!("more than {MAX_SUBMODULES} submodules"));
@@ -78,18 +89,22 @@ fn read_into(
     Ok(())
 }
 
-/// The populated submodules of the work tree `dir` is in: the paths `.gitmodules` names that
-/// hold a `.git` of their own.
-fn submodules(dir: &Path, home: Option<&Path>) -> Result<Vec<PathBuf>, String> {
+/// The top of the work tree `dir` is in, or `None` outside one (or in a bare repository).
+fn toplevel(dir: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, String> {
     let top = git(dir, home)
         .args(["rev-parse", "--show-toplevel"])
         .output()
         .map_err(|e| format!("cannot run git rev-parse in {}: {e}", dir.display()))?;
     if !top.status.success() {
-        // Not in a work tree (or a bare repository): no submodules.
-        return Ok(Vec::new());
+        return Ok(None);
     }
-    let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim_end_matches('\n'));
+    Ok(Some(PathBuf::from(String::from_utf8_lossy(&top.stdout).trim_end_matches('\n'))))
+}
+
+/// The populated submodules of the work tree whose top is `top`: the paths `.gitmodules`
+/// names that hold a `.git` of their own.
+fn submodules(top: &Path, home: Option<&Path>) -> Result<Vec<PathBuf>, String> {
+    let top = top.to_path_buf();
     let gitmodules = top.join(".gitmodules");
     if !gitmodules.exists() {
         return Ok(Vec::new());

@@ -66,7 +66,8 @@ fn check(base: &Path, root: &Path, case: &Case) -> serde_json::Value {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let call = serde_json::json!({"tool": "bash", "input": {"command": case.command}});
+    let command = case.command.replace("@BASE@", &base.display().to_string());
+    let call = serde_json::json!({"tool": "bash", "input": {"command": command}});
     child.stdin.take().unwrap().write_all(call.to_string().as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "[{}] wicket check failed: {}", case.id, String::from_utf8_lossy(&out.stderr));

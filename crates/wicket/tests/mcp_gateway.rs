@@ -424,8 +424,9 @@ fn the_sandboxed_server_cannot_escape() {
         }
     }
     let _ = std::fs::remove_file(w.out.join("pwned.txt"));
-    // server-filesystem, allowed by wicket and by its own allowed folders, still cannot write
-    // outside the root: the sandbox stops it.
+    // server-filesystem, allowed by its own allowed folders and by an `mcp__fs__*` rule, still
+    // cannot write outside the root: the gate refuses the path argument before the server
+    // sees it (the sandbox, tested by the probes above, is the second wall).
     let fs_server = ["node", p.filesystem.to_str().unwrap(), w.root.to_str().unwrap(), w.out.to_str().unwrap()];
     let scenario = format!(
         "async def scenario(s):\n    await s.initialize()\n    return {{'out': await call(s, 'write_file', {{'path': {:?}, 'content': 'x'}}), 'in': await call(s, 'write_file', {{'path': {:?}, 'content': 'x'}})}}\n",
@@ -434,15 +435,14 @@ fn the_sandboxed_server_cannot_escape() {
     );
     let v = w.drive(&p, &w.gateway(&["--name", "fs", "--allow", "mcp__fs__*"], &fs_server), "", &[], &scenario);
     assert_eq!(v["out"]["out"]["is_error"], true, "{v}");
+    assert!(v["out"]["out"]["text"].as_str().unwrap().starts_with("Blocked by wicket"), "{v}");
     assert!(!w.out.join("fs.txt").exists(), "server-filesystem wrote outside the root");
     assert_eq!(v["out"]["in"]["is_error"], false, "{v}");
-    let c = w.drive(
-        &p,
-        &w.gateway(&["--name", "fsctl", "--no-sandbox", "--allow", "mcp__fsctl__*"], &fs_server),
-        "",
-        &[],
-        &scenario,
-    );
+    // The control: unsandboxed, with a root that holds both folders, the server writes there.
+    let mut control = vec![wicket().to_string_lossy().into_owned(), "mcp".into(), "--root".into(), s(&w.dir)];
+    control.extend(["--name", "fsctl", "--no-sandbox", "--allow", "mcp__fsctl__*", "--"].map(String::from));
+    control.extend(fs_server.iter().map(|x| x.to_string()));
+    let c = w.drive(&p, &control, "", &[], &scenario);
     assert_eq!(c["out"]["out"]["is_error"], false, "the control writes outside: {c}");
     assert!(w.out.join("fs.txt").exists());
 }
