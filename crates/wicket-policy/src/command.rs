@@ -72,6 +72,9 @@ pub struct CommandView {
     /// Why the command can never be auto-allowed (parse problems, invisible characters,
     /// dynamic redirect targets). Empty for a fully understood command.
     pub doubts: Vec<String>,
+    /// Script files a shell runs (`bash FILE`): code nobody has read. No allow rule but
+    /// `tool(*)` covers it and no deny rule can be ruled out; the OS sandbox still confines it.
+    pub unseen_scripts: Vec<String>,
 }
 
 impl CommandView {
@@ -186,6 +189,7 @@ struct Builder {
     writes: Vec<String>,
     unknown_writes: Vec<String>,
     doubts: Vec<String>,
+    unseen_scripts: Vec<String>,
 }
 
 /// How deep scripts fed to a shell on stdin are followed (`sh <<EOF … sh <<EOF2 …`).
@@ -232,6 +236,7 @@ pub fn view(command: &str) -> CommandView {
         writes: b.writes,
         unknown_writes: b.unknown_writes,
         doubts: b.doubts,
+        unseen_scripts: b.unseen_scripts,
     }
 }
 
@@ -259,8 +264,13 @@ impl Builder {
         }
         let unwrapped = wicket_shell::strip_wrappers(cmd);
         if !unwrapped.understood {
-            let why: Vec<&str> = unwrapped.problems.iter().map(|p| p.detail.as_str()).collect();
-            self.doubts.push(format!("cannot see everything `{}` runs ({})", cmd.source, why.join("; ")));
+            let (scripts, others): (Vec<_>, Vec<_>) =
+                unwrapped.problems.iter().partition(|p| p.kind == wicket_shell::ProblemKind::RunsScriptFile);
+            self.unseen_scripts.extend(scripts.iter().map(|p| p.detail.clone()));
+            if !others.is_empty() || scripts.is_empty() {
+                let why: Vec<&str> = others.iter().map(|p| p.detail.as_str()).collect();
+                self.doubts.push(format!("cannot see everything `{}` runs ({})", cmd.source, why.join("; ")));
+            }
         }
         let mut inner = Vec::new();
         for (k, argv) in unwrapped.argvs.iter().enumerate() {

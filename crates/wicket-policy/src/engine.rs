@@ -295,7 +295,7 @@ impl Policy {
         for t in &ct.targets {
             match self.fact(t, call.tool.as_str()) {
                 Fact::Command { view, scan, .. } => {
-                    if scan.sensitive.is_some() {
+                    if scan.sensitive.is_some() || !view.unseen_scripts.is_empty() {
                         return None;
                     }
                     pattern = Some(always_pattern(&view)?);
@@ -487,6 +487,11 @@ impl Policy {
             "ask mode: every edit and command needs a person's answer".to_string()
         } else if !doubts.is_empty() {
             format!("{}; a person must look at it", doubts.join("; "))
+        } else if let Some(why) = facts.iter().find_map(|f| match f {
+            Fact::Command { view, .. } => view.unseen_scripts.first(),
+            _ => None,
+        }) {
+            format!("{why}; only a person or an allow rule for every command can allow it")
         } else if let Some(risk) = self.git_blocks(&facts) {
             format!("{risk}, so git could run a program the repository chose; a person must approve git commands here")
         } else {
@@ -678,12 +683,13 @@ impl Policy {
                 );
             }
         }
-        if !view.doubts.is_empty() {
+        if !view.doubts.is_empty() || !view.unseen_scripts.is_empty() {
             let all: Vec<&str> = commands.iter().map(|(p, _)| p.as_str()).collect();
+            let unseen: Vec<&str> = view.doubts.iter().chain(&view.unseen_scripts).map(String::as_str).collect();
             return deny(
                 format!(
                     "the command cannot be fully analysed ({}), so the team policy's disallowed command patterns {} cannot be ruled out. Write it as plain commands without dynamic parts",
-                    view.doubts.join("; "),
+                    unseen.join("; "),
                     all.join(", ")
                 ),
                 &all.join(", "),
@@ -904,7 +910,8 @@ impl Policy {
                             }
                         }
                     }
-                    if hit.is_none() && !view.doubts.is_empty() && tools.iter().any(|t| self.deny.has_tool(t)) {
+                    let unseen: Vec<String> = view.doubts.iter().chain(&view.unseen_scripts).cloned().collect();
+                    if hit.is_none() && !unseen.is_empty() && tools.iter().any(|t| self.deny.has_tool(t)) {
                         let rules: Vec<String> = self
                             .deny
                             .rules()
@@ -917,7 +924,7 @@ impl Policy {
                                 By::Rule,
                                 format!(
                                     "the command cannot be fully analysed ({}), so the deny rules {} cannot be ruled out. Write it as plain commands without dynamic parts",
-                                    view.doubts.join("; "),
+                                    unseen.join("; "),
                                     rules.join(", ")
                                 ),
                             )
@@ -1096,6 +1103,10 @@ impl Policy {
                 }
                 // A write whose target is unknown can be covered by no rule.
                 if !view.unknown_writes.is_empty() {
+                    return None;
+                }
+                // A script file nobody has read is covered only by `tool(*)`.
+                if !view.unseen_scripts.is_empty() && self.allow.match_star(tool).is_none() {
                     return None;
                 }
                 // The repository's git configuration can make git run a program: only a rule

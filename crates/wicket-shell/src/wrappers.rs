@@ -1296,7 +1296,7 @@ fn shell(name: &str, args: &[Word]) -> Step {
             });
         return match args.get(i) {
             Some(file) if !reads_stdin => Err((
-                ProblemKind::RunsUnseenCode,
+                ProblemKind::RunsScriptFile,
                 format!(
                     "`{name} {}` runs a script file the analysis cannot see",
                     snippet(file.value.as_deref().unwrap_or(&file.raw))

@@ -188,9 +188,9 @@ fn unresolvable_wrappers_are_not_understood() {
         ("bash -c", ProblemKind::Unsupported),
         ("sh -c 'eval x'", ProblemKind::RunsUnseenCode),
         // A script file is unseen code, like `source FILE`.
-        ("bash script.sh", ProblemKind::RunsUnseenCode),
-        ("sh -x ./deploy.sh arg", ProblemKind::RunsUnseenCode),
-        ("sudo bash /tmp/x.sh", ProblemKind::RunsUnseenCode),
+        ("bash script.sh", ProblemKind::RunsScriptFile),
+        ("sh -x ./deploy.sh arg", ProblemKind::RunsScriptFile),
+        ("sudo bash /tmp/x.sh", ProblemKind::RunsScriptFile),
         // Launchers: an option their parser does not take, and code nobody can read.
         ("unshare --frobnicate rm x", ProblemKind::Unsupported),
         ("taskset -Z 1 rm x", ProblemKind::Unsupported),
