@@ -20,6 +20,7 @@ pub mod engine;
 pub mod examples;
 pub mod exec;
 pub mod flags;
+pub mod gitconfig;
 pub mod gitdirs;
 pub mod host;
 pub mod lists;
@@ -30,6 +31,7 @@ pub mod rules;
 pub mod session;
 pub mod settings;
 pub mod team;
+pub mod text;
 pub mod verdict;
 
 pub use call::{targets_of, Access, CallError, Target, ToolCall};

@@ -718,6 +718,17 @@ impl RuleSet {
     /// The first rule matching a host (bare and `*` rules included; `*` never matches an IP
     /// literal or a non-ASCII name: see [`HostPattern`]).
     pub fn match_host(&self, tool: &str, host: &Host) -> Option<&Rule> {
+        self.match_host_by(tool, host, HostPattern::matches)
+    }
+
+    /// The first rule for `tool` whose host pattern reaches `host` in any spelling
+    /// ([`HostPattern::covers`]): what deny and ask rules use, so a rule for `10.0.0.5` also
+    /// stops `[::ffff:10.0.0.5]` and `10-0-0-5.sslip.io`.
+    pub fn match_host_any_spelling(&self, tool: &str, host: &Host) -> Option<&Rule> {
+        self.match_host_by(tool, host, HostPattern::covers)
+    }
+
+    fn match_host_by(&self, tool: &str, host: &Host, hit: fn(&HostPattern, &Host) -> bool) -> Option<&Rule> {
         let mut best: Option<usize> = None;
         for g in self.groups(tool) {
             for &i in g.bare.iter().chain(g.star.iter()) {
@@ -727,7 +738,7 @@ impl RuleSet {
                 }
             }
             for (p, i) in &g.hosts {
-                if p.matches(host) && best.is_none_or(|b| *i < b) {
+                if hit(p, host) && best.is_none_or(|b| *i < b) {
                     best = Some(*i);
                 }
             }

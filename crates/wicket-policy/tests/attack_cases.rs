@@ -83,6 +83,7 @@ fn run(case: &Case) -> Verdict {
         ask: case.ask.clone(),
         case_insensitive: None,
         team: Default::default(),
+        git_config: None,
     };
     let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
     let input = replace_placeholders(&case.input, &root, &home);

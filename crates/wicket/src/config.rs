@@ -417,6 +417,8 @@ pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfi
     cfg.sandbox = matches!(placement(loaded, o.no_sandbox), Ok(Placement::Sandbox(_)));
     cfg.sandbox_network = layers.iter().any(|s| s.network.opens());
     cfg.team = loaded.team.clone();
+    // Git says which configuration it reads here; the pure engine must not run it.
+    cfg.git_config = Some(crate::gitconfig::read(root, cfg.home.as_deref()));
     cfg
 }
 
