@@ -1094,22 +1094,6 @@ fn a_killed_run_leaves_no_placeholder() {
 
 // ---- Writable paths: resolved once, checked, temp folders private per run ----
 
-impl World {
-    fn wicket_env(&self, backend: &str, env: &[(&str, &Path)], args: &[&str]) -> Output {
-        let mut c = Command::new(wicket_bin());
-        c.arg("run").arg("--root").arg(&self.root).arg("--").args(args);
-        c.env("HOME", &self.home)
-            .env("WICKET_HOME", self.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
-            .current_dir(&self.root)
-            .stdin(Stdio::null());
-        for (k, v) in env {
-            c.env(k, v);
-        }
-        c.output().unwrap()
-    }
-}
-
 /// A host temp folder for one test (the attack needs the real, shared `/tmp`).
 fn host_tmp(tag: &str) -> PathBuf {
     let n = COUNTER.fetch_add(1, Ordering::SeqCst);
@@ -1136,8 +1120,8 @@ fn tmpdir_repointed_through_a_renamed_parent_does_not_open_the_home() {
         let stage1 = w.script("repoint", &repoint);
         let stage2 = w.script("via_tmpdir", "open(os.environ['TMPDIR'] + '/.bashrc', 'a').write('evil')");
         let env = [("TMPDIR", tmpdir.as_path())];
-        let first = w.wicket_env(backend, &env, &["python3", stage1.to_str().unwrap()]);
-        let second = w.wicket_env(backend, &env, &["python3", stage2.to_str().unwrap()]);
+        let first = w.wicket_with(backend, &env, &["python3", stage1.to_str().unwrap()]);
+        let second = w.wicket_with(backend, &env, &["python3", stage2.to_str().unwrap()]);
         let bashrc = std::fs::read_to_string(w.home.join(".bashrc")).unwrap_or_default();
         assert!(
             !bashrc.contains("evil"),
@@ -1167,7 +1151,7 @@ fn tmpdir_linked_to_the_home_is_refused() {
         let t = host_tmp("link");
         std::os::unix::fs::symlink(&w.home, t.join("lnk")).unwrap();
         let script = w.script("via_tmpdir", "open(os.environ['TMPDIR'] + '/.bashrc', 'a').write('evil')");
-        let out = w.wicket_env(backend, &[("TMPDIR", &t.join("lnk"))], &["python3", script.to_str().unwrap()]);
+        let out = w.wicket_with(backend, &[("TMPDIR", &t.join("lnk"))], &["python3", script.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(126), "{backend}: {} {err}", verdict(&out));
         assert!(err.contains("TMPDIR") && err.contains("home folder"), "{backend}: {err}");
@@ -1253,7 +1237,7 @@ fn everyday_tools_work_inside_the_sandbox() {
             eprintln!("cargo is not on PATH here: the cargo part is not run");
         }
         let env = [("RUSTUP_HOME", rustup.as_path()), ("CARGO_HOME", cargo_home.as_path())];
-        let out = w.wicket_env(backend, &env, &["sh", "-c", &script]);
+        let out = w.wicket_with(backend, &env, &["sh", "-c", &script]);
         let text = String::from_utf8_lossy(&out.stdout);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(text.contains("venv ok") && text.contains("npm ok"), "{backend}: {text} {err}");
