@@ -111,6 +111,10 @@ pub const ROTATE_BYTES: u64 = 16 << 20;
 /// when it closes).
 const HEAD_EVERY_MS: u64 = 1;
 
+/// The longest a writer in a burst keeps the lock between lines: far below the bounded wait
+/// of the others, and the lock is given up at the first line past it.
+pub const HOLD_MAX: Duration = Duration::from_millis(2);
+
 /// The default bounded wait for the lock: 2 s.
 pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 
@@ -275,6 +279,10 @@ pub struct AuditLog {
     unsynced: u32,
     buf: Vec<u8>,
     noticed: bool,
+    /// Keep the lock between lines that come in quick succession (see [`AuditLog::hold_in_bursts`]).
+    burst: bool,
+    /// When this writer took the lock it still holds after its last line.
+    held_since: Option<Instant>,
 }
 
 /// Why an append must start over: the folder was removed under the cached files.
@@ -299,6 +307,29 @@ impl AuditLog {
             unsynced: 0,
             buf: Vec::with_capacity(1024),
             noticed: false,
+            burst: false,
+            held_since: None,
+        }
+    }
+
+    /// Keep the lock between lines written in quick succession, for a front end that decides
+    /// a stream of calls (`check --jsonl`, `serve`): a burst pays for one lock, not one per
+    /// line. The lock is still given up after the line that finds it held for
+    /// [`HOLD_MAX`], and the caller must call [`AuditLog::idle`] before it waits for input,
+    /// so another process never waits on a writer that waits for a person.
+    pub fn hold_in_bursts(&mut self, on: bool) {
+        self.burst = on;
+        if !on {
+            self.idle();
+        }
+    }
+
+    /// Give up a lock held between lines (bringing the head record up to date first): call
+    /// before waiting for anything. Nothing to do when no lock is held.
+    pub fn idle(&mut self) {
+        if self.held_since.take().is_some() {
+            self.catch_up_head();
+            self.release_lock();
         }
     }
 
@@ -354,9 +385,20 @@ impl AuditLog {
         // At most twice: if the folder was removed under the cached files, the line goes
         // again to a new chain in a re-created folder.
         for _ in 0..2 {
-            self.take_lock()?;
-            let result = self.append_locked(&event);
-            self.release_lock();
+            let since = match self.held_since {
+                Some(since) => since,
+                None => {
+                    self.take_lock()?;
+                    Instant::now()
+                }
+            };
+            let result = self.append_locked(&event, self.held_since.is_some());
+            if self.burst && matches!(result, Ok(Ok(_))) && since.elapsed() < HOLD_MAX {
+                self.held_since = Some(since);
+            } else {
+                self.held_since = None;
+                self.release_lock();
+            }
             match result {
                 Ok(Ok(seq)) => return Ok(Recorded::Written { seq }),
                 Ok(Err(Vanished)) => self.forget(),
@@ -381,6 +423,7 @@ impl AuditLog {
 
     /// Drop every cached file: the next line finds the chain afresh.
     fn forget(&mut self) {
+        self.held_since = None;
         self.seg = None;
         self.head = None;
         self.lock = None;
@@ -435,7 +478,12 @@ impl AuditLog {
 
     /// Under the lock: find the chain's end, record what a killed writer or a tamperer left
     /// there, rotate if due, and append the line. `Ok(Err(Vanished))`: start over.
-    fn append_locked(&mut self, event: &Event<'_>) -> Result<Result<u64, Vanished>, AuditError> {
+    /// `held`: this writer kept the lock since its last line, so no writer can have moved the
+    /// chain's end.
+    fn append_locked(&mut self, event: &Event<'_>, held: bool) -> Result<Result<u64, Vanished>, AuditError> {
+        if held && matches!(&self.seg, Some(Segment { file: Some(_), sealed: false, .. })) {
+            return self.append(event).map(Ok);
+        }
         let findings = match self.find_end()? {
             Ok(f) => f,
             Err(Vanished) => return Ok(Err(Vanished)),

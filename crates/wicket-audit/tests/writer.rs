@@ -341,3 +341,88 @@ fn a_newest_file_ending_in_megabytes_without_a_newline_is_left_alone_and_reporte
     assert!(!report.is_ok());
     assert_eq!(report.problems[0].path, file);
 }
+
+/// Can another writer take the lock right now (as another process would, with its own open
+/// file description)?
+fn lock_is_free(dir: &Path) -> bool {
+    let f = std::fs::OpenOptions::new().read(true).write(true).open(dir.join("lock")).unwrap();
+    rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_ok()
+}
+
+#[test]
+fn a_burst_keeps_the_lock_until_idle_and_other_writers_continue_the_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p-1");
+    let mut burst = AuditLog::new(&dir, "burst", AuditOptions::default());
+    burst.hold_in_bursts(true);
+    burst.record(&ev("allow_sandbox")).unwrap();
+    burst.record(&ev("allow_sandbox")).unwrap();
+    assert!(!lock_is_free(&dir), "held between the lines of a burst");
+    // Another writer waits (bounded) while the burst holds the lock.
+    let wait = std::time::Duration::from_millis(50);
+    let mut other = AuditLog::new(&dir, "other", AuditOptions { lock_wait: wait, ..AuditOptions::default() });
+    assert!(matches!(other.record(&ev("deny_rule")), Err(AuditError::LockTimeout { .. })));
+    burst.idle();
+    assert!(lock_is_free(&dir), "idle gives it up");
+    assert_eq!(other.record(&ev("deny_rule")).unwrap(), Recorded::Written { seq: 3 });
+    // The burst goes on after the other writer's line, not from its own cached end.
+    assert_eq!(burst.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 4 });
+    burst.idle();
+    assert_eq!(other.record(&ev("deny_rule")).unwrap(), Recorded::Written { seq: 5 });
+    let report = verify_path(&dir).unwrap();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!(report.lines(), 5);
+}
+
+#[test]
+fn a_burst_gives_the_lock_up_after_hold_max_and_when_dropped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p-1");
+    let mut burst = AuditLog::new(&dir, "burst", AuditOptions::default());
+    burst.hold_in_bursts(true);
+    burst.record(&ev("allow_sandbox")).unwrap();
+    assert!(!lock_is_free(&dir));
+    std::thread::sleep(wicket_audit::HOLD_MAX + std::time::Duration::from_millis(1));
+    // The first line past the limit gives the lock up after it is written.
+    assert_eq!(burst.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 2 });
+    assert!(lock_is_free(&dir), "given up after HOLD_MAX");
+    burst.record(&ev("allow_sandbox")).unwrap();
+    assert!(!lock_is_free(&dir));
+    drop(burst);
+    assert!(lock_is_free(&dir), "given up on drop");
+    // Switching bursts off gives it up too.
+    let mut burst = AuditLog::new(&dir, "burst", AuditOptions::default());
+    burst.hold_in_bursts(true);
+    burst.record(&ev("allow_sandbox")).unwrap();
+    burst.hold_in_bursts(false);
+    assert!(lock_is_free(&dir));
+    let report = verify_path(&dir).unwrap();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!(report.lines(), 4);
+}
+
+#[test]
+fn bursts_in_parallel_continue_one_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p-1");
+    let options = AuditOptions { rotate_bytes: 64 * 1024, ..AuditOptions::default() };
+    std::thread::scope(|s| {
+        for t in 0..6 {
+            let dir = &dir;
+            s.spawn(move || {
+                let mut log = AuditLog::new(dir, format!("session-{t}"), options);
+                log.hold_in_bursts(t % 2 == 0);
+                for i in 0..300 {
+                    let target = format!("cargo test case_{t}_{i}");
+                    log.record(&Event::decision("bash", &target, "allow_sandbox", "sandboxed")).unwrap();
+                    if i % 50 == 49 {
+                        log.idle();
+                    }
+                }
+            });
+        }
+    });
+    let report = verify_path(&dir).unwrap();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!(report.lines(), 1800);
+}

@@ -112,6 +112,21 @@ impl Recorder {
         Recorder { state }
     }
 
+    /// Keep the log's lock between the lines of a burst (see
+    /// [`AuditLog::hold_in_bursts`]); the caller calls [`Recorder::idle`] before it waits.
+    pub fn hold_in_bursts(&mut self, on: bool) {
+        if let State::On(log) = &mut self.state {
+            log.hold_in_bursts(on);
+        }
+    }
+
+    /// Give up a lock kept between lines: call before waiting for input.
+    pub fn idle(&mut self) {
+        if let State::On(log) = &mut self.state {
+            log.idle();
+        }
+    }
+
     /// A recorder that records nothing (`--no-audit`).
     pub fn off() -> Recorder {
         Recorder { state: State::Off }

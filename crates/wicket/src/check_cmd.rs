@@ -118,22 +118,38 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if args.jsonl {
-        for (n, line) in stdin.lock().lines().enumerate() {
-            let line = line.with_context(|| format!("cannot read line {} of stdin", n + 1))?;
+        // A burst of calls pays for one audit lock, not one per line; before waiting for
+        // input the lock is given up and the answers so far are flushed, so neither another
+        // process nor the driver of this stream waits on a reader that waits.
+        audit.hold_in_bursts(true);
+        let mut input = std::io::BufReader::new(stdin.lock());
+        let mut line = String::new();
+        for n in 0.. {
+            if !input.buffer().contains(&b'\n') {
+                audit.idle();
+                out.flush()?;
+            }
+            line.clear();
+            let read = input.read_line(&mut line).with_context(|| format!("cannot read line {} of stdin", n + 1))?;
+            if read == 0 {
+                break;
+            }
+            let line = line.trim_end_matches(['\n', '\r']);
             if line.trim().is_empty() {
                 continue;
             }
-            let (call, verdict) = match parse_call(&line) {
+            let (call, verdict) = match parse_call(line) {
                 Ok(call) => {
                     let v = policy.decide(&call, &session);
                     (Some(call), v)
                 }
                 Err(e) => (None, Verdict::deny(wicket_policy::By::Input, format!("line {}: {e:#}", n + 1))),
             };
-            let verdict = record(&mut audit, call.as_ref(), &line, verdict);
+            let verdict = record(&mut audit, call.as_ref(), line, verdict);
             serde_json::to_writer(&mut out, &verdict_json(&verdict))?;
             out.write_all(b"\n")?;
         }
+        audit.idle();
         out.flush()?;
         return Ok(());
     }

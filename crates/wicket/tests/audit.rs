@@ -660,3 +660,35 @@ fn run_records_the_decision_and_the_execution() {
     let verify = e.audit_cmd(&["verify"]);
     assert!(verify.status.success(), "{}", text(&verify.stdout));
 }
+
+/// `check --jsonl` keeps the audit lock only while lines are waiting: driven one call at a
+/// time, it answers each call before the next is sent (the answer is flushed before it waits),
+/// and a `check` process started while it waits writes its line at once, into the same chain.
+#[test]
+fn check_jsonl_gives_up_the_lock_and_answers_before_it_waits_for_input() {
+    use std::io::{BufRead, BufReader};
+    let e = Env::new();
+    let mut c = e.wicket();
+    c.args(["check", "--jsonl", "--root"]).arg(&e.root);
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut answers = BufReader::new(child.stdout.take().unwrap());
+    for i in 0..3 {
+        writeln!(stdin, r#"{{"tool":"read_file","input":{{"path":"src/f{i}.rs"}}}}"#).unwrap();
+        stdin.flush().unwrap();
+        let mut answer = String::new();
+        answers.read_line(&mut answer).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(v["decision"], "allow", "{answer}");
+        // The stream waits for its next line now; another process is not kept waiting.
+        let other = e.check(&["--jsonl"], r#"{"tool":"read_file","input":{"path":".env"}}"#, &[]);
+        assert_eq!(decisions(&other)[0]["decision"], "deny");
+        assert!(!text(&other.stderr).contains("audit log"), "no audit notice: {}", text(&other.stderr));
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let verify = e.audit_cmd(&["verify"]);
+    assert!(verify.status.success(), "{}", text(&verify.stdout));
+    let lines: Vec<serde_json::Value> = e.logs().iter().flat_map(|f| log_lines(f)).collect();
+    assert_eq!(lines.len(), 6, "one chain of six lines");
+}
