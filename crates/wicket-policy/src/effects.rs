@@ -452,7 +452,7 @@ pub fn npm_spec_kind(spec: &str) -> SpecKind {
         Some(rest) => rest.split_once('@').map(|(n, r)| (&spec[..n.len() + 1], r)),
         None => spec.split_once('@'),
     };
-    if let Some((name, range)) = split.filter(|(n, _)| npm_name(n)) {
+    if let Some((_, range)) = split.filter(|(n, _)| npm_name(n)) {
         if let Some(aliased) = range.strip_prefix("npm:") {
             return npm_spec_kind(aliased);
         }

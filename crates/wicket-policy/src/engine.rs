@@ -777,6 +777,7 @@ impl Policy {
                     .sensitive
                     .matching(&abs_text)
                     .or_else(|| crate::effects::process_environment(&abs_text))
+                    .or_else(|| self.physical_secret(cand))
                     .or_else(|| {
                         if *glob {
                             return self.glob_reaches_secret(&abs_text, dotglob, listable);
@@ -804,6 +805,22 @@ impl Policy {
         }
         scan.recursive_secret = self.recursive_secret(view);
         scan
+    }
+
+    /// A path with `..` after a link means what the kernel makes of it, not what lexical
+    /// folding does: `/dev/fd/../environ` is `/proc/self/environ`. Such an argument is
+    /// resolved physically (the existing part, through links) and checked again.
+    fn physical_secret(&self, input: &str) -> Option<&'static str> {
+        if !input.split('/').any(|s| s == "..") {
+            return None;
+        }
+        let expanded = crate::paths::expand_tilde(input, self.env.home.as_deref()).ok()?;
+        let joined = self.env.root.join(expanded);
+        let real = std::fs::canonicalize(&joined)
+            .ok()
+            .or_else(|| Some(std::fs::canonicalize(joined.parent()?).ok()?.join(joined.file_name()?)))?;
+        let text = real.to_string_lossy();
+        self.lists.sensitive.matching(&text).or_else(|| crate::effects::process_environment(&text))
     }
 
     /// Does a folder the command reads recursively hold a secret? Each folder is walked (not
