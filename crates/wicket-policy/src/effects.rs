@@ -141,12 +141,11 @@ pub fn of(words: &[&str]) -> Effects {
                 recursive_operands(args, &["-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D"], true, &mut e);
             }
         }
-        "rg" | "ag" | "ack" | "ack-grep" => {
-            if !args.contains(&"--files") {
-                recursive_operands(args, &["-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "-j"], true, &mut e);
-                e.skips_hidden = !has_flag(args, &['.'], &["--hidden", "--unrestricted"])
-                    && !args.iter().any(|w| w.starts_with("-uu"));
-            }
+        // `--files` lists names only.
+        "rg" | "ag" | "ack" | "ack-grep" if !args.contains(&"--files") => {
+            recursive_operands(args, &["-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "-j"], true, &mut e);
+            e.skips_hidden = !has_flag(args, &['.'], &["--hidden", "--unrestricted"])
+                && !args.iter().any(|w| w.starts_with("-uu"));
         }
         "find" | "gfind" => {
             let runs = args.iter().any(|w| matches!(*w, "-exec" | "-execdir" | "-ok" | "-okdir"));
@@ -208,7 +207,7 @@ fn tar_extracts(args: &[&str]) -> bool {
             } else if let Some(c) = w.strip_prefix('-') {
                 // The letters before one that takes a value (`-xzf`, `-C dir`).
                 c.chars().take_while(|ch| !"fCbTXgKNVLH".contains(*ch)).any(|ch| ch == 'x')
-                    || c.chars().next() == Some('x')
+                    || c.starts_with('x')
             } else {
                 false
             }
