@@ -144,8 +144,8 @@ pub fn of(words: &[&str]) -> Effects {
         // `--files` lists names only.
         "rg" | "ag" | "ack" | "ack-grep" if !args.contains(&"--files") => {
             recursive_operands(args, &["-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "-j"], true, &mut e);
-            e.skips_hidden = !has_flag(args, &['.'], &["--hidden", "--unrestricted"])
-                && !args.iter().any(|w| w.starts_with("-uu"));
+            e.skips_hidden =
+                !has_flag(args, &['.'], &["--hidden", "--unrestricted"]) && !args.iter().any(|w| w.starts_with("-uu"));
         }
         "find" | "gfind" => {
             let runs = args.iter().any(|w| matches!(*w, "-exec" | "-execdir" | "-ok" | "-okdir"));
@@ -206,8 +206,7 @@ fn tar_extracts(args: &[&str]) -> bool {
                 ["--extract", "--get", "--ext", "--extr", "--extra", "--extrac"].contains(w)
             } else if let Some(c) = w.strip_prefix('-') {
                 // The letters before one that takes a value (`-xzf`, `-C dir`).
-                c.chars().take_while(|ch| !"fCbTXgKNVLH".contains(*ch)).any(|ch| ch == 'x')
-                    || c.starts_with('x')
+                c.chars().take_while(|ch| !"fCbTXgKNVLH".contains(*ch)).any(|ch| ch == 'x') || c.starts_with('x')
             } else {
                 false
             }

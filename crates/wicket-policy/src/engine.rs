@@ -354,7 +354,11 @@ impl Policy {
             },
             Target::Command { command, outside_sandbox } => {
                 let view = view_with(command, &self.view_ctx);
-                let scan = self.scan_args(&view);
+                let mut scan = self.scan_args(&view);
+                // The OS sandbox masks secrets, so a command it runs need not be walked.
+                if !self.sandbox || *outside_sandbox {
+                    scan.recursive_secret = self.recursive_secret(&view);
+                }
                 Fact::Command { view: Box::new(view), outside_sandbox: *outside_sandbox, scan }
             }
             Target::Url { url } => match parse_url(url) {
@@ -803,7 +807,6 @@ impl Policy {
                 }
             }
         }
-        scan.recursive_secret = self.recursive_secret(view);
         scan
     }
 
