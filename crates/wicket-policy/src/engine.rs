@@ -838,6 +838,11 @@ impl Policy {
             if !meta.is_dir() {
                 continue;
             }
+            // A folder inside a secret folder (`~/.config/gh`): everything below is secret.
+            let inside = format!("{}/x", rp.real.display());
+            if let Some(p) = self.lists.sensitive.matching(&inside) {
+                return Some(format!("`{folder}` is read recursively and lies inside secrets (matches {p})"));
+            }
             let mut stack = vec![rp.real.clone()];
             while let Some(dir) = stack.pop() {
                 let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -860,7 +865,9 @@ impl Policy {
                     }
                     let path = entry.path();
                     let text = path.to_string_lossy();
-                    if let Some(p) = self.lists.sensitive.matching(&text) {
+                    // The name index answers "surely not" for most entries without matching.
+                    let may = self.lists.sensitive.may_match_name(&name.to_string_lossy().to_lowercase());
+                    if let Some(p) = may.then(|| self.lists.sensitive.matching(&text)).flatten() {
                         return Some(format!(
                             "`{folder}` is read recursively and holds the secret {text} (matches {p})"
                         ));
