@@ -319,10 +319,15 @@ fn package_js(program: &str, args: &[&str], e: &mut Effects) {
     let rest = &ops[1..];
     match (program, sub) {
         // `npm pkg set scripts.x=…` writes package.json; `npm set-script` too.
+        // The manifest they write is code-running configuration: the write asks on its own.
         (_, "pkg") if matches!(rest.first().copied(), Some("set" | "delete")) => {
             e.risky.push(format!("pkg {}", rest[0]));
+            e.writes.push("package.json".to_string());
         }
-        (_, "set-script") => e.risky.push("set-script".to_string()),
+        (_, "set-script") => {
+            e.risky.push("set-script".to_string());
+            e.writes.push("package.json".to_string());
+        }
         // `npm config set script-shell …`, `npm set …`, `pnpm config set`, `yarn config set`.
         (_, "config" | "c")
             if matches!(rest.first().copied(), Some("set" | "delete" | "rm" | "edit" | "fix" | "unset")) =>
@@ -715,6 +720,7 @@ mod tests {
         for cmd in named {
             assert!(eff(cmd).unknown_writes.is_empty(), "{cmd}");
         }
+        assert_eq!(eff("npm pkg set scripts.x=id").writes, vec!["package.json"]);
         assert_eq!(eff("uniq in out").writes, vec!["out"]);
         assert_eq!(eff("uniq -c in out").writes, vec!["out"]);
         assert_eq!(eff("cpp in.c out.i").writes, vec!["out.i"]);
