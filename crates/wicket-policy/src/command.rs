@@ -253,6 +253,31 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         b.parts.push(part);
         b.track_folder(cmd);
     }
+    // `find … | xargs cat`: the names find prints are read by the program xargs runs.
+    let runs = |p: &str| {
+        analysis
+            .commands
+            .iter()
+            .any(|c| c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|v| base_name(v) == p))
+    };
+    if runs("find") && (runs("xargs") || runs("parallel")) {
+        for c in analysis
+            .commands
+            .iter()
+            .filter(|c| c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|v| base_name(v) == "find"))
+        {
+            let starts: Vec<String> = c
+                .words
+                .iter()
+                .skip(1)
+                .map_while(|w| w.value.clone().filter(|v| !v.starts_with('-') && v != "(" && v != "!"))
+                .collect();
+            let starts = if starts.is_empty() { vec![".".to_string()] } else { starts };
+            for s in starts {
+                b.recursive.push((s, false));
+            }
+        }
+    }
     b.writes.sort();
     b.writes.dedup();
     // A secret's name inside a larger string (a `python3 -c` script, a URL, a here-doc).
@@ -354,7 +379,15 @@ impl Builder {
                         self.doubts.push(format!("git aliases are nested too deeply ({})", short_text(&line)));
                     }
                     Some(crate::gitalias::Expansion::Broken(why)) => self.doubts.push(why),
-                    None => {}
+                    None => {
+                        // In another repository (`git -C DIR`, or after a `cd`), that
+                        // repository's own aliases apply, and wicket has not read them.
+                        if let Some(sub) = crate::gitalias::elsewhere_unknown(&values, !self.dirs.is_empty()) {
+                            self.doubts.push(format!(
+                                "`git {sub}` is not a git command, and it runs where another repository's aliases may apply"
+                            ));
+                        }
+                    }
                 }
             }
             // A program with an option table: its options in normal form for deny rules, and
@@ -368,10 +401,19 @@ impl Builder {
             deny_texts.push(text);
         }
         // Strings run by `bash -c`, `eval` …: their redirections and arguments count too.
+        // A `cd` inside the string moves that shell only: the folders it may enter add checks,
+        // and the outer line's folder is restored after.
+        let saved = (self.cwd.clone(), self.stack.clone());
         for nested in &unwrapped.nested {
             self.collect_files(&nested.redirects);
-            self.args.extend(nested.words.iter().skip(1).filter_map(|w| w.value.clone().map(|v| (v, w.glob))));
+            for w in nested.words.iter().skip(1) {
+                if let Some(v) = &w.value {
+                    self.push_arg(v, w.glob);
+                }
+            }
+            self.track_folder(nested);
         }
+        (self.cwd, self.stack) = saved;
         // `sh <<EOF … EOF` and `bash <<< '…'`: the shell runs the text on its stdin.
         for script in self.stdin_scripts(cmd) {
             match script {

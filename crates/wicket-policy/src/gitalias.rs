@@ -237,6 +237,31 @@ fn quote(w: &str) -> String {
     format!("'{}'", w.replace('\'', "'\\''"))
 }
 
+/// The sub-command of a git argv when it is not a built-in and the argv runs in another
+/// repository than the root's: `git -C DIR NAME`, `--git-dir`/`--work-tree`, or (`moved`)
+/// after a `cd` on the same line. That repository's aliases are not known.
+pub fn elsewhere_unknown<'a>(words: &[&'a str], moved: bool) -> Option<&'a str> {
+    let mut i = 1;
+    let mut other = moved;
+    while let Some(w) = words.get(i) {
+        if !w.starts_with('-') || *w == "--" {
+            break;
+        }
+        if matches!(*w, "-C" | "--git-dir" | "--work-tree")
+            || w.starts_with("--git-dir=")
+            || w.starts_with("--work-tree=")
+        {
+            other = true;
+        }
+        if GLOBAL_WITH_VALUE.contains(w) {
+            i += 1;
+        }
+        i += 1;
+    }
+    let sub = *words.get(i)?;
+    (other && !BUILTINS.contains(&sub)).then_some(sub)
+}
+
 /// The alias a git argv (program first) runs, expanded until a built-in or unknown command
 /// remains; `None` when the sub-command is not an alias. Aliases given with `-c alias.NAME=…`
 /// on the command line count, and win over the configuration's.
@@ -338,6 +363,15 @@ mod tests {
             let words: Vec<&str> = cmd.split(' ').collect();
             assert_eq!(&expand(&words, &al), want, "{cmd}");
         }
+    }
+
+    #[test]
+    fn unknown_sub_commands_in_another_repository() {
+        assert_eq!(elsewhere_unknown(&["git", "-C", "/tmp/r", "p"], false), Some("p"));
+        assert_eq!(elsewhere_unknown(&["git", "--git-dir=/tmp/r/.git", "p"], false), Some("p"));
+        assert_eq!(elsewhere_unknown(&["git", "p"], true), Some("p"));
+        assert_eq!(elsewhere_unknown(&["git", "p"], false), None);
+        assert_eq!(elsewhere_unknown(&["git", "-C", "/tmp/r", "status"], false), None);
     }
 
     #[test]
