@@ -124,6 +124,93 @@ fn risky_of(words: &[Word]) -> Vec<String> {
     crate::flags::risky_flags(&texts)
 }
 
+/// The most words one brace expansion may make before wicket gives up on it.
+const MAX_BRACE_WORDS: usize = 256;
+
+/// The words bash makes of an unquoted word by brace expansion (`a{b,c}d` is `abd acd`,
+/// `x{1..3}` is `x1 x2 x3`), or `None` when the word holds quotes, escapes or expansions wicket
+/// does not follow, or would make too many words.
+pub fn expand_braces(raw: &str) -> Option<Vec<String>> {
+    if raw.contains(['\\', '\'', '"', '$', '`']) {
+        return None;
+    }
+    let mut out = Vec::new();
+    expand_into(raw, &mut out)?;
+    Some(out)
+}
+
+fn expand_into(s: &str, out: &mut Vec<String>) -> Option<()> {
+    let b = s.as_bytes();
+    // The first `{` whose matching `}` encloses a top-level `,` or a `..` sequence.
+    for open in (0..b.len()).filter(|&i| b[i] == b'{') {
+        let mut depth = 0;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (k, &c) in b.iter().enumerate().skip(open) {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(k);
+                        break;
+                    }
+                }
+                b',' if depth == 1 => commas.push(k),
+                _ => {}
+            }
+        }
+        let Some(close) = close else { continue };
+        let (pre, body, post) = (&s[..open], &s[open + 1..close], &s[close + 1..]);
+        let alternatives: Vec<String> = if !commas.is_empty() {
+            let mut parts = Vec::new();
+            let mut start = open + 1;
+            for &c in &commas {
+                parts.push(s[start..c].to_string());
+                start = c + 1;
+            }
+            parts.push(s[start..close].to_string());
+            parts
+        } else if let Some((from, to)) = body.split_once("..") {
+            sequence(from, to)?
+        } else {
+            continue;
+        };
+        for alt in alternatives {
+            expand_into(&format!("{pre}{alt}{post}"), out)?;
+            if out.len() > MAX_BRACE_WORDS {
+                return None;
+            }
+        }
+        return Some(());
+    }
+    out.push(s.to_string());
+    Some(())
+}
+
+/// `{1..3}`, `{a..c}`, `{10..1}` (an increment part is not followed).
+fn sequence(from: &str, to: &str) -> Option<Vec<String>> {
+    if let (Ok(a), Ok(z)) = (from.parse::<i64>(), to.parse::<i64>()) {
+        if a.abs_diff(z) > MAX_BRACE_WORDS as u64 {
+            return None;
+        }
+        let r: Vec<i64> = if a <= z { (a..=z).collect() } else { (z..=a).rev().collect() };
+        return Some(r.into_iter().map(|n| n.to_string()).collect());
+    }
+    let (mut fc, mut tc) = (from.chars(), to.chars());
+    match (fc.next(), fc.next(), tc.next(), tc.next()) {
+        (Some(a), None, Some(z), None) if a.is_ascii_alphabetic() && z.is_ascii_alphabetic() => {
+            let (lo, hi) = (a.min(z) as u8, a.max(z) as u8);
+            let mut v: Vec<String> = (lo..=hi).map(|c| (c as char).to_string()).collect();
+            if a > z {
+                v.reverse();
+            }
+            Some(v)
+        }
+        _ => None,
+    }
+}
+
 /// The base name of a program word.
 fn base_name(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
@@ -315,6 +402,20 @@ impl Builder {
         for w in cmd.words.iter().skip(1).chain(cmd.assignments.iter().map(|a| &a.value)) {
             if let Some(v) = &w.value {
                 self.push_arg(v, w.glob);
+            } else if !w.raw.contains(['$', '`']) && w.raw.contains('{') {
+                // Brace expansion (`{.env,a.txt}`, `.e{n,x}v`): each word bash makes is checked.
+                match expand_braces(&w.raw) {
+                    Some(words) => {
+                        for v in words {
+                            let glob = v.contains(['*', '?', '[']);
+                            self.push_arg(&v, glob);
+                        }
+                    }
+                    None => self.doubts.push(format!(
+                        "the word `{}` expands in a way wicket cannot follow, so the paths it names cannot be checked",
+                        short_text(&w.raw)
+                    )),
+                }
             }
         }
         self.collect_writes(&cmd.words);
@@ -923,4 +1024,29 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
         }
     }
     Some(format!("{} *", prefix.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand_braces;
+
+    #[test]
+    fn braces_expand_as_bash_expands_them() {
+        let cases: &[(&str, Option<&[&str]>)] = &[
+            ("{.env,a.txt}", Some(&[".env", "a.txt"])),
+            (".e{n,x}v", Some(&[".env", ".exv"])),
+            ("a{1..3}", Some(&["a1", "a2", "a3"])),
+            ("{a..c}x", Some(&["ax", "bx", "cx"])),
+            ("{a,b{c,d}}", Some(&["a", "bc", "bd"])),
+            ("{x}", Some(&["{x}"])),
+            ("~/.ss{h,x}/id_rsa", Some(&["~/.ssh/id_rsa", "~/.ssx/id_rsa"])),
+            ("{a,'b'}", None),
+            ("{1..100000}", None),
+        ];
+        for (raw, want) in cases {
+            let got = expand_braces(raw);
+            let got: Option<Vec<&str>> = got.as_ref().map(|v| v.iter().map(String::as_str).collect());
+            assert_eq!(got, want.map(|w| w.to_vec()), "{raw}");
+        }
+    }
 }
