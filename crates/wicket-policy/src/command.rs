@@ -75,6 +75,21 @@ pub struct CommandView {
     /// Script files a shell runs (`bash FILE`): code nobody has read. No allow rule but
     /// `tool(*)` covers it and no deny rule can be ruled out; the OS sandbox still confines it.
     pub unseen_scripts: Vec<String>,
+    /// Why the command reads the environment of processes (`ps e`, `/proc/*/environ`): a
+    /// secret read.
+    pub environment: Vec<String>,
+    /// Folders read with everything below them (`grep -r x DIR`, `tar c DIR`), as written and
+    /// joined to every folder a `cd` may have made current, with whether dot files are
+    /// skipped.
+    pub recursive: Vec<(String, bool)>,
+}
+
+/// What the engine knows of its configuration when it views a command: the git aliases
+/// defined in any scope.
+#[derive(Debug, Clone, Default)]
+pub struct ViewContext {
+    /// `(name, value)` of every git alias, names lowercase.
+    pub git_aliases: Vec<(String, String)>,
 }
 
 impl CommandView {
@@ -97,28 +112,10 @@ impl CommandView {
     }
 }
 
-/// Files a redirection may name that are not files on disk.
+/// Files a redirection may name that are not files on disk (normalised first, so
+/// `/dev/fd/3/../../etc/passwd` is a file).
 fn is_device(path: &str) -> bool {
-    matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero")
-        || path.starts_with("/dev/fd/")
-}
-
-/// The files a command's redirections read or write; a target not known statically is an
-/// unknown write.
-fn collect_files(redirects: &[wicket_shell::Redirect], files: &mut Vec<RedirectFile>, unknown: &mut Vec<String>) {
-    for r in redirects {
-        let write = r.op.writes();
-        if !write && r.op != RedirectOp::Read {
-            continue;
-        }
-        match &r.target.value {
-            Some(p) if is_device(p) => {}
-            Some(p) => files.push(RedirectFile { path: p.clone(), write }),
-            None => {
-                unknown.push(format!("the redirection target `{}` is not known before the command runs", r.target.raw))
-            }
-        }
-    }
+    crate::effects::is_device(path)
 }
 
 /// The risky flags of an argv (static words only; a dynamic word is already a doubt).
@@ -127,18 +124,125 @@ fn risky_of(words: &[Word]) -> Vec<String> {
     crate::flags::risky_flags(&texts)
 }
 
-/// The files an argv writes through its arguments.
-fn collect_writes(words: &[Word], writes: &mut Vec<String>, unknown: &mut Vec<String>) {
-    let values: Vec<Option<&str>> = words.iter().map(|w| w.value.as_deref()).collect();
-    for w in crate::flags::write_args(&values) {
-        match w {
-            Some(p) if is_device(&p) => {}
-            Some(p) => writes.push(p),
-            None => unknown.push(format!(
-                "`{}` writes a file whose name is not known before the command runs",
-                values.first().copied().flatten().unwrap_or("the command")
-            )),
+/// The most words one brace expansion may make before wicket gives up on it.
+const MAX_BRACE_WORDS: usize = 256;
+
+/// The words bash makes of an unquoted word by brace expansion (`a{b,c}d` is `abd acd`,
+/// `x{1..3}` is `x1 x2 x3`), or `None` when the word holds quotes, escapes or expansions wicket
+/// does not follow, or would make too many words.
+pub fn expand_braces(raw: &str) -> Option<Vec<String>> {
+    if raw.contains(['\\', '\'', '"', '$', '`']) {
+        return None;
+    }
+    let mut out = Vec::new();
+    expand_into(raw, &mut out)?;
+    Some(out)
+}
+
+fn expand_into(s: &str, out: &mut Vec<String>) -> Option<()> {
+    let b = s.as_bytes();
+    // The first `{` whose matching `}` encloses a top-level `,` or a `..` sequence.
+    for open in (0..b.len()).filter(|&i| b[i] == b'{') {
+        let mut depth = 0;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (k, &c) in b.iter().enumerate().skip(open) {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(k);
+                        break;
+                    }
+                }
+                b',' if depth == 1 => commas.push(k),
+                _ => {}
+            }
         }
+        let Some(close) = close else { continue };
+        let (pre, body, post) = (&s[..open], &s[open + 1..close], &s[close + 1..]);
+        let alternatives: Vec<String> = if !commas.is_empty() {
+            let mut parts = Vec::new();
+            let mut start = open + 1;
+            for &c in &commas {
+                parts.push(s[start..c].to_string());
+                start = c + 1;
+            }
+            parts.push(s[start..close].to_string());
+            parts
+        } else if let Some((from, to)) = body.split_once("..") {
+            sequence(from, to)?
+        } else {
+            continue;
+        };
+        for alt in alternatives {
+            expand_into(&format!("{pre}{alt}{post}"), out)?;
+            if out.len() > MAX_BRACE_WORDS {
+                return None;
+            }
+        }
+        return Some(());
+    }
+    out.push(s.to_string());
+    Some(())
+}
+
+/// `{1..3}`, `{a..c}`, `{10..1}` (an increment part is not followed).
+fn sequence(from: &str, to: &str) -> Option<Vec<String>> {
+    if let (Ok(a), Ok(z)) = (from.parse::<i64>(), to.parse::<i64>()) {
+        if a.abs_diff(z) > MAX_BRACE_WORDS as u64 {
+            return None;
+        }
+        let r: Vec<i64> = if a <= z { (a..=z).collect() } else { (z..=a).rev().collect() };
+        return Some(r.into_iter().map(|n| n.to_string()).collect());
+    }
+    let (mut fc, mut tc) = (from.chars(), to.chars());
+    match (fc.next(), fc.next(), tc.next(), tc.next()) {
+        (Some(a), None, Some(z), None) if a.is_ascii_alphabetic() && z.is_ascii_alphabetic() => {
+            let (lo, hi) = (a.min(z) as u8, a.max(z) as u8);
+            let mut v: Vec<String> = (lo..=hi).map(|c| (c as char).to_string()).collect();
+            if a > z {
+                v.reverse();
+            }
+            Some(v)
+        }
+        _ => None,
+    }
+}
+
+/// The base name of a program word.
+fn base_name(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+/// `dir/p`, without doubling slashes.
+fn join_dir(dir: &str, p: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{p}")
+    } else {
+        format!("{dir}/{p}")
+    }
+}
+
+/// A path as written with `.` and `..` folded lexically (`a/./b/../c` is `a/c`), for comparing
+/// names on one line.
+fn normal_rel(p: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." if out.last().is_some_and(|l| *l != "..") => {
+                out.pop();
+            }
+            s => out.push(s),
+        }
+    }
+    let joined = out.join("/");
+    if p.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
     }
 }
 
@@ -190,6 +294,20 @@ struct Builder {
     unknown_writes: Vec<String>,
     doubts: Vec<String>,
     unseen_scripts: Vec<String>,
+    environment: Vec<String>,
+    recursive: Vec<(String, bool)>,
+    ctx: ViewContext,
+    /// Folders a `cd`/`pushd` earlier on the line may have made current (besides the root):
+    /// relative paths are checked against each.
+    dirs: Vec<String>,
+    /// The current folder as tracked (`None`: the root) and the `pushd` stack.
+    cwd: Option<String>,
+    stack: Vec<Option<String>>,
+    /// Why the current folder is not known (`cd "$X"`, `cd -`, `cd` into a link made on the line).
+    cwd_unknown: Option<String>,
+    /// Names a link or folder made earlier on the line has (`ln -s T L`, `mkdir D`): a write
+    /// under one goes where nobody can see before the line runs.
+    created: Vec<String>,
 }
 
 /// How deep scripts fed to a shell on stdin are followed (`sh <<EOF … sh <<EOF2 …`).
@@ -197,8 +315,17 @@ const MAX_STDIN_SCRIPT_DEPTH: u32 = 4;
 
 /// Build the view of a command line.
 pub fn view(command: &str) -> CommandView {
+    view_with(command, &ViewContext::default())
+}
+
+/// Build the view of a command line, knowing the git aliases.
+pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     let analysis = wicket_shell::analyze(command);
-    let mut b = Builder { doubts: analysis.problems.iter().map(|p| p.detail.clone()).collect(), ..Builder::default() };
+    let mut b = Builder {
+        doubts: analysis.problems.iter().map(|p| p.detail.clone()).collect(),
+        ctx: ctx.clone(),
+        ..Builder::default()
+    };
     if let Some(found) = invisible_chars(command) {
         b.doubts.push(format!("the command holds invisible or control characters: {found}"));
     }
@@ -211,6 +338,32 @@ pub fn view(command: &str) -> CommandView {
     for cmd in &analysis.commands {
         let part = b.add(cmd, 0);
         b.parts.push(part);
+        b.track_folder(cmd);
+    }
+    // `find … | xargs cat`: the names find prints are read by the program xargs runs.
+    let runs = |p: &str| {
+        analysis
+            .commands
+            .iter()
+            .any(|c| c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|v| base_name(v) == p))
+    };
+    if runs("find") && (runs("xargs") || runs("parallel")) {
+        for c in analysis
+            .commands
+            .iter()
+            .filter(|c| c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|v| base_name(v) == "find"))
+        {
+            let starts: Vec<String> = c
+                .words
+                .iter()
+                .skip(1)
+                .map_while(|w| w.value.clone().filter(|v| !v.starts_with('-') && v != "(" && v != "!"))
+                .collect();
+            let starts = if starts.is_empty() { vec![".".to_string()] } else { starts };
+            for s in starts {
+                b.recursive.push((s, false));
+            }
+        }
     }
     b.writes.sort();
     b.writes.dedup();
@@ -237,19 +390,35 @@ pub fn view(command: &str) -> CommandView {
         unknown_writes: b.unknown_writes,
         doubts: b.doubts,
         unseen_scripts: b.unseen_scripts,
+        environment: b.environment,
+        recursive: b.recursive,
     }
 }
 
 impl Builder {
     /// Collect one simple command's files, arguments and writes, and build its part.
     fn add(&mut self, cmd: &SimpleCommand, depth: u32) -> Part {
-        collect_files(&cmd.redirects, &mut self.files, &mut self.unknown_writes);
+        self.collect_files(&cmd.redirects);
         for w in cmd.words.iter().skip(1).chain(cmd.assignments.iter().map(|a| &a.value)) {
             if let Some(v) = &w.value {
-                self.args.push((v.clone(), w.glob));
+                self.push_arg(v, w.glob);
+            } else if !w.raw.contains(['$', '`']) && w.raw.contains('{') {
+                // Brace expansion (`{.env,a.txt}`, `.e{n,x}v`): each word bash makes is checked.
+                match expand_braces(&w.raw) {
+                    Some(words) => {
+                        for v in words {
+                            let glob = v.contains(['*', '?', '[']);
+                            self.push_arg(&v, glob);
+                        }
+                    }
+                    None => self.doubts.push(format!(
+                        "the word `{}` expands in a way wicket cannot follow, so the paths it names cannot be checked",
+                        short_text(&w.raw)
+                    )),
+                }
             }
         }
-        collect_writes(&cmd.words, &mut self.writes, &mut self.unknown_writes);
+        self.collect_writes(&cmd.words);
         let mut risky = risky_of(&cmd.words);
         for a in &cmd.assignments {
             if crate::flags::risky_var(&a.name) {
@@ -275,12 +444,53 @@ impl Builder {
         let mut inner = Vec::new();
         for (k, argv) in unwrapped.argvs.iter().enumerate() {
             let text = render(argv);
-            if k > 0 {
-                inner.push(Inner { written: text.clone(), risky: risky_of(argv) });
-                collect_writes(argv, &mut self.writes, &mut self.unknown_writes);
-            }
             let values: Vec<&str> = argv.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
+            let found = self.effects(&values);
+            if k > 0 {
+                let mut r = risky_of(argv);
+                r.extend(found);
+                inner.push(Inner { written: text.clone(), risky: r });
+                self.collect_writes(argv);
+            } else {
+                risky.extend(found);
+            }
             deny_texts.extend(crate::flags::git_deny_forms(&values));
+            // `git ALIAS …` runs the alias's expansion: judged as that command line.
+            if argv.iter().all(|w| w.value.is_some()) && values.first().is_some_and(|p| base_name(p) == "git") {
+                match crate::gitalias::expand(&values, &self.ctx.git_aliases) {
+                    Some(crate::gitalias::Expansion::Runs(line)) if depth < MAX_STDIN_SCRIPT_DEPTH => {
+                        let a = wicket_shell::analyze(&line);
+                        if !a.understood {
+                            let why: Vec<&str> = a.problems.iter().map(|p| p.detail.as_str()).collect();
+                            self.doubts.push(format!(
+                                "the git alias in `{}` runs `{}`, which is not understood ({})",
+                                cmd.source,
+                                short_text(&line),
+                                why.join("; ")
+                            ));
+                        }
+                        for c in &a.commands {
+                            let sub = self.add(c, depth + 1);
+                            deny_texts.extend(sub.deny_texts);
+                            inner.push(Inner { written: sub.written, risky: sub.risky });
+                            inner.extend(sub.inner);
+                        }
+                    }
+                    Some(crate::gitalias::Expansion::Runs(line)) => {
+                        self.doubts.push(format!("git aliases are nested too deeply ({})", short_text(&line)));
+                    }
+                    Some(crate::gitalias::Expansion::Broken(why)) => self.doubts.push(why),
+                    None => {
+                        // In another repository (`git -C DIR`, or after a `cd`), that
+                        // repository's own aliases apply, and wicket has not read them.
+                        if let Some(sub) = crate::gitalias::elsewhere_unknown(&values, !self.dirs.is_empty()) {
+                            self.doubts.push(format!(
+                                "`git {sub}` is not a git command, and it runs where another repository's aliases may apply"
+                            ));
+                        }
+                    }
+                }
+            }
             // A program with an option table: its options in normal form for deny rules, and
             // the files its options read for the sensitive-path check (`curl -d@.env`).
             if let Some((program, table)) = values.first().and_then(|p| Some((*p, crate::options::program(p)?))) {
@@ -292,10 +502,19 @@ impl Builder {
             deny_texts.push(text);
         }
         // Strings run by `bash -c`, `eval` …: their redirections and arguments count too.
+        // A `cd` inside the string moves that shell only: the folders it may enter add checks,
+        // and the outer line's folder is restored after.
+        let saved = (self.cwd.clone(), self.stack.clone());
         for nested in &unwrapped.nested {
-            collect_files(&nested.redirects, &mut self.files, &mut self.unknown_writes);
-            self.args.extend(nested.words.iter().skip(1).filter_map(|w| w.value.clone().map(|v| (v, w.glob))));
+            self.collect_files(&nested.redirects);
+            for w in nested.words.iter().skip(1) {
+                if let Some(v) = &w.value {
+                    self.push_arg(v, w.glob);
+                }
+            }
+            self.track_folder(nested);
         }
+        (self.cwd, self.stack) = saved;
         // `sh <<EOF … EOF` and `bash <<< '…'`: the shell runs the text on its stdin.
         for script in self.stdin_scripts(cmd) {
             match script {
@@ -353,6 +572,223 @@ impl Builder {
             risky,
             inner,
         }
+    }
+
+    /// A path as written and joined to every folder a `cd` may have made current. Absolute
+    /// and `~` paths stay as they are.
+    fn variants(&self, p: &str) -> Vec<String> {
+        let mut out = vec![p.to_string()];
+        if !p.starts_with(['/', '~']) {
+            out.extend(self.dirs.iter().map(|d| join_dir(d, p)));
+        }
+        out
+    }
+
+    /// A static argument, for the sensitive-path check, in every folder it may be relative to.
+    /// After a `cd` to a folder nobody can know, a relative argument cannot be checked.
+    fn push_arg(&mut self, v: &str, glob: bool) {
+        if let Some(why) = &self.cwd_unknown {
+            if !v.starts_with(['/', '~', '-']) && !v.is_empty() {
+                let d = format!("{why}, so the relative path `{}` cannot be checked", short_text(v));
+                if !self.doubts.contains(&d) {
+                    self.doubts.push(d);
+                }
+            }
+        }
+        for p in self.variants(v) {
+            self.args.push((p, glob));
+        }
+    }
+
+    /// A file the command writes: checked in every folder it may be relative to; a write
+    /// under a name a link or folder made earlier on the line has, or after a `cd` nobody can
+    /// follow, is a write nobody can name.
+    fn push_write(&mut self, p: &str) {
+        if is_device(p) {
+            return;
+        }
+        if let Some(why) = &self.cwd_unknown {
+            if !p.starts_with(['/', '~']) {
+                self.unknown_writes.push(format!("{why}, so the file `{}` it writes cannot be known", short_text(p)));
+                return;
+            }
+        }
+        for v in self.variants(p) {
+            let norm = normal_rel(&v);
+            if let Some(c) = self.created.iter().find(|c| norm == **c || norm.starts_with(&format!("{c}/"))) {
+                self.unknown_writes.push(format!(
+                    "`{}` is written under `{c}`, which the same line makes, so where it lands is not known",
+                    short_text(p)
+                ));
+                return;
+            }
+        }
+        self.writes.extend(self.variants(p));
+    }
+
+    /// The files a command's redirections read or write. A target not known statically, or a
+    /// glob (bash expands it against the disk when the line runs), is an unknown write.
+    fn collect_files(&mut self, redirects: &[wicket_shell::Redirect]) {
+        for r in redirects {
+            let write = r.op.writes();
+            if !write && r.op != RedirectOp::Read {
+                continue;
+            }
+            match &r.target.value {
+                Some(p) if is_device(p) => {}
+                Some(p) if r.target.glob && write => self.unknown_writes.push(format!(
+                    "the redirection target `{}` is a pattern bash expands when the line runs",
+                    r.target.raw
+                )),
+                Some(p) if r.target.glob => self.push_arg(p, true),
+                Some(p) if write && self.cwd_unknown.is_some() && !p.starts_with(['/', '~']) => self.push_write(p),
+                Some(p) => {
+                    let created = write && {
+                        let vs = self.variants(p);
+                        vs.iter().any(|v| {
+                            let n = normal_rel(v);
+                            self.created.iter().any(|c| n == *c || n.starts_with(&format!("{c}/")))
+                        })
+                    };
+                    if created {
+                        self.push_write(p);
+                        continue;
+                    }
+                    if !write && self.cwd_unknown.is_some() {
+                        self.push_arg(p, false);
+                    }
+                    for v in self.variants(p) {
+                        self.files.push(RedirectFile { path: v, write });
+                    }
+                }
+                None => self
+                    .unknown_writes
+                    .push(format!("the redirection target `{}` is not known before the command runs", r.target.raw)),
+            }
+        }
+    }
+
+    /// The files an argv writes through its arguments.
+    fn collect_writes(&mut self, words: &[Word]) {
+        let values: Vec<Option<&str>> = words.iter().map(|w| w.value.as_deref()).collect();
+        for w in crate::flags::write_args(&values) {
+            match w {
+                Some(p) => self.push_write(&p),
+                None => self.unknown_writes.push(format!(
+                    "`{}` writes a file whose name is not known before the command runs",
+                    values.first().copied().flatten().unwrap_or("the command")
+                )),
+            }
+        }
+    }
+
+    /// What an argv does beyond its options ([`crate::effects`]): its writes, reads and
+    /// recursive reads are recorded; the words a rule must spell out are returned.
+    fn effects(&mut self, values: &[&str]) -> Vec<String> {
+        let e = crate::effects::of(values);
+        for w in &e.writes {
+            self.push_write(w);
+        }
+        self.unknown_writes.extend(e.unknown_writes);
+        self.environment.extend(e.environment);
+        for f in &e.recursive {
+            for v in self.variants(f) {
+                self.recursive.push((v, e.skips_hidden));
+            }
+        }
+        e.risky
+    }
+
+    /// Follow `cd`, `pushd` and `popd` (and names `ln`/`mkdir` make) for the commands after
+    /// this one.
+    fn track_folder(&mut self, cmd: &SimpleCommand) {
+        let words: Vec<Option<&str>> = cmd.words.iter().map(|w| w.value.as_deref()).collect();
+        let Some(Some(program)) = words.first().copied() else { return };
+        let args: Vec<Option<&str>> = words[1..].to_vec();
+        let operands: Vec<Option<&str>> =
+            args.iter().copied().filter(|a| a.is_none_or(|s| !s.starts_with('-') || s == "-")).collect();
+        let unknown = |b: &mut Builder, why: String| {
+            b.cwd_unknown.get_or_insert(why);
+        };
+        match program {
+            "cd" | "pushd" => {
+                let target = match operands.first().copied() {
+                    None if program == "cd" => Some("~".to_string()),
+                    None => return unknown(self, "`pushd` swaps to a folder wicket does not follow".to_string()),
+                    Some(None) => {
+                        return unknown(self, format!("`{}` changes to a folder only known when it runs", cmd.source))
+                    }
+                    Some(Some("-")) => {
+                        return unknown(self, format!("`{}` goes back to a folder wicket does not follow", cmd.source))
+                    }
+                    Some(Some(t)) if program == "pushd" && t.starts_with(['+', '-']) => {
+                        return unknown(self, format!("`{}` rotates the folder stack", cmd.source))
+                    }
+                    Some(Some(t)) if t.starts_with('~') && !t.starts_with("~/") && t != "~" => {
+                        return unknown(self, format!("`{}` names a folder wicket cannot expand", cmd.source))
+                    }
+                    Some(Some(t)) => Some(t.to_string()),
+                };
+                let Some(t) = target else { return };
+                let new = if t.starts_with(['/', '~']) {
+                    t
+                } else {
+                    match &self.cwd {
+                        Some(c) => join_dir(c, &t),
+                        None => t,
+                    }
+                };
+                let n = normal_rel(&new);
+                if self.created.iter().any(|c| n == *c || n.starts_with(&format!("{c}/"))) && self.created_links(&n) {
+                    return unknown(self, format!("`{}` enters a link the same line makes", cmd.source));
+                }
+                if program == "pushd" {
+                    self.stack.push(self.cwd.clone());
+                }
+                if !self.dirs.contains(&new) {
+                    self.dirs.push(new.clone());
+                }
+                self.cwd = Some(new);
+            }
+            "popd" => match self.stack.pop() {
+                Some(prev) => self.cwd = prev,
+                None => unknown(self, "`popd` returns to a folder wicket does not follow".to_string()),
+            },
+            "ln" | "mkdir" => {
+                let ops: Vec<&str> = operands.iter().flatten().copied().collect();
+                let made: Vec<&str> = match program {
+                    "mkdir" => ops,
+                    _ => match args.iter().position(|a| *a == Some("-t") || *a == Some("--target-directory")) {
+                        Some(k) => args.get(k + 1).copied().flatten().into_iter().collect(),
+                        None if ops.len() == 1 => {
+                            ops.first().map(|t| t.rsplit('/').next().unwrap_or(t)).into_iter().collect()
+                        }
+                        None => ops.last().copied().into_iter().collect(),
+                    },
+                };
+                for m in made {
+                    for v in self.variants(m) {
+                        let n = normal_rel(&v);
+                        let tag = if program == "ln" { format!("{n}\u{0}link") } else { n.clone() };
+                        if !self.created.contains(&n) {
+                            self.created.push(n);
+                        }
+                        if program == "ln" && !self.created.contains(&tag) {
+                            self.created.push(tag);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Was this name (or a folder above it) made by `ln` on this line?
+    fn created_links(&self, n: &str) -> bool {
+        self.created
+            .iter()
+            .filter_map(|c| c.strip_suffix("\u{0}link"))
+            .any(|c| n == c || n.starts_with(&format!("{c}/")))
     }
 
     /// The scripts a shell reads on stdin from here-documents and here-strings (`None` for one
@@ -588,4 +1024,29 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
         }
     }
     Some(format!("{} *", prefix.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand_braces;
+
+    #[test]
+    fn braces_expand_as_bash_expands_them() {
+        let cases: &[(&str, Option<&[&str]>)] = &[
+            ("{.env,a.txt}", Some(&[".env", "a.txt"])),
+            (".e{n,x}v", Some(&[".env", ".exv"])),
+            ("a{1..3}", Some(&["a1", "a2", "a3"])),
+            ("{a..c}x", Some(&["ax", "bx", "cx"])),
+            ("{a,b{c,d}}", Some(&["a", "bc", "bd"])),
+            ("{x}", Some(&["{x}"])),
+            ("~/.ss{h,x}/id_rsa", Some(&["~/.ssh/id_rsa", "~/.ssx/id_rsa"])),
+            ("{a,'b'}", None),
+            ("{1..100000}", None),
+        ];
+        for (raw, want) in cases {
+            let got = expand_braces(raw);
+            let got: Option<Vec<&str>> = got.as_ref().map(|v| v.iter().map(String::as_str).collect());
+            assert_eq!(got, want.map(|w| w.to_vec()), "{raw}");
+        }
+    }
 }

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use crate::call::{targets_of, Access, Target, ToolCall};
-use crate::command::{always_pattern, invisible_chars, view, CommandView, SAFE_LIST};
+use crate::command::{always_pattern, invisible_chars, view_with, CommandView, ViewContext, SAFE_LIST};
 use crate::gitconfig::{GitConfigView, GitRisk};
 use crate::host::{classify, parse_url, Host, HostPattern};
 use crate::lists::{BuiltinLists, Classes};
@@ -96,6 +96,8 @@ pub struct Policy {
     /// configuration write.
     git_includes: Vec<PathBuf>,
     team: TeamRules,
+    /// What command views need to know: the git aliases.
+    view_ctx: ViewContext,
 }
 
 /// The team policy, compiled.
@@ -208,6 +210,11 @@ struct ArgScan {
     sensitive: Option<(String, &'static str)>,
     /// Arguments that are files with several hard links.
     hard_linked: Vec<String>,
+    /// Arguments wicket cannot expand (`~+`, `~-`, `~nosuchuser`): the path scan fails closed.
+    unexpandable: Vec<String>,
+    /// A folder read recursively and the secret found below it (or why the folder could not be
+    /// searched): no rule covers the read; the sandbox (which masks secrets) or a person can.
+    recursive_secret: Option<String>,
 }
 
 /// Where an allow came from, for aggregating several targets.
@@ -248,6 +255,9 @@ impl Policy {
             sandbox_network: cfg.sandbox_network,
             git_risk,
             git_includes,
+            view_ctx: ViewContext {
+                git_aliases: cfg.git_config.as_ref().map(crate::gitalias::aliases).unwrap_or_default(),
+            },
             env,
         })
     }
@@ -326,6 +336,9 @@ impl Policy {
             classes.sensitive = classes.sensitive.or(c.sensitive);
             classes.protected = classes.protected.or(c.protected);
             classes.config = classes.config.or(c.config);
+            if classes.sensitive.is_none() {
+                classes.sensitive = crate::effects::process_environment(v.abs);
+            }
             if classes.config.is_none() && self.git_includes.iter().any(|f| f.as_os_str() == v.abs) {
                 classes.config = Some("a file the repository's git config includes");
             }
@@ -340,8 +353,12 @@ impl Policy {
                 Err(error) => Fact::BadPath { path: path.clone(), error },
             },
             Target::Command { command, outside_sandbox } => {
-                let view = view(command);
-                let scan = self.scan_args(&view);
+                let view = view_with(command, &self.view_ctx);
+                let mut scan = self.scan_args(&view);
+                // The OS sandbox masks secrets, so a command it runs need not be walked.
+                if !self.sandbox || *outside_sandbox {
+                    scan.recursive_secret = self.recursive_secret(&view);
+                }
                 Fact::Command { view: Box::new(view), outside_sandbox: *outside_sandbox, scan }
             }
             Target::Url { url } => match parse_url(url) {
@@ -488,6 +505,16 @@ impl Policy {
         } else if !doubts.is_empty() {
             format!("{}; a person must look at it", doubts.join("; "))
         } else if let Some(why) = facts.iter().find_map(|f| match f {
+            Fact::Command { scan, .. } => scan.recursive_secret.as_ref(),
+            _ => None,
+        }) {
+            format!("{why}; only the OS sandbox (which hides secrets) or a person can allow it")
+        } else if let Some(why) = facts.iter().find_map(|f| match f {
+            Fact::Command { view, .. } => view.unknown_writes.first(),
+            _ => None,
+        }) {
+            format!("{why}; no rule can cover a write nobody can name, only the OS sandbox or a person")
+        } else if let Some(why) = facts.iter().find_map(|f| match f {
             Fact::Command { view, .. } => view.unseen_scripts.first(),
             _ => None,
         }) {
@@ -530,6 +557,9 @@ impl Policy {
                     out.extend(view.doubts.iter().cloned());
                     out.extend(scan.hard_linked.iter().map(|a| {
                         format!("the argument {a:?} is a file with several hard links, so it may be another name of a secret")
+                    }));
+                    out.extend(scan.unexpandable.iter().map(|a| {
+                        format!("the word {a:?} starts with a `~` form wicket cannot expand, so the path it names cannot be checked")
                     }));
                 }
                 Fact::Path { rp, .. } => {
@@ -736,27 +766,40 @@ impl Policy {
                 if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
                     continue;
                 }
-                let Ok(expanded) = crate::paths::expand_tilde(cand, self.env.home.as_deref()) else { continue };
+                let Ok(expanded) = crate::paths::expand_tilde(cand, self.env.home.as_deref()) else {
+                    // `~+`, `~-`, `~nosuchuser`: bash expands them (or not) in ways wicket
+                    // cannot know, so the scan fails closed.
+                    if !scan.unexpandable.iter().any(|u| u == cand) {
+                        scan.unexpandable.push(cand.to_string());
+                    }
+                    continue;
+                };
                 let abs = crate::paths::normalize(&self.env.root.join(expanded));
                 let abs_text = abs.to_string_lossy();
-                let hit = self.lists.sensitive.matching(&abs_text).or_else(|| {
-                    if *glob {
-                        return self.glob_reaches_secret(&abs_text, dotglob, listable);
-                    }
-                    match crate::paths::arg_path(&abs) {
-                        // `cat notes.txt` where notes.txt is a link to `.env`.
-                        crate::paths::ArgPath::ViaLink => crate::paths::resolve(&self.env, cand)
-                            .ok()
-                            .and_then(|r| self.lists.sensitive.matching(r.real_str())),
-                        crate::paths::ArgPath::Plain { links } if links > 1 => {
-                            if !scan.hard_linked.contains(arg) {
-                                scan.hard_linked.push(arg.clone());
-                            }
-                            None
+                let hit = self
+                    .lists
+                    .sensitive
+                    .matching(&abs_text)
+                    .or_else(|| crate::effects::process_environment(&abs_text))
+                    .or_else(|| self.physical_secret(cand))
+                    .or_else(|| {
+                        if *glob {
+                            return self.glob_reaches_secret(&abs_text, dotglob, listable);
                         }
-                        _ => None,
-                    }
-                });
+                        match crate::paths::arg_path(&abs) {
+                            // `cat notes.txt` where notes.txt is a link to `.env`.
+                            crate::paths::ArgPath::ViaLink => crate::paths::resolve(&self.env, cand)
+                                .ok()
+                                .and_then(|r| self.lists.sensitive.matching(r.real_str())),
+                            crate::paths::ArgPath::Plain { links } if links > 1 => {
+                                if !scan.hard_linked.contains(arg) {
+                                    scan.hard_linked.push(arg.clone());
+                                }
+                                None
+                            }
+                            _ => None,
+                        }
+                    });
                 if let Some(p) = hit {
                     if scan.sensitive.is_none() {
                         scan.sensitive = Some((arg.clone(), p));
@@ -765,6 +808,88 @@ impl Policy {
             }
         }
         scan
+    }
+
+    /// A path with `..` after a link means what the kernel makes of it, not what lexical
+    /// folding does: `/dev/fd/../environ` is `/proc/self/environ`. Such an argument is
+    /// resolved physically (the existing part, through links) and checked again.
+    fn physical_secret(&self, input: &str) -> Option<&'static str> {
+        if !input.split('/').any(|s| s == "..") {
+            return None;
+        }
+        let expanded = crate::paths::expand_tilde(input, self.env.home.as_deref()).ok()?;
+        let joined = self.env.root.join(expanded);
+        let real = std::fs::canonicalize(&joined)
+            .ok()
+            .or_else(|| Some(std::fs::canonicalize(joined.parent()?).ok()?.join(joined.file_name()?)))?;
+        let text = real.to_string_lossy();
+        self.lists.sensitive.matching(&text).or_else(|| crate::effects::process_environment(&text))
+    }
+
+    /// Does a folder the command reads recursively hold a secret? Each folder is walked (not
+    /// following links, but checking where each link leads), at most `MAX_WALK` entries; a
+    /// folder too large to search counts as holding one. `None` when no secret lies below.
+    fn recursive_secret(&self, view: &CommandView) -> Option<String> {
+        const MAX_WALK: usize = 20_000;
+        let mut seen = 0usize;
+        for (folder, skips_hidden) in &view.recursive {
+            let Ok(rp) = crate::paths::resolve(&self.env, folder) else { continue };
+            let Ok(meta) = std::fs::metadata(&rp.real) else { continue };
+            if !meta.is_dir() {
+                continue;
+            }
+            // A folder inside a secret folder (`~/.config/gh`): everything below is secret.
+            let inside = format!("{}/x", rp.real.display());
+            if let Some(p) = self.lists.sensitive.matching(&inside) {
+                return Some(format!("`{folder}` is read recursively and lies inside secrets (matches {p})"));
+            }
+            let mut stack = vec![rp.real.clone()];
+            while let Some(dir) = stack.pop() {
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    return Some(format!(
+                        "`{folder}` is read recursively and {} cannot be searched for secrets",
+                        dir.display()
+                    ));
+                };
+                for entry in entries {
+                    seen += 1;
+                    if seen > MAX_WALK {
+                        return Some(format!(
+                            "`{folder}` is read recursively and holds more than {MAX_WALK} entries, too many to search for secrets"
+                        ));
+                    }
+                    let Ok(entry) = entry else { continue };
+                    let name = entry.file_name();
+                    if *skips_hidden && name.to_string_lossy().starts_with('.') {
+                        continue;
+                    }
+                    let path = entry.path();
+                    let text = path.to_string_lossy();
+                    // The name index answers "surely not" for most entries without matching.
+                    let may = self.lists.sensitive.may_match_name(&name.to_string_lossy().to_lowercase());
+                    if let Some(p) = may.then(|| self.lists.sensitive.matching(&text)).flatten() {
+                        return Some(format!(
+                            "`{folder}` is read recursively and holds the secret {text} (matches {p})"
+                        ));
+                    }
+                    match entry.file_type() {
+                        Ok(t) if t.is_symlink() => {
+                            if let Ok(r) = crate::paths::resolve(&self.env, &text) {
+                                if let Some(p) = self.lists.sensitive.matching(r.real_str()) {
+                                    return Some(format!(
+                                        "`{folder}` is read recursively and holds {text}, a link to the secret {} (matches {p})",
+                                        r.real_str()
+                                    ));
+                                }
+                            }
+                        }
+                        Ok(t) if t.is_dir() => stack.push(path),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Could this glob argument expand to a secret? When only its last component is a pattern
@@ -842,7 +967,16 @@ impl Policy {
                         .with_rule(pattern),
                     );
                 }
-                Fact::Command { scan, .. } => {
+                Fact::Command { view, scan, .. } => {
+                    if let Some(why) = view.environment.first() {
+                        return Some(
+                            Verdict::deny(
+                                By::Sensitive,
+                                format!("{why}, which holds secrets (tokens, keys). Do not read process environments"),
+                            )
+                            .with_rule("/proc/*/environ"),
+                        );
+                    }
                     if let Some((arg, pattern)) = scan.sensitive.clone() {
                         let unlocked = crate::paths::resolve(&self.env, &arg)
                             .ok()
@@ -1054,6 +1188,40 @@ impl Policy {
                 );
             }
         }
+        self.equivalent_of_denied(tool, facts)
+    }
+
+    /// A program doing the job of one a deny rule names (`shred` under `bash(rm*)`, `wget`
+    /// under `bash(curl*)`; the classes are [`crate::equivalents::CLASSES`]): asked.
+    fn equivalent_of_denied(&self, tool: &str, facts: &[Fact]) -> Option<Verdict> {
+        let tools = scrutiny_tools(tool, "bash");
+        let rules: Vec<&Rule> = self.deny.rules().iter().filter(|r| tools.iter().any(|t| r.tool_matches(t))).collect();
+        if rules.is_empty() {
+            return None;
+        }
+        for f in facts {
+            let Fact::Command { view, .. } = f else { continue };
+            let texts = view.parts.iter().flat_map(|p| p.deny_texts.iter().chain(p.inner.iter().map(|i| &i.written)));
+            for text in texts {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                for r in &rules {
+                    let Some(pattern) = r.pattern.as_deref() else { continue };
+                    if let Some(job) = crate::equivalents::shares_job(pattern, &words) {
+                        return Some(
+                            self.unattended_or(
+                                Verdict::ask(
+                                    By::Rule,
+                                    format!(
+                                        "`{text}` {job}, like the program the deny rule {r} forbids; a person must approve it"
+                                    ),
+                                )
+                                .with_rule(r.to_string()),
+                            ),
+                        );
+                    }
+                }
+            }
+        }
         None
     }
 
@@ -1157,7 +1325,7 @@ impl Policy {
     fn allowed_target(&self, tool: &str, f: &Fact, session: &Session, ask_mode: bool) -> Option<Allowed> {
         let rule = |r: &Rule, by| Some(Allowed { by, rule: Some(r.to_string()) });
         match f {
-            Fact::Command { view, .. } => {
+            Fact::Command { view, scan, .. } => {
                 if session.allows_command(tool, &view.command) {
                     return Some(Allowed { by: By::Session, rule: None });
                 }
@@ -1166,6 +1334,10 @@ impl Policy {
                 }
                 // A write whose target is unknown can be covered by no rule.
                 if !view.unknown_writes.is_empty() {
+                    return None;
+                }
+                // A recursive read over a folder holding secrets reads them: no rule covers it.
+                if scan.recursive_secret.is_some() {
                     return None;
                 }
                 // A script file nobody has read is covered only by `tool(*)`.

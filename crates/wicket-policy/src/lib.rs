@@ -16,10 +16,13 @@
 pub mod call;
 pub mod capability;
 pub mod command;
+pub mod effects;
 pub mod engine;
+pub mod equivalents;
 pub mod examples;
 pub mod exec;
 pub mod flags;
+pub mod gitalias;
 pub mod gitconfig;
 pub mod gitdirs;
 pub mod host;

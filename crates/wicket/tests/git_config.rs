@@ -19,6 +19,8 @@ struct Case {
     root: String,
     command: String,
     allow: Vec<String>,
+    #[serde(default)]
+    deny: Vec<String>,
     expect: String,
     #[serde(default)]
     proof: Option<String>,
@@ -54,6 +56,9 @@ fn check(base: &Path, root: &Path, case: &Case) -> serde_json::Value {
     ];
     for a in &case.allow {
         args.extend(["--allow".to_string(), a.clone()]);
+    }
+    for d in &case.deny {
+        args.extend(["--deny".to_string(), d.clone()]);
     }
     let mut child = Command::new(env!("CARGO_BIN_EXE_wicket"))
         .args(&args)
@@ -106,13 +111,24 @@ fn repository_git_configuration_fixtures() {
                 let _ = bash(&base, &root, &sub(proof));
                 assert!(base.join("MARK").exists(), "[{}] the proof did not fire: the case proves nothing", case.id);
             }
+            "deny" => {
+                attacks += 1;
+                if got != "deny" {
+                    failures.push(format!("line {} [{}]: not denied: {v}", n + 1, case.id));
+                }
+                // The control: git really runs the expansion.
+                let proof =
+                    case.proof.as_deref().unwrap_or_else(|| panic!("[{}] an attack case needs a proof", case.id));
+                let _ = bash(&base, &root, &sub(proof));
+                assert!(base.join("MARK").exists(), "[{}] the proof did not fire: the case proves nothing", case.id);
+            }
             "allow" => {
                 benign += 1;
                 if got != "allow" {
                     failures.push(format!("line {} [{}]: not allowed: {v}", n + 1, case.id));
                 }
             }
-            other => panic!("[{}] expect must be allow or ask, not {other}", case.id),
+            other => panic!("[{}] expect must be allow, ask or deny, not {other}", case.id),
         }
     }
     println!("git config cases: {attacks} attacks, {benign} benign, {} failed", failures.len());
