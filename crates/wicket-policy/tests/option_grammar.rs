@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use wicket_policy::flags::risky_flags;
-use wicket_policy::options::{program, Arg, Effect, PROGRAMS};
+use wicket_policy::options::{program, Arg, Effect, Program, Scripts, Style, PROGRAMS};
 use wicket_policy::rules::CommandPattern;
 
 /// An effect an allow rule must see spelled out.
@@ -14,12 +14,28 @@ fn dangerous(e: Effect) -> bool {
 }
 
 /// A value that makes a script option dangerous too (`sed -e '1e id'`).
-fn value_for(e: Effect) -> &'static str {
-    if e == Effect::Script {
-        "1e id"
-    } else {
-        "out.txt"
+fn value_for(p: &Program, e: Effect) -> &'static str {
+    match (e, p.scripts) {
+        (Effect::Script, Scripts::Awk) => "BEGIN{system(\"id\")}",
+        (Effect::Script, _) => "1e id",
+        _ => "out.txt",
     }
+}
+
+/// Every table with the words that reach it: `(["git", "log"], GIT_LOG)`.
+fn tables() -> Vec<(Vec<&'static str>, &'static Program)> {
+    let mut out = Vec::new();
+    let mut todo: Vec<(Vec<&'static str>, &'static Program)> =
+        PROGRAMS.iter().map(|p| (vec![p.names[0]], *p)).collect();
+    while let Some((words, p)) = todo.pop() {
+        for s in p.subs {
+            let mut w = words.clone();
+            w.push(s.names[0]);
+            todo.push((w, *s));
+        }
+        out.push((words, p));
+    }
+    out
 }
 
 /// Class 3: every unambiguous prefix (3+ characters) of every dangerous long option of a
@@ -27,17 +43,17 @@ fn value_for(e: Effect) -> &'static str {
 #[test]
 fn every_unique_prefix_of_a_dangerous_long_option_is_caught() {
     let mut checked = 0;
-    for p in PROGRAMS {
+    for (lead, p) in tables() {
         if !p.abbrev {
             continue;
         }
-        let longs: Vec<(&str, usize)> = p
-            .opts
+        let opts: Vec<_> = p.all_opts().collect();
+        let longs: Vec<(&str, usize)> = opts
             .iter()
             .enumerate()
             .flat_map(|(i, o)| o.names.iter().filter(|n| n.starts_with("--")).map(move |n| (*n, i)))
             .collect();
-        for (i, o) in p.opts.iter().enumerate() {
+        for (i, o) in opts.iter().enumerate() {
             if !dangerous(o.effect) {
                 continue;
             }
@@ -51,18 +67,19 @@ fn every_unique_prefix_of_a_dangerous_long_option_is_caught() {
                         continue;
                     }
                     let mut forms: Vec<Vec<String>> = Vec::new();
+                    let value = value_for(p, o.effect);
                     match o.arg {
-                        Arg::No => forms.push(vec![prefix.to_string()]),
-                        Arg::Optional => forms.push(vec![prefix.to_string()]),
-                        Arg::Required => {
-                            forms.push(vec![prefix.to_string(), value_for(o.effect).to_string()]);
+                        Arg::No | Arg::Optional => forms.push(vec![prefix.to_string()]),
+                        Arg::Required | Arg::Last | Arg::Command => {
+                            forms.push(vec![prefix.to_string(), value.to_string()]);
                             if p.equals {
-                                forms.push(vec![format!("{prefix}={}", value_for(o.effect))]);
+                                forms.push(vec![format!("{prefix}={value}")]);
                             }
                         }
+                        Arg::Two => forms.push(vec![prefix.to_string(), value.to_string(), "x".to_string()]),
                     }
                     for form in forms {
-                        let mut words = vec![p.names[0]];
+                        let mut words = lead.clone();
                         words.extend(form.iter().map(String::as_str));
                         words.push("x");
                         assert!(!risky_flags(&words).is_empty(), "{words:?} is not caught");
@@ -78,13 +95,15 @@ fn every_unique_prefix_of_a_dangerous_long_option_is_caught() {
 /// Table sanity: names are options, unique within a program, and short names are one letter.
 #[test]
 fn tables_are_well_formed() {
-    for p in PROGRAMS {
+    for (_, p) in tables() {
         let mut seen = std::collections::HashSet::new();
-        for o in p.opts {
+        for o in p.all_opts() {
             assert!(!o.names.is_empty(), "{}: an option without names", p.names[0]);
             for n in o.names {
                 assert!(n.starts_with('-') && n.len() >= 2, "{}: bad name {n}", p.names[0]);
-                assert!(n.starts_with("--") || n.chars().count() == 2, "{}: bad short name {n}", p.names[0]);
+                // find's primaries and a few programs' single-dash long options are whole words.
+                let whole_word = p.style == Style::Expression || n.starts_with("--") || !p.abbrev;
+                assert!(whole_word || n.chars().count() == 2, "{}: bad short name {n}", p.names[0]);
                 assert!(seen.insert(*n), "{}: {n} twice", p.names[0]);
             }
         }
