@@ -2,7 +2,8 @@
 """Print option tables (Rust `Opt` lines for crates/wicket-policy/src/options/tables.rs) from a
 program's own help text, so a table can be regenerated when the program changes:
 
-    scripts/option-tables.py git status        # parse-options (`git status -h`)
+    scripts/option-tables.py git status        # parse-options (`git status -h`, then the hidden
+                                               # ones from `--git-completion-helper-all`)
     scripts/option-tables.py tar               # argp (`tar --help`)
     scripts/option-tables.py pip install       # optparse (`pip install --help`)
 
@@ -48,6 +49,14 @@ def git(sub):
             continue
         seen.add(tuple(names))
         print(opt_line(names, arg))
+    # Options parse-options hides from `-h` (`git commit --allow-empty`, `ls-remote --exec`).
+    longs = {n for key in seen for n in key if n.startswith("--")}
+    for w in run(["git", sub, "--git-completion-helper-all"]).split():
+        if w == "--":
+            break
+        if w.rstrip("=") not in longs:
+            longs.add(w.rstrip("="))
+            print(opt_line([w.rstrip("=")], "REQ" if w.endswith("=") else "NO"))
 
 def argp(prog):
     for line in run([prog, "--help"]).splitlines():

@@ -267,6 +267,9 @@ pub(super) const GIT_ADD: Program = Program {
         o(&["--chmod"], NO, Plain),
         o(&["--pathspec-from-file"], REQ, Read),
         o(&["--pathspec-file-nul"], NO, Plain),
+        // Hidden from `-h`; from `git add --git-completion-helper-all`.
+        o(&["--warn-embedded-repo"], NO, Plain),
+        o(&["--no-dry-run"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -316,6 +319,9 @@ pub(super) const GIT_COMMIT: Program = Program {
         o(&["-u", "--untracked-files"], OPT, Plain),
         o(&["--pathspec-from-file"], REQ, Read),
         o(&["--pathspec-file-nul"], NO, Plain),
+        // Hidden from `-h`; git-commit(1) documents them.
+        o(&["--allow-empty"], NO, Plain),
+        o(&["--allow-empty-message"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -368,6 +374,10 @@ pub(super) const GIT_FETCH: Program = Program {
         o(&["--show-forced-updates"], NO, Plain),
         o(&["--write-commit-graph"], NO, Plain),
         o(&["--stdin"], NO, Plain),
+        // Hidden from `-h`; from `git fetch --git-completion-helper-all`.
+        o(&["--submodule-prefix"], REQ, Plain),
+        o(&["--recurse-submodules-default"], REQ, Plain),
+        o(&["--no-verbose"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -423,6 +433,9 @@ pub(super) const GIT_PULL: Program = Program {
         o(&["--negotiation-tip"], REQ, Plain),
         o(&["--show-forced-updates"], NO, Plain),
         o(&["--set-upstream"], NO, Plain),
+        // Hidden from `-h`; from `git pull --git-completion-helper-all`.
+        o(&["--summary"], NO, Plain),
+        o(&["--no-verbose"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -495,6 +508,8 @@ pub(super) const GIT_CHECKOUT: Program = Program {
         o(&["--ignore-skip-worktree-bits"], NO, Plain),
         o(&["--pathspec-from-file"], REQ, Read),
         o(&["--pathspec-file-nul"], NO, Plain),
+        // Hidden from `-h`; from `git checkout --git-completion-helper-all`.
+        o(&["--no-guess"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -521,6 +536,8 @@ pub(super) const GIT_SWITCH: Program = Program {
         o(&["--orphan"], REQ, Plain),
         o(&["--overwrite-ignore"], NO, Plain),
         o(&["--ignore-other-worktrees"], NO, Plain),
+        // Hidden from `-h`; from `git switch --git-completion-helper-all`.
+        o(&["--no-create"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -548,6 +565,8 @@ pub(super) const GIT_RESTORE: Program = Program {
         o(&["--ignore-skip-worktree-bits"], NO, Plain),
         o(&["--pathspec-from-file"], REQ, Read),
         o(&["--pathspec-file-nul"], NO, Plain),
+        // Hidden from `-h`; from `git restore --git-completion-helper-all`.
+        o(&["--no-source"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -623,6 +642,11 @@ pub(super) const GIT_REBASE: Program = Program {
         o(&["--root"], NO, Plain),
         o(&["--reschedule-failed-exec"], NO, Plain),
         o(&["--reapply-cherry-picks"], NO, Plain),
+        // Hidden from `-h`; from `git rebase --git-completion-helper-all`.
+        o(&["--ignore-date"], NO, Plain),
+        o(&["--preserve-merges"], NO, Plain),
+        o(&["--keep-empty"], NO, Plain),
+        o(&["--allow-empty-message"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -772,6 +796,8 @@ pub(super) const GIT_CLONE: Program = Program {
         o(&["--remote-submodules"], NO, Plain),
         o(&["--sparse"], NO, Plain),
         o(&["--bundle-uri"], REQ, Plain),
+        // Hidden from `-h`; from `git clone --git-completion-helper-all`.
+        o(&["--naked"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -791,6 +817,8 @@ pub(super) const GIT_INIT: Program = Program {
         o(&["-b", "--initial-branch"], REQ, Plain),
         o(&["--object-format"], REQ, Plain),
         o(&["--ref-format"], REQ, Plain),
+        // Hidden from `-h`; from `git init --git-completion-helper-all`.
+        o(&["--no-template"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -827,6 +855,9 @@ pub(super) const GIT_TAG: Program = Program {
         o(&["--format"], REQ, Plain),
         o(&["--color"], OPT, Plain),
         o(&["-i", "--ignore-case"], NO, Plain),
+        // Hidden from `-h`; from `git tag --git-completion-helper-all`.
+        o(&["--with"], NO, Plain),
+        o(&["--without"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -869,6 +900,10 @@ pub(super) const GIT_BRANCH: Program = Program {
         o(&["-i", "--ignore-case"], NO, Plain),
         o(&["--recurse-submodules"], NO, Plain),
         o(&["--format"], REQ, Plain),
+        // Hidden from `-h`; from `git branch --git-completion-helper-all`.
+        o(&["--set-upstream"], NO, Plain),
+        o(&["--with"], NO, Plain),
+        o(&["--without"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -907,6 +942,8 @@ pub(super) const GIT_BLAME: Program = Program {
         o(&["-M"], NO, Plain),
         o(&["-L"], REQ, Plain),
         o(&["--abbrev"], OPT, Plain),
+        // Hidden from `-h`; from `git blame --git-completion-helper-all`.
+        o(&["--no-incremental"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -1017,6 +1054,8 @@ pub(super) const GIT_LS_FILES: Program = Program {
         o(&["--deduplicate"], NO, Plain),
         o(&["--sparse"], NO, Plain),
         o(&["--format"], REQ, Plain),
+        // Hidden from `-h`; from `git ls-files --git-completion-helper-all`.
+        o(&["--no-cached"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -1033,6 +1072,8 @@ pub(super) const GIT_MV: Program = Program {
         o(&["-f", "--force"], NO, Plain),
         o(&["-k"], NO, Plain),
         o(&["--sparse"], NO, Plain),
+        // Hidden from `-h`; from `git mv --git-completion-helper-all`.
+        o(&["--no-verbose"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -1053,6 +1094,8 @@ pub(super) const GIT_RM: Program = Program {
         o(&["--sparse"], NO, Plain),
         o(&["--pathspec-from-file"], REQ, Read),
         o(&["--pathspec-file-nul"], NO, Plain),
+        // Hidden from `-h`; from `git rm --git-completion-helper-all`.
+        o(&["--no-dry-run"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -1078,6 +1121,8 @@ pub(super) const GIT_DESCRIBE: Program = Program {
         o(&["--always"], NO, Plain),
         o(&["--dirty"], OPT, Plain),
         o(&["--broken"], OPT, Plain),
+        // Hidden from `-h`; from `git describe --git-completion-helper-all`.
+        o(&["--no-contains"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -1086,6 +1131,9 @@ pub(super) const GIT_DESCRIBE: Program = Program {
 pub(super) const GIT_SHORTLOG: Program = Program {
     names: &["shortlog"],
     source: "git 2.47.3, `git shortlog -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    // The diff and revision options are read by git's revision parser: exact names only
+    // (`git log --outp=F` is refused; checked with git 2.47.3).
+    abbrev: false,
     negatable: true,
     shared: &[GIT_REVS],
     opts: &[
@@ -1115,6 +1163,9 @@ pub(super) const GIT_SHOW_REF: Program = Program {
         o(&["--abbrev"], OPT, Plain),
         o(&["-q", "--quiet"], NO, Plain),
         o(&["--exclude-existing"], OPT, Plain),
+        // Hidden from `-h`; from `git show-ref --git-completion-helper-all`.
+        o(&["--heads"], NO, Plain),
+        o(&["--no-tags"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -1136,6 +1187,10 @@ pub(super) const GIT_LS_REMOTE: Program = Program {
         o(&["--exit-code"], NO, Plain),
         o(&["--symref"], NO, Plain),
         o(&["-o", "--server-option"], REQ, Plain),
+        // Hidden from `-h`; from `git ls-remote --git-completion-helper-all`.
+        o(&["--exec"], REQ, Exec),
+        o(&["--heads"], NO, Plain),
+        o(&["--no-quiet"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -1165,6 +1220,8 @@ pub(super) const GIT_CAT_FILE: Program = Program {
         o(&["--textconv"], NO, Exec),
         o(&["--filters"], NO, Exec),
         o(&["--path"], NO, Plain),
+        // Hidden from `-h`; from `git cat-file --git-completion-helper-all`.
+        o(&["--no-allow-unknown-type"], NO, Plain),
     ],
     ..GETOPT
 };
@@ -1173,6 +1230,9 @@ pub(super) const GIT_CAT_FILE: Program = Program {
 pub(super) const GIT_DIFF_CMD: Program = Program {
     names: &["diff"],
     source: "git 2.47.3, `git diff -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    // The diff and revision options are read by git's revision parser: exact names only
+    // (`git log --outp=F` is refused; checked with git 2.47.3).
+    abbrev: false,
     negatable: true,
     shared: &[GIT_DIFF],
     opts: &[o(&["--no-color"], NO, Plain)],
@@ -1183,6 +1243,9 @@ pub(super) const GIT_DIFF_CMD: Program = Program {
 pub(super) const GIT_LOG: Program = Program {
     names: &["log", "whatchanged"],
     source: "git 2.47.3, `git log -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    // The diff and revision options are read by git's revision parser: exact names only
+    // (`git log --outp=F` is refused; checked with git 2.47.3).
+    abbrev: false,
     negatable: true,
     shared: &[GIT_REVS, GIT_DIFF],
     opts: &[
@@ -1203,6 +1266,9 @@ pub(super) const GIT_LOG: Program = Program {
 pub(super) const GIT_SHOW: Program = Program {
     names: &["show"],
     source: "git 2.47.3, `git show -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    // The diff and revision options are read by git's revision parser: exact names only
+    // (`git log --outp=F` is refused; checked with git 2.47.3).
+    abbrev: false,
     negatable: true,
     shared: &[GIT_REVS, GIT_DIFF],
     opts: &[
@@ -1223,6 +1289,9 @@ pub(super) const GIT_SHOW: Program = Program {
 pub(super) const GIT_STASH: Program = Program {
     names: &["stash"],
     source: "git 2.47.3, `git stash -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    // The diff and revision options are read by git's revision parser: exact names only
+    // (`git log --outp=F` is refused; checked with git 2.47.3).
+    abbrev: false,
     negatable: true,
     shared: &[GIT_DIFF],
     opts: &[
@@ -1377,6 +1446,9 @@ pub(super) const GIT_REV_PARSE: Program = Program {
 pub(super) const GIT_REFLOG: Program = Program {
     names: &["reflog"],
     source: "git 2.47.3, `git reflog -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    // The diff and revision options are read by git's revision parser: exact names only
+    // (`git log --outp=F` is refused; checked with git 2.47.3).
+    abbrev: false,
     negatable: true,
     shared: &[GIT_REVS],
     opts: &[
