@@ -914,7 +914,9 @@ impl Walker {
             };
             let plain = |v: &Word| {
                 !v.glob
-                    && v.value.as_deref().is_some_and(|s| !s.is_empty() && !s.contains([' ', '\t', '\n', '*', '?', '[']))
+                    && v.value
+                        .as_deref()
+                        .is_some_and(|s| !s.is_empty() && !s.contains([' ', '\t', '\n', '*', '?', '[']))
             };
             if quoted || (!src.contains("IFS") && l.values.iter().all(plain)) {
                 cmd.loop_words.push(LoopWord { index, values: l.values.clone() });
