@@ -253,9 +253,7 @@ proptest! {
         let long = if p.style == Style::Expression { format!("-{long}") } else { format!("--{long}") };
         let short = format!("-{letter}");
         let known_short = p.all_opts().any(|o| o.names.contains(&short.as_str()));
-        let candidates: Vec<&str> = if p.style == Style::Expression {
-            vec![long.as_str()]
-        } else if known_short {
+        let candidates: Vec<&str> = if p.style == Style::Expression || known_short {
             vec![long.as_str()]
         } else {
             vec![long.as_str(), short.as_str()]
