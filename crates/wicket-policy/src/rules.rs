@@ -112,6 +112,8 @@ pub struct CommandPattern {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Spelling {
     program: &'static crate::options::Program,
+    /// The sub-commands the pattern names before its options (`push` in `git push --force*`).
+    path: Vec<&'static str>,
     /// The options the pattern names, each with its value pattern when it takes one.
     required: Vec<(&'static crate::options::Opt, Option<String>)>,
     /// The operands' pattern; `None` when the pattern has no `*` at all (the command must then
@@ -125,7 +127,15 @@ impl Spelling {
     fn new(p: &str) -> Option<Spelling> {
         let mut words = p.split(' ');
         let program = crate::options::program(words.next()?)?;
-        let words: Vec<&str> = words.collect();
+        let mut words: Vec<&str> = words.collect();
+        // `git push --force*`: the sub-commands, then that table's options.
+        let mut table = program;
+        let mut path = Vec::new();
+        while let Some(sub) = words.first().and_then(|w| table.subs.iter().find(|s| s.names.contains(w))) {
+            path.push(sub.names[0]);
+            table = sub;
+            words.remove(0);
+        }
         let mut opts: Vec<&str> = Vec::new();
         let mut rest: Option<String> = None;
         for (i, w) in words.iter().enumerate() {
@@ -149,8 +159,8 @@ impl Spelling {
         if opts.is_empty() {
             return None;
         }
-        let parsed = program.parse(&opts);
-        if !parsed.unknown.is_empty() || !parsed.operands.is_empty() {
+        let parsed = table.parse(&opts);
+        if !parsed.unknown.is_empty() || !parsed.operands.is_empty() || !parsed.path.is_empty() {
             return None;
         }
         let required = parsed.found.iter().map(|f| (f.opt, f.value.clone())).collect();
@@ -159,7 +169,7 @@ impl Spelling {
             None if p.contains('*') => return None,
             None => None,
         };
-        Some(Spelling { program, required, rest })
+        Some(Spelling { program, path, required, rest })
     }
 
     fn matches(&self, text: &str) -> bool {
@@ -169,6 +179,9 @@ impl Spelling {
             return false;
         }
         let parsed = self.program.parse(&words[1..]);
+        if parsed.path != self.path {
+            return false;
+        }
         let has = |(opt, value): &(&'static crate::options::Opt, Option<String>)| {
             parsed.found.iter().any(|f| {
                 std::ptr::eq(f.opt, *opt)
