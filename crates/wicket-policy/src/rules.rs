@@ -308,10 +308,16 @@ pub fn command_pattern_warnings(pattern: &str) -> Vec<String> {
     } else if first.contains('*') {
         out.push(format!("`{first}` has a `*` inside the program name: it matches every program of that shape"));
     }
-    if let Some(table) = crate::options::program(first.trim_end_matches('*')) {
-        let words: Vec<&str> = folded
-            .split(' ')
-            .skip(1)
+    if let Some(mut table) = crate::options::program(first.trim_end_matches('*')) {
+        let mut rest: Vec<&str> = folded.split(' ').skip(1).collect();
+        // The sub-commands the pattern names (`git push --force`): their options are the
+        // sub-command's.
+        while let Some(sub) = rest.first().and_then(|w| table.subs.iter().find(|s| s.names.contains(w))) {
+            table = sub;
+            rest.remove(0);
+        }
+        let words: Vec<&str> = rest
+            .into_iter()
             .map(|w| w.trim_end_matches('*'))
             .filter(|w| w.len() > 1 && w.starts_with('-') && !w.contains('*'))
             .collect();
@@ -817,6 +823,10 @@ mod tests {
         assert!(command_pattern_warnings("npm run test:*").is_empty());
         assert!(command_pattern_warnings("rm -rf*").is_empty());
         assert!(command_pattern_warnings("*").is_empty());
+        // A sub-command's options are read with its own table.
+        assert!(command_pattern_warnings("git push --force*").is_empty());
+        assert!(command_pattern_warnings("git -C * log --oneline*").is_empty());
+        assert_eq!(command_pattern_warnings("git push --frobnicate*").len(), 1);
     }
 
     #[test]
