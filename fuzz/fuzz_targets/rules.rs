@@ -1,7 +1,8 @@
 //! `rules`: arbitrary strings through wicket-policy's parsers and matchers. The only
 //! invariant is that nothing panics: rule parsing, rule sets built from the input, command /
 //! path / host matching against fixed targets (and fixed rules against the input as a target),
-//! host patterns, URLs, hosts, settings files and capabilities.
+//! host patterns, URLs, hosts, settings files and capabilities; the option tables' parser and
+//! the command view built on it.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -48,7 +49,19 @@ fuzz_target!(|data: &[u8]| {
     let _ = Rule::parse(text);
     for p in &pieces {
         let _ = Rule::parse(p);
+        // The option grammar (issue 14, class 5): every table's parser, the risky flags and
+        // the write targets, on the piece split into words.
+        let words: Vec<&str> = p.split(' ').collect();
+        let _ = wicket_policy::flags::risky_flags(&words);
+        let maybe: Vec<Option<&str>> = words.iter().map(|w| Some(*w)).collect();
+        let _ = wicket_policy::flags::write_args(&maybe);
+        if let Some(table) = words.first().and_then(|w| wicket_policy::options::program(w)) {
+            let parsed = table.parse(&words[1..]);
+            let _ = (parsed.reads(), parsed.writes(), parsed.normal_form(words[0]));
+        }
     }
+    // The whole command view (loop words expanded, class 9).
+    let _ = wicket_policy::command::view(text);
 
     for opts in [GlobOptions::default(), GlobOptions { case_insensitive: true }] {
         let home = Some("/home/u");

@@ -278,6 +278,38 @@ fn written(cmd: &SimpleCommand) -> String {
     out.trim_end().to_string()
 }
 
+/// Most commands one command in `for` loops is judged as (the product of its loop words'
+/// values); past it the loop variable stays a dynamic word.
+const MAX_LOOP_EXPANSIONS: usize = 32;
+
+/// A command in a `for NAME in WORDS` loop, once per value its loop words take (issue 14,
+/// class 9): `for f in *.rs; do wc -l "$f"; done` is judged as `wc -l *.rs`, and `for b in a
+/// c; do git log "$b"; done` as `git log a` and `git log c`. The walker only records loop
+/// words that nothing else on the line can set (see [`wicket_shell::LoopWord`]).
+fn loop_expansions(cmd: &SimpleCommand) -> Vec<std::borrow::Cow<'_, SimpleCommand>> {
+    use std::borrow::Cow;
+    let total = cmd.loop_words.iter().try_fold(1usize, |n, l| n.checked_mul(l.values.len()));
+    if cmd.loop_words.is_empty() || total.is_none_or(|n| n == 0 || n > MAX_LOOP_EXPANSIONS) {
+        return vec![Cow::Borrowed(cmd)];
+    }
+    let mut out: Vec<SimpleCommand> = vec![SimpleCommand { loop_words: Vec::new(), ..cmd.clone() }];
+    for l in &cmd.loop_words {
+        out = out
+            .into_iter()
+            .flat_map(|c| {
+                l.values.iter().map(move |v| {
+                    let mut c = c.clone();
+                    if let Some(w) = c.words.get_mut(l.index) {
+                        *w = v.clone();
+                    }
+                    c
+                })
+            })
+            .collect();
+    }
+    out.into_iter().map(Cow::Owned).collect()
+}
+
 /// Shells that run a script read from stdin when given no `-c` and no script file.
 const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "rbash"];
 
@@ -336,8 +368,10 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         b.doubts.push("the command defines a shell function, which changes what later commands run".to_string());
     }
     for cmd in &analysis.commands {
-        let part = b.add(cmd, 0);
-        b.parts.push(part);
+        for one in loop_expansions(cmd) {
+            let part = b.add(&one, 0);
+            b.parts.push(part);
+        }
         b.track_folder(cmd);
     }
     // `find … | xargs cat`: the names find prints are read by the program xargs runs.

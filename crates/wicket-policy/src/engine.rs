@@ -1371,6 +1371,11 @@ impl Policy {
             }
             // The command's own rule covers the files it names as arguments.
             Fact::Path { arg: true, .. } => Some(Allowed { by: By::Rule, rule: None }),
+            // A `<` read of a file inside the root is the same as naming it (`wc -l < a.rs` is
+            // `wc -l a.rs`); secrets and read deny rules were decided before this step.
+            Fact::Path { rp, from_command: true, access: Access::Read, .. } if rp.inside() => {
+                Some(Allowed { by: By::Rule, rule: None })
+            }
             // accept-edits applies ordinary edits, also those a redirection makes.
             Fact::Path { rp, from_command: true, access: Access::Write, .. }
                 if self.mode == Mode::AcceptEdits && rp.inside() =>

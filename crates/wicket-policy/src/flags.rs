@@ -151,135 +151,6 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
         }
     };
     match base(program) {
-        "find" | "gfind" => {
-            for w in args {
-                if matches!(
-                    *w,
-                    "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls"
-                ) {
-                    flag(w);
-                }
-            }
-        }
-        "fd" | "fdfind" => {
-            for w in args {
-                if matches!(*w, "-x" | "-X") || long(w, "--exec") || long(w, "--exec-batch") {
-                    flag(w.split('=').next().unwrap_or(w));
-                }
-            }
-        }
-        "git" => git_flags(args, &mut flag),
-        "sed" | "gsed" => sed_flags(args, &mut flag),
-        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => awk_flags(args, &mut flag),
-        "rg" => {
-            for w in args {
-                if long(w, "--pre") {
-                    flag("--pre");
-                }
-            }
-        }
-        "tar" | "gtar" | "bsdtar" => {
-            for w in args {
-                for name in [
-                    "--to-command",
-                    "--checkpoint-action",
-                    "--use-compress-program",
-                    "--info-script",
-                    "--new-volume-script",
-                    "--rsh-command",
-                    "--rmt-command",
-                ] {
-                    if long(w, name) {
-                        flag(name);
-                    }
-                }
-                if short(w, "-I") || short(w, "-F") {
-                    flag(&w[..2]);
-                }
-            }
-        }
-        "rsync" => {
-            for w in args {
-                if long(w, "--rsh") || long(w, "--rsync-path") {
-                    flag(w.split('=').next().unwrap_or(w));
-                } else if short_has(w, 'e') {
-                    flag("-e");
-                }
-            }
-        }
-        "ssh" | "scp" | "sftp" => {
-            for (i, w) in args.iter().enumerate() {
-                let opt = if *w == "-o" {
-                    args.get(i + 1).copied().unwrap_or("")
-                } else {
-                    w.strip_prefix("-o").unwrap_or("")
-                };
-                let lower = opt.to_ascii_lowercase();
-                if ["proxycommand", "localcommand", "permitlocalcommand", "proxyusefdpass"]
-                    .iter()
-                    .any(|k| lower.starts_with(k))
-                {
-                    flag("-o");
-                }
-                if *w == "-F" || (base(program) != "ssh" && *w == "-S") {
-                    flag(w);
-                }
-            }
-        }
-        "less" | "more" | "most" | "vi" | "vim" | "nvim" | "view" | "ex" | "emacs" | "nano" => {
-            for w in args {
-                if w.starts_with('+') {
-                    flag("+");
-                }
-                if matches!(*w, "-c" | "--cmd" | "-S" | "--eval" | "-l" | "--load") {
-                    flag(w);
-                }
-            }
-        }
-        "man" => {
-            for w in args {
-                if short(w, "-P") || long(w, "--pager") || short(w, "-H") || long(w, "--html") {
-                    flag(w.split('=').next().unwrap_or(w));
-                }
-            }
-        }
-        "sort" => {
-            for w in args {
-                if short(w, "-o") || long(w, "--output") || long(w, "--compress-program") {
-                    flag(w.split('=').next().unwrap_or(w));
-                }
-            }
-        }
-        "curl" => {
-            for (i, w) in args.iter().enumerate() {
-                // Writing the body to /dev/null is the usual way to check a URL.
-                if matches!(*w, "-o" | "--output") && args.get(i + 1) == Some(&"/dev/null")
-                    || *w == "--output=/dev/null"
-                {
-                    continue;
-                }
-                for name in ["--output", "--remote-name", "--config", "--upload-file", "--output-dir"] {
-                    if long(w, name) {
-                        flag(name);
-                    }
-                }
-                if matches!(*w, "-O" | "-K" | "-T") || (short(w, "-o") && *w != "-o/dev/null") {
-                    flag(&w[..2]);
-                }
-            }
-        }
-        "wget" => {
-            for w in args {
-                for name in ["--execute", "--output-document", "--post-file", "--input-file", "--output-file"] {
-                    if long(w, name) {
-                        flag(name);
-                    }
-                }
-                if matches!(*w, "-e" | "-O" | "-i" | "-o") {
-                    flag(w);
-                }
-            }
-        }
         "zip" => {
             for w in args {
                 if *w == "-TT" || long(w, "--unzip-command") {
@@ -287,7 +158,7 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
                 }
             }
         }
-        "npm" | "pnpm" | "yarn" | "bun" | "npx" | "pnpx" | "bunx" => {
+        "bun" | "bunx" => {
             for w in args {
                 for name in [
                     "--script-shell",
@@ -312,7 +183,7 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
                 }
             }
         }
-        "pip" | "pip3" | "uv" | "pipx" => {
+        "uv" | "pipx" => {
             for w in args {
                 for name in ["--index-url", "--extra-index-url", "--find-links", "--trusted-host", "--config-file"] {
                     if long(w, name) {
@@ -364,8 +235,7 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
         }
         // Interpreters: inline code is a script wicket does not read; a rule must name the
         // flag (`bash(python3 -c *)`) to cover it. Clusters count (`perl -ne`, `python3 -Ic`).
-        "python" | "python2" | "python3" | "pypy" | "pypy3" | "perl" | "ruby" | "node" | "nodejs" | "php" | "lua"
-        | "Rscript" => {
+        "php" | "lua" | "Rscript" => {
             for w in args {
                 if long(w, "--eval") || long(w, "--print") || long(w, "--require") || long(w, "--import") {
                     flag(w.split('=').next().unwrap_or(w));
@@ -444,9 +314,11 @@ pub(crate) fn is_device(path: &str) -> bool {
 
 /// The risky flags of a program that has an option table: every option that runs code or
 /// writes files (by the name it was given, prefixes completed: `--expr` is `--expression`),
-/// every script that runs commands, and every option the table does not know, as written.
+/// every script that runs commands, every risky ssh setting, what a sub-command does on its
+/// own (`git config KEY VALUE` writes configuration, `npm exec` runs a package), and every
+/// option the table does not know, as written.
 fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<String> {
-    use crate::options::Effect;
+    use crate::options::{Effect, Scripts};
     let parsed = table.parse(args);
     let mut out: Vec<String> = Vec::new();
     let mut push = |f: &str| {
@@ -462,20 +334,29 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
             Effect::Write if f.value.as_deref().is_some_and(is_device) => {}
             Effect::Write => push(f.name),
             Effect::Script => scripts.push(f.value.as_deref().unwrap_or("")),
-            Effect::Plain | Effect::Dest | Effect::Read | Effect::ReadAt => {}
+            Effect::SshConfig if f.value.as_deref().is_some_and(ssh_setting_runs) => push(f.name),
+            Effect::Plain | Effect::Dest | Effect::Read | Effect::ReadAt | Effect::SshConfig => {}
         }
     }
-    // sed's script is the first operand when no `-e`/`-f` gives one.
+    // The script is the first operand when no option gives one (`sed s/a/b/ f`).
     let script_given = parsed.found.iter().any(|f| matches!(f.opt.effect, Effect::Script | Effect::ScriptFile));
-    if table.names.contains(&"sed") && !script_given {
+    if table.script_operand && !script_given {
         if let Some(first) = parsed.operands.first() {
             scripts.push(first);
         }
     }
     for s in scripts {
-        if sed_script_runs(s) {
+        let runs = match table.scripts {
+            Scripts::Sed => sed_script_runs(s),
+            Scripts::Awk => awk_program_runs(s),
+            Scripts::None => true,
+        };
+        if runs {
             push(s);
         }
+    }
+    for r in sub_risky(table, &parsed) {
+        push(&r);
     }
     for u in &parsed.unknown {
         push(u);
@@ -483,113 +364,69 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
     out
 }
 
-fn git_flags(args: &[&str], flag: &mut impl FnMut(&str)) {
-    let mut i = 0;
-    // Global options, before the sub-command.
-    while let Some(w) = args.get(i) {
-        if !w.starts_with('-') {
-            break;
-        }
-        if *w == "-c" || long(w, "--config-env") {
-            flag(w.split('=').next().unwrap_or(w));
-            i += 1;
-        } else if short(w, "-c") {
-            flag("-c");
-        } else if long(w, "--exec-path") || long(w, "--git-dir") || long(w, "--work-tree") {
-            flag(w.split('=').next().unwrap_or(w));
-            if !w.contains('=') && *w != "--exec-path" {
-                i += 1;
-            }
-        } else if *w == "-C" || *w == "--namespace" {
-            i += 1;
-        }
-        i += 1;
-    }
-    let Some(sub) = args.get(i) else { return };
-    let rest = &args[i + 1..];
-    for w in rest {
-        for name in [
-            "--output",
-            "--ext-diff",
-            "--upload-pack",
-            "--receive-pack",
-            "--exec",
-            "--open-files-in-pager",
-            "--extcmd",
-            "--tool",
-            "--textconv",
-        ] {
-            if long(w, name) {
-                flag(name);
+/// An ssh `-o Key=Value` (or `Key Value`) setting that runs a command or loads code.
+fn ssh_setting_runs(setting: &str) -> bool {
+    let key = setting.split(['=', ' ', '\t']).next().unwrap_or("").to_ascii_lowercase();
+    matches!(
+        key.as_str(),
+        "proxycommand"
+            | "localcommand"
+            | "permitlocalcommand"
+            | "proxyusefdpass"
+            | "pkcs11provider"
+            | "securitykeyprovider"
+            | "knownhostscommand"
+            | "include"
+            | "controlpath"
+            | "identityagent"
+            | "remotecommand"
+            | "match"
+    )
+}
+
+/// What a sub-command (or a program's first operand) does on its own, beyond its options.
+fn sub_risky(table: &'static crate::options::Program, parsed: &crate::options::Parsed) -> Vec<String> {
+    let ops = &parsed.operands;
+    let first = ops.first().map(String::as_str);
+    let mut out = Vec::new();
+    match (table.names[0], parsed.path.as_slice()) {
+        ("git", []) => {
+            // Sub-commands without a table that run programs by design.
+            if let Some(sub) = first {
+                if matches!(sub, "difftool" | "mergetool" | "filter-branch" | "filter-repo" | "send-email")
+                    || (sub == "submodule" && ops.iter().any(|o| o == "foreach"))
+                    || (sub == "bisect" && ops.get(1).is_some_and(|o| o == "run"))
+                {
+                    out.push(sub.to_string());
+                }
             }
         }
-    }
-    match *sub {
-        "grep" if rest.iter().any(|w| short_has(w, 'O')) => flag("-O"),
-        "fetch" | "clone" | "ls-remote" | "archive" | "pull" if rest.contains(&"-u") => flag("-u"),
-        "rebase" if rest.contains(&"-x") => flag("-x"),
-        "difftool" | "mergetool" => flag(sub),
-        "submodule" if rest.contains(&"foreach") => flag("foreach"),
-        "bisect" if rest.first() == Some(&"run") => flag("run"),
-        "filter-branch" | "filter-repo" => flag(sub),
-        "config" => {
-            let read_only = rest.iter().any(|w| {
-                matches!(
-                    *w,
-                    "--get" | "--get-all" | "--get-regexp" | "--list" | "-l" | "--get-urlmatch" | "--show-origin"
-                )
-            }) || (rest.iter().filter(|w| !w.starts_with('-')).count() <= 1
-                && !rest.iter().any(|w| {
-                    matches!(
-                        *w,
-                        "--unset"
-                            | "--unset-all"
-                            | "--edit"
-                            | "-e"
-                            | "--add"
-                            | "--replace-all"
-                            | "--remove-section"
-                            | "--rename-section"
-                    )
-                }));
-            if !read_only {
-                flag("config");
+        ("git", ["config"]) => {
+            let has = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.names[0]));
+            let reads = has(&["--get", "--get-all", "--get-regexp", "--list", "--get-urlmatch", "--show-origin"])
+                || matches!(first, Some("get" | "list"));
+            let writes_opt = has(&[
+                "--unset",
+                "--unset-all",
+                "--edit",
+                "--add",
+                "--replace-all",
+                "--remove-section",
+                "--rename-section",
+            ]);
+            let writes_sub = matches!(first, Some("set" | "unset" | "edit" | "rename-section" | "remove-section"));
+            if writes_opt || writes_sub || (!reads && ops.len() >= 2) {
+                out.push("config".to_string());
+            }
+        }
+        ("npm" | "pnpm" | "yarn" | "bun", _) => {
+            if let Some(sub) = first.filter(|s| matches!(*s, "exec" | "x" | "dlx" | "create" | "init")) {
+                out.push(sub.to_string());
             }
         }
         _ => {}
     }
-}
-
-fn sed_flags(args: &[&str], flag: &mut impl FnMut(&str)) {
-    let mut scripts: Vec<&str> = Vec::new();
-    let mut explicit = false;
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        if long(w, "--in-place") || short_has(w, 'i') {
-            flag(if w.starts_with("--") { "--in-place" } else { "-i" });
-        }
-        if *w == "-e" || *w == "--expression" {
-            explicit = true;
-            if let Some(s) = args.get(i + 1) {
-                scripts.push(s);
-            }
-            i += 1;
-        } else if let Some(s) = w.strip_prefix("--expression=") {
-            explicit = true;
-            scripts.push(s);
-        } else if *w == "-f" || long(w, "--file") {
-            flag("-f");
-            explicit = true;
-        } else if !w.starts_with('-') && !explicit && scripts.is_empty() {
-            scripts.push(w);
-        }
-        i += 1;
-    }
-    for s in scripts {
-        if sed_script_runs(s) {
-            flag(s);
-        }
-    }
+    out
 }
 
 /// Does a sed script run a command, write or read a file, or hold anything wicket cannot
@@ -705,74 +542,6 @@ fn skip_delimited(b: &[u8], mut i: usize, delim: u8) -> usize {
         i += 1;
     }
     i
-}
-
-fn awk_flags(args: &[&str], flag: &mut impl FnMut(&str)) {
-    // gawk, mawk and busybox awk: `-f FILE` and `-E FILE` (a program file), `-i`/`--include`,
-    // `-l`/`--load` (gawk extensions), `-W …` (mawk's `-W exec FILE`) load code wicket cannot
-    // read; `-e`/`--source TEXT` (gawk) is program text like the first operand.
-    let mut programs: Vec<&str> = Vec::new();
-    let mut from_option = false;
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        i += 1;
-        let value = |i: &mut usize, name: &str| -> Option<&str> {
-            match w.strip_prefix(name).filter(|r| !r.is_empty()) {
-                Some(r) => Some(r.strip_prefix('=').unwrap_or(r)),
-                None => {
-                    *i += 1;
-                    args.get(*i - 1).copied()
-                }
-            }
-        };
-        if *w == "--" {
-            if !from_option {
-                programs.extend(args.get(i).copied());
-            }
-            break;
-        }
-        if long(w, "--file") || long(w, "--exec") || long(w, "--include") || long(w, "--load") {
-            flag(w.split('=').next().unwrap_or(w));
-            from_option = true;
-            if !w.contains('=') {
-                i += 1;
-            }
-        } else if long(w, "--source") {
-            from_option = true;
-            programs.extend(value(&mut i, w.split('=').next().unwrap_or(w)));
-        } else if w.starts_with("--") {
-            // Other long options (`--posix`, `--field-separator=…`) take no program text.
-            if !w.contains('=') && matches!(*w, "--field-separator" | "--assign") {
-                i += 1;
-            }
-        } else if w.len() > 1 && w.starts_with('-') {
-            match w.as_bytes()[1] {
-                b'f' | b'E' | b'i' | b'l' | b'W' => {
-                    flag(&w[..2]);
-                    from_option = true;
-                    if w.len() == 2 {
-                        i += 1;
-                    }
-                }
-                b'e' => {
-                    from_option = true;
-                    programs.extend(value(&mut i, "-e"));
-                }
-                b'v' | b'F' if w.len() == 2 => i += 1,
-                _ => {}
-            }
-        } else {
-            if !from_option {
-                programs.push(w);
-            }
-            break;
-        }
-    }
-    for p in programs {
-        if awk_program_runs(p) {
-            flag(p);
-        }
-    }
 }
 
 /// Does an awk program run a command, read or write a file, or load code? Read token by token
@@ -955,6 +724,13 @@ fn table_writes(table: &'static crate::options::Program, args: &[&str]) -> Vec<O
     match table.names[0] {
         "rm" => out.extend(ops.iter().cloned().map(Some)),
         "cp" | "mv" if out.is_empty() && ops.len() >= 2 => out.extend(ops.last().cloned().map(Some)),
+        "rsync" | "scp" if ops.len() >= 2 => out.extend(ops.last().cloned().map(Some)),
+        // The archive `-f` names is written when tar creates, appends, updates or deletes.
+        "tar" if parsed.found.iter().any(|f| matches!(f.opt.names[0], "-c" | "-r" | "-u" | "-A" | "--delete")) => {
+            out.extend(
+                parsed.found.iter().filter(|f| f.opt.names[0] == "-f").filter_map(|f| f.value.clone()).map(Some),
+            );
+        }
         "sed" => {
             let in_place = parsed.found.iter().any(|f| f.opt.effect == Effect::Write);
             let script_given = parsed.found.iter().any(|f| matches!(f.opt.effect, Effect::Script | Effect::ScriptFile));
@@ -1037,7 +813,9 @@ mod tests {
             ("python3 -c print(1)", &["-c"]),
             ("python3 -Ic print(1)", &["-c"]),
             ("perl -ne print", &["-e"]),
-            ("node --ev=1", &["--ev"]),
+            // node takes no abbreviations: `--ev` is not `--eval`, an option it refuses.
+            ("node --ev=1", &["--ev=1"]),
+            ("node --eval=1", &["--eval"]),
             ("python3 script.py -c x", &[]),
             ("jq .name package.json", &[]),
             ("jq -n env", &["env"]),

@@ -35,6 +35,37 @@ pub enum Arg {
     Required,
     /// A value only when glued (`-i.bak`, `--in-place=.bak`).
     Optional,
+    /// Two values, the next two words (`find -fprintf FILE FORMAT`).
+    Two,
+    /// A command: the words up to a `;` word, or up to a `+` word right after `{}`
+    /// (`find -exec CMD… ;`, `fd -x CMD… ;`), or to the end.
+    Command,
+    /// A value, and every later word is an operand (`python3 -c CODE ARGS…`, `-m MOD ARGS…`).
+    Last,
+}
+
+/// How a program's words are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// GNU `getopt_long` (and the parsers that copy it: git's parse-options, optparse, nopt).
+    Getopt,
+    /// GNU tar: as `Getopt`, and a first word without a `-` is a cluster of short options
+    /// whose values are the next words in order (`tar xzfC a.tgz dir`).
+    OldTar,
+    /// GNU find: `-H`/`-L`/`-P`/`-D`/`-O` first, then paths, then an expression of whole-word
+    /// primaries (no clusters, no abbreviations) joined by `!`, `(`, `)`, `,`.
+    Expression,
+}
+
+/// Which checker reads a program's scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scripts {
+    /// The program takes no script.
+    None,
+    /// GNU sed.
+    Sed,
+    /// awk (gawk, mawk, busybox).
+    Awk,
 }
 
 /// What an option makes the program do beyond its ordinary job.
@@ -57,6 +88,9 @@ pub enum Effect {
     Script,
     /// The value names a script file wicket cannot read (`sed -f`).
     ScriptFile,
+    /// The value is an ssh `Key=Value` setting: risky when the key runs a command or loads
+    /// code (`ProxyCommand`, `LocalCommand`, `PKCS11Provider` …).
+    SshConfig,
 }
 
 /// One option: every name it has (the first is its canonical name), its value and effect.
@@ -88,7 +122,43 @@ pub struct Program {
     pub equals: bool,
     /// The options.
     pub opts: &'static [Opt],
+    /// Option sets shared with other tables (git's diff options), read as if in `opts`.
+    pub shared: &'static [&'static [Opt]],
+    /// Sub-commands with their own tables: after the program's own options, the first
+    /// operand picks one (`git log`, `pip install`). An operand that names none leaves every
+    /// later option word unknown.
+    pub subs: &'static [&'static Program],
+    /// How the words are read.
+    pub style: Style,
+    /// Words starting with `+` run a command of the program (`less +!id`, `vim +cmd`).
+    pub plus: bool,
+    /// Options stop after this many operands (ssh: the host, then the remote command's
+    /// words); 0 leaves it to `permute`.
+    pub stop_after: usize,
+    /// The checker for the values of `Script` options.
+    pub scripts: Scripts,
+    /// With no `Script`/`ScriptFile` option given, the first operand is the script (`sed
+    /// s/a/b/ f`, `awk '{print}' f`).
+    pub script_operand: bool,
 }
+
+/// The defaults every table starts from (`..GETOPT`).
+const GETOPT: Program = Program {
+    names: &[],
+    source: "",
+    abbrev: true,
+    permute: true,
+    negatable: false,
+    equals: true,
+    opts: &[],
+    shared: &[],
+    subs: &[],
+    style: Style::Getopt,
+    plus: false,
+    stop_after: 0,
+    scripts: Scripts::None,
+    script_operand: false,
+};
 
 const NO: Arg = Arg::No;
 const REQ: Arg = Arg::Required;
@@ -121,6 +191,7 @@ const RM: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    ..GETOPT
 };
 
 /// GNU coreutils 9.1, `cp --help`.
@@ -166,6 +237,7 @@ const CP: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    ..GETOPT
 };
 
 /// GNU coreutils 9.1, `mv --help`.
@@ -192,6 +264,7 @@ const MV: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    ..GETOPT
 };
 
 /// GNU coreutils 9.1, `sort --help`.
@@ -236,6 +309,7 @@ const SORT: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    ..GETOPT
 };
 
 /// GNU sed 4.9, `sed --help`.
@@ -263,6 +337,9 @@ const SED: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    scripts: Scripts::Sed,
+    script_operand: true,
+    ..GETOPT
 };
 
 /// GNU findutils 4.9.0, `xargs --help` (options stop at the command).
@@ -296,6 +373,7 @@ const XARGS: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    ..GETOPT
 };
 
 /// curl 7.88.1, `curl --help all` (unique prefixes accepted, tool_getparam.c).
@@ -558,6 +636,7 @@ const CURL: Program = Program {
         o(&["-w", "--write-out"], REQ, ReadAt),
         o(&["--xattr"], NO, Plain),
     ],
+    ..GETOPT
 };
 
 /// GNU Wget 1.21.3, `wget --help`.
@@ -723,10 +802,43 @@ const WGET: Program = Program {
         o(&["-X", "--exclude-directories"], REQ, Plain),
         o(&["--no-parent"], NO, Plain),
     ],
+    ..GETOPT
 };
 
-/// Every table.
-pub const PROGRAMS: &[&Program] = &[&RM, &CP, &MV, &SORT, &SED, &XARGS, &CURL, &WGET];
+mod tables;
+
+/// Every table (sub-command tables are reached through their program's `subs`).
+pub const PROGRAMS: &[&Program] = &[
+    &RM,
+    &CP,
+    &MV,
+    &SORT,
+    &SED,
+    &XARGS,
+    &CURL,
+    &WGET,
+    &tables::GIT,
+    &tables::NPM,
+    &tables::NPX,
+    &tables::PNPM,
+    &tables::YARN,
+    &tables::PIP,
+    &tables::TAR,
+    &tables::FIND,
+    &tables::RG,
+    &tables::FD,
+    &tables::RSYNC,
+    &tables::SSH,
+    &tables::SCP,
+    &tables::MAN,
+    &tables::LESS,
+    &tables::VIM,
+    &tables::AWK,
+    &tables::PYTHON,
+    &tables::NODE,
+    &tables::PERL,
+    &tables::RUBY,
+];
 
 /// The table for a program word (its base name), if wicket has one.
 pub fn program(word: &str) -> Option<&'static Program> {
@@ -750,24 +862,39 @@ pub struct Found {
 pub struct Parsed {
     /// The options, in order.
     pub found: Vec<Found>,
-    /// The operands, in order.
+    /// The operands, in order (sub-command names are in `path`, not here).
     pub operands: Vec<String>,
     /// Words holding options the table does not have, or that the program would refuse
     /// (ambiguous prefix, missing or unexpected value), as written.
     pub unknown: Vec<String>,
+    /// The sub-commands chosen, outermost first (`["stash"]` for `git stash list`).
+    pub path: Vec<&'static str>,
+    /// Where the last sub-command's options start in `found`.
+    pub sub_at: usize,
 }
 
+/// A `+cmd` word of a pager or editor (`less +!id`, `vim +'!id'`).
+const PLUS: Opt = o(&["+"], OPT, Exec);
+
 impl Program {
-    fn short(&self, c: char) -> Option<(&'static Opt, &'static str)> {
-        self.opts.iter().find_map(|o| {
-            o.names.iter().find(|n| n.len() == 2 && !n.starts_with("--") && n[1..].starts_with(c)).map(|n| (o, *n))
+    /// Every option of the table: its own, then the shared sets.
+    pub fn all_opts(&'static self) -> impl Iterator<Item = &'static Opt> {
+        self.opts.iter().chain(self.shared.iter().flat_map(|s| s.iter()))
+    }
+
+    fn short(&'static self, c: char) -> Option<(&'static Opt, &'static str)> {
+        self.all_opts().find_map(|o| {
+            o.names
+                .iter()
+                .find(|n| !n.starts_with("--") && n.len() == 1 + c.len_utf8() && n[1..].starts_with(c))
+                .map(|n| (o, *n))
         })
     }
 
     /// A long option by exact name or, when the program allows it, unique prefix.
-    fn long(&self, name: &str) -> Option<(&'static Opt, &'static str)> {
+    fn long(&'static self, name: &str) -> Option<(&'static Opt, &'static str)> {
         let longs =
-            || self.opts.iter().flat_map(|o| o.names.iter().filter(|n| n.starts_with("--")).map(move |n| (o, *n)));
+            || self.all_opts().flat_map(|o| o.names.iter().filter(|n| n.starts_with("--")).map(move |n| (o, *n)));
         if let Some(hit) = longs().find(|(_, n)| *n == name) {
             return Some(hit);
         }
@@ -786,24 +913,95 @@ impl Program {
         hit
     }
 
-    /// `--no-NAME` for a flag `--NAME` (curl and wget negate every boolean option this way):
-    /// it only turns the flag off.
-    fn negation(&self, name: &str, glued: Option<&str>) -> Option<(&'static Opt, &'static str)> {
+    /// `--no-NAME` for an option `--NAME` (curl, wget and git negate options this way): it
+    /// only turns the option off and takes no value.
+    fn negation(&'static self, name: &str, glued: Option<&str>) -> Option<(&'static Opt, &'static str)> {
         const NEGATION: Opt = o(&["--no-"], NO, Plain);
         let base = name.strip_prefix("no-")?;
-        let (opt, _) = self.long(&format!("--{base}"))?;
-        (self.negatable && opt.arg == Arg::No && glued.is_none()).then_some((&NEGATION, "--no-"))
+        self.long(&format!("--{base}"))?;
+        (self.negatable && glued.is_none()).then_some((&NEGATION, "--no-"))
+    }
+
+    /// The sub-command an operand names.
+    fn sub(&'static self, word: &str) -> Option<&'static Program> {
+        self.subs.iter().copied().find(|s| s.names.contains(&word))
     }
 
     /// Read an argv (without the program word) with this program's grammar.
     pub fn parse<S: AsRef<str>>(&'static self, args: &[S]) -> Parsed {
+        let mut words: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+        let mut old_style: Vec<String> = Vec::new();
+        if self.style == Style::OldTar {
+            if let Some(first) = words.first().filter(|w| !w.is_empty() && !w.starts_with('-')) {
+                // `tar xzfC a.tgz dir`: each letter an option, values from the next words.
+                let mut rest = words[1..].iter();
+                let mut ok = true;
+                for c in first.chars() {
+                    old_style.push(format!("-{c}"));
+                    if let Some((opt, _)) = self.short(c) {
+                        if matches!(opt.arg, Arg::Required | Arg::Last | Arg::Two) {
+                            match rest.next() {
+                                Some(v) => old_style.push((*v).to_string()),
+                                None => ok = false,
+                            }
+                        }
+                    }
+                }
+                if ok {
+                    old_style.extend(rest.map(|w| (*w).to_string()));
+                    words = old_style.iter().map(String::as_str).collect();
+                }
+            }
+        }
         let mut p = Parsed::default();
+        match self.style {
+            Style::Expression => self.parse_expression(&words, &mut p),
+            Style::Getopt | Style::OldTar => self.parse_into(&words, &mut p),
+        }
+        p
+    }
+
+    /// A value-taking option's value from the words after position `i` (advancing `i`):
+    /// `None` when the words run out (the program refuses the command).
+    fn take(arg: Arg, args: &[&str], i: &mut usize) -> Option<String> {
+        match arg {
+            Arg::No | Arg::Optional => None,
+            Arg::Required | Arg::Last => {
+                let v = args.get(*i).map(|v| (*v).to_string());
+                *i += 1;
+                v
+            }
+            Arg::Two => {
+                let v = args.get(*i).filter(|_| args.len() > *i + 1).map(|v| (*v).to_string());
+                *i += 2;
+                v
+            }
+            Arg::Command => {
+                let start = *i;
+                while let Some(w) = args.get(*i) {
+                    *i += 1;
+                    if *w == ";" || (*w == "+" && *i >= 2 && args.get(*i - 2) == Some(&"{}")) {
+                        return Some(args[start..*i - 1].join(" "));
+                    }
+                }
+                // fd runs to the end of its words; find refuses an unterminated `-exec`.
+                Some(args[start..].join(" "))
+            }
+        }
+    }
+
+    fn parse_into(&'static self, args: &[&str], p: &mut Parsed) {
         let mut i = 0;
-        while let Some(w) = args.get(i).map(AsRef::as_ref) {
+        let mut seen_operands = 0;
+        while let Some(&w) = args.get(i) {
             i += 1;
             if w == "--" {
-                p.operands.extend(args[i..].iter().map(|a| a.as_ref().to_string()));
-                break;
+                p.operands.extend(args[i..].iter().map(|a| (*a).to_string()));
+                return;
+            }
+            if self.plus && w.starts_with('+') && w.len() > 1 {
+                p.found.push(Found { opt: &PLUS, name: "+", value: Some(w[1..].to_string()) });
+                continue;
             }
             if let Some(body) = w.strip_prefix("--") {
                 let (name, glued) = match body.split_once('=').filter(|_| self.equals) {
@@ -821,18 +1019,20 @@ impl Program {
                     }
                     (Arg::No, None) => None,
                     (Arg::Optional, v) => v.map(str::to_string),
-                    (Arg::Required, Some(v)) => Some(v.to_string()),
-                    (Arg::Required, None) => {
-                        let next = args.get(i).map(|a| a.as_ref().to_string());
-                        i += 1;
-                        if next.is_none() {
+                    (Arg::Required | Arg::Last | Arg::Command, Some(v)) => Some(v.to_string()),
+                    (_, _) => {
+                        let Some(v) = Self::take(opt.arg, args, &mut i) else {
                             p.unknown.push(w.to_string());
                             continue;
-                        }
-                        next
+                        };
+                        Some(v)
                     }
                 };
                 p.found.push(Found { opt, name: full, value });
+                if opt.arg == Arg::Last {
+                    p.operands.extend(args[i.min(args.len())..].iter().map(|a| (*a).to_string()));
+                    return;
+                }
                 continue;
             }
             if w.len() > 1 && w.starts_with('-') {
@@ -848,17 +1048,19 @@ impl Program {
                             p.found.push(Found { opt, name, value: (!rest.is_empty()).then(|| rest.to_string()) });
                             break;
                         }
-                        Arg::Required => {
+                        _ => {
                             let value = if rest.is_empty() {
-                                i += 1;
-                                args.get(i - 1).map(|a| a.as_ref().to_string())
+                                Self::take(opt.arg, args, &mut i)
                             } else {
                                 Some(rest.to_string())
                             };
-                            if value.is_none() {
-                                p.unknown.push(w.to_string());
-                            } else {
-                                p.found.push(Found { opt, name, value });
+                            match value {
+                                None => p.unknown.push(w.to_string()),
+                                Some(v) => p.found.push(Found { opt, name, value: Some(v) }),
+                            }
+                            if opt.arg == Arg::Last {
+                                p.operands.extend(args[i.min(args.len())..].iter().map(|a| (*a).to_string()));
+                                return;
                             }
                             break;
                         }
@@ -866,13 +1068,73 @@ impl Program {
                 }
                 continue;
             }
+            if !self.subs.is_empty() {
+                if let Some(sub) = self.sub(w) {
+                    p.path.push(sub.names[0]);
+                    p.sub_at = p.found.len();
+                    sub.parse_into(&args[i..], p);
+                } else {
+                    // A sub-command wicket has no table for: its options are unknown.
+                    p.operands.push(w.to_string());
+                    let mut end = false;
+                    for a in &args[i..] {
+                        end |= *a == "--";
+                        if !end && a.len() > 1 && a.starts_with('-') {
+                            p.unknown.push((*a).to_string());
+                        } else {
+                            p.operands.push((*a).to_string());
+                        }
+                    }
+                }
+                return;
+            }
             p.operands.push(w.to_string());
-            if !self.permute {
-                p.operands.extend(args[i..].iter().map(|a| a.as_ref().to_string()));
-                break;
+            seen_operands += 1;
+            if !self.permute || (self.stop_after > 0 && seen_operands >= self.stop_after) {
+                p.operands.extend(args[i..].iter().map(|a| (*a).to_string()));
+                return;
             }
         }
-        p
+    }
+
+    /// find's command line: global options, paths, then the expression.
+    fn parse_expression(&'static self, args: &[&str], p: &mut Parsed) {
+        let exact = |w: &str| self.all_opts().find_map(|o| o.names.iter().find(|n| **n == w).map(|n| (o, *n)));
+        let mut i = 0;
+        let mut in_expression = false;
+        while let Some(&w) = args.get(i) {
+            i += 1;
+            let operator = matches!(w, "!" | "(" | ")" | ",");
+            if !in_expression {
+                let global = matches!(w, "-H" | "-L" | "-P" | "-D")
+                    || (w.len() > 2 && w.starts_with("-O") && w[2..].bytes().all(|b| b.is_ascii_digit()));
+                let option_like = w.len() > 1 && w.starts_with('-');
+                if !(global || operator || option_like) {
+                    p.operands.push(w.to_string());
+                    continue;
+                }
+                in_expression = !global;
+            }
+            if operator {
+                continue;
+            }
+            let name = if w.starts_with("-O") && w.len() > 2 { "-O" } else { w };
+            let Some((opt, full)) = exact(name) else {
+                p.unknown.push(w.to_string());
+                continue;
+            };
+            let value = match opt.arg {
+                Arg::No | Arg::Optional => None,
+                arg => match Self::take(arg, args, &mut i) {
+                    Some(v) => Some(v),
+                    None => {
+                        p.unknown.push(w.to_string());
+                        continue;
+                    }
+                },
+            };
+            p.found.push(Found { opt, name: full, value });
+        }
     }
 }
 
@@ -909,23 +1171,36 @@ impl Parsed {
             .collect()
     }
 
-    /// The normal form a deny rule is matched against: canonical option names (with their
-    /// values) in a fixed order, then the operands in order.
+    /// The normal form a deny rule is matched against: the program's own options, the
+    /// sub-commands, their options (canonical names with their values, each group in a fixed
+    /// order), then the operands in order.
     pub fn normal_form(&self, program: &str) -> String {
-        let mut opts: Vec<String> = self
-            .found
-            .iter()
-            .map(|f| match &f.value {
-                Some(v) => format!("{}={v}", f.opt.names[0]),
-                None => f.opt.names[0].to_string(),
-            })
-            .collect();
-        opts.sort();
-        opts.dedup();
+        let group = |found: &[Found]| {
+            let mut opts: Vec<String> = found
+                .iter()
+                .map(|f| match &f.value {
+                    Some(v) => format!("{}={v}", f.opt.names[0]),
+                    None => f.opt.names[0].to_string(),
+                })
+                .collect();
+            opts.sort();
+            opts.dedup();
+            opts
+        };
+        let at = self.sub_at.min(self.found.len());
+        let (outer, inner) = if self.path.is_empty() { (&[][..], &self.found[..]) } else { self.found.split_at(at) };
         let mut out = program.to_string();
         // An operand that looks like an option stays an operand.
         let end = self.operands.iter().any(|o| o.starts_with('-')).then(|| "--".to_string());
-        for w in opts.iter().chain(&self.unknown).chain(end.iter()).chain(&self.operands) {
+        let path: Vec<String> = self.path.iter().map(|s| s.to_string()).collect();
+        for w in group(outer)
+            .iter()
+            .chain(&path)
+            .chain(group(inner).iter())
+            .chain(&self.unknown)
+            .chain(end.iter())
+            .chain(&self.operands)
+        {
             out.push(' ');
             out.push_str(w);
         }

@@ -112,6 +112,8 @@ pub struct CommandPattern {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Spelling {
     program: &'static crate::options::Program,
+    /// The sub-commands the pattern names before its options (`push` in `git push --force*`).
+    path: Vec<&'static str>,
     /// The options the pattern names, each with its value pattern when it takes one.
     required: Vec<(&'static crate::options::Opt, Option<String>)>,
     /// The operands' pattern; `None` when the pattern has no `*` at all (the command must then
@@ -125,7 +127,15 @@ impl Spelling {
     fn new(p: &str) -> Option<Spelling> {
         let mut words = p.split(' ');
         let program = crate::options::program(words.next()?)?;
-        let words: Vec<&str> = words.collect();
+        let mut words: Vec<&str> = words.collect();
+        // `git push --force*`: the sub-commands, then that table's options.
+        let mut table = program;
+        let mut path = Vec::new();
+        while let Some(sub) = words.first().and_then(|w| table.subs.iter().find(|s| s.names.contains(w))) {
+            path.push(sub.names[0]);
+            table = sub;
+            words.remove(0);
+        }
         let mut opts: Vec<&str> = Vec::new();
         let mut rest: Option<String> = None;
         for (i, w) in words.iter().enumerate() {
@@ -149,8 +159,8 @@ impl Spelling {
         if opts.is_empty() {
             return None;
         }
-        let parsed = program.parse(&opts);
-        if !parsed.unknown.is_empty() || !parsed.operands.is_empty() {
+        let parsed = table.parse(&opts);
+        if !parsed.unknown.is_empty() || !parsed.operands.is_empty() || !parsed.path.is_empty() {
             return None;
         }
         let required = parsed.found.iter().map(|f| (f.opt, f.value.clone())).collect();
@@ -159,7 +169,7 @@ impl Spelling {
             None if p.contains('*') => return None,
             None => None,
         };
-        Some(Spelling { program, required, rest })
+        Some(Spelling { program, path, required, rest })
     }
 
     fn matches(&self, text: &str) -> bool {
@@ -169,6 +179,9 @@ impl Spelling {
             return false;
         }
         let parsed = self.program.parse(&words[1..]);
+        if parsed.path != self.path {
+            return false;
+        }
         let has = |(opt, value): &(&'static crate::options::Opt, Option<String>)| {
             parsed.found.iter().any(|f| {
                 std::ptr::eq(f.opt, *opt)
@@ -295,10 +308,16 @@ pub fn command_pattern_warnings(pattern: &str) -> Vec<String> {
     } else if first.contains('*') {
         out.push(format!("`{first}` has a `*` inside the program name: it matches every program of that shape"));
     }
-    if let Some(table) = crate::options::program(first.trim_end_matches('*')) {
-        let words: Vec<&str> = folded
-            .split(' ')
-            .skip(1)
+    if let Some(mut table) = crate::options::program(first.trim_end_matches('*')) {
+        let mut rest: Vec<&str> = folded.split(' ').skip(1).collect();
+        // The sub-commands the pattern names (`git push --force`): their options are the
+        // sub-command's.
+        while let Some(sub) = rest.first().and_then(|w| table.subs.iter().find(|s| s.names.contains(w))) {
+            table = sub;
+            rest.remove(0);
+        }
+        let words: Vec<&str> = rest
+            .into_iter()
             .map(|w| w.trim_end_matches('*'))
             .filter(|w| w.len() > 1 && w.starts_with('-') && !w.contains('*'))
             .collect();
@@ -804,6 +823,10 @@ mod tests {
         assert!(command_pattern_warnings("npm run test:*").is_empty());
         assert!(command_pattern_warnings("rm -rf*").is_empty());
         assert!(command_pattern_warnings("*").is_empty());
+        // A sub-command's options are read with its own table.
+        assert!(command_pattern_warnings("git push --force*").is_empty());
+        assert!(command_pattern_warnings("git -C * log --oneline*").is_empty());
+        assert_eq!(command_pattern_warnings("git push --frobnicate*").len(), 1);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use wicket_policy::flags::risky_flags;
-use wicket_policy::options::{program, Arg, Effect, PROGRAMS};
+use wicket_policy::options::{program, Arg, Effect, Program, Scripts, Style, PROGRAMS};
 use wicket_policy::rules::CommandPattern;
 
 /// An effect an allow rule must see spelled out.
@@ -14,12 +14,28 @@ fn dangerous(e: Effect) -> bool {
 }
 
 /// A value that makes a script option dangerous too (`sed -e '1e id'`).
-fn value_for(e: Effect) -> &'static str {
-    if e == Effect::Script {
-        "1e id"
-    } else {
-        "out.txt"
+fn value_for(p: &Program, e: Effect) -> &'static str {
+    match (e, p.scripts) {
+        (Effect::Script, Scripts::Awk) => "BEGIN{system(\"id\")}",
+        (Effect::Script, _) => "1e id",
+        _ => "out.txt",
     }
+}
+
+/// Every table with the words that reach it: `(["git", "log"], GIT_LOG)`.
+fn tables() -> Vec<(Vec<&'static str>, &'static Program)> {
+    let mut out = Vec::new();
+    let mut todo: Vec<(Vec<&'static str>, &'static Program)> =
+        PROGRAMS.iter().map(|p| (vec![p.names[0]], *p)).collect();
+    while let Some((words, p)) = todo.pop() {
+        for s in p.subs {
+            let mut w = words.clone();
+            w.push(s.names[0]);
+            todo.push((w, *s));
+        }
+        out.push((words, p));
+    }
+    out
 }
 
 /// Class 3: every unambiguous prefix (3+ characters) of every dangerous long option of a
@@ -27,17 +43,17 @@ fn value_for(e: Effect) -> &'static str {
 #[test]
 fn every_unique_prefix_of_a_dangerous_long_option_is_caught() {
     let mut checked = 0;
-    for p in PROGRAMS {
+    for (lead, p) in tables() {
         if !p.abbrev {
             continue;
         }
-        let longs: Vec<(&str, usize)> = p
-            .opts
+        let opts: Vec<_> = p.all_opts().collect();
+        let longs: Vec<(&str, usize)> = opts
             .iter()
             .enumerate()
             .flat_map(|(i, o)| o.names.iter().filter(|n| n.starts_with("--")).map(move |n| (*n, i)))
             .collect();
-        for (i, o) in p.opts.iter().enumerate() {
+        for (i, o) in opts.iter().enumerate() {
             if !dangerous(o.effect) {
                 continue;
             }
@@ -51,18 +67,19 @@ fn every_unique_prefix_of_a_dangerous_long_option_is_caught() {
                         continue;
                     }
                     let mut forms: Vec<Vec<String>> = Vec::new();
+                    let value = value_for(p, o.effect);
                     match o.arg {
-                        Arg::No => forms.push(vec![prefix.to_string()]),
-                        Arg::Optional => forms.push(vec![prefix.to_string()]),
-                        Arg::Required => {
-                            forms.push(vec![prefix.to_string(), value_for(o.effect).to_string()]);
+                        Arg::No | Arg::Optional => forms.push(vec![prefix.to_string()]),
+                        Arg::Required | Arg::Last | Arg::Command => {
+                            forms.push(vec![prefix.to_string(), value.to_string()]);
                             if p.equals {
-                                forms.push(vec![format!("{prefix}={}", value_for(o.effect))]);
+                                forms.push(vec![format!("{prefix}={value}")]);
                             }
                         }
+                        Arg::Two => forms.push(vec![prefix.to_string(), value.to_string(), "x".to_string()]),
                     }
                     for form in forms {
-                        let mut words = vec![p.names[0]];
+                        let mut words = lead.clone();
                         words.extend(form.iter().map(String::as_str));
                         words.push("x");
                         assert!(!risky_flags(&words).is_empty(), "{words:?} is not caught");
@@ -78,13 +95,15 @@ fn every_unique_prefix_of_a_dangerous_long_option_is_caught() {
 /// Table sanity: names are options, unique within a program, and short names are one letter.
 #[test]
 fn tables_are_well_formed() {
-    for p in PROGRAMS {
+    for (_, p) in tables() {
         let mut seen = std::collections::HashSet::new();
-        for o in p.opts {
+        for o in p.all_opts() {
             assert!(!o.names.is_empty(), "{}: an option without names", p.names[0]);
             for n in o.names {
                 assert!(n.starts_with('-') && n.len() >= 2, "{}: bad name {n}", p.names[0]);
-                assert!(n.starts_with("--") || n.chars().count() == 2, "{}: bad short name {n}", p.names[0]);
+                // find's primaries and a few programs' single-dash long options are whole words.
+                let whole_word = p.style == Style::Expression || n.starts_with("--") || !p.abbrev;
+                assert!(whole_word || n.chars().count() == 2, "{}: bad short name {n}", p.names[0]);
                 assert!(seen.insert(*n), "{}: {n} twice", p.names[0]);
             }
         }
@@ -176,5 +195,108 @@ proptest! {
         let other = format!("{name}{suffix}{args}");
         prop_assert!(p.matches(&same), "{same}");
         prop_assert!(!p.matches(&other), "{other}");
+    }
+}
+
+/// Does this table know the long option `name` (exactly, or as a prefix when it abbreviates)?
+fn knows_long(p: &'static Program, name: &str) -> bool {
+    p.all_opts().flat_map(|o| o.names.iter()).any(|n| *n == name || (p.abbrev && n.starts_with(name)))
+        || (p.negatable && name.starts_with("--no-"))
+}
+
+/// Class 5: every exec-, write- or script-file option of every table (sub-commands too), by
+/// each of its exact names, short or long, is something an allow rule must spell out.
+#[test]
+fn every_dangerous_option_by_every_name_is_caught() {
+    let mut checked = 0;
+    for (lead, p) in tables() {
+        for o in p.all_opts() {
+            if !matches!(o.effect, Effect::Exec | Effect::Write | Effect::ScriptFile) {
+                continue;
+            }
+            for name in o.names {
+                let mut words = lead.clone();
+                words.push(name);
+                match o.arg {
+                    Arg::No | Arg::Optional => {}
+                    Arg::Two => words.extend(["out.txt", "x"]),
+                    Arg::Command => words.extend(["sh", ";"]),
+                    Arg::Required | Arg::Last => words.push("out.txt"),
+                }
+                words.push("x");
+                assert!(!risky_flags(&words).is_empty(), "{words:?} is not caught");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 150, "only {checked} names checked");
+}
+
+/// Where each table's unknown options are tried: every table with the words that reach it.
+fn any_table() -> impl Strategy<Value = (Vec<&'static str>, &'static Program)> {
+    prop::sample::select(tables())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Class 5: an option a tabled program (or sub-command) does not have is never covered by
+    /// a `prog *` rule: it is a risky word the rule must spell out, short or long, before or
+    /// after an operand.
+    #[test]
+    fn an_unknown_option_is_never_covered_by_a_star_rule(
+        (lead, p) in any_table(),
+        long in "[a-z]{3,9}(-[a-z]{2,6})?",
+        letter in "[a-zA-Z]",
+        after in any::<bool>(),
+    ) {
+        let long = if p.style == Style::Expression { format!("-{long}") } else { format!("--{long}") };
+        let short = format!("-{letter}");
+        let known_short = p.all_opts().any(|o| o.names.contains(&short.as_str()));
+        let candidates: Vec<&str> = if p.style == Style::Expression || known_short {
+            vec![long.as_str()]
+        } else {
+            vec![long.as_str(), short.as_str()]
+        };
+        for opt in candidates {
+            let known = if p.style == Style::Expression {
+                p.all_opts().any(|o| o.names.contains(&opt))
+            } else {
+                opt.starts_with("--") && knows_long(p, opt)
+            };
+            if known {
+                continue;
+            }
+            let mut words = lead.clone();
+            // Options after an operand count only where the program permutes.
+            if after && p.permute && p.stop_after == 0 && p.style != Style::Expression && p.subs.is_empty() {
+                words.push("x");
+            }
+            words.push(opt);
+            words.push("y");
+            prop_assert!(!risky_flags(&words).is_empty(), "{words:?}");
+        }
+    }
+
+    /// Class 5, tar: an old-style first word is read letter by letter, value letters taking
+    /// the next words in order, exactly as the same options written `-x -f F -I P`.
+    #[test]
+    fn tar_old_style_cluster_reads_like_separate_options(
+        mode in prop::sample::select(vec!["x", "t", "c"]),
+        flags in prop::collection::vec(prop::sample::select(vec!["v", "z", "j", "p"]), 0..3),
+        program_first in any::<bool>(),
+    ) {
+        let (first, second) = if program_first { ("I", "f") } else { ("f", "I") };
+        let cluster = format!("{mode}{}{first}{second}", flags.concat());
+        let (v1, v2) = if program_first { ("sh", "a.tar") } else { ("a.tar", "sh") };
+        let old = ["tar", cluster.as_str(), v1, v2];
+        prop_assert!(risky_flags(&old).contains(&"-I".to_string()), "{old:?}");
+        let table = program("tar").unwrap();
+        let a = table.parse(&old[1..]).normal_form("tar");
+        let mut new: Vec<String> = vec![format!("-{mode}")];
+        new.extend(flags.iter().map(|f| format!("-{f}")));
+        new.extend(["-I".to_string(), "sh".to_string(), "-f".to_string(), "a.tar".to_string()]);
+        let b = table.parse(&new).normal_form("tar");
+        prop_assert_eq!(a, b);
     }
 }

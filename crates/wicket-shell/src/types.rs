@@ -46,6 +46,21 @@ pub struct SimpleCommand {
     pub context: Context,
     /// The source text of this command as written.
     pub source: String,
+    /// Arguments that are exactly a `for` loop's variable, with the words it takes (see
+    /// [`LoopWord`]); `words` keeps them as written.
+    pub loop_words: Vec<LoopWord>,
+}
+
+/// An argument that is exactly the variable of an enclosing `for NAME in WORDS` loop (`"$f"`,
+/// or `$f` when every value is one plain field), and the words it stands for: one per value of
+/// the list, as bash expanded it there (a glob stays a glob word: it is one of the names the
+/// glob matches). Only set when nothing else on the line can give the variable another value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopWord {
+    /// The index of the argument in [`SimpleCommand::words`].
+    pub index: usize,
+    /// The words it takes, in loop order.
+    pub values: Vec<Word>,
 }
 
 impl SimpleCommand {

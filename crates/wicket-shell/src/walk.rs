@@ -70,7 +70,22 @@ struct Walker {
     commands: Vec<SimpleCommand>,
     problems: Vec<Problem>,
     compound: bool,
+    /// `for` loops over static words whose variable nothing else on the line can set.
+    loops: Vec<Loop>,
 }
+
+/// A `for NAME in WORDS; do BODY; done` whose variable takes only the listed words.
+struct Loop {
+    /// The source the loop is in (its address and length: re-parsed strings are other sources).
+    src: (usize, usize),
+    /// The byte range of the body in that source.
+    body: (usize, usize),
+    name: String,
+    values: Vec<Word>,
+}
+
+/// More loop values than this are not listed (the variable stays a dynamic word).
+const MAX_LOOP_VALUES: usize = 16;
 
 type Inherited = Option<Rc<Vec<Redirect>>>;
 
@@ -207,6 +222,7 @@ impl Walker {
                             redirects,
                             context: ctx,
                             source: text(node, src).to_string(),
+                            loop_words: Vec::new(),
                         });
                     }
                 }
@@ -272,6 +288,9 @@ impl Walker {
             }
             "do_group" | "else_clause" | "elif_clause" | "case_item" => same(stack, Mode::Stmt, ctx, depth, &inh),
             "if_statement" | "while_statement" | "for_statement" | "case_statement" => {
+                if kind == "for_statement" {
+                    self.bind_loop(node, src);
+                }
                 self.compound = true;
                 same(stack, Mode::Stmt, ctx, depth + 1, &inh);
             }
@@ -609,6 +628,7 @@ impl Walker {
             redirects: inh.as_ref().map(|r| r.as_ref().clone()).unwrap_or_default(),
             context: ctx,
             source: String::new(),
+            loop_words: Vec::new(),
         };
         let mut parts = RedirectParts::default();
         // Later tasks (pushed after the command is recorded): scans and subshells.
@@ -811,6 +831,7 @@ impl Walker {
             .min()
             .unwrap_or(end);
         cmd.source = src.get(start..source_end.max(start)).unwrap_or("").to_string();
+        self.loop_words(&mut cmd, src, node.start_byte());
         self.check_program(&cmd);
         self.commands.push(cmd);
 
@@ -823,6 +844,83 @@ impl Walker {
         }
         for (n, c, mode) in later.into_iter().rev() {
             stack.push(Task::Visit { node: n, ctx: c, depth, mode, inh: None });
+        }
+    }
+
+    /// Record a `for NAME in WORDS` loop whose variable can only take the listed words: every
+    /// word static and standing alone (no text glued to it: the tree splits `"a"\b`), no
+    /// brace expansion (bash expands `{a,b}` before the loop), at most [`MAX_LOOP_VALUES`],
+    /// not `select` (a bad answer leaves it empty), and the name appearing nowhere else in the
+    /// source except as a plain `$NAME`/`${NAME}` expansion (no assignment, `read`, `printf -v`,
+    /// `${NAME:=…}`, nameref, function that could set it, or second loop over it).
+    fn bind_loop(&mut self, node: Node<'_>, src: &str) {
+        let children = fielded_children(node);
+        if children.first().is_none_or(|(_, c)| c.kind() != "for") {
+            return;
+        }
+        let (Some(var), Some(body)) = (node.child_by_field_name("variable"), node.child_by_field_name("body")) else {
+            return;
+        };
+        let value_nodes: Vec<Node<'_>> =
+            children.iter().filter(|(f, _)| *f == Some("value")).map(|(_, c)| *c).collect();
+        if value_nodes.is_empty() || value_nodes.len() > MAX_LOOP_VALUES {
+            return;
+        }
+        let bytes = src.as_bytes();
+        let blank = |at: usize| bytes.get(at).is_none_or(|b| matches!(b, b' ' | b'\t' | b'\n' | b';'));
+        let mut values = Vec::with_capacity(value_nodes.len());
+        for v in &value_nodes {
+            let w = word_of(*v, src);
+            let alone = v.start_byte() > 0 && blank(v.start_byte() - 1) && blank(v.end_byte());
+            if w.value.is_none() || !alone || w.raw.contains(['{', '}']) {
+                return;
+            }
+            values.push(w);
+        }
+        let name = text(var, src);
+        if !only_expanded(src, name, var.start_byte()) {
+            return;
+        }
+        self.loops.push(Loop {
+            src: (src.as_ptr() as usize, src.len()),
+            body: (body.start_byte(), body.end_byte()),
+            name: name.to_string(),
+            values,
+        });
+    }
+
+    /// Fill in [`SimpleCommand::loop_words`]: the arguments that are exactly the variable of a
+    /// recorded loop around `at`. Quoted (`"$f"`), the word is one value, glob or not; unquoted
+    /// (`$f`), bash splits and globs the value again, so only values that are one plain field
+    /// (no blank, no glob character, not empty, and no `IFS` on the line) qualify.
+    fn loop_words(&self, cmd: &mut SimpleCommand, src: &str, at: usize) {
+        let key = (src.as_ptr() as usize, src.len());
+        for (index, w) in cmd.words.iter().enumerate().skip(1) {
+            if w.value.is_some() {
+                continue;
+            }
+            let (inner, quoted) = match w.raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+                Some(inner) => (inner, true),
+                None => (w.raw.as_str(), false),
+            };
+            let Some(name) = inner.strip_prefix("${").and_then(|r| r.strip_suffix('}')).or(inner.strip_prefix('$'))
+            else {
+                continue;
+            };
+            let Some(l) =
+                self.loops.iter().rev().find(|l| l.src == key && l.body.0 <= at && at < l.body.1 && l.name == name)
+            else {
+                continue;
+            };
+            let plain = |v: &Word| {
+                !v.glob
+                    && v.value
+                        .as_deref()
+                        .is_some_and(|s| !s.is_empty() && !s.contains([' ', '\t', '\n', '*', '?', '[']))
+            };
+            if quoted || (!src.contains("IFS") && l.values.iter().all(plain)) {
+                cmd.loop_words.push(LoopWord { index, values: l.values.clone() });
+            }
         }
     }
 
@@ -1320,6 +1418,38 @@ fn sticky(outer: Context, inner: Context) -> Context {
         Context::HereDoc | Context::Nested => outer,
         _ => inner,
     }
+}
+
+/// True when no occurrence of `name` as a whole word in `src`, other than the one at `header`,
+/// can set the variable: each is a plain expansion (`$name`, `${name}`), or text inside a
+/// longer word after `.` or `/` (`a.f`, `src/f`), or after `-` (an option letter: `rm -f`)
+/// when no builtin on the line takes a variable name glued to an option (`printf -vf`,
+/// `read -af`, `wait -pf`). A bare word (`read f`, `declare -n r=f`, `unset f`), an
+/// assignment (`f=`, `f+=`, `f[0]=`) or `${f:=…}` can set it.
+fn only_expanded(src: &str, name: &str, header: usize) -> bool {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = src.as_bytes();
+    let glued_names = ["printf", "read", "wait"].iter().any(|b| src.contains(b));
+    src.match_indices(name).all(|(at, _)| {
+        let end = at + name.len();
+        if at == header || bytes.get(end).is_some_and(|&b| ident(b)) {
+            return true;
+        }
+        // Glued to letters before it: another name, unless those letters are an option
+        // cluster (`-vf`) of a builtin that takes a name.
+        let run = src[..at].bytes().rev().take_while(|&b| ident(b)).count();
+        if run > 0 {
+            return !(glued_names && src[..at - run].ends_with('-'));
+        }
+        if matches!(bytes.get(end), Some(b'=' | b'[' | b'+')) {
+            return false;
+        }
+        let before = &src[..at];
+        (before.ends_with('$') && !before.ends_with("$$"))
+            || (before.ends_with("${") && bytes.get(end) == Some(&b'}'))
+            || before.ends_with(['.', '/'])
+            || (before.ends_with('-') && !glued_names)
+    })
 }
 
 fn is_simple(kind: &str) -> bool {
