@@ -98,6 +98,11 @@ pub struct ExecPolicy {
     pub timeout: Option<Duration>,
     /// Bytes kept per output stream.
     pub output_cap: usize,
+    /// Of `writable`, the package caches ([`HOME_CACHES`], real paths). Host tools run what is
+    /// in them later, so the sandbox never writes them in place: each gets the project's own
+    /// writable layer over it (reads see the host cache, writes land in the layer), or stays
+    /// read-only where no layer can be made.
+    pub caches: Vec<PathBuf>,
     /// Wicket's own state (`$WICKET_HOME`, the managed policy folder), lexical and real paths:
     /// masked (also listed in `unreadable`) and pinned in place, so that neither it nor a
     /// folder above it inside a writable path can be renamed and replaced.
@@ -259,15 +264,19 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
             candidates.push((what.to_string(), r));
         }
     }
+    let mut caches = Vec::new();
     if let Some(h) = home {
         for c in HOME_CACHES {
             if let Some(r) = real(&h.join(c)) {
+                push_unique(&mut caches, r.clone());
                 candidates.push((format!("the package cache ~/{c}"), r));
             }
         }
     }
+    let mut chosen = Vec::new();
     for p in &i.write_paths {
         if let Some(r) = place(p, &root, home).and_then(|p| real(&p)) {
+            chosen.push(r.clone());
             candidates.push((format!("the sandbox.writePaths entry {p:?}"), r));
         }
     }
@@ -412,6 +421,9 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
             env_allow.push(v.clone());
         }
     }
+    // A cache that is also the project, a temp folder or a `writePaths` entry is written in
+    // place as that one.
+    caches.retain(|c| writable.contains(c) && *c != root && !temps.contains(c) && !chosen.contains(c));
     Ok(ExecPolicy {
         root,
         writable,
@@ -428,6 +440,7 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         env_allow,
         timeout: i.timeout,
         output_cap: OUTPUT_CAP,
+        caches,
         state,
     })
 }

@@ -16,6 +16,8 @@ pub mod bridge;
 mod bwrap;
 #[cfg(target_os = "linux")]
 pub mod fallback;
+#[cfg(target_os = "linux")]
+pub mod layers;
 pub mod output;
 pub mod placeholders;
 pub mod probe;
