@@ -1636,3 +1636,144 @@ fn prompt_caches_in_the_writable_cache_stay_read_only() {
     let list = path_list(&w, "prompt", &[w.home.join(".cache/pip/x").to_str().unwrap()]);
     assert_eq!(verdict(&w.wicket("bwrap", None, &["python3", script.to_str().unwrap(), list.as_str()])), "ESCAPED");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 13 (item 5): package caches that host tools run later.
+
+/// Writes a sandboxed command makes in the package caches, one a line: the file (below the
+/// home), what the host has there before (`None`: nothing), and whether the cache folder that
+/// holds it exists on the host (then the write must succeed inside, into the project's layer).
+/// Each is something a host tool would later run: a crate's `build.rs`, an `npx` package, a
+/// pre-commit hook environment, a go build cache entry, a pnpm store file.
+const CACHE_WRITES: &[(&str, Option<&str>, bool)] = &[
+    (".cargo/registry/src/index.crates.io-1949cf8c6b5b557f/dep-1.0.0/build.rs", Some("fn main() {}"), true),
+    (".cargo/registry/src/index.crates.io-1949cf8c6b5b557f/new-0.1.0/build.rs", None, true),
+    (".npm/_npx/0123abcd/node_modules/.bin/cowsay", Some("echo moo"), true),
+    (".npm/_npx/4567ef/package.json", None, true),
+    (".cache/pre-commit/repoabc/hook.py", None, true),
+    (".cache/go-build/ab/abcdef-d", Some("cached object"), true),
+    (".cache/uv/wheels/evil.whl", None, true),
+    (".local/share/pnpm/store/v3/files/00/evil", None, true),
+    // A cache that does not exist on the host (its folder is missing).
+    (".cargo/git/checkouts/evil-123/abc/build.rs", None, false),
+];
+
+/// A shell script that writes (`w`) or reads (`r`) each case's file, one report line a case.
+fn cache_script(w: &World, name: &str, mode: &str) -> PathBuf {
+    let mut s = String::from("set -u\n");
+    for (i, (rel, _, _)) in CACHE_WRITES.iter().enumerate() {
+        let p = w.home.join(rel);
+        let p = p.to_str().unwrap();
+        if mode == "w" {
+            s.push_str(&format!(
+                "if mkdir -p \"$(dirname '{p}')\" 2>/dev/null && printf 'from-the-sandbox' > '{p}' 2>/dev/null; then echo 'case{i} wrote'; else echo 'case{i} refused'; fi\n"
+            ));
+        } else {
+            s.push_str(&format!("echo \"case{i} reads $(cat '{p}' 2>/dev/null || echo nothing)\"\n"));
+        }
+    }
+    let path = w.dir.join(format!("{name}.sh"));
+    std::fs::write(&path, s).unwrap();
+    path
+}
+
+/// `wicket run` of `args` with `root` as the project (the world's home and wicket home).
+fn wicket_in(w: &World, backend: &str, root: &Path, args: &[&str]) -> Output {
+    Command::new(wicket_bin())
+        .arg("run")
+        .arg("--root")
+        .arg(root)
+        .arg("--")
+        .args(args)
+        .env("HOME", &w.home)
+        .env("WICKET_HOME", w.dir.join("wicket-home"))
+        .env("WICKET_SANDBOX_BACKEND", backend)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The line of a report for case `i`.
+fn case_line(out: &Output, i: usize) -> String {
+    let key = format!("case{i} ");
+    String::from_utf8_lossy(&out.stdout).lines().find(|l| l.starts_with(&key)).unwrap_or("").to_string()
+}
+
+/// The package caches are never written by a sandboxed command: writes land in the project's
+/// own layer (a second run in the project sees them, a run in another project does not), the
+/// host's copy stays byte-for-byte unchanged, a missing cache does not appear, and a secret
+/// inside a cache stays masked. Control: the same writes outside the sandbox change the host.
+#[test]
+fn package_caches_are_not_written_from_the_sandbox() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let other = w.dir.join("proj2");
+        std::fs::create_dir_all(&other).unwrap();
+        for (rel, before, _) in CACHE_WRITES {
+            if let Some(b) = before {
+                write_file(&w.home.join(rel), b);
+            }
+        }
+        for d in [".cargo/registry/src", ".npm/_npx", ".cache", ".local/share/pnpm/store"] {
+            std::fs::create_dir_all(w.home.join(d)).unwrap();
+        }
+        write_file(&w.home.join(".cache/huggingface/token"), "hf_secret_token");
+        let before = snapshot(&w.home);
+        let write = cache_script(&w, "cache-write", "w");
+        let read = cache_script(&w, "cache-read", "r");
+        let sh = |s: &Path| vec!["sh".to_string(), s.to_str().unwrap().to_string()];
+        let args_w = sh(&write);
+        let args_w: Vec<&str> = args_w.iter().map(String::as_str).collect();
+        let args_r = sh(&read);
+        let args_r: Vec<&str> = args_r.iter().map(String::as_str).collect();
+
+        let first = wicket_in(&w, backend, &w.root, &args_w);
+        assert_eq!(first.status.code(), Some(0), "{backend}: {}", String::from_utf8_lossy(&first.stderr));
+        for (i, (rel, _, exists)) in CACHE_WRITES.iter().enumerate() {
+            // The write works inside where the cache exists (it lands in the layer); a missing
+            // cache may refuse it. Either way the host is checked below.
+            if *exists {
+                assert_eq!(case_line(&first, i), format!("case{i} wrote"), "{backend}: {rel}");
+            }
+        }
+        assert_eq!(snapshot(&w.home), before, "{backend}: the host's caches changed");
+        for (rel, _, exists) in CACHE_WRITES {
+            if !exists {
+                assert!(!w.home.join(rel.split('/').take(2).collect::<Vec<_>>().join("/")).exists(), "{rel}");
+            }
+        }
+
+        // The same project sees its own earlier writes; another project sees the host's cache.
+        let again = wicket_in(&w, backend, &w.root, &args_r);
+        let elsewhere = wicket_in(&w, backend, &other, &args_r);
+        for (i, (rel, before, exists)) in CACHE_WRITES.iter().enumerate() {
+            if *exists {
+                assert_eq!(case_line(&again, i), format!("case{i} reads from-the-sandbox"), "{backend}: {rel}");
+            }
+            let host = before.unwrap_or("nothing");
+            assert_eq!(case_line(&elsewhere, i), format!("case{i} reads {host}"), "{backend}: {rel} in another project");
+        }
+        // A secret inside a layered cache is still masked.
+        let hf = w.home.join(".cache/huggingface/token");
+        let secret = cache_script_read_one(&w, &hf);
+        let out = wicket_in(&w, backend, &w.root, &["sh", secret.to_str().unwrap()]);
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("hf_secret"), "{backend}: the token was read");
+        assert_eq!(snapshot(&w.home), before, "{backend}: the host's caches changed");
+
+        // Control: outside the sandbox the same writes change the host's caches.
+        let direct = Command::new("sh").arg(&write).env("HOME", &w.home).output().unwrap();
+        for (i, (rel, _, _)) in CACHE_WRITES.iter().enumerate() {
+            assert_eq!(case_line(&direct, i), format!("case{i} wrote"), "control: {rel}");
+            assert_eq!(std::fs::read_to_string(w.home.join(rel)).unwrap(), "from-the-sandbox", "control: {rel}");
+        }
+        assert!(String::from_utf8_lossy(&Command::new("cat").arg(&hf).output().unwrap().stdout).contains("hf_secret"));
+    }
+}
+
+/// A script that prints one file.
+fn cache_script_read_one(w: &World, p: &Path) -> PathBuf {
+    let path = w.dir.join("cache-read-one.sh");
+    std::fs::write(&path, format!("cat '{}' 2>&1\n", p.to_str().unwrap())).unwrap();
+    path
+}
