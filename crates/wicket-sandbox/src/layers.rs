@@ -245,12 +245,18 @@ impl Mounts {
                         c"mode=0".as_ptr().cast(),
                     ) == 0
                 } else {
+                    // `/dev/null` on a `nodev` mount: opening it fails (EACCES), as under bwrap.
                     libc::mount(c"/dev/null".as_ptr(), path.as_ptr(), none, libc::MS_BIND, std::ptr::null()) == 0
                         && libc::mount(
                             none,
                             path.as_ptr(),
                             none,
-                            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY,
+                            libc::MS_BIND
+                                | libc::MS_REMOUNT
+                                | libc::MS_RDONLY
+                                | libc::MS_NODEV
+                                | libc::MS_NOSUID
+                                | libc::MS_NOEXEC,
                             std::ptr::null(),
                         ) == 0
                 };

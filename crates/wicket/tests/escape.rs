@@ -507,7 +507,8 @@ fn a_planted_bwrap_earlier_on_path_is_never_run() {
     let fake = format!("#!/bin/sh\necho ran > {}\nexit 0\n", marker.display());
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
     let wh = w.dir.join("wicket-home");
-    // The plant, from inside the sandbox: the cache folder is writable there.
+    // The plant, from inside the sandbox: the cache folder is writable there, but the write
+    // lands in the project's layer over it (issue 13, item 5), never on the host.
     let plant = format!(
         "import os\nopen('{0}/bwrap', 'w').write({1:?})\nos.chmod('{0}/bwrap', 0o755)\nprint('ESCAPED')",
         bin.display(),
@@ -515,7 +516,11 @@ fn a_planted_bwrap_earlier_on_path_is_never_run() {
     );
     let out = wicket_with(&w, "bwrap", &wh, &[("PATH", &path)], &["python3", "-c", &plant]);
     assert!(verdict(&out).contains("ESCAPED"), "the plant runs: {}", String::from_utf8_lossy(&out.stderr));
-    assert!(bin.join("bwrap").exists());
+    assert!(!bin.join("bwrap").exists(), "the plant reached the host's pnpm folder");
+    // Planted on the host by another way (a `writePaths` folder), it must still never run.
+    std::fs::write(bin.join("bwrap"), &fake).unwrap();
+    let exec = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755);
+    std::fs::set_permissions(bin.join("bwrap"), exec).unwrap();
     // The next run: pid 1 of the sandbox is the real bubblewrap; the fake never ran.
     let out = wicket_with(&w, "bwrap", &wh, &[("PATH", &path)], &["cat", "/proc/1/comm"]);
     assert_eq!(verdict(&out), "bwrap", "{}", String::from_utf8_lossy(&out.stderr));
@@ -1758,7 +1763,7 @@ fn package_caches_are_not_written_from_the_sandbox() {
         let hf = w.home.join(".cache/huggingface/token");
         let secret = cache_script_read_one(&w, &hf);
         let out = wicket_in(&w, backend, &w.root, &["sh", secret.to_str().unwrap()]);
-        assert!(!String::from_utf8_lossy(&out.stdout).contains("hf_secret"), "{backend}: the token was read");
+        assert_eq!(verdict(&out), "REFUSED", "{backend}: the token inside ~/.cache was opened");
         assert_eq!(snapshot(&w.home), before, "{backend}: the host's caches changed");
 
         // Control: outside the sandbox the same writes change the host's caches.
@@ -1767,13 +1772,16 @@ fn package_caches_are_not_written_from_the_sandbox() {
             assert_eq!(case_line(&direct, i), format!("case{i} wrote"), "control: {rel}");
             assert_eq!(std::fs::read_to_string(w.home.join(rel)).unwrap(), "from-the-sandbox", "control: {rel}");
         }
-        assert!(String::from_utf8_lossy(&Command::new("cat").arg(&hf).output().unwrap().stdout).contains("hf_secret"));
+        let direct = Command::new("sh").arg(&secret).env("HOME", &w.home).output().unwrap();
+        assert_eq!(verdict(&direct), "OPENED hf_secret_token", "control: the token outside");
     }
 }
 
 /// A script that prints one file.
 fn cache_script_read_one(w: &World, p: &Path) -> PathBuf {
     let path = w.dir.join("cache-read-one.sh");
-    std::fs::write(&path, format!("cat '{}' 2>&1\n", p.to_str().unwrap())).unwrap();
+    let p = p.to_str().unwrap();
+    std::fs::write(&path, format!("if cat '{p}' >/dev/null 2>&1; then echo \"OPENED $(cat '{p}')\"; else echo REFUSED; fi\n"))
+        .unwrap();
     path
 }
