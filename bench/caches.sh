@@ -37,6 +37,8 @@ name = "cachebench"
 version = "0.1.0"
 edition = "2021"
 
+[workspace]
+
 [dependencies]
 itoa = "1"
 memchr = "2"

@@ -70,6 +70,60 @@ pub struct Arranged {
     pub mounts: Option<Mounts>,
     /// The caches that got a layer.
     pub layered: Vec<PathBuf>,
+    /// This run's work folders, removed when it has ended.
+    pub work: WorkDirs,
+}
+
+/// What a run holds in its layers until it has ended (the value is dropped): the lock of each
+/// layer it writes, and its own folders. Each mount needs a work folder of its own (overlayfs
+/// empties it when it mounts, which breaks a concurrent mount's copy-ups), so every run makes
+/// fresh ones, removed when it ends; those of a run that was killed are removed by the next run
+/// in the project.
+#[derive(Debug, Default)]
+pub struct WorkDirs {
+    dirs: Vec<PathBuf>,
+    locks: Vec<std::fs::File>,
+}
+
+impl Drop for WorkDirs {
+    fn drop(&mut self) {
+        for d in &self.dirs {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Take the layer's lock without waiting: the one run holding it writes the shared layer.
+/// Two overlays writing one upper folder at once race on copying up the same folder ("Directory
+/// not empty"), so a concurrent run reads the layer as a lower layer instead and writes a
+/// layer of its own that ends with it.
+fn lock_layer(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
+    let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join("lock"))?;
+    match rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Some(f)),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A fresh work folder name for this run: `work.<pid>.<n>`.
+fn work_name() -> String {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    format!("work.{}.{}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Remove the work folders in `dir` left by runs whose wicket is gone.
+fn remove_stale_work(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let Some(pid) = name.strip_prefix("work.").and_then(|r| r.split('.').next()) else { continue };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// Decide each cache's fate for a run: a layer (its folders made now), or read-only (taken out
@@ -93,27 +147,44 @@ pub fn arrange(policy: &ExecPolicy, fallback: bool) -> Result<Arranged, SandboxE
     }
     let mut overlays = Vec::new();
     let mut kept = Vec::new();
+    let mut out = Arranged::default();
     for c in layered {
         let dir = cache_dir(&project, &c);
+        let own = dir.join(work_name());
         let made = private_dir(&state.join("layers"))
             .and_then(|()| private_dir(&project))
             .and_then(|()| private_dir(&dir))
             .and_then(|()| private_dir(&dir.join("upper")))
-            .and_then(|()| private_dir(&dir.join("work")));
-        if let Err(e) = made {
-            refused.push((c, format!("its layer {} cannot be made: {e}", dir.display())));
-            continue;
-        }
+            .and_then(|()| {
+                remove_stale_work(&dir);
+                private_dir(&own)?;
+                private_dir(&own.join("work"))?;
+                lock_layer(&dir)
+            })
+            .and_then(|lock| match lock {
+                Some(l) => Ok((Some(l), dir.join("upper"), c.display().to_string())),
+                None => private_dir(&own.join("upper"))
+                    .map(|()| (None, own.join("upper"), format!("{}:{}", dir.join("upper").display(), c.display()))),
+            });
+        out.work.dirs.push(own.clone());
+        let (lock, upper, lower) = match made {
+            Ok(m) => m,
+            Err(e) => {
+                refused.push((c, format!("its layer {} cannot be made: {e}", dir.display())));
+                continue;
+            }
+        };
+        out.work.locks.extend(lock);
+        // `index=off`: a concurrent run reads the upper folder another mount writes; with the
+        // index on, overlayfs refuses that.
         let opts = format!(
-            "lowerdir={},upperdir={},workdir={},userxattr",
-            c.display(),
-            dir.join("upper").display(),
-            dir.join("work").display()
+            "lowerdir={lower},upperdir={},workdir={},userxattr,index=off",
+            upper.display(),
+            own.join("work").display()
         );
         overlays.push((cstring(&c)?, CString::new(opts).map_err(|e| SandboxError::Seccomp(e.to_string()))?));
         kept.push(c);
     }
-    let mut out = Arranged::default();
     if !refused.is_empty() {
         let list: Vec<String> = refused.iter().map(|(c, why)| format!("{}: {why}", c.display())).collect();
         eprintln!(
@@ -157,6 +228,9 @@ fn why_not(cache: &Path, policy: &ExecPolicy, project: &Path, broken: Option<&St
     let text = cache.as_os_str().as_bytes();
     if text.iter().any(|b| matches!(b, b',' | b':' | b'\\' | b'=')) {
         return Some("its path holds a character that overlayfs options cannot carry".into());
+    }
+    if project.as_os_str().as_bytes().iter().any(|b| matches!(b, b',' | b':' | b'\\' | b'=')) {
+        return Some("the path of wicket's state holds a character that overlayfs options cannot carry".into());
     }
     if project.starts_with(cache) || cache.starts_with(project) {
         return Some("wicket's state (where the layer would be) lies inside it".into());
@@ -301,13 +375,32 @@ pub fn available(state: &Path) -> Result<(), String> {
 }
 
 fn try_overlay(state: &Path) -> Result<(), String> {
-    let dir = state.join("layers").join("probe");
-    for d in [state.join("layers"), dir.clone(), dir.join("lower"), dir.join("upper"), dir.join("work")] {
+    // A folder of this process's own: concurrent trials must not share a work folder.
+    let layers = state.join("layers");
+    let dir = layers.join(work_name().replacen("work", "probe", 1));
+    let result = trial(&layers, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    // Trials of wicket processes that were killed.
+    if let Ok(entries) = std::fs::read_dir(&layers) {
+        for e in entries.flatten() {
+            let name = e.file_name();
+            if let Some(pid) = name.to_string_lossy().strip_prefix("probe.").and_then(|r| r.split('.').next()) {
+                if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+    }
+    result
+}
+
+fn trial(layers: &Path, dir: &Path) -> Result<(), String> {
+    for d in [layers.to_path_buf(), dir.to_path_buf(), dir.join("lower"), dir.join("upper"), dir.join("work")] {
         private_dir(&d).map_err(|e| format!("cannot make {}: {e}", d.display()))?;
     }
     let lower = dir.join("lower");
     let opts = format!(
-        "lowerdir={},upperdir={},workdir={},userxattr",
+        "lowerdir={},upperdir={},workdir={},userxattr,index=off",
         lower.display(),
         dir.join("upper").display(),
         dir.join("work").display()
@@ -318,10 +411,7 @@ fn try_overlay(state: &Path) -> Result<(), String> {
             let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
             (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes())
         }),
-        overlays: vec![(
-            cstring(&lower).map_err(|e| e.to_string())?,
-            CString::new(opts).map_err(|e| e.to_string())?,
-        )],
+        overlays: vec![(cstring(&lower).map_err(|e| e.to_string())?, CString::new(opts).map_err(|e| e.to_string())?)],
         masks: Vec::new(),
     };
     // SAFETY: the child makes system calls only, on what was prepared above, and exits.

@@ -1757,7 +1757,11 @@ fn package_caches_are_not_written_from_the_sandbox() {
                 assert_eq!(case_line(&again, i), format!("case{i} reads from-the-sandbox"), "{backend}: {rel}");
             }
             let host = before.unwrap_or("nothing");
-            assert_eq!(case_line(&elsewhere, i), format!("case{i} reads {host}"), "{backend}: {rel} in another project");
+            assert_eq!(
+                case_line(&elsewhere, i),
+                format!("case{i} reads {host}"),
+                "{backend}: {rel} in another project"
+            );
         }
         // A secret inside a layered cache is still masked.
         let hf = w.home.join(".cache/huggingface/token");
@@ -1781,7 +1785,74 @@ fn package_caches_are_not_written_from_the_sandbox() {
 fn cache_script_read_one(w: &World, p: &Path) -> PathBuf {
     let path = w.dir.join("cache-read-one.sh");
     let p = p.to_str().unwrap();
-    std::fs::write(&path, format!("if cat '{p}' >/dev/null 2>&1; then echo \"OPENED $(cat '{p}')\"; else echo REFUSED; fi\n"))
-        .unwrap();
+    std::fs::write(
+        &path,
+        format!("if cat '{p}' >/dev/null 2>&1; then echo \"OPENED $(cat '{p}')\"; else echo REFUSED; fi\n"),
+    )
+    .unwrap();
     path
+}
+
+/// Concurrent runs in one project: each writes its own files into `~/.npm` and `~/.cache`
+/// (copy-ups of the same host folders at once) and reads them back, all succeed, a later run
+/// sees the writes of the run that held the layer, the host's caches are unchanged, and no
+/// run's own folder is left behind.
+#[test]
+fn concurrent_runs_share_the_cache_layer() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        write_file(&w.home.join(".npm/_cacache/index-v5/00/old"), "host");
+        write_file(&w.home.join(".cache/pip/http/old"), "host");
+        let before = snapshot(&w.home);
+        let script = w.dir.join("par.sh");
+        let home = w.home.to_str().unwrap();
+        std::fs::write(
+            &script,
+            format!(
+                "set -e\nfor i in 1 2 3 4 5; do echo \"$1\" > {home}/.npm/_cacache/index-v5/00/run-$1-$i; echo \"$1\" > {home}/.cache/pip/http/run-$1-$i; done\nfor i in 1 2 3 4 5; do grep -qx \"$1\" {home}/.npm/_cacache/index-v5/00/run-$1-$i {home}/.cache/pip/http/run-$1-$i; done\ncat {home}/.npm/_cacache/index-v5/00/old >/dev/null\necho done\n"
+            ),
+        )
+        .unwrap();
+        let runs: Vec<_> = (0..6)
+            .map(|n| {
+                let mut c = Command::new(wicket_bin());
+                c.arg("run").arg("--root").arg(&w.root).arg("--").args([
+                    "sh",
+                    script.to_str().unwrap(),
+                    &n.to_string(),
+                ]);
+                c.env("HOME", &w.home)
+                    .env("WICKET_HOME", w.dir.join("wicket-home"))
+                    .env("WICKET_SANDBOX_BACKEND", backend)
+                    .current_dir(&w.root)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                c.spawn().unwrap()
+            })
+            .collect();
+        for r in runs {
+            let out = r.wait_with_output().unwrap();
+            assert_eq!(verdict(&out), "done", "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        let list = w.dir.join("par-list.sh");
+        std::fs::write(&list, format!("ls {home}/.npm/_cacache/index-v5/00 {home}/.cache/pip/http | grep -c run-\n"))
+            .unwrap();
+        // The run that held the layer kept its writes (the others wrote layers of their own
+        // that ended with them): a multiple of 10, at least one run's.
+        let out = w.wicket(backend, None, &["sh", list.to_str().unwrap()]);
+        let kept: usize = verdict(&out).parse().unwrap_or(0);
+        assert!((10..=60).contains(&kept) && kept % 10 == 0, "{backend}: {kept} writes kept in the layer");
+        assert_eq!(snapshot(&w.home), before, "{backend}: the host's caches changed");
+        let layers = w.dir.join("wicket-home/layers");
+        let left: Vec<_> = snapshot(&layers)
+            .into_iter()
+            .filter(|(p, _)| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("work.")))
+            .collect();
+        assert!(left.is_empty(), "{backend}: work folders left: {left:?}");
+        // Control: the same writes outside change the host.
+        let direct = Command::new("sh").arg(&script).arg("9").output().unwrap();
+        assert_eq!(verdict(&direct), "done");
+        assert_ne!(snapshot(&w.home), before, "control");
+    }
 }
