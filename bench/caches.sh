@@ -21,7 +21,7 @@ mkdir -p target/bench
 work="$(mktemp -d -p "$PWD/target/bench")"
 trap 'rm -rf "$work"' EXIT
 home="$work/home"
-mkdir -p "$home/.cargo/registry" "$home/.npm"
+mkdir -p "$home/.cargo/registry" "$home/.npm" "$home/.cache"
 cp -a "${CARGO_HOME:-$HOME/.cargo}/registry/index" "${CARGO_HOME:-$HOME/.cargo}/registry/cache" "$home/.cargo/registry/"
 # The toolchain's own cargo and rustc (rustup's proxy would look for its home in the bench home).
 toolchain="$(rustc --print sysroot)"
@@ -62,10 +62,12 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 python3 - "$bin" "$work" "$rounds" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 bin, work, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-def run(cwd, argv, inside):
+bare = dict(os.environ, HOME=f"{work}/bare-home")
+os.makedirs(bare["HOME"], exist_ok=True)
+def run(cwd, argv, inside, env=None):
     cmd = [bin, "run", "--"] + argv if inside else argv
     t = time.perf_counter()
-    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     dt = time.perf_counter() - t
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed in {cwd}: {r.stderr.decode()[-2000:]}")
@@ -85,7 +87,11 @@ def npm(side):
     return run(d, ["npm", "ci", "--offline", "--no-audit", "--no-fund", "--silent"], side == "in")
 def true(side):
     return run(f"{work}/crate-{side}", ["true"], side == "in")
+def layers(side):
+    # "out": the same sandboxed run with a home that has no caches (nothing to layer).
+    return run(f"{work}/crate-in", ["true"], True, None if side == "in" else bare)
 for name, f in [("wicket run -- true (the sandbox alone)", true),
+                ("wicket run -- true, home with 3 caches vs none", layers),
                 ("warm cargo build (crate rebuilt, 4 deps checked)", cargo),
                 ("warm cargo build from a clean target (4 deps compiled)", cargo_clean),
                 ("warm npm ci --offline (4 packages, ~1,100 files)", npm)]:
@@ -94,6 +100,9 @@ for name, f in [("wicket run -- true (the sandbox alone)", true),
         for side in ("out", "in"):
             t[side].append(f(side))
     i, o = statistics.median(t["in"]), statistics.median(t["out"])
+    if f is layers:
+        print(f"{name:56s} no caches {o:8.1f} ms   3 layers {i:8.1f} ms   cost {i - o:+7.1f} ms")
+        continue
     if f is true:
         base = i - o
         print(f"{name:56s} outside {o:8.1f} ms   inside {i:8.1f} ms   cost {i - o:+7.1f} ms")

@@ -829,6 +829,35 @@ mod tests {
     }
 
     #[test]
+    fn package_caches_are_listed_for_their_layers_unless_named_in_write_paths() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let (root, home) = (base.join("proj"), base.join("home"));
+        for d in ["proj", "home/.npm", "home/.cargo/registry", "home/.cache", "dotcargo-git"] {
+            std::fs::create_dir_all(base.join(d)).expect("mkdir");
+        }
+        // A cache that is a link: its real path is what gets the layer.
+        std::os::unix::fs::symlink(base.join("dotcargo-git"), home.join(".cargo/git")).expect("link");
+        let inputs = |write_paths: Vec<String>| ExecInputs {
+            root: root.clone(),
+            home: Some(home.clone()),
+            write_paths,
+            ..Default::default()
+        };
+        let p = exec_policy(&inputs(vec![])).expect("policy");
+        let mut got = p.caches.clone();
+        got.sort();
+        let mut want =
+            vec![home.join(".npm"), home.join(".cargo/registry"), home.join(".cache"), base.join("dotcargo-git")];
+        want.sort();
+        assert_eq!(got, want);
+        assert!(want.iter().all(|c| p.writable.contains(c)), "the sandbox decides: a layer, or read-only");
+        // Named in writePaths: the person chose to write it in place.
+        let p = exec_policy(&inputs(vec!["~/.npm".into()])).expect("policy");
+        assert!(!p.caches.contains(&home.join(".npm")) && p.writable.contains(&home.join(".npm")));
+    }
+
+    #[test]
     fn deny_paths_are_matched_on_disk() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = std::fs::canonicalize(dir.path()).expect("real").join("proj");

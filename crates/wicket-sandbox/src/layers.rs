@@ -98,7 +98,14 @@ impl Drop for WorkDirs {
 /// not empty"), so a concurrent run reads the layer as a lower layer instead and writes a
 /// layer of its own that ends with it.
 fn lock_layer(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
-    let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join("lock"))?;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o600)
+        .open(dir.join("lock"))?;
     match rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => Ok(Some(f)),
         Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
@@ -395,7 +402,15 @@ fn try_overlay(state: &Path) -> Result<(), String> {
 }
 
 fn trial(layers: &Path, dir: &Path) -> Result<(), String> {
-    for d in [layers.to_path_buf(), dir.to_path_buf(), dir.join("lower"), dir.join("upper"), dir.join("work")] {
+    let state = layers.parent().unwrap_or(layers);
+    for d in [
+        state.to_path_buf(),
+        layers.to_path_buf(),
+        dir.to_path_buf(),
+        dir.join("lower"),
+        dir.join("upper"),
+        dir.join("work"),
+    ] {
         private_dir(&d).map_err(|e| format!("cannot make {}: {e}", d.display()))?;
     }
     let lower = dir.join("lower");

@@ -20,7 +20,7 @@ pub struct DoctorArgs {
 fn isolates(b: &Backend) -> &'static str {
     match b {
         Backend::Bwrap { .. } => {
-            "user, pid, net, ipc and uts namespaces; read-only / with the project, temp and caches writable; \
+            "user, pid, net, ipc and uts namespaces; read-only / with the project and temp writable, the package caches through a layer per project; \
 read-only git hooks, git config and agent/editor config; home secrets, wicket's own state and (as root) root-only \
 system files masked; no capabilities; only stdio inherited; seccomp (no Unix, vsock, packet or non-route netlink \
 sockets); Landlock inside"
