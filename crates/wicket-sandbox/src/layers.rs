@@ -429,27 +429,46 @@ fn trial(layers: &Path, dir: &Path) -> Result<(), String> {
         overlays: vec![(cstring(&lower).map_err(|e| e.to_string())?, CString::new(opts).map_err(|e| e.to_string())?)],
         masks: Vec::new(),
     };
+    // The child reports on a pipe before it exits: its exit tears down the namespaces, which
+    // waits for the kernel's RCU grace periods (tens of ms on a loaded machine), and nobody
+    // needs to wait for that.
+    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| e.to_string())?;
+    use std::os::fd::AsRawFd;
+    let wfd = write.as_raw_fd();
     // SAFETY: the child makes system calls only, on what was prepared above, and exits.
-    unsafe {
+    let pid = unsafe {
         let pid = libc::fork();
         if pid == 0 {
-            let code = match mounts.enter() {
+            let code: u8 = match mounts.enter() {
                 Ok(()) => 0,
-                Err(e) => e.clamp(1, 255),
+                Err(e) => e.clamp(1, 255) as u8,
             };
-            libc::_exit(code);
+            libc::write(wfd, (&code as *const u8).cast(), 1);
+            libc::_exit(0);
         }
-        if pid < 0 {
-            return Err("cannot fork to try an overlay".into());
+        pid
+    };
+    drop(write);
+    if pid < 0 {
+        return Err("cannot fork to try an overlay".into());
+    }
+    let mut byte = [0u8; 1];
+    let got = loop {
+        match rustix::io::read(&read, &mut byte) {
+            Err(rustix::io::Errno::INTR) => continue,
+            r => break r,
         }
+    };
+    // Reaped in the background.
+    let _ = std::thread::Builder::new().stack_size(64 * 1024).spawn(move || {
         let mut status = 0;
-        if libc::waitpid(pid, &mut status, 0) != pid || !libc::WIFEXITED(status) {
-            return Err("the overlay trial did not finish".into());
-        }
-        match libc::WEXITSTATUS(status) {
-            0 => Ok(()),
-            e => Err(std::io::Error::from_raw_os_error(e).to_string()),
-        }
+        // SAFETY: waits for this process's own child.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+    });
+    match got {
+        Ok(1) if byte[0] == 0 => Ok(()),
+        Ok(1) => Err(std::io::Error::from_raw_os_error(i32::from(byte[0])).to_string()),
+        _ => Err("the overlay trial did not finish".into()),
     }
 }
 
