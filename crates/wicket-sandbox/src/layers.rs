@@ -88,8 +88,29 @@ pub struct WorkDirs {
 impl Drop for WorkDirs {
     fn drop(&mut self) {
         for d in &self.dirs {
-            let _ = std::fs::remove_dir_all(d);
+            remove_tree(d);
         }
+    }
+}
+
+/// Remove a folder of wicket's in the layers. overlayfs makes its `work/work` folder with mode
+/// 000, which only root could then list; so each folder is opened up (0700, never following a
+/// link) when a plain removal fails.
+fn remove_tree(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fn open_up(p: &Path) {
+        let Ok(m) = std::fs::symlink_metadata(p) else { return };
+        if !m.is_dir() {
+            return;
+        }
+        let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700));
+        for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
+            open_up(&e.path());
+        }
+    }
+    if std::fs::remove_dir_all(dir).is_err() {
+        open_up(dir);
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
 
@@ -128,7 +149,7 @@ fn remove_stale_work(dir: &Path) {
         let Some(pid) = name.strip_prefix("work.").and_then(|r| r.split('.').next()) else { continue };
         let Ok(pid) = pid.parse::<u32>() else { continue };
         if !Path::new("/proc").join(pid.to_string()).exists() {
-            let _ = std::fs::remove_dir_all(e.path());
+            remove_tree(&e.path());
         }
     }
 }
@@ -386,14 +407,14 @@ fn try_overlay(state: &Path) -> Result<(), String> {
     let layers = state.join("layers");
     let dir = layers.join(work_name().replacen("work", "probe", 1));
     let result = trial(&layers, &dir);
-    let _ = std::fs::remove_dir_all(&dir);
+    remove_tree(&dir);
     // Trials of wicket processes that were killed.
     if let Ok(entries) = std::fs::read_dir(&layers) {
         for e in entries.flatten() {
             let name = e.file_name();
             if let Some(pid) = name.to_string_lossy().strip_prefix("probe.").and_then(|r| r.split('.').next()) {
                 if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
-                    let _ = std::fs::remove_dir_all(e.path());
+                    remove_tree(&e.path());
                 }
             }
         }
