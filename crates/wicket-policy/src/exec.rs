@@ -98,6 +98,11 @@ pub struct ExecPolicy {
     pub timeout: Option<Duration>,
     /// Bytes kept per output stream.
     pub output_cap: usize,
+    /// Of `writable`, the package caches ([`HOME_CACHES`], real paths). Host tools run what is
+    /// in them later, so the sandbox never writes them in place: each gets the project's own
+    /// writable layer over it (reads see the host cache, writes land in the layer), or stays
+    /// read-only where no layer can be made.
+    pub caches: Vec<PathBuf>,
     /// Wicket's own state (`$WICKET_HOME`, the managed policy folder), lexical and real paths:
     /// masked (also listed in `unreadable`) and pinned in place, so that neither it nor a
     /// folder above it inside a writable path can be renamed and replaced.
@@ -259,15 +264,19 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
             candidates.push((what.to_string(), r));
         }
     }
+    let mut caches = Vec::new();
     if let Some(h) = home {
         for c in HOME_CACHES {
             if let Some(r) = real(&h.join(c)) {
+                push_unique(&mut caches, r.clone());
                 candidates.push((format!("the package cache ~/{c}"), r));
             }
         }
     }
+    let mut chosen = Vec::new();
     for p in &i.write_paths {
         if let Some(r) = place(p, &root, home).and_then(|p| real(&p)) {
+            chosen.push(r.clone());
             candidates.push((format!("the sandbox.writePaths entry {p:?}"), r));
         }
     }
@@ -412,6 +421,9 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
             env_allow.push(v.clone());
         }
     }
+    // A cache that is also the project, a temp folder or a `writePaths` entry is written in
+    // place as that one.
+    caches.retain(|c| writable.contains(c) && *c != root && !temps.contains(c) && !chosen.contains(c));
     Ok(ExecPolicy {
         root,
         writable,
@@ -428,6 +440,7 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         env_allow,
         timeout: i.timeout,
         output_cap: OUTPUT_CAP,
+        caches,
         state,
     })
 }
@@ -813,6 +826,35 @@ mod tests {
         assert!(p.writable.contains(&root));
         assert!(p.read_only.iter().any(|(r, _)| r.ends_with(".mcp.json")));
         assert!(p.placeholders.iter().any(|r| r.ends_with(".mcp.json")), "a missing .mcp.json gets a placeholder");
+    }
+
+    #[test]
+    fn package_caches_are_listed_for_their_layers_unless_named_in_write_paths() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let (root, home) = (base.join("proj"), base.join("home"));
+        for d in ["proj", "home/.npm", "home/.cargo/registry", "home/.cache", "dotcargo-git"] {
+            std::fs::create_dir_all(base.join(d)).expect("mkdir");
+        }
+        // A cache that is a link: its real path is what gets the layer.
+        std::os::unix::fs::symlink(base.join("dotcargo-git"), home.join(".cargo/git")).expect("link");
+        let inputs = |write_paths: Vec<String>| ExecInputs {
+            root: root.clone(),
+            home: Some(home.clone()),
+            write_paths,
+            ..Default::default()
+        };
+        let p = exec_policy(&inputs(vec![])).expect("policy");
+        let mut got = p.caches.clone();
+        got.sort();
+        let mut want =
+            vec![home.join(".npm"), home.join(".cargo/registry"), home.join(".cache"), base.join("dotcargo-git")];
+        want.sort();
+        assert_eq!(got, want);
+        assert!(want.iter().all(|c| p.writable.contains(c)), "the sandbox decides: a layer, or read-only");
+        // Named in writePaths: the person chose to write it in place.
+        let p = exec_policy(&inputs(vec!["~/.npm".into()])).expect("policy");
+        assert!(!p.caches.contains(&home.join(".npm")) && p.writable.contains(&home.join(".npm")));
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub struct Isolation {
     user: Option<(Vec<u8>, Vec<u8>)>,
     /// wicket's pid, to notice that it died before the death signal was armed.
     parent: i32,
+    /// The package caches' overlays, mounted in the new mount namespace (see
+    /// [`crate::layers`]); without that namespace the command does not run.
+    layers: Option<crate::layers::Mounts>,
 }
 
 impl Isolation {
@@ -38,12 +41,18 @@ impl Isolation {
         let (uid, gid, euid) = unsafe { (libc::getuid(), libc::getgid(), libc::geteuid()) };
         let user =
             (euid != 0).then(|| (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes()));
-        Isolation { ruleset: None, flags, user, parent: std::process::id() as i32 }
+        Isolation { ruleset: None, flags, user, parent: std::process::id() as i32, layers: None }
     }
 
     /// Grant `read` on the fresh `/proc` and `all` on the fresh `/dev/shm` in this ruleset.
     pub fn with_ruleset(mut self, fd: Option<std::os::fd::OwnedFd>, read: u64, all: u64) -> Isolation {
         self.ruleset = fd.map(|f| (f, read, all));
+        self
+    }
+
+    /// Mount these overlays over the package caches, and grant them fully in the ruleset.
+    pub fn with_layers(mut self, mounts: crate::layers::Mounts) -> Isolation {
+        self.layers = Some(mounts);
         self
     }
 
@@ -67,11 +76,21 @@ impl Isolation {
             // SAFETY: prctl with integer arguments.
             unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) };
             mount_private();
+            if let Some(l) = &self.layers {
+                l.mount().map_err(|_| "cannot mount the package cache layers")?;
+            }
             if let Some((fd, read, all)) = &self.ruleset {
                 use std::os::fd::AsRawFd;
                 grant(fd.as_raw_fd(), c"/proc", *read);
                 grant(fd.as_raw_fd(), c"/dev/shm", *all);
+                for t in self.layers.iter().flat_map(|l| l.targets()) {
+                    grant(fd.as_raw_fd(), t, *all);
+                }
             }
+        } else if self.layers.is_some() {
+            // The caches were taken out of the writable paths for their overlays: without a
+            // mount namespace there are none, and the command would fail in odd ways.
+            return Err("cannot make the mount namespace for the package cache layers");
         }
         drop_capabilities()
     }

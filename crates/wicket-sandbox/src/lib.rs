@@ -2,8 +2,9 @@
 //!
 //! The main entry point is [`Sandbox::run`]: pick a [`Backend`] with [`Sandbox::detect`], then
 //! run a command under the policy. On Linux the layers are bubblewrap (user, pid, net, ipc and
-//! uts namespaces; a read-only `/` with the project, temp and caches bound writable; secrets
-//! masked), a seccomp filter handed to bwrap, and Landlock applied by wicket's own binary
+//! uts namespaces; a read-only `/` with the project and temp bound writable, the package caches
+//! as overlays over a layer per project (`layers`); secrets masked), a seccomp filter handed to
+//! bwrap, and Landlock applied by wicket's own binary
 //! re-executed as a shim ([`shim`]) right before the command. Without bwrap, Landlock and
 //! seccomp alone, and [`Backend::missing`] says what isolation is then absent. On macOS a
 //! Seatbelt profile ([`seatbelt`]) is generated from the same policy.
@@ -16,6 +17,8 @@ pub mod bridge;
 mod bwrap;
 #[cfg(target_os = "linux")]
 pub mod fallback;
+#[cfg(target_os = "linux")]
+pub mod layers;
 pub mod output;
 pub mod placeholders;
 pub mod probe;

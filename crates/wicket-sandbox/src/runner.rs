@@ -298,6 +298,13 @@ impl Sandbox {
         } else {
             policy
         };
+        // The package caches: each gets the project's own layer over it, or stays read-only
+        // (see `layers`); never written in place.
+        #[cfg(target_os = "linux")]
+        let crate::layers::Arranged { policy: without_caches, mounts, layered, work } =
+            crate::layers::arrange(policy, !matches!(self.backend, Backend::Bwrap { .. }))?;
+        #[cfg(target_os = "linux")]
+        let policy = without_caches.as_ref().unwrap_or(policy);
         let placeholders = lease(policy, &self.shim_exe)?;
         // Under bwrap, the git folders outside the writable paths are bound writable (their
         // config, hooks and links stay read-only on top); Landlock must let them be written.
@@ -320,6 +327,10 @@ impl Sandbox {
         };
         let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
         let mut guards = Guards { _placeholders: placeholders, ..Guards::default() };
+        #[cfg(target_os = "linux")]
+        {
+            guards._layers = work;
+        }
         let cmd = match &self.backend {
             #[cfg(target_os = "linux")]
             Backend::Bwrap { path } => {
@@ -337,7 +348,10 @@ impl Sandbox {
                 // Each writable path is handed to bwrap as a descriptor opened now and checked
                 // against the policy's real path: a link swapped in between cannot move it.
                 let mut pinned = Vec::new();
-                for w in policy.writable.iter().filter(|w| !policy.private_temp.contains(w)).chain(&policy.git_dirs) {
+                // A layered cache is bound by its path: in the namespace bwrap starts in, that
+                // path is the overlay, not the host folder a descriptor opened here would name.
+                let by_path = |w: &&PathBuf| policy.private_temp.contains(w) || layered.contains(w);
+                for w in policy.writable.iter().filter(|w| !by_path(w)).chain(&policy.git_dirs) {
                     let fd = pin(w)?;
                     pinned.push((w.clone(), raw(&fd)));
                     guards.fds.push(fd);
@@ -351,13 +365,29 @@ impl Sandbox {
                 }
                 c.args(bwrap_args);
                 c.arg("--").arg(&self.shim_exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
+                if let Some(mounts) = mounts {
+                    // SAFETY: the closure runs in the forked child before exec; `enter` makes
+                    // system calls only, on what `arrange` prepared, and allocates nothing.
+                    unsafe {
+                        use std::os::unix::process::CommandExt;
+                        c.pre_exec(move || mounts.enter().map_err(std::io::Error::from_raw_os_error));
+                    }
+                }
                 c
             }
             #[cfg(target_os = "linux")]
             Backend::Landlock { .. } => {
                 // No bwrap: the walls go up in the child between fork and exec, so the command
                 // starts directly (no shim exec). Everything is prepared here, before the fork.
+                // The layered caches are granted by Landlock only once their overlays are
+                // mounted (a rule names an inode, and the overlay's is not the host cache's).
+                let mut shim = shim;
+                shim.writable.retain(|w| !layered.contains(w));
                 let prepared = crate::shim::prepare(&shim).map_err(SandboxError::Seccomp)?;
+                let prepared = match mounts {
+                    Some(m) => prepared.with_layers(m).map_err(SandboxError::Unavailable)?,
+                    None => prepared,
+                };
                 let slot = std::sync::Mutex::new(Some(prepared));
                 let mut c = Command::new(program);
                 c.args(args);
@@ -404,6 +434,9 @@ struct Guards {
     /// Held for its `Drop`: this run's share of the project's placeholders, given up once
     /// the command has ended.
     _placeholders: Option<crate::placeholders::Lease>,
+    /// Held for its `Drop`: the work folders of this run's cache overlays.
+    #[cfg(target_os = "linux")]
+    _layers: crate::layers::WorkDirs,
 }
 
 impl std::fmt::Debug for Guards {

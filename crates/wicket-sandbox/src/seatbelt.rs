@@ -76,6 +76,7 @@ mod tests {
             env_allow: vec![],
             timeout: None,
             output_cap: 100,
+            caches: vec![],
             state: vec![],
         };
         let text = profile(&policy);

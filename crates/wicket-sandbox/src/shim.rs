@@ -251,6 +251,19 @@ pub fn prepare(_: &ShimPolicy) -> Result<Prepared, String> {
 }
 
 impl Prepared {
+    /// Mount these package cache overlays in the fallback's namespaces before Landlock, and
+    /// grant them there (see [`crate::layers`]). Only the fallback mounts them itself.
+    #[cfg(target_os = "linux")]
+    pub fn with_layers(mut self, mounts: crate::layers::Mounts) -> Result<Prepared, String> {
+        match self.isolation.take() {
+            Some(iso) => {
+                self.isolation = Some(iso.with_layers(mounts));
+                Ok(self)
+            }
+            None => Err("the package cache layers need the fallback's namespaces".into()),
+        }
+    }
+
     /// Restrict this process: Landlock, then (fallback) seccomp. Fails rather than run a
     /// command with less confinement than promised.
     #[cfg(target_os = "linux")]

@@ -20,7 +20,7 @@ pub struct DoctorArgs {
 fn isolates(b: &Backend) -> &'static str {
     match b {
         Backend::Bwrap { .. } => {
-            "user, pid, net, ipc and uts namespaces; read-only / with the project, temp and caches writable; \
+            "user, pid, net, ipc and uts namespaces; read-only / with the project and temp writable, the package caches through a layer per project; \
 read-only git hooks, git config and agent/editor config; home secrets, wicket's own state and (as root) root-only \
 system files masked; no capabilities; only stdio inherited; seccomp (no Unix, vsock, packet or non-route netlink \
 sockets); Landlock inside"
@@ -88,6 +88,19 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
     );
     for m in probe.backend.missing() {
         println!("  missing: {m}");
+    }
+    #[cfg(target_os = "linux")]
+    if let Ok(home) = config::wicket_home() {
+        let layers = home.join("layers");
+        match wicket_sandbox::layers::available(&home) {
+            Ok(()) => println!(
+                "package caches (~/.cargo/registry, ~/.npm, ~/.cache …): a writable layer per project over each (overlayfs), in {}; the host caches are never written (delete that folder to drop the layers)",
+                layers.display()
+            ),
+            Err(e) => println!(
+                "package caches (~/.cargo/registry, ~/.npm, ~/.cache …): read-only in the sandbox, because overlays cannot be mounted here ({e}); package installs that write them may fail"
+            ),
+        }
     }
     let loaded = config::load(&root)?;
     // Refresh the cached probe the other commands read.

@@ -507,7 +507,8 @@ fn a_planted_bwrap_earlier_on_path_is_never_run() {
     let fake = format!("#!/bin/sh\necho ran > {}\nexit 0\n", marker.display());
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
     let wh = w.dir.join("wicket-home");
-    // The plant, from inside the sandbox: the cache folder is writable there.
+    // The plant, from inside the sandbox: the cache folder is writable there, but the write
+    // lands in the project's layer over it (issue 13, item 5), never on the host.
     let plant = format!(
         "import os\nopen('{0}/bwrap', 'w').write({1:?})\nos.chmod('{0}/bwrap', 0o755)\nprint('ESCAPED')",
         bin.display(),
@@ -515,7 +516,11 @@ fn a_planted_bwrap_earlier_on_path_is_never_run() {
     );
     let out = wicket_with(&w, "bwrap", &wh, &[("PATH", &path)], &["python3", "-c", &plant]);
     assert!(verdict(&out).contains("ESCAPED"), "the plant runs: {}", String::from_utf8_lossy(&out.stderr));
-    assert!(bin.join("bwrap").exists());
+    assert!(!bin.join("bwrap").exists(), "the plant reached the host's pnpm folder");
+    // Planted on the host by another way (a `writePaths` folder), it must still never run.
+    std::fs::write(bin.join("bwrap"), &fake).unwrap();
+    let exec = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755);
+    std::fs::set_permissions(bin.join("bwrap"), exec).unwrap();
     // The next run: pid 1 of the sandbox is the real bubblewrap; the fake never ran.
     let out = wicket_with(&w, "bwrap", &wh, &[("PATH", &path)], &["cat", "/proc/1/comm"]);
     assert_eq!(verdict(&out), "bwrap", "{}", String::from_utf8_lossy(&out.stderr));
@@ -1635,4 +1640,219 @@ fn prompt_caches_in_the_writable_cache_stay_read_only() {
     // Writing the cache itself still works inside.
     let list = path_list(&w, "prompt", &[w.home.join(".cache/pip/x").to_str().unwrap()]);
     assert_eq!(verdict(&w.wicket("bwrap", None, &["python3", script.to_str().unwrap(), list.as_str()])), "ESCAPED");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 13 (item 5): package caches that host tools run later.
+
+/// Writes a sandboxed command makes in the package caches, one a line: the file (below the
+/// home), what the host has there before (`None`: nothing), and whether the cache folder that
+/// holds it exists on the host (then the write must succeed inside, into the project's layer).
+/// Each is something a host tool would later run: a crate's `build.rs`, an `npx` package, a
+/// pre-commit hook environment, a go build cache entry, a pnpm store file.
+const CACHE_WRITES: &[(&str, Option<&str>, bool)] = &[
+    (".cargo/registry/src/index.crates.io-1949cf8c6b5b557f/dep-1.0.0/build.rs", Some("fn main() {}"), true),
+    (".cargo/registry/src/index.crates.io-1949cf8c6b5b557f/new-0.1.0/build.rs", None, true),
+    (".npm/_npx/0123abcd/node_modules/.bin/cowsay", Some("echo moo"), true),
+    (".npm/_npx/4567ef/package.json", None, true),
+    (".cache/pre-commit/repoabc/hook.py", None, true),
+    (".cache/go-build/ab/abcdef-d", Some("cached object"), true),
+    (".cache/uv/wheels/evil.whl", None, true),
+    (".local/share/pnpm/store/v3/files/00/evil", None, true),
+    // A cache that does not exist on the host (its folder is missing).
+    (".cargo/git/checkouts/evil-123/abc/build.rs", None, false),
+];
+
+/// A shell script that writes (`w`) or reads (`r`) each case's file, one report line a case.
+fn cache_script(w: &World, name: &str, mode: &str) -> PathBuf {
+    let mut s = String::from("set -u\n");
+    for (i, (rel, _, _)) in CACHE_WRITES.iter().enumerate() {
+        let p = w.home.join(rel);
+        let p = p.to_str().unwrap();
+        if mode == "w" {
+            s.push_str(&format!(
+                "if mkdir -p \"$(dirname '{p}')\" 2>/dev/null && printf 'from-the-sandbox' > '{p}' 2>/dev/null; then echo 'case{i} wrote'; else echo 'case{i} refused'; fi\n"
+            ));
+        } else {
+            s.push_str(&format!("echo \"case{i} reads $(cat '{p}' 2>/dev/null || echo nothing)\"\n"));
+        }
+    }
+    let path = w.dir.join(format!("{name}.sh"));
+    std::fs::write(&path, s).unwrap();
+    path
+}
+
+/// `wicket run` of `args` with `root` as the project (the world's home and wicket home).
+fn wicket_in(w: &World, backend: &str, root: &Path, args: &[&str]) -> Output {
+    Command::new(wicket_bin())
+        .arg("run")
+        .arg("--root")
+        .arg(root)
+        .arg("--")
+        .args(args)
+        .env("HOME", &w.home)
+        .env("WICKET_HOME", w.dir.join("wicket-home"))
+        .env("WICKET_SANDBOX_BACKEND", backend)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The line of a report for case `i`.
+fn case_line(out: &Output, i: usize) -> String {
+    let key = format!("case{i} ");
+    String::from_utf8_lossy(&out.stdout).lines().find(|l| l.starts_with(&key)).unwrap_or("").to_string()
+}
+
+/// The package caches are never written by a sandboxed command: writes land in the project's
+/// own layer (a second run in the project sees them, a run in another project does not), the
+/// host's copy stays byte-for-byte unchanged, a missing cache does not appear, and a secret
+/// inside a cache stays masked. Control: the same writes outside the sandbox change the host.
+#[test]
+fn package_caches_are_not_written_from_the_sandbox() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let other = w.dir.join("proj2");
+        std::fs::create_dir_all(&other).unwrap();
+        for (rel, before, _) in CACHE_WRITES {
+            if let Some(b) = before {
+                write_file(&w.home.join(rel), b);
+            }
+        }
+        for d in [".cargo/registry/src", ".npm/_npx", ".cache", ".local/share/pnpm/store"] {
+            std::fs::create_dir_all(w.home.join(d)).unwrap();
+        }
+        write_file(&w.home.join(".cache/huggingface/token"), "hf_secret_token");
+        let before = snapshot(&w.home);
+        let write = cache_script(&w, "cache-write", "w");
+        let read = cache_script(&w, "cache-read", "r");
+        let sh = |s: &Path| vec!["sh".to_string(), s.to_str().unwrap().to_string()];
+        let args_w = sh(&write);
+        let args_w: Vec<&str> = args_w.iter().map(String::as_str).collect();
+        let args_r = sh(&read);
+        let args_r: Vec<&str> = args_r.iter().map(String::as_str).collect();
+
+        let first = wicket_in(&w, backend, &w.root, &args_w);
+        assert_eq!(first.status.code(), Some(0), "{backend}: {}", String::from_utf8_lossy(&first.stderr));
+        for (i, (rel, _, exists)) in CACHE_WRITES.iter().enumerate() {
+            // The write works inside where the cache exists (it lands in the layer); a missing
+            // cache may refuse it. Either way the host is checked below.
+            if *exists {
+                assert_eq!(case_line(&first, i), format!("case{i} wrote"), "{backend}: {rel}");
+            }
+        }
+        assert_eq!(snapshot(&w.home), before, "{backend}: the host's caches changed");
+        for (rel, _, exists) in CACHE_WRITES {
+            if !exists {
+                assert!(!w.home.join(rel.split('/').take(2).collect::<Vec<_>>().join("/")).exists(), "{rel}");
+            }
+        }
+
+        // The same project sees its own earlier writes; another project sees the host's cache.
+        let again = wicket_in(&w, backend, &w.root, &args_r);
+        let elsewhere = wicket_in(&w, backend, &other, &args_r);
+        for (i, (rel, before, exists)) in CACHE_WRITES.iter().enumerate() {
+            if *exists {
+                assert_eq!(case_line(&again, i), format!("case{i} reads from-the-sandbox"), "{backend}: {rel}");
+            }
+            let host = before.unwrap_or("nothing");
+            assert_eq!(
+                case_line(&elsewhere, i),
+                format!("case{i} reads {host}"),
+                "{backend}: {rel} in another project"
+            );
+        }
+        // A secret inside a layered cache is still masked.
+        let hf = w.home.join(".cache/huggingface/token");
+        let secret = cache_script_read_one(&w, &hf);
+        let out = wicket_in(&w, backend, &w.root, &["sh", secret.to_str().unwrap()]);
+        assert_eq!(verdict(&out), "REFUSED", "{backend}: the token inside ~/.cache was opened");
+        assert_eq!(snapshot(&w.home), before, "{backend}: the host's caches changed");
+
+        // Control: outside the sandbox the same writes change the host's caches.
+        let direct = Command::new("sh").arg(&write).env("HOME", &w.home).output().unwrap();
+        for (i, (rel, _, _)) in CACHE_WRITES.iter().enumerate() {
+            assert_eq!(case_line(&direct, i), format!("case{i} wrote"), "control: {rel}");
+            assert_eq!(std::fs::read_to_string(w.home.join(rel)).unwrap(), "from-the-sandbox", "control: {rel}");
+        }
+        let direct = Command::new("sh").arg(&secret).env("HOME", &w.home).output().unwrap();
+        assert_eq!(verdict(&direct), "OPENED hf_secret_token", "control: the token outside");
+    }
+}
+
+/// A script that prints one file.
+fn cache_script_read_one(w: &World, p: &Path) -> PathBuf {
+    let path = w.dir.join("cache-read-one.sh");
+    let p = p.to_str().unwrap();
+    std::fs::write(
+        &path,
+        format!("if cat '{p}' >/dev/null 2>&1; then echo \"OPENED $(cat '{p}')\"; else echo REFUSED; fi\n"),
+    )
+    .unwrap();
+    path
+}
+
+/// Concurrent runs in one project: each writes its own files into `~/.npm` and `~/.cache`
+/// (copy-ups of the same host folders at once) and reads them back, all succeed, a later run
+/// sees the writes of the run that held the layer, the host's caches are unchanged, and no
+/// run's own folder is left behind.
+#[test]
+fn concurrent_runs_share_the_cache_layer() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        write_file(&w.home.join(".npm/_cacache/index-v5/00/old"), "host");
+        write_file(&w.home.join(".cache/pip/http/old"), "host");
+        let before = snapshot(&w.home);
+        let script = w.dir.join("par.sh");
+        let home = w.home.to_str().unwrap();
+        std::fs::write(
+            &script,
+            format!(
+                "set -e\nfor i in 1 2 3 4 5; do echo \"$1\" > {home}/.npm/_cacache/index-v5/00/run-$1-$i; echo \"$1\" > {home}/.cache/pip/http/run-$1-$i; done\nfor i in 1 2 3 4 5; do grep -qx \"$1\" {home}/.npm/_cacache/index-v5/00/run-$1-$i {home}/.cache/pip/http/run-$1-$i; done\ncat {home}/.npm/_cacache/index-v5/00/old >/dev/null\necho done\n"
+            ),
+        )
+        .unwrap();
+        let runs: Vec<_> = (0..6)
+            .map(|n| {
+                let mut c = Command::new(wicket_bin());
+                c.arg("run").arg("--root").arg(&w.root).arg("--").args([
+                    "sh",
+                    script.to_str().unwrap(),
+                    &n.to_string(),
+                ]);
+                c.env("HOME", &w.home)
+                    .env("WICKET_HOME", w.dir.join("wicket-home"))
+                    .env("WICKET_SANDBOX_BACKEND", backend)
+                    .current_dir(&w.root)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                c.spawn().unwrap()
+            })
+            .collect();
+        for r in runs {
+            let out = r.wait_with_output().unwrap();
+            assert_eq!(verdict(&out), "done", "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        let list = w.dir.join("par-list.sh");
+        std::fs::write(&list, format!("ls {home}/.npm/_cacache/index-v5/00 {home}/.cache/pip/http | grep -c run-\n"))
+            .unwrap();
+        // The run that held the layer kept its writes (the others wrote layers of their own
+        // that ended with them): a multiple of 10, at least one run's.
+        let out = w.wicket(backend, None, &["sh", list.to_str().unwrap()]);
+        let kept: usize = verdict(&out).parse().unwrap_or(0);
+        assert!((10..=60).contains(&kept) && kept % 10 == 0, "{backend}: {kept} writes kept in the layer");
+        assert_eq!(snapshot(&w.home), before, "{backend}: the host's caches changed");
+        let layers = w.dir.join("wicket-home/layers");
+        let left: Vec<_> = snapshot(&layers)
+            .into_iter()
+            .filter(|(p, _)| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("work.")))
+            .collect();
+        assert!(left.is_empty(), "{backend}: work folders left: {left:?}");
+        // Control: the same writes outside change the host.
+        let direct = Command::new("sh").arg(&script).arg("9").output().unwrap();
+        assert_eq!(verdict(&direct), "done");
+        assert_ne!(snapshot(&w.home), before, "control");
+    }
 }

@@ -1,0 +1,510 @@
+//! The package caches' per-project layers: a sandboxed command reads the host's caches and
+//! writes its own copy of them.
+//!
+//! The hard question: how can a build in the sandbox fill `~/.cargo/registry` or `~/.npm`
+//! without leaving anything there that the host runs later (a `build.rs`, an `npx` package, a
+//! pre-commit environment)? Each cache is mounted in the sandbox as an overlay: the host cache
+//! below, never written, and above it a folder in wicket's own state, one per project and cache
+//! (`$WICKET_HOME/layers/<hash of the root>/<cache>/`), which the sandbox sees only through the
+//! overlay. Where an overlay cannot be made, the cache stays read-only: it is never writable
+//! in place.
+//!
+//! bubblewrap 0.8 has no `--overlay`, so wicket mounts the overlays itself, between fork and
+//! exec, in a user and mount namespace of its own that bwrap then starts in (bwrap sees the
+//! overlays as the caches and binds them writable like any writable path; its masks come on
+//! top). The Landlock fallback mounts them in the namespaces it makes anyway. Everything that
+//! runs between fork and exec is prepared here beforehand, so it allocates nothing.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use wicket_policy::exec::ExecPolicy;
+
+use crate::runner::SandboxError;
+
+/// The folder of a project's layers in wicket's state.
+pub fn project_dir(state: &Path, root: &Path) -> PathBuf {
+    state.join("layers").join(format!("{:016x}", fnv(root.as_os_str().as_bytes())))
+}
+
+/// The folder of one cache's layer (it holds `upper` and `work`): the cache's name, for a
+/// person looking, and a hash of its whole path, so two caches never share one.
+pub fn cache_dir(project: &Path, cache: &Path) -> PathBuf {
+    let name: String = cache
+        .file_name()
+        .map(|n| n.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect())
+        .unwrap_or_default();
+    project.join(format!("{name}-{:08x}", fnv(cache.as_os_str().as_bytes()) as u32))
+}
+
+/// FNV-1a: stable across wicket versions and processes, so a project finds its layers again.
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The mounts of a run, prepared before the fork.
+#[derive(Debug)]
+pub struct Mounts {
+    /// Enter a new user and mount namespace first, with these id maps (the bwrap backend; the
+    /// fallback makes its namespaces itself).
+    user: Option<(Vec<u8>, Vec<u8>)>,
+    /// Each overlay: its place (the cache) and its options.
+    overlays: Vec<(CString, CString)>,
+    /// Hidden paths inside a cache (fallback only; bwrap masks them itself): whether each is a
+    /// folder.
+    masks: Vec<(CString, bool)>,
+}
+
+/// What [`arrange`] decided for a run.
+#[derive(Debug, Default)]
+pub struct Arranged {
+    /// The policy without the caches that stay read-only (when any does).
+    pub policy: Option<ExecPolicy>,
+    /// The overlays to mount (when any cache gets one).
+    pub mounts: Option<Mounts>,
+    /// The caches that got a layer.
+    pub layered: Vec<PathBuf>,
+    /// This run's work folders, removed when it has ended.
+    pub work: WorkDirs,
+}
+
+/// What a run holds in its layers until it has ended (the value is dropped): the lock of each
+/// layer it writes, and its own folders. Each mount needs a work folder of its own (overlayfs
+/// empties it when it mounts, which breaks a concurrent mount's copy-ups), so every run makes
+/// fresh ones, removed when it ends; those of a run that was killed are removed by the next run
+/// in the project.
+#[derive(Debug, Default)]
+pub struct WorkDirs {
+    dirs: Vec<PathBuf>,
+    locks: Vec<std::fs::File>,
+}
+
+impl Drop for WorkDirs {
+    fn drop(&mut self) {
+        for d in &self.dirs {
+            remove_tree(d);
+        }
+    }
+}
+
+/// Remove a folder of wicket's in the layers. overlayfs makes its `work/work` folder with mode
+/// 000, which only root could then list; so each folder is opened up (0700, never following a
+/// link) when a plain removal fails.
+fn remove_tree(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fn open_up(p: &Path) {
+        let Ok(m) = std::fs::symlink_metadata(p) else { return };
+        if !m.is_dir() {
+            return;
+        }
+        let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700));
+        for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
+            open_up(&e.path());
+        }
+    }
+    if std::fs::remove_dir_all(dir).is_err() {
+        open_up(dir);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Take the layer's lock without waiting: the one run holding it writes the shared layer.
+/// Two overlays writing one upper folder at once race on copying up the same folder ("Directory
+/// not empty"), so a concurrent run reads the layer as a lower layer instead and writes a
+/// layer of its own that ends with it.
+fn lock_layer(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o600)
+        .open(dir.join("lock"))?;
+    match rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Some(f)),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A fresh work folder name for this run: `work.<pid>.<n>`.
+fn work_name() -> String {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    format!("work.{}.{}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Remove the work folders in `dir` left by runs whose wicket is gone.
+fn remove_stale_work(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let Some(pid) = name.strip_prefix("work.").and_then(|r| r.split('.').next()) else { continue };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            remove_tree(&e.path());
+        }
+    }
+}
+
+/// Decide each cache's fate for a run: a layer (its folders made now), or read-only (taken out
+/// of the writable paths, with one notice on stderr saying why). `fallback`: the Landlock
+/// fallback, which mounts in its own namespaces and must mask the hidden paths in the overlays
+/// itself.
+pub fn arrange(policy: &ExecPolicy, fallback: bool) -> Result<Arranged, SandboxError> {
+    if policy.caches.is_empty() {
+        return Ok(Arranged::default());
+    }
+    let state = policy.state_dir.clone().unwrap_or_else(crate::placeholders::default_state);
+    let project = project_dir(&state, &policy.root);
+    let works = available(&state);
+    let mut layered = Vec::new();
+    let mut refused: Vec<(PathBuf, String)> = Vec::new();
+    for c in &policy.caches {
+        match why_not(c, policy, &project, works.as_ref().err()) {
+            Some(why) => refused.push((c.clone(), why)),
+            None => layered.push(c.clone()),
+        }
+    }
+    let mut overlays = Vec::new();
+    let mut kept = Vec::new();
+    let mut out = Arranged::default();
+    for c in layered {
+        let dir = cache_dir(&project, &c);
+        let own = dir.join(work_name());
+        let made = private_dir(&state.join("layers"))
+            .and_then(|()| private_dir(&project))
+            .and_then(|()| private_dir(&dir))
+            .and_then(|()| private_dir(&dir.join("upper")))
+            .and_then(|()| {
+                remove_stale_work(&dir);
+                private_dir(&own)?;
+                private_dir(&own.join("work"))?;
+                lock_layer(&dir)
+            })
+            .and_then(|lock| match lock {
+                Some(l) => Ok((Some(l), dir.join("upper"), c.display().to_string())),
+                None => private_dir(&own.join("upper"))
+                    .map(|()| (None, own.join("upper"), format!("{}:{}", dir.join("upper").display(), c.display()))),
+            });
+        out.work.dirs.push(own.clone());
+        let (lock, upper, lower) = match made {
+            Ok(m) => m,
+            Err(e) => {
+                refused.push((c, format!("its layer {} cannot be made: {e}", dir.display())));
+                continue;
+            }
+        };
+        out.work.locks.extend(lock);
+        // `index=off`: a concurrent run reads the upper folder another mount writes; with the
+        // index on, overlayfs refuses that.
+        let opts = format!(
+            "lowerdir={lower},upperdir={},workdir={},userxattr,index=off",
+            upper.display(),
+            own.join("work").display()
+        );
+        overlays.push((cstring(&c)?, CString::new(opts).map_err(|e| SandboxError::Seccomp(e.to_string()))?));
+        kept.push(c);
+    }
+    if !refused.is_empty() {
+        let list: Vec<String> = refused.iter().map(|(c, why)| format!("{}: {why}", c.display())).collect();
+        eprintln!(
+            "wicket: these package caches are read-only in this sandbox, so package installs that write them may fail: {}",
+            list.join("; ")
+        );
+        let mut p = policy.clone();
+        p.writable.retain(|w| !refused.iter().any(|(c, _)| c == w));
+        p.caches.retain(|c| kept.contains(c));
+        out.policy = Some(p);
+    }
+    if overlays.is_empty() {
+        return Ok(out);
+    }
+    let mut masks = Vec::new();
+    if fallback {
+        for h in policy.unreadable.iter().filter(|h| kept.iter().any(|c| h.starts_with(c))) {
+            let Ok(m) = std::fs::symlink_metadata(h) else { continue };
+            masks.push((cstring(h)?, m.is_dir()));
+        }
+    }
+    let user = (!fallback).then(|| {
+        // SAFETY: these calls only return the caller's ids.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes())
+    });
+    out.mounts = Some(Mounts { user, overlays, masks });
+    out.layered = kept;
+    Ok(out)
+}
+
+fn cstring(p: &Path) -> Result<CString, SandboxError> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|e| SandboxError::Seccomp(e.to_string()))
+}
+
+/// Why `cache` cannot get a layer in this run, if it cannot.
+fn why_not(cache: &Path, policy: &ExecPolicy, project: &Path, broken: Option<&String>) -> Option<String> {
+    if let Some(e) = broken {
+        return Some(format!("overlays cannot be mounted here ({e})"));
+    }
+    let text = cache.as_os_str().as_bytes();
+    if text.iter().any(|b| matches!(b, b',' | b':' | b'\\' | b'=')) {
+        return Some("its path holds a character that overlayfs options cannot carry".into());
+    }
+    if project.as_os_str().as_bytes().iter().any(|b| matches!(b, b',' | b':' | b'\\' | b'=')) {
+        return Some("the path of wicket's state holds a character that overlayfs options cannot carry".into());
+    }
+    if project.starts_with(cache) || cache.starts_with(project) {
+        return Some("wicket's state (where the layer would be) lies inside it".into());
+    }
+    // The project or another writable folder inside a cache is written in place through its
+    // own mount; an overlay above it would hide that in the fallback.
+    let inside = policy.writable.iter().chain(&policy.git_dirs).find(|w| *w != cache && w.starts_with(cache));
+    if let Some(w) = inside {
+        return Some(format!("it holds {}, which is written in place", w.display()));
+    }
+    None
+}
+
+/// Make `dir` if missing (mode 0700) and check that it is a folder of this user's, not a link.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let m = std::fs::symlink_metadata(dir)?;
+    // SAFETY: geteuid only returns a number.
+    let me = unsafe { libc::geteuid() };
+    if !m.is_dir() || m.uid() != me {
+        return Err(std::io::Error::other(format!("{} is not a folder of this user's", dir.display())));
+    }
+    Ok(())
+}
+
+impl Mounts {
+    /// Between fork and exec of bwrap: enter a user and mount namespace of wicket's own and
+    /// mount the overlays there. The error is an errno (nothing may be allocated here).
+    pub fn enter(&self) -> Result<(), i32> {
+        if let Some((uid_map, gid_map)) = &self.user {
+            // SAFETY: unshare with flags only, in the single-threaded child.
+            if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
+                return Err(errno());
+            }
+            if !write_file(c"/proc/self/setgroups", b"deny")
+                || !write_file(c"/proc/self/uid_map", uid_map)
+                || !write_file(c"/proc/self/gid_map", gid_map)
+            {
+                return Err(errno());
+            }
+        }
+        self.mount()
+    }
+
+    /// Mount the overlays (and, in the fallback, the masks inside them) in the current mount
+    /// namespace; each overlay must come up writable.
+    pub fn mount(&self) -> Result<(), i32> {
+        let none: *const libc::c_char = std::ptr::null();
+        // SAFETY: mount and statvfs with C strings prepared before the fork and null data.
+        unsafe {
+            // Nothing mounted here may reach the host's namespace.
+            libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null());
+            for (target, opts) in &self.overlays {
+                if libc::mount(
+                    c"overlay".as_ptr(),
+                    target.as_ptr(),
+                    c"overlay".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV,
+                    opts.as_ptr().cast(),
+                ) != 0
+                {
+                    return Err(errno());
+                }
+                let mut st: libc::statvfs = std::mem::zeroed();
+                if libc::statvfs(target.as_ptr(), &mut st) != 0 {
+                    return Err(errno());
+                }
+                // An overlay that came up read-only (an upper folder it may not write) would
+                // break installs with no word; refuse instead.
+                if st.f_flag & libc::ST_RDONLY != 0 {
+                    return Err(libc::EROFS);
+                }
+            }
+            for (path, dir) in &self.masks {
+                let ok = if *dir {
+                    libc::mount(
+                        c"tmpfs".as_ptr(),
+                        path.as_ptr(),
+                        c"tmpfs".as_ptr(),
+                        libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                        c"mode=0".as_ptr().cast(),
+                    ) == 0
+                } else {
+                    // `/dev/null` on a `nodev` mount: opening it fails (EACCES), as under bwrap.
+                    libc::mount(c"/dev/null".as_ptr(), path.as_ptr(), none, libc::MS_BIND, std::ptr::null()) == 0
+                        && libc::mount(
+                            none,
+                            path.as_ptr(),
+                            none,
+                            libc::MS_BIND
+                                | libc::MS_REMOUNT
+                                | libc::MS_RDONLY
+                                | libc::MS_NODEV
+                                | libc::MS_NOSUID
+                                | libc::MS_NOEXEC,
+                            std::ptr::null(),
+                        ) == 0
+                };
+                if !ok {
+                    return Err(errno());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The overlays' places (for the fallback's Landlock rules, made after the mounts: a rule
+    /// names an inode, and the overlay's is not the host cache's).
+    pub fn targets(&self) -> impl Iterator<Item = &std::ffi::CStr> {
+        self.overlays.iter().map(|(t, _)| t.as_c_str())
+    }
+}
+
+fn errno() -> i32 {
+    // SAFETY: reads this thread's errno.
+    unsafe { *libc::__errno_location() }
+}
+
+fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> bool {
+    // SAFETY: open/write/close on a static path and a borrowed buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return false;
+        }
+        let n = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        libc::close(fd);
+        n == bytes.len() as isize
+    }
+}
+
+/// Whether overlays can be mounted here, with upper folders in `state` (tried once per process
+/// in a short-lived child: a user and mount namespace, an overlay on an empty folder, writable).
+pub fn available(state: &Path) -> Result<(), String> {
+    static WORKS: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    WORKS.get_or_init(|| try_overlay(state)).clone()
+}
+
+fn try_overlay(state: &Path) -> Result<(), String> {
+    // A folder of this process's own: concurrent trials must not share a work folder.
+    let layers = state.join("layers");
+    let dir = layers.join(work_name().replacen("work", "probe", 1));
+    let result = trial(&layers, &dir);
+    remove_tree(&dir);
+    // Trials of wicket processes that were killed.
+    if let Ok(entries) = std::fs::read_dir(&layers) {
+        for e in entries.flatten() {
+            let name = e.file_name();
+            if let Some(pid) = name.to_string_lossy().strip_prefix("probe.").and_then(|r| r.split('.').next()) {
+                if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+                    remove_tree(&e.path());
+                }
+            }
+        }
+    }
+    result
+}
+
+fn trial(layers: &Path, dir: &Path) -> Result<(), String> {
+    let state = layers.parent().unwrap_or(layers);
+    for d in [
+        state.to_path_buf(),
+        layers.to_path_buf(),
+        dir.to_path_buf(),
+        dir.join("lower"),
+        dir.join("upper"),
+        dir.join("work"),
+    ] {
+        private_dir(&d).map_err(|e| format!("cannot make {}: {e}", d.display()))?;
+    }
+    let lower = dir.join("lower");
+    let opts = format!(
+        "lowerdir={},upperdir={},workdir={},userxattr,index=off",
+        lower.display(),
+        dir.join("upper").display(),
+        dir.join("work").display()
+    );
+    let mounts = Mounts {
+        user: Some({
+            // SAFETY: these calls only return the caller's ids.
+            let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+            (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes())
+        }),
+        overlays: vec![(cstring(&lower).map_err(|e| e.to_string())?, CString::new(opts).map_err(|e| e.to_string())?)],
+        masks: Vec::new(),
+    };
+    // The child reports on a pipe before it exits: its exit tears down the namespaces, which
+    // waits for the kernel's RCU grace periods (tens of ms on a loaded machine), and nobody
+    // needs to wait for that.
+    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| e.to_string())?;
+    use std::os::fd::AsRawFd;
+    let wfd = write.as_raw_fd();
+    // SAFETY: the child makes system calls only, on what was prepared above, and exits.
+    let pid = unsafe {
+        let pid = libc::fork();
+        if pid == 0 {
+            let code: u8 = match mounts.enter() {
+                Ok(()) => 0,
+                Err(e) => e.clamp(1, 255) as u8,
+            };
+            libc::write(wfd, (&code as *const u8).cast(), 1);
+            libc::_exit(0);
+        }
+        pid
+    };
+    drop(write);
+    if pid < 0 {
+        return Err("cannot fork to try an overlay".into());
+    }
+    let mut byte = [0u8; 1];
+    let got = loop {
+        match rustix::io::read(&read, &mut byte) {
+            Err(rustix::io::Errno::INTR) => continue,
+            r => break r,
+        }
+    };
+    // Reaped in the background.
+    let _ = std::thread::Builder::new().stack_size(64 * 1024).spawn(move || {
+        let mut status = 0;
+        // SAFETY: waits for this process's own child.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+    });
+    match got {
+        Ok(1) if byte[0] == 0 => Ok(()),
+        Ok(1) => Err(std::io::Error::from_raw_os_error(i32::from(byte[0])).to_string()),
+        _ => Err("the overlay trial did not finish".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layer_folders_are_per_project_and_per_cache() {
+        let s = Path::new("/s");
+        let a = project_dir(s, Path::new("/p/a"));
+        assert_ne!(a, project_dir(s, Path::new("/p/b")));
+        assert_eq!(a, project_dir(s, Path::new("/p/a")), "stable: a project finds its layers again");
+        let npm = cache_dir(&a, Path::new("/h/.npm"));
+        assert!(npm.file_name().is_some_and(|n| n.to_string_lossy().starts_with("_npm-")), "{}", npm.display());
+        assert_ne!(cache_dir(&a, Path::new("/h/.cargo/registry")), cache_dir(&a, Path::new("/g/.cargo/registry")));
+    }
+}
