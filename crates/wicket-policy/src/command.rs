@@ -82,6 +82,10 @@ pub struct CommandView {
     /// joined to every folder a `cd` may have made current, with whether dot files are
     /// skipped.
     pub recursive: Vec<(String, bool)>,
+    /// Where a git command runs when that is not the line's own folder (`git -C DIR`,
+    /// `--git-dir`, `--work-tree`, or after a `cd`): the repository there has its own
+    /// configuration, which can make git run programs and which wicket has not read.
+    pub git_elsewhere: Vec<String>,
 }
 
 /// What the engine knows of its configuration when it views a command: the git aliases
@@ -328,6 +332,7 @@ struct Builder {
     unseen_scripts: Vec<String>,
     environment: Vec<String>,
     recursive: Vec<(String, bool)>,
+    git_elsewhere: Vec<String>,
     ctx: ViewContext,
     /// Folders a `cd`/`pushd` earlier on the line may have made current (besides the root):
     /// relative paths are checked against each.
@@ -426,6 +431,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         unseen_scripts: b.unseen_scripts,
         environment: b.environment,
         recursive: b.recursive,
+        git_elsewhere: b.git_elsewhere,
     }
 }
 
@@ -489,6 +495,9 @@ impl Builder {
                 risky.extend(found);
             }
             deny_texts.extend(crate::flags::git_deny_forms(&values));
+            if values.first().is_some_and(|p| base_name(p) == "git") {
+                self.note_git_folders(&values);
+            }
             // `git ALIAS …` runs the alias's expansion: judged as that command line.
             if argv.iter().all(|w| w.value.is_some()) && values.first().is_some_and(|p| base_name(p) == "git") {
                 match crate::gitalias::expand(&values, &self.ctx.git_aliases) {
@@ -735,6 +744,45 @@ impl Builder {
 
     /// Follow `cd`, `pushd` and `popd` (and names `ln`/`mkdir` make) for the commands after
     /// this one.
+    /// The folders a git argv runs in, when not the line's own: each `-C DIR` (relative ones
+    /// compose, as git applies them in order), `--git-dir` and `--work-tree`, on top of the
+    /// folder a `cd` earlier on the line entered.
+    fn note_git_folders(&mut self, words: &[&str]) {
+        let mut dir = self.cwd.clone();
+        let mut i = 1;
+        while let Some(w) = words.get(i) {
+            if !w.starts_with('-') || *w == "--" {
+                break;
+            }
+            let (name, value, used) = match w.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v), 1),
+                _ if *w == "-C" || *w == "--git-dir" || *w == "--work-tree" => (*w, words.get(i + 1).copied(), 2),
+                _ => (*w, None, if crate::gitalias::takes_value(w) { 2 } else { 1 }),
+            };
+            match (name, value) {
+                // `-C ''` keeps the folder, as git does.
+                ("-C", Some(v)) if !v.is_empty() => {
+                    dir = Some(match (&dir, v.starts_with(['/', '~'])) {
+                        (Some(d), false) => join_dir(d, v),
+                        _ => v.to_string(),
+                    });
+                }
+                ("--git-dir" | "--work-tree", Some(v)) => {
+                    let at = match (&dir, v.starts_with(['/', '~'])) {
+                        (Some(d), false) => join_dir(d, v),
+                        _ => v.to_string(),
+                    };
+                    self.git_elsewhere.push(at);
+                }
+                _ => {}
+            }
+            i += used;
+        }
+        if let Some(d) = dir {
+            self.git_elsewhere.push(d);
+        }
+    }
+
     fn track_folder(&mut self, cmd: &SimpleCommand) {
         let words: Vec<Option<&str>> = cmd.words.iter().map(|w| w.value.as_deref()).collect();
         let Some(Some(program)) = words.first().copied() else { return };

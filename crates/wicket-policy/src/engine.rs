@@ -215,6 +215,10 @@ struct ArgScan {
     /// A folder read recursively and the secret found below it (or why the folder could not be
     /// searched): no rule covers the read; the sandbox (which masks secrets) or a person can.
     recursive_secret: Option<String>,
+    /// A git command that runs in another repository (outside the root, or one nested in
+    /// it): why. Its configuration can make git run programs and nobody read it, so only a
+    /// rule for every command (`bash(*)`) covers that git.
+    foreign_git: Option<String>,
 }
 
 /// Where an allow came from, for aggregating several targets.
@@ -358,6 +362,7 @@ impl Policy {
                 // The OS sandbox masks secrets, so a command it runs need not be walked.
                 if !self.sandbox || *outside_sandbox {
                     scan.recursive_secret = self.recursive_secret(&view);
+                    scan.foreign_git = self.foreign_git(&view);
                 }
                 Fact::Command { view: Box::new(view), outside_sandbox: *outside_sandbox, scan }
             }
@@ -504,6 +509,11 @@ impl Policy {
             "ask mode: every edit and command needs a person's answer".to_string()
         } else if !doubts.is_empty() {
             format!("{}; a person must look at it", doubts.join("; "))
+        } else if let Some(why) = facts.iter().find_map(|f| match f {
+            Fact::Command { scan, .. } => scan.foreign_git.as_ref(),
+            _ => None,
+        }) {
+            format!("{why}; only a rule for every command or a person can allow it")
         } else if let Some(why) = facts.iter().find_map(|f| match f {
             Fact::Command { scan, .. } => scan.recursive_secret.as_ref(),
             _ => None,
@@ -824,6 +834,41 @@ impl Policy {
             .or_else(|| Some(std::fs::canonicalize(joined.parent()?).ok()?.join(joined.file_name()?)))?;
         let text = real.to_string_lossy();
         self.lists.sensitive.matching(&text).or_else(|| crate::effects::process_environment(&text))
+    }
+
+    /// Does a git command of the line run in another repository than the root's? A folder
+    /// outside the root, or one inside it that lies in a nested repository (a `.git` between
+    /// the root and it), has configuration the edge did not read (`core.fsmonitor`,
+    /// `core.pager` … run programs even for `git status`). A folder that cannot be resolved
+    /// counts as another repository.
+    fn foreign_git(&self, view: &CommandView) -> Option<String> {
+        for dir in &view.git_elsewhere {
+            let Ok(rp) = crate::paths::resolve(&self.env, dir) else {
+                return Some(format!("git runs in `{dir}`, a folder wicket cannot resolve"));
+            };
+            if !rp.inside() {
+                return Some(format!(
+                    "git runs in `{dir}`, outside the project: that repository's configuration can make git run programs, and wicket has not read it"
+                ));
+            }
+            let root = &self.env.root;
+            let mut at = rp.real.as_path();
+            while at != root.as_path() && at.starts_with(root) {
+                let dot = at.join(".git");
+                // `--git-dir=ROOT/.git` names the root's own repository.
+                if std::fs::symlink_metadata(&dot).is_ok()
+                    || at.file_name().is_some_and(|n| n == ".git") && at.parent() != Some(root.as_path())
+                {
+                    return Some(format!(
+                        "git runs in `{dir}`, inside the nested repository {}: its configuration can make git run programs, and wicket has not read it",
+                        at.display()
+                    ));
+                }
+                let Some(up) = at.parent() else { break };
+                at = up;
+            }
+        }
+        None
     }
 
     /// Does a folder the command reads recursively hold a secret? Each folder is walked (not
@@ -1346,7 +1391,8 @@ impl Policy {
                 }
                 // The repository's git configuration can make git run a program: only a rule
                 // that allows every command (`bash(*)`) still covers git.
-                let git_off = self.git_risk.repository.is_some() && self.allow.match_bare(tool).is_none();
+                let git_off = (self.git_risk.repository.is_some() || scan.foreign_git.is_some())
+                    && self.allow.match_bare(tool).is_none();
                 let mut first = None;
                 for part in &view.parts {
                     if git_off && runs_git(part) {

@@ -237,6 +237,11 @@ fn quote(w: &str) -> String {
     format!("'{}'", w.replace('\'', "'\\''"))
 }
 
+/// Does this git option (before the sub-command) take the next word as its value?
+pub fn takes_value(option: &str) -> bool {
+    GLOBAL_WITH_VALUE.contains(&option)
+}
+
 /// The sub-command of a git argv when it is not a built-in and the argv runs in another
 /// repository than the root's: `git -C DIR NAME`, `--git-dir`/`--work-tree`, or (`moved`)
 /// after a `cd` on the same line. That repository's aliases are not known.
