@@ -25,6 +25,7 @@ pub mod lists;
 pub mod mode;
 pub mod paths;
 pub mod rules;
+pub mod scan_cache;
 pub mod session;
 pub mod settings;
 pub mod team;

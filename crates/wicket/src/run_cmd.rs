@@ -93,7 +93,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // The team's deny paths are matched on disk here; if they cannot all be enforced, the
     // command does not run.
     let timeout = args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
-    let exec = exec_policy(&config::exec_inputs(&root, &loaded, cfg.mode, timeout));
+    let mut inputs = config::exec_inputs(&root, &loaded, cfg.mode, timeout);
+    // On the host nothing is masked: the project is not walked.
+    inputs.no_scan = matches!(placement, Placement::Host(_));
+    let exec = exec_policy(&inputs);
     let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true };
     let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
     let early = match (&placement, &exec, &net_config) {

@@ -760,3 +760,130 @@ fn prompt_caches_in_the_writable_cache_stay_read_only() {
     let list = path_list(&w, "prompt", &[w.home.join(".cache/pip/x").to_str().unwrap()]);
     assert_eq!(verdict(&w.wicket("bwrap", None, &["python3", script.to_str().unwrap(), list.as_str()])), "ESCAPED");
 }
+
+/// Changes made on the host after a cached scan, each leaving a new `.env` at `secret`
+/// (relative to the root); `$OUT` is the outside folder. The folders `a`, `r` and `t` exist
+/// before the scan.
+const AFTER_SCAN: &[(&str, &str, &str)] = &[
+    ("existing folder", "echo S > a/.env", "a/.env"),
+    ("new folder", "mkdir -p n/m && echo S > n/m/.env", "n/m/.env"),
+    ("renamed into place", "echo S > \"$OUT/staged\" && mv \"$OUT/staged\" r/.env", "r/.env"),
+    ("folder renamed in", "mkdir \"$OUT/d\" && echo S > \"$OUT/d/.env\" && mv \"$OUT/d\" d", "d/.env"),
+    ("mtime restored", "old=$(stat -c %y t) && echo S > t/.env && touch -d \"$old\" t", "t/.env"),
+    ("renamed in place", "echo S > a/notes && mv a/notes a/.env", "a/.env"),
+];
+
+/// A project whose folders are older than the scan cache's racy window once the caller has
+/// waited.
+fn scan_cache_world() -> World {
+    let w = World::new();
+    for d in ["a", "r", "t", "src/deep"] {
+        write_file(&w.root.join(d).join("f.txt"), "x");
+    }
+    w
+}
+
+fn scan_cache_files(w: &World) -> Vec<PathBuf> {
+    std::fs::read_dir(w.dir.join("wicket-home/cache/scan"))
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_secret_made_after_a_cached_scan_is_still_masked() {
+    let worlds: Vec<(&str, usize, World)> = ["bwrap", "landlock"]
+        .into_iter()
+        .flat_map(|b| (0..AFTER_SCAN.len()).map(move |i| (b, i)))
+        .map(|(b, i)| (b, i, scan_cache_world()))
+        .collect();
+    // Past the racy window, so that the first run's scan is cached.
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    let mut failures = Vec::new();
+    for (backend, i, w) in &worlds {
+        let (name, change, secret) = AFTER_SCAN[*i];
+        let first = w.wicket(backend, None, &["true"]);
+        assert_eq!(first.status.code(), Some(0), "{backend} {name}: {}", String::from_utf8_lossy(&first.stderr));
+        assert_eq!(scan_cache_files(w).len(), 1, "{backend} {name}: the scan was cached");
+        let ok = Command::new("sh").args(["-c", change]).env("OUT", &w.out).current_dir(&w.root).status().unwrap();
+        assert!(ok.success(), "{name}: {change}");
+        let script = w.script("after", READ_EACH);
+        let list = path_list(w, "after", &[w.root.join(secret).to_str().unwrap()]);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = w.wicket(backend, None, &args);
+        if !readable(&inside).is_empty() {
+            failures.push(format!("{backend} {name}: {secret} was read inside"));
+        }
+        if readable(&w.direct(&args)).len() != 1 {
+            failures.push(format!("{backend} {name}: control could not read {secret}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A cache that lies (it lists no secret) is only believed when it is wicket's own: owned by
+/// this user, writable by nobody else, outside every folder the sandbox may write.
+#[test]
+fn a_tampered_or_foreign_scan_cache_is_ignored() {
+    let w = scan_cache_world();
+    write_file(&w.root.join("a/.env"), "S");
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    let script = w.script("tamper", READ_EACH);
+    let env = w.root.join("a/.env");
+    let list = path_list(&w, "tamper", &[env.to_str().unwrap()]);
+    let args = ["python3", script.to_str().unwrap(), list.as_str()];
+    assert_eq!(readable(&w.wicket("bwrap", None, &args)), Vec::<String>::new(), "masked, and cached");
+    let cache = scan_cache_files(&w).pop().expect("the scan was cached");
+    let mut lie: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    assert!(lie["secrets"].as_array().is_some_and(|s| s.len() == 1), "{lie}");
+    lie["secrets"] = serde_json::json!([]);
+    let lie = lie.to_string();
+    let plant = |file: &Path, mode: u32| {
+        let _ = std::fs::remove_file(file);
+        write_file(file, &lie);
+        std::fs::set_permissions(file, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+    };
+    type Tamper<'a> = (&'static str, Box<dyn Fn() + 'a>);
+    let mut cases: Vec<Tamper> = vec![
+        ("writable by others", Box::new(|| plant(&cache, 0o666))),
+        ("not JSON", Box::new(|| std::fs::write(&cache, "{not json").unwrap())),
+        ("a link to the lie", {
+            let cache = cache.clone();
+            let elsewhere = w.dir.join("lie.json");
+            Box::new(move || {
+                plant(&elsewhere, 0o600);
+                let _ = std::fs::remove_file(&cache);
+                std::os::unix::fs::symlink(&elsewhere, &cache).unwrap();
+            })
+        }),
+    ];
+    if is_root() {
+        cases.push((
+            "owned by another user",
+            Box::new(|| {
+                plant(&cache, 0o600);
+                std::os::unix::fs::chown(&cache, Some(65534), Some(65534)).unwrap();
+            }),
+        ));
+    }
+    for (name, tamper) in &cases {
+        tamper();
+        assert_eq!(readable(&w.wicket("bwrap", None, &args)), Vec::<String>::new(), "{name}: the lie was believed");
+    }
+    // Control: the same lie in wicket's own file is believed, so each case above is what kept
+    // the secret masked.
+    plant(&cache, 0o600);
+    assert_eq!(readable(&w.wicket("bwrap", None, &args)), vec![env.to_string_lossy().into_owned()], "control");
+    // The cache inside a folder the sandbox may write (here the project) is never used (the
+    // lie is made anew: the new folder changes the root).
+    let in_project = w.root.join("state");
+    std::fs::create_dir_all(in_project.join("cache/scan")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    let _ = w.wicket("bwrap", None, &["true"]);
+    let mut lie: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    lie["secrets"] = serde_json::json!([]);
+    let planted = in_project.join("cache/scan").join(cache.file_name().unwrap());
+    std::fs::write(&planted, lie.to_string()).unwrap();
+    std::fs::set_permissions(&planted, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let inside = w.wicket_with("bwrap", &[("WICKET_HOME", &in_project)], &args);
+    assert_eq!(readable(&inside), Vec::<String>::new(), "a cache in the project was believed");
+}
