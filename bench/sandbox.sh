@@ -15,15 +15,18 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/proj" "$work/home"
 export WICKET_HOME="$work/home/.wicket" HOME="$work/home"
 cd "$work/proj"
+# A git project, as most are: wicket then also protects the git folder (bound on itself, config,
+# hooks, info … read-only) and watches for a planted `commondir`.
+git init -q .
 "$bin" run -- true   # probe once, so the cached probe is what is measured
 WICKET_SANDBOX_BACKEND=landlock "$bin" run -- true 2>/dev/null
 
 # Bare bwrap with exactly wicket's namespaces and mounts (minus the seccomp programs and the
 # Landlock shim, which are what wicket adds). Placeholders for missing protected paths are
 # made here as wicket makes them.
-mkdir -p .wicket .vscode .claude .cursor .gemini .codex && touch .mcp.json
+mkdir -p .wicket .vscode .claude .cursor .gemini .codex .git/modules .git/worktrees && touch .mcp.json .git/config.worktree
 bare="bwrap $(WICKET_PRINT_BWRAP=1 "$bin" run -- true 2>&1 >/dev/null | sed -n 's/^wicket: bwrap //p' \
-  | sed -e 's/--add-seccomp-fd [0-9]*//g') true"
+  | sed -E -e 's/--add-seccomp-fd [0-9]+//g' -e 's/--bind-fd [0-9]+ ([^ ]+)/--bind \1 \1/g') true"
 
 srt=""
 if command -v srt >/dev/null 2>&1; then

@@ -1,4 +1,5 @@
-//! Appending lines (one `write(2)` each; with fsync too) and verifying a million lines.
+//! Appending lines to a project's chain (lock, one `write(2)`, head record; with fsync too),
+//! a fresh writer per line as a hook process is, and verifying a million lines across files.
 //!
 //! Run: `cargo bench -p wicket-audit --bench audit`. Numbers go in docs/performance.md.
 
@@ -29,10 +30,15 @@ fn event() -> Event<'static> {
 
 fn log_in(dir: &Path, durability: Durability, checkpoint: bool) -> AuditLog {
     let options = AuditOptions { durability, checkpoint, ..AuditOptions::default() };
+    log_with(dir, options)
+}
+
+fn log_with(dir: &Path, options: AuditOptions) -> AuditLog {
     AuditLog::new(dir.join("proj-12345678"), "0123456789abcdef", options).with_redactor(Redactor::from_env())
 }
 
-/// One line, flushed (one write(2)), no fsync: the default.
+/// One line under the lock, flushed (one write(2)), no fsync, head record after it: the
+/// default.
 #[divan::bench(sample_count = 100, sample_size = 2000)]
 fn append_flush(b: Bencher) {
     let tmp = tempfile::tempdir().unwrap();
@@ -41,13 +47,23 @@ fn append_flush(b: Bencher) {
     b.bench_local(|| log.record(black_box(&e)).unwrap());
 }
 
-/// One line with its checkpoint (temporary file + rename) after each.
-#[divan::bench(sample_count = 30, sample_size = 200)]
-fn append_flush_checkpoint(b: Bencher) {
+/// The same without the head record after each line (only when a file starts): what the
+/// per-line checkpoint costs.
+#[divan::bench(sample_count = 100, sample_size = 2000)]
+fn append_flush_head_per_file(b: Bencher) {
     let tmp = tempfile::tempdir().unwrap();
-    let mut log = log_in(tmp.path(), Durability::Flush, true);
+    let mut log = log_in(tmp.path(), Durability::Flush, false);
     let e = event();
     b.bench_local(|| log.record(black_box(&e)).unwrap());
+}
+
+/// A new writer for every line, as each hook process is: open the lock, read the head
+/// record and the newest file's last line, append, write the head.
+#[divan::bench(sample_count = 30, sample_size = 200)]
+fn append_fresh_writer_per_line(b: Bencher) {
+    let tmp = tempfile::tempdir().unwrap();
+    let e = event();
+    b.bench_local(|| log_in(tmp.path(), Durability::Flush, true).record(black_box(&e)).unwrap());
 }
 
 /// One line and an fdatasync.
@@ -76,12 +92,13 @@ fn redact_typical(b: Bencher) {
     b.bench_local(|| (r.redact(black_box(e.target)).len(), r.redact(black_box(e.reason)).len()));
 }
 
-/// A folder with one file of 1,000,000 lines, written once per run.
+/// A project with a chain of 1,000,000 lines in 32 files (the default 16 MiB rotation),
+/// written once per run.
 fn million() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let tmp = tempfile::tempdir().unwrap();
-        let mut log = log_in(tmp.path(), Durability::Flush, false);
+        let mut log = log_in(tmp.path(), Durability::Flush, true);
         let e = event();
         for _ in 0..1_000_000 {
             log.record(&e).unwrap();
@@ -91,7 +108,7 @@ fn million() -> &'static Path {
     .path()
 }
 
-/// Verify 1,000,000 lines (one file): decode, re-hash, chain.
+/// Verify 1,000,000 lines across files: decode, re-hash, chain, link the files, the head.
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn verify_1m_lines(b: Bencher) {
     let dir = million();

@@ -1,10 +1,11 @@
-//! Checkpoints: an anchor outside the log file for its last line.
+//! Checkpoints: an anchor outside the log files for the chain's last line.
 //!
-//! The hash chain alone cannot tell a file cut after line 40 from a file that had 40 lines,
-//! nor a deleted file from one never written. The checkpoint keeps the last line's seq and
-//! hash in another file, replaced atomically after each line, so verification finds both.
-//! Someone who can rewrite a log and its checkpoint together is not detected: the log is
-//! tamper-evident, not tamper-proof.
+//! The hash chain alone cannot tell a chain cut after line 40 from one that had 40 lines.
+//! The head record (`head.json`) names the chain's newest file and keeps its last line's seq
+//! and hash, overwritten in place after each line, so verification finds a cut or rewritten
+//! end and a deleted newest file. Old per-process logs kept one such record per file in
+//! `checkpoints/`; they are still read. Someone who can rewrite a log and its head together
+//! is not detected: the log is tamper-evident, not tamper-proof.
 
 use std::path::Path;
 
@@ -39,6 +40,26 @@ impl Checkpoint {
         }
         text.push('\n');
         text
+    }
+
+    /// Parse a head record (`head.json`): seq 0 with the genesis hash is an empty chain.
+    pub fn parse_head(text: &str) -> Result<Checkpoint, String> {
+        let cp: Checkpoint = serde_json::from_str(text).map_err(|e| format!("not a head record: {e}"))?;
+        let hex = cp.hash.len() == 64 && cp.hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if cp.v != 1 || !hex || crate::layout::segment_seq(&cp.file).is_none() {
+            return Err("not a v1 head record naming a chain file".to_string());
+        }
+        Ok(cp)
+    }
+
+    /// Read a project's head record: `Ok(None)` only when there is none (ENOENT).
+    pub fn read_head(project_dir: &Path) -> Result<Option<Checkpoint>, String> {
+        let path = project_dir.join(crate::layout::HEAD_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Checkpoint::parse_head(&text).map(Some).map_err(|e| format!("{}: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{} cannot be read: {e}", path.display())),
+        }
     }
 
     /// Read a log's checkpoint: `Ok(None)` only when there is none (ENOENT); a checkpoint

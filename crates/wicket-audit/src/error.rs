@@ -46,6 +46,30 @@ pub enum AuditError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The chain's newest file or head record cannot be read to continue the chain.
+    #[error("cannot read the audit log {}: {source}", file.display())]
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The lock file cannot be opened or locked.
+    #[error("cannot lock the audit log {}: {source}", file.display())]
+    Lock {
+        /// The lock file.
+        file: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// Another live process held the lock for longer than the bounded wait.
+    #[error("the audit log {} stayed locked by another process for {waited_ms} ms", file.display())]
+    LockTimeout {
+        /// The lock file.
+        file: PathBuf,
+        /// How long this process waited.
+        waited_ms: u64,
+    },
     /// The log file was removed again while the line was written to a new one.
     #[error("the audit folder {} keeps disappearing", dir.display())]
     Vanished {

@@ -1,12 +1,17 @@
-//! Where logs live: one folder per project, one file per process, one checkpoint per file.
+//! Where logs live: one folder per project holding one hash chain, cut into files.
 //!
 //! ```text
-//! $WICKET_HOME/audit/<project>-<8 hex of sha256(root)>/<UTC stamp>-<pid>-<16 hex>.jsonl
-//! $WICKET_HOME/audit/<project>-<8 hex of sha256(root)>/checkpoints/<same name>.jsonl.json
+//! $WICKET_HOME/audit/<project>-<8 hex of sha256(root)>/lock        the writers' flock
+//! $WICKET_HOME/audit/<project>-<8 hex of sha256(root)>/head.json   the chain's newest file and line
+//! $WICKET_HOME/audit/<project>-<8 hex of sha256(root)>/<UTC stamp>-<first seq, 12 digits>.jsonl
 //! ```
 //!
-//! The hard question: can two processes ever write the same file? No: the name carries the
-//! pid and 64 random bits, and the file is created with `O_EXCL`.
+//! Logs written before the chain spanned files (one file per process,
+//! `<UTC stamp>-<pid>-<16 hex>.jsonl`, with `checkpoints/<name>.json`) are still read and
+//! verified, each as its own chain.
+//!
+//! The hard question: can two processes ever write the same chain at once? No: every append
+//! happens under an exclusive `flock` on `lock`, which the kernel drops when its holder dies.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -20,6 +25,13 @@ pub const AUDIT_DIR: &str = "audit";
 
 /// The folder in a project's log folder that holds the checkpoints.
 pub const CHECKPOINT_DIR: &str = "checkpoints";
+
+/// The lock file in a project's log folder: writers hold an exclusive `flock` on it.
+pub const LOCK_FILE: &str = "lock";
+
+/// The head record in a project's log folder: the newest file, and its last line's seq and
+/// hash (see `docs/audit.md`).
+pub const HEAD_FILE: &str = "head.json";
 
 /// The most characters of a project's name kept in its folder name.
 const MAX_NAME: usize = 48;
@@ -78,9 +90,28 @@ pub(crate) fn random_hex() -> String {
     String::from_utf8_lossy(&hex[..16]).into_owned()
 }
 
-/// A new log file's name: `<UTC stamp>-<pid>-<log id>.jsonl`.
-pub(crate) fn log_file_name(now_ms: u64, log_id: &str) -> String {
-    format!("{}-{}-{log_id}.jsonl", crate::time::file_stamp(now_ms), std::process::id())
+/// A chain file's name: `<UTC stamp>-<seq of its first line, at least 12 digits>.jsonl`, so
+/// names sort by time and each name says where in the chain the file starts.
+pub(crate) fn segment_name(now_ms: u64, first_seq: u64) -> String {
+    format!("{}-{first_seq:012}.jsonl", crate::time::file_stamp(now_ms))
+}
+
+/// The seq a chain file's name says it starts at, or `None` for any other name (an old
+/// per-process log among them).
+pub fn segment_seq(name: &str) -> Option<u64> {
+    let (stamp, seq) = name.strip_suffix(".jsonl")?.split_once('-')?;
+    // `YYYYMMDDTHHMMSSZ`, ASCII only: the writer slices the day out of it.
+    let b = stamp.as_bytes();
+    let stamp_ok = b.len() == 16
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 => *c == b'T',
+            15 => *c == b'Z',
+            _ => c.is_ascii_digit(),
+        });
+    if !stamp_ok || seq.len() < 12 || !seq.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    seq.parse().ok()
 }
 
 #[cfg(test)]
@@ -96,6 +127,13 @@ mod tests {
         assert!(project_dir_name(Path::new("/x/..hidden")).starts_with("hidden-"));
         assert!(project_dir_name(Path::new("/x/../..")).starts_with("root-"));
         assert_ne!(random_hex(), random_hex());
+        let name = segment_name(1_767_323_045_000, 42);
+        assert_eq!(name, "20260102T030405Z-000000000042.jsonl");
+        assert_eq!(segment_seq(&name), Some(42));
+        assert_eq!(segment_seq("20260102T030405Z-1234-0123456789abcdef.jsonl"), None, "an old per-process log");
+        assert_eq!(segment_seq("20260102T030405Z-42.jsonl"), None);
+        assert_eq!(segment_seq("2026é102T03040Z-000000000042.jsonl"), None, "non-ASCII stamp");
+        assert_eq!(segment_seq("2026x102T030405Z-000000000042.jsonl"), None);
         assert_eq!(
             checkpoint_path(Path::new("/a/p-1/x.jsonl")),
             Some(PathBuf::from("/a/p-1/checkpoints/x.jsonl.json"))

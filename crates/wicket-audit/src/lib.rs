@@ -1,12 +1,15 @@
 //! wicket-audit: an append-only, hash-chained JSONL log of what an AI coding agent was allowed,
 //! denied and ran, with redaction, checkpoints and verification.
 //!
-//! Each process writes its own file; each line carries `seq`, the previous line's hash
-//! (`prev`) and its own `hash` (SHA-256 of its canonical bytes), so a changed, inserted or
-//! removed line breaks the chain. A checkpoint file, when enabled, anchors each file's last
-//! line outside it, so cut tails and deleted files are found too. The log is tamper-evident,
-//! not tamper-proof: whoever can write the files can rewrite a file and its checkpoint
-//! together. The format is documented in `docs/audit.md`.
+//! Every process that decides a call for a project continues that project's one chain: under
+//! a `flock` it appends a line that carries `seq` (its place in the chain), the previous
+//! line's hash (`prev`) and its own `hash` (SHA-256 of its canonical bytes), so a changed,
+//! inserted or removed line breaks the chain, in one file or across files. Files rotate by
+//! size and UTC day; a new file's first line chains to the last line of the one before, so a
+//! deleted or cut file breaks it too. The head record (`head.json`) anchors the chain's last
+//! line and newest file outside them, so a cut or deleted newest file is found. The log is
+//! tamper-evident, not tamper-proof: whoever can write the files can rewrite the chain and
+//! its head together. The format is documented in `docs/audit.md`.
 //!
 //! This crate knows nothing of policies: a front end maps its verdict to an [`Event`] (the
 //! kind comes from the typed verdict, never from its text).
@@ -16,8 +19,7 @@
 //!
 //! let home = tempfile::tempdir()?;
 //! let dir = wicket_audit::project_dir(&home.path().join("audit"), std::path::Path::new("/src/app"));
-//! let options = AuditOptions { checkpoint: true, ..AuditOptions::default() };
-//! let mut log = AuditLog::new(dir, wicket_audit::new_session_id(), options);
+//! let mut log = AuditLog::new(dir, wicket_audit::new_session_id(), AuditOptions::default());
 //!
 //! let mut event = Event::decision("bash", "curl -H 'Authorization: Bearer abc123def456' x", "allow_rule", "allowed by a rule");
 //! event.rule = Some("bash(curl *)");
@@ -44,10 +46,15 @@ mod verify;
 
 pub use checkpoint::Checkpoint;
 pub use error::{AuditError, ReadError};
-pub use layout::{checkpoint_path, new_session_id, project_dir, project_dir_name, AUDIT_DIR, CHECKPOINT_DIR};
+pub use layout::{
+    checkpoint_path, new_session_id, project_dir, project_dir_name, segment_seq, AUDIT_DIR, CHECKPOINT_DIR, HEAD_FILE,
+    LOCK_FILE,
+};
 pub use line::{decode, DecodeError, Entry, LineRef, RawStr, Risk, GENESIS, VERSION};
-pub use log::{Admission, AuditLog, AuditOptions, Durability, Event, Level, Recorded, MAX_FIELD};
+pub use log::{
+    Admission, AuditLog, AuditOptions, Durability, Event, Level, Recorded, LOCK_WAIT, MAX_FIELD, ROTATE_BYTES,
+};
 pub use read::{read_path, Events, Located};
 pub use redact::{secret_name, Redactor, REDACTED};
 pub use time::{format_utc, now_ms, parse_utc};
-pub use verify::{verify_file, verify_path, FileSummary, Problem, ProblemKind, Report};
+pub use verify::{verify_file, verify_path, FileSummary, Problem, ProblemKind, ProjectSummary, Report};

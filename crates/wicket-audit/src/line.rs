@@ -1,4 +1,8 @@
-//! Line format v1: the canonical encoding of one audit line, and its strict decoder.
+//! Line formats v1 and v2: the canonical encoding of one audit line, and its strict decoder.
+//!
+//! v2 is v1 with a `pid` member after `session`, and a `seq` that counts the lines of the
+//! project's whole chain (across files) instead of one file's. The writer writes v2; the
+//! decoder reads both, so logs written before the chain spanned files still verify.
 //!
 //! The hard question: can any reader re-hash a line and get the writer's hash? Only if a line
 //! has exactly one byte form. So the encoding is fixed (field order, no spaces, minimal string
@@ -14,8 +18,8 @@ use std::fmt;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-/// The format version this crate writes and reads.
-pub const VERSION: u32 = 1;
+/// The format version this crate writes (it reads 1 and 2).
+pub const VERSION: u32 = 2;
 
 /// `prev` of the first line of a file: 64 zeros.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -61,7 +65,9 @@ impl Risk {
     /// The risk of a decision kind (`<decision>_<check>`, `executed`, `error`).
     ///
     /// - critical: `deny_sensitive`, `deny_protected`, `deny_policy`: someone tried a secret,
-    ///   `.git`/`.wicket`, or what the team forbids;
+    ///   `.git`/`.wicket`, or what the team forbids; `missing_file`, `tail_mismatch`,
+    ///   `missing_head`: a writer found the chain's newest file or head record deleted, cut
+    ///   or rewritten;
     /// - high: every other `deny_*`, and `error`;
     /// - low: `allow_read_only`, `allow_safe_list`, `allow_sandbox`: a read, or a command
     ///   confined by the OS sandbox;
@@ -69,7 +75,9 @@ impl Risk {
     ///   mode), every `ask_*`, `executed`.
     pub fn of_kind(kind: &str) -> Risk {
         match kind {
-            "deny_sensitive" | "deny_protected" | "deny_policy" => Risk::Critical,
+            "deny_sensitive" | "deny_protected" | "deny_policy" | "missing_file" | "tail_mismatch" | "missing_head" => {
+                Risk::Critical
+            }
             "allow_read_only" | "allow_safe_list" | "allow_sandbox" => Risk::Low,
             "error" => Risk::High,
             k if k.starts_with("deny_") => Risk::High,
@@ -90,6 +98,8 @@ pub(crate) struct Fields<'a> {
     pub id_prefix: &'a str,
     pub time: &'a str,
     pub session: &'a str,
+    /// `Some` writes a v2 line with this pid; `None` a v1 line (tests and old logs).
+    pub pid: Option<u32>,
     pub tool: &'a str,
     pub target: &'a str,
     pub kind: &'a str,
@@ -103,7 +113,7 @@ pub(crate) struct Fields<'a> {
 /// Encode one line into `buf` (cleared first), newline included; returns its hash in hex.
 pub(crate) fn encode(buf: &mut Vec<u8>, f: &Fields<'_>, seq: u64, prev: &[u8; 64]) -> [u8; 64] {
     buf.clear();
-    buf.extend_from_slice(b"{\"v\":1,\"id\":\"");
+    buf.extend_from_slice(if f.pid.is_some() { b"{\"v\":2,\"id\":\"" } else { b"{\"v\":1,\"id\":\"" });
     // The id is `<log id>-<seq>`: both parts are plain ASCII, no escaping needed.
     push_escaped(buf, f.id_prefix);
     buf.push(b'-');
@@ -112,6 +122,10 @@ pub(crate) fn encode(buf: &mut Vec<u8>, f: &Fields<'_>, seq: u64, prev: &[u8; 64
     push_str(buf, f.time);
     buf.extend_from_slice(b",\"session\":");
     push_str(buf, f.session);
+    if let Some(pid) = f.pid {
+        buf.extend_from_slice(b",\"pid\":");
+        push_u64(buf, u64::from(pid));
+    }
     buf.extend_from_slice(b",\"tool\":");
     push_str(buf, f.tool);
     buf.extend_from_slice(b",\"target\":");
@@ -227,9 +241,9 @@ fn push_i64(buf: &mut Vec<u8>, n: i64) {
     push_u64(buf, n.unsigned_abs());
 }
 
-/// Why a line is not a canonical v1 line.
+/// Why a line is not a canonical v1 or v2 line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a canonical v1 line at byte {at}: {what}")]
+#[error("not a canonical v1 or v2 line at byte {at}: {what}")]
 pub struct DecodeError {
     /// Byte offset in the line.
     pub at: usize,
@@ -283,12 +297,16 @@ impl<'a> RawStr<'a> {
 /// One decoded line, borrowing from its bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct LineRef<'a> {
+    /// The format version: 1 or 2.
+    pub v: u32,
     /// `<log id>-<seq>`.
     pub id: RawStr<'a>,
     /// UTC time, `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     pub time: RawStr<'a>,
     /// The session that wrote the line.
     pub session: RawStr<'a>,
+    /// The process that wrote the line (v2).
+    pub pid: Option<u64>,
     /// The tool.
     pub tool: RawStr<'a>,
     /// The redacted target.
@@ -305,7 +323,7 @@ pub struct LineRef<'a> {
     pub duration_ms: Option<u64>,
     /// For executions: the exit code.
     pub exit_code: Option<i64>,
-    /// The line's place in its file, from 1.
+    /// v1: the line's place in its file; v2: in the project's chain. From 1.
     pub seq: u64,
     /// The previous line's hash ([`GENESIS`] for the first).
     pub prev: &'a str,
@@ -324,10 +342,11 @@ impl LineRef<'_> {
     /// An owned copy of the line.
     pub fn to_entry(&self) -> Entry {
         Entry {
-            v: VERSION,
+            v: self.v,
             id: self.id.value().into_owned(),
             time: self.time.value().into_owned(),
             session: self.session.value().into_owned(),
+            pid: self.pid,
             tool: self.tool.value().into_owned(),
             target: self.target.value().into_owned(),
             kind: self.kind.value().into_owned(),
@@ -346,7 +365,7 @@ impl LineRef<'_> {
 /// One audit line, owned; serialises back to its canonical form with `serde_json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Entry {
-    /// Format version (1).
+    /// Format version (1 or 2).
     pub v: u32,
     /// `<log id>-<seq>`.
     pub id: String,
@@ -354,6 +373,9 @@ pub struct Entry {
     pub time: String,
     /// The session that wrote the line.
     pub session: String,
+    /// The process that wrote the line (v2 only; absent from v1 lines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u64>,
     /// The tool.
     pub tool: String,
     /// The redacted target.
@@ -370,7 +392,7 @@ pub struct Entry {
     pub duration_ms: Option<u64>,
     /// For executions: the exit code.
     pub exit_code: Option<i64>,
-    /// The line's place in its file, from 1.
+    /// v1: the line's place in its file; v2: in the project's chain. From 1.
     pub seq: u64,
     /// The previous line's hash.
     pub prev: String,
@@ -378,16 +400,27 @@ pub struct Entry {
     pub hash: String,
 }
 
-/// Decode a line (without its newline) in canonical v1 form.
+/// Decode a line (without its newline) in canonical v1 or v2 form.
 pub fn decode(line: &[u8]) -> Result<LineRef<'_>, DecodeError> {
     let text = std::str::from_utf8(line).map_err(|e| DecodeError { at: e.valid_up_to(), what: "valid UTF-8" })?;
     let mut c = Cursor { s: text, i: 0 };
-    c.lit("{\"v\":1,\"id\":", "{\"v\":1,\"id\": (version 1 first)")?;
+    let v = if c.lit("{\"v\":2,\"id\":", "").is_ok() {
+        2
+    } else {
+        c.lit("{\"v\":1,\"id\":", "{\"v\":1,\"id\": or {\"v\":2,\"id\": (the version first)")?;
+        1
+    };
     let id = c.string()?;
     c.lit(",\"time\":", "the \"time\" member")?;
     let time = c.string()?;
     c.lit(",\"session\":", "the \"session\" member")?;
     let session = c.string()?;
+    let pid = if v == 2 {
+        c.lit(",\"pid\":", "the \"pid\" member (v2)")?;
+        Some(c.uint()?)
+    } else {
+        None
+    };
     c.lit(",\"tool\":", "the \"tool\" member")?;
     let tool = c.string()?;
     c.lit(",\"target\":", "the \"target\" member")?;
@@ -417,9 +450,11 @@ pub fn decode(line: &[u8]) -> Result<LineRef<'_>, DecodeError> {
         return Err(DecodeError { at: c.i, what: "the end of the line after \"hash\"" });
     }
     Ok(LineRef {
+        v,
         id,
         time,
         session,
+        pid,
         tool,
         target,
         kind,
@@ -576,6 +611,7 @@ mod tests {
             id_prefix: "0123456789abcdef",
             time: "2026-01-02T03:04:05.678Z",
             session: "s1",
+            pid: None,
             tool: "bash",
             target,
             kind: "allow_sandbox",
@@ -600,6 +636,29 @@ mod tests {
         assert_eq!(entry.id, "0123456789abcdef-7");
         assert_eq!(serde_json::to_string(&entry).unwrap().as_bytes(), line);
         assert_eq!(decoded.computed_hash(line), hash);
+    }
+
+    #[test]
+    fn v2_lines_carry_the_pid_and_round_trip_through_serde_json() {
+        let mut buf = Vec::new();
+        let mut f = fields("a/b", None);
+        f.pid = Some(4242);
+        let hash = encode(&mut buf, &f, 9, GENESIS.as_bytes().try_into().unwrap());
+        let line = &buf[..buf.len() - 1];
+        assert!(
+            line.starts_with(b"{\"v\":2,") && std::str::from_utf8(line).unwrap().contains(",\"pid\":4242,\"tool\":")
+        );
+        let decoded = decode(line).unwrap();
+        assert_eq!((decoded.v, decoded.pid, decoded.seq), (2, Some(4242), 9));
+        assert_eq!(decoded.computed_hash(line), hash);
+        assert_eq!(serde_json::to_string(&decoded.to_entry()).unwrap().as_bytes(), line);
+        let text = std::str::from_utf8(line).unwrap();
+        for (from, to) in [(",\"pid\":4242", ""), ("{\"v\":2,", "{\"v\":3,"), (",\"pid\":4242", ",\"pid\":04242")] {
+            let bad = text.replacen(from, to, 1);
+            assert!(decode(bad.as_bytes()).is_err(), "{bad}");
+        }
+        // A v1 line never has a pid.
+        assert_eq!(decode(text.replacen("{\"v\":2,", "{\"v\":1,", 1).as_bytes()).map(|_| ()).ok(), None);
     }
 
     #[test]
@@ -631,6 +690,10 @@ mod tests {
             ("deny_sensitive", Risk::Critical),
             ("deny_protected", Risk::Critical),
             ("deny_policy", Risk::Critical),
+            ("missing_file", Risk::Critical),
+            ("tail_mismatch", Risk::Critical),
+            ("missing_head", Risk::Critical),
+            ("torn_line", Risk::Medium),
             ("deny_rule", Risk::High),
             ("deny_unattended", Risk::High),
             ("deny_plan", Risk::High),

@@ -1,5 +1,7 @@
-//! The writer: file modes, re-created folders, failures (notice once, or refuse), checkpoint
-//! failures that never repeat a seq, the level filter, and a file-size limit mid-line.
+//! The writer: file modes, re-created folders, failures (notice once, or refuse), a head
+//! record that cannot be read, the level filter, a file-size limit mid-line, writers in
+//! parallel on one chain, a torn line left by a killed writer, a lock held by a live process,
+//! and rotation by UTC day.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up
 
@@ -19,21 +21,24 @@ fn mode(p: &Path) -> u32 {
 }
 
 #[test]
-fn folders_are_0700_files_and_checkpoints_0600() {
+fn folders_are_0700_files_lock_and_head_0600() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("audit");
     let dir = root.join("p-1");
-    let mut log = AuditLog::new(&dir, "s", AuditOptions { checkpoint: true, ..AuditOptions::default() });
+    let mut log = AuditLog::new(&dir, "s", AuditOptions::default());
     assert!(log.path().is_none() && !root.exists(), "nothing is created before the first line");
     assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 1 });
     let file = log.path().unwrap().to_path_buf();
     assert_eq!((mode(&root), mode(&dir), mode(&file)), (0o700, 0o700, 0o600));
-    let cp = wicket_audit::checkpoint_path(&file).unwrap();
-    assert_eq!((mode(cp.parent().unwrap()), mode(&cp)), (0o700, 0o600));
+    assert_eq!((mode(&dir.join("lock")), mode(&dir.join("head.json"))), (0o600, 0o600));
     let name = file.file_name().unwrap().to_str().unwrap();
-    let parts: Vec<&str> = name.trim_end_matches(".jsonl").split('-').collect();
-    assert_eq!(parts.len(), 3, "<stamp>-<pid>-<random>: {name}");
-    assert_eq!(parts[1], std::process::id().to_string());
+    assert_eq!(wicket_audit::segment_seq(name), Some(1), "<stamp>-<first seq>: {name}");
+    // A second writer (another process) continues the same chain in the same file.
+    let mut other = AuditLog::new(&dir, "t", AuditOptions::default());
+    assert_eq!(other.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 2 });
+    assert_eq!(other.path(), Some(file.as_path()));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains(&format!("\"pid\":{},", std::process::id())), "{text}");
 }
 
 #[test]
@@ -45,7 +50,7 @@ fn a_removed_folder_is_created_again_and_no_line_is_lost() {
         log.record(&ev("allow_sandbox")).unwrap();
         log.record(&ev("allow_sandbox")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        // The open file has no name any more: the line goes to a new file, a new chain.
+        // The open file has no name any more: the line goes to a new folder, a new chain.
         assert_eq!(log.record(&ev("deny_rule")).unwrap(), Recorded::Written { seq: 1 });
         log.record(&ev("deny_rule")).unwrap();
         let report = verify_path(&dir).unwrap();
@@ -89,31 +94,28 @@ fn a_failed_write_gives_one_notice_unless_the_audit_is_mandatory() {
 }
 
 #[test]
-fn a_failed_checkpoint_never_repeats_a_seq_and_the_next_one_catches_up() {
+fn a_head_record_that_cannot_be_read_refuses_a_mandatory_line_and_the_chain_goes_on_after() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("p-1");
-    let mut log =
-        AuditLog::new(&dir, "s", AuditOptions { checkpoint: true, mandatory: true, ..AuditOptions::default() });
-    log.record(&ev("allow_sandbox")).unwrap();
-    let file = log.path().unwrap().to_path_buf();
-    // Replace the checkpoint folder by a file: the next checkpoint cannot be written.
-    let cp_dir = dir.join("checkpoints");
-    std::fs::remove_dir_all(&cp_dir).unwrap();
-    std::fs::write(&cp_dir, "").unwrap();
-    let err = log.record(&ev("allow_sandbox")).unwrap_err();
-    assert!(matches!(err, AuditError::Checkpoint { .. }) && err.line_written(), "{err}");
+    let options = AuditOptions { mandatory: true, ..AuditOptions::default() };
+    AuditLog::new(&dir, "s", options).record(&ev("allow_sandbox")).unwrap();
+    // A folder where the head record should be: a new process cannot find the chain's end.
+    std::fs::remove_file(dir.join("head.json")).unwrap();
+    std::fs::create_dir(dir.join("head.json")).unwrap();
+    let mut log = AuditLog::new(&dir, "s", options);
     match log.admit(&ev("allow_sandbox")) {
-        Admission::Refuse(e) => {
-            assert!(e.refusal().contains("was written, but its checkpoint could not be written"), "{e}")
-        }
+        Admission::Refuse(e) => assert!(e.refusal().contains("the audit line could not be written"), "{e}"),
         other => panic!("{other:?}"),
     }
-    std::fs::remove_file(&cp_dir).unwrap();
-    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 4 });
+    std::fs::remove_dir(dir.join("head.json")).unwrap();
+    // The writer says that the head record was gone (line 2), then writes its line.
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 3 }, "no seq is lost or repeated");
     let report = verify_path(&dir).unwrap();
-    assert!(report.is_ok(), "{:?}", report.problems);
-    assert_eq!(report.files[0].checkpoint, Some(4));
-    assert_eq!(report.files[0].path, file);
+    assert_eq!(report.lines(), 3);
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert!(
+        matches!(&report.problems[0].kind, wicket_audit::ProblemKind::Recorded { kind, .. } if kind == "missing_head")
+    );
 }
 
 #[test]
@@ -215,4 +217,127 @@ fn a_file_size_limit_mid_line_leaves_no_torn_line() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && stdout.contains("CHILD-OK"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn writers_in_parallel_continue_one_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p-1");
+    let options = AuditOptions { rotate_bytes: 64 * 1024, ..AuditOptions::default() };
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let dir = &dir;
+            s.spawn(move || {
+                let mut log = AuditLog::new(dir, format!("session-{t}"), options);
+                for i in 0..300 {
+                    let target = format!("cargo test case_{t}_{i}");
+                    log.record(&Event::decision("bash", &target, "allow_sandbox", "sandboxed")).unwrap();
+                }
+            });
+        }
+    });
+    let report = verify_path(&dir).unwrap();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!(report.lines(), 2400);
+    assert!(report.files.len() > 4, "rotated by size: {}", report.files.len());
+}
+
+#[test]
+fn a_torn_line_left_by_a_killed_writer_is_cut_off_and_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p-1");
+    let mut log = AuditLog::new(&dir, "s", AuditOptions::default());
+    for _ in 0..3 {
+        log.record(&ev("allow_sandbox")).unwrap();
+    }
+    let file = log.path().unwrap().to_path_buf();
+    // What a writer killed in the middle of its write(2) leaves: part of a line.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let torn = &text.lines().next().unwrap()[..60];
+    std::fs::write(&file, format!("{text}{torn}")).unwrap();
+    let report = verify_path(&dir).unwrap();
+    assert_eq!(report.problems.len(), 1);
+    assert_eq!(report.problems[0].kind, wicket_audit::ProblemKind::TornLastLine);
+    // The next writer (another process) cuts it off, records it, and goes on.
+    let mut next = AuditLog::new(&dir, "t", AuditOptions::default());
+    assert_eq!(next.record(&ev("deny_rule")).unwrap(), Recorded::Written { seq: 5 });
+    let report = verify_path(&dir).unwrap();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!((report.lines(), report.projects[0].torn_repaired), (5, 1));
+    let lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(&file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[3]["kind"], "torn_line");
+    assert_eq!(lines[3]["target"], torn);
+    // The writer that had the file open sees the other's lines and continues after them.
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 6 });
+    assert!(verify_path(&dir).unwrap().is_ok());
+}
+
+#[test]
+fn a_lock_held_by_a_live_process_is_waited_for_a_bounded_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p-1");
+    AuditLog::new(&dir, "s", AuditOptions::default()).record(&ev("allow_sandbox")).unwrap();
+    // Another open file description holds the flock, as another process would.
+    let holder = std::fs::OpenOptions::new().read(true).write(true).open(dir.join("lock")).unwrap();
+    rustix::fs::flock(&holder, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    let wait = std::time::Duration::from_millis(300);
+    let mut log = AuditLog::new(&dir, "t", AuditOptions { lock_wait: wait, ..AuditOptions::default() });
+    let start = std::time::Instant::now();
+    let err = log.record(&ev("allow_sandbox")).unwrap_err();
+    assert!(matches!(err, AuditError::LockTimeout { .. }), "{err}");
+    assert!(start.elapsed() >= wait, "it waited");
+    let mut mandatory =
+        AuditLog::new(&dir, "t", AuditOptions { lock_wait: wait, mandatory: true, ..AuditOptions::default() });
+    assert!(matches!(mandatory.admit(&ev("allow_sandbox")), Admission::Refuse(AuditError::LockTimeout { .. })));
+    // Released (as the kernel does when the holder dies): lines flow again.
+    drop(holder);
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 2 });
+}
+
+#[test]
+fn a_new_utc_day_starts_a_new_file_that_chains_to_the_last() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p-1");
+    AuditLog::new(&dir, "s", AuditOptions::default()).record(&ev("allow_sandbox")).unwrap();
+    // Make the newest file yesterday's: rename it and point the head record at it.
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let name = file.file_name().unwrap().to_str().unwrap().to_string();
+    let old = format!("20000101T000000Z{}", &name[16..]);
+    std::fs::rename(&file, dir.join(&old)).unwrap();
+    let head = std::fs::read_to_string(dir.join("head.json")).unwrap().replace(&name, &old);
+    std::fs::write(dir.join("head.json"), head).unwrap();
+    let mut log = AuditLog::new(&dir, "s", AuditOptions::default());
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 2 });
+    assert_ne!(log.path().unwrap().file_name().unwrap().to_str().unwrap(), old);
+    let report = verify_path(&dir).unwrap();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!((report.files.len(), report.lines()), (2, 2));
+    assert_eq!(mode(&dir.join(&old)), 0o400, "the finished file is sealed");
+}
+
+#[test]
+fn a_newest_file_ending_in_megabytes_without_a_newline_is_left_alone_and_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p-1");
+    let mut log = AuditLog::new(&dir, "s", AuditOptions::default());
+    log.record(&ev("allow_sandbox")).unwrap();
+    let file = log.path().unwrap().to_path_buf();
+    drop(log);
+    // Not a torn line (no line is that long): the writer reads a bounded tail, never cuts it,
+    // and goes on in a new file.
+    let mut text = std::fs::read(&file).unwrap();
+    text.extend(std::iter::repeat_n(b'x', 3 << 20));
+    std::fs::write(&file, &text).unwrap();
+    let mut next = AuditLog::new(&dir, "t", AuditOptions::default());
+    next.record(&ev("deny_rule")).unwrap();
+    assert_ne!(next.path().unwrap(), file.as_path());
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), text.len() as u64, "nothing cut");
+    let report = verify_path(&dir).unwrap();
+    assert!(!report.is_ok());
+    assert_eq!(report.problems[0].path, file);
 }

@@ -223,7 +223,7 @@ impl NetConfig {
     }
 
     fn blocked_by(&self, host: &Host) -> Option<&HostPattern> {
-        self.blocked.iter().find(|p| p.matches(host))
+        self.blocked.iter().find(|p| p.covers(host))
     }
 
     /// Decide `host:port` before resolution. The order: team blocks, IP literals, the port,
@@ -368,6 +368,21 @@ mod tests {
         assert!(matches!(strict.decide(&h("other.org"), 443), Verdict::Deny(r) if r.contains("strictAllowlist")));
         let blocked_pin = c.block("registry.test").expect("block");
         assert!(matches!(blocked_pin.decide(&h("registry.test"), 80), Verdict::Deny(_)));
+    }
+
+    /// A blocked IPv4 address is blocked in every spelling: as a resolved IPv4-mapped or NAT64
+    /// IPv6 address, and as a name that encodes it.
+    #[test]
+    fn a_blocked_address_is_blocked_in_every_spelling() {
+        let c = NetConfig::new().allow("*.example.org").and_then(|c| c.block("93.184.216.34")).expect("config");
+        let mapped: IpAddr = "::ffff:93.184.216.34".parse().expect("ip");
+        let nat64: IpAddr = "64:ff9b::5db8:d822".parse().expect("ip");
+        for a in [IpAddr::V4(Ipv4Addr::new(93, 184, 216, 34)), mapped, nat64] {
+            let r = c.check_addrs(&h("www.example.org"), &[a]);
+            assert!(r.as_ref().is_err_and(|e| e.contains("blockedHosts")), "{a}: {r:?}");
+        }
+        assert!(c.check_addrs(&h("www.example.org"), &["93.184.216.35".parse().expect("ip")]).is_ok());
+        assert!(matches!(c.decide(&h("93.184.216.34.nip.io"), 443), Verdict::Deny(r) if r.contains("blockedHosts")));
     }
 
     #[test]

@@ -159,21 +159,9 @@ fn shown(s: &str) -> String {
 }
 
 /// A control, invisible or bidirectional character that makes text read differently from what
-/// runs. Tab and newline are left to the shell parser.
+/// runs ([`crate::text::is_invisible`]). Tab and newline are left to the shell parser.
 fn hidden_char(s: &str) -> Option<char> {
-    s.chars().find(|&c| {
-        (c.is_control() && c != '\t' && c != '\n')
-            || matches!(
-                c,
-                '\u{00AD}'
-                    | '\u{061C}'
-                    | '\u{180E}'
-                    | '\u{200B}'..='\u{200F}'
-                    | '\u{2028}'..='\u{202E}'
-                    | '\u{2060}'..='\u{2069}'
-                    | '\u{FEFF}'
-            )
-    })
+    s.chars().find(|&c| crate::text::is_invisible(c))
 }
 
 /// Check a kind: a lowercase letter, then lowercase letters, digits, `-`, `_` or `.`.

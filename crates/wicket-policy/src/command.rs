@@ -72,6 +72,9 @@ pub struct CommandView {
     /// Why the command can never be auto-allowed (parse problems, invisible characters,
     /// dynamic redirect targets). Empty for a fully understood command.
     pub doubts: Vec<String>,
+    /// Script files a shell runs (`bash FILE`): code nobody has read. No allow rule but
+    /// `tool(*)` covers it and no deny rule can be ruled out; the OS sandbox still confines it.
+    pub unseen_scripts: Vec<String>,
 }
 
 impl CommandView {
@@ -186,6 +189,7 @@ struct Builder {
     writes: Vec<String>,
     unknown_writes: Vec<String>,
     doubts: Vec<String>,
+    unseen_scripts: Vec<String>,
 }
 
 /// How deep scripts fed to a shell on stdin are followed (`sh <<EOF … sh <<EOF2 …`).
@@ -232,6 +236,7 @@ pub fn view(command: &str) -> CommandView {
         writes: b.writes,
         unknown_writes: b.unknown_writes,
         doubts: b.doubts,
+        unseen_scripts: b.unseen_scripts,
     }
 }
 
@@ -259,8 +264,13 @@ impl Builder {
         }
         let unwrapped = wicket_shell::strip_wrappers(cmd);
         if !unwrapped.understood {
-            let why: Vec<&str> = unwrapped.problems.iter().map(|p| p.detail.as_str()).collect();
-            self.doubts.push(format!("cannot see everything `{}` runs ({})", cmd.source, why.join("; ")));
+            let (scripts, others): (Vec<_>, Vec<_>) =
+                unwrapped.problems.iter().partition(|p| p.kind == wicket_shell::ProblemKind::RunsScriptFile);
+            self.unseen_scripts.extend(scripts.iter().map(|p| p.detail.clone()));
+            if !others.is_empty() || scripts.is_empty() {
+                let why: Vec<&str> = others.iter().map(|p| p.detail.as_str()).collect();
+                self.doubts.push(format!("cannot see everything `{}` runs ({})", cmd.source, why.join("; ")));
+            }
         }
         let mut inner = Vec::new();
         for (k, argv) in unwrapped.argvs.iter().enumerate() {
@@ -271,6 +281,14 @@ impl Builder {
             }
             let values: Vec<&str> = argv.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
             deny_texts.extend(crate::flags::git_deny_forms(&values));
+            // A program with an option table: its options in normal form for deny rules, and
+            // the files its options read for the sensitive-path check (`curl -d@.env`).
+            if let Some((program, table)) = values.first().and_then(|p| Some((*p, crate::options::program(p)?))) {
+                let parsed = table.parse(&values[1..]);
+                let base = program.rsplit('/').next().unwrap_or(program);
+                deny_texts.push(parsed.normal_form(base));
+                self.args.extend(parsed.reads().into_iter().map(|r| (r, false)));
+            }
             deny_texts.push(text);
         }
         // Strings run by `bash -c`, `eval` …: their redirections and arguments count too.
@@ -377,40 +395,23 @@ fn inert_dynamic(cmd: &SimpleCommand) -> bool {
             return true;
         }
         let whole_quoted = w.raw.len() >= 2 && w.raw.starts_with('"') && w.raw.ends_with('"');
-        let message = matches!(prev.value.as_deref(), Some("-m" | "--message"));
-        printer || (whole_quoted && message)
+        let message = match program {
+            "gh" => matches!(
+                prev.value.as_deref(),
+                Some("-m" | "--message" | "-b" | "--body" | "-t" | "--title" | "-n" | "--notes")
+            ),
+            _ => matches!(prev.value.as_deref(), Some("-m" | "--message")),
+        };
+        // `diff <(ls a) <(ls b)`: the word is a `/dev/fd/N` name; what runs inside is a part of
+        // its own that needs its own rule.
+        let process_substitution = (w.raw.starts_with("<(") || w.raw.starts_with(">(")) && w.raw.ends_with(')');
+        printer || process_substitution || (whole_quoted && message)
     })
 }
 
-/// Characters that make what runs differ from what a person reads: zero-width, bidi
-/// controls, other format characters, and control characters but tab and newline.
-/// Returns them escaped, or `None`.
-pub fn invisible_chars(s: &str) -> Option<String> {
-    let mut found: Vec<String> = Vec::new();
-    for c in s.chars() {
-        let cp = c as u32;
-        let bad = (cp < 0x20 && c != '\t' && c != '\n')
-            || (0x7f..=0x9f).contains(&cp)
-            || matches!(
-                cp,
-                0xad | 0x34f | 0x61c | 0x115f | 0x1160 | 0x17b4 | 0x17b5 | 0x180e | 0x3164 | 0xfeff | 0xffa0
-            )
-            || (0x200b..=0x200f).contains(&cp)
-            || (0x202a..=0x202e).contains(&cp)
-            || (0x2060..=0x206f).contains(&cp)
-            || (0xfe00..=0xfe0f).contains(&cp)
-            || (0xfff9..=0xfffb).contains(&cp)
-            || (0xe0000..=0xe007f).contains(&cp)
-            || (0xe0100..=0xe01ef).contains(&cp);
-        if bad {
-            let e = format!("U+{cp:04X}");
-            if !found.contains(&e) {
-                found.push(e);
-            }
-        }
-    }
-    (!found.is_empty()).then(|| found.join(", "))
-}
+/// The invisible and control characters of a command or path (one definition for every
+/// module: [`crate::text`]).
+pub use crate::text::invisible_chars;
 
 /// A word that mixes ASCII letters with letters that look like them (Cyrillic `а`, Greek `ο`,
 /// fullwidth `ｇ`, mathematical `𝚐`), or that holds fullwidth or mathematical letters at all:

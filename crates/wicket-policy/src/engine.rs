@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use crate::call::{targets_of, Access, Target, ToolCall};
 use crate::command::{always_pattern, invisible_chars, view, CommandView, SAFE_LIST};
+use crate::gitconfig::{GitConfigView, GitRisk};
 use crate::host::{classify, parse_url, Host, HostPattern};
 use crate::lists::{BuiltinLists, Classes};
 use crate::mode::Mode;
@@ -48,6 +49,10 @@ pub struct PolicyConfig {
     /// The team policy (merged from the managed file and the user's `policy.json`; never a
     /// project's), checked first (step 1).
     pub team: TeamPolicy,
+    /// The git configuration for the root as git itself lists it (read by the edge, which may
+    /// run git; the engine never does). `None`: the engine reads the repository's and the
+    /// user's config files itself, a cruder check.
+    pub git_config: Option<GitConfigView>,
 }
 
 /// Why a policy cannot be built.
@@ -84,8 +89,12 @@ pub struct Policy {
     unattended: bool,
     sandbox: bool,
     sandbox_network: bool,
-    /// Why the git entries of the safe list are off, when the git config can run code.
-    git_risk: Option<String>,
+    /// Why the git entries of the safe list (`any`) and allow rules for git commands
+    /// (`repository`) are off, when the git configuration can make git run a program.
+    git_risk: GitRisk,
+    /// Files the repository's git configuration includes: writing one is a code-running
+    /// configuration write.
+    git_includes: Vec<PathBuf>,
     team: TeamRules,
 }
 
@@ -217,7 +226,15 @@ impl Policy {
         let compile = |list: &'static str, texts: &[String]| {
             RuleSet::parse(texts, home.as_deref(), opts).map_err(|source| PolicyError::Rule { list, source })
         };
-        let git_risk = git_config_risk(&env);
+        let git_includes = cfg
+            .git_config
+            .as_ref()
+            .map(|v| crate::gitconfig::included_files(v, cfg.home.as_deref()))
+            .unwrap_or_default();
+        let git_risk = match &cfg.git_config {
+            Some(view) => crate::gitconfig::assess(view),
+            None => git_config_risk(&env),
+        };
         let team = TeamRules::new(&cfg.team, home.as_deref(), opts)?;
         Ok(Policy {
             team,
@@ -230,6 +247,7 @@ impl Policy {
             sandbox: cfg.sandbox,
             sandbox_network: cfg.sandbox_network,
             git_risk,
+            git_includes,
             env,
         })
     }
@@ -277,7 +295,7 @@ impl Policy {
         for t in &ct.targets {
             match self.fact(t, call.tool.as_str()) {
                 Fact::Command { view, scan, .. } => {
-                    if scan.sensitive.is_some() {
+                    if scan.sensitive.is_some() || !view.unseen_scripts.is_empty() {
                         return None;
                     }
                     pattern = Some(always_pattern(&view)?);
@@ -308,6 +326,9 @@ impl Policy {
             classes.sensitive = classes.sensitive.or(c.sensitive);
             classes.protected = classes.protected.or(c.protected);
             classes.config = classes.config.or(c.config);
+            if classes.config.is_none() && self.git_includes.iter().any(|f| f.as_os_str() == v.abs) {
+                classes.config = Some("a file the repository's git config includes");
+            }
         }
         Fact::Path { rp, access, from_command, arg, classes }
     }
@@ -466,10 +487,23 @@ impl Policy {
             "ask mode: every edit and command needs a person's answer".to_string()
         } else if !doubts.is_empty() {
             format!("{}; a person must look at it", doubts.join("; "))
+        } else if let Some(why) = facts.iter().find_map(|f| match f {
+            Fact::Command { view, .. } => view.unseen_scripts.first(),
+            _ => None,
+        }) {
+            format!("{why}; only a person or an allow rule for every command can allow it")
+        } else if let Some(risk) = self.git_blocks(&facts) {
+            format!("{risk}, so git could run a program the repository chose; a person must approve git commands here")
         } else {
             format!("no rule allows this call; to allow it without a question, add {what}")
         };
         self.unattended_or(Verdict::ask(if ask_mode_blocks { By::Mode } else { By::Default }, reason))
+    }
+
+    /// The repository's git risk, when a command of the call runs git.
+    fn git_blocks(&self, facts: &[Fact]) -> Option<&str> {
+        let risk = self.git_risk.repository.as_deref()?;
+        facts.iter().any(|f| matches!(f, Fact::Command { view, .. } if view.parts.iter().any(runs_git))).then_some(risk)
     }
 
     /// Turn an ask into the unattended denial when nobody can answer.
@@ -596,7 +630,7 @@ impl Policy {
                     }
                 }
                 Fact::Url { host, .. } => {
-                    if let Some((p, _)) = team.hosts.iter().find(|(_, hp)| hp.matches(host)) {
+                    if let Some((p, _)) = team.hosts.iter().find(|(_, hp)| hp.covers(host)) {
                         return deny(
                             format!("{host} is blocked by the team policy (host pattern {p:?}). Do not try to reach it another way"),
                             p,
@@ -649,12 +683,13 @@ impl Policy {
                 );
             }
         }
-        if !view.doubts.is_empty() {
+        if !view.doubts.is_empty() || !view.unseen_scripts.is_empty() {
             let all: Vec<&str> = commands.iter().map(|(p, _)| p.as_str()).collect();
+            let unseen: Vec<&str> = view.doubts.iter().chain(&view.unseen_scripts).map(String::as_str).collect();
             return deny(
                 format!(
                     "the command cannot be fully analysed ({}), so the team policy's disallowed command patterns {} cannot be ruled out. Write it as plain commands without dynamic parts",
-                    view.doubts.join("; "),
+                    unseen.join("; "),
                     all.join(", ")
                 ),
                 &all.join(", "),
@@ -679,6 +714,18 @@ impl Policy {
     /// are files with several hard links.
     fn scan_args(&self, view: &CommandView) -> ArgScan {
         let mut scan = ArgScan::default();
+        // Bash's `*` and `?` never match a leading dot unless `dotglob` is on (`shopt -s
+        // dotglob`, or any non-empty `GLOBIGNORE`): a line that may turn it on is read the old,
+        // conservative way.
+        let dotglob = ["shopt", "dotglob", "GLOBIGNORE", "BASHOPTS"].iter().any(|w| view.command.contains(w));
+        // The folder is listed now, so nothing on the same line may create files before the
+        // glob expands (`ln -s .env notes; cat *`): a single command, or only programs that
+        // create no files.
+        let listable = !view.analysis.compound
+            || view.analysis.commands.iter().all(|c| {
+                c.redirects.iter().all(|r| !r.op.writes())
+                    && c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|p| LISTING_SAFE.contains(&p))
+            });
         for (arg, glob) in &view.args {
             // `--file=.env` and `-d @.env` name `.env` too.
             let candidates = std::iter::once(arg.as_str())
@@ -694,7 +741,7 @@ impl Policy {
                 let abs_text = abs.to_string_lossy();
                 let hit = self.lists.sensitive.matching(&abs_text).or_else(|| {
                     if *glob {
-                        return crate::lists::glob_may_be_sensitive(&abs_text);
+                        return self.glob_reaches_secret(&abs_text, dotglob, listable);
                     }
                     match crate::paths::arg_path(&abs) {
                         // `cat notes.txt` where notes.txt is a link to `.env`.
@@ -718,6 +765,57 @@ impl Policy {
             }
         }
         scan
+    }
+
+    /// Could this glob argument expand to a secret? When only its last component is a pattern
+    /// and its folder can be listed, the folder's entries that bash would match are checked
+    /// (by name, and through a link); a pattern that does not start with `.` matches no dot
+    /// file, as in bash without `dotglob`. Otherwise any secret name the pattern could match
+    /// counts (`glob_may_be_sensitive`).
+    fn glob_reaches_secret(&self, abs: &str, dotglob: bool, listable: bool) -> Option<&'static str> {
+        const MAX_ENTRIES: usize = 4096;
+        let any_secret = || crate::lists::glob_may_be_sensitive(abs, true);
+        // Without `dotglob`, a component that does not start with `.` matches no dot file.
+        let fallback = || crate::lists::glob_may_be_sensitive(abs, dotglob);
+        let Some((parent, last)) = abs.rsplit_once('/') else { return any_secret() };
+        if dotglob || last.starts_with('.') {
+            return any_secret();
+        }
+        if !listable || parent.contains(['*', '?', '[']) || !last.contains(['*', '?', '[']) || parent.is_empty() {
+            return fallback();
+        }
+        let Ok(glob) = crate::rules::compile_glob(last, crate::rules::GlobOptions { case_insensitive: true }) else {
+            // bash takes a pattern it cannot read literally.
+            return None;
+        };
+        let m = glob.compile_matcher();
+        let Ok(entries) = std::fs::read_dir(parent) else { return fallback() };
+        for (n, entry) in entries.enumerate() {
+            let Ok(entry) = entry else { return fallback() };
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else { return fallback() };
+            if n >= MAX_ENTRIES {
+                return fallback();
+            }
+            if (name.starts_with('.') && !last.starts_with('.')) || !m.is_match(&name) {
+                continue;
+            }
+            let path = format!("{parent}/{name}");
+            if let Some(hit) = self.lists.sensitive.matching(&path) {
+                return Some(hit);
+            }
+            let is_link = entry.file_type().map(|t| t.is_symlink()).unwrap_or(true);
+            if is_link {
+                match crate::paths::resolve(&self.env, &path) {
+                    Ok(r) => {
+                        if let Some(hit) = self.lists.sensitive.matching(r.real_str()) {
+                            return Some(hit);
+                        }
+                    }
+                    Err(_) => return fallback(),
+                }
+            }
+        }
+        None
     }
 
     fn step2_sensitive(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
@@ -773,7 +871,10 @@ impl Policy {
     }
 
     fn step3_protected(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
-        let file_tool = matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep");
+        // An MCP tool's path arguments meet the file tools' root check: its allow rule covers
+        // what it does inside the project, never a path outside it.
+        let file_tool =
+            matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep") || crate::call::is_mcp(tool);
         let mut config_ask: Option<Verdict> = None;
         for f in facts {
             let Fact::Path { rp, access, from_command, classes, .. } = f else { continue };
@@ -796,7 +897,7 @@ impl Policy {
                 return Some(Verdict::deny(
                     By::Protected,
                     format!(
-                        "{:?} is outside the project root {} (it resolves to {}). File tools work only inside the root",
+                        "{:?} is outside the project root {} (it resolves to {}). File tools and MCP tools' path arguments work only inside the root",
                         rp.input,
                         self.env.root.display(),
                         rp.real.display()
@@ -842,7 +943,7 @@ impl Policy {
                     let tools = scrutiny_tools(tool, "bash");
                     'parts: for part in &view.parts {
                         for text in &part.deny_texts {
-                            if let Some(r) = tools.iter().find_map(|t| self.deny.match_command(t, text)) {
+                            if let Some(r) = tools.iter().find_map(|t| self.deny.match_command_any_spelling(t, text)) {
                                 hit = Some((r, text.clone()));
                                 break 'parts;
                             }
@@ -851,7 +952,7 @@ impl Policy {
                     if hit.is_none() {
                         hit = tools
                             .iter()
-                            .find_map(|t| self.deny.match_command(t, view.command.trim()))
+                            .find_map(|t| self.deny.match_command_any_spelling(t, view.command.trim()))
                             .map(|r| (r, view.command.clone()));
                     }
                     if hit.is_none() {
@@ -872,7 +973,8 @@ impl Policy {
                             }
                         }
                     }
-                    if hit.is_none() && !view.doubts.is_empty() && tools.iter().any(|t| self.deny.has_tool(t)) {
+                    let unseen: Vec<String> = view.doubts.iter().chain(&view.unseen_scripts).cloned().collect();
+                    if hit.is_none() && !unseen.is_empty() && tools.iter().any(|t| self.deny.has_tool(t)) {
                         let rules: Vec<String> = self
                             .deny
                             .rules()
@@ -885,7 +987,7 @@ impl Policy {
                                 By::Rule,
                                 format!(
                                     "the command cannot be fully analysed ({}), so the deny rules {} cannot be ruled out. Write it as plain commands without dynamic parts",
-                                    view.doubts.join("; "),
+                                    unseen.join("; "),
                                     rules.join(", ")
                                 ),
                             )
@@ -907,7 +1009,7 @@ impl Policy {
                 }
                 Fact::Url { host, .. } => scrutiny_tools(tool, "web_fetch")
                     .iter()
-                    .find_map(|t| self.deny.match_host(t, host))
+                    .find_map(|t| self.deny.match_host_any_spelling(t, host))
                     .map(|r| (r, host.to_string())),
                 Fact::Input => self.deny.match_bare(tool).map(|r| (r, tool.to_string())),
                 _ => None,
@@ -934,11 +1036,11 @@ impl Policy {
                     view.parts
                         .iter()
                         .flat_map(|p| p.deny_texts.iter())
-                        .find_map(|t| tools.iter().find_map(|tl| self.ask.match_command(tl, t)))
+                        .find_map(|t| tools.iter().find_map(|tl| self.ask.match_command_any_spelling(tl, t)))
                 }
                 Fact::Path { rp, from_command: false, .. } => rp.views().find_map(|v| self.ask.first_path(tool, v)),
                 Fact::Url { host, .. } => {
-                    scrutiny_tools(tool, "web_fetch").iter().find_map(|t| self.ask.match_host(t, host))
+                    scrutiny_tools(tool, "web_fetch").iter().find_map(|t| self.ask.match_host_any_spelling(t, host))
                 }
                 Fact::Input => self.ask.match_bare(tool),
                 _ => None,
@@ -1066,8 +1168,18 @@ impl Policy {
                 if !view.unknown_writes.is_empty() {
                     return None;
                 }
+                // A script file nobody has read is covered only by `tool(*)`.
+                if !view.unseen_scripts.is_empty() && self.allow.match_star(tool).is_none() {
+                    return None;
+                }
+                // The repository's git configuration can make git run a program: only a rule
+                // that allows every command (`bash(*)`) still covers git.
+                let git_off = self.git_risk.repository.is_some() && self.allow.match_bare(tool).is_none();
                 let mut first = None;
                 for part in &view.parts {
+                    if git_off && runs_git(part) {
+                        return None;
+                    }
                     let (r, by) = if part.coverable {
                         self.cover(tool, &part.written, &part.risky, session)?
                     } else {
@@ -1075,9 +1187,12 @@ impl Policy {
                         (self.allow.match_star(tool)?, By::Rule)
                     };
                     first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
-                    // What runs inside a wrapper needs its own rule.
+                    // What runs inside a wrapper or launcher needs its own rule, unless the
+                    // part's rule names that program itself (`npx prettier*`, `sudo apt*`).
                     for inner in &part.inner {
-                        self.cover(tool, &inner.written, &inner.risky, session)?;
+                        if !names_program(r, &inner.written, &inner.risky) {
+                            self.cover(tool, &inner.written, &inner.risky, session)?;
+                        }
                     }
                 }
                 first
@@ -1150,7 +1265,7 @@ impl Policy {
             return None;
         }
         if text.starts_with("git ") {
-            if let Some(risk) = &self.git_risk {
+            if let Some(risk) = &self.git_risk.any {
                 return self.unattended_or(Verdict::ask(
                     By::SafeList,
                     format!("{text:?} is on the safe list, but {risk}, so git could run a program; a person must approve it"),
@@ -1175,6 +1290,24 @@ impl Policy {
             }
         }
     }
+}
+
+/// Does an allow rule's pattern name, after its first word and outside wildcards, the program
+/// that runs inside the wrapper (and spell out its risky flags)? `bash(npx prettier*)` names
+/// `prettier`; `bash(npx *)` names nothing.
+fn names_program(rule: &Rule, inner: &str, risky: &[String]) -> bool {
+    let Some(pattern) = rule.pattern.as_deref() else { return false };
+    let Some(program) = inner.split_whitespace().next() else { return false };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    let literal = pattern.trim_end_matches('*').trim_end_matches(':');
+    literal.split_whitespace().skip(1).any(|w| !w.contains('*') && w == program)
+        && risky.iter().all(|f| pattern.contains(f.as_str()))
+}
+
+/// Does this part run git, as written or inside a wrapper (`sudo git`, `env X=1 git`)?
+fn runs_git(part: &crate::command::Part) -> bool {
+    let git = |t: &str| t == "git" || t.starts_with("git ");
+    part.deny_texts.iter().any(|t| git(t)) || part.inner.iter().any(|i| git(&i.written))
 }
 
 /// A denial by the team policy, naming the pattern that decided.
@@ -1322,24 +1455,34 @@ pub fn escape_for_display(s: &str) -> String {
         .collect()
 }
 
-/// Can the git config make `git status` run a program? Reads the repository's and the user's
-/// git config files; a config that cannot be read counts as risky.
-fn git_config_risk(env: &PathEnv) -> Option<String> {
-    let dotgit = env.root.join(".git");
-    let mut files = Vec::new();
-    match std::fs::symlink_metadata(&dotgit) {
-        Ok(m) if m.is_dir() => files.push(dotgit.join("config")),
-        Ok(_) => {
-            return Some(
-                "the repository's .git is not a plain folder (worktree or link), so its config cannot be checked"
-                    .into(),
-            )
+/// Can the git config make `git status` run a program? The crude check when the edge did not
+/// ask git: reads the config files of the repository (and of every repository the root is
+/// inside) and the user's; a config that cannot be read counts as risky.
+fn git_config_risk(env: &PathEnv) -> GitRisk {
+    let mut repo_files = Vec::new();
+    for dir in env.root.ancestors() {
+        let dotgit = dir.join(".git");
+        match std::fs::symlink_metadata(&dotgit) {
+            Ok(m) if m.is_dir() => {
+                repo_files.push(dotgit.join("config"));
+                repo_files.push(dotgit.join("config.worktree"));
+                // Git uses the nearest repository only.
+                break;
+            }
+            Ok(_) => {
+                let why = format!(
+                    "{} is not a plain folder (worktree, submodule or link), so its config cannot be checked",
+                    dotgit.display()
+                );
+                return GitRisk { any: Some(why.clone()), repository: Some(why) };
+            }
+            Err(_) => {}
         }
-        Err(_) => {}
     }
+    let mut user_files = Vec::new();
     if let Some(home) = &env.home {
-        files.push(home.join(".gitconfig"));
-        files.push(home.join(".config/git/config"));
+        user_files.push(home.join(".gitconfig"));
+        user_files.push(home.join(".config/git/config"));
     }
     const RISKY: &[&str] = &[
         "fsmonitor",
@@ -1353,15 +1496,25 @@ fn git_config_risk(env: &PathEnv) -> Option<String> {
         "askpass",
         "editor",
     ];
-    for file in files {
-        let text = match std::fs::read_to_string(&file) {
+    let check = |file: &std::path::Path| -> Option<String> {
+        let text = match std::fs::read_to_string(file) {
             Ok(t) => t.to_ascii_lowercase(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(e) => return Some(format!("{} cannot be read ({e})", file.display())),
         };
-        if let Some(k) = RISKY.iter().find(|k| text.contains(*k)) {
-            return Some(format!("{} sets {}", file.display(), k.trim_start_matches('[')));
-        }
-    }
-    None
+        RISKY
+            .iter()
+            .find(|k| text.contains(*k))
+            .map(|k| format!("{} sets {}", file.display(), k.trim_start_matches('[')))
+    };
+    let repository = repo_files.iter().find_map(|f| check(f));
+    let any = repository.clone().or_else(|| user_files.iter().find_map(|f| check(f)));
+    GitRisk { any, repository }
 }
+
+/// Programs that create no files (without redirections): a line made only of them cannot
+/// change a folder between the glob check and bash's expansion.
+const LISTING_SAFE: &[&str] = &[
+    "ls", "du", "grep", "rg", "wc", "head", "tail", "cat", "sort", "uniq", "file", "stat", "echo", "printf", "diff",
+    "cut", "tr",
+];

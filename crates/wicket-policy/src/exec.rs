@@ -68,6 +68,20 @@ pub struct ExecPolicy {
     pub read_only: Vec<(PathBuf, bool)>,
     /// Of `read_only`, those that must exist during the run (a placeholder is made if missing).
     pub placeholders: Vec<PathBuf>,
+    /// Paths that must not appear during the run (git would follow them on the host, and an
+    /// empty placeholder would break git): removed after the run if they did.
+    pub must_not_appear: Vec<PathBuf>,
+    /// Git folders (the repository's `.git`, its submodules' and worktrees' folders, the target
+    /// of a `.git` file and its common folder): each is bound on itself, so it cannot be
+    /// renamed or replaced, and writable (objects, refs, index, logs), with everything in it
+    /// that makes git run code or look elsewhere read-only on top (in `read_only`).
+    pub git_dirs: Vec<PathBuf>,
+    /// Wicket's state folder, where concurrent runs of a project share their placeholders.
+    pub state_dir: Option<PathBuf>,
+    /// Of `writable`, the temp folders: under bubblewrap each gets a fresh, private tmpfs for
+    /// the run instead of the host's folder (a temp folder inside the root or another writable
+    /// path is simply part of that one, and not listed).
+    pub private_temp: Vec<PathBuf>,
     /// Paths the command may not read (folders are hidden, files read as empty).
     pub unreadable: Vec<PathBuf>,
     /// Of `unreadable` (and `read_only`), the paths the team policy's `denyPaths` matched on
@@ -84,6 +98,10 @@ pub struct ExecPolicy {
     pub timeout: Option<Duration>,
     /// Bytes kept per output stream.
     pub output_cap: usize,
+    /// Wicket's own state (`$WICKET_HOME`, the managed policy folder), lexical and real paths:
+    /// masked (also listed in `unreadable`) and pinned in place, so that neither it nor a
+    /// folder above it inside a writable path can be renamed and replaced.
+    pub state: Vec<PathBuf>,
 }
 
 /// What the exec policy is built from.
@@ -107,6 +125,12 @@ pub struct ExecInputs {
     pub deny_paths: Vec<String>,
     /// Fold letter case in `deny_paths`; `None` picks the platform's default.
     pub case_insensitive: Option<bool>,
+    /// Wicket's own state folders (`$WICKET_HOME`, the managed policy folder): unreachable
+    /// from the sandbox wherever they are.
+    pub wicket_state: Vec<PathBuf>,
+    /// `$WICKET_HOME`, where runs of one project coordinate their placeholders (also in
+    /// `wicket_state`, so the sandbox never reaches it).
+    pub state_dir: Option<PathBuf>,
     /// The allow rules (user, project, flags): a sensitive file inside the root stays readable
     /// when one of them names it for `read_file`, as in the gate.
     pub allow: Vec<String>,
@@ -144,6 +168,16 @@ pub enum ExecError {
     TooBig {
         /// Where the search started.
         base: String,
+    },
+    /// A writable path would open up what the sandbox protects.
+    #[error("the sandbox will not let commands write {what} ({path}): it {why}, so the command does not run; point it at a folder of its own")]
+    UnsafeWritable {
+        /// Which setting or folder (`the temp folder (TMPDIR)`, `the package cache ~/.npm` …).
+        what: String,
+        /// Its real path.
+        path: String,
+        /// What it would expose.
+        why: String,
     },
     /// The project is too big to look for its secrets before every command.
     #[error(
@@ -216,23 +250,51 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
     if i.mode != Mode::Plan {
         push_unique(&mut writable, root.clone());
     }
-    for t in [std::env::temp_dir(), PathBuf::from("/tmp"), PathBuf::from("/var/tmp")] {
+    // Each writable path is resolved here, once, to its real path, checked, and bound by that
+    // path: a link re-pointed later (a renamed parent, a link to the home) changes nothing.
+    let mut candidates: Vec<(String, PathBuf)> = Vec::new();
+    let mut temps = Vec::new();
+    for (what, t) in [
+        ("the temp folder (TMPDIR)", std::env::temp_dir()),
+        ("the temp folder /tmp", PathBuf::from("/tmp")),
+        ("the temp folder /var/tmp", PathBuf::from("/var/tmp")),
+    ] {
         if let Some(r) = real(&t) {
-            push_unique(&mut writable, r);
+            temps.push(r.clone());
+            candidates.push((what.to_string(), r));
         }
     }
     if let Some(h) = home {
         for c in HOME_CACHES {
             if let Some(r) = real(&h.join(c)) {
-                push_unique(&mut writable, r);
+                candidates.push((format!("the package cache ~/{c}"), r));
             }
         }
     }
     for p in &i.write_paths {
         if let Some(r) = place(p, &root, home).and_then(|p| real(&p)) {
-            push_unique(&mut writable, r);
+            candidates.push((format!("the sandbox.writePaths entry {p:?}"), r));
         }
     }
+    let guarded = Guarded::new(home, i.state_dir.as_deref());
+    // `/tmp` and `/var/tmp` themselves are the system's shared, sticky temp folders (a private
+    // tmpfs under bubblewrap); anything else, `TMPDIR` elsewhere included, gets the checks.
+    let usual: Vec<PathBuf> = ["/tmp", "/var/tmp"].iter().filter_map(|t| real(Path::new(t))).collect();
+    for (what, r) in candidates {
+        if usual.contains(&r) {
+            push_unique(&mut writable, r);
+            continue;
+        }
+        if let Err(why) = guarded.check(&r) {
+            return Err(ExecError::UnsafeWritable { what, path: r.display().to_string(), why });
+        }
+        push_unique(&mut writable, r);
+    }
+    let private_temp: Vec<PathBuf> = temps
+        .iter()
+        .filter(|t| !writable.iter().any(|w| w != *t && !temps.contains(w) && t.starts_with(w)))
+        .cloned()
+        .collect();
     let mut read_only = Vec::new();
     let mut placeholders = Vec::new();
     if i.mode == Mode::Plan {
@@ -245,12 +307,29 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         if rel.starts_with(".git/") && !root.join(".git").is_dir() {
             continue;
         }
-        if p.exists() || ROOT_PLACEHOLDERS.contains(rel) {
-            if !p.exists() {
-                placeholders.push(p.clone());
-            }
+        if ROOT_PLACEHOLDERS.contains(rel) {
+            // Every run shares the placeholder, made by whichever run finds it missing.
+            placeholders.push(p.clone());
+            read_only.push((p, *dir));
+        } else if p.exists() {
             read_only.push((p, *dir));
         }
+    }
+    let mut must_not_appear = Vec::new();
+    let mut git_dirs = Vec::new();
+    if i.mode != Mode::Plan {
+        let mut g = crate::gitdirs::GitView::default();
+        crate::gitdirs::protect(&root, home, &writable, &mut g);
+        for (p, dir) in g.read_only {
+            if !read_only.iter().any(|(q, _)| *q == p) {
+                read_only.push((p, dir));
+            }
+        }
+        for p in g.placeholders {
+            push_unique(&mut placeholders, p);
+        }
+        must_not_appear = g.must_not_appear;
+        git_dirs = g.git_dirs;
     }
     // Home files the host runs later, where a writable path (`~/.cache`, writePaths) covers
     // them; a missing prompt cache folder gets a placeholder so that it cannot be planted.
@@ -300,6 +379,20 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
             push_unique(&mut unreadable, real(&p).unwrap_or(p));
         }
     }
+    // Wicket's own state, wherever it lives (in the project, under a cache or a temp folder):
+    // the path as written and its real path, so a link cannot lead around the mask.
+    let mut state = Vec::new();
+    for s in &i.wicket_state {
+        let lexical = crate::paths::normalize(&if s.is_absolute() { s.clone() } else { root.join(s) });
+        for p in [real(&lexical), Some(lexical)].into_iter().flatten() {
+            for q in state_masks(&p, &root) {
+                push_unique(&mut state, q);
+            }
+        }
+    }
+    for s in &state {
+        push_unique(&mut unreadable, s.clone());
+    }
     let case_insensitive = i.case_insensitive.unwrap_or(cfg!(any(target_os = "macos", windows)));
     let scan = if i.no_scan {
         Scan::default()
@@ -333,6 +426,10 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         writable,
         read_only,
         placeholders,
+        must_not_appear,
+        git_dirs,
+        state_dir: i.state_dir.clone(),
+        private_temp,
         unreadable,
         denied,
         masked: scan.secrets,
@@ -340,7 +437,78 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         env_allow,
         timeout: i.timeout,
         output_cap: OUTPUT_CAP,
+        state,
     })
+}
+
+/// What to mask for one state folder: the folder itself, or, when the project lies inside it
+/// (a `WICKET_HOME` above the project), every entry of it but the way down to the project.
+fn state_masks(state: &Path, root: &Path) -> Vec<PathBuf> {
+    if !root.starts_with(state) {
+        return vec![state.to_path_buf()];
+    }
+    let mut out = Vec::new();
+    let mut dir = state.to_path_buf();
+    while dir != root {
+        let Ok(rest) = root.strip_prefix(&dir) else { break };
+        let Some(next) = rest.components().next() else { break };
+        let next = dir.join(next);
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            out.extend(entries.flatten().map(|e| e.path()).filter(|p| *p != next));
+        }
+        dir = next;
+    }
+    out
+}
+
+/// What no writable path may be, hold, or lie inside (real paths).
+struct Guarded {
+    home: Option<PathBuf>,
+    secrets: Vec<PathBuf>,
+    state: Option<PathBuf>,
+}
+
+impl Guarded {
+    fn new(home: Option<&Path>, state: Option<&Path>) -> Guarded {
+        let mut secrets = Vec::new();
+        if let Some(h) = home {
+            for s in home_secrets() {
+                let p = h.join(s);
+                // The link and its target both: a secret folder may be a link (dotfiles).
+                if let Some(r) = real(&p) {
+                    push_unique(&mut secrets, r);
+                }
+                push_unique(&mut secrets, crate::paths::normalize(&p));
+            }
+        }
+        let home = home.map(|h| real(h).unwrap_or_else(|| crate::paths::normalize(h)));
+        let state = state.map(|s| real(s).unwrap_or_else(|| crate::paths::normalize(s)));
+        Guarded { home, secrets, state }
+    }
+
+    /// Why `p` may not be writable, if it may not.
+    fn check(&self, p: &Path) -> Result<(), String> {
+        if p == Path::new("/") {
+            return Err("is the whole disk".into());
+        }
+        if let Some(h) = &self.home {
+            if h.starts_with(p) {
+                return Err(format!("is or holds the home folder {}", h.display()));
+            }
+        }
+        for s in &self.secrets {
+            // A writable folder that holds a secret is fine: the secret is masked on top of it.
+            if p.starts_with(s) {
+                return Err(format!("is or lies inside the secret {}", s.display()));
+            }
+        }
+        if let Some(st) = &self.state {
+            if p.starts_with(st) {
+                return Err(format!("lies inside wicket's own state {}", st.display()));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One `denyPaths` pattern, compiled for the disk search.
@@ -730,6 +898,33 @@ mod tests {
         // An absolute pattern is searched from its literal folder.
         let abs = format!("{}/keys/*", root.display());
         assert_eq!(denied_paths(&root, None, &pats(&[&abs]), false).expect("found").len(), 2);
+    }
+
+    #[test]
+    fn wicket_state_is_masked_wherever_it_is() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let root = base.join("proj");
+        for d in ["proj/src", "state/wh", "audit", "other"] {
+            std::fs::create_dir_all(base.join(d)).expect("mkdir");
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(base.join("state/wh"), base.join("link-wh")).expect("link");
+        let p = exec_policy(&ExecInputs {
+            root: root.clone(),
+            wicket_state: vec![base.join("link-wh"), root.join("inside-wh")],
+            ..Default::default()
+        })
+        .expect("policy");
+        // The link and its target, and a state folder inside the project.
+        for s in [base.join("state/wh"), root.join("inside-wh")] {
+            assert!(p.state.contains(&s) && p.unreadable.contains(&s), "{} masked: {:?}", s.display(), p.state);
+        }
+        // A state folder above the project: everything in it but the way to the project.
+        let p = exec_policy(&ExecInputs { root: root.clone(), wicket_state: vec![base.clone()], ..Default::default() })
+            .expect("policy");
+        assert!(p.unreadable.contains(&base.join("audit")) && p.unreadable.contains(&base.join("other")));
+        assert!(!p.unreadable.iter().any(|u| root.starts_with(u)), "the project stays reachable: {:?}", p.unreadable);
     }
 
     #[test]

@@ -343,15 +343,50 @@ impl fmt::Display for Restricted {
     }
 }
 
-/// Names of cloud metadata services.
-const METADATA_NAMES: &[&str] =
-    &["metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"];
+/// Names of cloud metadata services (AWS, GCP, Tencent, Equinix Metal, and the bare names
+/// search domains complete).
+const METADATA_NAMES: &[&str] = &[
+    "metadata",
+    "metadata.google.internal",
+    "metadata.goog",
+    "instance-data",
+    "instance-data.ec2.internal",
+    "metadata.tencentyun.com",
+    "metadata.packet.net",
+    "metadata.platformequinix.com",
+];
+
+/// IPv4 addresses of cloud metadata and host services: AWS, GCP, Azure, DigitalOcean, Hetzner,
+/// OpenStack and OCI (`169.254.169.254`), AWS ECS task credentials (`169.254.170.2`), EKS Pod
+/// Identity (`169.254.170.23`), Tencent (`169.254.0.23`), Alibaba (`100.100.100.200`), Oracle
+/// Cloud Classic (`192.0.0.192`) and Azure's WireServer (`168.63.129.16`).
+const METADATA_V4: &[[u8; 4]] = &[
+    [169, 254, 169, 254],
+    [169, 254, 170, 2],
+    [169, 254, 170, 23],
+    [169, 254, 0, 23],
+    [100, 100, 100, 200],
+    [192, 0, 0, 192],
+    [168, 63, 129, 16],
+];
+
+/// IPv6 addresses of cloud metadata services: AWS (`fd00:ec2::254`, EKS Pod Identity
+/// `fd00:ec2::23`), GCP (`fd20:ce::254`) and OCI (`fd00:c1::a9fe:a9fe`).
+const METADATA_V6: &[[u16; 8]] = &[
+    [0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x254],
+    [0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x23],
+    [0xfd20, 0x00ce, 0, 0, 0, 0, 0, 0x254],
+    [0xfd00, 0x00c1, 0, 0, 0, 0, 0xa9fe, 0xa9fe],
+];
 
 /// Domains that, with all their subdomains, resolve to `127.0.0.1`.
-const LOOPBACK_DOMAINS: &[&str] = &["localtest.me", "lvh.me", "vcap.me", "lacolhost.com", "localho.st"];
+const LOOPBACK_DOMAINS: &[&str] =
+    &["localtest.me", "lvh.me", "vcap.me", "lacolhost.com", "localho.st", "localhost.direct", "fuf.me"];
 
-/// Wildcard DNS services: every subdomain resolves to the address written in it.
-const WILDCARD_IP_DNS: &[&str] = &["nip.io", "sslip.io", "xip.io", "traefik.me"];
+/// Wildcard and rebinding DNS services: every subdomain resolves to the address written in it,
+/// dotted (`10.0.0.1.nip.io`), dashed (`10-0-0-1.sslip.io`) or in hex (`0a000001.nip.io`,
+/// `7f000001.c0a80001.rbndr.us`).
+const WILDCARD_IP_DNS: &[&str] = &["nip.io", "sslip.io", "xip.io", "traefik.me", "rbndr.us", "1u.ms"];
 
 /// Suffixes of names that only resolve inside a network.
 const INTERNAL_SUFFIXES: &[&str] = &["internal", "local", "localdomain", "home.arpa", "lan"];
@@ -383,7 +418,7 @@ fn classify_v4(a: Ipv4Addr) -> Option<Restricted> {
     Some(match (o0, o1, o2, o3) {
         (0, ..) => Restricted::Unspecified,
         (127, ..) => Restricted::Loopback,
-        (169, 254, 169, 254) | (169, 254, 170, 2) | (100, 100, 100, 200) => Restricted::Metadata,
+        _ if METADATA_V4.contains(&a.octets()) => Restricted::Metadata,
         (169, 254, ..) => Restricted::LinkLocal,
         (10, ..) | (192, 168, ..) => Restricted::Private,
         (172, 16..=31, ..) | (100, 64..=127, ..) => Restricted::Private,
@@ -420,7 +455,7 @@ fn classify_v6(a: &Ipv6Addr) -> Option<Restricted> {
         return classify_v4(v4);
     }
     let s = a.segments();
-    if s == [0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x254] {
+    if METADATA_V6.contains(&s) {
         return Some(Restricted::Metadata);
     }
     Some(match s[0] {
@@ -436,8 +471,10 @@ fn classify_v6(a: &Ipv6Addr) -> Option<Restricted> {
 }
 
 fn classify_name(name: &str) -> Option<Restricted> {
-    if name == "localhost"
-        || is_below(name, "localhost")
+    // `localhost` as any label (`app.localhost`, `localhost.example.com`, `a.localhost.b`):
+    // resolvers and browsers send some of these to this machine, and a name that says it is
+    // this machine is treated as this machine.
+    if name.split('.').any(|l| l == "localhost")
         || name == "localhost.localdomain"
         || name == "ip6-localhost"
         || name == "ip6-loopback"
@@ -450,6 +487,7 @@ fn classify_name(name: &str) -> Option<Restricted> {
     if LOOPBACK_DOMAINS.iter().any(|d| is_within(name, d))
         || WILDCARD_IP_DNS.iter().any(|d| is_below(name, d))
         || embeds_restricted_v4(name)
+        || name_v6(name).is_some_and(|a| classify_v6(&a).is_some())
     {
         return Some(Restricted::EmbedsAddress);
     }
@@ -460,25 +498,71 @@ fn classify_name(name: &str) -> Option<Restricted> {
     None
 }
 
-/// Whether the name holds a non-public IPv4 address as four dotted labels (`127.0.0.1.x.com`) or
-/// four dash-separated parts of a label (`app-10-0-0-1.x.com`).
+/// Whether the name holds a non-public IPv4 address ([`spelled_v4`]): four dotted labels
+/// (`127.0.0.1.x.com`), four dash-separated parts of a label (`app-10-0-0-1.x.com`), or hex
+/// under a rebinding service.
 fn embeds_restricted_v4(name: &str) -> bool {
+    name_v4s(name).into_iter().any(|a| classify_v4(a).is_some())
+}
+
+/// Every IPv4 address a host stands for, however it is spelled: the address itself; the one
+/// inside an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 IPv6 address; and for a name, the
+/// addresses written in it (four numbers in a row separated by dots or dashes, eight hex
+/// digits under a rebinding service), `127.0.0.1` for names that say they are this machine
+/// (`localhost` as any label, the loopback domains). Empty for an ordinary name.
+pub fn spelled_v4(host: &Host) -> Vec<Ipv4Addr> {
+    match host {
+        Host::V4(a) => vec![*a],
+        Host::V6(a) => embedded_v4(a).into_iter().collect(),
+        Host::Name { ascii, .. } => name_v4s(ascii),
+    }
+}
+
+fn name_v4s(name: &str) -> Vec<Ipv4Addr> {
     fn octet(s: &str) -> Option<u8> {
         if s.is_empty() || s.len() > 3 || !s.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
         s.parse().ok()
     }
-    fn any_quad(parts: &[&str]) -> bool {
-        parts.windows(4).any(|w| {
-            let (Some(a), Some(b), Some(c), Some(d)) = (octet(w[0]), octet(w[1]), octet(w[2]), octet(w[3])) else {
-                return false;
-            };
-            classify_v4(Ipv4Addr::new(a, b, c, d)).is_some()
-        })
+    fn quads(parts: &[&str], out: &mut Vec<Ipv4Addr>) {
+        for w in parts.windows(4) {
+            if let (Some(a), Some(b), Some(c), Some(d)) = (octet(w[0]), octet(w[1]), octet(w[2]), octet(w[3])) {
+                out.push(Ipv4Addr::new(a, b, c, d));
+            }
+        }
     }
     let labels: Vec<&str> = name.split('.').collect();
-    any_quad(&labels) || labels.iter().any(|l| any_quad(&l.split('-').collect::<Vec<_>>()))
+    let mut out = Vec::new();
+    // Dots and dashes mix freely in rebinding names (`make-127.0.0.1-rebind-…-rr.1u.ms`).
+    quads(&name.split(['.', '-']).collect::<Vec<_>>(), &mut out);
+    if let Some(service) = WILDCARD_IP_DNS.iter().find(|d| is_below(name, d)) {
+        let own = name.len() - service.len() - 1;
+        for part in name[..own].split(['.', '-']) {
+            if part.len() == 8 && part.bytes().all(|b| b.is_ascii_hexdigit()) {
+                if let Ok(n) = u32::from_str_radix(part, 16) {
+                    out.push(Ipv4Addr::from(n));
+                }
+            }
+        }
+    }
+    if labels.contains(&"localhost") || LOOPBACK_DOMAINS.iter().any(|d| is_within(name, d)) {
+        out.push(Ipv4Addr::LOCALHOST);
+    }
+    out.dedup();
+    out
+}
+
+/// The IPv6 address a name under `sslip.io` writes with dashes for colons (`--1.sslip.io` is
+/// `::1`, `fe80--1.sslip.io` is `fe80::1`).
+fn name_v6(name: &str) -> Option<Ipv6Addr> {
+    if !is_below(name, "sslip.io") {
+        return None;
+    }
+    let label = name.split('.').rev().nth(2)?;
+    // A prefix such as `app-` is allowed before the address.
+    let text = label.replace('-', ":");
+    text.parse().ok().or_else(|| text.split_once(':').and_then(|(_, rest)| rest.parse().ok()))
 }
 
 /// A host pattern from a rule: `example.com` (that host only), `*.example.com` (its subdomains at
@@ -563,6 +647,21 @@ impl HostPattern {
                 }
             }
         }
+    }
+}
+
+impl HostPattern {
+    /// Whether a deny, ask or block pattern reaches `host`: everything [`HostPattern::matches`]
+    /// matches, and for an IPv4 pattern every spelling of that address ([`spelled_v4`]: mapped,
+    /// compatible, NAT64 and 6to4 IPv6 forms, names that encode it, `localhost` names for
+    /// `127.0.0.1`). Allow rules use the narrower [`HostPattern::matches`].
+    pub fn covers(&self, host: &Host) -> bool {
+        if self.matches(host) {
+            return true;
+        }
+        let PatternKind::Ip(p) = &self.kind else { return false };
+        let wanted = spelled_v4(p);
+        !wanted.is_empty() && spelled_v4(host).iter().any(|a| wanted.contains(a))
     }
 }
 

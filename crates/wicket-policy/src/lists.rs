@@ -817,14 +817,18 @@ const SECRET_SAMPLES: &[&str] = &[
 
 /// For a path with glob characters: the first secret name one of its components could match
 /// (`.e*` could be `.env`), as a pattern for the reason.
-pub fn glob_may_be_sensitive(abs: &str) -> Option<&'static str> {
+///
+/// Without `dotglob` a component that does not start with `.` matches no dot file (bash), so
+/// the secret names that start with a dot are skipped for it.
+pub fn glob_may_be_sensitive(abs: &str, dotglob: bool) -> Option<&'static str> {
     for comp in abs.split('/').filter(|c| c.contains(['*', '?', '['])) {
+        let dots = dotglob || comp.starts_with('.');
         // bash takes a pattern it cannot read (`\e[2K`) literally, and so does the path check.
         let Ok(glob) = crate::rules::compile_glob(comp, crate::rules::GlobOptions { case_insensitive: true }) else {
             continue;
         };
         let m = glob.compile_matcher();
-        if let Some(name) = SECRET_SAMPLES.iter().find(|n| m.is_match(n)) {
+        if let Some(name) = SECRET_SAMPLES.iter().find(|n| (dots || !n.starts_with('.')) && m.is_match(n)) {
             return Some(name);
         }
     }

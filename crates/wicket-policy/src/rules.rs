@@ -104,12 +104,110 @@ pub struct CommandPattern {
     leading_star: bool,
     trailing_star: bool,
     bare_prefix: Option<String>,
+    spelling: Option<Spelling>,
+}
+
+/// A command pattern whose program has an option table, read as options: what a deny rule
+/// matches against every spelling of the same options (`rm -rf*` against `rm --rec --for x`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Spelling {
+    program: &'static crate::options::Program,
+    /// The options the pattern names, each with its value pattern when it takes one.
+    required: Vec<(&'static crate::options::Opt, Option<String>)>,
+    /// The operands' pattern; `None` when the pattern has no `*` at all (the command must then
+    /// have exactly these options and no operands).
+    rest: Option<Box<CommandPattern>>,
+}
+
+impl Spelling {
+    /// `program -opts… [rest]`: the leading option words of a pattern, read with the program's
+    /// grammar. `None` when the pattern names no option, or one the table does not know.
+    fn new(p: &str) -> Option<Spelling> {
+        let mut words = p.split(' ');
+        let program = crate::options::program(words.next()?)?;
+        let words: Vec<&str> = words.collect();
+        let mut opts: Vec<&str> = Vec::new();
+        let mut rest: Option<String> = None;
+        for (i, w) in words.iter().enumerate() {
+            let tail = words[i + 1..].join(" ");
+            if w.starts_with('-') && *w != "-" && *w != "--" {
+                match w.strip_suffix('*') {
+                    // `-rf*`: these options, then anything (more letters of the cluster too).
+                    Some(o) if !o.contains('*') && o.len() > 1 => {
+                        opts.push(o);
+                        rest = Some(format!("*{}{tail}", if tail.is_empty() { "" } else { " " }));
+                        break;
+                    }
+                    None => opts.push(w),
+                    Some(_) => return None,
+                }
+            } else {
+                rest = Some(words[i..].join(" "));
+                break;
+            }
+        }
+        if opts.is_empty() {
+            return None;
+        }
+        let parsed = program.parse(&opts);
+        if !parsed.unknown.is_empty() || !parsed.operands.is_empty() {
+            return None;
+        }
+        let required = parsed.found.iter().map(|f| (f.opt, f.value.clone())).collect();
+        let rest = match rest {
+            Some(r) => Some(Box::new(CommandPattern::new(&r))),
+            None if p.contains('*') => return None,
+            None => None,
+        };
+        Some(Spelling { program, required, rest })
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        let words: Vec<&str> = text.split(' ').collect();
+        let Some(first) = words.first() else { return false };
+        if !crate::options::program(first).is_some_and(|p| std::ptr::eq(p, self.program)) {
+            return false;
+        }
+        let parsed = self.program.parse(&words[1..]);
+        let has = |(opt, value): &(&'static crate::options::Opt, Option<String>)| {
+            parsed.found.iter().any(|f| {
+                std::ptr::eq(f.opt, *opt)
+                    && match value {
+                        None => true,
+                        Some(v) => f.value.as_deref().is_some_and(|fv| CommandPattern::new(v).matches(fv)),
+                    }
+            })
+        };
+        if !self.required.iter().all(has) {
+            return false;
+        }
+        match &self.rest {
+            Some(rest) => rest.matches(&parsed.operands.join(" ")),
+            None => {
+                parsed.operands.is_empty()
+                    && parsed.unknown.is_empty()
+                    && parsed.found.iter().all(|f| self.required.iter().any(|(o, _)| std::ptr::eq(f.opt, *o)))
+            }
+        }
+    }
 }
 
 impl CommandPattern {
     /// Compile a pattern; whitespace runs are folded to one space, as commands are rendered.
+    ///
+    /// The program name is a whole word: a `*` glued to the end of a plain first word
+    /// (`cp*`) means "then any arguments" (`cp *`), so `bash(cp*)` covers `cp a b` and never
+    /// `cpio` or `cpan`. Stars inside the first word (`a*b`) still match within it.
     pub fn new(pattern: &str) -> CommandPattern {
-        let folded = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut folded = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
+        let end = folded.find(' ').unwrap_or(folded.len());
+        let first = &folded[..end];
+        if let Some(name) = first.strip_suffix('*') {
+            if !name.is_empty() && !name.contains('*') && !name.ends_with(':') {
+                folded = format!("{name} *{}", &folded[end..]);
+            }
+        }
+        let spelling = Spelling::new(&folded);
         let mut p = folded.as_str();
         let mut bare_prefix = None;
         if let Some(prefix) = p.strip_suffix(":*") {
@@ -122,6 +220,7 @@ impl CommandPattern {
                 trailing_star: true,
                 segments: with_space_suffix(segments),
                 bare_prefix,
+                spelling,
             };
         }
         if let Some(prefix) = p.strip_suffix(" *") {
@@ -132,7 +231,15 @@ impl CommandPattern {
             trailing_star: p.ends_with('*'),
             segments: split_stars(p),
             bare_prefix,
+            spelling,
         }
+    }
+
+    /// Does the text match, read as written or (for a program with an option table) with its
+    /// options in any spelling the program accepts? For deny and ask rules only: an allow rule
+    /// matches the command as written.
+    pub fn matches_any_spelling(&self, text: &str) -> bool {
+        self.matches(text) || self.spelling.as_ref().is_some_and(|s| s.matches(text))
     }
 
     /// The first word of the pattern, if the pattern starts with a whole literal word.
@@ -167,6 +274,40 @@ impl CommandPattern {
         }
         wildcard_match(&self.segments, self.leading_star, self.trailing_star, text)
     }
+}
+
+/// What in a command rule's pattern could surprise its author (for `wicket policy lint`):
+/// empty when nothing does.
+pub fn command_pattern_warnings(pattern: &str) -> Vec<String> {
+    let folded = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
+    let first = folded.split(' ').next().unwrap_or("");
+    let mut out = Vec::new();
+    if folded == "*" {
+        return out;
+    }
+    if first.starts_with('*') {
+        out.push(format!("`{pattern}` starts with `*`: it matches any program whose command line ends this way"));
+    } else if let Some(name) = first.strip_suffix('*').filter(|n| !n.contains('*') && !n.ends_with(':')) {
+        out.push(format!(
+            "`{first}` matches the program `{name}` only, with any arguments (not `{name}io` or `{name}an`); \
+             write `{name} *` to say so, and add a rule for each other program you mean"
+        ));
+    } else if first.contains('*') {
+        out.push(format!("`{first}` has a `*` inside the program name: it matches every program of that shape"));
+    }
+    if let Some(table) = crate::options::program(first.trim_end_matches('*')) {
+        let words: Vec<&str> = folded
+            .split(' ')
+            .skip(1)
+            .map(|w| w.trim_end_matches('*'))
+            .filter(|w| w.len() > 1 && w.starts_with('-') && !w.contains('*'))
+            .collect();
+        let unknown = table.parse(&words).unknown;
+        if !unknown.is_empty() {
+            out.push(format!("`{}` does not know the option(s) {}", table.names[0], unknown.join(", ")));
+        }
+    }
+    out
 }
 
 fn split_stars(p: &str) -> Vec<String> {
@@ -295,6 +436,9 @@ pub struct RuleSet {
     exact: HashMap<String, ToolRules>,
     /// Tool-name prefixes (rules whose tool ends in `*`) → rules.
     prefixed: Vec<(String, ToolRules)>,
+    /// The file system folds case: `RM -rf x` runs `rm`, so deny rules see the program
+    /// name folded too.
+    fold_programs: bool,
 }
 
 /// What a path looks like to a rule set.
@@ -352,13 +496,19 @@ impl RuleSet {
             // A pattern is compiled for every kind of target it might meet; the target decides
             // which one is used. Host patterns that do not parse simply never match a host.
             let (glob, absolute) = path_glob(pattern, home);
-            let compiled = compile_glob(&glob, opts).map_err(|e| err(format!("bad path glob: {e}")))?;
-            if absolute {
-                b.abs.0.add(compiled);
-                b.abs.1.push(i);
-            } else {
-                b.rel.0.add(compiled);
-                b.rel.1.push(i);
+            match compile_glob(&glob, opts) {
+                Ok(compiled) if absolute => {
+                    b.abs.0.add(compiled);
+                    b.abs.1.push(i);
+                }
+                Ok(compiled) => {
+                    b.rel.0.add(compiled);
+                    b.rel.1.push(i);
+                }
+                // `bash([ -f *)`: a command pattern need not be a path glob; it then never
+                // matches a path. A path rule that can never match is an error.
+                Err(_) if rule.tool == "bash" => {}
+                Err(e) => return Err(err(format!("bad path glob: {e}"))),
             }
             let cp = CommandPattern::new(pattern);
             match cp.first_word() {
@@ -403,7 +553,7 @@ impl RuleSet {
                 }
             }
         }
-        Ok(RuleSet { rules, commands, exact, prefixed })
+        Ok(RuleSet { rules, commands, exact, prefixed, fold_programs: opts.case_insensitive })
     }
 
     /// Parse and compile rule texts.
@@ -501,8 +651,29 @@ impl RuleSet {
         self.match_command_where(tool, text, |_| true)
     }
 
+    /// The first rule matching a command part in any spelling of its options (deny and ask
+    /// rules: `rm -rf*` matches `rm --recursive --force x`).
+    pub fn match_command_any_spelling(&self, tool: &str, text: &str) -> Option<&Rule> {
+        let hit = self.find_command(tool, text, |_| true, true);
+        if hit.is_some() || !self.fold_programs {
+            return hit;
+        }
+        // On a case-insensitive file system `RM`, `Rm` and `/BIN/rm` name the same program.
+        let (program, rest) = text.split_once(' ').map_or((text, ""), |(p, r)| (p, r));
+        let folded = program.to_lowercase();
+        if folded == program {
+            return None;
+        }
+        let text = if rest.is_empty() { folded } else { format!("{folded} {rest}") };
+        self.find_command(tool, &text, |_| true, true)
+    }
+
     /// The first rule matching a command part that also passes `accept`.
     pub fn match_command_where(&self, tool: &str, text: &str, accept: impl Fn(&Rule) -> bool) -> Option<&Rule> {
+        self.find_command(tool, text, accept, false)
+    }
+
+    fn find_command(&self, tool: &str, text: &str, accept: impl Fn(&Rule) -> bool, spellings: bool) -> Option<&Rule> {
         let first = text.split(' ').next().unwrap_or("");
         let mut best: Option<usize> = None;
         for g in self.groups(tool) {
@@ -516,7 +687,8 @@ impl RuleSet {
                 if best.is_some_and(|b| b < i) {
                     continue;
                 }
-                if self.commands[i].as_ref().is_some_and(|c| c.matches(text)) && accept(&self.rules[i]) {
+                let hit = |c: &CommandPattern| if spellings { c.matches_any_spelling(text) } else { c.matches(text) };
+                if self.commands[i].as_ref().is_some_and(hit) && accept(&self.rules[i]) {
                     best = Some(i);
                 }
             }
@@ -546,6 +718,17 @@ impl RuleSet {
     /// The first rule matching a host (bare and `*` rules included; `*` never matches an IP
     /// literal or a non-ASCII name: see [`HostPattern`]).
     pub fn match_host(&self, tool: &str, host: &Host) -> Option<&Rule> {
+        self.match_host_by(tool, host, HostPattern::matches)
+    }
+
+    /// The first rule for `tool` whose host pattern reaches `host` in any spelling
+    /// ([`HostPattern::covers`]): what deny and ask rules use, so a rule for `10.0.0.5` also
+    /// stops `[::ffff:10.0.0.5]` and `10-0-0-5.sslip.io`.
+    pub fn match_host_any_spelling(&self, tool: &str, host: &Host) -> Option<&Rule> {
+        self.match_host_by(tool, host, HostPattern::covers)
+    }
+
+    fn match_host_by(&self, tool: &str, host: &Host, hit: fn(&HostPattern, &Host) -> bool) -> Option<&Rule> {
         let mut best: Option<usize> = None;
         for g in self.groups(tool) {
             for &i in g.bare.iter().chain(g.star.iter()) {
@@ -555,7 +738,7 @@ impl RuleSet {
                 }
             }
             for (p, i) in &g.hosts {
-                if p.matches(host) && best.is_none_or(|b| *i < b) {
+                if hit(p, host) && best.is_none_or(|b| *i < b) {
                     best = Some(*i);
                 }
             }
@@ -591,6 +774,48 @@ mod tests {
             ("ab*ab", "ab", false),
         ];
         for (p, t, want) in cases {
+            assert_eq!(CommandPattern::new(p).matches(t), want, "{p} vs {t}");
+        }
+    }
+
+    #[test]
+    fn a_bash_rule_with_a_bracket_loads() {
+        let set = RuleSet::parse(&["bash([ -f *)", "bash(test [ *)"], None, GlobOptions::default()).unwrap();
+        assert!(set.match_command("bash", "[ -f a.txt ]").is_some());
+        assert!(RuleSet::parse(&["read_file([)"], None, GlobOptions::default()).is_err());
+    }
+
+    #[test]
+    fn program_names_fold_case_for_deny_on_case_insensitive_file_systems() {
+        let folding = RuleSet::parse(&["bash(rm -rf*)"], None, GlobOptions { case_insensitive: true }).unwrap();
+        assert!(folding.match_command_any_spelling("bash", "RM -Rf x").is_some());
+        assert!(folding.match_command_any_spelling("bash", "Rm --rec --for x").is_some());
+        let exact = RuleSet::parse(&["bash(rm -rf*)"], None, GlobOptions::default()).unwrap();
+        assert!(exact.match_command_any_spelling("bash", "RM -Rf x").is_none());
+    }
+
+    #[test]
+    fn pattern_warnings() {
+        assert_eq!(command_pattern_warnings("cp*").len(), 1);
+        assert_eq!(command_pattern_warnings("*install").len(), 1);
+        assert_eq!(command_pattern_warnings("py*n *").len(), 1);
+        assert_eq!(command_pattern_warnings("rm --bogus *").len(), 1);
+        assert!(command_pattern_warnings("cp *").is_empty());
+        assert!(command_pattern_warnings("npm run test:*").is_empty());
+        assert!(command_pattern_warnings("rm -rf*").is_empty());
+        assert!(command_pattern_warnings("*").is_empty());
+    }
+
+    #[test]
+    fn program_names_are_whole_words() {
+        for (p, t, want) in [
+            ("cp*", "cp a b", true),
+            ("cp*", "cp", true),
+            ("cp*", "cpio -i", false),
+            ("cp*", "cpan x", false),
+            ("cp* -r *", "cp -v -r a b", true),
+            ("cp* -r *", "cpp -r a b", false),
+        ] {
             assert_eq!(CommandPattern::new(p).matches(t), want, "{p} vs {t}");
         }
     }

@@ -90,7 +90,7 @@ pub struct TeamAudit {
     /// Which lines are written (`None`: the default, `all`).
     #[serde(default)]
     pub level: Option<AuditLevel>,
-    /// Keep a checkpoint per log file.
+    /// Accepted for older policies; the chain's head record (the checkpoint) is now always kept.
     #[serde(default)]
     pub checkpoint: bool,
 }

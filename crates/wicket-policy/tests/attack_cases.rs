@@ -1,7 +1,7 @@
 //! Security fixtures: `cases/attacks.jsonl` and `cases/benign.jsonl`, one case a line.
 //!
 //! Every attack (bypasses reported against coding agents, MCP servers and shell-trick write-ups)
-//! must be denied or asked; at least 95 % of the benign cases (everyday agent work under the
+//! must be denied or asked; at least 99 % of the benign cases (everyday agent work under the
 //! case's rules) must be allowed. Each case is decided exactly like `tests/decisions.rs` does:
 //! a fresh project root and home folder in a temporary directory, the case's `setup` laid out,
 //! a policy built from its rules and mode.
@@ -83,6 +83,7 @@ fn run(case: &Case) -> Verdict {
         ask: case.ask.clone(),
         case_insensitive: None,
         team: Default::default(),
+        git_config: None,
     };
     let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
     let input = replace_placeholders(&case.input, &root, &home);
@@ -188,8 +189,8 @@ fn benign_fixtures() {
     }
     assert!(ran >= 100, "only {ran} benign cases");
     assert!(
-        allowed * 100 >= ran * 95,
-        "only {allowed} of {ran} benign cases allowed ({pct:.1} %), need 95 %:\n{}",
+        allowed * 100 >= ran * 99,
+        "only {allowed} of {ran} benign cases allowed ({pct:.1} %), need 99 %:\n{}",
         refused.join("\n")
     );
 }

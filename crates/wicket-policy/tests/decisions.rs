@@ -76,6 +76,7 @@ fn decision_fixtures() {
             ask: case.ask.clone(),
             case_insensitive: None,
             team: Default::default(),
+            git_config: None,
         };
         let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
         let mut session = Session::new();

@@ -3,7 +3,9 @@
 //! `parse_url` never panics, and case/trailing-dot spellings of a host match the same patterns.
 
 use proptest::prelude::*;
-use wicket_policy::host::{classify, parse_host, parse_url, Host, HostPattern, UrlError};
+use std::net::Ipv4Addr;
+
+use wicket_policy::host::{classify, parse_host, parse_url, spelled_v4, Host, HostPattern, UrlError};
 
 const CASES: &str = include_str!("cases/hosts.txt");
 
@@ -112,6 +114,12 @@ fn run_case(line: &str) -> Result<(), String> {
                     return Err(format!("`{e}` needs a pattern"));
                 };
                 p.matches(&host) == (*e == "match")
+            }
+            "covers" | "nocover" => {
+                let Some(p) = &pattern else {
+                    return Err(format!("`{e}` needs a pattern"));
+                };
+                p.covers(&host) == (*e == "covers")
             }
             "public" => classify(&host).is_none(),
             "unicode" | "ascii" => {
@@ -265,5 +273,73 @@ proptest! {
             prop_assert_eq!(&p, &HostPattern::parse(&text).unwrap());
         }
         prop_assert!(HostPattern::parse(&respell(&d, pmask, pdot)).unwrap().matches(&respelled));
+    }
+}
+
+/// The number of ways [`spell_v4`] writes an IPv4 address.
+const SPELLINGS: usize = 17;
+
+/// One of the ways to write `a` in a URL that a client or a resolver takes to mean `a`: the
+/// WHATWG IPv4 forms (decimal, hex, octal, short), IPv6 forms with `a` inside (mapped,
+/// compatible, NAT64, 6to4), and names of rebinding services (dotted, dashed, hex).
+fn spell_v4(a: Ipv4Addr, k: usize) -> String {
+    let [o0, o1, o2, o3] = a.octets();
+    let n = u32::from(a);
+    let (hi, lo) = ((n >> 16) as u16, n as u16);
+    let body = match k {
+        0 => format!("{a}"),
+        1 => format!("{n}"),
+        2 => format!("0x{n:x}"),
+        3 => format!("0X{n:08X}"),
+        4 => format!("0{o0:o}.0{o1:o}.0{o2:o}.0{o3:o}"),
+        5 => format!("0x{o0:x}.0x{o1:x}.0x{o2:x}.0x{o3:x}"),
+        6 => format!("{o0}.{o1}.{}", (n & 0xffff)),
+        7 => format!("{o0}.{}", (n & 0xff_ffff)),
+        8 => format!("[::ffff:{a}]"),
+        9 => format!("[::ffff:{hi:x}:{lo:x}]"),
+        10 => format!("[0:0:0:0:0:FFFF:{hi:04X}:{lo:04X}]"),
+        11 => format!("[64:ff9b::{a}]"),
+        12 => format!("[2002:{hi:x}:{lo:x}::1]"),
+        // IPv4-compatible needs a non-zero high half, else it is `::` or `::1`-like.
+        13 if hi != 0 => format!("[::{a}]"),
+        14 => format!("{a}.nip.io"),
+        15 => format!("app-{o0}-{o1}-{o2}-{o3}.sslip.io"),
+        16 => format!("{n:08x}.nip.io"),
+        _ => format!("{a}"),
+    };
+    format!("http://{body}/")
+}
+
+proptest! {
+    /// A deny rule for an IPv4 address reaches every spelling of it, and no spelling of
+    /// another address; an IP spelling is classified like the address itself, and a
+    /// rebinding name is never public.
+    #[test]
+    fn an_ipv4_rule_covers_every_spelling(o: [u8; 4], other: [u8; 4], k in 0..SPELLINGS) {
+        let a = Ipv4Addr::from(o);
+        let url = spell_v4(a, k);
+        let host = parse_url(&url).map_err(|e| TestCaseError::fail(format!("{url}: {e}")))?.host;
+        let rule = HostPattern::parse(&a.to_string()).unwrap();
+        prop_assert!(rule.covers(&host), "{} does not cover {} ({:?})", rule, url, host);
+        prop_assert_eq!(spelled_v4(&host).contains(&a), true);
+        let b = Ipv4Addr::from(other);
+        if b != a {
+            let rule_b = HostPattern::parse(&b.to_string()).unwrap();
+            prop_assert!(!rule_b.covers(&host), "{} covers {} ({:?})", rule_b, url, host);
+        }
+        match &host {
+            Host::Name { .. } => prop_assert!(classify(&host).is_some(), "{url} is a rebinding name"),
+            _ => prop_assert_eq!(classify(&host), classify(&Host::V4(a)), "{}", url),
+        }
+    }
+
+    /// Allow rules stay narrow: an IPv4 allow rule matches only the IPv4 address itself, never
+    /// an IPv6 or name spelling of it.
+    #[test]
+    fn an_ipv4_allow_rule_matches_only_the_address(o: [u8; 4], k in 8..SPELLINGS) {
+        let a = Ipv4Addr::from(o);
+        let host = parse_url(&spell_v4(a, k)).unwrap().host;
+        let rule = HostPattern::parse(&a.to_string()).unwrap();
+        prop_assert_eq!(rule.matches(&host), host == Host::V4(a));
     }
 }

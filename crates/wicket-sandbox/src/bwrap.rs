@@ -13,7 +13,17 @@ use wicket_policy::exec::ExecPolicy;
 /// The bwrap arguments (without the program and the command after `--`). `mask` is a socket
 /// file bound over each file of `policy.denied`: opening a socket file fails (ENXIO) for every
 /// user, root included, so a denied file cannot be read or written, not even as empty.
-pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::Path>) -> Vec<OsString> {
+///
+/// `pinned` maps writable paths (and git folders) to descriptors opened on them: those are bound
+/// with `--bind-fd`, so the source is the folder that was checked, not whatever the path leads
+/// to when bwrap mounts it.
+pub fn args(
+    policy: &ExecPolicy,
+    seccomp_fds: &[i32],
+    pinned: &[(PathBuf, i32)],
+    mask: Option<&std::path::Path>,
+) -> Vec<OsString> {
+    let fd_of = |p: &PathBuf| pinned.iter().find(|(q, _)| q == p).map(|(_, fd)| fd.to_string());
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
         for i in items {
@@ -29,10 +39,40 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
     let mut writable: Vec<&PathBuf> = policy.writable.iter().collect();
     writable.sort_by_key(|p| p.components().count());
     for w in writable {
-        push(&[&"--bind", w, w]);
+        if policy.private_temp.contains(w) {
+            // A fresh temp folder per run: nothing there is shared with the host or other
+            // runs, so no later run can be steered through it.
+            push(&[&"--tmpfs", w]);
+        } else if let Some(fd) = fd_of(w) {
+            push(&[&"--bind-fd", &fd, w]);
+        } else {
+            push(&[&"--bind", w, w]);
+        }
     }
-    for (p, _) in &policy.read_only {
-        if p.exists() {
+    // Wicket's own state is pinned: every folder between a writable path and the state becomes
+    // a mount point (bound onto itself, still writable), and a mount point cannot be renamed
+    // or removed, so no folder above the state can be moved away and rebuilt with forged
+    // settings that the next run would read by path.
+    for a in pins(policy) {
+        push(&[&"--bind", &a, &a]);
+    }
+    // Git folders (bound on themselves: a mount point cannot be renamed or replaced) and the
+    // read-only holes, shallow before deep, so `.git/modules` (read-only) comes before
+    // `.git/modules/sub` (a writable git folder) and that before `.git/modules/sub/config`.
+    let mut layered: Vec<(&PathBuf, bool)> = policy.git_dirs.iter().map(|g| (g, true)).collect();
+    layered.extend(policy.read_only.iter().map(|(p, _)| (p, false)));
+    layered.sort_by_key(|(p, _)| p.components().count());
+    for (p, writable) in layered {
+        // A dangling link or a missing path has nothing to bind (and bwrap would fail).
+        if !p.exists() {
+            continue;
+        }
+        if writable {
+            match fd_of(p) {
+                Some(fd) => push(&[&"--bind-fd", &fd, p]),
+                None => push(&[&"--bind", p, p]),
+            }
+        } else {
             push(&[&"--ro-bind", p, p]);
         }
     }
@@ -57,4 +97,23 @@ pub fn args(policy: &ExecPolicy, seccomp_fds: &[i32], mask: Option<&std::path::P
         push(&[&"--add-seccomp-fd", &fd.to_string()]);
     }
     a
+}
+
+/// The folders strictly between a writable path and a piece of wicket's state, outermost first.
+fn pins(policy: &ExecPolicy) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for s in &policy.state {
+        for w in policy.writable.iter().filter(|w| s.starts_with(w) && *w != s) {
+            let mut between: Vec<PathBuf> =
+                s.ancestors().skip(1).take_while(|a| a != w).map(|a| a.to_path_buf()).collect();
+            between.reverse();
+            for a in between {
+                if a.is_dir() && !out.contains(&a) {
+                    out.push(a);
+                }
+            }
+        }
+    }
+    out.sort_by_key(|p| p.components().count());
+    out
 }

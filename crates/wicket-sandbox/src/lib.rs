@@ -14,8 +14,13 @@
 pub mod bridge;
 #[cfg(target_os = "linux")]
 mod bwrap;
+#[cfg(target_os = "linux")]
+pub mod fallback;
 pub mod output;
+pub mod placeholders;
 pub mod probe;
+#[cfg(target_os = "linux")]
+mod rootonly;
 mod runner;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
@@ -28,3 +33,7 @@ pub use runner::{run_on_host, spawn_on_host, Network, Outcome, RunOptions, Runni
 /// The hidden sub-command of the `wicket` binary that applies Landlock (and, without bwrap,
 /// seccomp) to itself, then runs the command.
 pub const SHIM_ARG: &str = "__sandbox-exec";
+
+/// The hidden sub-command of the `wicket` binary that keeps a project's placeholders until the
+/// last run in it has ended (see [`placeholders`]).
+pub const KEEPER_ARG: &str = "__sandbox-keeper";

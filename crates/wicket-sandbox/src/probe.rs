@@ -1,7 +1,12 @@
 //! Which sandbox backends work on this machine, found once and cached.
 //!
 //! The hard question: can we really confine a command here, and how? Every probe runs with a
-//! timeout; a probe that hangs or fails counts as "not available", never as "available".
+//! timeout; a probe that hangs or fails counts as "not available", never as "available". The
+//! helpers wicket runs on the host (bubblewrap) come only from fixed system folders, owned by
+//! root and writable by nobody else, never from `PATH` (a sandbox can write a folder on `PATH`,
+//! such as a package manager's bin folder, and plant a fake `bwrap` there). The cached probe is
+//! used only when the file is the user's own, writable by nobody else, and names that same
+//! trusted binary.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -49,12 +54,25 @@ impl Backend {
     pub fn missing(&self) -> Vec<&'static str> {
         match self {
             Backend::Bwrap { .. } | Backend::Seatbelt => Vec::new(),
-            Backend::Landlock { .. } => vec![
-                "no pid, ipc or uts namespace: the command sees the machine's other processes (Landlock still blocks signals to them)",
-                "read-only holes inside the project (.git/hooks, .git/config, .wicket, editor and agent config) are not enforced",
-                "secrets are hidden by Landlock read rules, not masked",
-                "the network is blocked by seccomp (no sockets), not by a network namespace",
-            ],
+            Backend::Landlock { .. } => {
+                let mut m = vec![
+                    "read-only holes inside the project (.git/hooks, .git/config, .wicket, editor and agent config) are not enforced",
+                    "secrets and wicket's own state are hidden by Landlock rules, not masked: a writable folder that holds one gets no new entries at its top level",
+                    "no network at all: seccomp refuses every socket (the allowlist proxy needs bubblewrap)",
+                ];
+                #[cfg(target_os = "linux")]
+                let own_namespaces = crate::fallback::namespaces_work();
+                #[cfg(not(target_os = "linux"))]
+                let own_namespaces = false;
+                if !own_namespaces {
+                    m.extend([
+                        "no pid namespace (neither root nor user namespaces here): the command sees other processes' command lines (Landlock still blocks signals, tracing and their environment)",
+                        "no private IPC: System V shared memory and /dev/shm of your other processes are reachable",
+                        "a daemon that leaves the run survives a SIGKILL of wicket (it is killed when the run ends normally)",
+                    ]);
+                }
+                m
+            }
             Backend::None => vec!["no OS sandbox at all: commands run on the host with your full rights"],
         }
     }
@@ -79,10 +97,65 @@ pub struct Probe {
     pub kernel: String,
 }
 
-/// Find a program on PATH.
+/// Find a program on PATH (for reports only: helpers wicket runs come from [`trusted_helper`]).
 pub fn which(name: &str) -> Option<PathBuf> {
     let paths = std::env::var_os("PATH")?;
     std::env::split_paths(&paths).map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// The folders a helper that wicket runs on the host may come from, in this order.
+pub const TRUSTED_DIRS: &[&str] = &["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin"];
+
+/// A helper program from [`TRUSTED_DIRS`] that passes [`check_trusted`]; `PATH` is never read.
+/// The error says what was found and why it was refused.
+pub fn trusted_helper(name: &str) -> Result<PathBuf, String> {
+    let mut refused = Vec::new();
+    for dir in TRUSTED_DIRS {
+        let p = Path::new(dir).join(name);
+        if !p.is_file() {
+            continue;
+        }
+        match check_trusted(&p) {
+            Ok(()) => return Ok(p),
+            Err(e) => refused.push(e),
+        }
+    }
+    if refused.is_empty() {
+        Err(format!("{name} is not installed in {}", TRUSTED_DIRS.join(", ")))
+    } else {
+        Err(refused.join("; "))
+    }
+}
+
+/// A program wicket may run on the host: its real path is a regular file, and it and every
+/// folder above it are owned by root and writable by neither group nor others, so only root
+/// could have put it there.
+pub fn check_trusted(p: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let real = std::fs::canonicalize(p).map_err(|e| format!("{}: cannot resolve: {e}", p.display()))?;
+        let meta = std::fs::metadata(&real).map_err(|e| format!("{}: {e}", real.display()))?;
+        if !meta.is_file() {
+            return Err(format!("{} is not a regular file", real.display()));
+        }
+        for q in real.ancestors() {
+            let m = std::fs::metadata(q).map_err(|e| format!("{}: {e}", q.display()))?;
+            if m.uid() != 0 || m.mode() & 0o022 != 0 {
+                return Err(format!(
+                    "{} is not used: {} is {} (a helper wicket runs must be owned by root and writable by nobody else)",
+                    p.display(),
+                    q.display(),
+                    if m.uid() != 0 { "not owned by root" } else { "writable by group or others" }
+                ));
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        Err(format!("{}: no ownership checks on this platform", p.display()))
+    }
 }
 
 /// Run a command with a timeout; `Ok(stdout)` when it exits 0.
@@ -156,11 +229,15 @@ impl Probe {
                 kernel,
             };
         }
-        let bwrap_path = which("bwrap");
+        let bwrap_found = trusted_helper("bwrap");
+        let bwrap_path = bwrap_found.as_ref().ok().cloned();
         let bwrap_version =
             bwrap_path.as_ref().and_then(|b| run_with_timeout(Command::new(b).arg("--version"), PROBE_TIMEOUT).ok());
         let bwrap_works = match &bwrap_path {
-            None => Err("bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)".to_string()),
+            None => Err(format!(
+                "no trusted bwrap ({}; Debian/Ubuntu: apt-get install bubblewrap)",
+                bwrap_found.as_ref().err().map_or("", String::as_str)
+            )),
             Some(b) => run_with_timeout(
                 Command::new(b).args([
                     "--unshare-user",
@@ -201,24 +278,12 @@ impl Probe {
         static ONCE: std::sync::OnceLock<Probe> = std::sync::OnceLock::new();
         ONCE.get_or_init(|| {
             let key = cache_key();
-            if let Some(file) = cache {
-                if let Ok(text) = std::fs::read_to_string(file) {
-                    if let Ok((k, p)) = serde_json::from_str::<(String, Probe)>(&text) {
-                        if k == key {
-                            return p;
-                        }
-                    }
-                }
+            if let Some(p) = cache.and_then(|file| read_cache(file, &key)) {
+                return p;
             }
             let p = Probe::run();
             if let Some(file) = cache {
-                if let (Some(dir), Ok(text)) = (file.parent(), serde_json::to_string(&(key, &p))) {
-                    let _ = std::fs::create_dir_all(dir);
-                    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-                    if std::fs::write(&tmp, text).is_ok() {
-                        let _ = std::fs::rename(&tmp, file);
-                    }
-                }
+                write_cache(file, &key, &p);
             }
             p
         })
@@ -226,9 +291,64 @@ impl Probe {
     }
 }
 
+/// The cached probe in `file`, if it can be believed: the file and its folder belong to this
+/// user and nobody else can write them, it was made for `key`, and a bwrap it names is the
+/// trusted one. Anything else is probed anew (a stale or planted cache costs one probe).
+fn read_cache(file: &Path, key: &str) -> Option<Probe> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = rustix_uid();
+        let own = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.uid() == me && m.mode() & 0o022 == 0);
+        if !own(file) || !std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) || !own(file.parent()?) {
+            return None;
+        }
+    }
+    let text = std::fs::read_to_string(file).ok()?;
+    let (k, p) = serde_json::from_str::<(String, Probe)>(&text).ok()?;
+    if k != key {
+        return None;
+    }
+    let trusted = trusted_helper("bwrap").ok();
+    let names_trusted = |b: &Option<PathBuf>| b.is_none() || *b == trusted;
+    if let Backend::Bwrap { path } = &p.backend {
+        if Some(path) != trusted.as_ref() {
+            return None;
+        }
+    }
+    names_trusted(&p.bwrap_path).then_some(p)
+}
+
+/// Write the probe (private folder and file, replaced atomically); a failure only costs the
+/// next run a probe.
+fn write_cache(file: &Path, key: &str, p: &Probe) {
+    let (Some(dir), Ok(text)) = (file.parent(), serde_json::to_string(&(key, p))) else { return };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir);
+        let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+        if written.is_ok() {
+            let _ = std::fs::rename(&tmp, file);
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, text);
+    }
+}
+
 /// What a cached probe depends on: the kernel, the bwrap binary, and the user.
 fn cache_key() -> String {
-    let bwrap = which("bwrap")
+    let bwrap = trusted_helper("bwrap")
+        .ok()
         .and_then(|p| {
             let m = std::fs::metadata(&p).ok()?;
             let mtime = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
@@ -240,7 +360,7 @@ fn cache_key() -> String {
     #[cfg(not(unix))]
     let uid = 0;
     let forced = std::env::var("WICKET_SANDBOX_BACKEND").unwrap_or_default();
-    format!("v1|{}|{bwrap}|uid={uid}|{forced}", kernel_release())
+    format!("v2|{}|{bwrap}|uid={uid}|{forced}", kernel_release())
 }
 
 #[cfg(unix)]
@@ -252,5 +372,69 @@ fn rustix_uid() -> u32 {
     #[cfg(not(target_os = "linux"))]
     {
         0
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn helpers_come_from_root_owned_system_folders_only() {
+        let found = trusted_helper("sh").expect("sh is in a system folder");
+        assert!(TRUSTED_DIRS.iter().any(|d| found.starts_with(d)), "{}", found.display());
+        // A program in a folder the user owns (as the sandbox's caches are) is refused.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fake = dir.path().join("bwrap");
+        std::fs::write(&fake, "#!/bin/sh\n").expect("write");
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let e = check_trusted(&fake).expect_err("a world-writable temp folder is not trusted");
+        assert!(e.contains("not used"), "{e}");
+        assert!(trusted_helper("no-such-helper-wicket").is_err());
+    }
+
+    fn probe_with(backend: Backend) -> Probe {
+        Probe {
+            backend,
+            bwrap_path: None,
+            bwrap_version: None,
+            bwrap_works: Ok(()),
+            landlock_abi: 6,
+            seccomp: true,
+            kernel: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_cached_probe_is_believed_only_when_private_and_naming_the_trusted_bwrap() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = dir.path().join("cache");
+        let file = cache.join("sandbox-probe.json");
+        let key = cache_key();
+        let good = probe_with(Backend::Landlock { abi: 6 });
+        write_cache(&file, &key, &good);
+        assert_eq!(read_cache(&file, &key), Some(good.clone()), "the private cache is read");
+        // Another key (kernel, bwrap or user changed): probed anew.
+        assert_eq!(read_cache(&file, "other"), None);
+        // A cache naming a bwrap that is not the trusted one (a planted fake).
+        let forged = probe_with(Backend::Bwrap { path: dir.path().join("bwrap") });
+        std::fs::write(&file, serde_json::to_string(&(&key, &forged)).expect("json")).expect("write");
+        assert_eq!(read_cache(&file, &key), None, "a forged bwrap path is refused");
+        // A cache file others can write.
+        write_cache(&file, &key, &good);
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+        assert_eq!(read_cache(&file, &key), None, "a world-writable cache is refused");
+        // A cache folder others can write.
+        write_cache(&file, &key, &good);
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        assert_eq!(read_cache(&file, &key), None, "a cache in a world-writable folder is refused");
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        // A link in place of the file.
+        let elsewhere = dir.path().join("elsewhere.json");
+        std::fs::rename(&file, &elsewhere).expect("rename");
+        std::os::unix::fs::symlink(&elsewhere, &file).expect("link");
+        assert_eq!(read_cache(&file, &key), None, "a link is refused");
     }
 }

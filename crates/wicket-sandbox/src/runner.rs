@@ -279,10 +279,40 @@ impl Sandbox {
                 source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no program"),
             });
         };
-        let placeholders = Placeholders::make(&policy.placeholders)?;
+        // As root, the owner check still lets the command read root's own system files
+        // (`/etc/shadow`): they are masked like secrets (see `rootonly`).
+        #[cfg(target_os = "linux")]
+        let with_root_masks;
+        #[cfg(target_os = "linux")]
+        let policy = if rustix::process::geteuid().is_root() {
+            let mut keep = policy.writable.clone();
+            keep.push(policy.root.clone());
+            let mut p = policy.clone();
+            for m in crate::rootonly::root_only_paths(&keep) {
+                if !p.unreadable.contains(&m) {
+                    p.unreadable.push(m);
+                }
+            }
+            with_root_masks = p;
+            &with_root_masks
+        } else {
+            policy
+        };
+        let placeholders = lease(policy, &self.shim_exe)?;
+        // Under bwrap, the git folders outside the writable paths are bound writable (their
+        // config, hooks and links stay read-only on top); Landlock must let them be written.
+        let mut writable = policy.writable.clone();
+        if matches!(self.backend, Backend::Bwrap { .. }) {
+            for g in &policy.git_dirs {
+                if !writable.iter().any(|w| g.starts_with(w)) {
+                    writable.push(g.clone());
+                }
+            }
+        }
         let shim = ShimPolicy {
-            writable: policy.writable.clone(),
+            writable,
             hidden: policy.unreadable.clone(),
+            pinned: policy.state.clone(),
             fallback: !matches!(self.backend, Backend::Bwrap { .. }),
             no_network: !policy.network,
             bridge,
@@ -304,7 +334,16 @@ impl Sandbox {
                 if policy.denied.iter().any(|d| std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir())) {
                     guards.mask = Some(Mask::make()?);
                 }
-                let bwrap_args = crate::bwrap::args(policy, &fds, guards.mask.as_ref().map(|m| m.socket.as_path()));
+                // Each writable path is handed to bwrap as a descriptor opened now and checked
+                // against the policy's real path: a link swapped in between cannot move it.
+                let mut pinned = Vec::new();
+                for w in policy.writable.iter().filter(|w| !policy.private_temp.contains(w)).chain(&policy.git_dirs) {
+                    let fd = pin(w)?;
+                    pinned.push((w.clone(), raw(&fd)));
+                    guards.fds.push(fd);
+                }
+                let bwrap_args =
+                    crate::bwrap::args(policy, &fds, &pinned, guards.mask.as_ref().map(|m| m.socket.as_path()));
                 // For benchmarks and bug reports: the exact bwrap command line.
                 if std::env::var_os("WICKET_PRINT_BWRAP").is_some() {
                     let shown: Vec<String> = bwrap_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -355,15 +394,16 @@ impl Sandbox {
 }
 
 /// What must outlive a confined command: the seccomp program pipes, the mask for denied files,
-/// the placeholders for protected paths (dropped in this order after the command ends).
+/// the lease on the project's placeholders (dropped in this order after the command ends).
 #[derive(Default)]
 struct Guards {
     #[cfg(target_os = "linux")]
     mask: Option<Mask>,
     #[cfg(target_os = "linux")]
     fds: Vec<std::os::fd::OwnedFd>,
-    /// Held for its `Drop`: the placeholders go once the command has ended.
-    _placeholders: Placeholders,
+    /// Held for its `Drop`: this run's share of the project's placeholders, given up once
+    /// the command has ended.
+    _placeholders: Option<crate::placeholders::Lease>,
 }
 
 impl std::fmt::Debug for Guards {
@@ -495,6 +535,26 @@ pub fn run_on_host(policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) ->
 fn raw(fd: &std::os::fd::OwnedFd) -> i32 {
     use std::os::fd::AsRawFd;
     fd.as_raw_fd()
+}
+
+/// Open `path` without following a final link, check that the descriptor names exactly
+/// `path` (no link on the way moved it), and make it inheritable for bwrap's `--bind-fd`
+/// (bwrap closes it once bound, so the command never holds it).
+#[cfg(target_os = "linux")]
+fn pin(path: &Path) -> Result<std::os::fd::OwnedFd, SandboxError> {
+    use rustix::fs::{Mode, OFlags};
+    let err = |e: std::io::Error| SandboxError::Placeholder { path: path.to_path_buf(), source: e };
+    let fd = rustix::fs::open(path, OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
+        .map_err(|e| err(e.into()))?;
+    let named = rustix::fs::readlink(format!("/proc/self/fd/{}", raw(&fd)), Vec::new()).map_err(|e| err(e.into()))?;
+    if named.as_bytes() != path.as_os_str().as_encoded_bytes() {
+        return Err(err(std::io::Error::other(format!(
+            "it now leads to {} (a link changed while the sandbox was built)",
+            String::from_utf8_lossy(named.as_bytes())
+        ))));
+    }
+    rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::empty()).map_err(|e| err(e.into()))?;
+    Ok(fd)
 }
 
 /// A pipe holding the filter bytes, its read end inheritable (bwrap reads it to the end).
@@ -709,12 +769,19 @@ fn reap_orphans() {
     #[cfg(target_os = "linux")]
     {
         use rustix::process::{kill_process, Pid, Signal};
-        for _ in 0..20 {
+        // Until none is left: each round kills the children, whose own children then become
+        // wicket's (a daemon chain is as deep as it likes); bounded, so a fork bomb that
+        // outruns the kills cannot hold wicket forever.
+        for _ in 0..10_000 {
             let mut found = false;
             let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return };
             for t in tasks.flatten() {
                 let Ok(list) = std::fs::read_to_string(t.path().join("children")) else { continue };
+                let spared = SPARED.lock().map(|v| v.clone()).unwrap_or_default();
                 for pid in list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()) {
+                    if spared.contains(&(pid as u32)) {
+                        continue;
+                    }
                     if let Some(p) = Pid::from_raw(pid) {
                         found = true;
                         let _ = kill_process(p, Signal::KILL);
@@ -774,46 +841,42 @@ impl Drop for Mask {
     }
 }
 
-/// Empty files or folders made for missing protected paths, removed after the run if they are
-/// still empty (a sandbox can only keep a path read-only if it exists).
-#[derive(Default)]
-struct Placeholders(Vec<(PathBuf, bool)>);
+/// Take this run's share of the project's placeholders (see [`crate::placeholders`]): every
+/// protected path that must exist for the run, and every path that must not appear.
+fn lease(policy: &ExecPolicy, exe: &Path) -> Result<Option<crate::placeholders::Lease>, SandboxError> {
+    use crate::placeholders::Kind;
+    let mut wanted: Vec<(PathBuf, Kind)> = Vec::new();
+    for p in &policy.placeholders {
+        // In the work tree a placeholder is always an empty folder, also for a file's name
+        // (`CLAUDE.md`, `.mcp.json`): git never sees an empty folder, so a `git add -A` inside
+        // cannot commit one. Inside a git folder a file stays a file (git reads an empty
+        // `config` as none, but fails on a folder).
+        let in_git = policy.git_dirs.iter().any(|g| p.starts_with(g));
+        let dir = !in_git || policy.read_only.iter().any(|(q, d)| q == p && *d);
+        wanted.push((p.clone(), if dir { Kind::Dir } else { Kind::File }));
+    }
+    wanted.extend(policy.must_not_appear.iter().map(|p| (p.clone(), Kind::Absent)));
+    if wanted.is_empty() {
+        return Ok(None);
+    }
+    let state = policy.state_dir.clone().unwrap_or_else(crate::placeholders::default_state);
+    let dir = crate::placeholders::runs_dir(&state, &policy.root);
+    crate::placeholders::acquire(&dir, &wanted, exe).map(Some)
+}
 
-impl Placeholders {
-    fn make(paths: &[PathBuf]) -> Result<Placeholders, SandboxError> {
-        let mut made = Vec::new();
-        for p in paths {
-            if p.exists() {
-                continue;
-            }
-            // Always an empty folder, also for a file's name (`CLAUDE.md`, `.mcp.json`): nothing
-            // can be created at that name while it is there, and git never sees an empty
-            // folder, so a `git add -A` in the sandbox cannot commit a placeholder.
-            let dir = true;
-            let res = if dir {
-                std::fs::create_dir(p)
-            } else {
-                std::fs::OpenOptions::new().write(true).create_new(true).open(p).map(|_| ())
-            };
-            match res {
-                Ok(()) => made.push((p.clone(), dir)),
-                // A parent that does not exist (no .git): nothing to protect there.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => return Err(SandboxError::Placeholder { path: p.clone(), source }),
-            }
-        }
-        Ok(Placeholders(made))
+/// Processes of wicket's own that outlive runs (placeholder keepers): never reaped as orphans.
+static SPARED: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// Keep `pid` (a keeper wicket started) out of the orphan reaping.
+pub(crate) fn spare(pid: u32) {
+    if let Ok(mut v) = SPARED.lock() {
+        v.push(pid);
     }
 }
 
-impl Drop for Placeholders {
-    fn drop(&mut self) {
-        for (p, dir) in &self.0 {
-            if *dir {
-                let _ = std::fs::remove_dir(p);
-            } else if std::fs::metadata(p).is_ok_and(|m| m.len() == 0) {
-                let _ = std::fs::remove_file(p);
-            }
-        }
+/// `pid` has ended and was reaped: its number may be reused by an orphan.
+pub(crate) fn unspare(pid: u32) {
+    if let Ok(mut v) = SPARED.lock() {
+        v.retain(|p| *p != pid);
     }
 }

@@ -65,6 +65,10 @@ mod tests {
                 (PathBuf::from("/Users/a/proj/.mcp.json"), false),
             ],
             placeholders: vec![],
+            must_not_appear: vec![],
+            git_dirs: vec![],
+            state_dir: None,
+            private_temp: vec![],
             unreadable: vec![PathBuf::from("/Users/a/.ssh"), PathBuf::from("/Users/a/we\"ird")],
             denied: vec![],
             masked: vec![],
@@ -72,6 +76,7 @@ mod tests {
             env_allow: vec![],
             timeout: None,
             output_cap: 100,
+            state: vec![],
         };
         let text = profile(&policy);
         for want in [

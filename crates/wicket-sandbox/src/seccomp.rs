@@ -2,9 +2,10 @@
 //!
 //! The hard question: what may a confined process ask the kernel for? Everything but the calls
 //! that attach to other processes (ptrace), change mounts or namespaces, reach the kernel
-//! keyring, load BPF or kernel modules, open io_uring or perf rings, or create Unix sockets
-//! (which could talk to a daemon outside through a socket file). Without bwrap, internet
-//! sockets are refused too, since there is no network namespace.
+//! keyring, load BPF or kernel modules, open io_uring or perf rings, or create sockets of any
+//! family but the internet ones and NETLINK_ROUTE (the ones a network namespace isolates; a
+//! Unix socket could talk to a daemon outside through a socket file, AF_VSOCK to the host).
+//! Without bwrap, internet sockets are refused too, since there is no network namespace.
 
 use std::collections::BTreeMap;
 
@@ -100,15 +101,29 @@ pub fn programs(no_network: bool) -> Result<Vec<BpfProgram>, SeccompError> {
         clone_rules.push(rule(vec![cond(0, SeccompCmpOp::MaskedEq(f as u64), f as u64)?])?);
     }
     rules.insert(libc::SYS_clone, clone_rules);
-    // socket(AF_UNIX, …); without a network namespace also AF_INET and AF_INET6.
-    let mut families = vec![libc::AF_UNIX];
+    // Sockets: only the internet families and NETLINK_ROUTE, which bubblewrap's network
+    // namespace cuts off from the host (loopback and a routing table of its own). Every other
+    // family reaches past a network namespace or into the kernel: AF_VSOCK (the hypervisor and
+    // other VMs), other netlink protocols (kernel uevents, audit, generic netlink families
+    // that are not namespaced), AF_PACKET, AF_XDP, AF_ALG, AF_BLUETOOTH, AF_CAN, AF_KEY,
+    // AF_TIPC … and AF_UNIX (a socket file of a daemon outside). Decided by allowing, so a
+    // family added to the kernel later is refused too. Without a network namespace (the
+    // fallback), no socket at all.
+    let inet = [libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
+    let mut socket_rules =
+        vec![rule(inet.iter().map(|f| cond(0, SeccompCmpOp::Ne, *f as u64)).collect::<Result<Vec<_>, _>>()?)?];
+    socket_rules.push(rule(vec![
+        cond(0, SeccompCmpOp::Eq, libc::AF_NETLINK as u64)?,
+        cond(2, SeccompCmpOp::Ne, libc::NETLINK_ROUTE as u64)?,
+    ])?);
     if no_network {
-        families.extend([libc::AF_INET, libc::AF_INET6, libc::AF_PACKET]);
+        for fam in inet {
+            socket_rules.push(rule(vec![cond(0, SeccompCmpOp::Eq, fam as u64)?])?);
+        }
     }
-    let mut socket_rules = Vec::new();
-    for fam in families {
-        socket_rules.push(rule(vec![cond(0, SeccompCmpOp::Eq, fam as u64)?])?);
-    }
+    // socketpair makes a connected pair and reaches nobody; only AF_UNIX pairs (other
+    // families that offer pairs, such as AF_TIPC, are refused like their sockets).
+    rules.insert(libc::SYS_socketpair, vec![rule(vec![cond(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?])?]);
     rules.insert(libc::SYS_socket, socket_rules);
     // TIOCSTI pushes keystrokes into the terminal outside.
     rules.insert(libc::SYS_ioctl, vec![rule(vec![cond(1, SeccompCmpOp::Eq, libc::TIOCSTI)?])?]);

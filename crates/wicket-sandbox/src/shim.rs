@@ -18,6 +18,11 @@ pub struct ShimPolicy {
     pub writable: Vec<PathBuf>,
     /// Paths the command may not read (only enforced here in the fallback; bwrap masks them).
     pub hidden: Vec<PathBuf>,
+    /// Hidden paths that must also stay where they are (wicket's own state): in the fallback
+    /// the folders above them get no folder rights, so none can be renamed away and rebuilt
+    /// with forged settings that the next run would read by path.
+    #[serde(default)]
+    pub pinned: Vec<PathBuf>,
     /// No bwrap: Landlock and seccomp are the only walls, so they must hold fully.
     pub fallback: bool,
     /// Refuse network sockets (the fallback has no network namespace).
@@ -154,6 +159,9 @@ pub struct Prepared {
     ruleset: landlock::RulesetCreated,
     #[cfg(target_os = "linux")]
     seccomp: Vec<seccompiler::BpfProgram>,
+    /// The fallback's namespaces (where the machine allows them) and death signal.
+    #[cfg(target_os = "linux")]
+    isolation: Option<crate::fallback::Isolation>,
     fallback: bool,
 }
 
@@ -196,7 +204,10 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
     // reading is allowed. New files made directly in such a folder get the same folder rights
     // only (see docs/sandbox.md).
     let (split_read, split_write) = if p.fallback {
-        (split_folders(&all_read, &p.hidden), split_folders(&writable, &p.hidden))
+        let above_state = |f: &PathBuf| p.pinned.iter().any(|s| s.starts_with(f));
+        let mut split_write = split_folders(&writable, &p.hidden);
+        split_write.retain(|f| !above_state(f));
+        (split_folders(&all_read, &p.hidden), split_write)
     } else {
         (Vec::new(), Vec::new())
     };
@@ -222,7 +233,16 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
     };
     let seccomp =
         if p.fallback { crate::seccomp::programs(p.no_network).map_err(|e| e.to_string())? } else { Vec::new() };
-    Ok(Prepared { ruleset, seccomp, fallback: p.fallback })
+    let isolation = match p.fallback {
+        true => {
+            let eff = std::cmp::min(ABI::from(crate::probe::landlock_abi() as i32), abi);
+            let dup: Option<std::os::fd::OwnedFd> = ruleset.try_clone().map_err(|e| e.to_string())?.into();
+            let iso = crate::fallback::Isolation::plan(p.no_network);
+            Some(iso.with_ruleset(dup, AccessFs::from_read(eff).bits(), AccessFs::from_all(eff).bits()))
+        }
+        false => None,
+    };
+    Ok(Prepared { ruleset, seccomp, isolation, fallback: p.fallback })
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -235,6 +255,12 @@ impl Prepared {
     /// command with less confinement than promised.
     #[cfg(target_os = "linux")]
     pub fn apply(self) -> Result<(), String> {
+        // Namespaces and mounts first (Landlock forbids mounting), then no capabilities
+        // (bubblewrap leaves root inside its user namespace with them).
+        match &self.isolation {
+            Some(iso) => iso.enter()?,
+            None => crate::fallback::drop_capabilities()?,
+        }
         let status = self.ruleset.restrict_self().map_err(|e| e.to_string())?;
         if self.fallback && status.ruleset == landlock::RulesetStatus::NotEnforced {
             return Err("the kernel did not enforce Landlock".into());
@@ -242,7 +268,7 @@ impl Prepared {
         for prog in &self.seccomp {
             seccompiler::apply_filter(prog).map_err(|e| e.to_string())?;
         }
-        Ok(())
+        cloexec_beyond_stdio()
     }
 
     /// Without Landlock there is nothing to apply, and nothing may run.
@@ -251,6 +277,37 @@ impl Prepared {
         let _ = self.fallback;
         Err("Landlock exists only on Linux".into())
     }
+}
+
+/// Mark every descriptor above the standard three close-on-exec, so the command inherits none
+/// of them: a descriptor opened outside (a file, a socket, a folder) would let it write or
+/// reach past every wall. Descriptors still needed before the exec (the start pipe) keep
+/// working until then. Makes no allocation, so it can run between fork and exec.
+#[cfg(target_os = "linux")]
+pub fn cloexec_beyond_stdio() -> Result<(), String> {
+    // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only sets a flag on this process's own
+    // descriptors; no memory is passed.
+    let r = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC) };
+    if r == 0 {
+        return Ok(());
+    }
+    // Kernels before 5.11: every descriptor number up to the process's limit, one by one.
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct passed by pointer, which lives on this stack.
+    let max = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        limit.rlim_cur.min(1 << 20) as i32
+    } else {
+        return Err("cannot find the descriptor limit to close inherited descriptors".into());
+    };
+    for fd in 3..max {
+        // SAFETY: fcntl on a descriptor number only reads or sets its flags; EBADF is expected.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        // SAFETY: as above.
+        if flags >= 0 && unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) } != 0 {
+            return Err("cannot mark an inherited descriptor close-on-exec".into());
+        }
+    }
+    Ok(())
 }
 
 /// The folders and files to grant access beneath so that everything under `roots` is covered

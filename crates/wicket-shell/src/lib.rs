@@ -27,6 +27,7 @@
 //! inside, or onto a synthetic command with empty `words` when there is none; see [`analyze`].
 
 mod canary;
+mod evaluate;
 mod heredoc;
 mod parse;
 mod types;

@@ -167,8 +167,15 @@ pub enum ProblemKind {
     DynamicProgram,
     /// `eval`, `source`, `.` or similar run text the analysis cannot see.
     RunsUnseenCode,
+    /// A shell runs a script file (`bash FILE`, `sh -x FILE`): code nobody has read, which no
+    /// deny rule can be ruled out for and no allow rule covers, though an OS sandbox still
+    /// confines it.
+    RunsScriptFile,
     /// A construct the walker does not handle.
     Unsupported,
+    /// An expansion or builtin that evaluates a value as code (`$((v))`, `${v@P}`, `${!v}`,
+    /// `read "$n"`): not inert by the rule in `docs/decisions.md`.
+    EvaluatesValue,
     /// The input is longer than the limit.
     TooLong,
     /// Nesting deeper than the limit.

@@ -277,6 +277,9 @@ impl Walker {
             }
             "c_style_for_statement" => {
                 self.compound = true;
+                let t = text(node, src);
+                let header = t.find("((").and_then(|a| t[a..].find("))").map(|b| &t[a + 2..a + b]));
+                self.arith_inert(header.unwrap_or(t), t);
                 for (field, child) in fielded_children(node).into_iter().rev() {
                     let mode = if field == Some("body") { Mode::Stmt } else { Mode::Arith };
                     stack.push(Task::Visit { node: child, ctx, depth: depth + 1, mode, inh: inh.clone() });
@@ -285,6 +288,11 @@ impl Walker {
             "compound_statement" => {
                 self.compound = true;
                 let arithmetic = node.child(0).is_some_and(|c| c.kind() == "((");
+                if arithmetic {
+                    let t = text(node, src);
+                    let inner = t.strip_prefix("((").and_then(|r| r.strip_suffix("))")).unwrap_or(t);
+                    self.arith_inert(inner, t);
+                }
                 same(stack, if arithmetic { Mode::Arith } else { mode }, ctx, depth + 1, &inh);
             }
             "subshell" => {
@@ -384,8 +392,29 @@ impl Walker {
                 self.compound = true;
                 same(stack, Mode::Stmt, sticky(ctx, Context::ProcessSubstitution), depth + 1, &inh);
             }
-            "arithmetic_expansion" | "subscript" => same(stack, Mode::Arith, ctx, depth + 1, &inh),
+            "arithmetic_expansion" | "subscript" => {
+                let t = text(node, src);
+                if kind == "arithmetic_expansion" {
+                    let inner = t
+                        .strip_prefix("$((")
+                        .and_then(|r| r.strip_suffix("))"))
+                        .or_else(|| t.strip_prefix("$[").and_then(|r| r.strip_suffix(']')));
+                    self.arith_inert(inner.unwrap_or(t), t);
+                } else if node.parent().is_some_and(|p| p.kind() != "expansion") {
+                    // `a[i]=1`: the index of an indexed array is arithmetic.
+                    let index = t.find('[').and_then(|a| t.rfind(']').filter(|&b| b > a).map(|b| &t[a + 1..b]));
+                    if let Some(index) = index.filter(|i| !matches!(*i, "@" | "*")) {
+                        self.arith_inert(index, t);
+                    }
+                }
+                same(stack, Mode::Arith, ctx, depth + 1, &inh)
+            }
             "expansion" | "parenthesized_expression" => {
+                if kind == "expansion" {
+                    if let Some(why) = crate::evaluate::expansion_evaluates(text(node, src)) {
+                        self.problem(ProblemKind::EvaluatesValue, why);
+                    }
+                }
                 if kind == "expansion"
                     && (nested_brace(text(node, src)) || unclosed_inner(text(node, src)) || open_quote(text(node, src)))
                 {
@@ -460,6 +489,29 @@ impl Walker {
                 }
             }
             "heredoc_content" => {}
+            "raw_string" | "ansi_c_string" if in_quoted_expansion(node) => {
+                // `"${x:-'$(id)'}"`: in a double-quoted `${…}` single quotes are ordinary
+                // characters, so bash expands what they hold. Read it as double-quoted text.
+                let t = text(node, src);
+                if t.contains(['$', '`']) {
+                    if t.contains(['"', '\\']) {
+                        self.problem(
+                            ProblemKind::Unsupported,
+                            format!(
+                                "quotes inside a double-quoted `${{…}}` (bash expands what they hold): `{}`",
+                                snippet(t)
+                            ),
+                        );
+                    } else {
+                        let start = self.commands.len();
+                        self.walk_source(&format!(": \"{t}\""), depth + 1, ctx);
+                        // Drop the `:` that carried the text; keep what runs inside it.
+                        if self.commands.get(start).is_some_and(|c| c.canonical().starts_with(':')) {
+                            self.commands.remove(start);
+                        }
+                    }
+                }
+            }
             "raw_string" | "ansi_c_string" => match mode {
                 Mode::Arith if text(node, src).contains(['$', '`']) => self.problem(
                     ProblemKind::Unsupported,
@@ -785,9 +837,29 @@ impl Walker {
         if !matches!(text(op, src), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "-v") {
             return;
         }
+        // In `[[ … ]]` (not in the `[` builtin, which reads plain integers) the operands of an
+        // arithmetic comparison are arithmetic; in both the operand of `-v` is a name whose
+        // subscript is arithmetic: a variable there has its value evaluated.
+        let double_bracket = std::iter::successors(node.parent(), |n| n.parent())
+            .find(|n| n.kind() == "test_command")
+            .and_then(|n| n.child(0))
+            .is_some_and(|c| c.kind() == "[[");
         let mut cursor = node.walk();
         for operand in node.named_children(&mut cursor) {
             let t = text(operand, src);
+            if operand.id() != op.id() && (double_bracket || text(op, src) == "-v") {
+                if text(op, src) == "-v" {
+                    match word_of(operand, src).value {
+                        None => self.problem(
+                            ProblemKind::EvaluatesValue,
+                            format!("`-v` takes a name that is not known before running: `{}`", snippet(t)),
+                        ),
+                        Some(v) => self.name_inert(&v),
+                    }
+                } else {
+                    self.arith_inert(t, t);
+                }
+            }
             if operand.id() == op.id() || !t.contains(['$', '`']) {
                 continue;
             }
@@ -803,6 +875,86 @@ impl Walker {
                     ),
                 );
             }
+        }
+    }
+
+    /// Arithmetic text must be inert (see `evaluate`): a variable in it has its value evaluated.
+    fn arith_inert(&mut self, arith: &str, whole: &str) {
+        if let Some(what) = crate::evaluate::arith_evaluates(arith) {
+            self.problem(
+                ProblemKind::EvaluatesValue,
+                format!("arithmetic `{}` evaluates the value of `{what}` (a `$(…)` in it would run)", snippet(whole)),
+            );
+        }
+    }
+
+    /// A variable name a builtin uses (`read NAME`, `printf -v NAME`, `-v NAME`): its subscript
+    /// is arithmetic.
+    fn name_inert(&mut self, name: &str) {
+        let index = name.find('[').and_then(|a| name.rfind(']').filter(|&b| b > a).map(|b| &name[a + 1..b]));
+        if let Some(index) = index.filter(|i| !matches!(*i, "@" | "*")) {
+            self.arith_inert(index, name);
+        }
+    }
+
+    /// Builtins that use a word as a variable name or evaluate it as arithmetic: a name not
+    /// known before running, or one whose subscript evaluates a value, is not understood.
+    fn builtin_names(&mut self, name: &str, args: &[Word]) {
+        let refuse = |w: &Word, this: &mut Self, why: &str| {
+            this.problem(ProblemKind::EvaluatesValue, format!("`{name}` {why}: `{}`", snippet(&w.raw)));
+        };
+        match name {
+            "let" => {
+                for w in args {
+                    self.arith_inert(&w.raw, &w.raw);
+                }
+            }
+            "read" | "unset" | "mapfile" | "readarray" | "getopts" | "wait" => {
+                for w in args {
+                    match &w.value {
+                        None => refuse(w, self, "takes a variable name that is not known before running"),
+                        Some(v) if !v.starts_with('-') => self.name_inert(v),
+                        Some(_) => {}
+                    }
+                }
+            }
+            "declare" | "typeset" | "local" | "export" | "readonly" => {
+                for w in args {
+                    match &w.value {
+                        Some(v) if v.starts_with('-') && v.contains('i') => {
+                            refuse(w, self, "gives a variable the integer attribute (every later value is evaluated)")
+                        }
+                        Some(v) => self.name_inert(v.split(['=', '+']).next().unwrap_or(v)),
+                        None if !w
+                            .raw
+                            .split('=')
+                            .next()
+                            .unwrap_or("")
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
+                        {
+                            refuse(w, self, "takes a variable name that is not known before running")
+                        }
+                        None => {}
+                    }
+                }
+            }
+            "printf" | "test" | "[" => {
+                let mut it = args.iter();
+                while let Some(w) = it.next() {
+                    let target = match w.value.as_deref() {
+                        Some("-v") => it.next().map(|t| (t, t.value.as_deref())),
+                        Some(f) if name == "printf" && f.len() > 2 && f.starts_with("-v") => Some((w, f.get(2..))),
+                        _ => None,
+                    };
+                    match target {
+                        Some((t, None)) => refuse(t, self, "takes a variable name that is not known before running"),
+                        Some((_, Some(v))) => self.name_inert(v),
+                        None => {}
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -932,6 +1084,7 @@ impl Walker {
         } else if !program.quoted && RESERVED.contains(&name) {
             self.problem(ProblemKind::ParseError, format!("reserved word `{name}` in command position"));
         }
+        self.builtin_names(name, &cmd.words[1..]);
         if let Some(arg) = subscript_argument(name, &cmd.words[1..]) {
             self.problem(
                 ProblemKind::Unsupported,
@@ -1426,4 +1579,27 @@ pub(crate) fn snippet(s: &str) -> String {
         out.push('…');
     }
     out
+}
+
+/// True when a quoted string node sits in the operand of a `${…}` that is itself inside double
+/// quotes, where bash treats single quotes and `$'…'` as ordinary characters.
+fn in_quoted_expansion(node: Node<'_>) -> bool {
+    let mut in_expansion = false;
+    for n in std::iter::successors(node.parent(), |n| n.parent()) {
+        match n.kind() {
+            // Only the value operators: a pattern (`#`, `%`, `/`) keeps its quotes.
+            "expansion" if !in_expansion => {
+                let mut cursor = n.walk();
+                let op = n.children(&mut cursor).find(|c| !c.is_named() && c.kind() != "${" && c.kind() != "}");
+                if !op.is_some_and(|o| matches!(o.kind(), "-" | ":-" | "+" | ":+" | "=" | ":=" | "?" | ":?")) {
+                    return false;
+                }
+                in_expansion = true;
+            }
+            "string" if in_expansion => return true,
+            "command_substitution" | "process_substitution" | "command" | "program" => return false,
+            _ => {}
+        }
+    }
+    false
 }

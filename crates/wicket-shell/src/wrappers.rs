@@ -63,7 +63,12 @@ type Step = Result<Vec<Inner>, (ProblemKind, String)>;
 /// `exec`, `command`, `builtin`, `nice`, `ionice`, `nohup`, `timeout`, `time`, `stdbuf`,
 /// `setsid`, `watch`, `flock`, `xargs`, `coproc`, `find -exec/-execdir/-ok/-okdir`, and shell
 /// strings of `bash|sh|zsh|dash|ksh|mksh -c`, `eval`, `su -c` and `trap`, which are re-parsed
-/// with [`analyze`](crate::analyze) up to [`MAX_REPARSE_DEPTH`] levels.
+/// with [`analyze`](crate::analyze) up to [`MAX_REPARSE_DEPTH`] levels; and launchers
+/// (`busybox`/`toybox` applets, `unshare`, `taskset`, `chrt`, `prlimit`, `setpriv`, `runuser`,
+/// `nsenter`, `chroot`, `strace`, `ltrace`, `script -c`, `parallel`, `fd -x`, `npx`, `npm exec`,
+/// `pnpm exec|dlx`, `yarn exec|dlx`, `uv run`, `poetry run`, `bundle exec` …), each read with
+/// its own option syntax. `bash FILE`, `expect` and `gdb -ex` run code nobody can read: not
+/// understood.
 ///
 /// Use this for **deny** rules only. Allow rules match [`SimpleCommand::canonical`], the
 /// command as written.
@@ -417,8 +422,654 @@ fn unwrap_one(name: &str, args: &[Word]) -> Step {
         }
         "su" => su(args),
         "trap" => trap(args),
+        _ => launcher(name, args),
+    }
+}
+
+/// Launchers and multiplexers: programs whose operands name another program that runs
+/// (`busybox rm`, `unshare -r rm`, `taskset -c 0 rm`, `npx rimraf`, `uv run rm`), read with
+/// each one's own option syntax so the launched program is found; an option the launcher's
+/// parser is not known to take is not understood. Programs that run code the analysis
+/// cannot read (`expect`, `gdb -ex`, a `parallel` reading commands from stdin) are not
+/// understood either.
+fn launcher(name: &str, args: &[Word]) -> Step {
+    let unseen = |what: &str| Err((ProblemKind::RunsUnseenCode, format!("`{name}` {what}")));
+    match name {
+        "busybox" | "toybox" => match args.first().and_then(|w| w.value.as_deref()) {
+            Some(v) if v.starts_with('-') => Ok(Vec::new()),
+            None if !args.is_empty() => Err(not_static(&args[0])),
+            _ => Ok(run(args)),
+        },
+        "unshare" => {
+            let spec = Spec {
+                flags: "frcV",
+                with_arg: "RwSGl",
+                optional_joined: "muinpUCT",
+                long_with_arg: &[
+                    "propagation",
+                    "setgroups",
+                    "root",
+                    "wd",
+                    "setuid",
+                    "setgid",
+                    "map-user",
+                    "map-group",
+                    "map-users",
+                    "map-groups",
+                    "monotonic",
+                    "boottime",
+                    "load-interp",
+                ],
+                long_flags: &[
+                    "mount",
+                    "uts",
+                    "ipc",
+                    "net",
+                    "pid",
+                    "user",
+                    "cgroup",
+                    "time",
+                    "fork",
+                    "kill-child",
+                    "mount-proc",
+                    "map-root-user",
+                    "map-current-user",
+                    "map-auto",
+                    "keep-caps",
+                    "mount-binfmt",
+                    "help",
+                    "version",
+                ],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            Ok(run(&args[p.operands..]))
+        }
+        "taskset" => {
+            let spec =
+                Spec { flags: "apchV", long_flags: &["all-tasks", "pid", "cpu-list", "help", "version"], ..NO_OPTS };
+            let p = options(name, args, &spec)?;
+            if p.has("-p") || p.has("--pid") {
+                return Ok(Vec::new());
+            }
+            // MASK, then the command.
+            Ok(run(args.get(p.operands + 1..).unwrap_or(&[])))
+        }
+        "chrt" => {
+            let spec = Spec {
+                flags: "abdfiormpvRhV",
+                with_arg: "TPD",
+                long_with_arg: &["sched-runtime", "sched-period", "sched-deadline"],
+                long_flags: &[
+                    "all-tasks",
+                    "batch",
+                    "deadline",
+                    "fifo",
+                    "idle",
+                    "other",
+                    "rr",
+                    "max",
+                    "pid",
+                    "verbose",
+                    "reset-on-fork",
+                    "help",
+                    "version",
+                ],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            if ["-p", "--pid", "-m", "--max"].iter().any(|o| p.has(o)) {
+                return Ok(Vec::new());
+            }
+            // An optional PRIORITY, then the command.
+            let mut rest = &args[p.operands..];
+            if rest.first().and_then(|w| w.value.as_deref()).is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit())) {
+                rest = &rest[1..];
+            }
+            Ok(run(rest))
+        }
+        "prlimit" => {
+            let spec = Spec {
+                flags: "hV",
+                with_arg: "po",
+                optional_joined: "cdefilmnqrstuvxy",
+                long_with_arg: &["pid", "output"],
+                long_flags: &[
+                    "core",
+                    "data",
+                    "nice",
+                    "fsize",
+                    "sigpending",
+                    "memlock",
+                    "rss",
+                    "nofile",
+                    "msgqueue",
+                    "rtprio",
+                    "stack",
+                    "cpu",
+                    "nproc",
+                    "as",
+                    "locks",
+                    "rttime",
+                    "noheadings",
+                    "raw",
+                    "verbose",
+                    "help",
+                    "version",
+                ],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            if p.has("-p") || p.has("--pid") {
+                return Ok(Vec::new());
+            }
+            Ok(run(&args[p.operands..]))
+        }
+        "setpriv" => {
+            let spec = Spec {
+                flags: "dhV",
+                long_with_arg: &[
+                    "inh-caps",
+                    "ambient-caps",
+                    "bounding-set",
+                    "groups",
+                    "ruid",
+                    "euid",
+                    "rgid",
+                    "egid",
+                    "reuid",
+                    "regid",
+                    "securebits",
+                    "pdeathsig",
+                    "selinux-label",
+                    "apparmor-profile",
+                    "landlock-access",
+                    "landlock-rule",
+                ],
+                long_flags: &[
+                    "dump",
+                    "nnp",
+                    "no-new-privs",
+                    "keep-groups",
+                    "clear-groups",
+                    "init-groups",
+                    "reset-env",
+                    "help",
+                    "version",
+                ],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            if p.has("-d") || p.has("--dump") {
+                return Ok(Vec::new());
+            }
+            Ok(run(&args[p.operands..]))
+        }
+        "runuser" => {
+            let spec = Spec {
+                flags: "lmpfPhV",
+                with_arg: "ucgGsw",
+                long_with_arg: &[
+                    "user",
+                    "command",
+                    "session-command",
+                    "group",
+                    "supp-group",
+                    "shell",
+                    "whitelist-environment",
+                ],
+                long_flags: &["login", "preserve-environment", "fast", "pty", "help", "version"],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            if let Some(c) = ["-c", "--command", "--session-command"].iter().find_map(|o| p.value(o)) {
+                return script_of(c);
+            }
+            if p.has("-u") || p.has("--user") {
+                // `runuser -u USER [--] COMMAND ARGS…`
+                return Ok(run(&args[p.operands..]));
+            }
+            Ok(Vec::new())
+        }
+        "nsenter" => {
+            let spec = Spec {
+                flags: "aeFZchV",
+                with_arg: "tSGW",
+                optional_joined: "muinpUCTrw",
+                long_with_arg: &["target", "setuid", "setgid", "wdns"],
+                long_flags: &[
+                    "all",
+                    "mount",
+                    "uts",
+                    "ipc",
+                    "net",
+                    "pid",
+                    "user",
+                    "cgroup",
+                    "time",
+                    "root",
+                    "wd",
+                    "env",
+                    "no-fork",
+                    "follow-context",
+                    "preserve-credentials",
+                    "join-cgroup",
+                    "user-parent",
+                    "keep-caps",
+                    "help",
+                    "version",
+                ],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            Ok(run(&args[p.operands..]))
+        }
+        "chroot" => {
+            let spec = Spec {
+                long_with_arg: &["userspec", "groups"],
+                long_flags: &["skip-chdir", "help", "version"],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            // NEWROOT, then the command (or an interactive shell).
+            Ok(run(args.get(p.operands + 1..).unwrap_or(&[])))
+        }
+        "strace" => {
+            let spec = Spec {
+                flags: "cCdDfFhiknqrtTvVwxyYzZ",
+                with_arg: "abeEIoOpPsSuUX",
+                long_with_arg: &[
+                    "output",
+                    "attach",
+                    "trace",
+                    "signal",
+                    "status",
+                    "string-limit",
+                    "user",
+                    "env",
+                    "trace-path",
+                    "summary-sort-by",
+                    "columns",
+                    "const-print-style",
+                    "decode-fds",
+                    "quiet",
+                    "inject",
+                    "fault",
+                    "kvm",
+                    "timestamps",
+                    "absolute-timestamps",
+                ],
+                long_flags: &[
+                    "follow-forks",
+                    "output-separately",
+                    "summary-only",
+                    "summary",
+                    "summary-wall-clock",
+                    "syscall-times",
+                    "relative-timestamps",
+                    "no-abbrev",
+                    "verbose",
+                    "daemonize",
+                    "seccomp-bpf",
+                    "stack-trace",
+                    "help",
+                    "version",
+                ],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            Ok(run(&args[p.operands..]))
+        }
+        "ltrace" => {
+            let spec = Spec {
+                flags: "bcCfhiLrStTV",
+                with_arg: "aAeDFlnopsuwx",
+                long_with_arg: &["align", "output", "library"],
+                long_flags: &["demangle", "help", "version", "no-signals"],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            Ok(run(&args[p.operands..]))
+        }
+        "script" => {
+            let spec = Spec {
+                flags: "aefqhV",
+                with_arg: "cEIOBTmo",
+                optional_joined: "t",
+                long_with_arg: &[
+                    "command",
+                    "echo",
+                    "log-in",
+                    "log-out",
+                    "log-io",
+                    "log-timing",
+                    "logging-format",
+                    "output-limit",
+                ],
+                long_flags: &["append", "return", "flush", "force", "quiet", "timing", "help", "version"],
+                ..NO_OPTS
+            };
+            let p = options(name, args, &spec)?;
+            match p.value("-c").or_else(|| p.value("--command")) {
+                Some(c) => script_of(c),
+                // An interactive shell on the terminal.
+                None => Ok(Vec::new()),
+            }
+        }
+        "parallel" | "sem" => parallel(name, args),
+        "expect" => {
+            if args.iter().any(|w| matches!(w.value.as_deref(), Some("-v" | "--version" | "-h" | "--help"))) {
+                return Ok(Vec::new());
+            }
+            unseen("runs Tcl (spawn, exec, system) the analysis cannot read")
+        }
+        "gdb" | "gdb-multiarch" => gdb(args),
+        "fd" | "fdfind" => fd_exec(args),
+        "npx" | "bunx" => npx(name, args),
+        "npm" | "pnpm" | "yarn" | "bun" | "uv" | "poetry" | "bundle" | "pipx" | "pdm" | "hatch" => {
+            package_runner(name, args)
+        }
         _ => Ok(Vec::new()),
     }
+}
+
+/// The subcommands that launch another program, per package tool.
+fn launching_subcommands(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "npm" => &["exec", "x"],
+        "pnpm" => &["exec", "dlx"],
+        "yarn" => &["exec", "dlx"],
+        "bun" => &["x"],
+        "uv" => &["run", "tool"],
+        "poetry" | "pdm" | "hatch" | "pipx" => &["run"],
+        "bundle" => &["exec"],
+        _ => &[],
+    }
+}
+
+/// `npm exec …`, `pnpm exec`/`dlx`, `yarn exec`/`dlx`, `uv run`, `poetry run`, `bundle exec` …:
+/// the launched program and its arguments. Options before the subcommand are not read (they
+/// may take values), so a launching subcommand anywhere after them is not understood.
+fn package_runner(tool: &str, args: &[Word]) -> Step {
+    let subs = launching_subcommands(tool);
+    let Some(first) = args.first() else { return Ok(Vec::new()) };
+    let Some(v) = first.value.as_deref() else { return Err(not_static(first)) };
+    if v.starts_with('-') {
+        if args.iter().any(|w| w.value.as_deref().is_some_and(|v| subs.contains(&v))) {
+            return Err((
+                ProblemKind::Unsupported,
+                format!("`{tool}` options before its subcommand are not read, so what it launches is not known"),
+            ));
+        }
+        return Ok(Vec::new());
+    }
+    if !subs.contains(&v) {
+        return Ok(Vec::new());
+    }
+    let rest = &args[1..];
+    match (tool, v) {
+        ("npm", _) | ("pnpm" | "yarn", "dlx") | ("bun", "x") => npx(tool, rest),
+        ("uv", "tool") => match rest.first().and_then(|w| w.value.as_deref()) {
+            // `uv tool run` is `uvx`.
+            Some("run") => simple_runner(tool, &rest[1..], UV_RUN),
+            _ => Ok(Vec::new()),
+        },
+        ("uv", _) => simple_runner(tool, rest, UV_RUN),
+        ("pnpm", _) => {
+            let spec = Spec {
+                flags: "rc",
+                long_with_arg: &["filter", "workspace-concurrency", "dir"],
+                long_flags: &["recursive", "parallel", "shell-mode", "no-bail", "report-summary", "resume-from"],
+                ..NO_OPTS
+            };
+            let p = options(tool, rest, &spec)?;
+            if p.has("-c") || p.has("--shell-mode") {
+                return joined_script(&rest[p.operands..]);
+            }
+            Ok(run(&rest[p.operands..]))
+        }
+        ("yarn", _) => Ok(run(rest
+            .get(usize::from(rest.first().is_some_and(|w| w.value.as_deref() == Some("--")))..)
+            .unwrap_or(&[]))),
+        ("bundle", _) => simple_runner(tool, rest, BUNDLE_EXEC),
+        (_, _) => simple_runner(tool, rest, RUN_PLAIN),
+    }
+}
+
+/// `uv run` options (those that take a value, and flags).
+const UV_RUN: Spec = Spec {
+    flags: "qvm",
+    with_arg: "wp",
+    long_with_arg: &[
+        "with",
+        "with-editable",
+        "with-requirements",
+        "python",
+        "env-file",
+        "project",
+        "directory",
+        "package",
+        "extra",
+        "group",
+        "index",
+        "index-url",
+        "extra-index-url",
+        "from",
+        "config-file",
+        "cache-dir",
+    ],
+    long_flags: &[
+        "no-project",
+        "frozen",
+        "locked",
+        "isolated",
+        "no-sync",
+        "script",
+        "module",
+        "all-extras",
+        "all-packages",
+        "no-dev",
+        "dev",
+        "quiet",
+        "verbose",
+        "offline",
+        "no-cache",
+        "active",
+        "no-env-file",
+    ],
+    ..NO_OPTS
+};
+const BUNDLE_EXEC: Spec = Spec { long_with_arg: &["gemfile"], long_flags: &["keep-file-descriptors"], ..NO_OPTS };
+const RUN_PLAIN: Spec = Spec { flags: "qv", long_flags: &["quiet", "verbose"], ..NO_OPTS };
+
+fn simple_runner(tool: &str, args: &[Word], spec: Spec) -> Step {
+    let p = options(tool, args, &spec)?;
+    Ok(run(&args[p.operands..]))
+}
+
+/// `npx PKG ARGS…`, `npx -c 'CMD'`, `npm exec -- PKG ARGS…`, `npx -p PKG CMD ARGS…`: the
+/// package's program (the spec without scope and version) with its arguments, or the `-c`
+/// string as a script.
+fn npx(tool: &str, args: &[Word]) -> Step {
+    let spec = Spec {
+        flags: "yqn",
+        with_arg: "pc",
+        long_with_arg: &["package", "call", "workspace", "registry", "cache"],
+        long_flags: &[
+            "yes",
+            "no",
+            "quiet",
+            "ignore-existing",
+            "no-install",
+            "prefer-offline",
+            "prefer-online",
+            "workspaces",
+        ],
+        ..NO_OPTS
+    };
+    let p = options(tool, args, &spec)?;
+    if let Some(c) = p.value("-c").or_else(|| p.value("--call")) {
+        return script_of(c);
+    }
+    let rest = &args[p.operands..];
+    if p.has("-p") || p.has("--package") {
+        return Ok(run(rest));
+    }
+    let Some(first) = rest.first() else { return Ok(Vec::new()) };
+    let Some(spec_text) = first.value.as_deref() else { return Err(not_static(first)) };
+    let unscoped = match spec_text.strip_prefix('@') {
+        Some(s) => s.split_once('/').map_or(s, |(_, name)| name),
+        None => spec_text,
+    };
+    let bin = unscoped.split('@').next().unwrap_or(unscoped);
+    let mut argv = vec![literal_word(bin)];
+    argv.extend(rest[1..].iter().cloned());
+    Ok(vec![Inner::Argv(argv)])
+}
+
+/// GNU `parallel COMMAND ::: ARGS`: the command, joined, is a shell script; without one, the
+/// arguments after `:::` are the commands; commands read from stdin or `::::` files are
+/// not known.
+fn parallel(name: &str, args: &[Word]) -> Step {
+    let spec = Spec {
+        flags: "kq0vXmu",
+        with_arg: "jPSnNI",
+        long_with_arg: &[
+            "jobs",
+            "max-procs",
+            "max-args",
+            "delay",
+            "timeout",
+            "joblog",
+            "results",
+            "tag-string",
+            "tmpdir",
+        ],
+        long_flags: &[
+            "keep-order",
+            "quote",
+            "null",
+            "will-cite",
+            "bar",
+            "progress",
+            "tag",
+            "halt-on-error",
+            "dry-run",
+            "line-buffer",
+            "group",
+            "ungroup",
+            "verbose",
+        ],
+        ..NO_OPTS
+    };
+    let p = options(name, args, &spec)?;
+    let rest = &args[p.operands..];
+    let sep = rest.iter().position(|w| matches!(w.value.as_deref(), Some(":::" | "::::" | ":::+" | "::::+")));
+    let (command, sources) = match sep {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, &[][..]),
+    };
+    if sources.iter().any(|w| matches!(w.value.as_deref(), Some("::::" | "::::+"))) {
+        return Err((ProblemKind::RunsUnseenCode, format!("`{name} ::::` reads its arguments from files")));
+    }
+    if !command.is_empty() {
+        return joined_script(command);
+    }
+    if sources.is_empty() {
+        return Err((ProblemKind::RunsUnseenCode, format!("`{name}` without a command runs the lines of its stdin")));
+    }
+    let mut out = Vec::new();
+    for w in sources.iter().skip(1) {
+        if w.value.as_deref().is_some_and(|v| v.starts_with(":::")) {
+            continue;
+        }
+        out.extend(script_of(w)?);
+    }
+    Ok(out)
+}
+
+/// `gdb`: `-ex`/`-iex`/`-x`/`-ix` (and their long forms, which gdb also takes abbreviated)
+/// run gdb commands, `shell …` among them, that the analysis cannot read; `--args PROG …`
+/// names the program it runs. Only a few plain options are understood.
+fn gdb(args: &[Word]) -> Step {
+    const PLAIN: &[&str] = &[
+        "-q",
+        "-quiet",
+        "--quiet",
+        "-silent",
+        "--silent",
+        "-batch",
+        "--batch",
+        "-nx",
+        "--nx",
+        "-n",
+        "-nh",
+        "--nh",
+        "-tui",
+        "--tui",
+        "-version",
+        "--version",
+        "-help",
+        "--help",
+        "-readnow",
+        "--readnow",
+    ];
+    const WITH_VALUE: &[&str] = &["-p", "-pid", "--pid", "-c", "-core", "--core", "-s", "-se", "-d", "-cd", "--cd"];
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let Some(v) = w.value.as_deref() else { return Err(not_static(w)) };
+        if v == "--args" || v == "-args" {
+            return Ok(run(&args[i + 1..]));
+        }
+        if !v.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        if PLAIN.contains(&v) {
+            i += 1;
+        } else if WITH_VALUE.contains(&v) {
+            i += 2;
+        } else {
+            return Err((
+                ProblemKind::RunsUnseenCode,
+                format!("`gdb {}` may run gdb commands (`shell …`) the analysis cannot read", snippet(v)),
+            ));
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// `fd … -x CMD ARGS… [;]` and `-X`/`--exec`/`--exec-batch`: everything after the flag, up
+/// to a `;`, is the command (fd takes every later word as its argument).
+fn fd_exec(args: &[Word]) -> Step {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let Some(v) = w.value.as_deref() else { continue };
+        let exec = matches!(v, "--exec" | "--exec-batch")
+            || (v.starts_with('-') && !v.starts_with("--") && v.len() > 1 && v.ends_with(['x', 'X']));
+        if let Some(joined) = v.strip_prefix("--exec=").or_else(|| v.strip_prefix("--exec-batch=")) {
+            let mut argv = vec![literal_word(joined)];
+            let end = args[i..].iter().position(|w| w.value.as_deref() == Some(";")).map_or(args.len(), |e| i + e);
+            argv.extend(args[i..end].iter().cloned());
+            out.push(Inner::Argv(argv));
+            i = end + 1;
+            continue;
+        }
+        if !exec {
+            if v.starts_with('-') && !v.starts_with("--") && v.contains(['x', 'X']) {
+                return Err((ProblemKind::Unsupported, format!("`fd {}`: an exec flag inside a cluster", snippet(v))));
+            }
+            continue;
+        }
+        let end = args[i..].iter().position(|w| w.value.as_deref() == Some(";")).map_or(args.len(), |e| i + e);
+        if end > i {
+            out.push(Inner::Argv(args[i..end].to_vec()));
+        }
+        i = end + 1;
+    }
+    Ok(out)
 }
 
 fn sudo(args: &[Word]) -> Step {
@@ -609,11 +1260,13 @@ fn find_exec(args: &[Word]) -> Vec<Inner> {
 fn shell(name: &str, args: &[Word]) -> Step {
     let mut i = 0;
     let mut dash_c = false;
+    let mut dash = false;
     while let Some(word) = args.get(i) {
         let Some(v) = word.value.as_deref() else {
             return Err(not_static(word));
         };
         if v == "--" || v == "-" {
+            dash = v == "-";
             i += 1;
             break;
         }
@@ -635,8 +1288,22 @@ fn shell(name: &str, args: &[Word]) -> Step {
         i += 1 + takes_next;
     }
     if !dash_c {
-        // A script file or standard input: what runs is that program itself.
-        return Ok(Vec::new());
+        // Standard input (no operand, or `-s`) is read elsewhere; a script file is code the
+        // analysis cannot see, like `source FILE`.
+        let reads_stdin = dash
+            || args[..i.min(args.len())].iter().any(|w| {
+                w.value.as_deref().is_some_and(|v| v.starts_with('-') && !v.starts_with("--") && v.contains('s'))
+            });
+        return match args.get(i) {
+            Some(file) if !reads_stdin => Err((
+                ProblemKind::RunsScriptFile,
+                format!(
+                    "`{name} {}` runs a script file the analysis cannot see",
+                    snippet(file.value.as_deref().unwrap_or(&file.raw))
+                ),
+            )),
+            _ => Ok(Vec::new()),
+        };
     }
     match args.get(i) {
         Some(s) => script_of(s),

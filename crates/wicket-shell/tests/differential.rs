@@ -488,7 +488,7 @@ impl Oracle {
                 }
                 WordPiece::ParameterExpansion(pe) => {
                     b.dynamic();
-                    self.deeper(|o| o.parameter(pe))?;
+                    self.deeper(|o| o.parameter(pe, q))?;
                 }
                 WordPiece::CommandSubstitution(inner) => {
                     b.dynamic();
@@ -511,8 +511,19 @@ impl Oracle {
         Ok(())
     }
 
-    fn parameter(&mut self, pe: &bword::ParameterExpr) -> Result<(), Skip> {
+    fn parameter(&mut self, pe: &bword::ParameterExpr, q: Quoting) -> Result<(), Skip> {
         use bword::ParameterExpr as P;
+        // In a double-quoted `${x:-…}` (also `-`, `=`, `?`, `+`) bash reads the operand as
+        // double-quoted text: a single quote there is an ordinary character, so `'$(id)'`
+        // runs `id`. Pattern operands (`#`, `%`, `/`) keep their quotes.
+        let literal_quotes = q == Quoting::Double
+            && matches!(
+                pe,
+                P::UseDefaultValues { .. }
+                    | P::AssignDefaultValues { .. }
+                    | P::IndicateErrorIfNullOrUnset { .. }
+                    | P::UseAlternativeValue { .. }
+            );
         let (parameter, operands): (Option<&bword::Parameter>, Vec<&str>) = match pe {
             P::Parameter { parameter, .. } | P::ParameterLength { parameter, .. } | P::Transform { parameter, .. } => {
                 (Some(parameter), vec![])
@@ -554,7 +565,9 @@ impl Oracle {
             self.arithmetic(index)?;
         }
         for op in operands {
-            if op.contains('$') || op.contains('`') {
+            if literal_quotes && op.contains('\'') && !op.contains(['"', '\\']) {
+                self.scan_word_text(&format!("\"{op}\""))?;
+            } else if op.contains('$') || op.contains('`') {
                 self.scan_word_text(op)?;
             }
         }

@@ -102,3 +102,67 @@ proptest! {
         }
     }
 }
+
+/// Issue 14, class 1: the value operators of `${…}` whose operand bash reads as double-quoted
+/// text when the expansion is in double quotes (single quotes there are ordinary characters).
+const VALUE_OPERATORS: &[&str] = &["-", ":-", "+", ":+", "=", ":=", "?", ":?"];
+
+/// Issue 14, class 2: shapes that evaluate the value of the variable `V` as code.
+const EVALUATING: &[&str] = &[
+    "echo $((V))",
+    "echo $[V+1]",
+    "echo \"$(( 1 + V ))\"",
+    "echo \"${V@P}\"",
+    "echo ${V@P}",
+    "echo \"${!V}\"",
+    "echo \"${s:V}\"",
+    "echo \"${s:1:V}\"",
+    "echo \"${a[V]}\"",
+    "echo ${#a[V]}",
+    "a[V]=1",
+    "[[ V -eq 1 ]]",
+    "[[ $V -lt 2 ]]",
+    "(( V ))",
+    "let V",
+    "[ -v \"$V\" ]",
+    "test -v \"$V\"",
+    "read \"$V\"",
+    "printf -v \"$V\" %s x",
+    "declare -i V",
+];
+
+fn var_name() -> impl Strategy<Value = String> {
+    "[a-zA-Z_][a-zA-Z0-9_]{0,6}"
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A command hidden in single quotes inside a double-quoted `${x<op>…}` is always seen
+    /// (or the string is refused).
+    #[test]
+    fn quoted_expansion_operand_is_never_hidden(
+        op in prop::sample::select(VALUE_OPERATORS),
+        name in var_name(),
+        sub in prop::sample::select(vec![format!("$({INJECTED})"), format!("`{INJECTED}`")]),
+        before in "[a-z ]{0,3}",
+    ) {
+        let src = format!("echo \"${{{name}{op}'{before}{sub}'}}\"");
+        let a = analyze(&src);
+        prop_assert!(!a.understood || a.commands.iter().any(|c| c.canonical() == INJECTED), "{src}: {a:?}");
+    }
+
+    /// Every shape that evaluates a variable's value is not understood, whatever the name.
+    #[test]
+    fn evaluating_expansions_are_never_understood(shape in prop::sample::select(EVALUATING), name in var_name()) {
+        let src = shape.replace('V', &name);
+        prop_assert!(!analyze(&src).understood, "{src}");
+    }
+
+    /// Plain expansions of the same names stay understood: the rule is not "any `$`".
+    #[test]
+    fn plain_expansions_stay_understood(name in var_name()) {
+        let src = format!("echo \"${name}\" ${{{name}}} \"${{{name}:-x}}\" ${{#{name}}} \"${{{name}%.*}}\"");
+        prop_assert!(analyze(&src).understood, "{src}");
+    }
+}

@@ -89,7 +89,7 @@ fn gettext_and_unset_words() {
 #[test]
 fn heredocs() {
     check(&[
-        ("cat <<EOF\n$(( $(id) + 1 ))\nEOF", Parts(&["cat", "id"])),
+        ("cat <<EOF\n$(( $(id) + 1 ))\nEOF", PartsOrGivesUp(&["cat", "id"])), // issue 14: arithmetic over a value is not inert
         ("cat <<EOF\n$((1+1)) $HOME\nEOF", Parts(&["cat"])),
         ("cat <<'EOF'\n\\documentclass{article}\n\\begin{document}\nEOF", Parts(&["cat"])),
         ("cat <<EOF && echo x\n\\x\nrm -rf /\nEOF", PartsOrGivesUp(&["cat", "echo x"])),
@@ -136,7 +136,7 @@ fn quoted_subscripts() {
         // Not evaluated: stays understood.
         ("export PS1='[\\u@\\h $(git branch)]\\$ '", Parts(&["export PS1=[\\u@\\h $(git branch)]\\$ "])),
         ("printf '[%s] $(date)\\n' x", Parts(&["printf [%s] $(date)\\n x"])),
-        ("echo $(( a[1] + 2 ))", Parts(&["echo $(( a[1] + 2 ))"])),
+        ("echo $(( a[1] + 2 ))", PartsOrGivesUp(&["echo $(( a[1] + 2 ))"])), // issue 14
         ("[[ $x == '[$(y)]' ]] || echo no", Parts(&["echo no"])),
     ]);
 }
@@ -157,7 +157,7 @@ fn double_equals_arguments() {
         ),
         ("[[ a == b ]] && echo y}", Parts(&["echo y}"])),
         ("[[ a =~ b ]] && echo y}", Parts(&["echo y}"])),
-        ("(( a == b )); rm }", Parts(&["rm }"])),
+        ("(( a == b )); rm }", PartsOrGivesUp(&["rm }"])), // issue 14
         ("[ a == b ]; rm }", Parts(&["rm }"])),
     ]);
 }

@@ -489,23 +489,11 @@ impl Paint {
     }
 }
 
-/// True for a character that must not reach the terminal as itself: controls (C0 but newline,
-/// DEL, C1), bidirectional overrides and isolates, zero-width and other invisible format
-/// characters, variation selectors, tag characters, and whitespace other than the plain space.
-/// The set of [`wicket_policy::command::invisible_chars`], plus tab, line and paragraph
-/// separators and the look-alike spaces.
+/// True for a character that must not reach the terminal as itself: the one definition in
+/// [`wicket_policy::text::is_hidden_on_display`] (every invisible or control character the
+/// engine knows, plus tab and the look-alike spaces).
 pub fn is_hidden(c: char) -> bool {
-    let cp = c as u32;
-    (c.is_control() && c != '\n')
-        || (c.is_whitespace() && c != ' ' && c != '\n')
-        || matches!(cp, 0xad | 0x34f | 0x61c | 0x115f | 0x1160 | 0x17b4 | 0x17b5 | 0x180e | 0x3164 | 0xfeff | 0xffa0)
-        || (0x200b..=0x200f).contains(&cp)
-        || (0x2028..=0x202e).contains(&cp)
-        || (0x2060..=0x206f).contains(&cp)
-        || (0xfe00..=0xfe0f).contains(&cp)
-        || (0xfff9..=0xfffb).contains(&cp)
-        || (0xe0000..=0xe007f).contains(&cp)
-        || (0xe0100..=0xe01ef).contains(&cp)
+    wicket_policy::text::is_hidden_on_display(c)
 }
 
 /// The text with every hidden character (see [`is_hidden`]) and every newline written as

@@ -15,9 +15,11 @@ use wicket_policy::{By, Target, TeamPolicy, ToolCall, Verdict};
 use crate::config;
 
 /// The audit settings for this process, from the team policy: `audit.enabled` (a line that
-/// cannot be written refuses the call), `audit.level` and `audit.checkpoint`. The environment
-/// may make the audit stricter, never looser: `WICKET_AUDIT_MANDATORY=1` and
-/// `WICKET_AUDIT_CHECKPOINT=1`.
+/// cannot be written refuses the call) and `audit.level`. The head record is written after
+/// every line whatever `audit.checkpoint` says (it anchors the chain's end; see
+/// `docs/audit.md`). The environment may make the audit stricter, never looser:
+/// `WICKET_AUDIT_MANDATORY=1`; `WICKET_AUDIT_ROTATE_BYTES=N` starts a new file every N bytes
+/// (at least 1,024; tests use it to make many files).
 pub fn options(team: &TeamPolicy) -> AuditOptions {
     let on = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1" || v == "true");
     let level = match team.audit.level {
@@ -25,10 +27,17 @@ pub fn options(team: &TeamPolicy) -> AuditOptions {
         Some(AuditLevel::Mutations) => Level::Mutations,
         Some(AuditLevel::Denials) => Level::Denials,
     };
+    let rotate_bytes = std::env::var("WICKET_AUDIT_ROTATE_BYTES")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(wicket_audit::ROTATE_BYTES, |n| n.max(1024));
     AuditOptions {
         mandatory: team.audit.enabled || on("WICKET_AUDIT_MANDATORY"),
-        checkpoint: team.audit.checkpoint || on("WICKET_AUDIT_CHECKPOINT"),
+        // On by default now that one chain spans files; `audit.checkpoint` and
+        // WICKET_AUDIT_CHECKPOINT can no longer turn anything further on.
+        checkpoint: true,
         level,
+        rotate_bytes,
         ..AuditOptions::default()
     }
 }
@@ -61,7 +70,7 @@ enum Outcome {
     Refuse { reason: String, cause: String },
 }
 
-/// Records the decisions of one process (one session, one file).
+/// Records the decisions of one process (one session) into its project's chain.
 pub struct Recorder {
     state: State,
 }

@@ -1,8 +1,10 @@
 //! `wicket audit verify` and `wicket audit show`: check the logs and read them.
 //!
-//! `verify` exits 0 only when every file verifies, 1 when something does not (each problem
-//! named by file, line and why), 2 when the path cannot be used. `show` never trusts what it
-//! prints: targets and reasons are escaped, so a log line cannot drive the terminal.
+//! `verify` prints one summary line per project (its chain: lines, files, first and last
+//! time, ok or the first break), then the details of what is broken only; it exits 0 only
+//! when everything verifies, 1 when something does not (each problem named by file, line and
+//! why), 2 when the path cannot be used. `show` never trusts what it prints: targets and
+//! reasons are escaped, so a log line cannot drive the terminal.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -22,8 +24,9 @@ pub struct AuditArgs {
 
 #[derive(Subcommand)]
 enum AuditCommand {
-    /// Verify logs: each hash chain, each file against its checkpoint, checkpoints whose file
-    /// is gone. Exit 0 only when everything verifies.
+    /// Verify logs: each project's chain across its files, its head record, old per-process
+    /// files against their checkpoints. One line per project. Exit 0 only when everything
+    /// verifies.
     Verify {
         /// A log file (*.jsonl) or a folder of logs (default: $WICKET_HOME/audit).
         path: Option<PathBuf>,
@@ -61,6 +64,12 @@ struct ShowArgs {
     /// Only the project at this root folder.
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// Only this session (the agent's session id, or the id `serve`, `mcp` or `check` made).
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// Instead of lines, one line per session: calls, allowed, denied, asked, commands run.
+    #[arg(long)]
+    summary: bool,
     /// At most this many lines (0: all).
     #[arg(long, value_name = "N", default_value_t = 50)]
     limit: usize,
@@ -92,18 +101,43 @@ fn verify(path: Option<&PathBuf>) -> Result<ExitCode> {
     let report = wicket_audit::verify_path(&path)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
+    let show = |p: &std::path::Path| escape_for_display(&p.display().to_string());
+    for project in &report.projects {
+        let name =
+            project.dir.file_name().map_or_else(|| show(&project.dir), |n| escape_for_display(&n.to_string_lossy()));
+        let span = match (&project.first_time, &project.last_time) {
+            (Some(a), Some(b)) => format!(", {a} to {b}"),
+            _ => String::new(),
+        };
+        let torn = match project.torn_repaired {
+            0 => String::new(),
+            n => format!(", {n} line(s) cut short by a killed writer repaired"),
+        };
+        match &project.first_problem {
+            None => writeln!(out, "{name}: ok: {} line(s) in {} file(s){span}{torn}", project.lines, project.files)?,
+            Some(p) => writeln!(
+                out,
+                "{name}: FAILED at {}: {} line(s) in {} file(s){span}, {} problem(s)",
+                escape_for_display(&p.to_string()),
+                project.lines,
+                project.files,
+                project.problems
+            )?,
+        }
+    }
+    // Details only for what is broken.
     for p in &report.problems {
-        writeln!(out, "{}", escape_for_display(&p.to_string()))?;
+        writeln!(out, "  {}", escape_for_display(&p.to_string()))?;
     }
     let without: Vec<_> = report.without_checkpoint().collect();
     if !without.is_empty() {
         writeln!(
             out,
-            "{} file(s) without a checkpoint (lines cut from their end, or the file deleted, would go unnoticed):",
+            "{} older per-process file(s) without a checkpoint (lines cut from their end, or the file deleted, would go unnoticed):",
             without.len()
         )?;
         for f in without {
-            writeln!(out, "  {}", escape_for_display(&f.display().to_string()))?;
+            writeln!(out, "  {}", show(f))?;
         }
     }
     let verdict = if report.is_ok() { "ok" } else { "FAILED" };
@@ -177,8 +211,19 @@ fn show(args: &ShowArgs) -> Result<ExitCode> {
             && since.as_deref().is_none_or(|s| e.time.as_str() >= s)
             && until.as_deref().is_none_or(|u| e.time.as_str() < u)
             && args.project.as_deref().is_none_or(|p| l.project.contains(p))
+            && args.session.as_deref().is_none_or(|id| e.session == id)
     };
     let mut events: Vec<&Located> = read.events.iter().filter(|l| keep(l)).collect();
+    if args.summary {
+        summarize(&events, args.json)?;
+        if read.unreadable > 0 {
+            eprintln!(
+                "wicket: {} line(s) or file(s) could not be read; run `wicket audit verify` to see which",
+                read.unreadable
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     // Newest first; within one millisecond, the later line of a file first.
     events.sort_by(|a, b| b.entry.time.cmp(&a.entry.time).then(b.entry.seq.cmp(&a.entry.seq)));
     if args.limit > 0 {
@@ -219,6 +264,98 @@ fn show(args: &ShowArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One session's calls, for `show --summary`.
+#[derive(Default, serde::Serialize)]
+struct SessionSummary {
+    session: String,
+    project: String,
+    first: String,
+    last: String,
+    /// Decisions on tool calls.
+    calls: u64,
+    allowed: u64,
+    denied: u64,
+    asked: u64,
+    /// Allowed `bash` calls: the commands the agent (or wicket) ran.
+    commands: u64,
+    /// Lines that are not decisions: executions, errors, a writer's findings.
+    other: u64,
+}
+
+/// One line per (session, project), busiest first; the table or JSON lines.
+fn summarize(events: &[&Located], json: bool) -> Result<()> {
+    let mut by: std::collections::BTreeMap<(String, String), SessionSummary> = std::collections::BTreeMap::new();
+    for l in events {
+        let e = &l.entry;
+        let s = by.entry((e.session.clone(), l.project.clone())).or_insert_with(|| SessionSummary {
+            session: e.session.clone(),
+            project: l.project.clone(),
+            first: e.time.clone(),
+            last: e.time.clone(),
+            ..SessionSummary::default()
+        });
+        if e.time < s.first {
+            s.first = e.time.clone();
+        }
+        if e.time > s.last {
+            s.last = e.time.clone();
+        }
+        let decision = e.kind.split_once('_').map(|(d, _)| d);
+        match decision {
+            Some("allow") => {
+                s.calls += 1;
+                s.allowed += 1;
+                if e.tool == "bash" {
+                    s.commands += 1;
+                }
+            }
+            Some("deny") => {
+                s.calls += 1;
+                s.denied += 1;
+            }
+            Some("ask") => {
+                s.calls += 1;
+                s.asked += 1;
+            }
+            _ => s.other += 1,
+        }
+    }
+    let mut rows: Vec<SessionSummary> = by.into_values().collect();
+    rows.sort_by(|a, b| b.last.cmp(&a.last).then(a.session.cmp(&b.session)));
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if json {
+        for r in &rows {
+            serde_json::to_writer(&mut out, r)?;
+            out.write_all(b"\n")?;
+        }
+    } else {
+        writeln!(
+            out,
+            "{:<36}  {:<19}  {:<19}  {:>6}  {:>7}  {:>6}  {:>5}  {:>8}  PROJECT",
+            "SESSION", "FIRST (UTC)", "LAST (UTC)", "CALLS", "ALLOWED", "DENIED", "ASKED", "COMMANDS"
+        )?;
+        for r in &rows {
+            let t = |t: &str| t.get(..19).unwrap_or(t).replace('T', " ");
+            writeln!(
+                out,
+                "{:<36}  {:<19}  {:<19}  {:>6}  {:>7}  {:>6}  {:>5}  {:>8}  {}",
+                clip(&escape_for_display(&r.session), 36),
+                t(&r.first),
+                t(&r.last),
+                r.calls,
+                r.allowed,
+                r.denied,
+                r.asked,
+                r.commands,
+                escape_for_display(&r.project),
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// At most `n` characters, the last one `…` when cut.

@@ -425,7 +425,33 @@ pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfi
     cfg.sandbox = matches!(placement(loaded, o.no_sandbox), Ok(Placement::Sandbox(_)));
     cfg.sandbox_network = layers.iter().any(|s| s.network.opens());
     cfg.team = loaded.team.clone();
+    // Git says which configuration it reads here; the pure engine must not run it.
+    cfg.git_config = Some(crate::gitconfig::read(root, cfg.home.as_deref()));
     cfg
+}
+
+/// Wicket's own state, which no sandboxed command may reach: `$WICKET_HOME` (made now if
+/// missing, private, so a sandbox cannot be the one to create it) and the managed policy's
+/// folder (only the file itself when that folder holds other things, as in tests that move it).
+pub fn wicket_state() -> Vec<PathBuf> {
+    let mut state = Vec::new();
+    if let Ok(home) = wicket_home() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&home);
+        }
+        #[cfg(not(unix))]
+        let _ = std::fs::create_dir_all(&home);
+        state.push(home);
+    }
+    let managed = managed_policy_path();
+    let platform = !cfg!(debug_assertions) || std::env::var_os(MANAGED_POLICY_ENV).is_none_or(|p| p.is_empty());
+    match managed.parent() {
+        Some(dir) if platform => state.push(dir.to_path_buf()),
+        _ => state.push(managed),
+    }
+    state
 }
 
 /// What the sandbox needs from the settings to confine a command: the root, the home, the
@@ -445,8 +471,10 @@ pub fn exec_inputs(
         timeout,
         deny_paths: loaded.team.deny_paths.clone(),
         scan_cache: scan_cache(root),
+        state_dir: wicket_home().ok(),
         ..wicket_policy::exec::ExecInputs::default()
     };
+    inputs.wicket_state = wicket_state();
     for s in loaded.user.iter().chain(loaded.project.iter()) {
         inputs.write_paths.extend(s.sandbox.write_paths.iter().cloned());
         inputs.deny_read.extend(s.sandbox.deny_read.iter().cloned());

@@ -21,11 +21,15 @@ fn isolates(b: &Backend) -> &'static str {
     match b {
         Backend::Bwrap { .. } => {
             "user, pid, net, ipc and uts namespaces; read-only / with the project, temp and caches writable; \
-read-only git hooks, git config and agent/editor config; home secrets masked; seccomp; Landlock inside"
+read-only git hooks, git config and agent/editor config; home secrets, wicket's own state and (as root) root-only \
+system files masked; no capabilities; only stdio inherited; seccomp (no Unix, vsock, packet or non-route netlink \
+sockets); Landlock inside"
         }
         Backend::Landlock { .. } => {
-            "Landlock file rules (writes only in the project, temp and caches; secrets unreadable), \
-signal and abstract-socket scoping, seccomp (no sockets)"
+            "Landlock file rules (writes only in the project, temp and caches; secrets, wicket's own state and (as root) \
+root-only system files unreadable), signal and abstract-socket scoping, seccomp (no sockets), no capabilities and \
+an empty bounding set, only stdio inherited, death with wicket; where root or user namespaces allow: own pid, \
+mount, ipc, uts and net namespaces with a fresh /proc and /dev/shm"
         }
         Backend::Seatbelt => {
             "the Seatbelt profile: writes only in the project, temp and caches; secrets unreadable; no network"
@@ -62,6 +66,26 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
     }
     println!("seccomp: {}", if probe.seccomp { "available" } else { "not available" });
     println!("best backend: {}: {}", probe.backend.name(), isolates(&probe.backend));
+    // A bwrap found on PATH that is not the trusted one is never run; say so.
+    if let Some(on_path) = wicket_sandbox::probe::which("bwrap") {
+        let trusted = probe.bwrap_path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
+        if std::fs::canonicalize(&on_path).ok() != trusted {
+            println!(
+                "  note: {} (first on PATH) is not used: helpers come only from {} (owned by root)",
+                on_path.display(),
+                wicket_sandbox::probe::TRUSTED_DIRS.join(", ")
+            );
+        }
+    }
+    #[cfg(target_os = "linux")]
+    println!(
+        "fallback namespaces (pid, mount, ipc, uts, net without bubblewrap): {}",
+        if wicket_sandbox::fallback::namespaces_work() {
+            "available"
+        } else {
+            "not available (neither root nor user namespaces)"
+        }
+    );
     for m in probe.backend.missing() {
         println!("  missing: {m}");
     }

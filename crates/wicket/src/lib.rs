@@ -10,5 +10,6 @@ pub mod audit;
 pub mod config;
 pub mod consent;
 pub mod gate;
+pub mod gitconfig;
 pub mod net;
 pub mod trust;

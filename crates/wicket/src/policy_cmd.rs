@@ -380,6 +380,15 @@ fn lint(args: &LintArgs) -> Result<ExitCode> {
             }
         }
     }
+    // Command patterns that may not mean what they look like (`bash(cp*)` is `cp` only).
+    let rules = all.permissions.allow.iter().chain(&all.permissions.deny).chain(&all.permissions.ask);
+    for text in rules {
+        let Ok(rule) = wicket_policy::rules::Rule::parse(text) else { continue };
+        let (Some(pattern), true) = (rule.pattern.as_deref(), rule.tool_matches("bash")) else { continue };
+        for w in wicket_policy::rules::command_pattern_warnings(pattern) {
+            println!("warn  rule {text}: {w}");
+        }
+    }
     // Every rule and pattern together, as the engine compiles them.
     if problems == 0 {
         let loaded = config::load(&root)?;

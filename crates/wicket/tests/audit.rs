@@ -1,6 +1,8 @@
 //! End-to-end tests of the audit log through the real `wicket` binary: `check` records every
-//! decision, `audit verify` and `audit show`, a writer killed mid-burst, writers in parallel,
-//! and a mandatory audit on a full disk.
+//! decision, `audit verify` and `audit show`, 200 `check` processes and two agent sessions'
+//! hook calls continuing one chain, the detection table across processes, writers killed
+//! mid-burst, a stale lock from a killed process, a lock held by a stopped one, and a
+//! mandatory audit on a full disk.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
@@ -39,6 +41,7 @@ impl Env {
             .env("HOME", &self.home)
             .env_remove("WICKET_AUDIT_MANDATORY")
             .env_remove("WICKET_AUDIT_CHECKPOINT")
+            .env_remove("WICKET_AUDIT_ROTATE_BYTES")
             .current_dir(&self.root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -68,7 +71,7 @@ impl Env {
     fn logs(&self) -> Vec<PathBuf> {
         let mut out = Vec::new();
         if let Ok(projects) = std::fs::read_dir(self.audit()) {
-            for p in projects {
+            for p in projects.filter(|p| p.as_ref().unwrap().path().is_dir()) {
                 for f in std::fs::read_dir(p.unwrap().path()).unwrap() {
                     let f = f.unwrap().path();
                     if f.extension().is_some_and(|e| e == "jsonl") {
@@ -120,13 +123,15 @@ fn check_records_every_decision_and_verify_accepts_the_log() {
     let printed = decisions(&out);
     assert_eq!(printed.len(), 5);
     let logs = e.logs();
-    assert_eq!(logs.len(), 1, "one file per process");
+    assert_eq!(logs.len(), 1, "one chain, one file so far");
     let lines = log_lines(&logs[0]);
     assert_eq!(lines.len(), 5, "every non-empty input line, the bad one too");
     for (n, (line, decision)) in lines.iter().zip(&printed).enumerate() {
         assert_eq!(line["seq"], n as u64 + 1);
         assert_eq!(line["kind"], decision["kind"], "the kind is the typed verdict's");
         assert_eq!(line["session"], lines[0]["session"], "one session per process");
+        assert_eq!(line["v"], 2);
+        assert!(line["pid"].as_u64().unwrap() > 0);
     }
     assert_eq!(lines[0]["kind"], "deny_sensitive");
     assert_eq!(lines[0]["risk"], "critical");
@@ -142,12 +147,16 @@ fn check_records_every_decision_and_verify_accepts_the_log() {
     assert!(out.status.success(), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("ok: 5 line(s) in 1 file(s) verified"), "{}", text(&out.stdout));
 
-    // A second process: a second file, another session.
+    // A second process continues the same chain, with its own session and pid.
     let out = e.check(&[], r#"{"tool":"read_file","input":{"path":"README.md"}}"#, &[]);
     decisions(&out);
     let logs = e.logs();
-    assert_eq!(logs.len(), 2);
-    assert_ne!(log_lines(&logs[0])[0]["session"], log_lines(&logs[1])[0]["session"]);
+    assert_eq!(logs.len(), 1);
+    let lines = log_lines(&logs[0]);
+    assert_eq!(lines[5]["seq"], 6);
+    assert_eq!(lines[5]["prev"], lines[4]["hash"]);
+    assert_ne!(lines[5]["session"], lines[0]["session"]);
+    assert_ne!(lines[5]["pid"], lines[0]["pid"]);
 }
 
 #[test]
@@ -173,6 +182,11 @@ fn verify_names_the_file_and_line_of_a_tampered_log() {
     let stdout = text(&out.stdout);
     assert!(stdout.contains(&format!("{}:1: changed", file.display())), "{stdout}");
     assert!(stdout.contains("FAILED"), "{stdout}");
+    let summary = stdout.lines().next().unwrap();
+    assert!(
+        summary.starts_with("proj-") && summary.contains(": FAILED at ") && summary.contains(":1: changed"),
+        "{stdout}"
+    );
     // A file given alone is verified too.
     let out = e.audit_cmd(&["verify", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -183,16 +197,20 @@ fn verify_names_the_file_and_line_of_a_tampered_log() {
 }
 
 #[test]
-fn with_checkpoints_a_cut_tail_is_found() {
+fn a_cut_tail_is_found_by_default() {
     let e = Env::new();
-    decisions(&e.check(&["--jsonl", "--unattended"], CALLS, &[("WICKET_AUDIT_CHECKPOINT", "1")]));
+    decisions(&e.check(&["--jsonl", "--unattended"], CALLS, &[]));
     let file = e.logs().remove(0);
     let original = std::fs::read_to_string(&file).unwrap();
     let kept: String = original.lines().take(3).map(|l| format!("{l}\n")).collect();
     std::fs::write(&file, kept).unwrap();
     let out = e.audit_cmd(&["verify", e.audit().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stdout).contains("lines cut from the end: the checkpoint records line 5, the file has 3"));
+    assert!(
+        text(&out.stdout).contains("lines cut from the end: head.json records line 5, the chain ends at line 3"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
@@ -300,32 +318,257 @@ fn a_writer_killed_mid_burst_leaves_at_most_a_torn_last_line() {
     }
 }
 
+/// A Claude Code PreToolUse payload for `session`.
+fn claude_payload(root: &Path, session: &str, i: usize) -> String {
+    serde_json::json!({
+        "session_id": session, "transcript_path": "/t.jsonl", "cwd": root, "permission_mode": "default",
+        "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": format!("src/f{i}.rs")},
+        "tool_use_id": format!("toolu_{i}")
+    })
+    .to_string()
+}
+
+/// Run `jobs` to completion, at most `width` at a time.
+fn run_in_waves(jobs: Vec<Command>, width: usize, stdin: impl Fn(usize) -> String) -> Vec<Output> {
+    let mut outs = Vec::new();
+    let mut jobs = jobs.into_iter().enumerate().peekable();
+    while jobs.peek().is_some() {
+        let wave: Vec<(Child, String)> =
+            jobs.by_ref().take(width).map(|(i, mut c)| (c.spawn().unwrap(), stdin(i))).collect();
+        for (child, input) in wave {
+            outs.push(feed(child, &input));
+        }
+    }
+    outs
+}
+
 #[test]
-fn several_processes_write_their_own_files_at_once() {
+fn two_hundred_checks_and_two_agent_sessions_make_one_chain() {
     let e = Env::new();
-    let input = burst(3000);
-    let children: Vec<Child> = (0..4)
+    let rotate = [("WICKET_AUDIT_ROTATE_BYTES", "20000")];
+    let mut jobs = Vec::new();
+    for i in 0..260 {
+        let mut c = e.wicket();
+        c.envs(rotate);
+        if i % 13 < 3 {
+            // Hook calls of two agent sessions, interleaved with the checks.
+            c.args(["hook", "claude"]);
+        } else {
+            c.arg("check").arg("--root").arg(&e.root);
+        }
+        jobs.push(c);
+    }
+    let root = e.root.clone();
+    let outs = run_in_waves(jobs, 8, |i| {
+        if i % 13 < 3 {
+            claude_payload(&root, if i % 2 == 0 { "agent-session-A" } else { "agent-session-B" }, i)
+        } else {
+            format!(r#"{{"tool":"read_file","input":{{"path":"src/f{i}.rs"}}}}"#)
+        }
+    });
+    for out in &outs {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let hooks = (0..260).filter(|i| i % 13 < 3).count();
+    assert_eq!(260 - hooks, 200);
+    let logs = e.logs();
+    assert!(logs.len() > 2, "rotated into several files: {logs:?}");
+    let out = e.audit_cmd(&["verify"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert_eq!(stdout.lines().count(), 2, "one line per project, one total: {stdout}");
+    assert!(stdout.contains(&format!("ok: 260 line(s) in {} file(s)", logs.len())), "{stdout}");
+    // One chain: seq 1..=260 across the files, in order.
+    let seqs: Vec<u64> = logs.iter().flat_map(|f| log_lines(f)).map(|l| l["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=260).collect::<Vec<u64>>());
+    // The agents' sessions are recorded as theirs.
+    let out = e.audit_cmd(&["show", "--summary", "--json"]);
+    let rows: Vec<serde_json::Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let calls = |id: &str| rows.iter().find(|r| r["session"] == id).map(|r| r["calls"].as_u64().unwrap());
+    let (a, b) = (calls("agent-session-A").unwrap(), calls("agent-session-B").unwrap());
+    assert_eq!(a + b, hooks as u64);
+    assert_eq!(rows.len(), 2 + 200, "one row per check process and per agent session");
+}
+
+/// Tampers with the chain in `audit`, returning what `verify` must name.
+type Tamper = fn(&[PathBuf]) -> (PathBuf, &'static str);
+
+fn rewrite(path: &Path, f: impl Fn(Vec<String>) -> Vec<String>) {
+    let lines: Vec<String> = std::fs::read_to_string(path).unwrap().lines().map(str::to_string).collect();
+    let mut text = f(lines).join("\n");
+    text.push('\n');
+    // A finished file is sealed (0400); its owner can still make it writable, as a tamperer would.
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[rustfmt::skip]
+const TAMPERS: &[(&str, Tamper)] = &[
+    ("delete a middle file", |f| { std::fs::remove_file(&f[1]).unwrap(); (f[2].clone(), ":1: lines ") }),
+    ("delete one line", |f| { rewrite(&f[1], |mut l| { l.remove(1); l }); (f[1].clone(), ":2: seq is ") }),
+    ("cut the newest file", |f| { let n = f.len() - 1; rewrite(&f[n], |l| l[..l.len() - 1].to_vec()); (f[n].clone(), ": lines cut from the end: head.json records") }),
+    ("edit a line", |f| { rewrite(&f[1], |mut l| { l[1] = l[1].replace("src/f", "src/g"); l }); (f[1].clone(), ":2: changed") }),
+    ("swap two files", |f| { let t = f[0].with_extension("tmp"); std::fs::rename(&f[0], &t).unwrap(); std::fs::rename(&f[1], &f[0]).unwrap(); std::fs::rename(&t, &f[1]).unwrap(); (f[0].clone(), ":1: the file's name says it starts at line 1") }),
+];
+
+#[test]
+fn the_detection_table_across_processes() {
+    for (name, tamper) in TAMPERS {
+        let e = Env::new();
+        for i in 0..24 {
+            let call = format!(r#"{{"tool":"read_file","input":{{"path":"src/f{i}.rs"}}}}"#);
+            decisions(&e.check(&[], &call, &[("WICKET_AUDIT_ROTATE_BYTES", "2500")]));
+        }
+        let logs = e.logs();
+        assert!(logs.len() >= 4, "{name}: {logs:?}");
+        assert!(e.audit_cmd(&["verify"]).status.success(), "{name}: intact before");
+        let (file, what) = tamper(&logs);
+        let out = e.audit_cmd(&["verify"]);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stdout}");
+        let named = format!("{}{what}", file.display());
+        assert!(stdout.lines().next().unwrap().contains(&named), "{name}: the summary names {named}:\n{stdout}");
+    }
+}
+
+#[test]
+fn writers_killed_mid_burst_leave_a_chain_the_next_writer_repairs() {
+    let e = Env::new();
+    let input = burst(400_000);
+    let mut children: Vec<Child> = (0..4)
         .map(|_| {
             let mut c = e.wicket();
             c.arg("check").arg("--jsonl").arg("--unattended").arg("--root").arg(&e.root).stdout(Stdio::null());
             let mut child = c.spawn().unwrap();
             let mut stdin = child.stdin.take().unwrap();
             let input = input.clone();
-            std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+            std::thread::spawn(move || {
+                let _ = stdin.write_all(input.as_bytes()); // EPIPE once killed
+            });
             child
         })
         .collect();
-    for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{}", text(&out.stderr));
+    let start = Instant::now();
+    loop {
+        let size: u64 = e.logs().iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
+        if size > 2_000_000 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "the burst did not start");
+        std::thread::sleep(Duration::from_millis(5));
     }
-    let logs = e.logs();
-    assert_eq!(logs.len(), 4, "one file per process");
+    for child in &mut children {
+        child.kill().unwrap(); // SIGKILL, maybe while holding the lock or mid-write
+    }
+    for mut child in children {
+        child.wait().unwrap();
+    }
+    // At most a torn last line is left; the next writers repair it and go on.
     let report = wicket_audit::verify_path(&e.audit()).unwrap();
-    assert!(report.is_ok(), "{:?}", report.problems);
-    assert!(report.files.iter().all(|f| f.lines == 3000));
+    assert!(report.problems.len() <= 1, "{:#?}", report.problems);
+    for _ in 0..3 {
+        decisions(&e.check(&[], r#"{"tool":"read_file","input":{"path":"README.md"}}"#, &[]));
+    }
     let out = e.audit_cmd(&["verify"]);
     assert!(out.status.success(), "{}", text(&out.stdout));
+    let report = wicket_audit::verify_path(&e.audit()).unwrap();
+    assert!(report.lines() > 1000);
+    let torn = report.projects[0].torn_repaired;
+    assert_eq!(torn, u64::from(text(&out.stdout).contains("killed writer repaired")), "{}", text(&out.stdout));
+}
+
+/// A process that takes the flock on `lock` and holds it until killed (one process, no
+/// children, so killing it is the holder's death); returns once it holds the lock.
+fn lock_holder(lock: &Path) -> Child {
+    let script = "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(600)\n";
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .arg(lock)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+    assert_eq!(line.trim(), "locked");
+    child
+}
+
+const ONE_READ: &str = r#"{"tool":"read_file","input":{"path":"src/main.rs"}}"#;
+
+#[test]
+fn a_stale_lock_from_a_killed_process_does_not_stop_a_writer() {
+    let e = Env::new();
+    decisions(&e.check(&[], ONE_READ, &[]));
+    let project = e.logs()[0].parent().unwrap().to_path_buf();
+    // A real process takes the lock and is killed while holding it.
+    let mut holder = lock_holder(&project.join("lock"));
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let start = Instant::now();
+    let out = e.check(&[], ONE_READ, &[("WICKET_AUDIT_MANDATORY", "1")]);
+    assert_eq!(decisions(&out)[0]["decision"], "allow", "{}", text(&out.stderr));
+    assert!(start.elapsed() < Duration::from_secs(2), "no wait on a dead holder's lock");
+    assert!(e.audit_cmd(&["verify"]).status.success());
+}
+
+#[test]
+fn a_lock_held_by_a_live_process_fails_the_line_within_the_bound() {
+    let e = Env::new();
+    decisions(&e.check(&[], ONE_READ, &[]));
+    let project = e.logs()[0].parent().unwrap().to_path_buf();
+    // A live holder that does not let go: the bounded wait, then the failure rule.
+    let mut holder = lock_holder(&project.join("lock"));
+    let start = Instant::now();
+    let out = e.check(&[], ONE_READ, &[("WICKET_AUDIT_MANDATORY", "1")]);
+    let refused = decisions(&out);
+    let waited = start.elapsed();
+    let optional = e.check(&[], ONE_READ, &[]);
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert_eq!(refused[0]["decision"], "deny");
+    assert!(refused[0]["reason"].as_str().unwrap().contains("stayed locked by another process"), "{refused:?}");
+    assert!(waited < Duration::from_secs(30), "bounded: {waited:?}");
+    assert_eq!(decisions(&optional)[0]["decision"], "allow");
+    assert!(text(&optional.stderr).contains("going on without it"), "{}", text(&optional.stderr));
+    assert!(e.audit_cmd(&["verify"]).status.success());
+}
+
+#[test]
+fn show_filters_by_session_and_summarizes_sessions() {
+    let e = Env::new();
+    for (session, tool, input) in [
+        ("sess-1", "Read", serde_json::json!({"file_path": "src/a.rs"})),
+        ("sess-1", "Bash", serde_json::json!({"command": "git status"})),
+        ("sess-1", "Read", serde_json::json!({"file_path": ".env"})),
+        ("sess-2", "Bash", serde_json::json!({"command": "ls"})),
+    ] {
+        let payload = serde_json::json!({"session_id": session, "cwd": e.root, "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": input, "tool_use_id": "t"});
+        let mut c = e.wicket();
+        c.args(["hook", "claude"]);
+        let out = feed(c.spawn().unwrap(), &payload.to_string());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let out = e.audit_cmd(&["show", "--json", "--session", "sess-1"]);
+    let lines: Vec<serde_json::Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|l| l["session"] == "sess-1"));
+    let out = e.audit_cmd(&["show", "--summary", "--json", "--session", "sess-1"]);
+    let rows: Vec<serde_json::Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let r = &rows[0];
+    assert_eq!(
+        (r["calls"].as_u64(), r["allowed"].as_u64(), r["denied"].as_u64(), r["asked"].as_u64()),
+        (Some(3), Some(2), Some(1), Some(0)),
+        "{r}"
+    );
+    assert_eq!(r["commands"], 1, "{r}");
+    let out = e.audit_cmd(&["show", "--summary"]);
+    let table = text(&out.stdout);
+    assert!(table.starts_with("SESSION") && table.contains("sess-1") && table.contains("sess-2"), "{table}");
+    assert_eq!(table.lines().count(), 3, "{table}");
 }
 
 /// `wicket check` under `ulimit -f 0` (no file may grow; SIGXFSZ ignored): the disk is full

@@ -283,3 +283,24 @@ fn lint_checks_network_entries_and_show_lists_them() {
     let text = String::from_utf8_lossy(&show.stdout);
     assert!(text.contains("\"8080\"") && text.contains("a.test → 127.0.0.1"), "{text}");
 }
+
+/// `policy lint` warns about command patterns that may not mean what they look like (issue
+/// 14, class 7): a program name glued to `*`, and options the program does not have. Warnings
+/// do not fail the lint.
+#[test]
+fn lint_warns_about_surprising_command_patterns() {
+    let e = env();
+    let file = e.home.join(".wicket/settings.json");
+    std::fs::write(
+        &file,
+        r#"{"permissions": {"allow": ["bash(cp*)", "bash(git status *)"], "deny": ["bash(rm --bogus*)"]}}"#,
+    )
+    .unwrap();
+    let out = run_plain(&e, &["policy", "lint", "--root", e.root.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let warns: Vec<&str> = text.lines().filter(|l| l.starts_with("warn  rule")).collect();
+    assert!(warns.iter().any(|l| l.contains("bash(cp*)") && l.contains("`cp` only")), "{text}");
+    assert!(warns.iter().any(|l| l.contains("bash(rm --bogus*)") && l.contains("--bogus")), "{text}");
+    assert!(!warns.iter().any(|l| l.contains("git status")), "{text}");
+}

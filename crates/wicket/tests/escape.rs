@@ -361,6 +361,892 @@ fn a_refused_command_never_starts_although_its_sandbox_was_built_ahead() {
     assert!(marker.exists());
 }
 
+// ---------------------------------------------------------------------------------------------
+// Issue 13 (part B): wicket's own state, trusted helpers, fallback parity, descriptors, root.
+
+/// `wicket run` in `w` with `backend`, `WICKET_HOME` at `wicket_home` and extra variables.
+fn wicket_with(w: &World, backend: &str, wicket_home: &Path, envs: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut c = Command::new(wicket_bin());
+    c.arg("run").arg("--root").arg(&w.root).arg("--").args(args);
+    c.env("HOME", &w.home)
+        .env("WICKET_HOME", wicket_home)
+        .env("WICKET_SANDBOX_BACKEND", backend)
+        .current_dir(&w.root)
+        .stdin(Stdio::null());
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+/// Every file below `dir` with its contents (folders as empty entries), to see any change.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                out.push((p.clone(), Vec::new()));
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Attacks on wicket's own state; `WH` is `$WICKET_HOME`. Each changes or reads it when not
+/// stopped.
+const STATE_ATTACKS: &[(&str, &str)] = &[
+    ("settings", "open(WH + '/settings.json', 'w').write('{\"executor\": \"host\"}')"),
+    ("trust", "open(WH + '/trust.json', 'a').write('x')"),
+    ("audit", "open(WH + '/audit/p/log.jsonl', 'a').write('{}')"),
+    ("audit_new", "os.makedirs(WH + '/audit/q', exist_ok=True)\nopen(WH + '/audit/q/log.jsonl', 'w').write('{}')"),
+    ("probe_cache", "open(WH + '/cache/sandbox-probe.json', 'w').write('[]')"),
+    ("read_settings", "assert 'permissions' in open(WH + '/settings.json').read()"),
+    ("rename_home", "os.rename(WH, WH + '.moved')\nos.makedirs(WH)\nopen(WH + '/settings.json', 'w').write('{}')"),
+    (
+        "rename_parent",
+        "P = os.path.dirname(WH)\nos.rename(P, P + '.moved')\nos.makedirs(WH)\nopen(WH + '/settings.json', 'w').write('{}')",
+    ),
+];
+
+/// `$WICKET_HOME` inside the project, under `~/.cache` (a writable cache) and under `/tmp`:
+/// in every place and on both backends, no attack on it succeeds, while each succeeds outside.
+#[test]
+fn wicket_state_is_out_of_reach_wherever_it_lives() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let tmp = tempfile::Builder::new().prefix("wicket-escape-state").tempdir_in("/tmp").unwrap();
+        let places = [w.root.join("tools/state/wh"), w.home.join(".cache/wicket/wh"), tmp.path().join("nest/wh")];
+        let mut failures = Vec::new();
+        for wh in &places {
+            let fill = |wh: &Path| {
+                let _ = std::fs::remove_dir_all(wh);
+                for d in ["audit/p", "cache"] {
+                    std::fs::create_dir_all(wh.join(d)).unwrap();
+                }
+                std::fs::write(wh.join("settings.json"), "{\"permissions\": {}}").unwrap();
+                std::fs::write(wh.join("trust.json"), "{}").unwrap();
+                std::fs::write(wh.join("audit/p/log.jsonl"), "").unwrap();
+            };
+            for (name, code) in STATE_ATTACKS {
+                fill(wh);
+                let before = snapshot(wh);
+                let script = w.script(&format!("state-{name}"), &format!("WH = ARGS[0]\n{code}"));
+                let args = ["python3", script.to_str().unwrap(), wh.to_str().unwrap()];
+                let out = wicket_with(&w, backend, wh, &[], &args);
+                let got = verdict(&out);
+                // The run itself may add its own audit record and probe cache: compare what
+                // the attack touches only.
+                let after: Vec<_> = snapshot(wh)
+                    .into_iter()
+                    .filter(|(p, _)| before.iter().any(|(q, _)| q == p) || p.starts_with(wh.join("audit/q")))
+                    .filter(|(p, _)| !p.starts_with(wh.join("cache")) || *name == "probe_cache")
+                    .collect();
+                let before: Vec<_> = before
+                    .into_iter()
+                    .filter(|(p, _)| !p.starts_with(wh.join("cache")) || *name == "probe_cache")
+                    .collect();
+                let moved =
+                    wh.with_extension("moved").exists() || wh.parent().unwrap().with_extension("moved").exists();
+                let probe_forged = *name == "probe_cache"
+                    && std::fs::read_to_string(wh.join("cache/sandbox-probe.json")).is_ok_and(|t| t == "[]");
+                if got.starts_with("ESCAPED") || moved || probe_forged || (*name != "probe_cache" && after != before) {
+                    failures.push(format!(
+                        "{backend} {}: {name}: {got} (moved: {moved}; stderr: {})",
+                        wh.display(),
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    ));
+                }
+                // Undo a successful rename before the next attempt.
+                for m in [wh.with_extension("moved"), wh.parent().unwrap().with_extension("moved")] {
+                    if m.exists() {
+                        let orig = m.with_extension("");
+                        let _ = std::fs::remove_dir_all(&orig);
+                        std::fs::rename(&m, &orig).unwrap();
+                    }
+                }
+                // The control: the same attack outside the sandbox succeeds.
+                fill(wh);
+                let control = verdict(&w.direct(&args));
+                if control != "ESCAPED" {
+                    failures.push(format!("control {}: {name}: {control}", wh.display()));
+                }
+                for m in [wh.with_extension("moved"), wh.parent().unwrap().with_extension("moved")] {
+                    if m.exists() {
+                        let orig = m.with_extension("");
+                        let _ = std::fs::remove_dir_all(&orig);
+                        std::fs::rename(&m, &orig).unwrap();
+                    }
+                }
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} attack(s) on wicket's state succeeded:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    }
+}
+
+/// A fake `bwrap` planted by a sandboxed command in a writable cache folder that comes first
+/// on `PATH` (pnpm's home, as `pnpm setup` arranges) is never run: the next run still uses the
+/// system's bubblewrap. The control: a shell with that `PATH` runs the fake.
+#[test]
+fn a_planted_bwrap_earlier_on_path_is_never_run() {
+    let w = World::new();
+    let bin = w.home.join(".local/share/pnpm");
+    std::fs::create_dir_all(&bin).unwrap();
+    let marker = w.out.join("fake-bwrap-ran");
+    let fake = format!("#!/bin/sh\necho ran > {}\nexit 0\n", marker.display());
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let wh = w.dir.join("wicket-home");
+    // The plant, from inside the sandbox: the cache folder is writable there.
+    let plant = format!(
+        "import os\nopen('{0}/bwrap', 'w').write({1:?})\nos.chmod('{0}/bwrap', 0o755)\nprint('ESCAPED')",
+        bin.display(),
+        fake
+    );
+    let out = wicket_with(&w, "bwrap", &wh, &[("PATH", &path)], &["python3", "-c", &plant]);
+    assert!(verdict(&out).contains("ESCAPED"), "the plant runs: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(bin.join("bwrap").exists());
+    // The next run: pid 1 of the sandbox is the real bubblewrap; the fake never ran.
+    let out = wicket_with(&w, "bwrap", &wh, &[("PATH", &path)], &["cat", "/proc/1/comm"]);
+    assert_eq!(verdict(&out), "bwrap", "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!marker.exists(), "the planted bwrap ran on the host");
+    // Also with no cached probe (a fresh home).
+    let fresh = w.dir.join("wicket-home-fresh");
+    let out = wicket_with(&w, "bwrap", &fresh, &[("PATH", &path)], &["cat", "/proc/1/comm"]);
+    assert_eq!(verdict(&out), "bwrap", "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!marker.exists(), "the planted bwrap ran on the host");
+    // Control: a plain lookup on that PATH finds and runs the fake.
+    let status = Command::new("sh").args(["-c", "bwrap --version"]).env("PATH", &path).status().unwrap();
+    assert!(status.success() && marker.exists(), "control: the fake bwrap is first on PATH");
+}
+
+/// Socket families a network namespace does not cut off from the host, one a line: (name,
+/// family, type, protocol, control needs root). Each must be refused inside on both backends;
+/// outside, creating one succeeds (the control).
+const FOREIGN_SOCKETS: &[(&str, i32, i32, i32, bool)] = &[
+    ("AF_VSOCK", 40, 1, 0, false),
+    ("NETLINK_KOBJECT_UEVENT", 16, 3, 15, false),
+    ("NETLINK_AUDIT", 16, 3, 9, false),
+    ("NETLINK_GENERIC", 16, 3, 16, false),
+    ("NETLINK_SOCK_DIAG", 16, 3, 4, false),
+    ("AF_PACKET", 17, 3, 0, true),
+    ("AF_XDP", 44, 3, 0, true),
+];
+
+#[test]
+fn sockets_that_reach_past_the_network_namespace_are_refused() {
+    let mut failures = Vec::new();
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        for (name, fam, typ, proto, root_control) in FOREIGN_SOCKETS {
+            let code = format!("socket.socket({fam}, {typ}, {proto}).close()");
+            let script = w.script(&format!("sock-{name}"), &code);
+            let args = ["python3", script.to_str().unwrap()];
+            let got = verdict(&w.wicket(backend, None, &args));
+            if !got.starts_with("BLOCKED") {
+                failures.push(format!("{backend}: {name}: {got}"));
+            }
+            let control = verdict(&w.direct(&args));
+            if control != "ESCAPED" && (!root_control || is_root()) {
+                failures.push(format!("control {name}: {control}"));
+            }
+        }
+        // Everyday networking inside the namespace still works: an internet socket and the
+        // routing table (getaddrinfo, `ip route`).
+        let script = w.script(
+            "sock-ok",
+            "socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()\nsocket.socket(16, 3, 0).close()",
+        );
+        let got = verdict(&w.wicket("bwrap", None, &["python3", script.to_str().unwrap()]));
+        assert_eq!(got, "ESCAPED", "bwrap: AF_INET and NETLINK_ROUTE are usable inside the network namespace");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A descriptor opened outside without close-on-exec (here by the shell that starts wicket)
+/// is not inherited by the command: writing through it fails inside, works outside.
+#[test]
+fn an_inherited_descriptor_does_not_reach_the_command() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let target = w.out.join("through-fd.txt");
+        let script = w.script("fd", "os.write(7, b'through an inherited fd')");
+        let inside = format!(
+            "exec 7>>{} && exec {} run --root {} -- python3 {}",
+            target.display(),
+            wicket_bin().display(),
+            w.root.display(),
+            script.display()
+        );
+        let out = Command::new("sh")
+            .args(["-c", &inside])
+            .env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            verdict(&out).starts_with("BLOCKED"),
+            "{backend}: {} {}",
+            verdict(&out),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "", "{backend}: written through the inherited fd");
+        // Control: the same script started by that shell directly writes through fd 7.
+        let direct = format!("exec 7>>{} && exec python3 {}", target.display(), script.display());
+        let out = Command::new("sh").args(["-c", &direct]).output().unwrap();
+        assert_eq!(verdict(&out), "ESCAPED");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "through an inherited fd");
+    }
+}
+
+/// What root may do outside and no command may do inside, one a line: (name, code). Run as
+/// root, the control outside succeeds (changing nothing: the names are set to what they are,
+/// the test route is removed again); as another user these are refused everywhere.
+const ROOT_POWERS: &[(&str, &str)] = &[
+    ("mknod", "os.mknod(ROOT + '/null-node', 0o600 | 0o020000, os.makedev(1, 3))"),
+    ("sethostname", "socket.sethostname(socket.gethostname())"),
+    (
+        "setdomainname",
+        "import ctypes\nd = open('/proc/sys/kernel/domainname', 'rb').read().strip()\nassert ctypes.CDLL(None, use_errno=True).setdomainname(d, len(d)) == 0, ctypes.get_errno()",
+    ),
+    (
+        "netlink_route",
+        "import subprocess\nsubprocess.run(['ip', 'route', 'add', '203.0.113.0/24', 'dev', 'lo'], check=True, capture_output=True)",
+    ),
+    ("read_shadow", "assert ':' in open('/etc/shadow').read()"),
+    ("read_gshadow", "assert ':' in open('/etc/gshadow').read()"),
+];
+
+#[test]
+fn root_powers_and_root_only_files_stay_out_of_the_sandbox() {
+    let mut failures = Vec::new();
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        for (name, code) in ROOT_POWERS {
+            let script = w.script(&format!("root-{name}"), code);
+            let args = ["python3", script.to_str().unwrap()];
+            let out = w.wicket(backend, None, &args);
+            let got = verdict(&out);
+            if !got.starts_with("BLOCKED") {
+                failures.push(format!("{backend}: {name}: {got} {}", String::from_utf8_lossy(&out.stderr).trim()));
+            }
+            let _ = std::fs::remove_file(w.root.join("null-node"));
+            let control = verdict(&w.direct(&args));
+            if is_root() && control != "ESCAPED" {
+                failures.push(format!("control {name}: {control}"));
+            }
+            let _ = std::fs::remove_file(w.root.join("null-node"));
+            let _ = Command::new("ip").args(["route", "del", "203.0.113.0/24", "dev", "lo"]).output();
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What other processes share on the host: SysV shared memory, `/dev/shm`, other processes'
+/// command lines and environment. `ARGS`: the shm key, the `/dev/shm` file, the victim's pid.
+const SHARED_WITH_HOST: &[(&str, &str)] = &[
+    (
+        "sysv_shm",
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nassert libc.shmget(int(ARGS[0]), 0, 0) >= 0, ctypes.get_errno()",
+    ),
+    ("dev_shm", "assert open(ARGS[1]).read() == 'host memory'"),
+    ("proc_cmdline", "assert b'wicket-victim-marker' in open('/proc/' + ARGS[2] + '/cmdline', 'rb').read()"),
+    ("proc_environ", "assert b'WICKET_VICTIM=1' in open('/proc/' + ARGS[2] + '/environ', 'rb').read()"),
+    (
+        "proc_scan",
+        "found = []\nfor p in os.listdir('/proc'):\n    try:\n        found.append(b'wicket-victim-marker' in open('/proc/' + p + '/cmdline', 'rb').read())\n    except Exception:\n        pass\nassert any(found)",
+    ),
+];
+
+#[test]
+fn host_memory_and_other_processes_are_out_of_sight() {
+    let mut failures = Vec::new();
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let key = (std::process::id() % 100_000 + 700_000).to_string();
+        let made = Command::new("python3")
+            .args(["-c", &format!("import ctypes\nassert ctypes.CDLL(None).shmget({key}, 4096, 0o1600) >= 0")])
+            .status()
+            .unwrap();
+        assert!(made.success(), "a SysV segment for the test");
+        let shm_file = format!("/dev/shm/wicket-escape-{}", std::process::id());
+        std::fs::write(&shm_file, "host memory").unwrap();
+        let mut victim2 = Command::new("python3")
+            .args(["-c", "import time; time.sleep(60)", "wicket-victim-marker"])
+            .env("WICKET_VICTIM", "1")
+            .spawn()
+            .unwrap();
+        let pid = victim2.id().to_string();
+        for (name, code) in SHARED_WITH_HOST {
+            let script = w.script(&format!("shared-{name}"), code);
+            let args = ["python3", script.to_str().unwrap(), key.as_str(), shm_file.as_str(), pid.as_str()];
+            let out = w.wicket(backend, None, &args);
+            let got = verdict(&out);
+            if !got.starts_with("BLOCKED") {
+                failures.push(format!("{backend}: {name}: {got} {}", String::from_utf8_lossy(&out.stderr).trim()));
+            }
+            let control = verdict(&w.direct(&args));
+            if control != "ESCAPED" {
+                failures.push(format!("control {name}: {control}"));
+            }
+        }
+        let _ = victim2.kill();
+        let _ = victim2.wait();
+        let _ = std::fs::remove_file(&shm_file);
+        let _ = Command::new("python3")
+            .args(["-c", &format!("import ctypes\nl = ctypes.CDLL(None)\nl.shmctl(l.shmget({key}, 0, 0), 0, None)")])
+            .status();
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A chain of 30 daemons (each forks, starts a new session, and its parent exits), the last
+/// one writing a marker a few seconds later.
+const DAEMON_CHAIN: &str = "def chain(n):\n    if os.fork() != 0:\n        os._exit(0)\n    os.setsid()\n    if n > 0:\n        chain(n - 1)\n    time.sleep(3)\n    open(ARGS[0], 'w').write('alive')\n    os._exit(0)\nif os.fork() == 0:\n    chain(30)\ntime.sleep(float(ARGS[1]))";
+
+fn marker_written_later(marker: &Path) -> bool {
+    std::thread::sleep(Duration::from_secs(5));
+    marker.exists()
+}
+
+/// Nothing of a run survives it: not a chain of 30 daemons when the command ends, and not when
+/// wicket itself is killed with SIGKILL mid-run. The control: the chain outlives its starter.
+#[test]
+fn no_daemon_outlives_the_run_or_a_killed_wicket() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let script = w.script("daemons", DAEMON_CHAIN);
+        let marker = w.root.join("daemon-marker");
+        // The command ends at once; the chain must die with it.
+        let out = w.wicket(backend, None, &["python3", script.to_str().unwrap(), marker.to_str().unwrap(), "0"]);
+        assert!(out.status.code().is_some(), "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!marker_written_later(&marker), "{backend}: a daemon outlived the command");
+        // wicket killed mid-run.
+        let mut c = Command::new(wicket_bin());
+        c.args(["run", "--root"]).arg(&w.root).args([
+            "--",
+            "python3",
+            script.to_str().unwrap(),
+            marker.to_str().unwrap(),
+            "30",
+        ]);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = c.spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!marker_written_later(&marker), "{backend}: a daemon survived kill -9 of wicket");
+        let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+        let left: Vec<String> = String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .filter(|l| l.contains(script.to_str().unwrap()) && !l.starts_with("ps "))
+            .map(str::to_string)
+            .collect();
+        assert!(left.is_empty(), "{backend}: left behind: {left:?}");
+        // Control: started directly, the chain outlives its starter.
+        let out = w.direct(&["python3", script.to_str().unwrap(), marker.to_str().unwrap(), "0"]);
+        assert!(out.status.success());
+        assert!(marker_written_later(&marker), "control: the daemon chain survives outside wicket");
+        let _ = std::fs::remove_file(&marker);
+    }
+}
+
+// ---- Git metadata: the host's next `git` must not follow anything a sandboxed command made ----
+
+/// A git redirection: `setup` runs on the host first (shell, in the root), `attack` is Python
+/// run inside the sandbox (and again outside as the control); afterwards the host's own git,
+/// run in `check_in` (relative to the root), must not see `evil.marker`. Each attack writes the
+/// marker where git would read it through the redirection named.
+struct GitAttack {
+    name: &'static str,
+    setup: &'static str,
+    attack: &'static str,
+    check_in: &'static str,
+    /// Blocked by the Landlock fallback too (it has no read-only holes inside the root).
+    fallback_blocks: bool,
+}
+
+/// A fake git folder at `P` whose config carries the marker (Python helper, in every attack).
+const FAKE_GIT: &str = "def fake(p, extra=''):\n    for d in ('objects', 'refs'):\n        os.makedirs(p + '/' + d, exist_ok=True)\n    open(p + '/HEAD', 'w').write('ref: refs/heads/main\\n')\n    open(p + '/config', 'w').write('[core]\\n\\trepositoryformatversion = 0\\n[evil]\\n\\tmarker = yes\\n' + extra)\n";
+
+const GIT_ATTACKS: &[GitAttack] = &[
+    GitAttack {
+        name: "commondir",
+        setup: "",
+        attack: "fake(ROOT + '/evil')\nopen(ROOT + '/.git/commondir', 'w').write(ROOT + '/evil\\n')",
+        check_in: ".",
+        fallback_blocks: true,
+    },
+    GitAttack {
+        name: "config_worktree",
+        setup: "git config core.repositoryformatversion 1 && git config extensions.worktreeConfig true",
+        attack: "open(ROOT + '/.git/config.worktree', 'w').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "include_inside_git",
+        setup: "git config include.path extra.inc",
+        attack: "open(ROOT + '/.git/extra.inc', 'w').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "include_if_inside_git",
+        setup: "git config includeIf.onbranch:main.path ../.git/inc/on-main",
+        attack: "os.makedirs(ROOT + '/.git/inc', exist_ok=True)\nopen(ROOT + '/.git/inc/on-main', 'w').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "new_submodule_gitdir",
+        setup: "",
+        attack: "fake(ROOT + '/.git/modules/sub')\nos.makedirs(ROOT + '/sub', exist_ok=True)\nopen(ROOT + '/sub/.git', 'w').write('gitdir: ../.git/modules/sub\\n')",
+        check_in: "sub",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "existing_submodule_config",
+        setup: "mkdir -p .git/modules/m/objects .git/modules/m/refs m && printf 'ref: refs/heads/main\\n' > .git/modules/m/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n' > .git/modules/m/config && printf 'gitdir: ../.git/modules/m\\n' > m/.git",
+        attack: "open(ROOT + '/.git/modules/m/config', 'a').write('[evil]\\n\\tmarker = yes\\n')",
+        check_in: "m",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "worktree_admin_commondir",
+        setup: "mkdir -p .git/worktrees/w/refs && printf 'ref: refs/heads/main\\n' > .git/worktrees/w/HEAD && printf '../..\\n' > .git/worktrees/w/commondir && mkdir -p w && printf \"gitdir: $PWD/.git/worktrees/w\\n\" > w/.git",
+        attack: "fake(ROOT + '/evil')\nopen(ROOT + '/.git/worktrees/w/commondir', 'w').write(ROOT + '/evil\\n')",
+        check_in: "w",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "rename_and_replace_git",
+        setup: "",
+        attack: "os.rename(ROOT + '/.git', ROOT + '/.git-old')\nfake(ROOT + '/.git')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+    GitAttack {
+        name: "remove_and_replace_git",
+        setup: "",
+        attack: "shutil.rmtree(ROOT + '/.git')\nfake(ROOT + '/.git')",
+        check_in: ".",
+        fallback_blocks: false,
+    },
+];
+
+/// A fresh world whose root is a real git repository (hooks and info removed, so nothing of the
+/// protected set exists), with `setup` applied.
+fn git_world(setup: &str) -> World {
+    let w = World::new();
+    let _ = std::fs::remove_dir_all(w.root.join(".git"));
+    let _ = std::fs::remove_dir_all(w.root.join(".vscode"));
+    let _ = std::fs::remove_dir_all(w.root.join(".wicket"));
+    host_sh(&w, "git init -q -b main . && rm -rf .git/hooks .git/info");
+    if !setup.is_empty() {
+        host_sh(&w, setup);
+    }
+    w
+}
+
+fn host_git_env(w: &World, c: &mut Command) {
+    c.env("HOME", &w.home).env("GIT_CEILING_DIRECTORIES", &w.dir).env_remove("GIT_DIR").env_remove("GIT_WORK_TREE");
+}
+
+fn host_sh(w: &World, script: &str) {
+    let mut c = Command::new("sh");
+    c.args(["-c", script]).current_dir(&w.root);
+    host_git_env(w, &mut c);
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// What the host's git sees for `evil.marker` in `dir`.
+fn host_marker(w: &World, dir: &str) -> String {
+    if !w.root.join(dir).is_dir() {
+        return String::new();
+    }
+    let mut c = Command::new("git");
+    c.args(["config", "--get", "evil.marker"]).current_dir(w.root.join(dir));
+    host_git_env(w, &mut c);
+    String::from_utf8_lossy(&c.output().unwrap().stdout).trim().to_string()
+}
+
+fn run_git_attacks(backend: &str) {
+    let mut failures = Vec::new();
+    for a in GIT_ATTACKS {
+        let w = git_world(a.setup);
+        let code = format!("{FAKE_GIT}{}", a.attack);
+        let script = w.script(a.name, &code);
+        let args = ["python3", script.to_str().unwrap()];
+        let inside = w.wicket(backend, None, &args);
+        let seen = host_marker(&w, a.check_in);
+        if (backend == "bwrap" || a.fallback_blocks) && seen == "yes" {
+            failures.push(format!(
+                "{backend}: {}: the host's git follows what the sandbox made ({}; stderr: {})",
+                a.name,
+                verdict(&inside),
+                String::from_utf8_lossy(&inside.stderr).trim()
+            ));
+        }
+        // The control, in a fresh world: the same attack outside the sandbox works.
+        let w = git_world(a.setup);
+        let script = w.script(a.name, &code);
+        let control = verdict(&w.direct(&["python3", script.to_str().unwrap()]));
+        let seen = host_marker(&w, a.check_in);
+        if control != "ESCAPED" || seen != "yes" {
+            failures.push(format!("control for {}: {control}, host git sees {seen:?}", a.name));
+        }
+    }
+    assert!(failures.is_empty(), "{} git escape(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn git_redirections_are_blocked_by_bwrap() {
+    run_git_attacks("bwrap");
+}
+
+#[test]
+fn git_redirections_are_blocked_by_the_landlock_fallback_where_it_can() {
+    run_git_attacks("landlock");
+}
+
+/// A project without `.git` cannot gain one that the host's git honours.
+#[test]
+fn a_new_git_in_a_project_without_one_is_not_honoured() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let _ = std::fs::remove_dir_all(w.root.join(".git"));
+        let code = format!("{FAKE_GIT}fake(ROOT + '/.git')");
+        let script = w.script("new_git", &code);
+        let inside = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
+        let seen = host_marker(&w, ".");
+        if backend == "bwrap" {
+            assert_ne!(seen, "yes", "{backend}: {} {}", verdict(&inside), String::from_utf8_lossy(&inside.stderr));
+            assert!(!w.root.join(".git").exists(), "{backend}: the empty .git placeholder is gone after the run");
+        }
+        let _ = std::fs::remove_dir_all(w.root.join(".git"));
+        assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
+        assert_eq!(host_marker(&w, "."), "yes", "control: a .git made outside the sandbox is honoured");
+    }
+}
+
+/// A linked worktree (the root's `.git` is a file): the file cannot be re-pointed, the common
+/// folder's config cannot be written, and commits still work.
+#[test]
+fn a_git_file_is_protected_and_commits_still_work() {
+    let w = World::new();
+    let main = w.dir.join("mainrepo");
+    std::fs::create_dir_all(&main).unwrap();
+    let _ = std::fs::remove_dir_all(&w.root);
+    let sh = |dir: &Path, s: &str| {
+        let mut c = Command::new("sh");
+        c.args(["-c", s]).current_dir(dir);
+        host_git_env(&w, &mut c);
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{s}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    sh(&main, "git init -q -b main . && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m init");
+    sh(&main, &format!("git worktree add -q -b wt {}", w.root.display()));
+    let code = format!(
+        "{FAKE_GIT}fake(ROOT + '/../evilgit')\nopen(ROOT + '/.git', 'w').write('gitdir: ' + ROOT + '/../evilgit\\n')"
+    );
+    let repoint = w.script("repoint", &code);
+    let common =
+        format!("open({:?}, 'a').write('[evil]\\n\\tmarker = yes\\n')", main.join(".git/config").to_string_lossy());
+    let common = w.script("common_config", &common);
+    let commit = "echo hi > f.txt && git add f.txt && git -c user.name=a -c user.email=a@b commit -q -m in-sandbox && git log --oneline | wc -l";
+    let out = w.wicket("bwrap", None, &["python3", repoint.to_str().unwrap()]);
+    assert_ne!(host_marker(&w, "."), "yes", "re-pointed .git file: {}", verdict(&out));
+    let out = w.wicket("bwrap", None, &["python3", common.to_str().unwrap()]);
+    assert_ne!(host_marker(&w, "."), "yes", "common folder config: {}", verdict(&out));
+    let out = w.wicket("bwrap", None, &["sh", "-c", commit]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "2", "{}", String::from_utf8_lossy(&out.stderr));
+    // Controls.
+    assert_eq!(verdict(&w.direct(&["python3", common.to_str().unwrap()])), "ESCAPED");
+    assert_eq!(host_marker(&w, "."), "yes");
+    assert_eq!(verdict(&w.direct(&["python3", repoint.to_str().unwrap()])), "ESCAPED");
+}
+
+/// Everyday git keeps working inside the sandbox: add, commit, stash, branch.
+#[test]
+fn everyday_git_works_inside_the_sandbox() {
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let script =
+            "set -e; export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+echo one > a.txt; git add a.txt; git commit -q -m one
+git branch feature; echo two >> a.txt; git stash -q; git stash list | wc -l; git switch -q feature
+echo three > b.txt; git add b.txt; git commit -q -m three; git log --oneline --all | wc -l; echo done";
+        let out = w.wicket(backend, None, &["sh", "-c", script]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.trim_end().ends_with("done"), "{backend}: {text} {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+// ---- Parallel runs share the placeholders; none fails, none leaves anything behind ----
+
+/// Every path below `dir` (links not followed), sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        // A folder may go while it is listed (a placeholder being removed).
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            out.push(e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// 8 concurrent `wicket run`s x 50 rounds in one git project with none of the protected paths
+/// present: every run succeeds and the project is as before.
+#[test]
+fn parallel_runs_in_one_project_all_succeed_and_leave_nothing() {
+    let w = git_world("");
+    let before = listing(&w.root);
+    assert!(!before.iter().any(|p| p == ".mcp.json" || p == ".wicket" || p == ".git/hooks"));
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let (w, failures) = (&w, &failures);
+            s.spawn(move || {
+                for round in 0..50 {
+                    let out =
+                        w.wicket("bwrap", None, &["sh", "-c", "test -d .git/hooks && test -e .mcp.json && echo ok"]);
+                    if !out.status.success() || verdict(&out) != "ok" {
+                        failures.lock().unwrap().push(format!(
+                            "thread {t} round {round}: {:?} {} {}",
+                            out.status.code(),
+                            verdict(&out),
+                            String::from_utf8_lossy(&out.stderr).trim()
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{} of 400 runs failed:\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(listing(&w.root), before, "the project changed");
+}
+
+/// A `kill -9` of wicket mid-run leaves no placeholder behind: the keeper removes them.
+#[test]
+fn a_killed_run_leaves_no_placeholder() {
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let before = listing(&w.root);
+        let mut c = Command::new(wicket_bin());
+        c.args(["run", "--root"]).arg(&w.root).args(["--", "sleep", "30"]);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = c.spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !w.root.join(".mcp.json").exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(w.root.join(".mcp.json").exists(), "{backend}: the run made its placeholders");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while listing(&w.root) != before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let after = listing(&w.root);
+        let extra: Vec<&String> = after.iter().filter(|p| !before.contains(p)).collect();
+        let gone: Vec<&String> = before.iter().filter(|p| !after.contains(p)).collect();
+        assert!(
+            extra.is_empty() && gone.is_empty(),
+            "{backend}: after wicket was killed: extra {extra:?}, gone {gone:?}"
+        );
+    }
+}
+
+// ---- Writable paths: resolved once, checked, temp folders private per run ----
+
+/// A host temp folder for one test (the attack needs the real, shared `/tmp`).
+fn host_tmp(tag: &str) -> PathBuf {
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let t = PathBuf::from("/tmp").join(format!("wicket-esc-{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&t);
+    std::fs::create_dir_all(&t).unwrap();
+    t
+}
+
+/// `TMPDIR` re-pointed at the home through a renamed parent: the first run renames the
+/// parent and leaves a link; the next run must not get the home as its temp folder.
+#[test]
+fn tmpdir_repointed_through_a_renamed_parent_does_not_open_the_home() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let t = host_tmp("repoint");
+        let tmpdir = t.join("a/home");
+        std::fs::create_dir_all(&tmpdir).unwrap();
+        let repoint = format!(
+            "os.rename({a:?}, {a:?} + '-old')\nos.symlink({d:?}, {a:?})",
+            a = t.join("a").to_string_lossy(),
+            d = w.dir.to_string_lossy()
+        );
+        let stage1 = w.script("repoint", &repoint);
+        let stage2 = w.script("via_tmpdir", "open(os.environ['TMPDIR'] + '/.bashrc', 'a').write('evil')");
+        let env = [("TMPDIR", tmpdir.as_path())];
+        let first = w.wicket_with(backend, &env, &["python3", stage1.to_str().unwrap()]);
+        let second = w.wicket_with(backend, &env, &["python3", stage2.to_str().unwrap()]);
+        let bashrc = std::fs::read_to_string(w.home.join(".bashrc")).unwrap_or_default();
+        assert!(
+            !bashrc.contains("evil"),
+            "{backend}: the home was written through TMPDIR: {} / {} {}",
+            verdict(&first),
+            verdict(&second),
+            String::from_utf8_lossy(&second.stderr)
+        );
+        // Control: outside the sandbox both steps work and the home is written.
+        let _ = std::fs::remove_file(t.join("a"));
+        let _ = std::fs::remove_dir_all(t.join("a-old"));
+        std::fs::create_dir_all(&tmpdir).unwrap();
+        let direct =
+            |s: &Path| Command::new("python3").arg(s).env("HOME", &w.home).env("TMPDIR", &tmpdir).output().unwrap();
+        assert_eq!(verdict(&direct(&stage1)), "ESCAPED");
+        assert_eq!(verdict(&direct(&stage2)), "ESCAPED");
+        assert!(std::fs::read_to_string(w.home.join(".bashrc")).unwrap().contains("evil"), "control");
+        let _ = std::fs::remove_dir_all(&t);
+    }
+}
+
+/// `TMPDIR` that is a link to the home: the run is refused with a clear error.
+#[test]
+fn tmpdir_linked_to_the_home_is_refused() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let t = host_tmp("link");
+        std::os::unix::fs::symlink(&w.home, t.join("lnk")).unwrap();
+        let script = w.script("via_tmpdir", "open(os.environ['TMPDIR'] + '/.bashrc', 'a').write('evil')");
+        let out = w.wicket_with(backend, &[("TMPDIR", &t.join("lnk"))], &["python3", script.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(126), "{backend}: {} {err}", verdict(&out));
+        assert!(err.contains("TMPDIR") && err.contains("home folder"), "{backend}: {err}");
+        assert!(!w.home.join(".bashrc").exists());
+        let control = Command::new("python3").arg(&script).env("TMPDIR", t.join("lnk")).output().unwrap();
+        assert_eq!(verdict(&control), "ESCAPED");
+        let _ = std::fs::remove_dir_all(&t);
+    }
+}
+
+/// Under bubblewrap, `/tmp` is private to the run: nothing written there reaches the host.
+#[test]
+fn the_temp_folder_is_private_to_the_run() {
+    let w = World::new();
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let f = PathBuf::from(format!("/tmp/wicket-esc-private-{}-{n}", std::process::id()));
+    let code = format!("open({:?}, 'w').write('x')", f.to_string_lossy());
+    let script = w.script("private_tmp", &code);
+    let out = w.wicket("bwrap", None, &["python3", script.to_str().unwrap()]);
+    assert_eq!(verdict(&out), "ESCAPED", "writing /tmp works inside: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(!f.exists(), "a file written to /tmp in the sandbox reached the host");
+    assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
+    assert!(f.exists(), "control");
+    let _ = std::fs::remove_file(&f);
+}
+
+/// `sandbox.writePaths` naming the home (or a secret) is refused, not bound.
+#[test]
+fn a_write_path_that_opens_the_home_or_a_secret_is_refused() {
+    for (entry, needle) in [("~", "home folder"), ("~/.ssh", "secret"), ("~/.ssh/keys", "secret")] {
+        for backend in ["bwrap", "landlock"] {
+            let w = World::new();
+            std::fs::create_dir_all(w.home.join(".ssh/keys")).unwrap();
+            let home = w.dir.join("wicket-home");
+            std::fs::create_dir_all(&home).unwrap();
+            let settings = format!(r#"{{"sandbox": {{"writePaths": [{entry:?}]}}}}"#);
+            std::fs::write(home.join("settings.json"), settings).unwrap();
+            let script = w.script("write_home", "open(HOME + '/.bashrc', 'a').write('evil')");
+            let out = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(126), "{entry} {backend}: {} {err}", verdict(&out));
+            assert!(err.contains("writePaths") && err.contains(needle), "{entry} {backend}: {err}");
+            assert!(!w.home.join(".bashrc").exists());
+            assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED", "control");
+        }
+    }
+}
+
+/// Everyday work keeps working in the sandbox (both backends): a Python venv, `npm ci` of a
+/// package with no dependencies, and (where cargo is on PATH) an offline `cargo build` of a
+/// tiny crate, in a git project with none of the protected paths present.
+#[test]
+fn everyday_tools_work_inside_the_sandbox() {
+    let real_home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let rustup = std::env::var_os("RUSTUP_HOME").map(PathBuf::from).unwrap_or_else(|| real_home.join(".rustup"));
+    let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|| real_home.join(".cargo"));
+    let has_cargo = Command::new("cargo").arg("--version").output().is_ok_and(|o| o.status.success());
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let home = w.dir.join("wicket-home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join("settings.json"), r#"{"env": {"allow": ["RUSTUP_HOME", "CARGO_HOME"]}}"#).unwrap();
+        std::fs::create_dir_all(w.root.join("crate/src")).unwrap();
+        std::fs::write(
+            w.root.join("crate/Cargo.toml"),
+            "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        )
+        .unwrap();
+        std::fs::write(w.root.join("crate/src/main.rs"), "fn main() { println!(\"tiny ok\"); }\n").unwrap();
+        std::fs::create_dir_all(w.root.join("js")).unwrap();
+        std::fs::write(
+            w.root.join("js/package-lock.json"),
+            r#"{"name":"tiny","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"tiny","version":"1.0.0"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(w.root.join("js/package.json"), r#"{"name":"tiny","version":"1.0.0"}"#).unwrap();
+        let mut script = String::from(
+            "set -e\npython3 -m venv .venv && .venv/bin/python -c 'print(\"venv ok\")'\n(cd js && npm ci --offline --no-audit --no-fund >/dev/null 2>&1 && echo npm ok)\n",
+        );
+        if has_cargo {
+            script.push_str("(cd crate && cargo build -q --offline && ./target/debug/tiny)\n");
+        } else {
+            eprintln!("cargo is not on PATH here: the cargo part is not run");
+        }
+        let env = [("RUSTUP_HOME", rustup.as_path()), ("CARGO_HOME", cargo_home.as_path())];
+        let out = w.wicket_with(backend, &env, &["sh", "-c", &script]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(text.contains("venv ok") && text.contains("npm ok"), "{backend}: {text} {err}");
+        if has_cargo {
+            assert!(text.contains("tiny ok"), "{backend}: {text} {err}");
+        }
+    }
+}
+
 // --- Issue 13 items 6 and 7: the shared lists, every home, links, the project's own secrets ---
 
 /// One credential of each class the masks cover beyond the classic ones, as paths below the
@@ -595,22 +1481,6 @@ const PROTECTED_NEW: &[(&str, bool)] = &[
     (".kilocode/rules/x.md", false),
 ];
 
-fn listing(root: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            out.push(p.strip_prefix(root).unwrap().to_string_lossy().into_owned());
-            if e.file_type().unwrap().is_dir() {
-                stack.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn new_protected_paths_cannot_be_created_or_written_inside() {
     let w = World::new();
@@ -630,6 +1500,12 @@ fn new_protected_paths_cannot_be_created_or_written_inside() {
         let got = verdict(&inside);
         if !got.starts_with("BLOCKED") {
             failures.push(format!("{rel} (missing: {missing}): {got} {}", String::from_utf8_lossy(&inside.stderr)));
+        }
+        // The last run out removes the shared placeholders before wicket returns, unless the
+        // keeper was checking at that moment; then the keeper removes them a moment later.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while listing(&w.root) != before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
         }
         if listing(&w.root) != before {
             failures.push(format!("{rel} (missing: {missing}): the project changed: {:?}", listing(&w.root)));

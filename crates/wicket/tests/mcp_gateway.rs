@@ -334,6 +334,65 @@ fn without_a_terminal_or_elicitation_a_question_is_a_denial() {
     assert!(v["out"]["text"].as_str().unwrap().contains("nobody can be asked"), "{v}");
 }
 
+/// An allow rule for every tool of the real filesystem server does not switch off the argument
+/// checks: the server, told it may serve the root and a sibling folder whose name starts with
+/// the root's (`proj_evil`, the CVE-2025-53110 shape), would read the sibling (the control, a
+/// gateway rooted there, does), yet through a gateway rooted at `proj` the read never reaches
+/// it; nor do a `search_and_replace`-style write into `.git` and a `file:` URL to a key.
+#[test]
+fn an_mcp_allow_rule_keeps_the_argument_checks() {
+    let Some(p) = peers() else { return };
+    let w = World::new();
+    let evil = w.dir.join("proj_evil");
+    std::fs::create_dir_all(&evil).unwrap();
+    let evil = std::fs::canonicalize(evil).unwrap();
+    std::fs::write(evil.join("notes.txt"), "outside the root\n").unwrap();
+    std::fs::create_dir_all(w.root.join(".git")).unwrap();
+    std::fs::write(w.root.join(".git/config"), "[core]\n").unwrap();
+    let server = ["node".to_string(), s(&p.filesystem), s(&w.root), s(&evil)];
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let scenario = format!(
+        r#"
+async def scenario(s):
+    out = {{}}
+    await s.initialize()
+    out["inside"] = await call(s, "read_text_file", {{"path": "{root}/hello.txt"}})
+    out["sibling"] = await call(s, "read_text_file", {{"path": "{evil}/notes.txt"}})
+    out["climb"] = await call(s, "list_directory", {{"path": "{root}/../proj_evil"}})
+    out["git"] = await call(s, "edit_file", {{"path": "{root}/.git/config", "edits": [{{"oldText": "[core]", "newText": "[core]\\n\\tfsmonitor = touch pwned"}}]}})
+    return out
+"#,
+        root = s(&w.root),
+        evil = s(&evil)
+    );
+    // The server-side tee runs inside the sandbox, so its log lives in the (writable) root.
+    let log = w.root.join("server.log");
+    let mut tee = vec!["python3".to_string(), s(&tests_dir().join("tee.py")), s(&log)];
+    tee.extend(server.iter().map(|x| x.to_string()));
+    let tee: Vec<&str> = tee.iter().map(String::as_str).collect();
+    let v = w.drive(&p, &w.gateway(&["--name", "fs", "--allow", "mcp__fs__*"], &tee), "", &[], &scenario);
+    let out = &v["out"];
+    assert_eq!(out["inside"], json!({"is_error": false, "text": "hello from the root\n"}), "{v}");
+    for denied in ["sibling", "climb", "git"] {
+        assert_eq!(out[denied]["is_error"], true, "{denied}: {v}");
+        assert!(out[denied]["text"].as_str().unwrap().starts_with("Blocked by wicket"), "{denied}: {v}");
+    }
+    let seen = std::fs::read_to_string(&log).unwrap();
+    assert!(!seen.contains("notes.txt") && !seen.contains("proj_evil\"") && !seen.contains("fsmonitor"), "{seen}");
+    assert_eq!(std::fs::read_to_string(w.root.join(".git/config")).unwrap(), "[core]\n");
+
+    // The control: the same server serves the sibling when the gateway's root is the sibling.
+    let control = format!(
+        "async def scenario(s):\n    await s.initialize()\n    return await call(s, 'read_text_file', {{'path': {:?}}})\n",
+        s(&evil.join("notes.txt"))
+    );
+    let mut gw = vec![wicket().to_string_lossy().into_owned(), "mcp".into(), "--root".into(), s(&evil)];
+    gw.extend(["--name", "fsctl", "--allow", "mcp__fsctl__*", "--"].map(String::from));
+    gw.extend(server.iter().map(|x| x.to_string()));
+    let c = w.drive(&p, &gw, "", &[], &control);
+    assert_eq!(c["out"], json!({"is_error": false, "text": "outside the root\n"}), "the control must read it: {c}");
+}
+
 /// One line a case: an attempt, run by a server the gate cannot see into.
 const PROBES: &[&str] = &["read_secret", "write_outside", "env_secret", "network"];
 
@@ -365,8 +424,9 @@ fn the_sandboxed_server_cannot_escape() {
         }
     }
     let _ = std::fs::remove_file(w.out.join("pwned.txt"));
-    // server-filesystem, allowed by wicket and by its own allowed folders, still cannot write
-    // outside the root: the sandbox stops it.
+    // server-filesystem, allowed by its own allowed folders and by an `mcp__fs__*` rule, still
+    // cannot write outside the root: the gate refuses the path argument before the server
+    // sees it (the sandbox, tested by the probes above, is the second wall).
     let fs_server = ["node", p.filesystem.to_str().unwrap(), w.root.to_str().unwrap(), w.out.to_str().unwrap()];
     let scenario = format!(
         "async def scenario(s):\n    await s.initialize()\n    return {{'out': await call(s, 'write_file', {{'path': {:?}, 'content': 'x'}}), 'in': await call(s, 'write_file', {{'path': {:?}, 'content': 'x'}})}}\n",
@@ -375,15 +435,14 @@ fn the_sandboxed_server_cannot_escape() {
     );
     let v = w.drive(&p, &w.gateway(&["--name", "fs", "--allow", "mcp__fs__*"], &fs_server), "", &[], &scenario);
     assert_eq!(v["out"]["out"]["is_error"], true, "{v}");
+    assert!(v["out"]["out"]["text"].as_str().unwrap().starts_with("Blocked by wicket"), "{v}");
     assert!(!w.out.join("fs.txt").exists(), "server-filesystem wrote outside the root");
     assert_eq!(v["out"]["in"]["is_error"], false, "{v}");
-    let c = w.drive(
-        &p,
-        &w.gateway(&["--name", "fsctl", "--no-sandbox", "--allow", "mcp__fsctl__*"], &fs_server),
-        "",
-        &[],
-        &scenario,
-    );
+    // The control: unsandboxed, with a root that holds both folders, the server writes there.
+    let mut control = vec![wicket().to_string_lossy().into_owned(), "mcp".into(), "--root".into(), s(&w.dir)];
+    control.extend(["--name", "fsctl", "--no-sandbox", "--allow", "mcp__fsctl__*", "--"].map(String::from));
+    control.extend(fs_server.iter().map(|x| x.to_string()));
+    let c = w.drive(&p, &control, "", &[], &scenario);
     assert_eq!(c["out"]["out"]["is_error"], false, "the control writes outside: {c}");
     assert!(w.out.join("fs.txt").exists());
 }

@@ -384,7 +384,8 @@ fn the_policy_audit_block_sets_the_audit_options() {
     assert!(o.mandatory && o.checkpoint);
     assert_eq!(o.level, wicket_audit::Level::Denials);
     let o = wicket::audit::options(&wicket_policy::TeamPolicy::default());
-    assert!(!o.checkpoint && o.level == wicket_audit::Level::All);
+    // The head record (the chain's checkpoint) is kept whatever the policy says.
+    assert!(o.checkpoint && !o.mandatory && o.level == wicket_audit::Level::All);
     // Mandatory through the policy file: a log that cannot be written denies.
     let e = env();
     std::fs::write(&e.managed, r#"{"audit": {"enabled": true}}"#).unwrap();

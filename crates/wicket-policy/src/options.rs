@@ -1,0 +1,934 @@
+//! Option grammar as data: one table per program, and one parser that reads an argv the way
+//! that program's own option parser does.
+//!
+//! The hard question: which options does this argv really give its program? `sed -ne 1e\ id`
+//! holds a script in the second letter of a cluster, `curl -d@.env` a file read glued to its
+//! option, `git fetch --upload-pa=sh` a long option by unique prefix. Wicket must read each of
+//! them exactly as the program will, both to find what an allow rule must spell out (options
+//! that run code, read or write files; options wicket does not know) and to let a deny rule see
+//! every spelling of the options it names (`rm -rf` is `rm -fr`, `rm -r -f`, `rm --rec --for`).
+//!
+//! Each table is one `const` block, generated from the program's own `--help` and then
+//! annotated by hand with what each option does (the `source` line says which version). The
+//! grammar is GNU `getopt_long` unless a table says otherwise:
+//!
+//! * short options cluster (`-sSL`); a letter that takes a value consumes the rest of the word,
+//!   or the next word when the rest is empty (`-ne SCRIPT`, `-tDIR`, `-qO FILE`); a letter with
+//!   an optional value takes only the rest of the word;
+//! * long options take `--name=value` (unless `equals` is off: curl) or `--name value`
+//!   (required values only), and, when
+//!   `abbrev` is set, any unambiguous prefix of the name (`--expr`, `--rec`); an exact name
+//!   wins over a longer one it is a prefix of; an ambiguous prefix is an error to the program,
+//!   here an unknown option;
+//! * `--` ends the options; a lone `-` is an operand; with `permute` (GNU's default) options may
+//!   follow operands, without it (`xargs`) the first operand ends the options.
+//!
+//! An option the table does not have is *unknown*: the program may read it in a way wicket
+//! cannot predict, so an allow rule must spell it out (see `docs/decisions.md`).
+
+/// Whether an option takes a value, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    /// A flag.
+    No,
+    /// A value: glued (`-oF`, `--output=F`) or the next word (`-o F`, `--output F`).
+    Required,
+    /// A value only when glued (`-i.bak`, `--in-place=.bak`).
+    Optional,
+}
+
+/// What an option makes the program do beyond its ordinary job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Nothing an allow rule has to care about.
+    Plain,
+    /// Runs a program or code named by the value (`--compress-program`, `wget -e`).
+    Exec,
+    /// Writes the file (or into the folder) named by the value, or writes files at all.
+    Write,
+    /// Names the folder the program writes its ordinary output into (`cp -t DIR`): a write
+    /// target checked like an operand, not a flag a rule must spell out.
+    Dest,
+    /// Reads the file named by the value.
+    Read,
+    /// Reads a file when the value starts with `@` (curl's `-d @file`, `-F name=@file`).
+    ReadAt,
+    /// The value is a script the program runs (`sed -e`): analysed by the program's checker.
+    Script,
+    /// The value names a script file wicket cannot read (`sed -f`).
+    ScriptFile,
+}
+
+/// One option: every name it has (the first is its canonical name), its value and effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opt {
+    /// Names, short (`-o`) and long (`--output`); the first is canonical.
+    pub names: &'static [&'static str],
+    /// Whether it takes a value.
+    pub arg: Arg,
+    /// What it does.
+    pub effect: Effect,
+}
+
+/// A program's option grammar.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The program names (base names) the table is for.
+    pub names: &'static [&'static str],
+    /// Where the table comes from.
+    pub source: &'static str,
+    /// Long options may be abbreviated to any unambiguous prefix.
+    pub abbrev: bool,
+    /// Options may follow operands (GNU permutation).
+    pub permute: bool,
+    /// `--no-NAME` turns off any flag `--NAME`.
+    pub negatable: bool,
+    /// A long option's value may be glued with `=` (`--output=F`); curl takes only the next
+    /// word, and reads `--output=F` as an unknown option.
+    pub equals: bool,
+    /// The options.
+    pub opts: &'static [Opt],
+}
+
+const NO: Arg = Arg::No;
+const REQ: Arg = Arg::Required;
+const OPT: Arg = Arg::Optional;
+use Effect::*;
+
+const fn o(names: &'static [&'static str], arg: Arg, effect: Effect) -> Opt {
+    Opt { names, arg, effect }
+}
+
+/// GNU coreutils 9.1, `rm --help`.
+const RM: Program = Program {
+    names: &["rm"],
+    source: "GNU coreutils 9.1, `rm --help`",
+    abbrev: true,
+    permute: true,
+    negatable: false,
+    equals: true,
+    opts: &[
+        o(&["-f", "--force"], NO, Plain),
+        o(&["-i"], NO, Plain),
+        o(&["-I"], NO, Plain),
+        o(&["--interactive"], OPT, Plain),
+        o(&["--one-file-system"], NO, Plain),
+        o(&["--no-preserve-root"], NO, Plain),
+        o(&["--preserve-root"], OPT, Plain),
+        o(&["-r", "-R", "--recursive"], NO, Plain),
+        o(&["-d", "--dir"], NO, Plain),
+        o(&["-v", "--verbose"], NO, Plain),
+        o(&["--help"], NO, Plain),
+        o(&["--version"], NO, Plain),
+    ],
+};
+
+/// GNU coreutils 9.1, `cp --help`.
+const CP: Program = Program {
+    names: &["cp"],
+    source: "GNU coreutils 9.1, `cp --help`",
+    abbrev: true,
+    permute: true,
+    negatable: false,
+    equals: true,
+    opts: &[
+        o(&["-a", "--archive"], NO, Plain),
+        o(&["--attributes-only"], NO, Plain),
+        o(&["--backup"], OPT, Plain),
+        o(&["-b"], NO, Plain),
+        o(&["--copy-contents"], NO, Plain),
+        o(&["-d"], NO, Plain),
+        o(&["-f", "--force"], NO, Plain),
+        o(&["-i", "--interactive"], NO, Plain),
+        o(&["-H"], NO, Plain),
+        o(&["-l", "--link"], NO, Plain),
+        o(&["-L", "--dereference"], NO, Plain),
+        o(&["-n", "--no-clobber"], NO, Plain),
+        o(&["-P", "--no-dereference"], NO, Plain),
+        o(&["-p"], NO, Plain),
+        o(&["--preserve"], OPT, Plain),
+        o(&["--no-preserve"], REQ, Plain),
+        o(&["--parents"], NO, Plain),
+        o(&["-R", "-r", "--recursive"], NO, Plain),
+        o(&["--reflink"], OPT, Plain),
+        o(&["--remove-destination"], NO, Plain),
+        o(&["--sparse"], REQ, Plain),
+        o(&["--strip-trailing-slashes"], NO, Plain),
+        o(&["-s", "--symbolic-link"], NO, Plain),
+        o(&["-S", "--suffix"], REQ, Plain),
+        o(&["-t", "--target-directory"], REQ, Dest),
+        o(&["-T", "--no-target-directory"], NO, Plain),
+        o(&["-u", "--update"], NO, Plain),
+        o(&["-v", "--verbose"], NO, Plain),
+        o(&["-x", "--one-file-system"], NO, Plain),
+        o(&["-Z"], NO, Plain),
+        o(&["--context"], OPT, Plain),
+        o(&["--help"], NO, Plain),
+        o(&["--version"], NO, Plain),
+    ],
+};
+
+/// GNU coreutils 9.1, `mv --help`.
+const MV: Program = Program {
+    names: &["mv"],
+    source: "GNU coreutils 9.1, `mv --help`",
+    abbrev: true,
+    permute: true,
+    negatable: false,
+    equals: true,
+    opts: &[
+        o(&["--backup"], OPT, Plain),
+        o(&["-b"], NO, Plain),
+        o(&["-f", "--force"], NO, Plain),
+        o(&["-i", "--interactive"], NO, Plain),
+        o(&["-n", "--no-clobber"], NO, Plain),
+        o(&["--strip-trailing-slashes"], NO, Plain),
+        o(&["-S", "--suffix"], REQ, Plain),
+        o(&["-t", "--target-directory"], REQ, Dest),
+        o(&["-T", "--no-target-directory"], NO, Plain),
+        o(&["-u", "--update"], NO, Plain),
+        o(&["-v", "--verbose"], NO, Plain),
+        o(&["-Z", "--context"], NO, Plain),
+        o(&["--help"], NO, Plain),
+        o(&["--version"], NO, Plain),
+    ],
+};
+
+/// GNU coreutils 9.1, `sort --help`.
+const SORT: Program = Program {
+    names: &["sort"],
+    source: "GNU coreutils 9.1, `sort --help`",
+    abbrev: true,
+    permute: true,
+    negatable: false,
+    equals: true,
+    opts: &[
+        o(&["-b", "--ignore-leading-blanks"], NO, Plain),
+        o(&["-d", "--dictionary-order"], NO, Plain),
+        o(&["-f", "--ignore-case"], NO, Plain),
+        o(&["-g", "--general-numeric-sort"], NO, Plain),
+        o(&["-i", "--ignore-nonprinting"], NO, Plain),
+        o(&["-M", "--month-sort"], NO, Plain),
+        o(&["-h", "--human-numeric-sort"], NO, Plain),
+        o(&["-n", "--numeric-sort"], NO, Plain),
+        o(&["-R", "--random-sort"], NO, Plain),
+        o(&["--random-source"], REQ, Read),
+        o(&["-r", "--reverse"], NO, Plain),
+        o(&["--sort"], REQ, Plain),
+        o(&["-V", "--version-sort"], NO, Plain),
+        o(&["--batch-size"], REQ, Plain),
+        o(&["-c"], NO, Plain),
+        o(&["--check"], OPT, Plain),
+        o(&["-C"], NO, Plain),
+        o(&["--compress-program"], REQ, Exec),
+        o(&["--debug"], NO, Plain),
+        o(&["--files0-from"], REQ, Read),
+        o(&["-k", "--key"], REQ, Plain),
+        o(&["-m", "--merge"], NO, Plain),
+        o(&["-o", "--output"], REQ, Write),
+        o(&["-s", "--stable"], NO, Plain),
+        o(&["-S", "--buffer-size"], REQ, Plain),
+        o(&["-t", "--field-separator"], REQ, Plain),
+        o(&["-T", "--temporary-directory"], REQ, Dest),
+        o(&["--parallel"], REQ, Plain),
+        o(&["-u", "--unique"], NO, Plain),
+        o(&["-z", "--zero-terminated"], NO, Plain),
+        o(&["--help"], NO, Plain),
+        o(&["--version"], NO, Plain),
+    ],
+};
+
+/// GNU sed 4.9, `sed --help`.
+const SED: Program = Program {
+    names: &["sed", "gsed"],
+    source: "GNU sed 4.9, `sed --help`",
+    abbrev: true,
+    permute: true,
+    negatable: false,
+    equals: true,
+    opts: &[
+        o(&["-n", "--quiet", "--silent"], NO, Plain),
+        o(&["--debug"], NO, Plain),
+        o(&["-e", "--expression"], REQ, Script),
+        o(&["-f", "--file"], REQ, ScriptFile),
+        o(&["--follow-symlinks"], NO, Plain),
+        o(&["-i", "--in-place"], OPT, Write),
+        o(&["-l", "--line-length"], REQ, Plain),
+        o(&["--posix"], NO, Plain),
+        o(&["-E", "-r", "--regexp-extended"], NO, Plain),
+        o(&["-s", "--separate"], NO, Plain),
+        o(&["--sandbox"], NO, Plain),
+        o(&["-u", "--unbuffered"], NO, Plain),
+        o(&["-z", "--null-data"], NO, Plain),
+        o(&["--help"], NO, Plain),
+        o(&["--version"], NO, Plain),
+    ],
+};
+
+/// GNU findutils 4.9.0, `xargs --help` (options stop at the command).
+const XARGS: Program = Program {
+    names: &["xargs"],
+    source: "GNU findutils 4.9.0, `xargs --help` (options stop at the command)",
+    abbrev: true,
+    permute: false,
+    negatable: false,
+    equals: true,
+    opts: &[
+        o(&["-0", "--null"], NO, Plain),
+        o(&["-a", "--arg-file"], REQ, Read),
+        o(&["-d", "--delimiter"], REQ, Plain),
+        o(&["-E"], REQ, Plain),
+        o(&["-e", "--eof"], OPT, Plain),
+        o(&["-I"], REQ, Plain),
+        o(&["-i", "--replace"], OPT, Plain),
+        o(&["-L", "--max-lines"], REQ, Plain),
+        o(&["-l"], OPT, Plain),
+        o(&["-n", "--max-args"], REQ, Plain),
+        o(&["-o", "--open-tty"], NO, Plain),
+        o(&["-P", "--max-procs"], REQ, Plain),
+        o(&["-p", "--interactive"], NO, Plain),
+        o(&["--process-slot-var"], REQ, Plain),
+        o(&["-r", "--no-run-if-empty"], NO, Plain),
+        o(&["-s", "--max-chars"], REQ, Plain),
+        o(&["--show-limits"], NO, Plain),
+        o(&["-t", "--verbose"], NO, Plain),
+        o(&["-x", "--exit"], NO, Plain),
+        o(&["--help"], NO, Plain),
+        o(&["--version"], NO, Plain),
+    ],
+};
+
+/// curl 7.88.1, `curl --help all` (unique prefixes accepted, tool_getparam.c).
+const CURL: Program = Program {
+    names: &["curl"],
+    source: "curl 7.88.1, `curl --help all` (unique prefixes accepted, tool_getparam.c)",
+    abbrev: true,
+    permute: true,
+    negatable: true,
+    equals: false,
+    opts: &[
+        o(&["--abstract-unix-socket"], REQ, Read),
+        o(&["--alt-svc"], REQ, Write),
+        o(&["--anyauth"], NO, Plain),
+        o(&["-a", "--append"], NO, Plain),
+        o(&["--aws-sigv4"], REQ, Plain),
+        o(&["--basic"], NO, Plain),
+        o(&["--cacert"], REQ, Plain),
+        o(&["--capath"], REQ, Plain),
+        o(&["-E", "--cert"], REQ, Read),
+        o(&["--cert-status"], NO, Plain),
+        o(&["--cert-type"], REQ, Plain),
+        o(&["--ciphers"], REQ, Plain),
+        o(&["--compressed"], NO, Plain),
+        o(&["--compressed-ssh"], NO, Plain),
+        o(&["-K", "--config"], REQ, Exec),
+        o(&["--connect-timeout"], REQ, Plain),
+        o(&["--connect-to"], REQ, Plain),
+        o(&["-C", "--continue-at"], REQ, Plain),
+        o(&["-b", "--cookie"], REQ, Read),
+        o(&["-c", "--cookie-jar"], REQ, Write),
+        o(&["--create-dirs"], NO, Write),
+        o(&["--create-file-mode"], REQ, Plain),
+        o(&["--crlf"], NO, Plain),
+        o(&["--crlfile"], REQ, Plain),
+        o(&["--curves"], REQ, Plain),
+        o(&["-d", "--data"], REQ, ReadAt),
+        o(&["--data-ascii"], REQ, ReadAt),
+        o(&["--data-binary"], REQ, ReadAt),
+        o(&["--data-raw"], REQ, Plain),
+        o(&["--data-urlencode"], REQ, ReadAt),
+        o(&["--delegation"], REQ, Plain),
+        o(&["--digest"], NO, Plain),
+        o(&["-q", "--disable"], NO, Plain),
+        o(&["--disable-eprt"], NO, Plain),
+        o(&["--disable-epsv"], NO, Plain),
+        o(&["--disallow-username-in-url"], NO, Plain),
+        o(&["--dns-interface"], REQ, Plain),
+        o(&["--dns-ipv4-addr"], REQ, Plain),
+        o(&["--dns-ipv6-addr"], REQ, Plain),
+        o(&["--dns-servers"], REQ, Plain),
+        o(&["--doh-cert-status"], NO, Plain),
+        o(&["--doh-insecure"], NO, Plain),
+        o(&["--doh-url"], REQ, Plain),
+        o(&["-D", "--dump-header"], REQ, Write),
+        o(&["--egd-file"], REQ, Plain),
+        o(&["--engine"], REQ, Plain),
+        o(&["--etag-compare"], REQ, Read),
+        o(&["--etag-save"], REQ, Write),
+        o(&["--expect100-timeout"], REQ, Plain),
+        o(&["-f", "--fail"], NO, Plain),
+        o(&["--fail-early"], NO, Plain),
+        o(&["--fail-with-body"], NO, Plain),
+        o(&["--false-start"], NO, Plain),
+        o(&["-F", "--form"], REQ, ReadAt),
+        o(&["--form-escape"], NO, Plain),
+        o(&["--form-string"], REQ, Plain),
+        o(&["--ftp-account"], REQ, Plain),
+        o(&["--ftp-alternative-to-user"], REQ, Plain),
+        o(&["--ftp-create-dirs"], NO, Plain),
+        o(&["--ftp-method"], REQ, Plain),
+        o(&["--ftp-pasv"], NO, Plain),
+        o(&["-P", "--ftp-port"], REQ, Plain),
+        o(&["--ftp-pret"], NO, Plain),
+        o(&["--ftp-skip-pasv-ip"], NO, Plain),
+        o(&["--ftp-ssl-ccc"], NO, Plain),
+        o(&["--ftp-ssl-ccc-mode"], REQ, Plain),
+        o(&["--ftp-ssl-control"], NO, Plain),
+        o(&["-G", "--get"], NO, Plain),
+        o(&["-g", "--globoff"], NO, Plain),
+        o(&["--happy-eyeballs-timeout-ms"], REQ, Plain),
+        o(&["--haproxy-protocol"], NO, Plain),
+        o(&["-I", "--head"], NO, Plain),
+        o(&["-H", "--header"], REQ, ReadAt),
+        o(&["-h", "--help"], REQ, Plain),
+        o(&["--hostpubmd5"], REQ, Plain),
+        o(&["--hostpubsha256"], REQ, Plain),
+        o(&["--hsts"], REQ, Write),
+        o(&["--http0.9"], NO, Plain),
+        o(&["-0", "--http1.0"], NO, Plain),
+        o(&["--http1.1"], NO, Plain),
+        o(&["--http2"], NO, Plain),
+        o(&["--http2-prior-knowledge"], NO, Plain),
+        o(&["--http3"], NO, Plain),
+        o(&["--http3-only"], NO, Plain),
+        o(&["--ignore-content-length"], NO, Plain),
+        o(&["-i", "--include"], NO, Plain),
+        o(&["-k", "--insecure"], NO, Plain),
+        o(&["--interface"], REQ, Plain),
+        o(&["-4", "--ipv4"], NO, Plain),
+        o(&["-6", "--ipv6"], NO, Plain),
+        o(&["--json"], REQ, ReadAt),
+        o(&["-j", "--junk-session-cookies"], NO, Plain),
+        o(&["--keepalive-time"], REQ, Plain),
+        o(&["--key"], REQ, Read),
+        o(&["--key-type"], REQ, Plain),
+        o(&["--krb"], REQ, Plain),
+        o(&["--libcurl"], REQ, Write),
+        o(&["--limit-rate"], REQ, Plain),
+        o(&["-l", "--list-only"], NO, Plain),
+        o(&["--local-port"], REQ, Plain),
+        o(&["-L", "--location"], NO, Plain),
+        o(&["--location-trusted"], NO, Plain),
+        o(&["--login-options"], REQ, Plain),
+        o(&["--mail-auth"], REQ, Plain),
+        o(&["--mail-from"], REQ, Plain),
+        o(&["--mail-rcpt"], REQ, Plain),
+        o(&["--mail-rcpt-allowfails"], NO, Plain),
+        o(&["-M", "--manual"], NO, Plain),
+        o(&["--max-filesize"], REQ, Plain),
+        o(&["--max-redirs"], REQ, Plain),
+        o(&["-m", "--max-time"], REQ, Plain),
+        o(&["--metalink"], NO, Plain),
+        o(&["--negotiate"], NO, Plain),
+        o(&["-n", "--netrc"], NO, Plain),
+        o(&["--netrc-file"], REQ, Read),
+        o(&["--netrc-optional"], NO, Plain),
+        o(&["-:", "--next"], NO, Plain),
+        o(&["--no-alpn"], NO, Plain),
+        o(&["-N", "--no-buffer"], NO, Plain),
+        o(&["--no-clobber"], NO, Plain),
+        o(&["--no-keepalive"], NO, Plain),
+        o(&["--no-npn"], NO, Plain),
+        o(&["--no-progress-meter"], NO, Plain),
+        o(&["--no-sessionid"], NO, Plain),
+        o(&["--noproxy"], REQ, Plain),
+        o(&["--ntlm"], NO, Plain),
+        o(&["--ntlm-wb"], NO, Plain),
+        o(&["--oauth2-bearer"], REQ, Plain),
+        o(&["-o", "--output"], REQ, Write),
+        o(&["--output-dir"], REQ, Write),
+        o(&["-Z", "--parallel"], NO, Plain),
+        o(&["--parallel-immediate"], NO, Plain),
+        o(&["--parallel-max"], REQ, Plain),
+        o(&["--pass"], REQ, Plain),
+        o(&["--path-as-is"], NO, Plain),
+        o(&["--pinnedpubkey"], REQ, Plain),
+        o(&["--post301"], NO, Plain),
+        o(&["--post302"], NO, Plain),
+        o(&["--post303"], NO, Plain),
+        o(&["--preproxy"], NO, Plain),
+        o(&["-#", "--progress-bar"], NO, Plain),
+        o(&["--proto"], REQ, Plain),
+        o(&["--proto-default"], REQ, Plain),
+        o(&["--proto-redir"], REQ, Plain),
+        o(&["-x", "--proxy"], NO, Plain),
+        o(&["--proxy-anyauth"], NO, Plain),
+        o(&["--proxy-basic"], NO, Plain),
+        o(&["--proxy-cacert"], REQ, Plain),
+        o(&["--proxy-capath"], REQ, Plain),
+        o(&["--proxy-cert"], REQ, Plain),
+        o(&["--proxy-cert-type"], REQ, Plain),
+        o(&["--proxy-ciphers"], REQ, Plain),
+        o(&["--proxy-crlfile"], REQ, Plain),
+        o(&["--proxy-digest"], NO, Plain),
+        o(&["--proxy-header"], REQ, ReadAt),
+        o(&["--proxy-insecure"], NO, Plain),
+        o(&["--proxy-key"], REQ, Plain),
+        o(&["--proxy-key-type"], REQ, Plain),
+        o(&["--proxy-negotiate"], NO, Plain),
+        o(&["--proxy-ntlm"], NO, Plain),
+        o(&["--proxy-pass"], REQ, Plain),
+        o(&["--proxy-pinnedpubkey"], REQ, Plain),
+        o(&["--proxy-service-name"], REQ, Plain),
+        o(&["--proxy-ssl-allow-beast"], NO, Plain),
+        o(&["--proxy-ssl-auto-client-cert"], NO, Plain),
+        o(&["--proxy-tls13-ciphers"], REQ, Plain),
+        o(&["--proxy-tlsauthtype"], REQ, Plain),
+        o(&["--proxy-tlspassword"], REQ, Plain),
+        o(&["--proxy-tlsuser"], REQ, Plain),
+        o(&["--proxy-tlsv1"], NO, Plain),
+        o(&["-U", "--proxy-user"], REQ, Plain),
+        o(&["--proxy1.0"], REQ, Plain),
+        o(&["-p", "--proxytunnel"], NO, Plain),
+        o(&["--pubkey"], REQ, Plain),
+        o(&["-Q", "--quote"], REQ, Plain),
+        o(&["--random-file"], REQ, Plain),
+        o(&["-r", "--range"], REQ, Plain),
+        o(&["--rate"], REQ, Plain),
+        o(&["--raw"], NO, Plain),
+        o(&["-e", "--referer"], REQ, Plain),
+        o(&["-J", "--remote-header-name"], NO, Plain),
+        o(&["-O", "--remote-name"], NO, Write),
+        o(&["--remote-name-all"], NO, Write),
+        o(&["-R", "--remote-time"], NO, Plain),
+        o(&["--remove-on-error"], NO, Plain),
+        o(&["-X", "--request"], REQ, Plain),
+        o(&["--request-target"], REQ, Plain),
+        o(&["--resolve"], REQ, Plain),
+        o(&["--retry"], REQ, Plain),
+        o(&["--retry-all-errors"], NO, Plain),
+        o(&["--retry-connrefused"], NO, Plain),
+        o(&["--retry-delay"], REQ, Plain),
+        o(&["--retry-max-time"], REQ, Plain),
+        o(&["--sasl-authzid"], REQ, Plain),
+        o(&["--sasl-ir"], NO, Plain),
+        o(&["--service-name"], REQ, Plain),
+        o(&["-S", "--show-error"], NO, Plain),
+        o(&["-s", "--silent"], NO, Plain),
+        o(&["--socks4"], REQ, Plain),
+        o(&["--socks4a"], REQ, Plain),
+        o(&["--socks5"], REQ, Plain),
+        o(&["--socks5-basic"], NO, Plain),
+        o(&["--socks5-gssapi"], NO, Plain),
+        o(&["--socks5-gssapi-nec"], NO, Plain),
+        o(&["--socks5-gssapi-service"], REQ, Plain),
+        o(&["--socks5-hostname"], REQ, Plain),
+        o(&["-Y", "--speed-limit"], REQ, Plain),
+        o(&["-y", "--speed-time"], REQ, Plain),
+        o(&["--ssl"], NO, Plain),
+        o(&["--ssl-allow-beast"], NO, Plain),
+        o(&["--ssl-auto-client-cert"], NO, Plain),
+        o(&["--ssl-no-revoke"], NO, Plain),
+        o(&["--ssl-reqd"], NO, Plain),
+        o(&["--ssl-revoke-best-effort"], NO, Plain),
+        o(&["-2", "--sslv2"], NO, Plain),
+        o(&["-3", "--sslv3"], NO, Plain),
+        o(&["--stderr"], REQ, Write),
+        o(&["--styled-output"], NO, Plain),
+        o(&["--suppress-connect-headers"], NO, Plain),
+        o(&["--tcp-fastopen"], NO, Plain),
+        o(&["--tcp-nodelay"], NO, Plain),
+        o(&["-t", "--telnet-option"], REQ, Plain),
+        o(&["--tftp-blksize"], REQ, Plain),
+        o(&["--tftp-no-options"], NO, Plain),
+        o(&["-z", "--time-cond"], REQ, Plain),
+        o(&["--tls-max"], REQ, Plain),
+        o(&["--tls13-ciphers"], REQ, Plain),
+        o(&["--tlsauthtype"], REQ, Plain),
+        o(&["--tlspassword"], REQ, Plain),
+        o(&["--tlsuser"], REQ, Plain),
+        o(&["-1", "--tlsv1"], NO, Plain),
+        o(&["--tlsv1.0"], NO, Plain),
+        o(&["--tlsv1.1"], NO, Plain),
+        o(&["--tlsv1.2"], NO, Plain),
+        o(&["--tlsv1.3"], NO, Plain),
+        o(&["--tr-encoding"], NO, Plain),
+        o(&["--trace"], REQ, Write),
+        o(&["--trace-ascii"], REQ, Write),
+        o(&["--trace-time"], NO, Plain),
+        o(&["--unix-socket"], REQ, Read),
+        o(&["-T", "--upload-file"], REQ, Read),
+        o(&["--url"], REQ, Plain),
+        o(&["--url-query"], REQ, ReadAt),
+        o(&["-B", "--use-ascii"], NO, Plain),
+        o(&["-u", "--user"], REQ, Plain),
+        o(&["-A", "--user-agent"], REQ, Plain),
+        o(&["-v", "--verbose"], NO, Plain),
+        o(&["-V", "--version"], NO, Plain),
+        o(&["-w", "--write-out"], REQ, ReadAt),
+        o(&["--xattr"], NO, Plain),
+    ],
+};
+
+/// GNU Wget 1.21.3, `wget --help`.
+const WGET: Program = Program {
+    names: &["wget"],
+    source: "GNU Wget 1.21.3, `wget --help`",
+    abbrev: true,
+    permute: true,
+    negatable: true,
+    equals: true,
+    opts: &[
+        o(&["-V", "--version"], NO, Plain),
+        o(&["-h", "--help"], NO, Plain),
+        // `-nv`, `-nc`, `-nd`, `-nH`, `-np`: the short option `-n` with a glued value.
+        o(&["-n"], REQ, Plain),
+        o(&["-b", "--background"], NO, Plain),
+        o(&["-e", "--execute"], REQ, Exec),
+        o(&["-o", "--output-file"], REQ, Write),
+        o(&["-a", "--append-output"], REQ, Write),
+        o(&["-d", "--debug"], NO, Plain),
+        o(&["-q", "--quiet"], NO, Plain),
+        o(&["-v", "--verbose"], NO, Plain),
+        o(&["--no-verbose"], NO, Plain),
+        o(&["--report-speed"], REQ, Plain),
+        o(&["-i", "--input-file"], REQ, Read),
+        o(&["-F", "--force-html"], NO, Plain),
+        o(&["-B", "--base"], REQ, Plain),
+        o(&["--config"], REQ, Exec),
+        o(&["--no-config"], NO, Plain),
+        o(&["--rejected-log"], REQ, Write),
+        o(&["-t", "--tries"], REQ, Plain),
+        o(&["--retry-connrefused"], NO, Plain),
+        o(&["--retry-on-http-error"], REQ, Plain),
+        o(&["-O", "--output-document"], REQ, Write),
+        o(&["--no-clobber"], NO, Plain),
+        o(&["--no-netrc"], NO, Plain),
+        o(&["-c", "--continue"], NO, Plain),
+        o(&["--start-pos"], REQ, Plain),
+        o(&["--progress"], REQ, Plain),
+        o(&["--show-progress"], NO, Plain),
+        o(&["-N", "--timestamping"], NO, Plain),
+        o(&["--no-if-modified-since"], NO, Plain),
+        o(&["--no-use-server-timestamps"], NO, Plain),
+        o(&["-S", "--server-response"], NO, Plain),
+        o(&["--spider"], NO, Plain),
+        o(&["-T", "--timeout"], REQ, Plain),
+        o(&["--dns-timeout"], REQ, Plain),
+        o(&["--connect-timeout"], REQ, Plain),
+        o(&["--read-timeout"], REQ, Plain),
+        o(&["-w", "--wait"], REQ, Plain),
+        o(&["--waitretry"], REQ, Plain),
+        o(&["--random-wait"], NO, Plain),
+        o(&["--no-proxy"], NO, Plain),
+        o(&["-Q", "--quota"], REQ, Plain),
+        o(&["--bind-address"], REQ, Plain),
+        o(&["--limit-rate"], REQ, Plain),
+        o(&["--no-dns-cache"], NO, Plain),
+        o(&["--restrict-file-names"], REQ, Plain),
+        o(&["--ignore-case"], NO, Plain),
+        o(&["-4", "--inet4-only"], NO, Plain),
+        o(&["-6", "--inet6-only"], NO, Plain),
+        o(&["--prefer-family"], REQ, Plain),
+        o(&["--user"], REQ, Plain),
+        o(&["--password"], REQ, Plain),
+        o(&["--ask-password"], NO, Plain),
+        o(&["--use-askpass"], REQ, Exec),
+        o(&["--no-iri"], NO, Plain),
+        o(&["--local-encoding"], REQ, Plain),
+        o(&["--remote-encoding"], REQ, Plain),
+        o(&["--unlink"], NO, Plain),
+        o(&["--xattr"], NO, Plain),
+        o(&["--no-directories"], NO, Plain),
+        o(&["-x", "--force-directories"], NO, Plain),
+        o(&["--no-host-directories"], NO, Plain),
+        o(&["--protocol-directories"], NO, Plain),
+        o(&["-P", "--directory-prefix"], REQ, Write),
+        o(&["--cut-dirs"], REQ, Plain),
+        o(&["--http-user"], REQ, Plain),
+        o(&["--http-password"], REQ, Plain),
+        o(&["--no-cache"], NO, Plain),
+        o(&["--default-page"], REQ, Plain),
+        o(&["-E", "--adjust-extension"], NO, Plain),
+        o(&["--ignore-length"], NO, Plain),
+        o(&["--header"], REQ, Plain),
+        o(&["--compression"], REQ, Plain),
+        o(&["--max-redirect"], REQ, Plain),
+        o(&["--proxy-user"], REQ, Plain),
+        o(&["--proxy-password"], REQ, Plain),
+        o(&["--referer"], REQ, Plain),
+        o(&["--save-headers"], NO, Plain),
+        o(&["-U", "--user-agent"], REQ, Plain),
+        o(&["--no-http-keep-alive"], NO, Plain),
+        o(&["--no-cookies"], NO, Plain),
+        o(&["--load-cookies"], REQ, Read),
+        o(&["--save-cookies"], REQ, Write),
+        o(&["--keep-session-cookies"], NO, Plain),
+        o(&["--post-data"], REQ, Plain),
+        o(&["--post-file"], REQ, Read),
+        o(&["--method"], REQ, Plain),
+        o(&["--body-data"], REQ, Plain),
+        o(&["--body-file"], REQ, Read),
+        o(&["--content-disposition"], NO, Plain),
+        o(&["--content-on-error"], NO, Plain),
+        o(&["--auth-no-challenge"], NO, Plain),
+        o(&["--secure-protocol"], REQ, Plain),
+        o(&["--https-only"], NO, Plain),
+        o(&["--no-check-certificate"], NO, Plain),
+        o(&["--certificate"], REQ, Read),
+        o(&["--certificate-type"], REQ, Plain),
+        o(&["--private-key"], REQ, Read),
+        o(&["--private-key-type"], REQ, Plain),
+        o(&["--ca-certificate"], REQ, Read),
+        o(&["--ca-directory"], REQ, Read),
+        o(&["--crl-file"], REQ, Read),
+        o(&["--pinnedpubkey"], REQ, Plain),
+        o(&["--ciphers"], REQ, Plain),
+        o(&["--no-hsts"], NO, Plain),
+        o(&["--hsts-file"], REQ, Write),
+        o(&["--ftp-user"], REQ, Plain),
+        o(&["--ftp-password"], REQ, Plain),
+        o(&["--no-remove-listing"], NO, Plain),
+        o(&["--no-glob"], NO, Plain),
+        o(&["--no-passive-ftp"], NO, Plain),
+        o(&["--preserve-permissions"], NO, Plain),
+        o(&["--retr-symlinks"], NO, Plain),
+        o(&["--ftps-implicit"], NO, Plain),
+        o(&["--ftps-resume-ssl"], NO, Plain),
+        o(&["--ftps-clear-data-connection"], NO, Plain),
+        o(&["--ftps-fallback-to-ftp"], NO, Plain),
+        o(&["--warc-file"], REQ, Write),
+        o(&["--warc-header"], REQ, Plain),
+        o(&["--warc-max-size"], REQ, Plain),
+        o(&["--warc-cdx"], NO, Read),
+        o(&["--warc-dedup"], REQ, Read),
+        o(&["--no-warc-compression"], NO, Plain),
+        o(&["--no-warc-digests"], NO, Plain),
+        o(&["--no-warc-keep-log"], NO, Plain),
+        o(&["--warc-tempdir"], REQ, Plain),
+        o(&["-r", "--recursive"], NO, Plain),
+        o(&["-l", "--level"], REQ, Plain),
+        o(&["--delete-after"], NO, Plain),
+        o(&["-k", "--convert-links"], NO, Plain),
+        o(&["--convert-file-only"], NO, Plain),
+        o(&["--backups"], REQ, Plain),
+        o(&["-K", "--backup-converted"], NO, Plain),
+        o(&["-m", "--mirror"], NO, Plain),
+        o(&["-p", "--page-requisites"], NO, Plain),
+        o(&["--strict-comments"], NO, Plain),
+        o(&["-A", "--accept"], REQ, Plain),
+        o(&["-R", "--reject"], REQ, Plain),
+        o(&["--accept-regex"], REQ, Plain),
+        o(&["--reject-regex"], REQ, Plain),
+        o(&["--regex-type"], REQ, Plain),
+        o(&["-D", "--domains"], REQ, Plain),
+        o(&["--exclude-domains"], REQ, Plain),
+        o(&["--follow-ftp"], NO, Plain),
+        o(&["--follow-tags"], REQ, Plain),
+        o(&["--ignore-tags"], REQ, Plain),
+        o(&["-H", "--span-hosts"], NO, Plain),
+        o(&["-L", "--relative"], NO, Plain),
+        o(&["-I", "--include-directories"], REQ, Plain),
+        o(&["--trust-server-names"], NO, Plain),
+        o(&["-X", "--exclude-directories"], REQ, Plain),
+        o(&["--no-parent"], NO, Plain),
+    ],
+};
+
+/// Every table.
+pub const PROGRAMS: &[&Program] = &[&RM, &CP, &MV, &SORT, &SED, &XARGS, &CURL, &WGET];
+
+/// The table for a program word (its base name), if wicket has one.
+pub fn program(word: &str) -> Option<&'static Program> {
+    let base = word.rsplit('/').next().unwrap_or(word);
+    PROGRAMS.iter().copied().find(|p| p.names.contains(&base))
+}
+
+/// One option found in an argv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The table entry.
+    pub opt: &'static Opt,
+    /// The full name it was given by (`--expression` for `--expr`, `-e` in `-ne`).
+    pub name: &'static str,
+    /// Its value, when it takes one and one was given.
+    pub value: Option<String>,
+}
+
+/// An argv read with its program's grammar.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parsed {
+    /// The options, in order.
+    pub found: Vec<Found>,
+    /// The operands, in order.
+    pub operands: Vec<String>,
+    /// Words holding options the table does not have, or that the program would refuse
+    /// (ambiguous prefix, missing or unexpected value), as written.
+    pub unknown: Vec<String>,
+}
+
+impl Program {
+    fn short(&self, c: char) -> Option<(&'static Opt, &'static str)> {
+        self.opts.iter().find_map(|o| {
+            o.names.iter().find(|n| n.len() == 2 && !n.starts_with("--") && n[1..].starts_with(c)).map(|n| (o, *n))
+        })
+    }
+
+    /// A long option by exact name or, when the program allows it, unique prefix.
+    fn long(&self, name: &str) -> Option<(&'static Opt, &'static str)> {
+        let longs =
+            || self.opts.iter().flat_map(|o| o.names.iter().filter(|n| n.starts_with("--")).map(move |n| (o, *n)));
+        if let Some(hit) = longs().find(|(_, n)| *n == name) {
+            return Some(hit);
+        }
+        if !self.abbrev || name.len() < 3 {
+            return None;
+        }
+        let mut hit: Option<(&'static Opt, &'static str)> = None;
+        for (o, n) in longs().filter(|(_, n)| n.starts_with(name)) {
+            match hit {
+                // Two names of one option are not an ambiguity.
+                Some((h, _)) if !std::ptr::eq(h, o) => return None,
+                Some(_) => {}
+                None => hit = Some((o, n)),
+            }
+        }
+        hit
+    }
+
+    /// `--no-NAME` for a flag `--NAME` (curl and wget negate every boolean option this way):
+    /// it only turns the flag off.
+    fn negation(&self, name: &str, glued: Option<&str>) -> Option<(&'static Opt, &'static str)> {
+        const NEGATION: Opt = o(&["--no-"], NO, Plain);
+        let base = name.strip_prefix("no-")?;
+        let (opt, _) = self.long(&format!("--{base}"))?;
+        (self.negatable && opt.arg == Arg::No && glued.is_none()).then_some((&NEGATION, "--no-"))
+    }
+
+    /// Read an argv (without the program word) with this program's grammar.
+    pub fn parse<S: AsRef<str>>(&'static self, args: &[S]) -> Parsed {
+        let mut p = Parsed::default();
+        let mut i = 0;
+        while let Some(w) = args.get(i).map(AsRef::as_ref) {
+            i += 1;
+            if w == "--" {
+                p.operands.extend(args[i..].iter().map(|a| a.as_ref().to_string()));
+                break;
+            }
+            if let Some(body) = w.strip_prefix("--") {
+                let (name, glued) = match body.split_once('=').filter(|_| self.equals) {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (body, None),
+                };
+                let Some((opt, full)) = self.long(&format!("--{name}")).or_else(|| self.negation(name, glued)) else {
+                    p.unknown.push(w.to_string());
+                    continue;
+                };
+                let value = match (opt.arg, glued) {
+                    (Arg::No, Some(_)) => {
+                        p.unknown.push(w.to_string());
+                        continue;
+                    }
+                    (Arg::No, None) => None,
+                    (Arg::Optional, v) => v.map(str::to_string),
+                    (Arg::Required, Some(v)) => Some(v.to_string()),
+                    (Arg::Required, None) => {
+                        let next = args.get(i).map(|a| a.as_ref().to_string());
+                        i += 1;
+                        if next.is_none() {
+                            p.unknown.push(w.to_string());
+                            continue;
+                        }
+                        next
+                    }
+                };
+                p.found.push(Found { opt, name: full, value });
+                continue;
+            }
+            if w.len() > 1 && w.starts_with('-') {
+                for (at, c) in w.char_indices().skip(1) {
+                    let Some((opt, name)) = self.short(c) else {
+                        p.unknown.push(w.to_string());
+                        break;
+                    };
+                    let rest = &w[at + c.len_utf8()..];
+                    match opt.arg {
+                        Arg::No => p.found.push(Found { opt, name, value: None }),
+                        Arg::Optional => {
+                            p.found.push(Found { opt, name, value: (!rest.is_empty()).then(|| rest.to_string()) });
+                            break;
+                        }
+                        Arg::Required => {
+                            let value = if rest.is_empty() {
+                                i += 1;
+                                args.get(i - 1).map(|a| a.as_ref().to_string())
+                            } else {
+                                Some(rest.to_string())
+                            };
+                            if value.is_none() {
+                                p.unknown.push(w.to_string());
+                            } else {
+                                p.found.push(Found { opt, name, value });
+                            }
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            p.operands.push(w.to_string());
+            if !self.permute {
+                p.operands.extend(args[i..].iter().map(|a| a.as_ref().to_string()));
+                break;
+            }
+        }
+        p
+    }
+}
+
+impl Parsed {
+    /// The files an option reads (`--files0-from F`, `-d @F`, `-F name=@F;type=…`).
+    pub fn reads(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for f in &self.found {
+            let Some(v) = &f.value else { continue };
+            match f.opt.effect {
+                Effect::Read | Effect::ScriptFile => out.push(v.clone()),
+                Effect::ReadAt => {
+                    // `@file`, `name=@file`, `name=<file`, `@file;type=…`.
+                    let at = v.find(['@', '<']).filter(|&k| k == 0 || v[..k].ends_with('='));
+                    if let Some(k) = at {
+                        let path = v[k + 1..].split(';').next().unwrap_or("");
+                        if !path.is_empty() && path != "-" {
+                            out.push(path.to_string());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The files or folders an option writes (`-o F`, `--output-document=F`, `-t DIR`).
+    pub fn writes(&self) -> Vec<String> {
+        self.found
+            .iter()
+            .filter(|f| matches!(f.opt.effect, Effect::Write | Effect::Dest))
+            .filter_map(|f| f.value.clone())
+            .collect()
+    }
+
+    /// The normal form a deny rule is matched against: canonical option names (with their
+    /// values) in a fixed order, then the operands in order.
+    pub fn normal_form(&self, program: &str) -> String {
+        let mut opts: Vec<String> = self
+            .found
+            .iter()
+            .map(|f| match &f.value {
+                Some(v) => format!("{}={v}", f.opt.names[0]),
+                None => f.opt.names[0].to_string(),
+            })
+            .collect();
+        opts.sort();
+        opts.dedup();
+        let mut out = program.to_string();
+        // An operand that looks like an option stays an operand.
+        let end = self.operands.iter().any(|o| o.starts_with('-')).then(|| "--".to_string());
+        for w in opts.iter().chain(&self.unknown).chain(end.iter()).chain(&self.operands) {
+            out.push(' ');
+            out.push_str(w);
+        }
+        out
+    }
+}

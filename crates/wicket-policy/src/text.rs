@@ -1,0 +1,97 @@
+//! Hidden characters: the one definition every module uses.
+//!
+//! The hard question: which characters make what a person reads differ from what runs or what
+//! is stored? A character missing here slips past every check that relies on it (the engine's
+//! "never auto-allow", the capability grammar, the terminal approver), so there is exactly one
+//! set, and the others are built from it.
+
+/// True for a character that is invisible or changes how text reads: controls (C0 but tab and
+/// newline, DEL, C1), soft hyphen and other default-ignorable format characters, zero-width
+/// characters, bidirectional marks, embeddings, overrides and isolates, the line and paragraph
+/// separators, invisible separators and operators, variation selectors (both blocks),
+/// interlinear annotation marks, the byte-order mark, Hangul fillers and tag characters
+/// (U+E0000–E007F). Tab and newline are left to the shell parser.
+pub fn is_invisible(c: char) -> bool {
+    let cp = c as u32;
+    (cp < 0x20 && c != '\t' && c != '\n')
+        || (0x7f..=0x9f).contains(&cp)
+        || matches!(cp, 0xad | 0x34f | 0x61c | 0x115f | 0x1160 | 0x17b4 | 0x17b5 | 0x180e | 0x3164 | 0xfeff | 0xffa0)
+        || (0x180b..=0x180f).contains(&cp)
+        || (0x200b..=0x200f).contains(&cp)
+        || (0x2028..=0x202e).contains(&cp)
+        || (0x2060..=0x206f).contains(&cp)
+        || (0xfe00..=0xfe0f).contains(&cp)
+        || (0xfff9..=0xfffb).contains(&cp)
+        || (0x1bca0..=0x1bca3).contains(&cp)
+        || (0x1d173..=0x1d17a).contains(&cp)
+        || (0xe0000..=0xe007f).contains(&cp)
+        || (0xe0100..=0xe01ef).contains(&cp)
+}
+
+/// True for a character that must not be shown to a person as itself: every [`is_invisible`]
+/// character, tab, and whitespace other than the plain space and newline (look-alike spaces).
+pub fn is_hidden_on_display(c: char) -> bool {
+    is_invisible(c) || c == '\t' || (c.is_whitespace() && c != ' ' && c != '\n')
+}
+
+/// The [`is_invisible`] characters in `s`, each once, as `U+XXXX` joined by `, `; `None` when
+/// there are none.
+pub fn invisible_chars(s: &str) -> Option<String> {
+    let mut found: Vec<String> = Vec::new();
+    for c in s.chars().filter(|c| is_invisible(*c)) {
+        let e = format!("U+{:04X}", c as u32);
+        if !found.contains(&e) {
+            found.push(e);
+        }
+    }
+    (!found.is_empty()).then(|| found.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_class_of_hidden_character_is_caught_and_ordinary_text_is_not() {
+        let hidden = [
+            '\u{0}',
+            '\u{1b}',
+            '\r',
+            '\u{7f}',
+            '\u{85}',
+            '\u{ad}',
+            '\u{34f}',
+            '\u{61c}',
+            '\u{180e}',
+            '\u{200b}',
+            '\u{200d}',
+            '\u{200e}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{202e}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{2062}',
+            '\u{feff}',
+            '\u{fe0f}',
+            '\u{fff9}',
+            '\u{e0001}',
+            '\u{e0041}',
+            '\u{e007f}',
+            '\u{e0100}',
+            '\u{e01ef}',
+            '\u{3164}',
+            '\u{1d173}',
+        ];
+        for c in hidden {
+            assert!(is_invisible(c), "U+{:04X} must be invisible", c as u32);
+            assert!(is_hidden_on_display(c), "U+{:04X} must be escaped on display", c as u32);
+        }
+        for c in ['a', ' ', '\n', '\t', 'é', 'ж', '€', '中', '😀', '-', '/'] {
+            assert!(!is_invisible(c), "{c:?} is ordinary");
+        }
+        assert!(is_hidden_on_display('\t') && is_hidden_on_display('\u{a0}') && is_hidden_on_display('\u{3000}'));
+        assert_eq!(invisible_chars("ls\u{e0041}\u{e0041}\u{fe0f}"), Some("U+E0041, U+FE0F".to_string()));
+        assert_eq!(invisible_chars("git status\n"), None);
+    }
+}

@@ -1,0 +1,255 @@
+//! What the Landlock fallback adds, without bubblewrap, to come as close to it as the machine
+//! allows: private namespaces, no capabilities, and a process tree that dies with the run.
+//!
+//! The hard question: what does a command started by wicket (possibly as root) keep of the
+//! machine when there is no bubblewrap? Where wicket is root or may create a user namespace,
+//! the command gets its own pid, mount, ipc and uts namespaces (and network, when it has none):
+//! a fresh `/proc` that shows only its own processes, a private `/dev/shm` and SysV IPC, and a
+//! first process whose death ends every process of the run. Always: every capability is
+//! dropped, the bounding set emptied (so running a root-owned program cannot give them back),
+//! and the process dies when wicket dies. Everything here runs between fork and exec, so it
+//! allocates nothing: the strings it writes are made by [`Isolation::plan`] beforehand.
+
+use std::ffi::CStr;
+
+/// The namespaces and the id maps, prepared before the fork.
+#[derive(Debug)]
+pub struct Isolation {
+    /// The Landlock ruleset (a second descriptor of it) and the access masks (read, all) to
+    /// grant on the fresh `/proc` and `/dev/shm`: rules name inodes, and the new mounts are
+    /// not beneath the rules made before them.
+    ruleset: Option<(std::os::fd::OwnedFd, u64, u64)>,
+    /// The `unshare` flags to try (pid, mount, ipc, uts, and network when cut).
+    flags: i32,
+    /// Not root: a user namespace is needed for the others, with these maps.
+    user: Option<(Vec<u8>, Vec<u8>)>,
+    /// wicket's pid, to notice that it died before the death signal was armed.
+    parent: i32,
+}
+
+impl Isolation {
+    /// Plan the isolation for a run (`no_network`: also a network namespace of its own).
+    pub fn plan(no_network: bool) -> Isolation {
+        let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+        if no_network {
+            flags |= libc::CLONE_NEWNET;
+        }
+        // SAFETY: these calls only return the caller's ids.
+        let (uid, gid, euid) = unsafe { (libc::getuid(), libc::getgid(), libc::geteuid()) };
+        let user =
+            (euid != 0).then(|| (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes()));
+        Isolation { ruleset: None, flags, user, parent: std::process::id() as i32 }
+    }
+
+    /// Grant `read` on the fresh `/proc` and `all` on the fresh `/dev/shm` in this ruleset.
+    pub fn with_ruleset(mut self, fd: Option<std::os::fd::OwnedFd>, read: u64, all: u64) -> Isolation {
+        self.ruleset = fd.map(|f| (f, read, all));
+        self
+    }
+
+    /// In the child, before Landlock and seccomp: arm the death signal, enter the namespaces
+    /// where the machine allows it (a first process of a new pid namespace is forked here; the
+    /// process in between only waits and passes on the exit status), mount a fresh `/proc`
+    /// and `/dev/shm`, then drop every capability. Fails only when root's capabilities cannot
+    /// be dropped.
+    pub fn enter(&self) -> Result<(), &'static str> {
+        die_with_parent(self.parent)?;
+        if self.unshare() {
+            // SAFETY: fork in the single-threaded child between fork and exec.
+            let pid = unsafe { libc::fork() };
+            if pid < 0 {
+                return Err("cannot fork the first process of the pid namespace");
+            }
+            if pid > 0 {
+                wait_and_pass_on(pid);
+            }
+            // The first process of the new pid namespace: it dies with the waiting process.
+            // SAFETY: prctl with integer arguments.
+            unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) };
+            mount_private();
+            if let Some((fd, read, all)) = &self.ruleset {
+                use std::os::fd::AsRawFd;
+                grant(fd.as_raw_fd(), c"/proc", *read);
+                grant(fd.as_raw_fd(), c"/dev/shm", *all);
+            }
+        }
+        drop_capabilities()
+    }
+
+    /// Enter the namespaces: directly as root, else inside a new user namespace that maps the
+    /// caller to itself. False when the machine allows neither.
+    fn unshare(&self) -> bool {
+        match &self.user {
+            None => {
+                // SAFETY: unshare with flags only.
+                unsafe { libc::unshare(self.flags) == 0 }
+            }
+            Some((uid_map, gid_map)) => {
+                // SAFETY: as above.
+                if unsafe { libc::unshare(libc::CLONE_NEWUSER | self.flags) } != 0 {
+                    return false;
+                }
+                write_file(c"/proc/self/setgroups", b"deny")
+                    && write_file(c"/proc/self/uid_map", uid_map)
+                    && write_file(c"/proc/self/gid_map", gid_map)
+            }
+        }
+    }
+}
+
+/// Kill this process when wicket's thread that started it ends (also by `kill -9`), and end
+/// now if wicket is already gone.
+fn die_with_parent(parent: i32) -> Result<(), &'static str> {
+    // SAFETY: prctl with integer arguments; getppid only returns a number.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err("cannot arm the death signal");
+        }
+        if libc::getppid() != parent {
+            libc::_exit(126);
+        }
+    }
+    Ok(())
+}
+
+/// The process between wicket and the pid namespace: hold no descriptor (so wicket sees the
+/// exec as done), wait for the first process and end as it ended.
+fn wait_and_pass_on(pid: i32) -> ! {
+    // SAFETY: close_range on this process's own descriptors; waitpid into a local; _exit.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+        let mut status = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut status, 0);
+            if r == pid {
+                break;
+            }
+            if r < 0 && *libc::__errno_location() != libc::EINTR {
+                libc::_exit(126);
+            }
+        }
+        if libc::WIFEXITED(status) {
+            libc::_exit(libc::WEXITSTATUS(status));
+        }
+        libc::_exit(128 + libc::WTERMSIG(status));
+    }
+}
+
+/// Mounts of this namespace stay here; a fresh `/proc` shows only the run's processes and a
+/// fresh `/dev/shm` none of the host's shared memory. A mount that fails leaves the host's
+/// view (the doctor says what remains).
+fn mount_private() {
+    let none: *const libc::c_char = std::ptr::null();
+    // SAFETY: mount with static C strings and null data.
+    unsafe {
+        libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null());
+        libc::mount(
+            c"proc".as_ptr(),
+            c"/proc".as_ptr(),
+            c"proc".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        );
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            c"/dev/shm".as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            c"mode=1777".as_ptr().cast(),
+        );
+    }
+}
+
+/// Drop every capability: the bounding set (so executing a program cannot give them back,
+/// not even as root), the ambient set, then the effective, permitted and inheritable sets.
+/// Without privileges there is nothing to drop, and the bounding set cannot be changed.
+pub fn drop_capabilities() -> Result<(), &'static str> {
+    // SAFETY: prctl and capset with integer arguments and structs on this stack.
+    unsafe {
+        let root = libc::geteuid() == 0;
+        for cap in 0..64 {
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) != 0
+                && *libc::__errno_location() == libc::EPERM
+                && root
+            {
+                return Err("cannot empty the capability bounding set");
+            }
+        }
+        libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong, 0, 0, 0);
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: i32,
+        }
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        let mut header = Header { version: 0x2008_0522, pid: 0 };
+        let data = [Data { effective: 0, permitted: 0, inheritable: 0 }; 2];
+        if libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) != 0 {
+            return Err("cannot drop the capabilities");
+        }
+    }
+    Ok(())
+}
+
+/// Add a Landlock rule granting `access` beneath `path` (a failure leaves it denied).
+fn grant(ruleset: i32, path: &CStr, access: u64) {
+    #[repr(C, packed)]
+    struct PathBeneath {
+        allowed_access: u64,
+        parent_fd: i32,
+    }
+    // SAFETY: open with a static path; landlock_add_rule reads the struct on this stack.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        if fd < 0 {
+            return;
+        }
+        let attr = PathBeneath { allowed_access: access, parent_fd: fd };
+        libc::syscall(libc::SYS_landlock_add_rule, ruleset, 1u32, &attr as *const PathBeneath, 0u32);
+        libc::close(fd);
+    }
+}
+
+fn write_file(path: &CStr, bytes: &[u8]) -> bool {
+    // SAFETY: open/write/close on a static path and a borrowed buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return false;
+        }
+        let n = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        libc::close(fd);
+        n == bytes.len() as isize
+    }
+}
+
+/// Whether the fallback gets its own namespaces here: wicket is root, or a user namespace can
+/// be made (tried once in a short-lived child, whose answer is cached).
+pub fn namespaces_work() -> bool {
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORKS.get_or_init(|| {
+        // SAFETY: geteuid only returns a number; the forked child makes one system call and
+        // exits without touching anything of the parent's.
+        unsafe {
+            if libc::geteuid() == 0 {
+                return true;
+            }
+            let pid = libc::fork();
+            if pid == 0 {
+                let ok = libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS) == 0;
+                libc::_exit(if ok { 0 } else { 1 });
+            }
+            if pid < 0 {
+                return false;
+            }
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0) == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+        }
+    })
+}

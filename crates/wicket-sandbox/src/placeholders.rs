@@ -1,0 +1,558 @@
+//! Placeholders shared by every run in one project, and the keeper that removes them.
+//!
+//! The hard question: a sandbox can only keep a path read-only if it exists, so a missing
+//! protected path (`.mcp.json`, `.git/hooks`, a `.git` in a project without one) gets an empty
+//! placeholder while commands run. How do any number of concurrent runs (in one process or
+//! many) share those placeholders so that none fails because another made or removed one, and
+//! none is left in the project once the last run ends, even when wicket is killed?
+//!
+//! The answer is a reference count kept by the kernel: flock(2) locks die with the process.
+//! Per project, in a private folder of wicket's state (out of the sandbox's reach), three lock
+//! files and a record:
+//! - `lock`: held exclusively while placeholders are made, recorded or removed, so those steps
+//!   never interleave;
+//! - `live`: every run holds a shared lock on it from before its placeholders exist until its
+//!   command has ended (its process dying releases it, whatever the signal);
+//! - `keeper`: held exclusively by the keeper, a small process (wicket's own binary, in its own
+//!   session, so it outlives a killed wicket) that waits until nobody holds `live`, then, holding
+//!   `lock`, checks again and removes every placeholder in the record;
+//! - `made`: what wicket made (written before each placeholder is made), and the paths that must
+//!   not appear (checked at the end of each run and by the keeper).
+//!
+//! A run starting when no keeper holds `keeper` first cleans what a killed keeper left, then
+//! starts one. A placeholder is removed only while it is still what wicket made (an empty folder
+//! or an empty file), so nothing a person put there in the meantime is lost.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::runner::SandboxError;
+
+/// What a missing path gets for the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An empty folder.
+    Dir,
+    /// An empty file.
+    File,
+    /// Nothing: the path must not appear (it is removed after the run if it did).
+    Absent,
+}
+
+impl Kind {
+    fn tag(self) -> char {
+        match self {
+            Kind::Dir => 'd',
+            Kind::File => 'f',
+            Kind::Absent => 'w',
+        }
+    }
+
+    fn from_tag(c: char) -> Option<Kind> {
+        match c {
+            'd' => Some(Kind::Dir),
+            'f' => Some(Kind::File),
+            'w' => Some(Kind::Absent),
+            _ => None,
+        }
+    }
+}
+
+/// A run's share of the project's placeholders: they stay while any lease is held.
+#[derive(Debug)]
+pub struct Lease {
+    /// The shared lock on `live` (released when this closes).
+    live: Option<File>,
+    /// Paths that must not appear, checked when the run ends.
+    absent: Vec<PathBuf>,
+    /// The project's coordination folder.
+    dir: PathBuf,
+    /// What this run may make or watch: the only record entries it acts on.
+    wanted: Vec<(PathBuf, Kind)>,
+}
+
+impl Drop for Lease {
+    /// The run is over: anything created where nothing may appear goes now, and the last run
+    /// out removes the placeholders itself, so they are gone when wicket returns (the keeper
+    /// does it when this process is killed first).
+    fn drop(&mut self) {
+        for p in &self.absent {
+            if remove_planted(p) {
+                eprintln!(
+                    "wicket: removed {} which the sandboxed command created (git would follow it on the host)",
+                    p.display()
+                );
+            }
+        }
+        let lock_path = self.dir.join("lock");
+        let live_path = self.dir.join("live");
+        let Ok(lock) = open(&lock_path) else { return };
+        if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
+            return;
+        }
+        drop(self.live.take());
+        let Ok(live) = open(&live_path) else { return };
+        if try_flock(&live, &live_path).unwrap_or(false) {
+            clean(&self.dir.join("made"), &self.wanted);
+        }
+    }
+}
+
+/// The folder where the runs of `root` coordinate: `STATE/run/<hash of the root>`.
+pub fn runs_dir(state: &Path, root: &Path) -> PathBuf {
+    // FNV-1a: stable across wicket versions and processes (they must agree on the name).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in root.as_os_str().as_encoded_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    state.join("run").join(format!("{h:016x}"))
+}
+
+/// The default state folder when the caller names none: a private folder in the temp folder.
+pub fn default_state() -> PathBuf {
+    #[cfg(unix)]
+    let uid = rustix::process::geteuid().as_raw();
+    #[cfg(not(unix))]
+    let uid = 0;
+    std::env::temp_dir().join(format!("wicket-{uid}"))
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
+    move |source| SandboxError::Placeholder { path: path.to_path_buf(), source }
+}
+
+/// Make (or share) the placeholders for `wanted`, record `absent` paths, and take a lease for
+/// the run. `exe` is wicket's binary, started as the keeper when none runs.
+pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lease, SandboxError> {
+    private_dir(dir)?;
+    let lock = open(&dir.join("lock"))?;
+    flock(&lock, Lock::Exclusive, &dir.join("lock"))?;
+    let live_path = dir.join("live");
+    let live = open(&live_path)?;
+    let keeper_path = dir.join("keeper");
+    let keeper = open(&keeper_path)?;
+    let keeper_alive = !try_flock(&keeper, &keeper_path)?;
+    let made_path = dir.join("made");
+    // No keeper and no live run: whatever the record holds was left by a killed keeper or
+    // killed runs. (With live runs but no keeper, their placeholders stay; a new keeper
+    // takes them over.)
+    if !keeper_alive && try_flock(&live, &live_path)? {
+        clean(&made_path, wanted);
+    }
+    // Held (or turned from exclusive into shared) until the command has ended.
+    flock(&live, Lock::Shared, &live_path)?;
+    // The keeper starts before anything is made, so a run killed at any later point still
+    // has what it made removed. It takes `keeper` before this run lets go of `lock`, so no
+    // other run can find the record unguarded in between.
+    let needed = wanted.iter().any(|(p, k)| *k == Kind::Absent || std::fs::symlink_metadata(p).is_err());
+    drop(keeper);
+    if !keeper_alive && needed {
+        start_keeper(exe, dir, wanted)?;
+    }
+    let mut record = read_record(&made_path);
+    let mut absent = Vec::new();
+    for (p, kind) in wanted {
+        if *kind == Kind::Absent {
+            if std::fs::symlink_metadata(p).is_err() {
+                absent.push(p.clone());
+                if !record.iter().any(|(q, k)| q == p && k == kind) {
+                    append(&made_path, p, *kind)?;
+                    record.push((p.clone(), *kind));
+                }
+            }
+            continue;
+        }
+        if std::fs::symlink_metadata(p).is_ok() {
+            continue;
+        }
+        // Recorded before it exists: a run killed right after still has it cleaned.
+        if !record.iter().any(|(q, k)| q == p && k == kind) {
+            append(&made_path, p, *kind)?;
+            record.push((p.clone(), *kind));
+        }
+        let res = match kind {
+            Kind::Dir => std::fs::create_dir(p),
+            _ => std::fs::OpenOptions::new().write(true).create_new(true).open(p).map(|_| ()),
+        };
+        match res {
+            Ok(()) => {}
+            // A parent that does not exist: nothing to protect there.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            // A folder this user cannot write (another user's project, a read-only mount):
+            // the command runs as this user with less power, so it cannot create the name
+            // either.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                ) => {}
+            Err(e) => return Err(SandboxError::Placeholder { path: p.clone(), source: e }),
+        }
+    }
+    drop(lock);
+    Ok(Lease { live: Some(live), absent, dir: dir.to_path_buf(), wanted: wanted.to_vec() })
+}
+
+/// The keeper's body (`wicket __sandbox-keeper DIR`): hold `keeper`, say ready on stdout, wait
+/// until no run holds `live`, then clean under `lock`. Returns the exit status.
+pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
+    let [dir] = args else { return 2 };
+    let dir = Path::new(dir);
+    close_inherited();
+    // What the run that started it may make or watch, one record line each, on stdin.
+    let mut text = String::new();
+    if std::io::stdin().read_to_string(&mut text).is_err() {
+        return 1;
+    }
+    let wanted = parse_record(&text);
+    let keeper_path = dir.join("keeper");
+    let Ok(keeper) = open(&keeper_path) else { return 1 };
+    if flock(&keeper, Lock::Exclusive, &keeper_path).is_err() {
+        return 1;
+    }
+    {
+        let mut out = std::io::stdout();
+        if out.write_all(b"r").and_then(|()| out.flush()).is_err() {
+            return 1;
+        }
+    }
+    let live_path = dir.join("live");
+    let lock_path = dir.join("lock");
+    loop {
+        let Ok(live) = open(&live_path) else { return 1 };
+        if flock(&live, Lock::Exclusive, &live_path).is_err() {
+            return 1;
+        }
+        // Let go before taking `lock` (runs take `lock`, then `live`): never the other order.
+        drop(live);
+        let Ok(lock) = open(&lock_path) else { return 1 };
+        if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
+            return 1;
+        }
+        let Ok(live) = open(&live_path) else { return 1 };
+        if !try_flock(&live, &live_path).unwrap_or(false) {
+            continue;
+        }
+        clean(&dir.join("made"), &wanted);
+        drop(live);
+        drop(lock);
+        // Stay a little for the next run (an agent's tool calls come seconds apart), so it
+        // need not start a keeper of its own; leave once nobody came.
+        if linger(&live_path) {
+            continue;
+        }
+        let Ok(lock) = open(&lock_path) else { return 1 };
+        if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
+            return 1;
+        }
+        let Ok(live) = open(&live_path) else { return 1 };
+        if try_flock(&live, &live_path).unwrap_or(false) {
+            clean(&dir.join("made"), &wanted);
+            return 0;
+        }
+    }
+}
+
+/// How long an idle keeper waits for the next run.
+const LINGER: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Wait up to [`LINGER`] for a run to start: true when one did.
+fn linger(live_path: &Path) -> bool {
+    let step = std::time::Duration::from_millis(100);
+    let mut waited = std::time::Duration::ZERO;
+    while waited < LINGER {
+        std::thread::sleep(step);
+        waited += step;
+        let Ok(live) = open(live_path) else { return false };
+        if !try_flock(&live, live_path).unwrap_or(true) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Close every descriptor but stdio that came across exec: a keeper lives on after the run,
+/// and a copy of another run's pipe or socket end would hide that end's closing from wicket.
+fn close_inherited() {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(entries) = std::fs::read_dir("/proc/self/fd") else { return };
+        let fds: Vec<i32> =
+            entries.flatten().filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok())).collect();
+        for fd in fds.into_iter().filter(|fd| *fd > 2) {
+            // SAFETY: nothing in this fresh process owns these descriptors: they were
+            // inherited across exec (the listing's own one is closed already, and skipped by
+            // the check, so nothing is closed twice).
+            unsafe {
+                let borrowed = std::os::fd::BorrowedFd::borrow_raw(fd);
+                if rustix::io::fcntl_getfd(borrowed).is_ok() {
+                    rustix::io::close(fd);
+                }
+            }
+        }
+    }
+}
+
+fn start_keeper(exe: &Path, dir: &Path, wanted: &[(PathBuf, Kind)]) -> Result<(), SandboxError> {
+    let mut c = std::process::Command::new(exe);
+    c.arg(crate::KEEPER_ARG).arg(dir).current_dir("/");
+    c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Its own session: a signal to wicket's process group or terminal does not reach it.
+        // SAFETY: setsid is async-signal-safe and touches nothing of the parent.
+        unsafe {
+            c.pre_exec(|| rustix::process::setsid().map(|_| ()).map_err(std::io::Error::from));
+        }
+    }
+    let mut child = c
+        .spawn()
+        .map_err(|e| SandboxError::Spawn { what: format!("the placeholder keeper {}", exe.display()), source: e })?;
+    crate::runner::spare(child.id());
+    let lines: String = wanted.iter().map(|(p, k)| format!("{} {}\n", k.tag(), hex(p))).collect();
+    let sent = child.stdin.take().map(|mut i| i.write_all(lines.as_bytes()));
+    if !matches!(sent, Some(Ok(()))) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(not_ready(exe));
+    }
+    let mut byte = [0u8; 1];
+    let ready = child.stdout.take().map(|mut o| o.read(&mut byte));
+    if !matches!(ready, Some(Ok(1))) || byte[0] != b'r' {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(not_ready(exe));
+    }
+    // Reap it when it ends (wicket may live on: `serve`, `mcp`).
+    std::thread::Builder::new()
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            let _ = child.wait();
+            crate::runner::unspare(child.id());
+        })
+        .map_err(|e| SandboxError::Spawn { what: "a thread".into(), source: e })?;
+    Ok(())
+}
+
+fn not_ready(exe: &Path) -> SandboxError {
+    SandboxError::Spawn {
+        what: format!("the placeholder keeper {}", exe.display()),
+        source: std::io::Error::other("it ended before it was ready"),
+    }
+}
+
+/// Remove what the record says wicket made, while it is still that; forget the record. Only
+/// entries in `wanted` (what the caller itself would make or watch) are acted on: the record
+/// is trusted no further than that, so a record someone else wrote can at most make wicket
+/// remove an empty placeholder it would have made anyway. The rest stays for a later run.
+fn clean(made: &Path, wanted: &[(PathBuf, Kind)]) {
+    let record = read_record(made);
+    let (ours, others): (Vec<_>, Vec<_>) = record.into_iter().partition(|e| wanted.contains(e));
+    for (p, kind) in ours.iter().rev() {
+        match kind {
+            Kind::Dir => {
+                let _ = std::fs::remove_dir(p);
+            }
+            Kind::File => {
+                if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0) {
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+            Kind::Absent => {
+                remove_planted(p);
+            }
+        }
+    }
+    let _ = std::fs::remove_file(made);
+    for (p, kind) in others {
+        let _ = append(made, &p, kind);
+    }
+}
+
+/// Remove a path that must not exist; true when there was one.
+fn remove_planted(p: &Path) -> bool {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(p).is_ok(),
+        Ok(_) => std::fs::remove_file(p).is_ok(),
+        Err(_) => false,
+    }
+}
+
+fn read_record(made: &Path) -> Vec<(PathBuf, Kind)> {
+    let Ok(text) = std::fs::read_to_string(made) else { return Vec::new() };
+    parse_record(&text)
+}
+
+fn parse_record(text: &str) -> Vec<(PathBuf, Kind)> {
+    text.lines()
+        .filter_map(|l| {
+            let mut chars = l.chars();
+            let kind = Kind::from_tag(chars.next()?)?;
+            let hex = chars.as_str().strip_prefix(' ')?;
+            Some((unhex(hex)?, kind))
+        })
+        .collect()
+}
+
+fn append(made: &Path, p: &Path, kind: Kind) -> Result<(), SandboxError> {
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(made).map_err(io_err(made))?;
+    let line = format!("{} {}\n", kind.tag(), hex(p));
+    f.write_all(line.as_bytes()).map_err(io_err(made))
+}
+
+fn hex(p: &Path) -> String {
+    p.as_os_str().as_encoded_bytes().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<PathBuf> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> =
+        (0..s.len()).step_by(2).map(|i| s.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok())).collect();
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        Some(PathBuf::from(std::ffi::OsString::from_vec(bytes?)))
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8(bytes?).ok().map(PathBuf::from)
+    }
+}
+
+/// Make `dir` (mode 0700) and check that it belongs to this user and nobody else can write it:
+/// the record there decides what gets removed.
+fn private_dir(dir: &Path) -> Result<(), SandboxError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_err(dir))?;
+        let m = std::fs::symlink_metadata(dir).map_err(io_err(dir))?;
+        if !m.is_dir() || m.uid() != rustix::process::geteuid().as_raw() || m.mode() & 0o022 != 0 {
+            return Err(SandboxError::Placeholder {
+                path: dir.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    "not a private folder of this user (another user could steer what wicket removes)",
+                ),
+            });
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::create_dir_all(dir).map_err(io_err(dir))
+    }
+}
+
+fn open(p: &Path) -> Result<File, SandboxError> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o.open(p).map_err(io_err(p))
+}
+
+enum Lock {
+    Shared,
+    Exclusive,
+}
+
+#[cfg(unix)]
+fn flock(f: &File, how: Lock, p: &Path) -> Result<(), SandboxError> {
+    use rustix::fs::FlockOperation as Op;
+    let op = match how {
+        Lock::Shared => Op::LockShared,
+        Lock::Exclusive => Op::LockExclusive,
+    };
+    loop {
+        match rustix::fs::flock(f, op) {
+            Ok(()) => return Ok(()),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(SandboxError::Placeholder { path: p.to_path_buf(), source: e.into() }),
+        }
+    }
+}
+
+/// Try to take `f` exclusively without waiting: false when someone else holds it.
+#[cfg(unix)]
+fn try_flock(f: &File, p: &Path) -> Result<bool, SandboxError> {
+    match rustix::fs::flock(f, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(true),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(false),
+        Err(e) => Err(SandboxError::Placeholder { path: p.to_path_buf(), source: e.into() }),
+    }
+}
+
+#[cfg(not(unix))]
+fn flock(_: &File, _: Lock, _: &Path) -> Result<(), SandboxError> {
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn try_flock(_: &File, _: &Path) -> Result<bool, SandboxError> {
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let made = dir.path().join("made");
+        append(&made, Path::new("/a b/\u{e9}\n.x"), Kind::Dir).expect("append");
+        append(&made, Path::new("/c"), Kind::Absent).expect("append");
+        assert_eq!(
+            read_record(&made),
+            vec![(PathBuf::from("/a b/\u{e9}\n.x"), Kind::Dir), (PathBuf::from("/c"), Kind::Absent)]
+        );
+    }
+
+    #[test]
+    fn clean_removes_only_what_is_still_a_placeholder() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let made = dir.path().join("made");
+        let (empty, kept, file, written, planted) = (
+            dir.path().join("empty"),
+            dir.path().join("kept"),
+            dir.path().join("f"),
+            dir.path().join("w"),
+            dir.path().join("commondir"),
+        );
+        std::fs::create_dir(&empty).expect("mkdir");
+        std::fs::create_dir(&kept).expect("mkdir");
+        std::fs::write(kept.join("x"), "").expect("write");
+        std::fs::write(&file, "").expect("write");
+        std::fs::write(&written, "data").expect("write");
+        std::fs::write(&planted, "/evil").expect("write");
+        for (p, k) in [(&empty, Kind::Dir), (&kept, Kind::Dir), (&file, Kind::File), (&written, Kind::File)] {
+            append(&made, p, k).expect("append");
+        }
+        append(&made, &planted, Kind::Absent).expect("append");
+        // An entry nobody here would make (a forged record): left alone, and kept.
+        let foreign = dir.path().join("foreign");
+        std::fs::create_dir(&foreign).expect("mkdir");
+        append(&made, &foreign, Kind::Dir).expect("append");
+        let wanted: Vec<(PathBuf, Kind)> = vec![
+            (empty.clone(), Kind::Dir),
+            (kept.clone(), Kind::Dir),
+            (file.clone(), Kind::File),
+            (written.clone(), Kind::File),
+            (planted.clone(), Kind::Absent),
+        ];
+        clean(&made, &wanted);
+        assert!(!empty.exists() && !file.exists() && !planted.exists());
+        assert!(kept.join("x").exists() && written.exists(), "what a person put there stays");
+        assert!(foreign.exists(), "a record entry the caller would not make is not acted on");
+        assert_eq!(read_record(&made), vec![(foreign.clone(), Kind::Dir)]);
+    }
+}
