@@ -244,6 +244,23 @@ fn push_unique(v: &mut Vec<PathBuf>, p: PathBuf) {
 
 /// Build the exec policy. Fails only when the team policy's `denyPaths` cannot be enforced.
 pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
+    let (p, pending) = build(i, true)?;
+    if pending.is_some_and(|c| !c.holds()) {
+        // Something the cached scan read has changed: walk.
+        return build(i, false).map(|(p, _)| p);
+    }
+    Ok(p)
+}
+
+/// The exec policy, possibly from the project's cached scan with its check still to make (see
+/// [`crate::scan_cache`]): the caller may start building the sandbox at once and check
+/// meanwhile, but starts the command only when [`crate::scan_cache::Pending::holds`] is true,
+/// and otherwise throws the sandbox away and builds again with [`exec_policy`].
+pub fn exec_policy_deferred(i: &ExecInputs) -> Result<(ExecPolicy, Option<crate::scan_cache::Pending>), ExecError> {
+    build(i, true)
+}
+
+fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan_cache::Pending>), ExecError> {
     let root = real(&i.root).unwrap_or_else(|| crate::paths::normalize(&i.root));
     let home = i.home.as_deref();
     let mut writable = Vec::new();
@@ -394,10 +411,10 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         push_unique(&mut unreadable, s.clone());
     }
     let case_insensitive = i.case_insensitive.unwrap_or(cfg!(any(target_os = "macos", windows)));
-    let scan = if i.no_scan {
-        Scan::default()
+    let (scan, pending) = if i.no_scan {
+        (Scan::default(), None)
     } else {
-        crate::scan_cache::scan(&root, &homes, i, case_insensitive, &writable)?
+        crate::scan_cache::scan(&root, &homes, i, case_insensitive, &writable, cached)?
     };
     for d in &scan.denied {
         let dir = std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir());
@@ -421,7 +438,7 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
             env_allow.push(v.clone());
         }
     }
-    Ok(ExecPolicy {
+    let policy = ExecPolicy {
         root,
         writable,
         read_only,
@@ -438,7 +455,8 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         timeout: i.timeout,
         output_cap: OUTPUT_CAP,
         state,
-    })
+    };
+    Ok((policy, pending))
 }
 
 /// What to mask for one state folder: the folder itself, or, when the project lies inside it

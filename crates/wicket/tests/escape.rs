@@ -1665,6 +1665,21 @@ fn scan_cache_files(w: &World) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
+/// The cache file with no secrets listed (its first line names the layout, its second is the
+/// header as JSON, then the stamps); panics unless it listed exactly `listed`.
+fn scan_cache_lie(cache: &Path, listed: usize) -> Vec<u8> {
+    let bytes = std::fs::read(cache).unwrap();
+    let first = bytes.iter().position(|b| *b == b'\n').unwrap() + 1;
+    let end = first + bytes[first..].iter().position(|b| *b == b'\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_slice(&bytes[first..end]).unwrap();
+    assert!(header["secrets"].as_array().is_some_and(|s| s.len() == listed), "{header}");
+    header["secrets"] = serde_json::json!([]);
+    let mut lie = bytes[..first].to_vec();
+    lie.extend_from_slice(header.to_string().as_bytes());
+    lie.extend_from_slice(&bytes[end..]);
+    lie
+}
+
 #[test]
 fn a_secret_made_after_a_cached_scan_is_still_masked() {
     let worlds: Vec<(&str, usize, World)> = ["bwrap", "landlock"]
@@ -1709,19 +1724,21 @@ fn a_tampered_or_foreign_scan_cache_is_ignored() {
     let args = ["python3", script.to_str().unwrap(), list.as_str()];
     assert_eq!(readable(&w.wicket("bwrap", None, &args)), Vec::<String>::new(), "masked, and cached");
     let cache = scan_cache_files(&w).pop().expect("the scan was cached");
-    let mut lie: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
-    assert!(lie["secrets"].as_array().is_some_and(|s| s.len() == 1), "{lie}");
-    lie["secrets"] = serde_json::json!([]);
-    let lie = lie.to_string();
+    let lie = scan_cache_lie(&cache, 1);
     let plant = |file: &Path, mode: u32| {
         let _ = std::fs::remove_file(file);
-        write_file(file, &lie);
+        std::fs::write(file, &lie).unwrap();
         std::fs::set_permissions(file, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
     };
     type Tamper<'a> = (&'static str, Box<dyn Fn() + 'a>);
     let mut cases: Vec<Tamper> = vec![
         ("writable by others", Box::new(|| plant(&cache, 0o666))),
         ("not JSON", Box::new(|| std::fs::write(&cache, "{not json").unwrap())),
+        ("stamps cut short", {
+            let cache = cache.clone();
+            let short = lie[..lie.len() - 3].to_vec();
+            Box::new(move || std::fs::write(&cache, &short).unwrap())
+        }),
         ("a link to the lie", {
             let cache = cache.clone();
             let elsewhere = w.dir.join("lie.json");
@@ -1755,10 +1772,9 @@ fn a_tampered_or_foreign_scan_cache_is_ignored() {
     std::fs::create_dir_all(in_project.join("cache/scan")).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(2_500));
     let _ = w.wicket("bwrap", None, &["true"]);
-    let mut lie: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
-    lie["secrets"] = serde_json::json!([]);
+    let lie = scan_cache_lie(&cache, 1);
     let planted = in_project.join("cache/scan").join(cache.file_name().unwrap());
-    std::fs::write(&planted, lie.to_string()).unwrap();
+    std::fs::write(&planted, lie).unwrap();
     std::fs::set_permissions(&planted, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     let inside = w.wicket_with("bwrap", &[("WICKET_HOME", &in_project)], &args);
     assert_eq!(readable(&inside), Vec::<String>::new(), "a cache in the project was believed");
