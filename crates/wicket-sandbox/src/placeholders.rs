@@ -123,6 +123,18 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
     move |source| SandboxError::Placeholder { path: path.to_path_buf(), source }
 }
 
+impl Lease {
+    /// A new descriptor sharing this run's lock on `live` (the same open file, so the lock
+    /// holds while any copy is open), without close-on-exec: handed to bubblewrap's process 1
+    /// (`--sync-fd`), it keeps the placeholders until the whole sandbox is gone, not only
+    /// until wicket is (a sandbox outlives a killed wicket for a moment, and a placeholder
+    /// removed then lets it create the path on the host).
+    #[cfg(target_os = "linux")]
+    pub fn live_copy(&self) -> Option<std::os::fd::OwnedFd> {
+        self.live.as_ref().and_then(|f| rustix::io::dup(f).ok())
+    }
+}
+
 /// Make (or share) the placeholders for `wanted`, record `absent` paths, and take a lease for
 /// the run. `exe` is wicket's binary, started as the keeper when none runs.
 pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lease, SandboxError> {
@@ -250,6 +262,12 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
         let Ok(live) = open(&live_path) else { return 1 };
         if try_flock(&live, &live_path).unwrap_or(false) {
             clean(&dir.join("made"), &wanted);
+            // `keeper` goes before `lock`: a run that takes `lock` next must find no keeper
+            // and start its own (the other order left a window where it saw this one still
+            // holding `keeper`, relied on it, and nobody cleaned up after it if killed).
+            drop(keeper);
+            drop(live);
+            drop(lock);
             return 0;
         }
     }

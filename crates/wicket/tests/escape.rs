@@ -1092,6 +1092,60 @@ fn a_killed_run_leaves_no_placeholder() {
     }
 }
 
+/// A command that keeps trying to make things where the placeholders stand (it cannot while
+/// they are read-only; it could the moment one is removed while it still runs).
+const PLANT_LOOP: &str = "print('started', flush=True)\nwhile True:\n    for p in ('.git/hooks/x', '.git/info/x', '.mcp.json/x'):\n        try:\n            os.makedirs(p)\n        except OSError:\n            pass\n";
+
+/// `kill -9` of wicket at many moments of a bubblewrap run (while the placeholders are made,
+/// while bubblewrap builds the sandbox, while the command runs), the command trying all the
+/// while to create paths where the placeholders stand: every time, the project is soon as it
+/// was. The placeholders stay until the sandbox itself is gone (bubblewrap's process 1 holds
+/// the run's lease), not merely until wicket is.
+#[test]
+fn wicket_killed_at_any_moment_leaves_the_project_as_it_was() {
+    let w = git_world("");
+    let before = listing(&w.root);
+    let script = w.script("plant-loop", PLANT_LOOP);
+    let mut failures = Vec::new();
+    let mut reached = 0;
+    for round in 0..30u64 {
+        let mut c = Command::new(wicket_bin());
+        c.args(["run", "--root"]).arg(&w.root).args(["--", "python3"]).arg(&script);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", "bwrap")
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = c.spawn().unwrap();
+        // Spread over the run's start and first second: 0 to 1,470 ms, in a scattered order.
+        std::thread::sleep(Duration::from_millis(round * 490 % 1500));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // Until the sandbox is gone too (it holds the other end).
+        let mut out = String::new();
+        let _ = std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out);
+        reached += usize::from(out.contains("started"));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while listing(&w.root) != before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let after = listing(&w.root);
+        if after != before {
+            let extra: Vec<&String> = after.iter().filter(|p| !before.contains(p)).collect();
+            let gone: Vec<&String> = before.iter().filter(|p| !after.contains(p)).collect();
+            failures.push(format!("round {round}: extra {extra:?}, gone {gone:?}"));
+            for p in extra.iter().rev() {
+                let p = w.root.join(p);
+                let _ = std::fs::remove_dir(&p).or_else(|_| std::fs::remove_file(&p));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(reached >= 3, "only {reached} of 30 runs reached the command: the kills came too early to test it");
+}
+
 // ---- Writable paths: resolved once, checked, temp folders private per run ----
 
 /// A host temp folder for one test (the attack needs the real, shared `/tmp`).
