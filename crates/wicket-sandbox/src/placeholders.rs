@@ -87,14 +87,21 @@ impl Drop for Lease {
         }
         let lock_path = self.dir.join("lock");
         let live_path = self.dir.join("live");
-        let Ok(lock) = open(&lock_path) else { return };
-        if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
-            return;
-        }
-        drop(self.live.take());
-        let Ok(live) = open(&live_path) else { return };
-        if try_flock(&live, &live_path).unwrap_or(false) {
-            clean(&self.dir.join("made"), &self.wanted);
+        // Twice at most: `live` can be taken for a moment by the keeper, which wakes the
+        // instant the last run lets go of it; that run then lets go of `lock` so the keeper
+        // can clean, waits for `lock` again (until the keeper is done) and looks once more,
+        // so the placeholders are gone when wicket returns.
+        for _ in 0..2 {
+            let Ok(lock) = open(&lock_path) else { return };
+            if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
+                return;
+            }
+            drop(self.live.take());
+            let Ok(live) = open(&live_path) else { return };
+            if try_flock(&live, &live_path).unwrap_or(false) {
+                clean(&self.dir.join("made"), &self.wanted);
+                return;
+            }
         }
     }
 }
@@ -252,7 +259,7 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
         drop(lock);
         // Stay a little for the next run (an agent's tool calls come seconds apart), so it
         // need not start a keeper of its own; leave once nobody came.
-        if linger(&live_path) {
+        if linger(&live_path, &lock_path) {
             continue;
         }
         let Ok(lock) = open(&lock_path) else { return 1 };
@@ -276,13 +283,19 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
 /// How long an idle keeper waits for the next run.
 const LINGER: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Wait up to [`LINGER`] for a run to start: true when one did.
-fn linger(live_path: &Path) -> bool {
+/// Wait up to [`LINGER`] for a run to start: true when one did. Each look is made holding
+/// `lock` (or counts as a run when `lock` is busy), so it never takes `live` for a moment
+/// while a run is checking whether it is the last one out.
+fn linger(live_path: &Path, lock_path: &Path) -> bool {
     let step = std::time::Duration::from_millis(100);
     let mut waited = std::time::Duration::ZERO;
     while waited < LINGER {
         std::thread::sleep(step);
         waited += step;
+        let Ok(lock) = open(lock_path) else { return false };
+        if !try_flock(&lock, lock_path).unwrap_or(false) {
+            return true;
+        }
         let Ok(live) = open(live_path) else { return false };
         if !try_flock(&live, live_path).unwrap_or(true) {
             return true;

@@ -1092,6 +1092,25 @@ fn a_killed_run_leaves_no_placeholder() {
     }
 }
 
+/// Runs one after another in one project (a keeper lingering between them, waking the moment
+/// each run lets go): when `wicket run` returns, its placeholders are already gone, not
+/// removed a moment later by the keeper.
+#[test]
+fn back_to_back_runs_leave_nothing_when_they_return() {
+    let w = git_world("");
+    let before = listing(&w.root);
+    let mut left = Vec::new();
+    for round in 0..20 {
+        let out = w.wicket("bwrap", None, &["sh", "-c", "test -d .git/hooks && echo ok"]);
+        assert_eq!(verdict(&out), "ok", "round {round}: {}", String::from_utf8_lossy(&out.stderr));
+        let after = listing(&w.root);
+        if after != before {
+            left.push(format!("round {round}: {:?}", after.iter().filter(|p| !before.contains(p)).collect::<Vec<_>>()));
+        }
+    }
+    assert!(left.is_empty(), "placeholders still there when wicket returned:\n{}", left.join("\n"));
+}
+
 /// A command that keeps trying to make things where the placeholders stand (it cannot while
 /// they are read-only; it could the moment one is removed while it still runs).
 const PLANT_LOOP: &str = "print('started', flush=True)\nwhile True:\n    for p in ('.git/hooks/x', '.git/info/x', '.mcp.json/x'):\n        try:\n            os.makedirs(p)\n        except OSError:\n            pass\n";
