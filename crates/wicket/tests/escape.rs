@@ -1720,6 +1720,7 @@ const AFTER_SCAN: &[(&str, &str, &str)] = &[
     ("folder renamed in", "mkdir \"$OUT/d\" && echo S > \"$OUT/d/.env\" && mv \"$OUT/d\" d", "d/.env"),
     ("mtime restored", "old=$(stat -c %y t) && echo S > t/.env && touch -d \"$old\" t", "t/.env"),
     ("renamed in place", "echo S > a/notes && mv a/notes a/.env", "a/.env"),
+    ("in a folder named like a placeholder", "mkdir .roo && echo S > .roo/.env", ".roo/.env"),
 ];
 
 /// A project whose folders are older than the scan cache's racy window once the caller has
