@@ -373,6 +373,25 @@ impl Sandbox {
                         c.pre_exec(move || mounts.enter().map_err(std::io::Error::from_raw_os_error));
                     }
                 }
+                // bubblewrap's `--die-with-parent` is armed only once bubblewrap runs: a wicket
+                // killed between the fork and that moment left the sandbox running (and holding
+                // the placeholders' lease). Armed here, before exec and after the layers' user
+                // namespace is entered (entering one clears it), it covers that window; a parent
+                // already gone is seen by the pid check.
+                let parent = std::process::id();
+                // SAFETY: prctl, getppid and the error value only, in the forked child.
+                unsafe {
+                    use std::os::unix::process::CommandExt;
+                    c.pre_exec(move || {
+                        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        if u32::try_from(libc::getppid()).ok() != Some(parent) {
+                            return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+                        }
+                        Ok(())
+                    });
+                }
                 c
             }
             #[cfg(target_os = "linux")]
