@@ -15,9 +15,21 @@
 //! escaped backslash inside the string bash sees is shown to the parser as `\_` (same length)
 //! and the text is parsed again, so the tree ends the string where bash does. The walker still
 //! reads the original text.
+//!
+//! Text with a backtick is parsed on a helper thread, against a deadline. tree-sitter's error
+//! recovery around a backtick substitution can take time exponential in what follows it
+//! (`true \`| true | … | true`, forty pipes: a minute; found by the `walker` fuzz target, and the
+//! same in tree-sitter 0.27), and the time goes in a single step at the end of the text, where
+//! no progress callback or cancellation flag is looked at. A gate that hangs fails open for
+//! agents that run a call whose hook timed out, so a parse that misses [`PARSE_DEADLINE`] is
+//! "not understood"; the helper thread finishes (or never does) on its own. Other text is
+//! parsed on the calling thread, because the hand-over costs as much as a parse.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use tree_sitter::{Node, Parser, Tree};
 
@@ -395,7 +407,98 @@ fn heredoc_patches(view: &str, node: Node<'_>, out: &mut Vec<(usize, u8, bool)>)
     }
 }
 
+/// The longest a parse of text with a backtick may take before the text counts as not
+/// understood. The largest input wicket reads (64 KiB) parses in well under a tenth of this.
+pub(crate) const PARSE_DEADLINE: Duration = Duration::from_secs(2);
+
+/// Helper threads still busy with a parse that missed its deadline; past
+/// [`MAX_OVERDUE`], text with a backtick is not parsed at all (not understood) until one ends,
+/// so hostile input cannot pile up threads that burn the machine.
+static OVERDUE: AtomicUsize = AtomicUsize::new(0);
+const MAX_OVERDUE: usize = 2;
+
+/// Where a guarded parse stands; both sides change it only under its lock, so a parse is
+/// either taken by the caller or counted as overdue, never both and never neither.
+enum Slot {
+    Pending,
+    Done(Option<Tree>),
+    Abandoned,
+}
+
+/// A parse handed to a helper thread: the text and where its tree goes.
+type Job = (String, Arc<(Mutex<Slot>, Condvar)>);
+
+thread_local! {
+    /// This thread's helper for guarded parses (see the module doc).
+    static GUARD: RefCell<Option<mpsc::Sender<Job>>> = const { RefCell::new(None) };
+}
+
+/// A helper thread that parses the texts sent to it.
+fn spawn_guard() -> Option<mpsc::Sender<Job>> {
+    let (jobs, inbox) = mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("wicket-shell-parse".into())
+        .spawn(move || {
+            let mut parser = new_parser();
+            for (text, shared) in inbox {
+                let tree = parser.as_mut().and_then(|p| {
+                    let tree = p.parse(&text, None);
+                    if tree.is_none() {
+                        p.reset();
+                    }
+                    tree
+                });
+                let (lock, done) = &*shared;
+                let mut slot = lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if matches!(*slot, Slot::Abandoned) {
+                    // The caller gave up on this parse and counted this thread as overdue; it
+                    // made a new helper, so this one ends here.
+                    OVERDUE.fetch_sub(1, Ordering::SeqCst);
+                    return;
+                }
+                *slot = Slot::Done(tree);
+                done.notify_one();
+            }
+        })
+        .ok()?;
+    Some(jobs)
+}
+
+/// Parse on this thread's helper, waiting at most [`PARSE_DEADLINE`].
+fn parse_guarded(src: &str) -> Option<Tree> {
+    if OVERDUE.load(Ordering::SeqCst) >= MAX_OVERDUE {
+        return None;
+    }
+    GUARD.with(|cell| {
+        let mut helper = cell.try_borrow_mut().ok()?;
+        if helper.is_none() {
+            *helper = spawn_guard();
+        }
+        let shared = Arc::new((Mutex::new(Slot::Pending), Condvar::new()));
+        if helper.as_ref()?.send((src.to_owned(), Arc::clone(&shared))).is_err() {
+            *helper = None;
+            return None;
+        }
+        let (lock, done) = &*shared;
+        let slot = lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (mut slot, _) = done
+            .wait_timeout_while(slot, PARSE_DEADLINE, |s| matches!(s, Slot::Pending))
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match std::mem::replace(&mut *slot, Slot::Abandoned) {
+            Slot::Done(tree) => tree,
+            Slot::Pending | Slot::Abandoned => {
+                OVERDUE.fetch_add(1, Ordering::SeqCst);
+                *helper = None;
+                None
+            }
+        }
+    })
+}
+
 fn parse_view(src: &str) -> Option<Tree> {
+    if src.contains('`') {
+        return parse_guarded(src);
+    }
     PARSER.with(|cell| {
         // Re-entrant use (never expected) gets a fresh parser instead of a panic.
         let Ok(mut slot) = cell.try_borrow_mut() else {
