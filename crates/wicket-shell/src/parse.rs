@@ -161,6 +161,12 @@ fn shape_patches(node: Node<'_>, parent: &str, bytes: &[u8], out: &mut Vec<(usiz
         {
             out.push((at, PLAIN, false));
         }
+        "$" if !node.is_named() && bytes.get(at + 1).is_some_and(|n| matches!(n, b' ' | b'\t' | b'\n')) => {
+            // A `$` before a blank is a literal word character to bash. The parser joins it to
+            // a quoted string after the blank (`$ "rm" -rf ~`, a `translated_string`: it listed
+            // the program `rm` where bash runs `$`) or drops it as a stray token (`a $ b`).
+            out.push((at, PLAIN, false));
+        }
         "word"
             if parent == "command_name"
                 && node.child_count() == 0
