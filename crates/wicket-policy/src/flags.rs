@@ -226,7 +226,8 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
             Effect::Write => push(f.name),
             Effect::Script => scripts.push(f.value.as_deref().unwrap_or("")),
             Effect::SshConfig if f.value.as_deref().is_some_and(ssh_setting_runs) => push(f.name),
-            Effect::Plain | Effect::Dest | Effect::Read | Effect::ReadAt | Effect::SshConfig => {}
+            Effect::Workdir if !f.value.as_deref().is_some_and(stays_inside) => push(f.name),
+            Effect::Plain | Effect::Dest | Effect::Read | Effect::ReadAt | Effect::SshConfig | Effect::Workdir => {}
         }
     }
     // The script is the first operand when no option gives one (`sed s/a/b/ f`).
@@ -254,6 +255,15 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
         push(u);
     }
     out
+}
+
+/// A path that stays below the folder the command runs in: relative, with no `..` step and
+/// nothing the shell or the program would expand (`~`, `$`).
+fn stays_inside(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with(['/', '~'])
+        && !path.contains('$')
+        && !path.split('/').any(|step| step == "..")
 }
 
 /// An ssh `-o Key=Value` (or `Key Value`) setting that runs a command or loads code.
@@ -736,6 +746,13 @@ mod tests {
             ("zip --unzip-com sh a.zip f", &["--unzip-command"]),
             ("zip -r a.zip src", &[]),
             ("make -j4 test", &[]),
+            // A working folder inside the project is the rule's business; one outside is not.
+            ("make -C docs html", &[]),
+            ("make -C /tmp/x", &["-C"]),
+            ("make --dir=../x", &["--directory"]),
+            ("cargo build --manifest-path ~/x/Cargo.toml", &["--manifest-path"]),
+            ("cargo test --manifest-path crates/a/Cargo.toml", &[]),
+            ("uv run --directory=$HOME/x pytest", &["--directory"]),
             ("make --eva=x", &["--eval"]),
             ("make -sE x", &["-E"]),
             ("make·X:=$(shell id)", &["X:="]),

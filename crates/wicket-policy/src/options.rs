@@ -91,6 +91,10 @@ pub enum Effect {
     Dest,
     /// Reads the file named by the value.
     Read,
+    /// Moves where the program works or finds the build it runs (`make -C DIR`, `cargo
+    /// --manifest-path`, `uv --directory`): read like `Read`, and a folder that may lie
+    /// outside the project (absolute, `~`, `..`, an expansion) is for a rule to spell out.
+    Workdir,
     /// Reads a file when the value starts with `@` (curl's `-d @file`, `-F name=@file`).
     ReadAt,
     /// The value is a script the program runs (`sed -e`): analysed by the program's checker.
@@ -1253,7 +1257,7 @@ impl Parsed {
         for f in &self.found {
             let Some(v) = &f.value else { continue };
             match f.opt.effect {
-                Effect::Read | Effect::ScriptFile => out.push(v.clone()),
+                Effect::Read | Effect::Workdir | Effect::ScriptFile => out.push(v.clone()),
                 Effect::ReadAt => {
                     // `@file`, `name=@file`, `name=<file`, `@file;type=…`.
                     let at = v.find(['@', '<']).filter(|&k| k == 0 || v[..k].ends_with('='));

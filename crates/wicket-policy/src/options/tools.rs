@@ -6,8 +6,9 @@
 //! list comes from: the program's own `--help` where it is installed here (zip 3.0, GNU make
 //! 4.3, jq 1.6, cargo 1.97), its documentation otherwise. Options that run code, name a
 //! package source other than the default index, or load configuration that can do either are
-//! `Exec`; options that move where the program works (`-C DIR`, `--manifest-path`) are `Read`,
-//! like `git -C`: the folder is checked as a path the command reads.
+//! `Exec`; options that move where the program works or finds the build it runs (`-C DIR`,
+//! `--manifest-path`) are `Workdir`: read like `Read`, and flagged when the folder may lie
+//! outside the project.
 
 use super::Arg::{Last, Two};
 use super::Effect::*;
@@ -114,7 +115,7 @@ pub(super) const MAKE: Program = Program {
     opts: &[
         o(&["-b", "-m"], NO, Plain),
         o(&["-B", "--always-make"], NO, Plain),
-        o(&["-C", "--directory"], REQ, Read),
+        o(&["-C", "--directory"], REQ, Workdir),
         o(&["-d"], NO, Plain),
         o(&["--debug"], OPT, Plain),
         o(&["-e", "--environment-overrides"], NO, Plain),
@@ -208,7 +209,7 @@ const CARGO_GLOBAL: &[Opt] = &[
     o(&["-v", "--verbose"], NO, Plain),
     o(&["-q", "--quiet"], NO, Plain),
     o(&["--color"], REQ, Plain),
-    o(&["-C"], REQ, Read),
+    o(&["-C"], REQ, Workdir),
     o(&["--locked"], NO, Plain),
     o(&["--offline"], NO, Plain),
     o(&["--frozen"], NO, Plain),
@@ -249,7 +250,7 @@ const CARGO_COMPILE: &[Opt] = &[
     o(&["--timings"], OPT, Plain),
     o(&["--message-format"], REQ, Plain),
     o(&["--future-incompat-report"], NO, Plain),
-    o(&["--manifest-path"], REQ, Read),
+    o(&["--manifest-path"], REQ, Workdir),
     o(&["--lockfile-path"], REQ, Read),
     o(&["--ignore-rust-version"], NO, Plain),
 ];
@@ -355,7 +356,7 @@ const CARGO_FMT: Program = Program {
         o(&["--check"], NO, Plain),
         o(&["--all"], NO, Plain),
         o(&["-p", "--package"], REQ, Plain),
-        o(&["--manifest-path"], REQ, Read),
+        o(&["--manifest-path"], REQ, Workdir),
         o(&["--message-format"], REQ, Plain),
     ],
     ..GETOPT
@@ -378,7 +379,7 @@ const CARGO_SOURCE: &[Opt] = &[
     o(&["--branch"], REQ, Plain),
     o(&["--tag"], REQ, Plain),
     o(&["--rev"], REQ, Plain),
-    o(&["--path"], REQ, Read),
+    o(&["--path"], REQ, Workdir),
     o(&["--registry"], REQ, Exec),
     o(&["--index"], REQ, Exec),
 ];
@@ -391,7 +392,7 @@ const CARGO_ADD: Program = Program {
     shared: &[CARGO_GLOBAL, CARGO_SOURCE],
     opts: &[
         o(&["-p", "--package"], REQ, Plain),
-        o(&["--manifest-path"], REQ, Read),
+        o(&["--manifest-path"], REQ, Workdir),
         o(&["-F", "--features"], REQ, Plain),
         o(&["--default-features"], NO, Plain),
         o(&["--no-default-features"], NO, Plain),
@@ -416,7 +417,7 @@ const CARGO_REMOVE: Program = Program {
     shared: &[CARGO_GLOBAL],
     opts: &[
         o(&["-p", "--package"], REQ, Plain),
-        o(&["--manifest-path"], REQ, Read),
+        o(&["--manifest-path"], REQ, Workdir),
         o(&["--dev"], NO, Plain),
         o(&["--build"], NO, Plain),
         o(&["--target"], REQ, Plain),
@@ -472,7 +473,7 @@ const CARGO_UPDATE: Program = Program {
         o(&["--precise"], REQ, Plain),
         o(&["--breaking"], NO, Plain),
         o(&["-n", "--dry-run"], NO, Plain),
-        o(&["--manifest-path"], REQ, Read),
+        o(&["--manifest-path"], REQ, Workdir),
         o(&["--lockfile-path"], REQ, Read),
         o(&["--ignore-rust-version"], NO, Plain),
     ],
@@ -502,7 +503,7 @@ const CARGO_TREE: Program = Program {
         o(&["--all-features"], NO, Plain),
         o(&["--no-default-features"], NO, Plain),
         o(&["--target"], REQ, Plain),
-        o(&["--manifest-path"], REQ, Read),
+        o(&["--manifest-path"], REQ, Workdir),
         o(&["--lockfile-path"], REQ, Read),
     ],
     ..GETOPT
@@ -521,7 +522,7 @@ const CARGO_METADATA: Program = Program {
         o(&["-F", "--features"], REQ, Plain),
         o(&["--all-features"], NO, Plain),
         o(&["--no-default-features"], NO, Plain),
-        o(&["--manifest-path"], REQ, Read),
+        o(&["--manifest-path"], REQ, Workdir),
         o(&["--lockfile-path"], REQ, Read),
     ],
     ..GETOPT
@@ -555,7 +556,7 @@ const CARGO_LOCKFILE: Program = Program {
         o(&["-p", "--package"], REQ, Plain),
         o(&["--workspace"], NO, Plain),
         o(&["--message-format"], REQ, Plain),
-        o(&["--manifest-path"], REQ, Read),
+        o(&["--manifest-path"], REQ, Workdir),
         o(&["--lockfile-path"], REQ, Read),
     ],
     ..GETOPT
@@ -607,7 +608,7 @@ pub(super) const CARGO: Program = Program {
 
 /// The build flags `go build`, `test`, `run`, `vet`, `install`, `list` share (`go help build`).
 const GO_BUILD_FLAGS: &[Opt] = &[
-    o(&["-C"], REQ, Read),
+    o(&["-C"], REQ, Workdir),
     o(&["-a"], NO, Plain),
     o(&["-n"], NO, Plain),
     o(&["-p"], REQ, Plain),
@@ -632,7 +633,7 @@ const GO_BUILD_FLAGS: &[Opt] = &[
     o(&["-mod"], REQ, Plain),
     o(&["-modcacherw"], NO, Plain),
     // Another go.mod: its `replace` lines pick which code is built.
-    o(&["-modfile"], REQ, Read),
+    o(&["-modfile"], REQ, Workdir),
     // Replaces source files by the ones a JSON file names.
     o(&["-overlay"], REQ, Exec),
     o(&["-pgo"], REQ, Read),
@@ -746,14 +747,14 @@ const GO_MOD: Program = Program {
     permute: true,
     style: Style::GoFlag,
     opts: &[
-        o(&["-C"], REQ, Read),
+        o(&["-C"], REQ, Workdir),
         o(&["-e"], NO, Plain),
         o(&["-v"], NO, Plain),
         o(&["-x"], NO, Plain),
         o(&["-json"], NO, Plain),
         o(&["-go"], REQ, Plain),
         o(&["-compat"], REQ, Plain),
-        o(&["-modfile"], REQ, Read),
+        o(&["-modfile"], REQ, Workdir),
         o(&["-m"], NO, Plain),
         o(&["-o"], REQ, Dest),
         o(&["-reuse"], REQ, Read),
@@ -770,7 +771,7 @@ const GO_MISC: Program = Program {
     permute: false,
     style: Style::GoFlag,
     opts: &[
-        o(&["-C"], REQ, Read),
+        o(&["-C"], REQ, Workdir),
         o(&["-n"], NO, Plain),
         o(&["-x"], NO, Plain),
         o(&["-mod"], REQ, Plain),
@@ -805,7 +806,7 @@ pub(super) const GO: Program = Program {
     permute: false,
     style: Style::GoFlag,
     subs: &[&GO_TEST, &GO_BUILD, &GO_RUN, &GO_VET, &GO_MOD, &GO_MISC],
-    opts: &[o(&["-C"], REQ, Read), o(&["-h", "-help"], NO, Plain)],
+    opts: &[o(&["-C"], REQ, Workdir), o(&["-h", "-help"], NO, Plain)],
     ..GETOPT
 };
 
@@ -820,8 +821,8 @@ const UV_GLOBAL: &[Opt] = &[
     o(&["--native-tls"], NO, Plain),
     o(&["--offline"], NO, Plain),
     o(&["--no-progress"], NO, Plain),
-    o(&["--directory"], REQ, Read),
-    o(&["--project"], REQ, Read),
+    o(&["--directory"], REQ, Workdir),
+    o(&["--project"], REQ, Workdir),
     o(&["--config-file"], REQ, Exec),
     o(&["--no-config"], NO, Plain),
     o(&["-n", "--no-cache"], NO, Plain),
@@ -1186,7 +1187,7 @@ const BUN_GLOBAL: &[Opt] = &[
     o(&["--env-file"], REQ, Exec),
     o(&["-e", "--eval"], REQ, Exec),
     o(&["-p", "--print"], REQ, Exec),
-    o(&["--cwd"], REQ, Read),
+    o(&["--cwd"], REQ, Workdir),
     o(&["--watch"], NO, Plain),
     o(&["--hot"], NO, Plain),
     o(&["--smol"], NO, Plain),
@@ -1347,7 +1348,7 @@ pub(super) const GRADLE: Program = Program {
         o(&["-b", "--build-file"], REQ, ScriptFile),
         o(&["-c", "--settings-file"], REQ, ScriptFile),
         o(&["--include-build"], REQ, ScriptFile),
-        o(&["-p", "--project-dir"], REQ, Read),
+        o(&["-p", "--project-dir"], REQ, Workdir),
         o(&["--project-cache-dir"], REQ, Plain),
         o(&["-P", "--project-prop"], REQ, Plain),
         o(&["-x", "--exclude-task"], REQ, Plain),
