@@ -295,13 +295,43 @@ fn sub_risky(table: &'static crate::options::Program, parsed: &crate::options::P
         ("git", []) => {
             // Sub-commands without a table that run programs by design.
             if let Some(sub) = first {
-                if matches!(sub, "difftool" | "mergetool" | "filter-branch" | "filter-repo" | "send-email")
+                // … or print stored credentials (`credential fill`), serve the repository, or
+                // install schedulers outside the project (`maintenance start`).
+                if matches!(
+                    sub,
+                    "difftool"
+                        | "mergetool"
+                        | "filter-branch"
+                        | "filter-repo"
+                        | "send-email"
+                        | "credential"
+                        | "credential-store"
+                        | "credential-cache"
+                        | "daemon"
+                        | "instaweb"
+                        | "web--browse"
+                        | "http-backend"
+                        | "shell"
+                        | "upload-pack"
+                        | "receive-pack"
+                        | "upload-archive"
+                        | "p4"
+                        | "svn"
+                        | "cvsimport"
+                        | "cvsserver"
+                        | "archimport"
+                        | "quiltimport"
+                ) || (sub == "maintenance" && ops.get(1).is_some_and(|o| matches!(o.as_str(), "start" | "register")))
                     || (sub == "submodule" && ops.iter().any(|o| o == "foreach"))
                     || (sub == "bisect" && ops.get(1).is_some_and(|o| o == "run"))
                 {
                     out.push(sub.to_string());
                 }
             }
+        }
+        // `git worktree add PATH`: a checkout written where PATH says.
+        ("git", ["worktree"]) if first == Some("add") && !ops.get(1).is_some_and(|p| stays_inside(p)) => {
+            out.push("add".to_string());
         }
         ("git", ["config"]) => {
             let has = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.names[0]));
