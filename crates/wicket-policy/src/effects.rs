@@ -110,11 +110,9 @@ pub fn of(words: &[&str]) -> Effects {
                 }
             }
         }
-        "tar" | "gtar" | "bsdtar" if tar_extracts(args) => match tar_confined_folder(base(program), args) {
-            // Every file lands below the folder: a write there, judged like any other.
-            Some(dir) => e.writes.push(dir),
-            None => e.unknown_writes.push(format!("`{}` extracts files named inside the archive", base(program))),
-        },
+        "tar" | "gtar" | "bsdtar" if tar_extracts(args) => {
+            e.unknown_writes.push(format!("`{}` extracts files named inside the archive", base(program)));
+        }
         "unzip" if !has_flag(args, &['l', 't', 'v', 'Z', 'p', 'c', 'z'], &[]) && !args.is_empty() => {
             e.unknown_writes.push("`unzip` extracts files named inside the archive".to_string());
         }
@@ -213,34 +211,6 @@ fn tar_extracts(args: &[&str]) -> bool {
                 false
             }
         })
-}
-
-/// The folder a GNU tar extraction is confined to, when it is: one `-C DIR` that stays below
-/// the working folder and is not the working folder itself, and none of the options that let
-/// a member leave it. GNU tar 1.34 (checked in a sandbox) strips a leading `/`, refuses members
-/// with `..`, and refuses to write through a symlink the archive made (`lnk -> /tmp/out` then
-/// `lnk/g`: "Not a directory"), so every file lands below DIR. `-P` keeps absolute and `..`
-/// names, `--keep-directory-symlink` and `--overwrite` follow links already in DIR,
-/// `--transform` renames members, `--to-command` and friends are flagged by the tar table.
-fn tar_confined_folder(program: &str, args: &[&str]) -> Option<String> {
-    if program == "bsdtar" {
-        return None;
-    }
-    let table = crate::options::program("tar")?;
-    let parsed = table.parse(args);
-    let escapes = parsed.found.iter().any(|f| {
-        matches!(f.opt.names[0], "-P" | "--keep-directory-symlink" | "--overwrite" | "--transform" | "--xform")
-    });
-    let dirs: Vec<&str> =
-        parsed.found.iter().filter(|f| f.opt.names[0] == "-C").filter_map(|f| f.value.as_deref()).collect();
-    let [dir] = dirs.as_slice() else { return None };
-    let inside = !dir.is_empty()
-        && !dir.starts_with(['/', '~'])
-        && !dir.contains(['$', '`', '*', '?', '['])
-        && !dir.split('/').any(|step| step == "..");
-    let trimmed = dir.trim_start_matches("./").trim_end_matches('/');
-    let bare = trimmed.is_empty() || trimmed.split('/').all(|step| step == "." || step.is_empty());
-    (!escapes && inside && !bare && parsed.unknown.is_empty()).then(|| trimmed.to_string())
 }
 
 /// `curl -O`, `--remote-name-all`, `-J`: the file is named by the URL or the server.
