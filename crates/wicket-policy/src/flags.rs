@@ -227,7 +227,16 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
             Effect::Script => scripts.push(f.value.as_deref().unwrap_or("")),
             Effect::SshConfig if f.value.as_deref().is_some_and(ssh_setting_runs) => push(f.name),
             Effect::Workdir if !f.value.as_deref().is_some_and(stays_inside) => push(f.name),
-            Effect::Plain | Effect::Dest | Effect::Read | Effect::ReadAt | Effect::SshConfig | Effect::Workdir => {}
+            Effect::ExecPath if f.value.as_deref().is_some_and(|v| v.contains('/') || v.starts_with(['.', '~'])) => {
+                push(f.name)
+            }
+            Effect::Plain
+            | Effect::Dest
+            | Effect::Read
+            | Effect::ReadAt
+            | Effect::SshConfig
+            | Effect::Workdir
+            | Effect::ExecPath => {}
         }
     }
     // The script is the first operand when no option gives one (`sed s/a/b/ f`).
@@ -361,6 +370,15 @@ fn sub_risky(table: &'static crate::options::Program, parsed: &crate::options::P
         }
         // The `//go:generate` lines of the sources are command lines go runs as written.
         ("go", []) if first == Some("generate") => out.push("generate".to_string()),
+        // `-ldflags=-extld=PROG` (or `-extldflags`) makes the Go linker run PROG.
+        ("go", [_])
+            if parsed
+                .found
+                .iter()
+                .any(|f| f.opt.names[0] == "-ldflags" && f.value.as_deref().is_some_and(|v| v.contains("extld"))) =>
+        {
+            out.push("-ldflags".to_string());
+        }
         ("npm" | "pnpm" | "yarn" | "bun", _) => {
             if let Some(sub) = first.filter(|s| matches!(*s, "exec" | "x" | "dlx" | "create" | "init")) {
                 out.push(sub.to_string());
@@ -793,6 +811,13 @@ mod tests {
             ("go build -toolexec=x ./...", &["-toolexec"]),
             ("go build -toolex=x ./...", &["-toolex=x"]),
             ("go generate ./...", &["generate"]),
+            ("go·build·-ldflags=-s -w·./...", &[]),
+            ("go·build·-ldflags=-linkmode=external -extld=./x·./...", &["-ldflags"]),
+            ("cargo +nightly build --release", &[]),
+            ("cargo +nightly build --conf x", &["--conf"]),
+            ("uv venv --python 3.12", &[]),
+            ("uv pip install -p ./evil x", &["-p"]),
+            ("pipx run --python /tmp/x black", &["--python"]),
             ("cargo test -p x -- --nocapture", &[]),
             ("cargo build --conf=x", &["--conf=x"]),
             ("cargo build -Zunstable-options", &["-Z"]),

@@ -89,6 +89,9 @@ pub enum Effect {
     /// Names the folder the program writes its ordinary output into (`cp -t DIR`): a write
     /// target checked like an operand, not a flag a rule must spell out.
     Dest,
+    /// Runs the value when it names a program by path (`uv --python ./x`), not when it asks
+    /// for a version (`--python 3.12`).
+    ExecPath,
     /// Reads the file named by the value.
     Read,
     /// Moves where the program works or finds the build it runs (`make -C DIR`, `cargo
@@ -145,6 +148,8 @@ pub struct Program {
     pub style: Style,
     /// Words starting with `+` run a command of the program (`less +!id`, `vim +cmd`).
     pub plus: bool,
+    /// A first word `+NAME` picks a rustup toolchain (`cargo +nightly build`): a plain option.
+    pub toolchain: bool,
     /// Options stop after this many operands (ssh: the host, then the remote command's
     /// words); 0 leaves it to `permute`.
     pub stop_after: usize,
@@ -168,6 +173,7 @@ const GETOPT: Program = Program {
     subs: &[],
     style: Style::Getopt,
     plus: false,
+    toolchain: false,
     stop_after: 0,
     scripts: Scripts::None,
     script_operand: false,
@@ -901,6 +907,9 @@ pub struct Parsed {
     pub sub_at: usize,
 }
 
+/// rustup's `+toolchain` first word (`cargo +nightly build`).
+const TOOLCHAIN: Opt = o(&["+"], Arg::Required, Effect::Plain);
+
 /// A `+cmd` word of a pager or editor (`less +!id`, `vim +'!id'`).
 const PLUS: Opt = o(&["+"], OPT, Exec);
 
@@ -992,6 +1001,12 @@ impl Program {
             }
         }
         let mut p = Parsed::default();
+        if self.toolchain {
+            if let Some(name) = words.first().and_then(|w| w.strip_prefix('+')).filter(|n| !n.is_empty()) {
+                p.found.push(Found { opt: &TOOLCHAIN, name: "+", value: Some(name.to_string()) });
+                words.remove(0);
+            }
+        }
         match self.style {
             Style::Expression => self.parse_expression(&words, &mut p),
             Style::GoFlag => self.parse_go(&words, &mut p),

@@ -572,12 +572,12 @@ const CARGO_SEARCH: Program = Program {
     ..GETOPT
 };
 
-/// cargo 1.97, `cargo --help`: a `+toolchain` first word is not read (an operand wicket has no
-/// table for: every later option is unknown).
+/// cargo 1.97, `cargo --help`: a `+toolchain` first word picks a rustup toolchain.
 pub(super) const CARGO: Program = Program {
     names: &["cargo"],
     source: "cargo 1.97, `cargo --help` (clap: clusters, `--k=v`, no abbreviations)",
     abbrev: false,
+    toolchain: true,
     subs: &[
         &CARGO_BUILD,
         &CARGO_CHECK,
@@ -625,7 +625,8 @@ const GO_BUILD_FLAGS: &[Opt] = &[
     o(&["-buildmode"], REQ, Plain),
     o(&["-buildvcs"], REQ, Plain),
     o(&["-compiler"], REQ, Plain),
-    o(&["-gccgoflags"], REQ, Plain),
+    // gcc's `-wrapper PROG` runs every compiler pass through PROG.
+    o(&["-gccgoflags"], REQ, Exec),
     o(&["-gcflags"], REQ, Plain),
     o(&["-installsuffix"], REQ, Plain),
     o(&["-ldflags"], REQ, Plain),
@@ -865,7 +866,7 @@ const UV_RESOLVE: &[Opt] = &[
     o(&["--link-mode"], REQ, Plain),
     o(&["--compile-bytecode"], NO, Plain),
     o(&["-C", "--config-setting"], REQ, Plain),
-    o(&["-p", "--python"], REQ, Plain),
+    o(&["-p", "--python"], REQ, ExecPath),
     o(&["--refresh"], NO, Plain),
     o(&["--refresh-package"], REQ, Plain),
     o(&["--locked"], NO, Plain),
@@ -921,7 +922,7 @@ const UV_PIP_QUERY: Program = Program {
     abbrev: false,
     shared: &[UV_GLOBAL],
     opts: &[
-        o(&["-p", "--python"], REQ, Plain),
+        o(&["-p", "--python"], REQ, ExecPath),
         o(&["--system"], NO, Plain),
         o(&["-r", "--requirements", "--requirement"], REQ, Read),
         o(&["-e", "--editable"], NO, Plain),
@@ -1119,7 +1120,7 @@ const PIPX_PACKAGE: &[Opt] = &[
     o(&["--pip-args"], REQ, Exec),
     o(&["--editable", "-e"], NO, Exec),
     o(&["--preinstall"], REQ, Exec),
-    o(&["--python"], REQ, Plain),
+    o(&["--python"], REQ, ExecPath),
     o(&["--fetch-missing-python"], NO, Plain),
     o(&["--system-site-packages"], NO, Plain),
     o(&["--include-deps"], NO, Plain),
