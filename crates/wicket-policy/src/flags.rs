@@ -131,11 +131,6 @@ fn short_has(word: &str, letter: char) -> bool {
     word.len() > 1 && word.starts_with('-') && !word.starts_with("--") && word[1..].contains(letter)
 }
 
-/// A short option with its value glued on or standalone (`-O`, `-Ofile`).
-fn short(word: &str, flag: &str) -> bool {
-    word.starts_with(flag) && !word.starts_with("--")
-}
-
 /// The flags (as they must appear in an allow rule) that make this argv run programs or write
 /// files beyond what its program name suggests. Empty for an ordinary command.
 pub fn risky_flags(words: &[&str]) -> Vec<String> {
@@ -150,125 +145,8 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
             out.push(f.to_string());
         }
     };
+    // Variables are not options: the shell builtins and `env` that set them.
     match base(program) {
-        "zip" => {
-            for w in args {
-                if *w == "-TT" || long(w, "--unzip-command") {
-                    flag(w.split('=').next().unwrap_or(w));
-                }
-            }
-        }
-        "bun" | "bunx" => {
-            for w in args {
-                for name in [
-                    "--script-shell",
-                    "--node-options",
-                    "--userconfig",
-                    "--globalconfig",
-                    "--registry",
-                    "--call",
-                    "--prefix",
-                ] {
-                    if long(w, name) {
-                        flag(name);
-                    }
-                }
-                if *w == "-c" {
-                    flag("-c");
-                }
-            }
-            if let Some(sub) = args.iter().find(|w| !w.starts_with('-')) {
-                if matches!(*sub, "exec" | "x" | "dlx" | "create" | "init") {
-                    flag(sub);
-                }
-            }
-        }
-        "uv" | "pipx" => {
-            for w in args {
-                for name in ["--index-url", "--extra-index-url", "--find-links", "--trusted-host", "--config-file"] {
-                    if long(w, name) {
-                        flag(name);
-                    }
-                }
-                if short(w, "-i") || short(w, "-f") {
-                    flag(&w[..2]);
-                }
-            }
-        }
-        "cargo" => {
-            for w in args {
-                if long(w, "--config") {
-                    flag("--config");
-                }
-                if short(w, "-Z") {
-                    flag("-Z");
-                }
-            }
-        }
-        "go" => {
-            for w in args {
-                for name in ["-toolexec", "-exec", "-overlay", "--toolexec", "--exec"] {
-                    if long(w, name) {
-                        flag(name);
-                    }
-                }
-            }
-        }
-        "make" | "gmake" => {
-            for w in args {
-                if matches!(*w, "-f" | "--file" | "--makefile" | "-E") || long(w, "--eval") || long(w, "--file") {
-                    flag(w.split('=').next().unwrap_or(w));
-                }
-                if let Some((name, _)) = w.split_once('=') {
-                    if !name.starts_with('-') && (name == "SHELL" || name == "MAKESHELL" || risky_var(name)) {
-                        flag(&format!("{name}="));
-                    }
-                }
-            }
-        }
-        "gradle" | "gradlew" | "./gradlew" => {
-            for w in args {
-                if matches!(*w, "-I") || long(w, "--init-script") {
-                    flag(w.split('=').next().unwrap_or(w));
-                }
-            }
-        }
-        // Interpreters: inline code is a script wicket does not read; a rule must name the
-        // flag (`bash(python3 -c *)`) to cover it. Clusters count (`perl -ne`, `python3 -Ic`).
-        "php" | "lua" | "Rscript" => {
-            for w in args {
-                if long(w, "--eval") || long(w, "--print") || long(w, "--require") || long(w, "--import") {
-                    flag(w.split('=').next().unwrap_or(w));
-                } else if w.len() > 1 && w.starts_with('-') && !w.starts_with("--") {
-                    for letter in ['c', 'e', 'E', 'p', 'r', 'M', 'm'] {
-                        if w[1..].starts_with(letter) || (w[1..].contains(letter) && letter != 'r') {
-                            flag(&format!("-{letter}"));
-                            break;
-                        }
-                    }
-                } else if !w.starts_with('-') {
-                    // The script file: its code is what the rule names.
-                    break;
-                }
-            }
-        }
-        // jq runs no programs, but modules and files it loads, and the environment it can
-        // print (`env`, `$ENV`), are more than a filter over its input.
-        "jq" | "gojq" | "jaq" => {
-            for w in args {
-                for name in ["--from-file", "--rawfile", "--slurpfile", "--library-path"] {
-                    if long(w, name) {
-                        flag(name);
-                    }
-                }
-                if short(w, "-f") || short(w, "-L") {
-                    flag(&w[..2]);
-                }
-                if !w.starts_with('-') && jq_reaches_out(w) {
-                    flag(w);
-                }
-            }
-        }
         "export" | "declare" | "typeset" | "local" | "readonly" | "env" => {
             for w in args {
                 if let Some((name, _)) = w.split_once('=') {
@@ -281,6 +159,19 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
         _ => {}
     }
     out
+}
+
+/// Does a make command-line assignment (`NAME=v`, `NAME:=v`, `NAME+=v`, `NAME?=v`,
+/// `NAME!=cmd`) run code or change how recipes run? GNU make 4.3 runs `$(shell …)` in any
+/// value at start-up (checked in a sandbox: even `X=$(shell …)` for a variable no rule
+/// uses), runs the command of `!=`, and takes `SHELL`, `.SHELLFLAGS`, `MAKEFLAGS` … from here.
+fn make_assignment_runs(word: &str) -> bool {
+    let Some((lhs, value)) = word.split_once('=') else { return false };
+    let name = lhs.trim_end_matches([':', '+', '?', '!']).trim();
+    lhs.ends_with('!')
+        || value.contains('$')
+        || matches!(name, "SHELL" | "MAKESHELL" | ".SHELLFLAGS" | "MAKEFILES" | "MAKEFLAGS" | "MFLAGS" | "MAKE")
+        || risky_var(name)
 }
 
 /// Does a jq filter name `env`, `$ENV`, `import`, `include` or `input_filename` as a word of
@@ -335,7 +226,17 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
             Effect::Write => push(f.name),
             Effect::Script => scripts.push(f.value.as_deref().unwrap_or("")),
             Effect::SshConfig if f.value.as_deref().is_some_and(ssh_setting_runs) => push(f.name),
-            Effect::Plain | Effect::Dest | Effect::Read | Effect::ReadAt | Effect::SshConfig => {}
+            Effect::Workdir if !f.value.as_deref().is_some_and(stays_inside) => push(f.name),
+            Effect::ExecPath if f.value.as_deref().is_some_and(|v| v.contains('/') || v.starts_with(['.', '~'])) => {
+                push(f.name)
+            }
+            Effect::Plain
+            | Effect::Dest
+            | Effect::Read
+            | Effect::ReadAt
+            | Effect::SshConfig
+            | Effect::Workdir
+            | Effect::ExecPath => {}
         }
     }
     // The script is the first operand when no option gives one (`sed s/a/b/ f`).
@@ -349,6 +250,7 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
         let runs = match table.scripts {
             Scripts::Sed => sed_script_runs(s),
             Scripts::Awk => awk_program_runs(s),
+            Scripts::Jq => jq_reaches_out(s),
             Scripts::None => true,
         };
         if runs {
@@ -362,6 +264,15 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
         push(u);
     }
     out
+}
+
+/// A path that stays below the folder the command runs in: relative, with no `..` step and
+/// nothing the shell or the program would expand (`~`, `$`).
+fn stays_inside(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with(['/', '~'])
+        && !path.contains('$')
+        && !path.split('/').any(|step| step == "..")
 }
 
 /// An ssh `-o Key=Value` (or `Key Value`) setting that runs a command or loads code.
@@ -393,13 +304,43 @@ fn sub_risky(table: &'static crate::options::Program, parsed: &crate::options::P
         ("git", []) => {
             // Sub-commands without a table that run programs by design.
             if let Some(sub) = first {
-                if matches!(sub, "difftool" | "mergetool" | "filter-branch" | "filter-repo" | "send-email")
+                // … or print stored credentials (`credential fill`), serve the repository, or
+                // install schedulers outside the project (`maintenance start`).
+                if matches!(
+                    sub,
+                    "difftool"
+                        | "mergetool"
+                        | "filter-branch"
+                        | "filter-repo"
+                        | "send-email"
+                        | "credential"
+                        | "credential-store"
+                        | "credential-cache"
+                        | "daemon"
+                        | "instaweb"
+                        | "web--browse"
+                        | "http-backend"
+                        | "shell"
+                        | "upload-pack"
+                        | "receive-pack"
+                        | "upload-archive"
+                        | "p4"
+                        | "svn"
+                        | "cvsimport"
+                        | "cvsserver"
+                        | "archimport"
+                        | "quiltimport"
+                ) || (sub == "maintenance" && ops.get(1).is_some_and(|o| matches!(o.as_str(), "start" | "register")))
                     || (sub == "submodule" && ops.iter().any(|o| o == "foreach"))
                     || (sub == "bisect" && ops.get(1).is_some_and(|o| o == "run"))
                 {
                     out.push(sub.to_string());
                 }
             }
+        }
+        // `git worktree add PATH`: a checkout written where PATH says.
+        ("git", ["worktree"]) if first == Some("add") && !ops.get(1).is_some_and(|p| stays_inside(p)) => {
+            out.push("add".to_string());
         }
         ("git", ["config"]) => {
             let has = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.names[0]));
@@ -418,6 +359,25 @@ fn sub_risky(table: &'static crate::options::Program, parsed: &crate::options::P
             if writes_opt || writes_sub || (!reads && ops.len() >= 2) {
                 out.push("config".to_string());
             }
+        }
+        // `VAR=value` operands: make reads them as makefile assignments before anything else.
+        ("make", _) => {
+            for op in ops {
+                if make_assignment_runs(op) {
+                    out.push(op.split('=').next().map_or_else(|| op.clone(), |n| format!("{n}=")));
+                }
+            }
+        }
+        // The `//go:generate` lines of the sources are command lines go runs as written.
+        ("go", []) if first == Some("generate") => out.push("generate".to_string()),
+        // `-ldflags=-extld=PROG` (or `-extldflags`) makes the Go linker run PROG.
+        ("go", [_])
+            if parsed
+                .found
+                .iter()
+                .any(|f| f.opt.names[0] == "-ldflags" && f.value.as_deref().is_some_and(|v| v.contains("extld"))) =>
+        {
+            out.push("-ldflags".to_string());
         }
         ("npm" | "pnpm" | "yarn" | "bun", _) => {
             if let Some(sub) = first.filter(|s| matches!(*s, "exec" | "x" | "dlx" | "create" | "init")) {
@@ -725,6 +685,10 @@ fn table_writes(table: &'static crate::options::Program, args: &[&str]) -> Vec<O
         "rm" => out.extend(ops.iter().cloned().map(Some)),
         "cp" | "mv" if out.is_empty() && ops.len() >= 2 => out.extend(ops.last().cloned().map(Some)),
         "rsync" | "scp" if ops.len() >= 2 => out.extend(ops.last().cloned().map(Some)),
+        // The archive, the first operand, is created or rewritten (`-d` deletes from it).
+        "zip" if !parsed.found.iter().any(|f| matches!(f.opt.names[0], "-sf" | "-su" | "-sU" | "-so" | "-sc")) => {
+            out.extend(ops.first().filter(|a| *a != "-").cloned().map(Some));
+        }
         // The archive `-f` names is written when tar creates, appends, updates or deletes.
         "tar" if parsed.found.iter().any(|f| matches!(f.opt.names[0], "-c" | "-r" | "-u" | "-A" | "--delete")) => {
             out.extend(
@@ -820,7 +784,58 @@ mod tests {
             ("jq .name package.json", &[]),
             ("jq -n env", &["env"]),
             ("jq -n $ENV.HOME", &["$ENV.HOME"]),
-            ("jq --rawf s .env .", &["--rawfile"]),
+            // jq 1.6 takes long options by exact name only: `--rawf` is refused, so unknown.
+            ("jq --rawf s .env .", &["--rawf"]),
+            ("jq --rawfile s .env .", &["--rawfile"]),
+            ("jq -nf prog.jq", &["-f"]),
+            ("jq -r --arg env x .name f.json", &[]),
+            ("zip -TT sh a.zip f", &["-TT"]),
+            ("zip -qTTsh a.zip f", &["-TT"]),
+            ("zip --unzip-com sh a.zip f", &["--unzip-command"]),
+            ("zip -r a.zip src", &[]),
+            ("make -j4 test", &[]),
+            // A working folder inside the project is the rule's business; one outside is not.
+            ("make -C docs html", &[]),
+            ("make -C /tmp/x", &["-C"]),
+            ("make --dir=../x", &["--directory"]),
+            ("cargo build --manifest-path ~/x/Cargo.toml", &["--manifest-path"]),
+            ("cargo test --manifest-path crates/a/Cargo.toml", &[]),
+            ("uv run --directory=$HOME/x pytest", &["--directory"]),
+            ("make --eva=x", &["--eval"]),
+            ("make -sE x", &["-E"]),
+            ("make·X:=$(shell id)", &["X:="]),
+            ("make CFLAGS=-O2 all", &[]),
+            ("make .SHELLFLAGS=-ec", &[".SHELLFLAGS="]),
+            ("go test ./... -run TestX -v", &[]),
+            ("go test --exec=./x ./...", &["-exec"]),
+            ("go build -toolexec=x ./...", &["-toolexec"]),
+            ("go build -toolex=x ./...", &["-toolex=x"]),
+            ("go generate ./...", &["generate"]),
+            ("go·build·-ldflags=-s -w·./...", &[]),
+            ("go·build·-ldflags=-linkmode=external -extld=./x·./...", &["-ldflags"]),
+            ("cargo +nightly build --release", &[]),
+            ("cargo +nightly build --conf x", &["--conf"]),
+            ("uv venv --python 3.12", &[]),
+            ("uv pip install -p ./evil x", &["-p"]),
+            ("pipx run --python /tmp/x black", &["--python"]),
+            ("cargo test -p x -- --nocapture", &[]),
+            ("cargo build --conf=x", &["--conf=x"]),
+            ("cargo build -Zunstable-options", &["-Z"]),
+            ("cargo clippy --fix", &["--fix"]),
+            ("uv run --env-file .env pytest", &["--env-file"]),
+            ("uv run pytest --env-file x", &[]),
+            ("uv pip install --extra-index-url http://x y", &["--extra-index-url"]),
+            ("uvx --index-url http://x ruff", &["--index-url"]),
+            ("pipx run --spe x y", &["--spec"]),
+            ("bun test --preload ./x", &["--preload"]),
+            ("bun x cowsay", &["x"]),
+            ("gradlew test --init-script x", &["--init-script"]),
+            ("gradle test --tests Foo", &[]),
+            ("php -r phpinfo();", &["-r"]),
+            ("php -d auto_prepend_file=x s.php", &["-d"]),
+            ("php s.php -r x", &[]),
+            ("lua -e os.execute('id')", &["-e"]),
+            ("Rscript -e system('id')", &["-e"]),
         ];
         for (cmd, want) in cases {
             let sep = if cmd.contains('·') { '·' } else { ' ' };

@@ -55,6 +55,13 @@ pub enum Style {
     /// GNU find: `-H`/`-L`/`-P`/`-D`/`-O` first, then paths, then an expression of whole-word
     /// primaries (no clusters, no abbreviations) joined by `!`, `(`, `)`, `,`.
     Expression,
+    /// Go's `flag` package: each option a whole word, `-name` and `--name` the same, a value
+    /// as `-name=v` or the next word (flags only take `=v`), no clusters, no abbreviations.
+    /// Names are listed with one dash.
+    GoFlag,
+    /// Info-ZIP's own parser: as `Getopt`, but a short option may be two letters (`-TT`,
+    /// `-db`); in a cluster the two-letter option wins over its first letter.
+    MultiShort,
 }
 
 /// Which checker reads a program's scripts.
@@ -66,6 +73,8 @@ pub enum Scripts {
     Sed,
     /// awk (gawk, mawk, busybox).
     Awk,
+    /// jq: a filter that reads the environment or loads modules.
+    Jq,
 }
 
 /// What an option makes the program do beyond its ordinary job.
@@ -80,8 +89,15 @@ pub enum Effect {
     /// Names the folder the program writes its ordinary output into (`cp -t DIR`): a write
     /// target checked like an operand, not a flag a rule must spell out.
     Dest,
+    /// Runs the value when it names a program by path (`uv --python ./x`), not when it asks
+    /// for a version (`--python 3.12`).
+    ExecPath,
     /// Reads the file named by the value.
     Read,
+    /// Moves where the program works or finds the build it runs (`make -C DIR`, `cargo
+    /// --manifest-path`, `uv --directory`): read like `Read`, and a folder that may lie
+    /// outside the project (absolute, `~`, `..`, an expansion) is for a rule to spell out.
+    Workdir,
     /// Reads a file when the value starts with `@` (curl's `-d @file`, `-F name=@file`).
     ReadAt,
     /// The value is a script the program runs (`sed -e`): analysed by the program's checker.
@@ -132,6 +148,8 @@ pub struct Program {
     pub style: Style,
     /// Words starting with `+` run a command of the program (`less +!id`, `vim +cmd`).
     pub plus: bool,
+    /// A first word `+NAME` picks a rustup toolchain (`cargo +nightly build`): a plain option.
+    pub toolchain: bool,
     /// Options stop after this many operands (ssh: the host, then the remote command's
     /// words); 0 leaves it to `permute`.
     pub stop_after: usize,
@@ -155,6 +173,7 @@ const GETOPT: Program = Program {
     subs: &[],
     style: Style::Getopt,
     plus: false,
+    toolchain: false,
     stop_after: 0,
     scripts: Scripts::None,
     script_operand: false,
@@ -806,6 +825,7 @@ const WGET: Program = Program {
 };
 
 mod tables;
+mod tools;
 
 /// Every table (sub-command tables are reached through their program's `subs`).
 pub const PROGRAMS: &[&Program] = &[
@@ -838,6 +858,20 @@ pub const PROGRAMS: &[&Program] = &[
     &tables::NODE,
     &tables::PERL,
     &tables::RUBY,
+    &tools::ZIP,
+    &tools::MAKE,
+    &tools::JQ,
+    &tools::CARGO,
+    &tools::GO,
+    &tools::UV,
+    &tools::UVX,
+    &tools::PIPX,
+    &tools::BUN,
+    &tools::BUNX,
+    &tools::GRADLE,
+    &tools::PHP,
+    &tools::LUA,
+    &tools::RSCRIPT,
 ];
 
 /// The table for a program word (its base name), if wicket has one.
@@ -873,6 +907,9 @@ pub struct Parsed {
     pub sub_at: usize,
 }
 
+/// rustup's `+toolchain` first word (`cargo +nightly build`).
+const TOOLCHAIN: Opt = o(&["+"], Arg::Required, Effect::Plain);
+
 /// A `+cmd` word of a pager or editor (`less +!id`, `vim +'!id'`).
 const PLUS: Opt = o(&["+"], OPT, Exec);
 
@@ -888,6 +925,16 @@ impl Program {
                 .iter()
                 .find(|n| !n.starts_with("--") && n.len() == 1 + c.len_utf8() && n[1..].starts_with(c))
                 .map(|n| (o, *n))
+        })
+    }
+
+    /// A two-letter short option at the start of `rest` (Info-ZIP's `-TT`), for `MultiShort`.
+    fn short2(&'static self, rest: &str) -> Option<(&'static Opt, &'static str)> {
+        if self.style != Style::MultiShort {
+            return None;
+        }
+        self.all_opts().find_map(|o| {
+            o.names.iter().find(|n| !n.starts_with("--") && n.len() == 3 && rest.starts_with(&n[1..])).map(|n| (o, *n))
         })
     }
 
@@ -954,9 +1001,16 @@ impl Program {
             }
         }
         let mut p = Parsed::default();
+        if self.toolchain {
+            if let Some(name) = words.first().and_then(|w| w.strip_prefix('+')).filter(|n| !n.is_empty()) {
+                p.found.push(Found { opt: &TOOLCHAIN, name: "+", value: Some(name.to_string()) });
+                words.remove(0);
+            }
+        }
         match self.style {
             Style::Expression => self.parse_expression(&words, &mut p),
-            Style::Getopt | Style::OldTar => self.parse_into(&words, &mut p),
+            Style::GoFlag => self.parse_go(&words, &mut p),
+            Style::Getopt | Style::OldTar | Style::MultiShort => self.parse_into(&words, &mut p),
         }
         p
     }
@@ -1036,12 +1090,18 @@ impl Program {
                 continue;
             }
             if w.len() > 1 && w.starts_with('-') {
-                for (at, c) in w.char_indices().skip(1) {
-                    let Some((opt, name)) = self.short(c) else {
+                let mut at = 1;
+                while let Some(c) = w[at..].chars().next() {
+                    let found = self.short2(&w[at..]).map(|(o, n)| (o, n, 2)).or_else(|| {
+                        let (o, n) = self.short(c)?;
+                        Some((o, n, c.len_utf8()))
+                    });
+                    let Some((opt, name, len)) = found else {
                         p.unknown.push(w.to_string());
                         break;
                     };
-                    let rest = &w[at + c.len_utf8()..];
+                    at += len;
+                    let rest = &w[at..];
                     match opt.arg {
                         Arg::No => p.found.push(Found { opt, name, value: None }),
                         Arg::Optional => {
@@ -1069,29 +1129,96 @@ impl Program {
                 continue;
             }
             if !self.subs.is_empty() {
-                if let Some(sub) = self.sub(w) {
-                    p.path.push(sub.names[0]);
-                    p.sub_at = p.found.len();
-                    sub.parse_into(&args[i..], p);
-                } else {
-                    // A sub-command wicket has no table for: its options are unknown.
-                    p.operands.push(w.to_string());
-                    let mut end = false;
-                    for a in &args[i..] {
-                        end |= *a == "--";
-                        if !end && a.len() > 1 && a.starts_with('-') {
-                            p.unknown.push((*a).to_string());
-                        } else {
-                            p.operands.push((*a).to_string());
-                        }
-                    }
-                }
+                self.enter_sub(w, &args[i..], p);
                 return;
             }
             p.operands.push(w.to_string());
             seen_operands += 1;
             if !self.permute || (self.stop_after > 0 && seen_operands >= self.stop_after) {
                 p.operands.extend(args[i..].iter().map(|a| (*a).to_string()));
+                return;
+            }
+        }
+    }
+
+    /// A sub-command's words, read with that sub-command's style.
+    fn parse_sub(&'static self, args: &[&str], p: &mut Parsed) {
+        match self.style {
+            Style::GoFlag => self.parse_go(args, p),
+            Style::Expression => self.parse_expression(args, p),
+            Style::Getopt | Style::OldTar | Style::MultiShort => self.parse_into(args, p),
+        }
+    }
+
+    /// The first operand of a program with sub-commands: the sub-command's table reads the
+    /// rest, or, when wicket has none, every later option word is unknown.
+    fn enter_sub(&'static self, w: &str, rest: &[&str], p: &mut Parsed) {
+        if let Some(sub) = self.sub(w) {
+            p.path.push(sub.names[0]);
+            p.sub_at = p.found.len();
+            sub.parse_sub(rest, p);
+            return;
+        }
+        p.operands.push(w.to_string());
+        let mut end = false;
+        for a in rest {
+            end |= *a == "--";
+            if !end && a.len() > 1 && a.starts_with('-') {
+                p.unknown.push((*a).to_string());
+            } else {
+                p.operands.push((*a).to_string());
+            }
+        }
+    }
+
+    /// Go's `flag` package (and cmd/go's test flags, which also follow the packages when the
+    /// table permutes): whole words, one or two dashes, `=v` or the next word.
+    fn parse_go(&'static self, args: &[&str], p: &mut Parsed) {
+        let mut i = 0;
+        while let Some(&w) = args.get(i) {
+            i += 1;
+            if w == "--" {
+                p.operands.extend(args[i..].iter().map(|a| (*a).to_string()));
+                return;
+            }
+            let body =
+                w.strip_prefix("--").or_else(|| w.strip_prefix('-')).filter(|b| !b.is_empty() && !b.starts_with('-'));
+            let Some(body) = body else {
+                if !self.subs.is_empty() {
+                    self.enter_sub(w, &args[i..], p);
+                    return;
+                }
+                p.operands.push(w.to_string());
+                if !self.permute {
+                    p.operands.extend(args[i..].iter().map(|a| (*a).to_string()));
+                    return;
+                }
+                continue;
+            };
+            let (name, glued) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (body, None),
+            };
+            let wanted = format!("-{name}");
+            let hit = self.all_opts().find_map(|o| o.names.iter().find(|n| **n == wanted).map(|n| (o, *n)));
+            let Some((opt, full)) = hit else {
+                p.unknown.push(w.to_string());
+                continue;
+            };
+            let value = match (opt.arg, glued) {
+                (_, Some(v)) => Some(v.to_string()),
+                (Arg::No | Arg::Optional, None) => None,
+                (arg, None) => match Self::take(arg, args, &mut i) {
+                    Some(v) => Some(v),
+                    None => {
+                        p.unknown.push(w.to_string());
+                        continue;
+                    }
+                },
+            };
+            p.found.push(Found { opt, name: full, value });
+            if opt.arg == Arg::Last {
+                p.operands.extend(args[i.min(args.len())..].iter().map(|a| (*a).to_string()));
                 return;
             }
         }
@@ -1145,7 +1272,7 @@ impl Parsed {
         for f in &self.found {
             let Some(v) = &f.value else { continue };
             match f.opt.effect {
-                Effect::Read | Effect::ScriptFile => out.push(v.clone()),
+                Effect::Read | Effect::Workdir | Effect::ScriptFile => out.push(v.clone()),
                 Effect::ReadAt => {
                     // `@file`, `name=@file`, `name=<file`, `@file;type=…`.
                     let at = v.find(['@', '<']).filter(|&k| k == 0 || v[..k].ends_with('='));

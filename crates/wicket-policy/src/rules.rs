@@ -159,7 +159,15 @@ impl Spelling {
         if opts.is_empty() {
             return None;
         }
-        let parsed = table.parse(&opts);
+        let mut parsed = table.parse(&opts);
+        // `make -E*`, `zip -TT*`: the last option takes a value the `*` stands for (any value,
+        // glued or the next word), not an option missing its value.
+        let starred = rest.as_deref().is_some_and(|r| r.starts_with('*'));
+        if starred && parsed.unknown.last().is_some_and(|u| Some(u.as_str()) == opts.last().copied()) {
+            let mut with_value = opts.clone();
+            with_value.push("*");
+            parsed = table.parse(&with_value);
+        }
         if !parsed.unknown.is_empty() || !parsed.operands.is_empty() || !parsed.path.is_empty() {
             return None;
         }

@@ -103,7 +103,11 @@ fn tables_are_well_formed() {
                 assert!(n.starts_with('-') && n.len() >= 2, "{}: bad name {n}", p.names[0]);
                 // find's primaries and a few programs' single-dash long options are whole words.
                 let whole_word = p.style == Style::Expression || n.starts_with("--") || !p.abbrev;
-                assert!(whole_word || n.chars().count() == 2, "{}: bad short name {n}", p.names[0]);
+                // Info-ZIP's two-letter short options (`-TT`).
+                let two_letters = p.style == Style::MultiShort && n.chars().count() == 3;
+                assert!(whole_word || two_letters || n.chars().count() == 2, "{}: bad short name {n}", p.names[0]);
+                // Go's flag package reads `--x` as `-x`: its tables list one dash only.
+                assert!(p.style != Style::GoFlag || !n.starts_with("--"), "{}: {n} has two dashes", p.names[0]);
                 assert!(seen.insert(*n), "{}: {n} twice", p.names[0]);
             }
         }
@@ -200,6 +204,10 @@ proptest! {
 
 /// Does this table know the long option `name` (exactly, or as a prefix when it abbreviates)?
 fn knows_long(p: &'static Program, name: &str) -> bool {
+    if p.style == Style::GoFlag {
+        let single = name.strip_prefix('-').unwrap_or(name);
+        return p.all_opts().any(|o| o.names.contains(&single));
+    }
     p.all_opts().flat_map(|o| o.names.iter()).any(|n| *n == name || (p.abbrev && n.starts_with(name)))
         || (p.negatable && name.starts_with("--no-"))
 }
@@ -299,4 +307,113 @@ proptest! {
         let b = table.parse(&new).normal_form("tar");
         prop_assert_eq!(a, b);
     }
+}
+
+/// A word for every form of an option's value: `[name, value]`, and `[name=value]` where the
+/// program takes `=`.
+fn forms_of(p: &Program, name: &str, arg: Arg, value: &str) -> Vec<Vec<String>> {
+    match arg {
+        Arg::No | Arg::Optional => vec![vec![name.to_string()]],
+        Arg::Two => vec![vec![name.to_string(), value.to_string(), "x".to_string()]],
+        Arg::Required | Arg::Last | Arg::Command => {
+            let mut out = vec![vec![name.to_string(), value.to_string()]];
+            if p.equals {
+                out.push(vec![format!("{name}={value}")]);
+            }
+            out
+        }
+    }
+}
+
+/// Class 3 and 5 for parsers that take no abbreviations (clap, Go's `flag`, jq, node, rsync
+/// …): every proper prefix of every option that runs code, writes or reads a file is an option
+/// the program refuses, so wicket reads it as unknown and an allow rule must spell it out;
+/// never a silently allowed word. For the parsers that do abbreviate, every unique prefix of a
+/// read option reads the same file as the full name.
+#[test]
+fn prefixes_follow_each_parser() {
+    let mut refused = 0;
+    let mut read = 0;
+    for (lead, p) in tables() {
+        if p.style == Style::Expression {
+            continue;
+        }
+        let opts: Vec<_> = p.all_opts().collect();
+        let names: Vec<&str> = opts.iter().flat_map(|o| o.names.iter().copied()).collect();
+        for o in &opts {
+            if !matches!(o.effect, Effect::Exec | Effect::Write | Effect::ScriptFile | Effect::Read) {
+                continue;
+            }
+            let longs = o.names.iter().filter(|n| n.starts_with("--") || (p.style == Style::GoFlag && n.len() > 2));
+            for name in longs {
+                let dashes = if name.starts_with("--") { 2 } else { 1 };
+                for end in dashes + 2..name.len() {
+                    let prefix = &name[..end];
+                    if !p.abbrev {
+                        if names.contains(&prefix) || (p.negatable && prefix.starts_with("--no-")) {
+                            continue;
+                        }
+                        // Go reads `-name` and `--name` alike: try both spellings.
+                        let spellings: Vec<String> = if p.style == Style::GoFlag {
+                            vec![prefix.to_string(), format!("-{prefix}")]
+                        } else {
+                            vec![prefix.to_string()]
+                        };
+                        for spelled in spellings {
+                            for form in forms_of(p, &spelled, o.arg, "out.txt") {
+                                let mut words = lead.clone();
+                                words.extend(form.iter().map(String::as_str));
+                                words.push("x");
+                                assert!(
+                                    !risky_flags(&words).is_empty(),
+                                    "{words:?}: a prefix {} refuses is allowed",
+                                    p.names[0]
+                                );
+                                refused += 1;
+                            }
+                        }
+                    } else if o.effect == Effect::Read {
+                        let unique = names.iter().filter(|n| n.starts_with(prefix)).all(|n| o.names.contains(n));
+                        if !unique {
+                            continue;
+                        }
+                        for form in forms_of(p, prefix, o.arg, "secret.txt") {
+                            let args: Vec<&str> =
+                                lead[1..].iter().copied().chain(form.iter().map(String::as_str)).collect();
+                            let parsed = program(lead[0]).unwrap().parse(&args);
+                            if o.arg != Arg::Two && o.arg != Arg::No {
+                                assert!(
+                                    parsed.reads().iter().any(|r| r == "secret.txt"),
+                                    "{lead:?} {form:?}: the read is lost"
+                                );
+                            }
+                            read += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(refused > 300, "only {refused} refused prefixes checked");
+    assert!(read > 20, "only {read} read prefixes checked");
+}
+
+/// Go's `flag` package: `-name`, `--name`, `-name=v` and `-name v` are one option; a cluster
+/// of two flags is one unknown option, never two known ones.
+#[test]
+fn go_flags_read_like_the_flag_package() {
+    let go = program("go").unwrap();
+    let one = go.parse(&["test", "-exec", "x", "./..."]).normal_form("go");
+    for spelled in
+        [&["test", "--exec", "x", "./..."][..], &["test", "-exec=x", "./..."], &["test", "--exec=x", "./..."]]
+    {
+        assert_eq!(go.parse(spelled).normal_form("go"), one, "{spelled:?}");
+    }
+    // Flags after the packages: `go test` reads them, `go build` does not (they are packages).
+    assert_eq!(risky_flags(&["go", "test", "./...", "-exec", "x"]), ["-exec"]);
+    assert!(risky_flags(&["go", "build", "./...", "-v"]).is_empty());
+    // No clusters: `-vx` is one unknown flag.
+    assert_eq!(risky_flags(&["go", "build", "-vx", "./..."]), ["-vx"]);
+    // `-args` hands the rest to the test binary.
+    assert!(risky_flags(&["go", "test", "./...", "-args", "-exec", "x"]).is_empty());
 }

@@ -1494,6 +1494,151 @@ pub(super) const GIT_WORKTREE: Program = Program {
     ..GETOPT
 };
 
+/// `git ls-tree`.
+pub(super) const GIT_LS_TREE: Program = Program {
+    names: &["ls-tree"],
+    source: "git 2.47.3, `git ls-tree -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    negatable: true,
+    opts: &[
+        o(&["-d"], NO, Plain),
+        o(&["-r"], NO, Plain),
+        o(&["-t"], NO, Plain),
+        o(&["-z"], NO, Plain),
+        o(&["-l", "--long"], NO, Plain),
+        o(&["--name-only"], NO, Plain),
+        o(&["--name-status"], NO, Plain),
+        o(&["--object-only"], NO, Plain),
+        o(&["--full-name"], NO, Plain),
+        o(&["--full-tree"], NO, Plain),
+        o(&["--format"], REQ, Plain),
+        o(&["--abbrev"], OPT, Plain),
+    ],
+    ..GETOPT
+};
+
+/// `git for-each-ref`: `--shell`/`--perl` only quote the output.
+pub(super) const GIT_FOR_EACH_REF: Program = Program {
+    names: &["for-each-ref"],
+    source: "git 2.47.3, `git for-each-ref -h` (parse-options)",
+    negatable: true,
+    opts: &[
+        o(&["-s", "--shell"], NO, Plain),
+        o(&["-p", "--perl"], NO, Plain),
+        o(&["--python"], NO, Plain),
+        o(&["--tcl"], NO, Plain),
+        o(&["--omit-empty"], NO, Plain),
+        o(&["--count"], REQ, Plain),
+        o(&["--format"], REQ, Plain),
+        o(&["--color"], OPT, Plain),
+        o(&["--exclude"], REQ, Plain),
+        o(&["--sort"], REQ, Plain),
+        o(&["--points-at"], REQ, Plain),
+        o(&["--merged"], OPT, Plain),
+        o(&["--no-merged"], OPT, Plain),
+        o(&["--contains"], OPT, Plain),
+        o(&["--no-contains"], OPT, Plain),
+        o(&["--ignore-case"], NO, Plain),
+        o(&["--stdin"], NO, Plain),
+        o(&["--include-root-refs"], NO, Plain),
+    ],
+    ..GETOPT
+};
+
+/// `git merge-base`.
+pub(super) const GIT_MERGE_BASE: Program = Program {
+    names: &["merge-base"],
+    source: "git 2.47.3, `git merge-base -h` (parse-options)",
+    negatable: true,
+    opts: &[
+        o(&["-a", "--all"], NO, Plain),
+        o(&["--octopus"], NO, Plain),
+        o(&["--independent"], NO, Plain),
+        o(&["--is-ancestor"], NO, Plain),
+        o(&["--fork-point"], NO, Plain),
+    ],
+    ..GETOPT
+};
+
+/// `git rev-list`: the revision options (exact names, as `git log`).
+pub(super) const GIT_REV_LIST: Program = Program {
+    names: &["rev-list"],
+    source: "git 2.47.3, git-rev-list(1) (the revision parser: exact names)",
+    abbrev: false,
+    negatable: true,
+    shared: &[GIT_REVS],
+    opts: &[
+        o(&["--objects-edge"], NO, Plain),
+        o(&["--disk-usage"], OPT, Plain),
+        o(&["--header"], NO, Plain),
+        o(&["--timestamp"], NO, Plain),
+        o(&["--quiet"], NO, Plain),
+    ],
+    ..GETOPT
+};
+
+/// `git count-objects`.
+pub(super) const GIT_COUNT_OBJECTS: Program = Program {
+    names: &["count-objects"],
+    source: "git 2.47.3, `git count-objects -h` (parse-options)",
+    negatable: true,
+    opts: &[o(&["-v", "--verbose"], NO, Plain), o(&["-H", "--human-readable"], NO, Plain)],
+    ..GETOPT
+};
+
+/// `git help`: `-w` starts a browser (`help.browser`, `web.browser`); `-m`/`-i` run man or
+/// info on git's own pages.
+pub(super) const GIT_HELP: Program = Program {
+    names: &["help"],
+    source: "git 2.47.3, `git help -h` (parse-options)",
+    negatable: true,
+    opts: &[
+        o(&["-a", "--all"], NO, Plain),
+        o(&["--external-commands"], NO, Plain),
+        o(&["--aliases"], NO, Plain),
+        o(&["-m", "--man"], NO, Plain),
+        o(&["-w", "--web"], NO, Exec),
+        o(&["-i", "--info"], NO, Plain),
+        o(&["-v", "--verbose"], NO, Plain),
+        o(&["-g", "--guides"], NO, Plain),
+        o(&["--user-interfaces"], NO, Plain),
+        o(&["--developer-interfaces"], NO, Plain),
+        o(&["-c", "--config"], NO, Plain),
+    ],
+    ..GETOPT
+};
+
+/// `git archive`: `-o` writes; `--remote`/`--exec` run the remote side's program (over ssh,
+/// a command line); `--add-file` reads any file into the archive.
+pub(super) const GIT_ARCHIVE: Program = Program {
+    names: &["archive"],
+    source: "git 2.47.3, `git archive -h` (parse-options)",
+    negatable: true,
+    opts: &[
+        o(&["--format"], REQ, Plain),
+        o(&["--prefix"], REQ, Plain),
+        o(&["--add-file"], REQ, Read),
+        o(&["--add-virtual-file"], REQ, Plain),
+        o(&["-o", "--output"], REQ, Write),
+        o(&["--worktree-attributes"], NO, Plain),
+        o(&["-v", "--verbose"], NO, Plain),
+        o(&["--mtime"], REQ, Plain),
+        o(&["-0"], NO, Plain),
+        o(&["-1"], NO, Plain),
+        o(&["-2"], NO, Plain),
+        o(&["-3"], NO, Plain),
+        o(&["-4"], NO, Plain),
+        o(&["-5"], NO, Plain),
+        o(&["-6"], NO, Plain),
+        o(&["-7"], NO, Plain),
+        o(&["-8"], NO, Plain),
+        o(&["-9"], NO, Plain),
+        o(&["-l", "--list"], NO, Plain),
+        o(&["--remote"], REQ, Exec),
+        o(&["--exec"], REQ, Exec),
+    ],
+    ..GETOPT
+};
+
 /// git 2.47.3 `git -h` and git(1): the options before the sub-command (git.c reads each whole: no clusters, no prefixes).
 pub(super) const GIT: Program = Program {
     names: &["git"],
@@ -1538,6 +1683,13 @@ pub(super) const GIT: Program = Program {
         &GIT_REV_PARSE,
         &GIT_REFLOG,
         &GIT_WORKTREE,
+        &GIT_LS_TREE,
+        &GIT_FOR_EACH_REF,
+        &GIT_MERGE_BASE,
+        &GIT_REV_LIST,
+        &GIT_COUNT_OBJECTS,
+        &GIT_HELP,
+        &GIT_ARCHIVE,
     ],
     opts: &[
         o(&["-v", "--version"], NO, Plain),
