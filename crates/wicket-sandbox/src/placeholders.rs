@@ -87,14 +87,21 @@ impl Drop for Lease {
         }
         let lock_path = self.dir.join("lock");
         let live_path = self.dir.join("live");
-        let Ok(lock) = open(&lock_path) else { return };
-        if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
-            return;
-        }
-        drop(self.live.take());
-        let Ok(live) = open(&live_path) else { return };
-        if try_flock(&live, &live_path).unwrap_or(false) {
-            clean(&self.dir.join("made"), &self.wanted);
+        // Twice at most: `live` can be taken for a moment by the keeper, which wakes the
+        // instant the last run lets go of it; that run then lets go of `lock` so the keeper
+        // can clean, waits for `lock` again (until the keeper is done) and looks once more,
+        // so the placeholders are gone when wicket returns.
+        for _ in 0..2 {
+            let Ok(lock) = open(&lock_path) else { return };
+            if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
+                return;
+            }
+            drop(self.live.take());
+            let Ok(live) = open(&live_path) else { return };
+            if try_flock(&live, &live_path).unwrap_or(false) {
+                clean(&self.dir.join("made"), &self.wanted);
+                return;
+            }
         }
     }
 }
@@ -121,6 +128,18 @@ pub fn default_state() -> PathBuf {
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
     move |source| SandboxError::Placeholder { path: path.to_path_buf(), source }
+}
+
+impl Lease {
+    /// A new descriptor sharing this run's lock on `live` (the same open file, so the lock
+    /// holds while any copy is open), without close-on-exec: handed to bubblewrap's process 1
+    /// (`--sync-fd`), it keeps the placeholders until the whole sandbox is gone, not only
+    /// until wicket is (a sandbox outlives a killed wicket for a moment, and a placeholder
+    /// removed then lets it create the path on the host).
+    #[cfg(target_os = "linux")]
+    pub fn live_copy(&self) -> Option<std::os::fd::OwnedFd> {
+        self.live.as_ref().and_then(|f| rustix::io::dup(f).ok())
+    }
 }
 
 /// Make (or share) the placeholders for `wanted`, record `absent` paths, and take a lease for
@@ -240,7 +259,7 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
         drop(lock);
         // Stay a little for the next run (an agent's tool calls come seconds apart), so it
         // need not start a keeper of its own; leave once nobody came.
-        if linger(&live_path) {
+        if linger(&live_path, &lock_path) {
             continue;
         }
         let Ok(lock) = open(&lock_path) else { return 1 };
@@ -250,6 +269,12 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
         let Ok(live) = open(&live_path) else { return 1 };
         if try_flock(&live, &live_path).unwrap_or(false) {
             clean(&dir.join("made"), &wanted);
+            // `keeper` goes before `lock`: a run that takes `lock` next must find no keeper
+            // and start its own (the other order left a window where it saw this one still
+            // holding `keeper`, relied on it, and nobody cleaned up after it if killed).
+            drop(keeper);
+            drop(live);
+            drop(lock);
             return 0;
         }
     }
@@ -258,13 +283,19 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
 /// How long an idle keeper waits for the next run.
 const LINGER: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Wait up to [`LINGER`] for a run to start: true when one did.
-fn linger(live_path: &Path) -> bool {
+/// Wait up to [`LINGER`] for a run to start: true when one did. Each look is made holding
+/// `lock` (or counts as a run when `lock` is busy), so it never takes `live` for a moment
+/// while a run is checking whether it is the last one out.
+fn linger(live_path: &Path, lock_path: &Path) -> bool {
     let step = std::time::Duration::from_millis(100);
     let mut waited = std::time::Duration::ZERO;
     while waited < LINGER {
         std::thread::sleep(step);
         waited += step;
+        let Ok(lock) = open(lock_path) else { return false };
+        if !try_flock(&lock, lock_path).unwrap_or(false) {
+            return true;
+        }
         let Ok(live) = open(live_path) else { return false };
         if !try_flock(&live, live_path).unwrap_or(true) {
             return true;

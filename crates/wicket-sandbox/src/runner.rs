@@ -364,6 +364,12 @@ impl Sandbox {
                     eprintln!("wicket: bwrap {}", shown.join(" "));
                 }
                 c.args(bwrap_args);
+                // The placeholders stay until bubblewrap's process 1, and so every process of
+                // the sandbox, is gone (see `Lease::live_copy`); the command never gets it.
+                if let Some(live) = guards._placeholders.as_ref().and_then(|l| l.live_copy()) {
+                    c.arg("--sync-fd").arg(raw(&live).to_string());
+                    guards.fds.push(live);
+                }
                 c.arg("--").arg(&self.shim_exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
                 if let Some(mounts) = mounts {
                     // SAFETY: the closure runs in the forked child before exec; `enter` makes
