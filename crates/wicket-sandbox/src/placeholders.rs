@@ -241,7 +241,7 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
     let lock_path = dir.join("lock");
     loop {
         let Ok(live) = open(&live_path) else { return 1 };
-        if flock(&live, Lock::Exclusive, &live_path).is_err() {
+        if wait_for_live(&live, &live_path).is_err() {
             return 1;
         }
         // Let go before taking `lock` (runs take `lock`, then `live`): never the other order.
@@ -276,6 +276,74 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
             drop(live);
             drop(lock);
             return 0;
+        }
+    }
+}
+
+/// Take `live` exclusively, waiting for every run to let go of it. While waiting, a
+/// bubblewrap process that holds it although its own parent is neither bubblewrap nor wicket is
+/// killed: its wicket and the bubblewrap that started it are gone, so its `--die-with-parent`
+/// never fired. bubblewrap 0.8's inner process does that when its parent dies during start-up
+/// (it blocks for good on its start-up descriptor, before arming the signal, with no command
+/// started), and would otherwise keep the placeholders forever.
+#[cfg(target_os = "linux")]
+fn wait_for_live(live: &File, live_path: &Path) -> Result<(), SandboxError> {
+    let step = std::time::Duration::from_millis(100);
+    let mut n: u32 = 0;
+    loop {
+        if try_flock(live, live_path)? {
+            return Ok(());
+        }
+        // Every second: a scan of /proc is cheap, but not free.
+        if n % 10 == 9 {
+            kill_orphaned_holders(live);
+        }
+        n = n.wrapping_add(1);
+        std::thread::sleep(step);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn wait_for_live(live: &File, live_path: &Path) -> Result<(), SandboxError> {
+    flock(live, Lock::Exclusive, live_path)
+}
+
+/// The name (`comm`) and parent of a process, from `/proc/PID/stat`.
+#[cfg(target_os = "linux")]
+fn comm_and_parent(pid: &str) -> Option<(String, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `PID (COMM) STATE PPID …`; COMM may hold spaces and parentheses: it ends at the last `)`.
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let comm = stat.get(open + 1..close)?.to_string();
+    let ppid = stat.get(close + 1..)?.split_whitespace().nth(1)?.to_string();
+    Some((comm, ppid))
+}
+
+#[cfg(target_os = "linux")]
+fn kill_orphaned_holders(live: &File) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = live.metadata() else { return };
+    let (dev, ino) = (meta.dev(), meta.ino());
+    let Ok(procs) = std::fs::read_dir("/proc") else { return };
+    for entry in procs.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|p| p.bytes().all(|b| b.is_ascii_digit())) else { continue };
+        let Some((comm, ppid)) = comm_and_parent(pid) else { continue };
+        if comm != "bwrap" {
+            continue;
+        }
+        if comm_and_parent(&ppid).is_some_and(|(parent, _)| parent == "bwrap" || parent == "wicket") {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
+        let holds =
+            fds.flatten().any(|fd| std::fs::metadata(fd.path()).is_ok_and(|m| m.dev() == dev && m.ino() == ino));
+        if let (true, Ok(pid)) = (holds, pid.parse::<i32>()) {
+            // SAFETY: kill with a pid and a signal only.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
         }
     }
 }
