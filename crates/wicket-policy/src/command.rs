@@ -512,12 +512,7 @@ impl Builder {
                                 why.join("; ")
                             ));
                         }
-                        for c in &a.commands {
-                            let sub = self.add(c, depth + 1);
-                            deny_texts.extend(sub.deny_texts);
-                            inner.push(Inner { written: sub.written, risky: sub.risky });
-                            inner.extend(sub.inner);
-                        }
+                        self.fold_in(&a, depth, &mut deny_texts, &mut inner);
                     }
                     Some(crate::gitalias::Expansion::Runs(line)) => {
                         self.doubts.push(format!("git aliases are nested too deeply ({})", short_text(&line)));
@@ -575,12 +570,7 @@ impl Builder {
                             why.join("; ")
                         ));
                     }
-                    for c in &a.commands {
-                        let sub = self.add(c, depth + 1);
-                        deny_texts.extend(sub.deny_texts);
-                        inner.push(Inner { written: sub.written, risky: sub.risky });
-                        inner.extend(sub.inner);
-                    }
+                    self.fold_in(&a, depth, &mut deny_texts, &mut inner);
                 }
             }
         }
@@ -744,6 +734,23 @@ impl Builder {
 
     /// Follow `cd`, `pushd` and `popd` (and names `ln`/`mkdir` make) for the commands after
     /// this one.
+    /// Fold the commands of a line a command runs (a git alias's expansion, a script fed to a
+    /// shell) into that command: their deny texts meet its deny rules, and each needs a rule.
+    fn fold_in(
+        &mut self,
+        a: &wicket_shell::Analysis,
+        depth: u32,
+        deny_texts: &mut Vec<String>,
+        inner: &mut Vec<Inner>,
+    ) {
+        for c in &a.commands {
+            let sub = self.add(c, depth + 1);
+            deny_texts.extend(sub.deny_texts);
+            inner.push(Inner { written: sub.written, risky: sub.risky });
+            inner.extend(sub.inner);
+        }
+    }
+
     /// The folders a git argv runs in, when not the line's own: each `-C DIR` (relative ones
     /// compose, as git applies them in order), `--git-dir` and `--work-tree`, on top of the
     /// folder a `cd` earlier on the line entered.
