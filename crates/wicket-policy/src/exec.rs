@@ -369,7 +369,8 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
                 continue;
             }
             if p.exists() || *holder {
-                if !p.exists() {
+                // Also when it exists: it may be another run's placeholder (see `gitdirs`).
+                if *holder {
                     placeholders.push(p.clone());
                 }
                 read_only.push((p, *dir));

@@ -190,25 +190,39 @@ fn encode(folders: &[Stamp]) -> Vec<u8> {
 
 /// The stamps back; `None` unless the bytes are exactly `count` well-formed stamps.
 fn decode(mut b: &[u8], count: usize) -> Option<Vec<Stamp>> {
-    fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = (b.get(..n)?, b.get(n..)?);
-        *b = rest;
-        Some(head)
+    let mut out = Vec::with_capacity(count.min(b.len() / 45));
+    for _ in 0..count {
+        let (rel, rest) = split_record(&mut b)?;
+        out.push(decode_rest(std::str::from_utf8(rel).ok()?, rest)?);
     }
+    b.is_empty().then_some(out)
+}
+
+/// The bytes after a stamp's path: device, inode, change time, flags, listing.
+const REST: usize = 8 * 4 + 1 + 8;
+
+fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    let (head, rest) = (b.get(..n)?, b.get(n..)?);
+    *b = rest;
+    Some(head)
+}
+
+/// The next stamp's path and the rest of its bytes, not decoded (cheap to skip).
+fn split_record<'a>(b: &mut &'a [u8]) -> Option<(&'a [u8], &'a [u8])> {
+    let len = u32::from_le_bytes(take(b, 4)?.try_into().ok()?);
+    let rel = take(b, usize::try_from(len).ok()?)?;
+    Some((rel, take(b, REST)?))
+}
+
+fn decode_rest(rel: &str, mut b: &[u8]) -> Option<Stamp> {
     fn word(b: &mut &[u8]) -> Option<[u8; 8]> {
         take(b, 8)?.try_into().ok()
     }
-    let mut out = Vec::with_capacity(count.min(b.len() / 45));
-    for _ in 0..count {
-        let len = u32::from_le_bytes(take(&mut b, 4)?.try_into().ok()?);
-        let rel = std::str::from_utf8(take(&mut b, usize::try_from(len).ok()?)?).ok()?.to_string();
-        let (dev, ino) = (u64::from_le_bytes(word(&mut b)?), u64::from_le_bytes(word(&mut b)?));
-        let (ct, ns) = (i64::from_le_bytes(word(&mut b)?), i64::from_le_bytes(word(&mut b)?));
-        let flags = *take(&mut b, 1)?.first()?;
-        let listing = u64::from_le_bytes(word(&mut b)?);
-        out.push(Stamp(rel, (dev, ino, ct, ns), flags & 1 != 0, (flags & 2 != 0).then_some(listing)));
-    }
-    b.is_empty().then_some(out)
+    let (dev, ino) = (u64::from_le_bytes(word(&mut b)?), u64::from_le_bytes(word(&mut b)?));
+    let (ct, ns) = (i64::from_le_bytes(word(&mut b)?), i64::from_le_bytes(word(&mut b)?));
+    let flags = *take(&mut b, 1)?.first()?;
+    let listing = u64::from_le_bytes(word(&mut b)?);
+    Some(Stamp(rel.to_string(), (dev, ino, ct, ns), flags & 1 != 0, (flags & 2 != 0).then_some(listing)))
 }
 
 fn target(link: &Path) -> Option<String> {
@@ -292,6 +306,18 @@ pub struct Pending {
     header: Header,
     /// The stamps, still encoded: decoded by the check.
     stamps: Vec<u8>,
+    /// What [`Pending::check_first`] found.
+    first: First,
+}
+
+/// The stamps checked ahead by [`Pending::check_first`].
+enum First {
+    /// None.
+    NotYet,
+    /// One had changed.
+    Changed,
+    /// They held: their indices, and those found moved but unchanged (index, new stamp).
+    Held(Vec<usize>, Vec<(usize, Id)>),
 }
 
 impl std::fmt::Debug for Pending {
@@ -306,6 +332,38 @@ impl std::fmt::Debug for Pending {
 const REFRESH_ABOVE: usize = 32;
 
 impl Pending {
+    /// Check now the folders in `dirs` (absolute; those not walked are skipped): the ones
+    /// where this run is about to make its placeholders, which must be checked before they
+    /// appear (the folder's entries would differ from the walk's). The rest is checked by
+    /// [`Pending::holds`], which also returns false when one of these had changed.
+    pub fn check_first(&mut self, dirs: &[PathBuf]) {
+        let rels: Vec<&[u8]> = dirs
+            .iter()
+            .filter_map(|d| d.strip_prefix(&self.root).ok())
+            .map(|r| r.as_os_str().as_encoded_bytes())
+            .collect();
+        let mut found = Vec::new();
+        let mut b = self.stamps.as_slice();
+        for n in 0..self.header.folders {
+            let Some((rel, rest)) = split_record(&mut b) else { break };
+            if rels.contains(&rel) {
+                // A damaged record is left to `holds`, which fails on it.
+                let stamp = std::str::from_utf8(rel).ok().and_then(|r| decode_rest(r, rest));
+                found.extend(stamp.map(|s| (n, s)));
+            }
+        }
+        let checked: Vec<usize> = found.iter().map(|(n, _)| *n).collect();
+        let stamps: Vec<Stamp> = found.iter().map(|(_, s)| s.clone()).collect();
+        let moved = open_root(&self.root).and_then(|base| check_part(&self.root, &base, &stamps, 0, &[]));
+        self.first = match moved {
+            Some(m) => {
+                let m = m.into_iter().filter_map(|(k, id)| checked.get(k).map(|n| (*n, id))).collect();
+                First::Held(checked, m)
+            }
+            None => First::Changed,
+        };
+    }
+
     /// True when nothing the cached scan read has changed since: every folder still has its
     /// stamp (or, moved or racy, still lists the same names and kinds) and every link still
     /// leads where it did. When false the cache is removed, so the next build walks.
@@ -314,7 +372,14 @@ impl Pending {
         let t0 = std::time::Instant::now();
         let started = std::time::SystemTime::now();
         let mut folders = decode(&self.stamps, self.header.folders).unwrap_or_default();
-        let moved = check(&self.root, &folders);
+        let moved = match &self.first {
+            First::NotYet => check(&self.root, &folders, &[]),
+            First::Changed => None,
+            First::Held(done, first) => check(&self.root, &folders, done).map(|mut m| {
+                m.extend_from_slice(first);
+                m
+            }),
+        };
         let links_hold = moved.is_some() && self.header.links.iter().all(|(l, t)| target(Path::new(l)) == *t);
         if timing {
             eprintln!(
@@ -348,24 +413,9 @@ impl Pending {
 /// Check every stamp from a descriptor of the root: the folders re-read (index and the stamp
 /// taken before the re-read), or `None` when one changed. A big project is checked by a few
 /// threads at once (the lookups are independent and the kernel's work).
-fn check(root: &Path, folders: &[Stamp]) -> Option<Vec<(usize, Id)>> {
-    #[cfg(target_os = "linux")]
-    let base = {
-        use rustix::fs::{Mode, OFlags};
-        let fd = rustix::fs::open(
-            root,
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .ok()?;
-        // The descriptor is the root the stamps name (and no link to elsewhere).
-        if stamp_at(&fd, Path::new("")).map(|i| (i.0, i.1)) != stamp(root).map(|i| (i.0, i.1)) {
-            return None;
-        }
-        fd
-    };
-    #[cfg(not(target_os = "linux"))]
-    let base = ();
+/// `skip`: indices checked already.
+fn check(root: &Path, folders: &[Stamp], skip: &[usize]) -> Option<Vec<(usize, Id)>> {
+    let base = open_root(root)?;
     if folders.is_empty() {
         return None;
     }
@@ -378,10 +428,10 @@ fn check(root: &Path, folders: &[Stamp]) -> Option<Vec<(usize, Id)>> {
             .skip(1)
             .map(|(k, part)| {
                 let base = &base;
-                std::thread::Builder::new().spawn_scoped(s, move || check_part(root, base, part, k * chunk))
+                std::thread::Builder::new().spawn_scoped(s, move || check_part(root, base, part, k * chunk, skip))
             })
             .collect();
-        let first = folders.chunks(chunk).next().and_then(|part| check_part(root, &base, part, 0));
+        let first = folders.chunks(chunk).next().and_then(|part| check_part(root, &base, part, 0, skip));
         // A thread that could not start, or failed, counts as a change.
         std::iter::once(first)
             .chain(handles.into_iter().map(|h| h.ok().and_then(|h| h.join().ok().flatten())))
@@ -391,6 +441,25 @@ fn check(root: &Path, folders: &[Stamp]) -> Option<Vec<(usize, Id)>> {
         all.extend(part?);
         Some(all)
     })
+}
+
+/// A descriptor of the root the stamps are looked up from.
+#[cfg(target_os = "linux")]
+fn open_root(root: &Path) -> Option<Base> {
+    use rustix::fs::{Mode, OFlags};
+    let fd =
+        rustix::fs::open(root, OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
+            .ok()?;
+    // The descriptor is the root the stamps name (and no link to elsewhere).
+    if stamp_at(&fd, Path::new("")).map(|i| (i.0, i.1)) != stamp(root).map(|i| (i.0, i.1)) {
+        return None;
+    }
+    Some(fd)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_root(_root: &Path) -> Option<Base> {
+    Some(())
 }
 
 /// At most this many threads check one project.
@@ -404,10 +473,13 @@ type Base = std::os::fd::OwnedFd;
 #[cfg(not(target_os = "linux"))]
 type Base = ();
 
-/// [`check`] for the folders `part`, which start at index `first`.
-fn check_part(root: &Path, base: &Base, part: &[Stamp], first: usize) -> Option<Vec<(usize, Id)>> {
+/// [`check`] for the folders `part`, which start at index `first`, but those in `skip`.
+fn check_part(root: &Path, base: &Base, part: &[Stamp], first: usize, skip: &[usize]) -> Option<Vec<(usize, Id)>> {
     let mut moved = Vec::new();
     for (n, Stamp(rel, id, was_racy, listing)) in part.iter().enumerate() {
+        if !skip.is_empty() && skip.contains(&(first + n)) {
+            continue;
+        }
         #[cfg(target_os = "linux")]
         let now = stamp_at(base, Path::new(rel))?;
         #[cfg(not(target_os = "linux"))]
@@ -453,7 +525,8 @@ pub(crate) fn scan(
         }
         if let Some((header, stamps)) = loaded {
             let scan = Scan { denied: header.denied.clone(), secrets: header.secrets.clone() };
-            let pending = Pending { file: file.to_path_buf(), root: root.to_path_buf(), header, stamps };
+            let pending =
+                Pending { file: file.to_path_buf(), root: root.to_path_buf(), header, stamps, first: First::NotYet };
             return Ok((scan, Some(pending)));
         }
     }
@@ -611,6 +684,52 @@ mod tests {
         assert_eq!(decode(&b[..b.len() - 1], 5), None, "cut short");
     }
 
+    /// The folders where a run makes its placeholders are checked before it makes them: the
+    /// cache then still holds although those folders gain entries while the rest is checked.
+    /// Without that first check the run's own placeholders made its cache fail (a race lost
+    /// whenever the check thread was slower than the placeholders). A change made before the
+    /// first check is still seen.
+    #[test]
+    fn the_placeholders_folders_are_checked_before_they_are_made() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("p");
+        std::fs::create_dir_all(root.join("a/b")).expect("mkdir");
+        let i = ExecInputs {
+            root: root.clone(),
+            scan_cache: Some(dir.path().join("state/cache/scan/p.json")),
+            ..ExecInputs::default()
+        };
+        let _ = scan(&root, &[], &i, false, &[], true).expect("scan");
+        std::thread::sleep(RACY + std::time::Duration::from_millis(300));
+        let pending = |first: bool| {
+            let (_, p) = scan(&root, &[], &i, false, &[], true).expect("scan");
+            let mut p = p.expect("cached");
+            if first {
+                p.check_first(&[root.clone(), root.join("missing")]);
+            }
+            p
+        };
+        // A placeholder made in the root after the first check, before the rest is checked.
+        let placeholder = root.join(".mcp.json");
+        let mut cases = Vec::new();
+        for first in [false, true] {
+            let p = pending(first);
+            std::fs::create_dir(&placeholder).expect("placeholder");
+            cases.push(p.holds());
+            std::fs::remove_dir(&placeholder).expect("gone");
+            if !cases[cases.len() - 1] {
+                // The failed check removed the cache: walk again, and let it age.
+                let _ = scan(&root, &[], &i, false, &[], true).expect("scan");
+                std::thread::sleep(RACY + std::time::Duration::from_millis(300));
+            }
+        }
+        assert_eq!(cases, vec![false, true], "without, then with the first check");
+        // A new secret in the root before the first check: the first check fails.
+        std::fs::write(root.join(".env"), "S").expect("write");
+        let p = pending(true);
+        assert!(!p.holds(), "the root changed before the first check");
+    }
+
     /// A tree with more folders than [`REFRESH_ABOVE`], scanned while it is new (every stamp
     /// racy): once it is old enough, the first check that holds writes the stamps back, so
     /// the next check re-reads nothing. (Before, racy stamps were re-read on every run, and
@@ -634,7 +753,7 @@ mod tests {
             let end = rest.iter().position(|b| *b == b'\n').expect("header");
             let h: Header = serde_json::from_slice(&rest[..end]).expect("header");
             let f = decode(&rest[end + 1..], h.folders).expect("stamps");
-            (f.iter().filter(|s| s.2).count(), check(&root, &f).expect("holds").len())
+            (f.iter().filter(|s| s.2).count(), check(&root, &f, &[]).expect("holds").len())
         };
         let (_, pending) = scan(&root, &[], &i, false, &[], true).expect("scan");
         assert!(pending.is_none(), "nothing cached yet: walked");

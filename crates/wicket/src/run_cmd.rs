@@ -103,6 +103,18 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         Ok((e, p)) => (Ok(e), p),
         Err(e) => (Err(e), None),
     };
+    let mut pending = pending;
+    if let (Ok(e), Some(p)) = (&exec, pending.as_mut()) {
+        // The folders that get this run's placeholders are checked before they do (a folder
+        // whose entries changed since the walk is read again, and would differ).
+        let parents: Vec<std::path::PathBuf> = e
+            .placeholders
+            .iter()
+            .chain(&e.must_not_appear)
+            .filter_map(|p| p.parent().map(std::path::Path::to_path_buf))
+            .collect();
+        p.check_first(&parents);
+    }
     let check = pending.map(|p| std::thread::Builder::new().name("scan check".into()).spawn(move || p.holds()));
     let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true };
     let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;

@@ -1116,6 +1116,38 @@ fn back_to_back_runs_leave_nothing_when_they_return() {
     assert!(left.is_empty(), "placeholders still there when wicket returned:\n{}", left.join("\n"));
 }
 
+/// A run that starts while another run's placeholders stand (it finds `.git/info`,
+/// `.git/modules`, … present) and ends last removes them all by the time it returns: each run
+/// owns a share of every placeholder it would make, whether it found the path missing or made
+/// by another run. (Before, the last run removed only those it had found missing, and the
+/// rest stayed until the keeper came round, after wicket had returned.)
+#[test]
+fn the_last_run_out_removes_the_placeholders_another_run_made() {
+    let w = git_world("");
+    let before = listing(&w.root);
+    let mut c = Command::new(wicket_bin());
+    c.args(["run", "--root"]).arg(&w.root).args(["--", "sleep", "2"]);
+    c.env("HOME", &w.home)
+        .env("WICKET_HOME", w.dir.join("wicket-home"))
+        .env("WICKET_SANDBOX_BACKEND", "bwrap")
+        .current_dir(&w.root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut first = c.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !w.root.join(".git/info").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(w.root.join(".git/info").exists(), "the first run made its placeholders");
+    let second = w.wicket("bwrap", None, &["sh", "-c", "sleep 4; echo ok"]);
+    assert_eq!(verdict(&second), "ok", "{}", String::from_utf8_lossy(&second.stderr));
+    let after = listing(&w.root);
+    assert!(first.wait().unwrap().success());
+    let extra: Vec<&String> = after.iter().filter(|p| !before.contains(p)).collect();
+    assert!(extra.is_empty(), "left when the last run returned: {extra:?}");
+}
+
 /// A command that keeps trying to make things where the placeholders stand (it cannot while
 /// they are read-only; it could the moment one is removed while it still runs).
 const PLANT_LOOP: &str = "print('started', flush=True)\nwhile True:\n    for p in ('.git/hooks/x', '.git/info/x', '.mcp.json/x'):\n        try:\n            os.makedirs(p)\n        except OSError:\n            pass\n";
