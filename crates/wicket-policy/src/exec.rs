@@ -139,6 +139,11 @@ pub struct ExecInputs {
     /// The allow rules (user, project, flags): a sensitive file inside the root stays readable
     /// when one of them names it for `read_file`, as in the gate.
     pub allow: Vec<String>,
+    /// Where the last scan of this project is kept (wicket's own state, one file a project);
+    /// `None`: the project is walked every time.
+    pub scan_cache: Option<PathBuf>,
+    /// The command runs on the host: the project is not walked (its result would be unused).
+    pub no_scan: bool,
 }
 
 /// More matches of `denyPaths` on disk than this and the command does not run: the sandbox
@@ -244,6 +249,23 @@ fn push_unique(v: &mut Vec<PathBuf>, p: PathBuf) {
 
 /// Build the exec policy. Fails only when the team policy's `denyPaths` cannot be enforced.
 pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
+    let (p, pending) = build(i, true)?;
+    if pending.is_some_and(|c| !c.holds()) {
+        // Something the cached scan read has changed: walk.
+        return build(i, false).map(|(p, _)| p);
+    }
+    Ok(p)
+}
+
+/// The exec policy, possibly from the project's cached scan with its check still to make (see
+/// [`crate::scan_cache`]): the caller may start building the sandbox at once and check
+/// meanwhile, but starts the command only when [`crate::scan_cache::Pending::holds`] is true,
+/// and otherwise throws the sandbox away and builds again with [`exec_policy`].
+pub fn exec_policy_deferred(i: &ExecInputs) -> Result<(ExecPolicy, Option<crate::scan_cache::Pending>), ExecError> {
+    build(i, true)
+}
+
+fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan_cache::Pending>), ExecError> {
     let root = real(&i.root).unwrap_or_else(|| crate::paths::normalize(&i.root));
     let home = i.home.as_deref();
     let mut writable = Vec::new();
@@ -347,7 +369,8 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
                 continue;
             }
             if p.exists() || *holder {
-                if !p.exists() {
+                // Also when it exists: it may be another run's placeholder (see `gitdirs`).
+                if *holder {
                     placeholders.push(p.clone());
                 }
                 read_only.push((p, *dir));
@@ -398,7 +421,11 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         push_unique(&mut unreadable, s.clone());
     }
     let case_insensitive = i.case_insensitive.unwrap_or(cfg!(any(target_os = "macos", windows)));
-    let scan = scan_root(&root, &homes, i, case_insensitive)?;
+    let (scan, pending) = if i.no_scan {
+        (Scan::default(), None)
+    } else {
+        crate::scan_cache::scan(&root, &homes, i, case_insensitive, &writable, cached)?
+    };
     for d in &scan.denied {
         let dir = std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir());
         push_unique(&mut unreadable, d.clone());
@@ -424,7 +451,7 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
     // A cache that is also the project, a temp folder or a `writePaths` entry is written in
     // place as that one.
     caches.retain(|c| writable.contains(c) && *c != root && !temps.contains(c) && !chosen.contains(c));
-    Ok(ExecPolicy {
+    let policy = ExecPolicy {
         root,
         writable,
         read_only,
@@ -442,7 +469,8 @@ pub fn exec_policy(i: &ExecInputs) -> Result<ExecPolicy, ExecError> {
         output_cap: OUTPUT_CAP,
         caches,
         state,
-    })
+    };
+    Ok((policy, pending))
 }
 
 /// What to mask for one state folder: the folder itself, or, when the project lies inside it
@@ -526,12 +554,13 @@ struct DenyGlob {
 }
 
 /// What the walk of the root found at command start.
-struct Scan {
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Scan {
     /// Paths `denyPaths` matched (links replaced by their targets).
-    denied: Vec<PathBuf>,
+    pub(crate) denied: Vec<PathBuf>,
     /// Sensitive files and folders inside the root (or reached from it by a link) that no allow
     /// rule names.
-    secrets: Vec<PathBuf>,
+    pub(crate) secrets: Vec<PathBuf>,
 }
 
 fn compile_deny(patterns: &[String], home: Option<&Path>, case_insensitive: bool) -> Result<Vec<DenyGlob>, ExecError> {
@@ -567,7 +596,7 @@ pub fn denied_paths(
         return Ok(Vec::new());
     }
     let globs = compile_deny(patterns, home, case_insensitive)?;
-    let mut walk = Walk { globs: Vec::new(), secrets: None, found: Vec::new(), searched: 0 };
+    let mut walk = Walk { globs: Vec::new(), secrets: None, found: Vec::new(), searched: 0, seen: None };
     walk.globs = globs.iter().filter(|g| g.base.is_none()).collect();
     if !walk.globs.is_empty() {
         walk.run(root)?;
@@ -578,7 +607,16 @@ pub fn denied_paths(
 
 /// One walk of the root for both the team's `denyPaths` and the built-in sensitive list; then
 /// the absolute `denyPaths` from their own folders.
-fn scan_root(root: &Path, homes: &[PathBuf], i: &ExecInputs, case_insensitive: bool) -> Result<Scan, ExecError> {
+/// With `record`, every folder read (stamped before it is read) and every link met are kept
+/// for [`crate::scan_cache`]; `None` when an absolute `denyPaths` searches outside the root
+/// (what is out there is not cached).
+pub(crate) fn scan_root(
+    root: &Path,
+    homes: &[PathBuf],
+    i: &ExecInputs,
+    case_insensitive: bool,
+    record: bool,
+) -> Result<(Scan, Option<crate::scan_cache::Seen>), ExecError> {
     let globs = compile_deny(&i.deny_paths, i.home.as_deref(), case_insensitive)?;
     let lists = crate::lists::BuiltinLists::new()
         .map_err(|e| ExecError::Pattern { pattern: e.0.to_string(), why: e.to_string() })?
@@ -596,11 +634,13 @@ fn scan_root(root: &Path, homes: &[PathBuf], i: &ExecInputs, case_insensitive: b
         secrets: Some(secrets),
         found: Vec::new(),
         searched: 0,
+        seen: record.then(crate::scan_cache::Seen::default),
     };
     walk.run(root)?;
+    let seen = walk.seen.take().filter(|_| globs.iter().all(|g| g.base.is_none()));
     absolute_denied(&globs, &mut walk.found, &mut walk.searched)?;
     let secrets = walk.secrets.map(|s| s.found).unwrap_or_default();
-    Ok(Scan { denied: walk.found, secrets })
+    Ok((Scan { denied: walk.found, secrets }, seen))
 }
 
 /// The absolute `denyPaths`, each searched from its literal folder.
@@ -616,7 +656,8 @@ fn absolute_denied(globs: &[DenyGlob], found: &mut Vec<PathBuf>, searched: &mut 
             add_found(base, found)?;
             continue;
         }
-        let mut walk = Walk { globs: vec![g], secrets: None, found: std::mem::take(found), searched: *searched };
+        let mut walk =
+            Walk { globs: vec![g], secrets: None, found: std::mem::take(found), searched: *searched, seen: None };
         walk.run_from(base, false)?;
         *found = walk.found;
         *searched = walk.searched;
@@ -698,6 +739,8 @@ struct Walk<'g, 'a> {
     secrets: Option<SecretScan<'a>>,
     found: Vec<PathBuf>,
     searched: usize,
+    /// The folders read and links met, for the cache.
+    seen: Option<crate::scan_cache::Seen>,
 }
 
 impl Walk<'_, '_> {
@@ -712,8 +755,25 @@ impl Walk<'_, '_> {
         let mut stack: Vec<(PathBuf, Vec<String>, bool)> = vec![(base.to_path_buf(), Vec::new(), true)];
         let mut lname = String::new();
         while let Some((dir, comps, look)) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-            for e in entries.flatten() {
+            // Stamped before it is read: a change made while it is read moves its change time
+            // past the stamp, and the next run sees it.
+            if let Some(seen) = self.seen.as_mut() {
+                seen.folder(&dir);
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                if let Some(seen) = self.seen.as_mut() {
+                    seen.unreadable();
+                }
+                continue;
+            };
+            for e in entries {
+                let Ok(e) = e else {
+                    // A listing cut short cannot be compared later: nothing is cached.
+                    if let Some(seen) = self.seen.as_mut() {
+                        seen.cut_short();
+                    }
+                    continue;
+                };
                 self.searched += 1;
                 if self.searched > MAX_SEARCHED {
                     let base = base.display().to_string();
@@ -726,7 +786,15 @@ impl Walk<'_, '_> {
                 let ft = e.file_type().ok();
                 let is_dir = ft.is_some_and(|t| t.is_dir());
                 let is_link = ft.is_some_and(|t| t.is_symlink());
+                if let Some(seen) = self.seen.as_mut() {
+                    seen.entry(&e.file_name(), ft);
+                }
                 let path = e.path();
+                if is_link {
+                    if let Some(seen) = self.seen.as_mut() {
+                        seen.link(&path);
+                    }
+                }
                 if !self.globs.is_empty() {
                     let text = if relative {
                         match path.strip_prefix(base) {

@@ -80,7 +80,7 @@ pub struct GitView {
     pub git_dirs: Vec<PathBuf>,
     /// Read-only paths, with whether each is a folder.
     pub read_only: Vec<(PathBuf, bool)>,
-    /// Missing paths that get a placeholder for the run (also in `read_only`).
+    /// Paths that get a placeholder for the run when missing (also in `read_only`).
     pub placeholders: Vec<PathBuf>,
     /// Missing paths that must not appear.
     pub must_not_appear: Vec<PathBuf>,
@@ -156,11 +156,10 @@ fn git_dir(g: &Path, view: &mut GitView, depth: usize, configs: &mut Vec<PathBuf
             nested(&e.path(), view, depth + 1, configs);
         }
     }
+    // Listed whether or not they exist now: one that exists may be another run's placeholder,
+    // and this run must own its share of it (the last run out removes only what it lists).
     for (name, dir) in GIT_PLACEHOLDERS {
-        let p = g.join(name);
-        if std::fs::symlink_metadata(&p).is_err() {
-            view.placeholder(p, *dir);
-        }
+        view.placeholder(g.join(name), *dir);
     }
     let commondir = g.join("commondir");
     if std::fs::symlink_metadata(&commondir).is_err() && !view.must_not_appear.contains(&commondir) {

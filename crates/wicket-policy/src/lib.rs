@@ -31,6 +31,7 @@ pub mod mode;
 pub mod options;
 pub mod paths;
 pub mod rules;
+pub mod scan_cache;
 pub mod session;
 pub mod settings;
 pub mod team;

@@ -87,14 +87,21 @@ impl Drop for Lease {
         }
         let lock_path = self.dir.join("lock");
         let live_path = self.dir.join("live");
-        let Ok(lock) = open(&lock_path) else { return };
-        if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
-            return;
-        }
-        drop(self.live.take());
-        let Ok(live) = open(&live_path) else { return };
-        if try_flock(&live, &live_path).unwrap_or(false) {
-            clean(&self.dir.join("made"), &self.wanted);
+        // Twice at most: `live` can be taken for a moment by the keeper, which wakes the
+        // instant the last run lets go of it; that run then lets go of `lock` so the keeper
+        // can clean, waits for `lock` again (until the keeper is done) and looks once more,
+        // so the placeholders are gone when wicket returns.
+        for _ in 0..2 {
+            let Ok(lock) = open(&lock_path) else { return };
+            if flock(&lock, Lock::Exclusive, &lock_path).is_err() {
+                return;
+            }
+            drop(self.live.take());
+            let Ok(live) = open(&live_path) else { return };
+            if try_flock(&live, &live_path).unwrap_or(false) {
+                clean(&self.dir.join("made"), &self.wanted);
+                return;
+            }
         }
     }
 }
@@ -121,6 +128,18 @@ pub fn default_state() -> PathBuf {
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> SandboxError + '_ {
     move |source| SandboxError::Placeholder { path: path.to_path_buf(), source }
+}
+
+impl Lease {
+    /// A new descriptor sharing this run's lock on `live` (the same open file, so the lock
+    /// holds while any copy is open), without close-on-exec: handed to bubblewrap's process 1
+    /// (`--sync-fd`), it keeps the placeholders until the whole sandbox is gone, not only
+    /// until wicket is (a sandbox outlives a killed wicket for a moment, and a placeholder
+    /// removed then lets it create the path on the host).
+    #[cfg(target_os = "linux")]
+    pub fn live_copy(&self) -> Option<std::os::fd::OwnedFd> {
+        self.live.as_ref().and_then(|f| rustix::io::dup(f).ok())
+    }
 }
 
 /// Make (or share) the placeholders for `wanted`, record `absent` paths, and take a lease for
@@ -222,7 +241,7 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
     let lock_path = dir.join("lock");
     loop {
         let Ok(live) = open(&live_path) else { return 1 };
-        if flock(&live, Lock::Exclusive, &live_path).is_err() {
+        if wait_for_live(&live, &live_path).is_err() {
             return 1;
         }
         // Let go before taking `lock` (runs take `lock`, then `live`): never the other order.
@@ -240,7 +259,7 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
         drop(lock);
         // Stay a little for the next run (an agent's tool calls come seconds apart), so it
         // need not start a keeper of its own; leave once nobody came.
-        if linger(&live_path) {
+        if linger(&live_path, &lock_path) {
             continue;
         }
         let Ok(lock) = open(&lock_path) else { return 1 };
@@ -250,7 +269,81 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
         let Ok(live) = open(&live_path) else { return 1 };
         if try_flock(&live, &live_path).unwrap_or(false) {
             clean(&dir.join("made"), &wanted);
+            // `keeper` goes before `lock`: a run that takes `lock` next must find no keeper
+            // and start its own (the other order left a window where it saw this one still
+            // holding `keeper`, relied on it, and nobody cleaned up after it if killed).
+            drop(keeper);
+            drop(live);
+            drop(lock);
             return 0;
+        }
+    }
+}
+
+/// Take `live` exclusively, waiting for every run to let go of it. While waiting, a
+/// bubblewrap process that holds it although its own parent is neither bubblewrap nor wicket is
+/// killed: its wicket and the bubblewrap that started it are gone, so its `--die-with-parent`
+/// never fired. bubblewrap 0.8's inner process does that when its parent dies during start-up
+/// (it blocks for good on its start-up descriptor, before arming the signal, with no command
+/// started), and would otherwise keep the placeholders forever.
+#[cfg(target_os = "linux")]
+fn wait_for_live(live: &File, live_path: &Path) -> Result<(), SandboxError> {
+    let step = std::time::Duration::from_millis(100);
+    let mut n: u32 = 0;
+    loop {
+        if try_flock(live, live_path)? {
+            return Ok(());
+        }
+        // Every second: a scan of /proc is cheap, but not free.
+        if n % 10 == 9 {
+            kill_orphaned_holders(live);
+        }
+        n = n.wrapping_add(1);
+        std::thread::sleep(step);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn wait_for_live(live: &File, live_path: &Path) -> Result<(), SandboxError> {
+    flock(live, Lock::Exclusive, live_path)
+}
+
+/// The name (`comm`) and parent of a process, from `/proc/PID/stat`.
+#[cfg(target_os = "linux")]
+fn comm_and_parent(pid: &str) -> Option<(String, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `PID (COMM) STATE PPID …`; COMM may hold spaces and parentheses: it ends at the last `)`.
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let comm = stat.get(open + 1..close)?.to_string();
+    let ppid = stat.get(close + 1..)?.split_whitespace().nth(1)?.to_string();
+    Some((comm, ppid))
+}
+
+#[cfg(target_os = "linux")]
+fn kill_orphaned_holders(live: &File) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = live.metadata() else { return };
+    let (dev, ino) = (meta.dev(), meta.ino());
+    let Ok(procs) = std::fs::read_dir("/proc") else { return };
+    for entry in procs.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|p| p.bytes().all(|b| b.is_ascii_digit())) else { continue };
+        let Some((comm, ppid)) = comm_and_parent(pid) else { continue };
+        if comm != "bwrap" {
+            continue;
+        }
+        if comm_and_parent(&ppid).is_some_and(|(parent, _)| parent == "bwrap" || parent == "wicket") {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
+        let holds =
+            fds.flatten().any(|fd| std::fs::metadata(fd.path()).is_ok_and(|m| m.dev() == dev && m.ino() == ino));
+        if let (true, Ok(pid)) = (holds, pid.parse::<i32>()) {
+            // SAFETY: kill with a pid and a signal only.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
         }
     }
 }
@@ -258,13 +351,19 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
 /// How long an idle keeper waits for the next run.
 const LINGER: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Wait up to [`LINGER`] for a run to start: true when one did.
-fn linger(live_path: &Path) -> bool {
+/// Wait up to [`LINGER`] for a run to start: true when one did. Each look is made holding
+/// `lock` (or counts as a run when `lock` is busy), so it never takes `live` for a moment
+/// while a run is checking whether it is the last one out.
+fn linger(live_path: &Path, lock_path: &Path) -> bool {
     let step = std::time::Duration::from_millis(100);
     let mut waited = std::time::Duration::ZERO;
     while waited < LINGER {
         std::thread::sleep(step);
         waited += step;
+        let Ok(lock) = open(lock_path) else { return false };
+        if !try_flock(&lock, lock_path).unwrap_or(false) {
+            return true;
+        }
         let Ok(live) = open(live_path) else { return false };
         if !try_flock(&live, live_path).unwrap_or(true) {
             return true;

@@ -364,6 +364,12 @@ impl Sandbox {
                     eprintln!("wicket: bwrap {}", shown.join(" "));
                 }
                 c.args(bwrap_args);
+                // The placeholders stay until bubblewrap's process 1, and so every process of
+                // the sandbox, is gone (see `Lease::live_copy`); the command never gets it.
+                if let Some(live) = guards._placeholders.as_ref().and_then(|l| l.live_copy()) {
+                    c.arg("--sync-fd").arg(raw(&live).to_string());
+                    guards.fds.push(live);
+                }
                 c.arg("--").arg(&self.shim_exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
                 if let Some(mounts) = mounts {
                     // SAFETY: the closure runs in the forked child before exec; `enter` makes
@@ -510,7 +516,7 @@ impl Running {
     pub fn wait(mut self) -> Result<(i32, Duration), SandboxError> {
         drop(self.child.stdin.take());
         let status = self.child.wait()?;
-        kill_group(self.child.id(), true);
+        end_group(self.child.id());
         if self.backend != "bwrap" {
             reap_orphans();
         }
@@ -672,6 +678,7 @@ fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static 
             // Nobody would read its output: the command must not run on.
             kill_group(child.id(), true);
             let _ = child.wait();
+            end_group(child.id());
             Err(e)
         }
     }
@@ -724,8 +731,9 @@ fn finish(
         }
     };
     // The command is done: nothing it started may stay. Under bwrap its pid namespace is gone
-    // already; without it, orphans were reparented to wicket (the subreaper).
-    kill_group(pid, true);
+    // already, once its process 1 is (see `end_group`); without it, orphans were reparented to
+    // wicket (the subreaper).
+    end_group(pid);
     if backend != "bwrap" {
         reap_orphans();
     }
@@ -794,6 +802,7 @@ impl Drop for Started {
             }
             kill_group(child.id(), true);
             let _ = child.wait();
+            end_group(child.id());
             let _ = out_t.join();
             let _ = err_t.join();
         }
@@ -812,6 +821,37 @@ fn kill_group(pid: u32, hard: bool) {
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (pid, hard);
+    }
+}
+
+/// Kill what is left of the command's process group, and reap the members that are now
+/// wicket's children, before the run's guards go. Under bwrap that is its process 1 (the
+/// sandbox's init): bwrap's outer process returns as soon as the command has ended, while
+/// process 1, which holds the run's share of the placeholders (`--sync-fd`), may still be
+/// exiting; it is reparented to wicket (the subreaper) at that moment. Were the lease given up
+/// before it is gone, the run would not find itself the last one out and would leave the
+/// placeholders to the keeper, after wicket has returned. Bounded: a process stuck in the
+/// kernel only leaves the cleaning to the keeper.
+fn end_group(pid: u32) {
+    kill_group(pid, true);
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(group) = i32::try_from(pid) else { return };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid with a process group and a status out-parameter on the stack.
+            let got = unsafe { libc::waitpid(-group, &mut status, libc::WNOHANG) };
+            match got {
+                // One reaped: look for the next.
+                p if p > 0 => continue,
+                // Members left that have not ended yet.
+                0 if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+                -1 if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+                // None left (ECHILD), or given up.
+                _ => return,
+            }
+        }
     }
 }
 

@@ -347,6 +347,14 @@ pub fn probe() -> wicket_sandbox::Probe {
     wicket_sandbox::Probe::cached(cache.as_deref())
 }
 
+/// The project scan's cache for `root`, in `$WICKET_HOME/cache/scan/`, one file a project (see
+/// `wicket_policy::scan_cache`).
+pub fn scan_cache(root: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let name = crate::trust::sha256_hex(real.as_os_str().as_encoded_bytes());
+    wicket_home().ok().map(|h| h.join("cache").join("scan").join(format!("{}.json", &name[..32])))
+}
+
 /// Where commands run, from the settings and the flags.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {
@@ -462,6 +470,7 @@ pub fn exec_inputs(
         mode,
         timeout,
         deny_paths: loaded.team.deny_paths.clone(),
+        scan_cache: scan_cache(root),
         state_dir: wicket_home().ok(),
         ..wicket_policy::exec::ExecInputs::default()
     };

@@ -93,7 +93,29 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // The team's deny paths are matched on disk here; if they cannot all be enforced, the
     // command does not run.
     let timeout = args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
-    let exec = exec_policy(&config::exec_inputs(&root, &loaded, cfg.mode, timeout));
+    let mut inputs = config::exec_inputs(&root, &loaded, cfg.mode, timeout);
+    // On the host nothing is masked: the project is not walked.
+    inputs.no_scan = matches!(placement, Placement::Host(_));
+    // A cached scan of the project is checked in a thread of its own while bubblewrap builds
+    // the sandbox and the engine decides; the command starts only once the check has passed
+    // (otherwise that sandbox is thrown away and the project walked).
+    let (exec, pending) = match wicket_policy::exec::exec_policy_deferred(&inputs) {
+        Ok((e, p)) => (Ok(e), p),
+        Err(e) => (Err(e), None),
+    };
+    let mut pending = pending;
+    if let (Ok(e), Some(p)) = (&exec, pending.as_mut()) {
+        // The folders that get this run's placeholders are checked before they do (a folder
+        // whose entries changed since the walk is read again, and would differ).
+        let parents: Vec<std::path::PathBuf> = e
+            .placeholders
+            .iter()
+            .chain(&e.must_not_appear)
+            .filter_map(|p| p.parent().map(std::path::Path::to_path_buf))
+            .collect();
+        p.check_first(&parents);
+    }
+    let check = pending.map(|p| std::thread::Builder::new().name("scan check".into()).spawn(move || p.holds()));
     let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true };
     let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
     let early = match (&placement, &exec, &net_config) {
@@ -154,6 +176,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             }
         }
     }
+    // A check that could not run counts as failed.
+    let holds = |c: std::io::Result<std::thread::JoinHandle<bool>>| c.ok().and_then(|h| h.join().ok()).unwrap_or(false);
+    let (exec, early) = if check.is_some_and(|c| !holds(c)) {
+        // Never started: the sandbox built on the stale scan runs nothing.
+        drop(early);
+        (exec_policy(&inputs), None)
+    } else {
+        (exec, early)
+    };
     let exec = match exec {
         Ok(e) => e,
         Err(e) => {

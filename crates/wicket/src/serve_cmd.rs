@@ -366,7 +366,8 @@ impl Server {
         if v.decision != Decision::Allow {
             return Ok(Run::Answered(verdict_json(&v)));
         }
-        let inputs = wicket::config::exec_inputs(self.policy.root(), &self.loaded, self.policy.mode(), timeout);
+        let mut inputs = wicket::config::exec_inputs(self.policy.root(), &self.loaded, self.policy.mode(), timeout);
+        inputs.no_scan = !sandboxed;
         let exec = match exec_policy(&inputs) {
             Ok(e) => e,
             Err(e) => {

@@ -1097,6 +1097,111 @@ fn a_killed_run_leaves_no_placeholder() {
     }
 }
 
+/// Runs one after another in one project (a keeper lingering between them, waking the moment
+/// each run lets go): when `wicket run` returns, its placeholders are already gone, not
+/// removed a moment later by the keeper.
+#[test]
+fn back_to_back_runs_leave_nothing_when_they_return() {
+    let w = git_world("");
+    let before = listing(&w.root);
+    let mut left = Vec::new();
+    for round in 0..20 {
+        let out = w.wicket("bwrap", None, &["sh", "-c", "test -d .git/hooks && echo ok"]);
+        assert_eq!(verdict(&out), "ok", "round {round}: {}", String::from_utf8_lossy(&out.stderr));
+        let after = listing(&w.root);
+        if after != before {
+            left.push(format!("round {round}: {:?}", after.iter().filter(|p| !before.contains(p)).collect::<Vec<_>>()));
+        }
+    }
+    assert!(left.is_empty(), "placeholders still there when wicket returned:\n{}", left.join("\n"));
+}
+
+/// A run that starts while another run's placeholders stand (it finds `.git/info`,
+/// `.git/modules`, … present) and ends last removes them all by the time it returns: each run
+/// owns a share of every placeholder it would make, whether it found the path missing or made
+/// by another run. (Before, the last run removed only those it had found missing, and the
+/// rest stayed until the keeper came round, after wicket had returned.)
+#[test]
+fn the_last_run_out_removes_the_placeholders_another_run_made() {
+    let w = git_world("");
+    let before = listing(&w.root);
+    let mut c = Command::new(wicket_bin());
+    c.args(["run", "--root"]).arg(&w.root).args(["--", "sleep", "2"]);
+    c.env("HOME", &w.home)
+        .env("WICKET_HOME", w.dir.join("wicket-home"))
+        .env("WICKET_SANDBOX_BACKEND", "bwrap")
+        .current_dir(&w.root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut first = c.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !w.root.join(".git/info").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(w.root.join(".git/info").exists(), "the first run made its placeholders");
+    let second = w.wicket("bwrap", None, &["sh", "-c", "sleep 4; echo ok"]);
+    assert_eq!(verdict(&second), "ok", "{}", String::from_utf8_lossy(&second.stderr));
+    let after = listing(&w.root);
+    assert!(first.wait().unwrap().success());
+    let extra: Vec<&String> = after.iter().filter(|p| !before.contains(p)).collect();
+    assert!(extra.is_empty(), "left when the last run returned: {extra:?}");
+}
+
+/// A command that keeps trying to make things where the placeholders stand (it cannot while
+/// they are read-only; it could the moment one is removed while it still runs).
+const PLANT_LOOP: &str = "print('started', flush=True)\nwhile True:\n    for p in ('.git/hooks/x', '.git/info/x', '.mcp.json/x'):\n        try:\n            os.makedirs(p)\n        except OSError:\n            pass\n";
+
+/// `kill -9` of wicket at many moments of a bubblewrap run (while the placeholders are made,
+/// while bubblewrap builds the sandbox, while the command runs), the command trying all the
+/// while to create paths where the placeholders stand: every time, the project is soon as it
+/// was. The placeholders stay until the sandbox itself is gone (bubblewrap's process 1 holds
+/// the run's lease), not merely until wicket is.
+#[test]
+fn wicket_killed_at_any_moment_leaves_the_project_as_it_was() {
+    let w = git_world("");
+    let before = listing(&w.root);
+    let script = w.script("plant-loop", PLANT_LOOP);
+    let mut failures = Vec::new();
+    let mut reached = 0;
+    for round in 0..30u64 {
+        let mut c = Command::new(wicket_bin());
+        c.args(["run", "--root"]).arg(&w.root).args(["--", "python3"]).arg(&script);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", "bwrap")
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = c.spawn().unwrap();
+        // Spread over the run's start and first second: 0 to 1,470 ms, in a scattered order.
+        std::thread::sleep(Duration::from_millis(round * 490 % 1500));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // Until the sandbox is gone too (it holds the other end).
+        let mut out = String::new();
+        let _ = std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out);
+        reached += usize::from(out.contains("started"));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while listing(&w.root) != before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let after = listing(&w.root);
+        if after != before {
+            let extra: Vec<&String> = after.iter().filter(|p| !before.contains(p)).collect();
+            let gone: Vec<&String> = before.iter().filter(|p| !after.contains(p)).collect();
+            failures.push(format!("round {round}: extra {extra:?}, gone {gone:?}"));
+            for p in extra.iter().rev() {
+                let p = w.root.join(p);
+                let _ = std::fs::remove_dir(&p).or_else(|_| std::fs::remove_file(&p));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(reached >= 3, "only {reached} of 30 runs reached the command: the kills came too early to test it");
+}
+
 // ---- Writable paths: resolved once, checked, temp folders private per run ----
 
 /// A host temp folder for one test (the attack needs the real, shared `/tmp`).
@@ -1855,4 +1960,148 @@ fn concurrent_runs_share_the_cache_layer() {
         assert_eq!(verdict(&direct), "done");
         assert_ne!(snapshot(&w.home), before, "control");
     }
+}
+
+/// Changes made on the host after a cached scan, each leaving a new `.env` at `secret`
+/// (relative to the root); `$OUT` is the outside folder. The folders `a`, `r` and `t` exist
+/// before the scan.
+const AFTER_SCAN: &[(&str, &str, &str)] = &[
+    ("existing folder", "echo S > a/.env", "a/.env"),
+    ("new folder", "mkdir -p n/m && echo S > n/m/.env", "n/m/.env"),
+    ("renamed into place", "echo S > \"$OUT/staged\" && mv \"$OUT/staged\" r/.env", "r/.env"),
+    ("folder renamed in", "mkdir \"$OUT/d\" && echo S > \"$OUT/d/.env\" && mv \"$OUT/d\" d", "d/.env"),
+    ("mtime restored", "old=$(stat -c %y t) && echo S > t/.env && touch -d \"$old\" t", "t/.env"),
+    ("renamed in place", "echo S > a/notes && mv a/notes a/.env", "a/.env"),
+    ("in a folder named like a placeholder", "mkdir .roo && echo S > .roo/.env", ".roo/.env"),
+];
+
+/// A project whose folders are older than the scan cache's racy window once the caller has
+/// waited.
+fn scan_cache_world() -> World {
+    let w = World::new();
+    for d in ["a", "r", "t", "src/deep"] {
+        write_file(&w.root.join(d).join("f.txt"), "x");
+    }
+    w
+}
+
+fn scan_cache_files(w: &World) -> Vec<PathBuf> {
+    std::fs::read_dir(w.dir.join("wicket-home/cache/scan"))
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect())
+        .unwrap_or_default()
+}
+
+/// The cache file with no secrets listed (its first line names the layout, its second is the
+/// header as JSON, then the stamps); panics unless it listed exactly `listed`.
+fn scan_cache_lie(cache: &Path, listed: usize) -> Vec<u8> {
+    let bytes = std::fs::read(cache).unwrap();
+    let first = bytes.iter().position(|b| *b == b'\n').unwrap() + 1;
+    let end = first + bytes[first..].iter().position(|b| *b == b'\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_slice(&bytes[first..end]).unwrap();
+    assert!(header["secrets"].as_array().is_some_and(|s| s.len() == listed), "{header}");
+    header["secrets"] = serde_json::json!([]);
+    let mut lie = bytes[..first].to_vec();
+    lie.extend_from_slice(header.to_string().as_bytes());
+    lie.extend_from_slice(&bytes[end..]);
+    lie
+}
+
+#[test]
+fn a_secret_made_after_a_cached_scan_is_still_masked() {
+    let worlds: Vec<(&str, usize, World)> = ["bwrap", "landlock"]
+        .into_iter()
+        .flat_map(|b| (0..AFTER_SCAN.len()).map(move |i| (b, i)))
+        .map(|(b, i)| (b, i, scan_cache_world()))
+        .collect();
+    // Past the racy window, so that the first run's scan is cached.
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    let mut failures = Vec::new();
+    for (backend, i, w) in &worlds {
+        let (name, change, secret) = AFTER_SCAN[*i];
+        let first = w.wicket(backend, None, &["true"]);
+        assert_eq!(first.status.code(), Some(0), "{backend} {name}: {}", String::from_utf8_lossy(&first.stderr));
+        assert_eq!(scan_cache_files(w).len(), 1, "{backend} {name}: the scan was cached");
+        let ok = Command::new("sh").args(["-c", change]).env("OUT", &w.out).current_dir(&w.root).status().unwrap();
+        assert!(ok.success(), "{name}: {change}");
+        let script = w.script("after", READ_EACH);
+        let list = path_list(w, "after", &[w.root.join(secret).to_str().unwrap()]);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = w.wicket(backend, None, &args);
+        if !readable(&inside).is_empty() {
+            failures.push(format!("{backend} {name}: {secret} was read inside"));
+        }
+        if readable(&w.direct(&args)).len() != 1 {
+            failures.push(format!("{backend} {name}: control could not read {secret}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A cache that lies (it lists no secret) is only believed when it is wicket's own: owned by
+/// this user, writable by nobody else, outside every folder the sandbox may write.
+#[test]
+fn a_tampered_or_foreign_scan_cache_is_ignored() {
+    let w = scan_cache_world();
+    write_file(&w.root.join("a/.env"), "S");
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    let script = w.script("tamper", READ_EACH);
+    let env = w.root.join("a/.env");
+    let list = path_list(&w, "tamper", &[env.to_str().unwrap()]);
+    let args = ["python3", script.to_str().unwrap(), list.as_str()];
+    assert_eq!(readable(&w.wicket("bwrap", None, &args)), Vec::<String>::new(), "masked, and cached");
+    let cache = scan_cache_files(&w).pop().expect("the scan was cached");
+    let lie = scan_cache_lie(&cache, 1);
+    let plant = |file: &Path, mode: u32| {
+        let _ = std::fs::remove_file(file);
+        std::fs::write(file, &lie).unwrap();
+        std::fs::set_permissions(file, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+    };
+    type Tamper<'a> = (&'static str, Box<dyn Fn() + 'a>);
+    let mut cases: Vec<Tamper> = vec![
+        ("writable by others", Box::new(|| plant(&cache, 0o666))),
+        ("not JSON", Box::new(|| std::fs::write(&cache, "{not json").unwrap())),
+        ("stamps cut short", {
+            let cache = cache.clone();
+            let short = lie[..lie.len() - 3].to_vec();
+            Box::new(move || std::fs::write(&cache, &short).unwrap())
+        }),
+        ("a link to the lie", {
+            let cache = cache.clone();
+            let elsewhere = w.dir.join("lie.json");
+            Box::new(move || {
+                plant(&elsewhere, 0o600);
+                let _ = std::fs::remove_file(&cache);
+                std::os::unix::fs::symlink(&elsewhere, &cache).unwrap();
+            })
+        }),
+    ];
+    if is_root() {
+        cases.push((
+            "owned by another user",
+            Box::new(|| {
+                plant(&cache, 0o600);
+                std::os::unix::fs::chown(&cache, Some(65534), Some(65534)).unwrap();
+            }),
+        ));
+    }
+    for (name, tamper) in &cases {
+        tamper();
+        assert_eq!(readable(&w.wicket("bwrap", None, &args)), Vec::<String>::new(), "{name}: the lie was believed");
+    }
+    // Control: the same lie in wicket's own file is believed, so each case above is what kept
+    // the secret masked.
+    plant(&cache, 0o600);
+    assert_eq!(readable(&w.wicket("bwrap", None, &args)), vec![env.to_string_lossy().into_owned()], "control");
+    // The cache inside a folder the sandbox may write (here the project) is never used (the
+    // lie is made anew: the new folder changes the root).
+    let in_project = w.root.join("state");
+    std::fs::create_dir_all(in_project.join("cache/scan")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    let _ = w.wicket("bwrap", None, &["true"]);
+    let lie = scan_cache_lie(&cache, 1);
+    let planted = in_project.join("cache/scan").join(cache.file_name().unwrap());
+    std::fs::write(&planted, lie).unwrap();
+    std::fs::set_permissions(&planted, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let inside = w.wicket_with("bwrap", &[("WICKET_HOME", &in_project)], &args);
+    assert_eq!(readable(&inside), Vec::<String>::new(), "a cache in the project was believed");
 }
