@@ -16,14 +16,16 @@
 //! and the text is parsed again, so the tree ends the string where bash does. The walker still
 //! reads the original text.
 //!
-//! Text with a backtick is parsed on a helper thread, against a deadline. tree-sitter's error
-//! recovery around a backtick substitution can take time exponential in what follows it
-//! (`true \`| true | … | true`, forty pipes: a minute; found by the `walker` fuzz target, and the
-//! same in tree-sitter 0.27), and the time goes in a single step at the end of the text, where
-//! no progress callback or cancellation flag is looked at. A gate that hangs fails open for
-//! agents that run a call whose hook timed out, so a parse that misses [`PARSE_DEADLINE`] is
-//! "not understood"; the helper thread finishes (or never does) on its own. Other text is
-//! parsed on the calling thread, because the hand-over costs as much as a parse.
+//! Text with a backtick or a long pipeline is parsed on a helper thread, against a deadline.
+//! tree-sitter's error recovery in a pipeline can take time exponential in the pipes that follow
+//! an error (`true | true \`| true | … | true`, forty pipes: 37 s; a 1,415-byte pipeline of 200
+//! `true`s with a few typos and one `| |`: over five minutes; both found by the `walker` fuzz
+//! target, the same in tree-sitter 0.27), and the time goes in a single step at the end of the
+//! text, where no progress callback or cancellation flag is looked at. A gate that hangs fails
+//! open for agents that run a call whose hook timed out, so a parse that misses
+//! [`PARSE_DEADLINE`] is "not understood"; the helper thread finishes (or never does) on its
+//! own. Other text is parsed on the calling thread: the hand-over costs as much as a parse, and
+//! below [`GUARD_PIPES`] pipes the worst case seen is a few milliseconds.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -413,12 +415,12 @@ fn heredoc_patches(view: &str, node: Node<'_>, out: &mut Vec<(usize, u8, bool)>)
     }
 }
 
-/// The longest a parse of text with a backtick may take before the text counts as not
+/// The longest a guarded parse may take before the text counts as not
 /// understood. The largest input wicket reads (64 KiB) parses in well under a tenth of this.
 pub(crate) const PARSE_DEADLINE: Duration = Duration::from_secs(2);
 
 /// Helper threads still busy with a parse that missed its deadline; past
-/// [`MAX_OVERDUE`], text with a backtick is not parsed at all (not understood) until one ends,
+/// [`MAX_OVERDUE`], text that needs the guard is not parsed at all (not understood) until one ends,
 /// so hostile input cannot pile up threads that burn the machine.
 static OVERDUE: AtomicUsize = AtomicUsize::new(0);
 const MAX_OVERDUE: usize = 2;
@@ -501,8 +503,11 @@ fn parse_guarded(src: &str) -> Option<Tree> {
     })
 }
 
+/// From this many `|` bytes on (or with a backtick), a parse goes through the guard.
+const GUARD_PIPES: usize = 8;
+
 fn parse_view(src: &str) -> Option<Tree> {
-    if src.contains('`') {
+    if src.contains('`') || src.bytes().filter(|&b| b == b'|').count() >= GUARD_PIPES {
         return parse_guarded(src);
     }
     PARSER.with(|cell| {
