@@ -34,7 +34,68 @@ pub(crate) fn check(root: Node<'_>, src: &str) -> Option<String> {
             return Some(p);
         }
     }
-    None
+    check_coverage(root, src)
+}
+
+/// Every byte the parser read must belong to a token of the tree. tree-sitter-bash can skip
+/// text without an error node (a command named `-` after `&`, `|` or at the start: `a & - x`
+/// gives a tree with no `-` in it, and bash runs the function `-`), so a gap between tokens
+/// that holds anything but blanks and line continuations is text nobody checked.
+fn check_coverage(root: Node<'_>, src: &str) -> Option<String> {
+    let bytes = src.as_bytes();
+    let mut at = 0;
+    // `heredoc` is true when the token after the gap starts a here-document redirection: the
+    // tree drops `-` words there (`cat - <<EOF`), and the walker puts them back.
+    let gap = |from: usize, to: usize, heredoc: bool| -> Option<String> {
+        let mut i = from;
+        while i < to {
+            match bytes[i] {
+                b' ' | b'\t' | b'\n' => i += 1,
+                b'\\' if bytes.get(i + 1) == Some(&b'\n') => i += 2,
+                b'-' if heredoc && matches!(bytes.get(i + 1), Some(b' ' | b'\t')) => i += 1,
+                _ => return Some(format!("the parser skipped text at byte {i} without reading it")),
+            }
+        }
+        None
+    };
+    let starts_heredoc = |leaf: Node<'_>| {
+        let mut n = Some(leaf);
+        while let Some(p) = n {
+            if p.start_byte() != leaf.start_byte() {
+                return false;
+            }
+            if p.kind() == "heredoc_redirect" {
+                return true;
+            }
+            n = p.parent();
+        }
+        false
+    };
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        // Here-document bodies keep their literal text outside child nodes (see
+        // `heredoc_text_segments`); they are checked as a whole.
+        let opaque = node.kind() == "heredoc_body";
+        if (opaque || node.child_count() == 0) && node.end_byte() > node.start_byte() {
+            if node.start_byte() > at {
+                if let Some(p) = gap(at, node.start_byte(), starts_heredoc(node)) {
+                    return Some(p);
+                }
+            }
+            at = at.max(node.end_byte());
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return gap(at, bytes.len().max(at), false);
+            }
+        }
+    }
 }
 
 fn check_control_blanks(root: Node<'_>, src: &str) -> Option<String> {
@@ -208,6 +269,12 @@ fn check_continuations(root: Node<'_>, src: &str) -> Option<String> {
         let Some(node) = root.descendant_for_byte_range(i, i + 2) else {
             continue;
         };
+        // In double quotes bash removes the continuation before it looks for expansions, so a
+        // `$` before it starts one with what follows (`"$\⏎(id)"` runs `id`); the tree keeps
+        // the text literal.
+        if matches!(node.kind(), "string" | "string_content") && dollar_before(bytes, i) {
+            return Some(format!("line continuation at byte {i} joins a `$` to what follows it"));
+        }
         let inside_token = is_text_token(node.kind()) || node.kind() == "number";
         if inside_token {
             continue;
@@ -220,6 +287,19 @@ fn check_continuations(root: Node<'_>, src: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// True when the text before the continuation at `i` (past earlier continuations) ends with an
+/// unescaped `$`.
+fn dollar_before(bytes: &[u8], mut i: usize) -> bool {
+    while i >= 2 && bytes[i - 2] == b'\\' && bytes[i - 1] == b'\n' {
+        i -= 2;
+    }
+    if i == 0 || bytes[i - 1] != b'$' {
+        return false;
+    }
+    let escapes = bytes[..i - 1].iter().rev().take_while(|&&b| b == b'\\').count();
+    escapes % 2 == 0
 }
 
 /// Node kinds whose text the shell takes as one token (a blank or an escape inside them does

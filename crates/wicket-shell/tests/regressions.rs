@@ -809,6 +809,34 @@ fn dollar_before_a_blank_is_a_literal_word() {
     assert_eq!(argvs("echo $\"x\""), [vec![s("echo"), s("x")]]);
 }
 
+/// Text the parser skips without an error node is not understood. tree-sitter-bash drops a
+/// command named `-` (bash runs a function of that name) when an assignment-like word follows;
+/// the `differential` fuzz target found it. Confirmed in bash 5.2: `function - { echo PWNED; };
+/// true | - r==~ ^m` prints PWNED.
+#[test]
+fn text_the_parser_skips_is_not_understood() {
+    for src in ["true & - d=x", "true | - r==~ ^m", "- r==~ ^m", "true; - d=x y", "true && - a=b echo hi"] {
+        let a = analyze(src);
+        let dash_seen = a.commands.iter().any(|c| c.words.first().is_some_and(|w| w.raw == "-"));
+        assert!(!a.understood || dash_seen, "{src:?}: the command `-` was dropped: {:?}", a.commands);
+    }
+    // The here-document case the walker repairs stays understood.
+    assert!(analyze("git commit -F - <<'EOF'\nmsg\nEOF").understood);
+    assert!(analyze("cat - - <<EOF\nx\nEOF").understood);
+}
+
+/// In double quotes bash removes a line continuation before it looks for `$`: `"$\⏎(id)"`
+/// runs `id` (bash 5.2 in bwrap). The tree keeps it literal, so it is not understood.
+#[test]
+fn a_continuation_after_a_dollar_in_double_quotes_is_not_understood() {
+    for src in ["echo \"a$\\\n(id)b\"", "echo \"$\\\n\\\n(id)\"", "echo \"$\\\n{x}\""] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    // An escaped `$` stays literal text, and a continuation elsewhere in quotes is removed.
+    assert_eq!(argvs("echo \"a\\$\\\n(id)\""), [vec![Some("echo".to_string()), Some("a$(id)".to_string())]]);
+    assert_eq!(argvs("echo \"x\\\ny\""), [vec![Some("echo".to_string()), Some("xy".to_string())]]);
+}
+
 // --- brush differs from bash here; wicket follows bash ------------------------------------------
 // The `differential` fuzz target reported these; bash 5.2 (`set -x`) agrees with wicket, so they
 // are pinned here rather than taught to the oracle.
