@@ -72,7 +72,34 @@ struct Walker {
     compound: bool,
     /// `for` loops over static words whose variable nothing else on the line can set.
     loops: Vec<Loop>,
+    /// Names some command on the line makes an array (`x=(…)`, `x[i]=…`, `declare -a x`,
+    /// `read -a x`, `mapfile x`), wherever it stands: a loop can run it before an earlier line.
+    arrays: Vec<String>,
+    /// `declare`-family assignments whose value may start with `(` (static `(…)` or dynamic):
+    /// bash parses such a value again as the elements of an array, and evaluates their
+    /// subscripts, when the name is an array. Judged in `finish`, once every array is known.
+    compound_values: Vec<(String, String)>,
 }
+
+/// Arrays bash itself keeps; assigning one through `declare` parses a `(…)` value too
+/// (bash 5.2 `variables.c`; `BASH_ALIASES` and `DIRSTACK` confirmed to run a subscript).
+const BASH_ARRAYS: &[&str] = &[
+    "BASH_ALIASES",
+    "BASH_ARGC",
+    "BASH_ARGV",
+    "BASH_CMDS",
+    "BASH_LINENO",
+    "BASH_REMATCH",
+    "BASH_SOURCE",
+    "BASH_VERSINFO",
+    "COMP_WORDS",
+    "COPROC",
+    "DIRSTACK",
+    "FUNCNAME",
+    "GROUPS",
+    "MAPFILE",
+    "PIPESTATUS",
+];
 
 /// A `for NAME in WORDS; do BODY; done` whose variable takes only the listed words.
 struct Loop {
@@ -156,6 +183,18 @@ impl Walker {
     }
 
     fn finish(mut self) -> Analysis {
+        for (name, raw) in std::mem::take(&mut self.compound_values) {
+            if self.arrays.contains(&name) || BASH_ARRAYS.contains(&name.as_str()) {
+                self.problem(
+                    ProblemKind::EvaluatesValue,
+                    format!(
+                        "`{name}` is an array, so bash parses the value of `{}` again as its elements and \
+                         evaluates their subscripts (a `$(…)` in the value would run)",
+                        snippet(&raw)
+                    ),
+                );
+            }
+        }
         if self.commands.len() > MAX_COMMANDS {
             let n = self.commands.len();
             self.problem(ProblemKind::TooManyParts, format!("{n} simple commands (limit {MAX_COMMANDS})"));
@@ -832,6 +871,7 @@ impl Walker {
             .unwrap_or(end);
         cmd.source = src.get(start..source_end.max(start)).unwrap_or("").to_string();
         self.loop_words(&mut cmd, src, node.start_byte());
+        self.note_arrays(&cmd);
         self.check_program(&cmd);
         self.commands.push(cmd);
 
@@ -1017,11 +1057,34 @@ impl Walker {
                 }
             }
             "declare" | "typeset" | "local" | "export" | "readonly" => {
+                let options = || args.iter().filter_map(|w| w.value.as_deref()).filter(|v| v.starts_with('-'));
+                let array = options().any(|v| v.contains(['a', 'A']));
                 for w in args {
+                    let assigned = w.raw.split_once('=').map(|(n, _)| n.trim_end_matches('+'));
+                    if let Some(name) = assigned.filter(|n| !n.starts_with('-')) {
+                        let name = name.split('[').next().unwrap_or(name).to_string();
+                        let static_paren =
+                            w.value.as_deref().and_then(|v| v.split_once('=')).is_some_and(|(_, v)| v.starts_with('('));
+                        // An unquoted `x=(…)` is an array node: the tree holds its elements.
+                        let parsed_array = w.raw.split_once('=').is_some_and(|(_, v)| v.starts_with('('));
+                        if (w.value.is_none() || static_paren) && !parsed_array {
+                            self.compound_values.push((name.clone(), w.raw.clone()));
+                        }
+                        if array {
+                            self.arrays.push(name);
+                        }
+                    } else if array && !w.raw.starts_with(['-', '+']) {
+                        self.arrays.push(w.raw.clone());
+                    }
                     match &w.value {
                         Some(v) if v.starts_with('-') && v.contains('i') => {
                             refuse(w, self, "gives a variable the integer attribute (every later value is evaluated)")
                         }
+                        Some(v) if v.starts_with('-') && v.contains('n') => refuse(
+                            w,
+                            self,
+                            "makes a name reference (its value is used as a name, subscript evaluated, at every expansion)",
+                        ),
                         Some(v) => self.name_inert(v.split(['=', '+']).next().unwrap_or(v)),
                         None if !w
                             .raw
@@ -1056,6 +1119,33 @@ impl Walker {
         }
     }
 
+    /// Records the names this command makes arrays (see [`Walker::arrays`]).
+    fn note_arrays(&mut self, cmd: &SimpleCommand) {
+        for a in &cmd.assignments {
+            let (name, subscripted) = match a.name.split_once('[') {
+                Some((n, _)) => (n, true),
+                None => (a.name.as_str(), false),
+            };
+            if subscripted || a.value.raw.starts_with('(') {
+                self.arrays.push(name.to_string());
+            }
+        }
+        let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return };
+        let args = &cmd.words[1..];
+        let operands = || args.iter().filter(|w| !w.raw.starts_with('-')).map(|w| w.raw.clone());
+        match program {
+            "mapfile" | "readarray" => {
+                self.arrays.push("MAPFILE".to_string());
+                self.arrays.extend(operands());
+            }
+            // `read -a NAME` (also clustered, `-ra NAME`): every word may be the name.
+            "read" if args.iter().any(|w| w.raw.starts_with('-') && w.raw.contains('a')) => {
+                self.arrays.extend(args.iter().map(|w| w.raw.clone()));
+            }
+            _ => {}
+        }
+    }
+
     /// `a=(['$(id)']=1)`: bash evaluates the key of an indexed array element as arithmetic,
     /// after expanding it with single quotes not special, so the command runs. The tree reads
     /// `[`, a quoted string, `]=1`.
@@ -1069,6 +1159,11 @@ impl Walker {
                 ProblemKind::Unsupported,
                 format!("`$` in a quoted array key (bash expands it there): `{}`", snippet(t)),
             );
+        } else {
+            // The key of an indexed array is arithmetic (`a=([k]=1)` evaluates the value of
+            // `k`); whether the array is associative is not always known, so every key is
+            // held to the inert-arithmetic rule.
+            self.arith_inert(key, t);
         }
     }
 

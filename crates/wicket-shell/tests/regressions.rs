@@ -837,6 +837,42 @@ fn a_continuation_after_a_dollar_in_double_quotes_is_not_understood() {
     assert_eq!(argvs("echo \"x\\\ny\""), [vec![Some("echo".to_string()), Some("xy".to_string())]]);
 }
 
+/// The `declare` family parses a value that starts with `(` again as an array's elements when
+/// the name is an array, and evaluates their subscripts; a name reference evaluates its target's
+/// subscript at every expansion; an indexed array's keys are arithmetic. Each shape below ran
+/// `$(…)` in bash 5.2 (in bwrap) with the payload only in data.
+#[test]
+fn declare_values_that_bash_evaluates_are_not_understood() {
+    for src in [
+        "declare -a x='([$(id)]=1)'",
+        "declare -a x=\"$(cat f)\"",
+        "declare -a x; declare x=\"$(cat f)\"",
+        "declare x=\"$v\"; x[1]=2",
+        "read -ra x; declare x=\"$v\"",
+        "mapfile x < f; local x=\"$v\"",
+        "declare BASH_ALIASES=\"$(cat f)\"",
+        "export -a x=\"$(cat f)\"",
+        "declare -n r=x",
+        "local -rn r",
+        "declare -a arr=([$k]=1)",
+        "arr=([k]=1)",
+    ] {
+        let a = analyze(src);
+        assert!(!a.understood, "{src:?}: {:?}", a.commands);
+    }
+    for src in [
+        "declare out=\"$(date)\"",
+        "local d=\"$1\"",
+        "declare title='(draft)'",
+        "declare -a arr=(1 $(y))",
+        "arr=([0]=a [1]=b)",
+        "export PATH=\"$HOME/bin:$PATH\"",
+    ] {
+        let a = analyze(src);
+        assert!(a.understood, "{src:?}: {:?}", a.problems);
+    }
+}
+
 // --- brush differs from bash here; wicket follows bash ------------------------------------------
 // The `differential` fuzz target reported these; bash 5.2 (`set -x`) agrees with wicket, so they
 // are pinned here rather than taught to the oracle.
