@@ -767,12 +767,7 @@ impl Policy {
                     && c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|p| LISTING_SAFE.contains(&p))
             });
         for (arg, glob) in &view.args {
-            // `--file=.env` and `-d @.env` name `.env` too.
-            let candidates = std::iter::once(arg.as_str())
-                .chain(arg.split_once('=').map(|(_, v)| v))
-                .chain(arg.strip_prefix('@'))
-                .chain(arg.split_once("=@").map(|(_, v)| v));
-            for cand in candidates {
+            for cand in path_candidates(arg) {
                 if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
                     continue;
                 }
@@ -1547,13 +1542,29 @@ fn via_link(rp: &ResolvedPath) -> String {
     }
 }
 
+/// The files one argument word may name: the word, the value of `--file=x`, `@x`, `-d=@x`,
+/// and a value glued to a short option (`-f.env`, `-xf.env`). Programs without an option
+/// table cannot say which letters take a value, so every place after a run of option letters
+/// is a possible start (getopt's rule: the rest of the word is the value).
+fn path_candidates(arg: &str) -> impl Iterator<Item = &str> {
+    let glued = match arg.strip_prefix('-') {
+        Some(rest) if !rest.starts_with('-') => {
+            let letters = rest.bytes().take_while(u8::is_ascii_alphanumeric).count();
+            (2..=1 + letters.min(8)).filter_map(move |k| arg.get(k..)).collect::<Vec<_>>()
+        }
+        _ => Vec::new(),
+    };
+    std::iter::once(arg)
+        .chain(arg.split_once('=').map(|(_, v)| v))
+        .chain(arg.strip_prefix('@'))
+        .chain(arg.split_once("=@").map(|(_, v)| v))
+        .chain(glued)
+}
+
 /// The static arguments of a command that may name files (`--file=x` and `@x` too).
 fn command_path_args(view: &CommandView) -> impl Iterator<Item = &str> {
     view.args.iter().filter(|(_, glob)| !glob).flat_map(|(arg, _)| {
-        std::iter::once(arg.as_str())
-            .chain(arg.split_once('=').map(|(_, v)| v))
-            .chain(arg.strip_prefix('@'))
-            .filter(|c| !c.is_empty() && !c.starts_with('-') && c.len() <= 4096 && !c.contains('\n'))
+        path_candidates(arg).filter(|c| !c.is_empty() && !c.starts_with('-') && c.len() <= 4096 && !c.contains('\n'))
     })
 }
 

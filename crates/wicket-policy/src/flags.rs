@@ -220,7 +220,7 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
     let mut scripts: Vec<&str> = Vec::new();
     for f in &parsed.found {
         match f.opt.effect {
-            Effect::Exec | Effect::ScriptFile => push(f.name),
+            Effect::Exec | Effect::ScriptFile | Effect::ReadList => push(f.name),
             // Writing to /dev/null is the usual way to check a URL.
             Effect::Write if f.value.as_deref().is_some_and(is_device) => {}
             Effect::Write => push(f.name),
@@ -331,10 +331,16 @@ fn sub_risky(table: &'static crate::options::Program, parsed: &crate::options::P
                         | "archimport"
                         | "quiltimport"
                 ) || (sub == "maintenance" && ops.get(1).is_some_and(|o| matches!(o.as_str(), "start" | "register")))
-                    || (sub == "submodule" && ops.iter().any(|o| o == "foreach"))
-                    || (sub == "bisect" && ops.get(1).is_some_and(|o| o == "run"))
                 {
                     out.push(sub.to_string());
+                }
+                // The risky word is the one that runs a command, so `git submodule*` does not
+                // cover `git submodule foreach CMD` unless the rule spells `foreach` out.
+                if sub == "submodule" && ops.iter().any(|o| o == "foreach") {
+                    out.push("foreach".to_string());
+                }
+                if sub == "bisect" && ops.get(1).is_some_and(|o| o == "run") {
+                    out.push("run".to_string());
                 }
             }
         }

@@ -94,6 +94,10 @@ pub enum Effect {
     ExecPath,
     /// Reads the file named by the value.
     Read,
+    /// Reads a list of file names (from the value, or from stdin when the option takes none)
+    /// and then reads those files (`sort --files0-from F`, `tar -T F`, `zip -@`): reads nobody
+    /// can name, so a rule must spell the option out.
+    ReadList,
     /// Moves where the program works or finds the build it runs (`make -C DIR`, `cargo
     /// --manifest-path`, `uv --directory`): read like `Read`, and a folder that may lie
     /// outside the project (absolute, `~`, `..`, an expansion) is for a rule to spell out.
@@ -314,7 +318,7 @@ const SORT: Program = Program {
         o(&["-C"], NO, Plain),
         o(&["--compress-program"], REQ, Exec),
         o(&["--debug"], NO, Plain),
-        o(&["--files0-from"], REQ, Read),
+        o(&["--files0-from"], REQ, ReadList),
         o(&["-k", "--key"], REQ, Plain),
         o(&["-m", "--merge"], NO, Plain),
         o(&["-o", "--output"], REQ, Write),
@@ -1272,7 +1276,7 @@ impl Parsed {
         for f in &self.found {
             let Some(v) = &f.value else { continue };
             match f.opt.effect {
-                Effect::Read | Effect::Workdir | Effect::ScriptFile => out.push(v.clone()),
+                Effect::Read | Effect::ReadList | Effect::Workdir | Effect::ScriptFile => out.push(v.clone()),
                 Effect::ReadAt => {
                     // `@file`, `name=@file`, `name=<file`, `@file;type=…`.
                     let at = v.find(['@', '<']).filter(|&k| k == 0 || v[..k].ends_with('='));

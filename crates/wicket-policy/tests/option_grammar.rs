@@ -10,7 +10,7 @@ use wicket_policy::rules::CommandPattern;
 
 /// An effect an allow rule must see spelled out.
 fn dangerous(e: Effect) -> bool {
-    matches!(e, Effect::Exec | Effect::Write | Effect::ScriptFile | Effect::Script)
+    matches!(e, Effect::Exec | Effect::Write | Effect::ScriptFile | Effect::Script | Effect::ReadList)
 }
 
 /// A value that makes a script option dangerous too (`sed -e '1e id'`).
@@ -219,7 +219,7 @@ fn every_dangerous_option_by_every_name_is_caught() {
     let mut checked = 0;
     for (lead, p) in tables() {
         for o in p.all_opts() {
-            if !matches!(o.effect, Effect::Exec | Effect::Write | Effect::ScriptFile) {
+            if !matches!(o.effect, Effect::Exec | Effect::Write | Effect::ScriptFile | Effect::ReadList) {
                 continue;
             }
             for name in o.names {
@@ -341,7 +341,8 @@ fn prefixes_follow_each_parser() {
         let opts: Vec<_> = p.all_opts().collect();
         let names: Vec<&str> = opts.iter().flat_map(|o| o.names.iter().copied()).collect();
         for o in &opts {
-            if !matches!(o.effect, Effect::Exec | Effect::Write | Effect::ScriptFile | Effect::Read) {
+            if !matches!(o.effect, Effect::Exec | Effect::Write | Effect::ScriptFile | Effect::Read | Effect::ReadList)
+            {
                 continue;
             }
             let longs = o.names.iter().filter(|n| n.starts_with("--") || (p.style == Style::GoFlag && n.len() > 2));

@@ -50,7 +50,7 @@ pub(super) const ZIP: Program = Program {
         o(&["-D", "--no-dir-entries"], NO, Plain),
         // Names to add come from stdin: what they are is not on the line, but they are read
         // like operands (no secret check can see them; the sandbox still confines the read).
-        o(&["-@", "--names-stdin"], NO, Plain),
+        o(&["-@", "--names-stdin"], NO, ReadList),
         o(&["-P", "--password"], REQ, Plain),
         o(&["-e", "--encrypt"], NO, Plain),
         o(&["-s", "--split-size"], REQ, Plain),
