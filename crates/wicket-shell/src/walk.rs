@@ -730,7 +730,9 @@ impl Walker {
                                     // The token may carry text before the `$` (`-g$"b"`).
                                     let mut w = word_of(child, src);
                                     w.value = w.value.map(|v| v.strip_suffix('$').unwrap_or(&v).to_string());
-                                    glue(&mut w, word_of(next, src));
+                                    let next_word = word_of(next, src);
+                                    self.newline_glued(&next_word);
+                                    glue(&mut w, next_word);
                                     (w, next)
                                 }
                                 None => (word_of(child, src), child),
@@ -739,8 +741,12 @@ impl Walker {
                             match (cmd.words.last_mut(), cmd.assignments.last_mut()) {
                                 // (A word starting at a newline is here-document text the
                                 // tree misread: kept apart, it is reported below.)
-                                (Some(last), _) if word_end == Some(child.start_byte()) && glued => glue(last, w),
+                                (Some(last), _) if word_end == Some(child.start_byte()) && glued => {
+                                    self.newline_glued(&w);
+                                    glue(last, w)
+                                }
                                 (None, Some(a)) if assignment_end == Some(child.start_byte()) && glued => {
+                                    self.newline_glued(&w);
                                     glue(&mut a.value, w);
                                     assignment_end = Some(scan.end_byte());
                                 }
@@ -796,7 +802,10 @@ impl Walker {
                             }
                             let w = word_of(child, src);
                             match cmd.words.last_mut() {
-                                Some(last) if glued_end == Some(child.start_byte()) => glue(last, w),
+                                Some(last) if glued_end == Some(child.start_byte()) => {
+                                    self.newline_glued(&w);
+                                    glue(last, w)
+                                }
                                 _ => cmd.words.push(w),
                             }
                             glued_end = Some(child.end_byte());
@@ -1119,6 +1128,16 @@ impl Walker {
         }
     }
 
+    /// A word the tree glues to the one before cannot start with a newline: bash ends the
+    /// word and the command there (`cat <f O⏎\\`id\\`` reads the second line as an argument of
+    /// `cat`, with a redirection in between). Unglued, the same word is caught where the
+    /// command's words are checked.
+    fn newline_glued(&mut self, w: &Word) {
+        if w.raw.starts_with('\n') {
+            self.problem(ProblemKind::ParseError, "a word starting with a newline (here-document text read as words)");
+        }
+    }
+
     /// Records the names this command makes arrays (see [`Walker::arrays`]).
     fn note_arrays(&mut self, cmd: &SimpleCommand) {
         for a in &cmd.assignments {
@@ -1324,7 +1343,9 @@ impl Walker {
                     // `` `echo n`v ``, `.e"n"` `\v`, `in$$$` `.txt`): join them.
                     let mut end = t.end_byte();
                     while let Some(next) = targets.next_if(|n| n.start_byte() == end) {
-                        glue(&mut target, word_of(next, src));
+                        let next_word = word_of(next, src);
+                        self.newline_glued(&next_word);
+                        glue(&mut target, next_word);
                         if next.named_child_count() > 0 {
                             parts.scan.push((next, ctx));
                         }
@@ -1339,7 +1360,10 @@ impl Walker {
                     }
                     let w = word_of(extra, src);
                     match parts.extra_words.last_mut() {
-                        Some(last) if extra_end == Some(extra.start_byte()) => glue(last, w),
+                        Some(last) if extra_end == Some(extra.start_byte()) => {
+                            self.newline_glued(&w);
+                            glue(last, w)
+                        }
                         _ => parts.extra_words.push(w),
                     }
                     extra_end = Some(extra.end_byte());

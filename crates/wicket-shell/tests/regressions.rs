@@ -873,6 +873,19 @@ fn declare_values_that_bash_evaluates_are_not_understood() {
     }
 }
 
+/// tree-sitter-bash can start a word token with a newline and glue it to the word before
+/// (after a redirection: `cat <f O⏎\`id\``), so the next line reads as arguments of the
+/// first command. Bash ends the command at the newline (confirmed in bash 5.2: `echo ok
+/// >/dev/null O⏎\echo PWN` prints PWN). Found by the `differential` fuzz target.
+#[test]
+fn a_line_glued_to_a_word_after_a_redirection_is_not_understood() {
+    for src in ["cat<F<E O\n\\`id\\`\nEOF", "echo ok >/dev/null O\n\\rm -rf x", "cat O\n\\`id\\`"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    // Here-document text the walker knows is body text stays understood.
+    assert!(analyze("cat <<'EOF'\n\\documentclass{article}\nEOF").understood);
+}
+
 // --- brush differs from bash here; wicket follows bash ------------------------------------------
 // The `differential` fuzz target reported these; bash 5.2 (`set -x`) agrees with wicket, so they
 // are pinned here rather than taught to the oracle.
