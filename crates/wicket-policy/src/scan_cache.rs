@@ -154,6 +154,51 @@ impl Seen {
     }
 }
 
+/// A walk's folder stamps (encoded as in the cache file), kept for the check after the run:
+/// which folders changed while the command ran.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Stamps {
+    bytes: std::sync::Arc<Vec<u8>>,
+    count: usize,
+}
+
+impl std::fmt::Debug for Stamps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stamps({} folders)", self.count)
+    }
+}
+
+impl Stamps {
+    fn of(folders: &[Stamp]) -> Stamps {
+        Stamps { bytes: std::sync::Arc::new(encode(folders)), count: folders.len() }
+    }
+
+    /// The folders (relative to `root`) whose stamp moved since the walk, or that were racy
+    /// then, and every folder stamped with its inode; `None` when the stamps cannot be read
+    /// back or the root not opened (then everything must be read).
+    pub(crate) fn since(&self, root: &Path) -> Option<(Vec<String>, std::collections::HashMap<String, u64>)> {
+        let folders = decode(&self.bytes, self.count)?;
+        let base = open_root(root)?;
+        let mut changed = Vec::new();
+        let mut map = std::collections::HashMap::with_capacity(folders.len());
+        for Stamp(rel, id, was_racy, _) in folders {
+            #[cfg(target_os = "linux")]
+            let now = stamp_at(&base, Path::new(&rel));
+            #[cfg(not(target_os = "linux"))]
+            let now = {
+                let _ = &base;
+                stamp(&root.join(&rel))
+            };
+            // Gone: its parent moved, and is read again.
+            if now.is_some_and(|n| n != id || was_racy) {
+                changed.push(rel.clone());
+            }
+            map.insert(rel, id.1);
+        }
+        Some((changed, map))
+    }
+}
+
 /// The cache file: [`MAGIC`], this header as one line of JSON, then the folders' stamps in a
 /// fixed binary layout (see [`encode`]), which the check reads off the command's path.
 #[derive(Debug, Serialize, Deserialize)]
@@ -162,12 +207,14 @@ struct Header {
     links: Vec<(String, Option<String>)>,
     denied: Vec<PathBuf>,
     secrets: Vec<PathBuf>,
+    /// The repository candidates the walk found (see [`crate::nested_git`]).
+    repos: Vec<PathBuf>,
     /// How many stamps follow.
     folders: usize,
 }
 
 /// The first bytes of a cache file of this layout.
-const MAGIC: &[u8] = b"wicket-scan-2\n";
+const MAGIC: &[u8] = b"wicket-scan-3\n";
 
 /// The stamps, each: the path's length (u32) and bytes, device, inode, change time (seconds,
 /// nanoseconds), flags (1: racy, 2: listed) and the listing's hash; little-endian.
@@ -284,7 +331,7 @@ fn key(root: &Path, homes: &[PathBuf], i: &ExecInputs, case_insensitive: bool) -
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (crate::lists::SENSITIVE, crate::lists::HOME_SENSITIVE, crate::exec::SCAN_SKIPPED).hash(&mut h);
     let value = serde_json::json!([
-        "v2",
+        "v3",
         env!("CARGO_PKG_VERSION"),
         format!("{:x}", h.finish()),
         root,
@@ -514,7 +561,10 @@ pub(crate) fn scan(
 ) -> Result<(Scan, Option<Pending>), ExecError> {
     let file = i.scan_cache.as_deref().filter(|f| usable_place(f, writable));
     let Some(file) = file else {
-        return crate::exec::scan_root(root, homes, i, case_insensitive, false).map(|(s, _)| (s, None));
+        let started = std::time::SystemTime::now();
+        let (mut scan, seen, _) = crate::exec::scan_root(root, homes, i, case_insensitive, true)?;
+        scan.stamps = seen.and_then(|s| stamps_of(s, root, started)).map(|(f, _)| Stamps::of(&f));
+        return Ok((scan, None));
     };
     let key = key(root, homes, i, case_insensitive);
     if cached {
@@ -524,7 +574,12 @@ pub(crate) fn scan(
             eprintln!("wicket: scan cache: read in {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
         }
         if let Some((header, stamps)) = loaded {
-            let scan = Scan { denied: header.denied.clone(), secrets: header.secrets.clone() };
+            let scan = Scan {
+                denied: header.denied.clone(),
+                secrets: header.secrets.clone(),
+                repos: header.repos.clone(),
+                stamps: Some(Stamps { bytes: std::sync::Arc::new(stamps.clone()), count: header.folders }),
+            };
             let pending =
                 Pending { file: file.to_path_buf(), root: root.to_path_buf(), header, stamps, first: First::NotYet };
             return Ok((scan, Some(pending)));
@@ -532,25 +587,20 @@ pub(crate) fn scan(
     }
     let started = std::time::SystemTime::now();
     let t0 = std::time::Instant::now();
-    let (scan, seen) = crate::exec::scan_root(root, homes, i, case_insensitive, true)?;
+    let (mut scan, seen, cacheable) = crate::exec::scan_root(root, homes, i, case_insensitive, true)?;
     if std::env::var_os("WICKET_SCAN_TIMING").is_some() {
         eprintln!("wicket: scan cache: the project walked in {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
-    let stamps = match seen {
-        Some(mut seen) if !seen.broken => {
-            seen.finish();
-            let links = std::mem::take(&mut seen.links);
-            seen.stamps(root, started).map(|f| (f, links))
-        }
-        _ => None,
-    };
-    match stamps {
+    let stamps = seen.and_then(|s| stamps_of(s, root, started));
+    scan.stamps = stamps.as_ref().map(|(f, _)| Stamps::of(f));
+    match stamps.filter(|_| cacheable) {
         Some((folders, links)) => {
             let header = Header {
                 key,
                 links,
                 denied: scan.denied.clone(),
                 secrets: scan.secrets.clone(),
+                repos: scan.repos.clone(),
                 folders: folders.len(),
             };
             write(file, &header, &folders)
@@ -561,6 +611,24 @@ pub(crate) fn scan(
         }
     }
     Ok((scan, None))
+}
+
+/// The links a walk met, each with where it led.
+type Links = Vec<(String, Option<String>)>;
+
+/// The stamps and links a walk recorded, relative to the root; `None` when they cannot stand
+/// for the walk (a folder could not be stamped, a path is not UTF-8).
+fn stamps_of(
+    mut seen: Seen,
+    root: &Path,
+    started: std::time::SystemTime,
+) -> Option<(Vec<Stamp>, Links)> {
+    if seen.broken {
+        return None;
+    }
+    seen.finish();
+    let links = std::mem::take(&mut seen.links);
+    seen.stamps(root, started).map(|f| (f, links))
 }
 
 /// The cache's folder is none the sandbox may write (it would hand the next run its masks).
