@@ -90,6 +90,9 @@ impl Watch {
         root_git: Vec<PathBuf>,
         not_entered: Vec<PathBuf>,
     ) -> Watch {
+        let mut found = found.to_vec();
+        found.sort();
+        found.dedup();
         let known = found
             .iter()
             .filter(|f| **f != root.join(".git") && *f != root && !root_git.iter().any(|g| f.starts_with(g)))

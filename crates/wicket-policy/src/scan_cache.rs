@@ -618,11 +618,7 @@ type Links = Vec<(String, Option<String>)>;
 
 /// The stamps and links a walk recorded, relative to the root; `None` when they cannot stand
 /// for the walk (a folder could not be stamped, a path is not UTF-8).
-fn stamps_of(
-    mut seen: Seen,
-    root: &Path,
-    started: std::time::SystemTime,
-) -> Option<(Vec<Stamp>, Links)> {
+fn stamps_of(mut seen: Seen, root: &Path, started: std::time::SystemTime) -> Option<(Vec<Stamp>, Links)> {
     if seen.broken {
         return None;
     }
