@@ -174,29 +174,69 @@ impl Stamps {
     }
 
     /// The folders (relative to `root`) whose stamp moved since the walk, or that were racy
-    /// then, and every folder stamped with its inode; `None` when the stamps cannot be read
-    /// back or the root not opened (then everything must be read).
+    /// then, and the inode of every stamped folder directly inside one of them (what the check
+    /// after the run looks up); `None` when the stamps cannot be read back or the root not
+    /// opened (then everything must be read). Big projects are checked by a few threads.
     pub(crate) fn since(&self, root: &Path) -> Option<(Vec<String>, std::collections::HashMap<String, u64>)> {
-        let folders = decode(&self.bytes, self.count)?;
-        let base = open_root(root)?;
-        let mut changed = Vec::new();
-        let mut map = std::collections::HashMap::with_capacity(folders.len());
-        for Stamp(rel, id, was_racy, _) in folders {
-            #[cfg(target_os = "linux")]
-            let now = stamp_at(&base, Path::new(&rel));
-            #[cfg(not(target_os = "linux"))]
-            let now = {
-                let _ = &base;
-                stamp(&root.join(&rel))
-            };
-            // Gone: its parent moved, and is read again.
-            if now.is_some_and(|n| n != id || was_racy) {
-                changed.push(rel.clone());
-            }
-            map.insert(rel, id.1);
+        let mut b = self.bytes.as_slice();
+        let mut records: Vec<(&str, Id, bool)> = Vec::with_capacity(self.count);
+        for _ in 0..self.count {
+            let (rel, rest) = split_record(&mut b)?;
+            let (id, racy) = decode_id(rest)?;
+            records.push((std::str::from_utf8(rel).ok()?, id, racy));
         }
+        let base = open_root(root)?;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(CHECK_THREADS);
+        let chunk = records.len().div_ceil(if records.len() < PER_THREAD { 1 } else { threads }).max(1);
+        let changed_in = |part: &[(&str, Id, bool)]| -> Vec<String> {
+            let mut out = Vec::new();
+            for (rel, id, racy) in part {
+                #[cfg(target_os = "linux")]
+                let now = stamp_at(&base, Path::new(rel));
+                #[cfg(not(target_os = "linux"))]
+                let now = {
+                    let _ = &base;
+                    stamp(&root.join(rel))
+                };
+                // Gone: its parent moved, and is read again.
+                if now.is_some_and(|n| n != *id || *racy) {
+                    out.push(rel.to_string());
+                }
+            }
+            out
+        };
+        let changed_in = &changed_in;
+        let changed: Vec<String> = std::thread::scope(|s| {
+            let handles: Vec<_> = records.chunks(chunk).skip(1).map(|part| s.spawn(move || changed_in(part))).collect();
+            let mut all = records.chunks(chunk).next().map(changed_in).unwrap_or_default();
+            for h in handles {
+                // A thread that failed: its part is read again whole, from the root.
+                match h.join() {
+                    Ok(part) => all.extend(part),
+                    Err(_) => all.push(String::new()),
+                }
+            }
+            all
+        });
+        let parents: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
+        let map = records
+            .iter()
+            .filter(|(rel, ..)| !rel.is_empty() && parents.contains(rel.rsplit_once('/').map_or("", |(p, _)| p)))
+            .map(|(rel, id, _)| (rel.to_string(), id.1))
+            .collect();
         Some((changed, map))
     }
+}
+
+/// A stamp's device, inode, change time and racy flag from the bytes after its path.
+fn decode_id(mut b: &[u8]) -> Option<(Id, bool)> {
+    fn word(b: &mut &[u8]) -> Option<[u8; 8]> {
+        take(b, 8)?.try_into().ok()
+    }
+    let (dev, ino) = (u64::from_le_bytes(word(&mut b)?), u64::from_le_bytes(word(&mut b)?));
+    let (ct, ns) = (i64::from_le_bytes(word(&mut b)?), i64::from_le_bytes(word(&mut b)?));
+    let flags = *take(&mut b, 1)?.first()?;
+    Some(((dev, ino, ct, ns), flags & 1 != 0))
 }
 
 /// The cache file: [`MAGIC`], this header as one line of JSON, then the folders' stamps in a
