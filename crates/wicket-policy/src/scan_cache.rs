@@ -206,18 +206,16 @@ impl Stamps {
             out
         };
         let changed_in = &changed_in;
-        let changed: Vec<String> = std::thread::scope(|s| {
+        let changed: Option<Vec<String>> = std::thread::scope(|s| {
             let handles: Vec<_> = records.chunks(chunk).skip(1).map(|part| s.spawn(move || changed_in(part))).collect();
             let mut all = records.chunks(chunk).next().map(changed_in).unwrap_or_default();
             for h in handles {
-                // A thread that failed: its part is read again whole, from the root.
-                match h.join() {
-                    Ok(part) => all.extend(part),
-                    Err(_) => all.push(String::new()),
-                }
+                // A thread that failed: nothing is known, everything is read.
+                all.extend(h.join().ok()?);
             }
-            all
+            Some(all)
         });
+        let changed = changed?;
         let parents: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
         let map = records
             .iter()
