@@ -675,4 +675,88 @@ mod tests {
         let bad = assess(&GitConfigView::Unreadable("boom".into()));
         assert!(bad.any.is_some() && bad.repository.is_some());
     }
+
+    /// What `git init` and `git clone` write, and ordinary settings, are safe; every key that
+    /// makes git run or load code is not (one case a line).
+    #[test]
+    fn config_keys_in_a_new_repository_are_judged_by_an_allowlist() {
+        let safe = [
+            "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n",
+            "[core]\n\tignorecase = true\n\tprecomposeunicode = true\n",
+            "[remote \"origin\"]\n\turl = https://example.com/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+            "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n",
+            "[init]\n\tdefaultBranch = main\n[user]\n\tname = A\n\temail = a@b\n",
+            "[alias]\n\tst = status -s\n",
+            "[core]\n\tfsmonitor = false\n",
+            "[diff \"pdf\"]\n\tbinary = true\n",
+            "[submodule \"m\"]\n\turl = ../m\n\tactive = true\n\tupdate = rebase\n",
+            "[extensions]\n\tobjectformat = sha256\n",
+            "; comment\n# comment\n[gc] auto = 0\n",
+            "",
+        ];
+        for text in safe {
+            assert_eq!(check_config_text(text), Ok(()), "{text:?}");
+        }
+        let risky = [
+            ("[core]\n\tfsmonitor = ./hook\n", "core.fsmonitor"),
+            ("[core]\n\thooksPath = .h\n", "core.hookspath"),
+            ("[core]\n\tsshCommand = x\n", "core.sshcommand"),
+            ("[core]\n\tpager = less\n", "core.pager"),
+            ("[core]\n\teditor = vi\n", "core.editor"),
+            ("[core]\n\taskPass = x\n", "core.askpass"),
+            ("[core]\n\tworktree = /home\n", "core.worktree"),
+            ("[core]\n\tgitProxy = x\n", "core.gitproxy"),
+            ("[sequence]\n\teditor = x\n", "sequence.editor"),
+            ("[diff]\n\texternal = x\n", "diff.external"),
+            ("[diff \"x\"]\n\ttextconv = x\n", "diff.x.textconv"),
+            ("[diff \"x\"]\n\tcommand = x\n", "diff.x.command"),
+            ("[filter \"x\"]\n\tclean = x\n", "filter.x.clean"),
+            ("[filter \"x\"]\n\tsmudge = x\n", "filter.x.smudge"),
+            ("[filter \"x\"]\n\tprocess = x\n", "filter.x.process"),
+            ("[merge \"x\"]\n\tdriver = x\n", "merge.x.driver"),
+            ("[credential]\n\thelper = store\n", "credential.helper"),
+            ("[credential \"https://x\"]\n\thelper = x\n", "credential.https://x.helper"),
+            ("[gpg]\n\tprogram = x\n", "gpg.program"),
+            ("[gpg \"ssh\"]\n\tprogram = x\n", "gpg.ssh.program"),
+            ("[uploadpack]\n\tpackObjectsHook = x\n", "uploadpack.packobjectshook"),
+            ("[alias]\n\tst = !touch x\n", "alias.st"),
+            ("[alias]\n\tst = \"  !touch x\"\n", "alias.st"),
+            ("[include]\n\tpath = x.inc\n", "include.path"),
+            ("[includeIf \"gitdir:/\"]\n\tpath = x.inc\n", "includeif.gitdir:/.path"),
+            ("[hook \"h\"]\n\tcommand = x\n", "hook.h.command"),
+            ("[pager]\n\tlog = x\n", "pager.log"),
+            ("[interactive]\n\tdiffFilter = x\n", "interactive.difffilter"),
+            ("[difftool \"x\"]\n\tcmd = x\n", "difftool.x.cmd"),
+            ("[submodule \"m\"]\n\tupdate = !x\n", "submodule.m.update"),
+            ("[remote \"o\"]\n\tuploadpack = x\n", "remote.o.uploadpack"),
+            ("[protocol \"ext\"]\n\tallow = always\n", "protocol.ext.allow"),
+            ("[trace2]\n\teventTarget = /x\n", "trace2.eventtarget"),
+            ("[never.heard]\n\tof = x\n", "never.heard.of"),
+            // git's syntax, not a line-by-line reading: a key after the header, a continued
+            // value, a legacy subsection.
+            ("[core] fsmonitor = x\n", "core.fsmonitor"),
+            ("[core]\n\tfsmonitor = a\\\nb\n", "core.fsmonitor"),
+            ("[Diff.X]\n\ttextconv = x\n", "diff.x.textconv"),
+            ("[core]\n\tFSMonitor\t=  x  ; c\n", "core.fsmonitor"),
+        ];
+        for (text, key) in risky {
+            let got = check_config_text(text);
+            assert!(got.as_ref().is_err_and(|e| e.contains(&format!("sets {key} "))), "{text:?}: {got:?}");
+        }
+        // Git would refuse these: so do we (fail closed).
+        for bad in [
+            "[core\n",
+            "key = x\n",
+            "[core]\n\tx = \"open\n",
+            "[core]\n\tx = a\\q\n",
+            "[a \"b]\n",
+            "[core]\n\t9x = 1\n",
+        ] {
+            assert!(check_config_text(bad).is_err_and(|e| e.contains("parsed")), "{bad:?}");
+        }
+        let keys = parse_config("[remote \"Or\\\"ig\"]\n\turl = \"a b\" c # x\n\tbare\n").expect("parses");
+        assert_eq!(keys[0].name(), "remote.Or\"ig.url");
+        assert_eq!(keys[0].value.as_deref(), Some("a b c"));
+        assert_eq!((keys[1].var.as_str(), keys[1].value.as_deref()), ("bare", None));
+    }
 }
