@@ -475,7 +475,10 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         for d in g.git_dirs {
             push_unique(&mut git_dirs, d);
         }
-        let not_entered = scan.secrets.clone();
+        // Masked secrets and denied folders: the walk did not enter them, and the sandbox
+        // cannot reach into them.
+        let mut not_entered = scan.secrets.clone();
+        not_entered.extend(scan.denied.iter().cloned());
         std::sync::Arc::new(crate::nested_git::Watch::new(
             &root,
             scan.stamps.clone(),
