@@ -2195,7 +2195,6 @@ const NESTED_ATTACKS: &[NestedAttack] = &[
 ];
 
 fn run_nested_attacks(backend: &str) {
-    let _ = COMMIT;
     let mut failures = Vec::new();
     for a in NESTED_ATTACKS {
         let code = format!("{FAKE_GIT}{NESTED_HELPERS}{}", a.attack);
