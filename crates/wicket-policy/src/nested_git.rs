@@ -206,13 +206,23 @@ impl Watch {
         let rel = found.strip_prefix(&self.root).unwrap_or(found).display().to_string();
         if is_dot_git && !meta.is_dir() {
             // A `.git` file or link: git follows it (and stops with an error where it leads
-            // nowhere); only a git folder protected at start is a safe place to lead.
+            // nowhere). A safe place to lead: a git folder protected at start, or one inside the
+            // project that passes the same judgement (a submodule checkout that `git clone
+            // --recurse-submodules` made leads into the new repository's `modules/`).
             let target = crate::gitdirs::repository_dir(found);
+            let judged_safe = |t: &Path| {
+                t.starts_with(&self.root)
+                    && crate::gitdirs::is_git_directory(t)
+                    && judge_git_dir(t, protected, &self.root).is_none()
+            };
             return match target {
-                Some(t) if protected.contains(&t) => None,
+                Some(t) if protected.contains(&t) || judged_safe(&t) => None,
                 Some(t) => Some(Quarantine {
                     path: found.to_path_buf(),
-                    why: format!("{rel} leads to {}, not a git folder protected at the start of the run", t.display()),
+                    why: format!(
+                        "{rel} leads to {}, neither a git folder protected at the start of the run nor a safe one in the project",
+                        t.display()
+                    ),
                 }),
                 None => Some(Quarantine {
                     path: found.to_path_buf(),
@@ -223,7 +233,7 @@ impl Watch {
         if !crate::gitdirs::is_git_directory(found) {
             return None;
         }
-        let why = judge_git_dir(found, protected)?;
+        let why = judge_git_dir(found, protected, &self.root)?;
         let path = if is_dot_git { found.to_path_buf() } else { found.join("HEAD") };
         Some(Quarantine { path, why: format!("{rel}: {why}") })
     }
@@ -231,7 +241,9 @@ impl Watch {
 
 /// Why git must not use the git folder `g` (`None`: only safe configuration and sample hooks).
 /// Files inside git folders protected at start are not judged: the run could not change them.
-pub fn judge_git_dir(g: &Path, protected: &[PathBuf]) -> Option<String> {
+/// `root`: the project; a `core.worktree` inside it (a submodule's git folder names its
+/// checkout so) is no more than the sandbox could write anyway.
+pub fn judge_git_dir(g: &Path, protected: &[PathBuf], root: &Path) -> Option<String> {
     let common = if std::fs::symlink_metadata(g.join("commondir")).is_ok() {
         match crate::gitdirs::common_dir(g) {
             Some(c) => c,
@@ -249,8 +261,21 @@ pub fn judge_git_dir(g: &Path, protected: &[PathBuf]) -> Option<String> {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(e) => return Some(format!("{} cannot be read ({e})", f.display())),
         };
-        if let Err(why) = crate::gitconfig::check_config_text(&text) {
-            return Some(format!("{} {why}", name_in(&f, g)));
+        let keys = match crate::gitconfig::parse_config(&text) {
+            Ok(k) => k,
+            Err(e) => return Some(format!("{} cannot be parsed as git config ({e})", name_in(&f, g))),
+        };
+        for k in &keys {
+            if (k.section.as_str(), k.sub.as_deref(), k.var.as_str()) == ("core", None, "worktree") {
+                let v = Path::new(k.value.as_deref().unwrap_or(""));
+                let p = crate::paths::normalize(&g.join(v));
+                if std::fs::canonicalize(&p).unwrap_or(p).starts_with(root) {
+                    continue;
+                }
+            }
+            if let Some(why) = crate::gitconfig::unsafe_config_key(k) {
+                return Some(format!("{} sets {why}", name_in(&f, g)));
+            }
         }
     }
     for d in [common.join("hooks"), g.join("hooks")] {
@@ -434,24 +459,33 @@ mod tests {
         let g = base.join("r/.git");
         let clone = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[remote \"origin\"]\n\turl = /src/x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n[user]\n\temail = a@b\n";
         repo(&g, clone);
-        assert_eq!(judge_git_dir(&g, &[]), None);
+        assert_eq!(judge_git_dir(&g, &[], &base), None);
+        // A submodule's `core.worktree`: inside the project it is its checkout; outside, git
+        // would check files out there.
+        write(&g.join("config.worktree"), "[core]\n\tworktree = ../../r\n");
+        assert_eq!(judge_git_dir(&g, &[], &base), None);
+        write(&g.join("config.worktree"), "[core]\n\tworktree = /\n");
+        assert!(judge_git_dir(&g, &[], &base).is_some_and(|w| w.contains("core.worktree")));
         write(&g.join("config.worktree"), "[core]\n\tfsmonitor = ./x\n");
-        assert!(judge_git_dir(&g, &[]).is_some_and(|w| w.contains("core.fsmonitor")));
+        assert!(judge_git_dir(&g, &[], &base).is_some_and(|w| w.contains("core.fsmonitor")));
         std::fs::remove_file(g.join("config.worktree")).expect("rm");
         write(&g.join("hooks/post-checkout"), "#!/bin/sh\n");
-        assert!(judge_git_dir(&g, &[]).is_some_and(|w| w.contains("post-checkout")));
+        assert!(judge_git_dir(&g, &[], &base).is_some_and(|w| w.contains("post-checkout")));
         std::fs::remove_file(g.join("hooks/post-checkout")).expect("rm");
         std::fs::create_dir_all(g.join("rebase-merge")).expect("mkdir");
-        assert!(judge_git_dir(&g, &[]).is_some());
+        assert!(judge_git_dir(&g, &[], &base).is_some());
         std::fs::remove_dir(g.join("rebase-merge")).expect("rm");
         // A commondir elsewhere: its config counts, unless it is a protected git folder.
         let c = base.join("common");
         repo(&c, "[alias]\n\tx = !touch y\n");
         write(&g.join("commondir"), &format!("{}\n", c.display()));
-        assert!(judge_git_dir(&g, &[]).is_some_and(|w| w.contains("alias.x")));
-        assert_eq!(judge_git_dir(&g, std::slice::from_ref(&c)), None);
+        assert!(judge_git_dir(&g, &[], &base).is_some_and(|w| w.contains("alias.x")));
+        assert_eq!(judge_git_dir(&g, std::slice::from_ref(&c), &base), None);
         write(&g.join("config"), "[core\n");
-        assert!(judge_git_dir(&g, std::slice::from_ref(&c)).is_some_and(|w| w.contains("parsed")), "fail closed");
+        assert!(
+            judge_git_dir(&g, std::slice::from_ref(&c), &base).is_some_and(|w| w.contains("parsed")),
+            "fail closed"
+        );
     }
 
     #[test]
@@ -471,7 +505,10 @@ mod tests {
         repo(&root.join("safe/.git"), "[core]\n\tbare = false\n");
         repo(&root.join("bare"), "[core]\n\tpager = less; touch x\n");
         repo(&root.join("store"), "");
+        write(&root.join("store/hooks/post-checkout"), "#!/bin/sh\n");
         write(&root.join("gf/.git"), "gitdir: ../store\n");
+        write(&root.join("gf2/.git"), "gitdir: ../safe/.git\n");
+        write(&root.join("gf3/.git"), "gitdir: ../nowhere\n");
         write(&root.join("ok/.git"), "gitdir: ../vendor/x/.git\n");
         // The almost-repository becomes one by a write in place.
         std::fs::write(root.join("almost/config"), "[core]\n\tsshcommand = x\n").expect("write");
@@ -480,8 +517,14 @@ mod tests {
         assert!(complete);
         let mut paths: Vec<PathBuf> = q.iter().map(|q| q.path.clone()).collect();
         paths.sort();
-        let mut want =
-            vec![root.join("a/b/sub/.git"), root.join("bare/HEAD"), root.join("gf/.git"), root.join("almost/HEAD")];
+        let mut want = vec![
+            root.join("a/b/sub/.git"),
+            root.join("bare/HEAD"),
+            root.join("gf/.git"),
+            root.join("gf3/.git"),
+            root.join("store/HEAD"),
+            root.join("almost/HEAD"),
+        ];
         want.sort();
         assert_eq!(paths, want, "{q:#?}");
         // A known repository: everyday data changes nothing; its config changed in place (as

@@ -2244,21 +2244,30 @@ fn nested_repositories_cannot_make_the_hosts_git_run_code_under_the_landlock_fal
     run_nested_attacks("landlock");
 }
 
-/// `git init` + commit and a local `git clone` inside the sandbox stay where they are and
-/// usable by the host's git afterwards; a vendored clone present at start is untouched.
+/// `git init` + commit, a local `git clone` and a clone with its submodules inside the sandbox
+/// stay where they are and usable by the host's git afterwards; a vendored clone present at
+/// start is untouched.
 #[test]
 fn plain_repositories_made_in_the_sandbox_stay_intact() {
     for backend in ["bwrap", "landlock"] {
         let w = git_world("git init -q vendor/x && git -C vendor/x config credential.helper store");
+        let src = w.dir.join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        let mut c = Command::new("sh");
+        c.args(["-c", &format!("git init -q -b main lib && {COMMIT} -C lib commit -q --allow-empty -m lib && git init -q -b main app && git -C app -c protocol.file.allow=always submodule -q add ../lib lib && {COMMIT} -C app commit -q -m app")]).current_dir(&src);
+        host_git_env(&w, &mut c);
+        assert!(c.output().unwrap().status.success());
         let script = format!(
             "set -e; git init -q sub; echo hi > sub/f; git -C sub add f; {COMMIT} -C sub commit -q -m one
-git clone -q sub cl; git -C cl config user.email a@b; git -C vendor/x status --short; echo done"
+git clone -q sub cl; git -C cl config user.email a@b; git -C vendor/x status --short
+git -c protocol.file.allow=always clone -q --recurse-submodules {}/app rc; echo done",
+            src.display()
         );
         let out = w.wicket(backend, None, &["sh", "-c", &script]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(String::from_utf8_lossy(&out.stdout).trim_end().ends_with("done"), "{backend}: {stderr}");
         assert!(!stderr.contains("moved"), "{backend}: {stderr}");
-        for (dir, want) in [("sub", "one"), ("cl", "one")] {
+        for (dir, want) in [("sub", "one"), ("cl", "one"), ("rc", "app"), ("rc/lib", "lib")] {
             let mut c = Command::new("git");
             c.args(["log", "--format=%s"]).current_dir(w.root.join(dir));
             host_git_env(&w, &mut c);
