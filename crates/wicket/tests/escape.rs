@@ -2277,3 +2277,39 @@ git -c protocol.file.allow=always clone -q --recurse-submodules {}/app rc; echo 
         assert!(w.root.join("vendor/x/.git/config").is_file(), "{backend}: the vendored clone is where it was");
     }
 }
+
+/// A repository moved aside is named in one notice and in the run's audit line, and stays on
+/// disk under its new name (never deleted).
+#[test]
+fn a_moved_repository_is_noticed_audited_and_kept() {
+    let w = git_world("");
+    let code = format!(
+        "{NESTED_HELPERS}for d in ('objects', 'refs'):\n    os.makedirs(ROOT + '/sub/.git/' + d)\nopen(ROOT + '/sub/.git/HEAD', 'w').write('ref: refs/heads/main\\n')\nopen(ROOT + '/sub/.git/config', 'w').write(FSMON)"
+    );
+    let script = w.script("moved", &code);
+    let out = w.wicket("bwrap", None, &["python3", script.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let notices: Vec<&str> = stderr.lines().filter(|l| l.contains("moved sub/.git aside")).collect();
+    assert_eq!(notices.len(), 1, "{stderr}");
+    assert!(notices[0].contains("core.fsmonitor"), "{stderr}");
+    assert!(w.root.join("sub/.git.wicket-quarantine/config").is_file() && !w.root.join("sub/.git").exists());
+    let mut lines = String::new();
+    let mut stack = vec![w.dir.join("wicket-home/audit")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else if e.path().extension().is_some_and(|x| x == "jsonl") {
+                lines.push_str(&std::fs::read_to_string(e.path()).unwrap());
+            }
+        }
+    }
+    let executed: Vec<serde_json::Value> = lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["kind"] == "executed")
+        .collect();
+    assert_eq!(executed.len(), 1, "{lines}");
+    let reason = executed[0]["reason"].as_str().unwrap_or("");
+    assert!(reason.contains("moved sub/.git aside") && reason.contains("core.fsmonitor"), "{reason}");
+}
