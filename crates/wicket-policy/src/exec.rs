@@ -1174,6 +1174,59 @@ mod tests {
         }
     }
 
+    /// Repositories below the root, package trees included, are found by the walk, protected
+    /// like the root's (without placeholders), and remembered by the cache: a warm run finds
+    /// them without walking.
+    #[test]
+    fn nested_repositories_are_found_protected_and_cached() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let root = base.join("proj");
+        let git = |g: &Path, config: &str| {
+            for d in ["objects", "refs", "hooks"] {
+                std::fs::create_dir_all(g.join(d)).expect("mkdir");
+            }
+            std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").expect("write");
+            std::fs::write(g.join("config"), config).expect("write");
+        };
+        git(&root.join("vendor/x/.git"), "[core]\n\tbare = false\n");
+        git(&root.join("node_modules/pkg/.git"), "");
+        git(&root.join("embedded"), "");
+        lay(&root, &["src/a.rs"]);
+        let inputs =
+            ExecInputs { root: root.clone(), scan_cache: Some(base.join("state/cache/scan/p")), ..Default::default() };
+        let (p, pending) = exec_policy_deferred(&inputs).expect("policy");
+        assert!(pending.is_none(), "the first run walks");
+        for g in ["vendor/x/.git", "node_modules/pkg/.git", "embedded"] {
+            assert!(p.git_dirs.contains(&root.join(g)), "{g}: {:?}", p.git_dirs);
+            assert!(p.read_only.iter().any(|(q, _)| *q == root.join(g).join("config")), "{g}/config read-only");
+            assert!(p.read_only.iter().any(|(q, _)| *q == root.join(g).join("hooks")), "{g}/hooks read-only");
+            assert!(!p.placeholders.iter().any(|q| q.starts_with(root.join(g))), "no placeholders in {g}");
+        }
+        assert!(!p.read_only.iter().any(|(q, _)| *q == root.join("vendor/x/.git/objects")), "data stays writable");
+        let known = |p: &ExecPolicy| {
+            let mut k: Vec<PathBuf> = p.git_watch.as_ref().expect("watch").known().map(Path::to_path_buf).collect();
+            k.sort();
+            k
+        };
+        let mut want = vec![root.join("embedded"), root.join("node_modules/pkg/.git"), root.join("vendor/x/.git")];
+        want.sort();
+        assert_eq!(known(&p), want);
+        // The cache (kept out of the temp folders the policy makes writable, as wicket's own
+        // state is): written by a walk, then read back with the repositories.
+        let i = ExecInputs { root: root.clone(), scan_cache: inputs.scan_cache.clone(), ..Default::default() };
+        let (_, pending) = crate::scan_cache::scan(&root, &[], &i, false, &[], true).expect("scan");
+        assert!(pending.is_none(), "walked and cached");
+        std::thread::sleep(crate::scan_cache::RACY + Duration::from_millis(300));
+        let (warm, pending) = crate::scan_cache::scan(&root, &[], &i, false, &[], true).expect("scan");
+        assert!(pending.is_some_and(|c| c.holds()), "the warm run uses the cache");
+        let mut repos = warm.repos.clone();
+        repos.sort();
+        repos.dedup();
+        assert_eq!(repos, want, "the cache remembers the repositories");
+        assert!(warm.stamps.is_some(), "and the stamps for the check after the run");
+    }
+
     #[test]
     fn the_sandbox_lists_are_the_gate_lists() {
         let lists = crate::lists::BuiltinLists::new().expect("lists");
