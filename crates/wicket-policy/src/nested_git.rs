@@ -385,6 +385,23 @@ fn fingerprint(found: &Path) -> Print {
         for e in std::fs::read_dir(d.join("hooks")).into_iter().flatten().flatten() {
             paths.push(e.path());
         }
+        // The files its config includes, also where they are missing: one that appears (or
+        // changes) changes what git runs as much as the config itself.
+        let mut queue: Vec<(PathBuf, usize)> = vec![(d.join("config"), 0), (d.join("config.worktree"), 0)];
+        while let Some((file, depth)) = queue.pop() {
+            let Ok(text) = std::fs::read_to_string(&file) else { continue };
+            let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+            for inc in crate::gitdirs::include_paths(&text) {
+                if inc.starts_with('~') {
+                    continue;
+                }
+                let p = crate::paths::normalize(&dir.join(&inc));
+                if depth < 10 && !paths.contains(&p) {
+                    paths.push(p.clone());
+                    queue.push((p, depth + 1));
+                }
+            }
+        }
     }
     paths.sort();
     paths.dedup();
@@ -537,5 +554,13 @@ mod tests {
         std::fs::write(x.join("config"), "[core]\n\tfsmonitor = ./evil\n").expect("write");
         let (q, _) = w.after_run();
         assert!(q.iter().any(|q| q.path == x && q.why.contains("core.fsmonitor")), "{q:#?}");
+        // A known repository whose config includes a file that is missing at start: the file
+        // appearing later is a change too.
+        let y = root.join("vendor/y/.git");
+        repo(&y, "[include]\n\tpath = ../inc.cfg\n");
+        let w = Watch::new(&root, None, std::slice::from_ref(&y), vec![y.clone()], vec![], vec![]);
+        assert!(!w.after_run().0.iter().any(|q| q.path == y));
+        write(&root.join("vendor/y/inc.cfg"), "[core]\n\tfsmonitor = ./evil\n");
+        assert!(w.after_run().0.iter().any(|q| q.path == y), "the included file appeared");
     }
 }

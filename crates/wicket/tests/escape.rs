@@ -2151,6 +2151,12 @@ const NESTED_ATTACKS: &[NestedAttack] = &[
         host: "git -C vendor/x status",
     },
     NestedAttack {
+        name: "existing_nested_include_of_a_missing_file",
+        setup: "git init -q vendor/x && git -C vendor/x config include.path ../inc.cfg",
+        attack: "open(ROOT + '/vendor/x/inc.cfg', 'w').write(FSMON)",
+        host: "git -C vendor/x status",
+    },
+    NestedAttack {
         name: "new_sub_fsmonitor",
         setup: "",
         attack: "fake(ROOT + '/sub/.git', FSMON)",
