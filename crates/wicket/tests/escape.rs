@@ -2175,6 +2175,12 @@ const NESTED_ATTACKS: &[NestedAttack] = &[
         host: "git -C sub status",
     },
     NestedAttack {
+        name: "git_link_to_written_folder",
+        setup: "",
+        attack: "fake(ROOT + '/store/g', FSMON)\nos.makedirs(ROOT + '/sub')\nos.symlink('../store/g', ROOT + '/sub/.git')",
+        host: "git -C sub status",
+    },
+    NestedAttack {
         name: "embedded_bare_pager",
         setup: "",
         attack: "fake(ROOT + '/bare', '[core]\\n\\tpager = touch ' + OUT + '/pwned\\n')",
