@@ -6,7 +6,8 @@
 # scan cache's racy window (2 s) before the first run, as a real project is not made two
 # seconds before each command; the first run walks and caches, the measured ones check the
 # cache. Also measured: the same run with the cache removed before each run (the walk), and,
-# from `WICKET_SCAN_TIMING=1`, the walk alone and the cache's check alone (inside wicket).
+# from `WICKET_SCAN_TIMING=1`, the walk alone, the cache's check alone, and the check for
+# new git repositories after the run alone (inside wicket).
 #
 #   bash bench/sandbox_scan.sh [RUNS]   # needs hyperfine and bwrap; also run by bench/sandbox.sh
 set -euo pipefail
@@ -50,6 +51,8 @@ hyperfine -N --warmup 3 --runs "$(( runs / 5 + 5 ))" --prepare "rm -rf $cache" -
 "$bin" run --root "$big" -- true 2>/dev/null
 for i in $(seq 30); do WICKET_SCAN_TIMING=1 "$bin" run --root "$big" -- true 2>&1 | grep -o 'checked in [0-9.]*'; done \
   | awk '{print $3}' > "$work/check.txt"
+for i in $(seq 30); do WICKET_SCAN_TIMING=1 "$bin" run --root "$big" -- true 2>&1 | grep -o 'after the run in [0-9.]*'; done \
+  | awk '{print $5}' > "$work/after.txt"
 for i in $(seq 10); do rm -rf "$cache"; WICKET_SCAN_TIMING=1 "$bin" run --root "$big" -- true 2>&1 \
   | grep -o 'walked in [0-9.]*'; done | awk '{print $3}' > "$work/walk.txt"
 python3 - "$work" <<'PY'
@@ -69,4 +72,7 @@ check = [float(x) for x in open(f"{work}/check.txt")]
 print(f"the walk alone (inside wicket, {len(walk)} runs): median {statistics.median(walk):.2f} ms")
 print(f"the cache's check alone (inside wicket, {len(check)} runs, overlapped with bwrap's start): "
       f"median {statistics.median(check):.2f} ms")
+after = [float(x) for x in open(f"{work}/after.txt")]
+print(f"the check for new repositories after the run alone (inside wicket, {len(after)} runs): "
+      f"median {statistics.median(after):.2f} ms")
 PY

@@ -107,6 +107,10 @@ pub struct ExecPolicy {
     /// masked (also listed in `unreadable`) and pinned in place, so that neither it nor a
     /// folder above it inside a writable path can be renamed and replaced.
     pub state: Vec<PathBuf>,
+    /// The repositories below the root at start, for the check after the run that moves
+    /// aside every repository the run made or changed that git must not use (see
+    /// [`crate::nested_git`]); `None` when the project was not walked (the host runs it).
+    pub git_watch: Option<std::sync::Arc<crate::nested_git::Watch>>,
 }
 
 /// What the exec policy is built from.
@@ -441,6 +445,49 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     let dirs: Vec<PathBuf> =
         unreadable.iter().filter(|u| std::fs::symlink_metadata(u).is_ok_and(|m| m.is_dir())).cloned().collect();
     unreadable.retain(|u| !dirs.iter().any(|d| u != d && u.starts_with(d)));
+    // Repositories below the root: each that is one now gets the root's rule (without
+    // placeholders), and all are fingerprinted for the check after the run.
+    let git_watch = (!i.no_scan).then(|| {
+        let root_git = git_dirs.clone();
+        let mut protected = git_dirs.clone();
+        let mut g = crate::gitdirs::GitView::default();
+        for f in &scan.repos {
+            if *f == root || *f == root.join(".git") || root_git.iter().any(|d| f.starts_with(d)) {
+                continue;
+            }
+            let named = f.file_name().is_some_and(|n| n == ".git");
+            let dir = std::fs::symlink_metadata(f).is_ok_and(|m| m.is_dir());
+            if !dir && !named {
+                continue;
+            }
+            if dir && !crate::gitdirs::is_git_directory(f) {
+                continue;
+            }
+            for d in crate::gitdirs::protect_nested(f, &writable, &mut g) {
+                push_unique(&mut protected, d);
+            }
+        }
+        for (p, dir) in g.read_only {
+            if !read_only.iter().any(|(q, _)| *q == p) {
+                read_only.push((p, dir));
+            }
+        }
+        for d in g.git_dirs {
+            push_unique(&mut git_dirs, d);
+        }
+        // Masked secrets and denied folders: the walk did not enter them, and the sandbox
+        // cannot reach into them.
+        let mut not_entered = scan.secrets.clone();
+        not_entered.extend(scan.denied.iter().cloned());
+        std::sync::Arc::new(crate::nested_git::Watch::new(
+            &root,
+            scan.stamps.clone(),
+            &scan.repos,
+            protected,
+            root_git,
+            not_entered,
+        ))
+    });
     let denied = scan.denied;
     let mut env_allow: Vec<String> = ENV_ALLOW.iter().map(|s| s.to_string()).collect();
     for v in &i.env_allow {
@@ -469,6 +516,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         output_cap: OUTPUT_CAP,
         caches,
         state,
+        git_watch,
     };
     Ok((policy, pending))
 }
@@ -561,6 +609,11 @@ pub(crate) struct Scan {
     /// Sensitive files and folders inside the root (or reached from it by a link) that no allow
     /// rule names.
     pub(crate) secrets: Vec<PathBuf>,
+    /// Repository candidates below the root (see [`crate::nested_git`]): every `.git` entry
+    /// and every folder holding a `HEAD`, package trees included.
+    pub(crate) repos: Vec<PathBuf>,
+    /// The folders the walk stamped, for the check after the run (`None`: not stamped).
+    pub(crate) stamps: Option<crate::scan_cache::Stamps>,
 }
 
 fn compile_deny(patterns: &[String], home: Option<&Path>, case_insensitive: bool) -> Result<Vec<DenyGlob>, ExecError> {
@@ -596,7 +649,8 @@ pub fn denied_paths(
         return Ok(Vec::new());
     }
     let globs = compile_deny(patterns, home, case_insensitive)?;
-    let mut walk = Walk { globs: Vec::new(), secrets: None, found: Vec::new(), searched: 0, seen: None };
+    let mut walk =
+        Walk { globs: Vec::new(), secrets: None, found: Vec::new(), searched: 0, seen: None, repos: None, packages: 0 };
     walk.globs = globs.iter().filter(|g| g.base.is_none()).collect();
     if !walk.globs.is_empty() {
         walk.run(root)?;
@@ -616,7 +670,7 @@ pub(crate) fn scan_root(
     i: &ExecInputs,
     case_insensitive: bool,
     record: bool,
-) -> Result<(Scan, Option<crate::scan_cache::Seen>), ExecError> {
+) -> Result<(Scan, Option<crate::scan_cache::Seen>, bool), ExecError> {
     let globs = compile_deny(&i.deny_paths, i.home.as_deref(), case_insensitive)?;
     let lists = crate::lists::BuiltinLists::new()
         .map_err(|e| ExecError::Pattern { pattern: e.0.to_string(), why: e.to_string() })?
@@ -635,12 +689,17 @@ pub(crate) fn scan_root(
         found: Vec::new(),
         searched: 0,
         seen: record.then(crate::scan_cache::Seen::default),
+        repos: Some(Vec::new()),
+        packages: 0,
     };
     walk.run(root)?;
-    let seen = walk.seen.take().filter(|_| globs.iter().all(|g| g.base.is_none()));
+    let seen = walk.seen.take();
+    // What an absolute `denyPaths` finds outside the root is not cached.
+    let cacheable = globs.iter().all(|g| g.base.is_none());
     absolute_denied(&globs, &mut walk.found, &mut walk.searched)?;
     let secrets = walk.secrets.map(|s| s.found).unwrap_or_default();
-    Ok((Scan { denied: walk.found, secrets }, seen))
+    let repos = walk.repos.take().unwrap_or_default();
+    Ok((Scan { denied: walk.found, secrets, repos, stamps: None }, seen, cacheable))
 }
 
 /// The absolute `denyPaths`, each searched from its literal folder.
@@ -656,8 +715,15 @@ fn absolute_denied(globs: &[DenyGlob], found: &mut Vec<PathBuf>, searched: &mut 
             add_found(base, found)?;
             continue;
         }
-        let mut walk =
-            Walk { globs: vec![g], secrets: None, found: std::mem::take(found), searched: *searched, seen: None };
+        let mut walk = Walk {
+            globs: vec![g],
+            secrets: None,
+            found: std::mem::take(found),
+            searched: *searched,
+            seen: None,
+            repos: None,
+            packages: 0,
+        };
         walk.run_from(base, false)?;
         *found = walk.found;
         *searched = walk.searched;
@@ -741,7 +807,16 @@ struct Walk<'g, 'a> {
     searched: usize,
     /// The folders read and links met, for the cache.
     seen: Option<crate::scan_cache::Seen>,
+    /// Repository candidates (`.git` entries, folders with a `HEAD`), when collected: then
+    /// package trees are entered too, for them alone.
+    repos: Option<Vec<PathBuf>>,
+    /// Entries looked at inside package trees (counted apart: they are not searched for secrets).
+    packages: usize,
 }
+
+/// Entries looked at inside package trees (`node_modules` …) for repositories; a bigger tree
+/// refuses the command, as a bigger project does.
+pub const MAX_PACKAGE_ENTRIES: usize = 4 * MAX_SEARCHED;
 
 impl Walk<'_, '_> {
     fn run(&mut self, root: &Path) -> Result<(), ExecError> {
@@ -766,6 +841,7 @@ impl Walk<'_, '_> {
                 }
                 continue;
             };
+            let mut has_head = false;
             for e in entries {
                 let Ok(e) = e else {
                     // A listing cut short cannot be compared later: nothing is cached.
@@ -774,8 +850,12 @@ impl Walk<'_, '_> {
                     }
                     continue;
                 };
-                self.searched += 1;
-                if self.searched > MAX_SEARCHED {
+                if !look && self.globs.is_empty() {
+                    self.packages += 1;
+                } else {
+                    self.searched += 1;
+                }
+                if self.searched > MAX_SEARCHED || self.packages > MAX_PACKAGE_ENTRIES {
                     let base = base.display().to_string();
                     return Err(if self.secrets.is_some() {
                         ExecError::TooBigProject { base }
@@ -794,6 +874,13 @@ impl Walk<'_, '_> {
                     if let Some(seen) = self.seen.as_mut() {
                         seen.link(&path);
                     }
+                }
+                if let Some(repos) = self.repos.as_mut() {
+                    let name = e.file_name();
+                    if crate::nested_git::is_candidate_name(&name) {
+                        repos.push(path.clone());
+                    }
+                    has_head |= name == "HEAD";
                 }
                 if !self.globs.is_empty() {
                     let text = if relative {
@@ -835,13 +922,18 @@ impl Walk<'_, '_> {
                         look = false;
                     }
                 }
-                if !look && self.globs.is_empty() {
+                if !look && self.globs.is_empty() && self.repos.is_none() {
                     continue;
                 }
                 if is_dir {
                     let mut c = comps.clone();
                     c.push(lname.clone());
                     stack.push((path, c, look));
+                }
+            }
+            if has_head {
+                if let Some(repos) = self.repos.as_mut() {
+                    repos.push(dir.clone());
                 }
             }
         }
@@ -1080,6 +1172,59 @@ mod tests {
                 assert!(p.unreadable.contains(&std::fs::canonicalize(real.join(".ssh")).expect("real")));
             }
         }
+    }
+
+    /// Repositories below the root, package trees included, are found by the walk, protected
+    /// like the root's (without placeholders), and remembered by the cache: a warm run finds
+    /// them without walking.
+    #[test]
+    fn nested_repositories_are_found_protected_and_cached() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let root = base.join("proj");
+        let git = |g: &Path, config: &str| {
+            for d in ["objects", "refs", "hooks"] {
+                std::fs::create_dir_all(g.join(d)).expect("mkdir");
+            }
+            std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").expect("write");
+            std::fs::write(g.join("config"), config).expect("write");
+        };
+        git(&root.join("vendor/x/.git"), "[core]\n\tbare = false\n");
+        git(&root.join("node_modules/pkg/.git"), "");
+        git(&root.join("embedded"), "");
+        lay(&root, &["src/a.rs"]);
+        let inputs =
+            ExecInputs { root: root.clone(), scan_cache: Some(base.join("state/cache/scan/p")), ..Default::default() };
+        let (p, pending) = exec_policy_deferred(&inputs).expect("policy");
+        assert!(pending.is_none(), "the first run walks");
+        for g in ["vendor/x/.git", "node_modules/pkg/.git", "embedded"] {
+            assert!(p.git_dirs.contains(&root.join(g)), "{g}: {:?}", p.git_dirs);
+            assert!(p.read_only.iter().any(|(q, _)| *q == root.join(g).join("config")), "{g}/config read-only");
+            assert!(p.read_only.iter().any(|(q, _)| *q == root.join(g).join("hooks")), "{g}/hooks read-only");
+            assert!(!p.placeholders.iter().any(|q| q.starts_with(root.join(g))), "no placeholders in {g}");
+        }
+        assert!(!p.read_only.iter().any(|(q, _)| *q == root.join("vendor/x/.git/objects")), "data stays writable");
+        let known = |p: &ExecPolicy| {
+            let mut k: Vec<PathBuf> = p.git_watch.as_ref().expect("watch").known().map(Path::to_path_buf).collect();
+            k.sort();
+            k
+        };
+        let mut want = vec![root.join("embedded"), root.join("node_modules/pkg/.git"), root.join("vendor/x/.git")];
+        want.sort();
+        assert_eq!(known(&p), want);
+        // The cache (kept out of the temp folders the policy makes writable, as wicket's own
+        // state is): written by a walk, then read back with the repositories.
+        let i = ExecInputs { root: root.clone(), scan_cache: inputs.scan_cache.clone(), ..Default::default() };
+        let (_, pending) = crate::scan_cache::scan(&root, &[], &i, false, &[], true).expect("scan");
+        assert!(pending.is_none(), "walked and cached");
+        std::thread::sleep(crate::scan_cache::RACY + Duration::from_millis(300));
+        let (warm, pending) = crate::scan_cache::scan(&root, &[], &i, false, &[], true).expect("scan");
+        assert!(pending.is_some_and(|c| c.holds()), "the warm run uses the cache");
+        let mut repos = warm.repos.clone();
+        repos.sort();
+        repos.dedup();
+        assert_eq!(repos, want, "the cache remembers the repositories");
+        assert!(warm.stamps.is_some(), "and the stamps for the check after the run");
     }
 
     #[test]

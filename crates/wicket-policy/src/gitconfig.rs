@@ -184,6 +184,393 @@ pub fn assess(view: &GitConfigView) -> GitRisk {
     risk
 }
 
+/// One entry of a git config file as git's own parser reads it: section (lowercase),
+/// subsection (as written), variable (lowercase), value (`None` for a bare key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigKey {
+    /// The section, lowercase.
+    pub section: String,
+    /// The subsection, case kept (`[remote "origin"]`), or the lowercase rest of a legacy
+    /// `[section.sub]` header.
+    pub sub: Option<String>,
+    /// The variable, lowercase.
+    pub var: String,
+    /// The value, unquoted and unescaped; `None` for a bare key (git reads it as `true`).
+    pub value: Option<String>,
+}
+
+impl ConfigKey {
+    /// `section.sub.var`, as git names the key.
+    pub fn name(&self) -> String {
+        match &self.sub {
+            Some(sub) => format!("{}.{sub}.{}", self.section, self.var),
+            None => format!("{}.{}", self.section, self.var),
+        }
+    }
+}
+
+/// Parse a git config file the way git's `config.c` does (headers `[s]`, `[s "sub"]`,
+/// `[s.sub]`, `key = value` also after a header on its line, bare keys, quotes, the escapes
+/// `\n \t \b \\ \"`, a backslash at the end of a line continuing the value, `#`/`;` comments).
+/// Anything git would refuse is an error, with its line.
+pub fn parse_config(text: &str) -> Result<Vec<ConfigKey>, String> {
+    let chars: Vec<char> = text.strip_prefix('\u{feff}').unwrap_or(text).chars().collect();
+    let mut i = 0;
+    let mut line = 1;
+    let mut section: Option<(String, Option<String>)> = None;
+    let mut out = Vec::new();
+    let err = |line: usize, what: &str| format!("line {line}: {what}");
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\n' {
+            line += 1;
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == '#' || c == ';' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == '[' {
+            i += 1;
+            let mut name = String::new();
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '-' || chars[i] == '.') {
+                name.push(chars[i].to_ascii_lowercase());
+                i += 1;
+            }
+            if name.is_empty() {
+                return Err(err(line, "a section header without a name"));
+            }
+            let mut sub = None;
+            if i < chars.len() && chars[i] == ']' {
+                i += 1;
+                // A legacy `[section.sub]`: the part after the first dot is the subsection.
+                if let Some((s, rest)) = name.split_once('.') {
+                    sub = Some(rest.to_string());
+                    name = s.to_string();
+                }
+            } else {
+                while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
+                    i += 1;
+                }
+                if name.contains('.') || i >= chars.len() || chars[i] != '"' {
+                    return Err(err(line, "a malformed section header"));
+                }
+                i += 1;
+                let mut s = String::new();
+                loop {
+                    let Some(&ch) = chars.get(i) else { return Err(err(line, "an unterminated subsection")) };
+                    i += 1;
+                    match ch {
+                        '"' => break,
+                        '\n' => return Err(err(line, "a subsection across lines")),
+                        '\\' => {
+                            let Some(&next) = chars.get(i) else { return Err(err(line, "a bad escape")) };
+                            if next == '\n' {
+                                return Err(err(line, "a subsection across lines"));
+                            }
+                            s.push(next);
+                            i += 1;
+                        }
+                        other => s.push(other),
+                    }
+                }
+                if chars.get(i) != Some(&']') {
+                    return Err(err(line, "a malformed section header"));
+                }
+                i += 1;
+                sub = Some(s);
+            }
+            section = Some((name, sub));
+            continue;
+        }
+        if !c.is_ascii_alphabetic() {
+            return Err(err(line, &format!("an unexpected {c:?}")));
+        }
+        let Some((sec, sub)) = section.clone() else { return Err(err(line, "a key before any section")) };
+        let mut var = String::new();
+        while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '-') {
+            var.push(chars[i].to_ascii_lowercase());
+            i += 1;
+        }
+        while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
+            i += 1;
+        }
+        let value = match chars.get(i) {
+            None | Some('\n') => None,
+            Some('#' | ';') => None,
+            Some('=') => {
+                i += 1;
+                let (v, consumed_lines) = config_value(&chars, &mut i).map_err(|e| err(line, e))?;
+                line += consumed_lines;
+                Some(v)
+            }
+            Some(other) => return Err(err(line, &format!("an unexpected {other:?} after the key {var}"))),
+        };
+        out.push(ConfigKey { section: sec, sub, var, value });
+    }
+    Ok(out)
+}
+
+/// A value from just after its `=` to the end of its line (continuations followed); the
+/// number of line ends inside it.
+fn config_value(chars: &[char], i: &mut usize) -> Result<(String, usize), &'static str> {
+    let mut v = String::new();
+    let mut quoted = false;
+    let mut lines = 0;
+    // Unquoted whitespace is kept only between words.
+    let mut pending_space = String::new();
+    let mut started = false;
+    while let Some(&c) = chars.get(*i) {
+        match c {
+            '\n' => {
+                if quoted {
+                    return Err("a quote not closed at the end of the line");
+                }
+                break;
+            }
+            ' ' | '\t' if !quoted => {
+                if started {
+                    pending_space.push(c);
+                }
+                *i += 1;
+            }
+            '#' | ';' if !quoted => {
+                while *i < chars.len() && chars[*i] != '\n' {
+                    *i += 1;
+                }
+                break;
+            }
+            '"' => {
+                v.push_str(&std::mem::take(&mut pending_space));
+                quoted = !quoted;
+                started = true;
+                *i += 1;
+            }
+            '\\' => {
+                *i += 1;
+                let Some(&e) = chars.get(*i) else { return Err("a backslash at the end of the file") };
+                *i += 1;
+                if e == '\n' {
+                    lines += 1;
+                    continue;
+                }
+                v.push_str(&std::mem::take(&mut pending_space));
+                started = true;
+                v.push(match e {
+                    'n' => '\n',
+                    't' => '\t',
+                    'b' => '\u{8}',
+                    '\\' => '\\',
+                    '"' => '"',
+                    _ => return Err("an escape git does not know"),
+                });
+            }
+            other => {
+                v.push_str(&std::mem::take(&mut pending_space));
+                started = true;
+                v.push(other);
+                *i += 1;
+            }
+        }
+    }
+    if quoted {
+        return Err("a quote not closed at the end of the file");
+    }
+    Ok((v, lines))
+}
+
+/// Variables that name a program (or a hook) in any section: never safe in a repository the
+/// sandbox made.
+const PROGRAM_VARS: &[&str] = &[
+    "command",
+    "cmd",
+    "program",
+    "helper",
+    "hook",
+    "hookspath",
+    "editor",
+    "pager",
+    "driver",
+    "textconv",
+    "process",
+    "clean",
+    "smudge",
+    "external",
+    "sshcommand",
+    "askpass",
+    "gitproxy",
+    "uploadpack",
+    "receivepack",
+    "packobjectshook",
+    "difffilter",
+    "alternaterefscommand",
+    "vcs",
+    "path",
+    "worktree",
+];
+
+/// `core` variables that only tune git's own behaviour.
+const CORE_SAFE: &[&str] = &[
+    "repositoryformatversion",
+    "filemode",
+    "bare",
+    "logallrefupdates",
+    "ignorecase",
+    "precomposeunicode",
+    "symlinks",
+    "autocrlf",
+    "eol",
+    "safecrlf",
+    "quotepath",
+    "compression",
+    "loosecompression",
+    "abbrev",
+    "checkstat",
+    "trustctime",
+    "untrackedcache",
+    "splitindex",
+    "commentchar",
+    "commentstring",
+    "whitespace",
+    "preloadindex",
+    "sharedrepository",
+    "warnambiguousrefs",
+    "sparsecheckout",
+    "sparsecheckoutcone",
+    "multipackindex",
+    "excludesfile",
+    "attributesfile",
+    "bigfilethreshold",
+    "deltabasecachelimit",
+    "packedgitlimit",
+    "packedgitwindowsize",
+    "fsync",
+    "fsyncmethod",
+    "longpaths",
+    "protecthfs",
+    "protectntfs",
+    "checkroundtripencoding",
+];
+
+/// Sections whose every variable (but [`PROGRAM_VARS`]) only tunes git itself.
+const SAFE_SECTIONS: &[&str] = &[
+    "user",
+    "author",
+    "committer",
+    "init",
+    "gc",
+    "pack",
+    "fetch",
+    "pull",
+    "push",
+    "color",
+    "column",
+    "status",
+    "log",
+    "commit",
+    "tag",
+    "rerere",
+    "i18n",
+    "index",
+    "feature",
+    "advice",
+    "blame",
+    "receive",
+    "transfer",
+    "fsck",
+    "fetchfsck",
+    "receivefsck",
+    "rebase",
+    "apply",
+    "format",
+    "checkout",
+    "clone",
+    "worktree",
+    "branch",
+    "remote",
+    "extensions",
+    "merge",
+    "diff",
+    "credential",
+    "http",
+    "submodule",
+    "lfs",
+    "safe",
+    "am",
+    "grep",
+    "notes",
+    "reset",
+    "stash",
+    "help",
+    "maintenance",
+    "repack",
+    "splitindex",
+    "versionsort",
+];
+
+/// Why this entry of a config file in a repository the sandbox made is not known to be safe
+/// (`None`: it only tunes git itself). An allowlist, so a key wicket has never heard of counts
+/// as unsafe: what `git init` and `git clone` write (and `user.*`, `remote.*.url`, `branch.*`,
+/// `alias.x = status`) passes; every key that names a program, a hook folder, an included
+/// file, a pager or editor, a worktree elsewhere, or a shell alias does not.
+pub fn unsafe_config_key(k: &ConfigKey) -> Option<String> {
+    let name = k.name();
+    let value = k.value.as_deref();
+    let why = |w: &str| Some(format!("{name} ({w})"));
+    let var = k.var.as_str();
+    match (k.section.as_str(), k.sub.as_deref()) {
+        ("include" | "includeif", _) => return why("loads another config file"),
+        ("core", None) if var == "fsmonitor" => {
+            return (!is_false(value) && !is_true(value)).then(|| format!("{name} (runs a program as a hook)"))
+        }
+        ("alias", None) => {
+            return value.is_some_and(|v| v.trim_start().starts_with('!')).then(|| format!("{name} (a shell alias)"))
+        }
+        ("submodule", Some(_)) if var == "path" => return None,
+        ("submodule", Some(_)) if var == "update" => {
+            return value.is_some_and(|v| v.trim_start().starts_with('!')).then(|| format!("{name} (runs a command)"))
+        }
+        ("diff" | "merge", Some(_)) => {
+            // Drivers: only their tuning (`binary`, `xfuncname` …), never their programs.
+            if PROGRAM_VARS.contains(&var) {
+                return why("a driver that runs a program");
+            }
+            return None;
+        }
+        _ => {}
+    }
+    if PROGRAM_VARS.contains(&var) {
+        return why("names a program, a hook or another file git follows");
+    }
+    let known = match k.section.as_str() {
+        "core" => k.sub.is_none() && CORE_SAFE.contains(&var),
+        "protocol" => k.sub.is_none() && var == "version",
+        s => SAFE_SECTIONS.contains(&s),
+    };
+    if known {
+        None
+    } else {
+        why("not a key wicket knows to be safe")
+    }
+}
+
+/// Check a config file of a repository the sandbox made: `Err` names the first key that is
+/// not known to be safe, or why the file does not parse (which counts as unsafe).
+pub fn check_config_text(text: &str) -> Result<(), String> {
+    let keys = parse_config(text).map_err(|e| format!("cannot be parsed as git config ({e})"))?;
+    match keys.iter().find_map(unsafe_config_key) {
+        Some(why) => Err(format!("sets {why}")),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,5 +674,89 @@ mod tests {
         assert!(assess(&sig).repository.is_some());
         let bad = assess(&GitConfigView::Unreadable("boom".into()));
         assert!(bad.any.is_some() && bad.repository.is_some());
+    }
+
+    /// What `git init` and `git clone` write, and ordinary settings, are safe; every key that
+    /// makes git run or load code is not (one case a line).
+    #[test]
+    fn config_keys_in_a_new_repository_are_judged_by_an_allowlist() {
+        let safe = [
+            "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n",
+            "[core]\n\tignorecase = true\n\tprecomposeunicode = true\n",
+            "[remote \"origin\"]\n\turl = https://example.com/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+            "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n",
+            "[init]\n\tdefaultBranch = main\n[user]\n\tname = A\n\temail = a@b\n",
+            "[alias]\n\tst = status -s\n",
+            "[core]\n\tfsmonitor = false\n",
+            "[diff \"pdf\"]\n\tbinary = true\n",
+            "[submodule \"m\"]\n\turl = ../m\n\tactive = true\n\tupdate = rebase\n",
+            "[extensions]\n\tobjectformat = sha256\n",
+            "; comment\n# comment\n[gc] auto = 0\n",
+            "",
+        ];
+        for text in safe {
+            assert_eq!(check_config_text(text), Ok(()), "{text:?}");
+        }
+        let risky = [
+            ("[core]\n\tfsmonitor = ./hook\n", "core.fsmonitor"),
+            ("[core]\n\thooksPath = .h\n", "core.hookspath"),
+            ("[core]\n\tsshCommand = x\n", "core.sshcommand"),
+            ("[core]\n\tpager = less\n", "core.pager"),
+            ("[core]\n\teditor = vi\n", "core.editor"),
+            ("[core]\n\taskPass = x\n", "core.askpass"),
+            ("[core]\n\tworktree = /home\n", "core.worktree"),
+            ("[core]\n\tgitProxy = x\n", "core.gitproxy"),
+            ("[sequence]\n\teditor = x\n", "sequence.editor"),
+            ("[diff]\n\texternal = x\n", "diff.external"),
+            ("[diff \"x\"]\n\ttextconv = x\n", "diff.x.textconv"),
+            ("[diff \"x\"]\n\tcommand = x\n", "diff.x.command"),
+            ("[filter \"x\"]\n\tclean = x\n", "filter.x.clean"),
+            ("[filter \"x\"]\n\tsmudge = x\n", "filter.x.smudge"),
+            ("[filter \"x\"]\n\tprocess = x\n", "filter.x.process"),
+            ("[merge \"x\"]\n\tdriver = x\n", "merge.x.driver"),
+            ("[credential]\n\thelper = store\n", "credential.helper"),
+            ("[credential \"https://x\"]\n\thelper = x\n", "credential.https://x.helper"),
+            ("[gpg]\n\tprogram = x\n", "gpg.program"),
+            ("[gpg \"ssh\"]\n\tprogram = x\n", "gpg.ssh.program"),
+            ("[uploadpack]\n\tpackObjectsHook = x\n", "uploadpack.packobjectshook"),
+            ("[alias]\n\tst = !touch x\n", "alias.st"),
+            ("[alias]\n\tst = \"  !touch x\"\n", "alias.st"),
+            ("[include]\n\tpath = x.inc\n", "include.path"),
+            ("[includeIf \"gitdir:/\"]\n\tpath = x.inc\n", "includeif.gitdir:/.path"),
+            ("[hook \"h\"]\n\tcommand = x\n", "hook.h.command"),
+            ("[pager]\n\tlog = x\n", "pager.log"),
+            ("[interactive]\n\tdiffFilter = x\n", "interactive.difffilter"),
+            ("[difftool \"x\"]\n\tcmd = x\n", "difftool.x.cmd"),
+            ("[submodule \"m\"]\n\tupdate = !x\n", "submodule.m.update"),
+            ("[remote \"o\"]\n\tuploadpack = x\n", "remote.o.uploadpack"),
+            ("[protocol \"ext\"]\n\tallow = always\n", "protocol.ext.allow"),
+            ("[trace2]\n\teventTarget = /x\n", "trace2.eventtarget"),
+            ("[never.heard]\n\tof = x\n", "never.heard.of"),
+            // git's syntax, not a line-by-line reading: a key after the header, a continued
+            // value, a legacy subsection.
+            ("[core] fsmonitor = x\n", "core.fsmonitor"),
+            ("[core]\n\tfsmonitor = a\\\nb\n", "core.fsmonitor"),
+            ("[Diff.X]\n\ttextconv = x\n", "diff.x.textconv"),
+            ("[core]\n\tFSMonitor\t=  x  ; c\n", "core.fsmonitor"),
+        ];
+        for (text, key) in risky {
+            let got = check_config_text(text);
+            assert!(got.as_ref().is_err_and(|e| e.contains(&format!("sets {key} "))), "{text:?}: {got:?}");
+        }
+        // Git would refuse these: so do we (fail closed).
+        for bad in [
+            "[core\n",
+            "key = x\n",
+            "[core]\n\tx = \"open\n",
+            "[core]\n\tx = a\\q\n",
+            "[a \"b]\n",
+            "[core]\n\t9x = 1\n",
+        ] {
+            assert!(check_config_text(bad).is_err_and(|e| e.contains("parsed")), "{bad:?}");
+        }
+        let keys = parse_config("[remote \"Or\\\"ig\"]\n\turl = \"a b\" c # x\n\tbare\n").expect("parses");
+        assert_eq!(keys[0].name(), "remote.Or\"ig.url");
+        assert_eq!(keys[0].value.as_deref(), Some("a b c"));
+        assert_eq!((keys[1].var.as_str(), keys[1].value.as_deref()), ("bare", None));
     }
 }

@@ -117,27 +117,118 @@ pub fn protect(root: &Path, home: Option<&Path>, writable: &[PathBuf], view: &mu
         // A linked worktree or a submodule's checkout: the file names the git folder.
         view.ro(dot_git.clone(), false);
         if let Some(g) = read_gitfile(&dot_git) {
-            git_dir(&g, view, 0, &mut configs);
+            git_dir(&g, view, 0, &mut configs, true);
             if let Some(common) = common_dir(&g) {
-                git_dir(&common, view, 0, &mut configs);
+                git_dir(&common, view, 0, &mut configs, true);
             }
         }
     } else if let Ok(real) = std::fs::canonicalize(&dot_git) {
         // A `.git` link: its target is protected like a `.git` folder (a mount cannot cover
         // the link itself, see the known limits in docs/sandbox.md).
         if real.is_dir() {
-            git_dir(&real, view, 0, &mut configs);
+            git_dir(&real, view, 0, &mut configs, true);
             if let Some(common) = common_dir(&real) {
-                git_dir(&common, view, 0, &mut configs);
+                git_dir(&common, view, 0, &mut configs, true);
             }
         }
     }
     config_scopes(home, Some(&configs), writable, view);
 }
 
+/// Protect a repository found below the root at start (see [`crate::nested_git`]): `found` is
+/// a `.git` folder, file or link, or a folder that is itself a git folder. Its git folder (and
+/// common folder) get the root's rule, but only where they lie inside `inside` (a git folder
+/// elsewhere is not writable anyway, and binding it would make it so), and without
+/// placeholders: what is missing and appears during the run is found by the check after it.
+/// The files its configuration includes that exist are read-only too. Returns the git folders
+/// protected.
+pub fn protect_nested(found: &Path, inside: &[PathBuf], view: &mut GitView) -> Vec<PathBuf> {
+    let Some(g) = repository_dir(found) else { return Vec::new() };
+    if std::fs::symlink_metadata(found).is_ok_and(|m| !m.is_dir()) && inside.iter().any(|w| found.starts_with(w)) {
+        // A `.git` file or link: pinned read-only, so it cannot be re-pointed.
+        view.ro(found.to_path_buf(), false);
+    }
+    let mut configs = Vec::new();
+    let mut dirs = vec![g.clone()];
+    if let Some(common) = common_dir(&g) {
+        dirs.push(common);
+    }
+    let before = view.git_dirs.len();
+    for d in dirs {
+        if inside.iter().any(|w| d.starts_with(w)) {
+            git_dir(&d, view, 0, &mut configs, false);
+        }
+    }
+    let mut queue: Vec<(PathBuf, usize)> = configs.into_iter().map(|c| (c, 0)).collect();
+    while let Some((file, depth)) = queue.pop() {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for inc in include_paths(&text) {
+            let p = crate::paths::normalize(&if Path::new(&inc).is_absolute() {
+                PathBuf::from(&inc)
+            } else {
+                base.join(&inc)
+            });
+            if depth < 10 && std::fs::symlink_metadata(&p).is_ok() && inside.iter().any(|w| p.starts_with(w)) {
+                view.ro(p.clone(), p.is_dir());
+                queue.push((p, depth + 1));
+            }
+        }
+    }
+    view.git_dirs[before..].to_vec()
+}
+
+/// The git folder git would use for a repository found at `found` (a `.git` folder, a `.git`
+/// file or link, or a folder that is a git folder itself), as a real path.
+pub fn repository_dir(found: &Path) -> Option<PathBuf> {
+    let meta = std::fs::symlink_metadata(found).ok()?;
+    if meta.is_file() {
+        read_gitfile(found)
+    } else {
+        std::fs::canonicalize(found).ok().filter(|p| p.is_dir())
+    }
+}
+
+/// Is `dir` a git folder, by git's own test (`is_git_directory` in setup.c): a valid `HEAD`,
+/// and an `objects` and a `refs` folder in it, or in the folder its `commondir` names. A bare
+/// repository, and a `.git` folder, pass; an empty or half-made folder does not (git then looks
+/// further up, as if it were not there).
+pub fn is_git_directory(dir: &Path) -> bool {
+    if !valid_head(&dir.join("HEAD")) {
+        return false;
+    }
+    let common = if dir.join("commondir").exists() {
+        match common_dir(dir) {
+            Some(c) => c,
+            None => return false,
+        }
+    } else {
+        dir.to_path_buf()
+    };
+    // Git asks `access(X_OK)`: any entry it may search counts, a folder or a link to one.
+    ["objects", "refs"].iter().all(|d| common.join(d).is_dir())
+}
+
+/// A `HEAD` git accepts (`validate_headref`): a link into `refs/`, a file `ref: refs/…`, or a
+/// file holding an object name.
+fn valid_head(head: &Path) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(head) else { return false };
+    if meta.file_type().is_symlink() {
+        return std::fs::read_link(head).is_ok_and(|t| t.starts_with("refs/"));
+    }
+    let Ok(bytes) = std::fs::read(head) else { return false };
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).into_owned();
+    if let Some(rest) = text.strip_prefix("ref:") {
+        return rest.trim_start().starts_with("refs/");
+    }
+    let hex = text.trim_end_matches(['\n', '\r']);
+    let hex: &str = hex.get(..64).or_else(|| hex.get(..40)).unwrap_or("");
+    (hex.len() == 40 || hex.len() == 64) && hex.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 /// The rule for one git folder: bound on itself, everything but data read-only, submodule and
 /// worktree folders in it treated alike.
-fn git_dir(g: &Path, view: &mut GitView, depth: usize, configs: &mut Vec<PathBuf>) {
+fn git_dir(g: &Path, view: &mut GitView, depth: usize, configs: &mut Vec<PathBuf>, placeholders: bool) {
     let Ok(g) = std::fs::canonicalize(g) else { return };
     if depth > MAX_DEPTH || view.git_dirs.contains(&g) {
         return;
@@ -153,8 +244,13 @@ fn git_dir(g: &Path, view: &mut GitView, depth: usize, configs: &mut Vec<PathBuf
         let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
         view.ro(e.path(), is_dir);
         if is_dir && (name == "modules" || name == "worktrees") {
-            nested(&e.path(), view, depth + 1, configs);
+            nested(&e.path(), view, depth + 1, configs, placeholders);
         }
+    }
+    configs.push(g.join("config"));
+    configs.push(g.join("config.worktree"));
+    if !placeholders {
+        return;
     }
     // Listed whether or not they exist now: one that exists may be another run's placeholder,
     // and this run must own its share of it (the last run out removes only what it lists).
@@ -165,13 +261,11 @@ fn git_dir(g: &Path, view: &mut GitView, depth: usize, configs: &mut Vec<PathBuf
     if std::fs::symlink_metadata(&commondir).is_err() && !view.must_not_appear.contains(&commondir) {
         view.must_not_appear.push(commondir);
     }
-    configs.push(g.join("config"));
-    configs.push(g.join("config.worktree"));
 }
 
 /// Git folders below `modules/` or `worktrees/` (a submodule named `a/b` lives in
 /// `modules/a/b`): a folder with `HEAD` is a git folder; others are searched further.
-fn nested(dir: &Path, view: &mut GitView, depth: usize, configs: &mut Vec<PathBuf>) {
+fn nested(dir: &Path, view: &mut GitView, depth: usize, configs: &mut Vec<PathBuf>, placeholders: bool) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -182,14 +276,15 @@ fn nested(dir: &Path, view: &mut GitView, depth: usize, configs: &mut Vec<PathBu
         }
         let p = e.path();
         if p.join("HEAD").exists() || p.join("commondir").exists() {
-            git_dir(&p, view, depth, configs);
+            git_dir(&p, view, depth, configs, placeholders);
         } else {
-            nested(&p, view, depth + 1, configs);
+            nested(&p, view, depth + 1, configs, placeholders);
         }
     }
 }
 
-fn is_data(name: &str) -> bool {
+/// An entry git writes in everyday work (see [`GIT_DATA`]).
+pub fn is_data(name: &str) -> bool {
     GIT_DATA.contains(&name) || name.ends_with(".lock") || name.starts_with("sharedindex.")
 }
 
@@ -205,7 +300,7 @@ pub fn read_gitfile(file: &Path) -> Option<PathBuf> {
 
 /// The common folder `commondir` names (relative to the git folder), as git's
 /// `get_common_dir_noenv` reads it.
-fn common_dir(g: &Path) -> Option<PathBuf> {
+pub fn common_dir(g: &Path) -> Option<PathBuf> {
     let text = std::fs::read_to_string(g.join("commondir")).ok()?;
     let t = text.trim_end_matches(['\n', '\r']);
     if t.is_empty() {

@@ -28,6 +28,7 @@ pub mod gitdirs;
 pub mod host;
 pub mod lists;
 pub mod mode;
+pub mod nested_git;
 pub mod options;
 pub mod paths;
 pub mod rules;

@@ -154,6 +154,89 @@ impl Seen {
     }
 }
 
+/// A walk's folder stamps (encoded as in the cache file), kept for the check after the run:
+/// which folders changed while the command ran.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Stamps {
+    bytes: std::sync::Arc<Vec<u8>>,
+    count: usize,
+}
+
+impl std::fmt::Debug for Stamps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stamps({} folders)", self.count)
+    }
+}
+
+impl Stamps {
+    fn of(folders: &[Stamp]) -> Stamps {
+        Stamps { bytes: std::sync::Arc::new(encode(folders)), count: folders.len() }
+    }
+
+    /// The folders (relative to `root`) whose stamp moved since the walk, or that were racy
+    /// then, and the inode of every stamped folder directly inside one of them (what the check
+    /// after the run looks up); `None` when the stamps cannot be read back or the root not
+    /// opened (then everything must be read). Big projects are checked by a few threads.
+    pub(crate) fn since(&self, root: &Path) -> Option<(Vec<String>, std::collections::HashMap<String, u64>)> {
+        let mut b = self.bytes.as_slice();
+        let mut records: Vec<(&str, Id, bool)> = Vec::with_capacity(self.count);
+        for _ in 0..self.count {
+            let (rel, rest) = split_record(&mut b)?;
+            let (id, racy) = decode_id(rest)?;
+            records.push((std::str::from_utf8(rel).ok()?, id, racy));
+        }
+        let base = open_root(root)?;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(CHECK_THREADS);
+        let chunk = records.len().div_ceil(if records.len() < PER_THREAD { 1 } else { threads }).max(1);
+        let changed_in = |part: &[(&str, Id, bool)]| -> Vec<String> {
+            let mut out = Vec::new();
+            for (rel, id, racy) in part {
+                #[cfg(target_os = "linux")]
+                let now = stamp_at(&base, Path::new(rel));
+                #[cfg(not(target_os = "linux"))]
+                let now = {
+                    let _ = &base;
+                    stamp(&root.join(rel))
+                };
+                // Gone: its parent moved, and is read again.
+                if now.is_some_and(|n| n != *id || *racy) {
+                    out.push(rel.to_string());
+                }
+            }
+            out
+        };
+        let changed_in = &changed_in;
+        let changed: Option<Vec<String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = records.chunks(chunk).skip(1).map(|part| s.spawn(move || changed_in(part))).collect();
+            let mut all = records.chunks(chunk).next().map(changed_in).unwrap_or_default();
+            for h in handles {
+                // A thread that failed: nothing is known, everything is read.
+                all.extend(h.join().ok()?);
+            }
+            Some(all)
+        });
+        let changed = changed?;
+        let parents: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
+        let map = records
+            .iter()
+            .filter(|(rel, ..)| !rel.is_empty() && parents.contains(rel.rsplit_once('/').map_or("", |(p, _)| p)))
+            .map(|(rel, id, _)| (rel.to_string(), id.1))
+            .collect();
+        Some((changed, map))
+    }
+}
+
+/// A stamp's device, inode, change time and racy flag from the bytes after its path.
+fn decode_id(mut b: &[u8]) -> Option<(Id, bool)> {
+    fn word(b: &mut &[u8]) -> Option<[u8; 8]> {
+        take(b, 8)?.try_into().ok()
+    }
+    let (dev, ino) = (u64::from_le_bytes(word(&mut b)?), u64::from_le_bytes(word(&mut b)?));
+    let (ct, ns) = (i64::from_le_bytes(word(&mut b)?), i64::from_le_bytes(word(&mut b)?));
+    let flags = *take(&mut b, 1)?.first()?;
+    Some(((dev, ino, ct, ns), flags & 1 != 0))
+}
+
 /// The cache file: [`MAGIC`], this header as one line of JSON, then the folders' stamps in a
 /// fixed binary layout (see [`encode`]), which the check reads off the command's path.
 #[derive(Debug, Serialize, Deserialize)]
@@ -162,12 +245,14 @@ struct Header {
     links: Vec<(String, Option<String>)>,
     denied: Vec<PathBuf>,
     secrets: Vec<PathBuf>,
+    /// The repository candidates the walk found (see [`crate::nested_git`]).
+    repos: Vec<PathBuf>,
     /// How many stamps follow.
     folders: usize,
 }
 
 /// The first bytes of a cache file of this layout.
-const MAGIC: &[u8] = b"wicket-scan-2\n";
+const MAGIC: &[u8] = b"wicket-scan-3\n";
 
 /// The stamps, each: the path's length (u32) and bytes, device, inode, change time (seconds,
 /// nanoseconds), flags (1: racy, 2: listed) and the listing's hash; little-endian.
@@ -284,7 +369,7 @@ fn key(root: &Path, homes: &[PathBuf], i: &ExecInputs, case_insensitive: bool) -
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (crate::lists::SENSITIVE, crate::lists::HOME_SENSITIVE, crate::exec::SCAN_SKIPPED).hash(&mut h);
     let value = serde_json::json!([
-        "v2",
+        "v3",
         env!("CARGO_PKG_VERSION"),
         format!("{:x}", h.finish()),
         root,
@@ -514,7 +599,10 @@ pub(crate) fn scan(
 ) -> Result<(Scan, Option<Pending>), ExecError> {
     let file = i.scan_cache.as_deref().filter(|f| usable_place(f, writable));
     let Some(file) = file else {
-        return crate::exec::scan_root(root, homes, i, case_insensitive, false).map(|(s, _)| (s, None));
+        let started = std::time::SystemTime::now();
+        let (mut scan, seen, _) = crate::exec::scan_root(root, homes, i, case_insensitive, true)?;
+        scan.stamps = seen.and_then(|s| stamps_of(s, root, started)).map(|(f, _)| Stamps::of(&f));
+        return Ok((scan, None));
     };
     let key = key(root, homes, i, case_insensitive);
     if cached {
@@ -524,7 +612,12 @@ pub(crate) fn scan(
             eprintln!("wicket: scan cache: read in {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
         }
         if let Some((header, stamps)) = loaded {
-            let scan = Scan { denied: header.denied.clone(), secrets: header.secrets.clone() };
+            let scan = Scan {
+                denied: header.denied.clone(),
+                secrets: header.secrets.clone(),
+                repos: header.repos.clone(),
+                stamps: Some(Stamps { bytes: std::sync::Arc::new(stamps.clone()), count: header.folders }),
+            };
             let pending =
                 Pending { file: file.to_path_buf(), root: root.to_path_buf(), header, stamps, first: First::NotYet };
             return Ok((scan, Some(pending)));
@@ -532,25 +625,20 @@ pub(crate) fn scan(
     }
     let started = std::time::SystemTime::now();
     let t0 = std::time::Instant::now();
-    let (scan, seen) = crate::exec::scan_root(root, homes, i, case_insensitive, true)?;
+    let (mut scan, seen, cacheable) = crate::exec::scan_root(root, homes, i, case_insensitive, true)?;
     if std::env::var_os("WICKET_SCAN_TIMING").is_some() {
         eprintln!("wicket: scan cache: the project walked in {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
-    let stamps = match seen {
-        Some(mut seen) if !seen.broken => {
-            seen.finish();
-            let links = std::mem::take(&mut seen.links);
-            seen.stamps(root, started).map(|f| (f, links))
-        }
-        _ => None,
-    };
-    match stamps {
+    let stamps = seen.and_then(|s| stamps_of(s, root, started));
+    scan.stamps = stamps.as_ref().map(|(f, _)| Stamps::of(f));
+    match stamps.filter(|_| cacheable) {
         Some((folders, links)) => {
             let header = Header {
                 key,
                 links,
                 denied: scan.denied.clone(),
                 secrets: scan.secrets.clone(),
+                repos: scan.repos.clone(),
                 folders: folders.len(),
             };
             write(file, &header, &folders)
@@ -561,6 +649,20 @@ pub(crate) fn scan(
         }
     }
     Ok((scan, None))
+}
+
+/// The links a walk met, each with where it led.
+type Links = Vec<(String, Option<String>)>;
+
+/// The stamps and links a walk recorded, relative to the root; `None` when they cannot stand
+/// for the walk (a folder could not be stamped, a path is not UTF-8).
+fn stamps_of(mut seen: Seen, root: &Path, started: std::time::SystemTime) -> Option<(Vec<Stamp>, Links)> {
+    if seen.broken {
+        return None;
+    }
+    seen.finish();
+    let links = std::mem::take(&mut seen.links);
+    seen.stamps(root, started).map(|f| (f, links))
 }
 
 /// The cache's folder is none the sandbox may write (it would hand the next run its masks).

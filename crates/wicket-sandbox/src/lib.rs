@@ -22,6 +22,7 @@ pub mod layers;
 pub mod output;
 pub mod placeholders;
 pub mod probe;
+pub mod quarantine;
 #[cfg(target_os = "linux")]
 mod rootonly;
 mod runner;

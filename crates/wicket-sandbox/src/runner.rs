@@ -72,6 +72,9 @@ pub struct Outcome {
     pub duration: Duration,
     /// The backend that confined it.
     pub backend: &'static str,
+    /// Repositories the run left that git must not use, moved aside after it (see
+    /// [`crate::quarantine`]); each was named in a notice on stderr.
+    pub moved_aside: Vec<crate::quarantine::MovedAside>,
 }
 
 /// The network a sandboxed command gets: the proxy, served by the caller on the listener the
@@ -176,7 +179,9 @@ impl Sandbox {
         let hook = None;
         let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name(), hook);
         drop(guards);
-        result
+        // Whatever the command left, also when waiting for it failed.
+        let moved = crate::quarantine::after_run(policy);
+        result.map(|o| Outcome { moved_aside: moved, ..o })
     }
 
     /// Start `argv` under `policy` with its stdin and stdout piped to the caller and its
@@ -186,7 +191,9 @@ impl Sandbox {
     /// fork and exec, so call this before the process starts threads of its own.
     pub fn spawn(&self, policy: &ExecPolicy, argv: &[OsString]) -> Result<Running, SandboxError> {
         let (mut cmd, guards) = self.command(policy, argv, None, None)?;
-        spawn_piped(&mut cmd, guards, self.backend.name())
+        let mut running = spawn_piped(&mut cmd, guards, self.backend.name())?;
+        running.watch = Some(policy.clone());
+        Ok(running)
     }
 
     /// [`Sandbox::spawn`] with the proxy's network (bubblewrap only, as
@@ -210,7 +217,8 @@ impl Sandbox {
             let (ours, theirs) = crate::bridge::pair().map_err(SandboxError::Seccomp)?;
             let bridge = crate::shim::ShimBridge { fd: raw(&theirs), port: net.port };
             let (mut cmd, guards) = self.command(policy, argv, Some(bridge), None)?;
-            let running = spawn_piped(&mut cmd, guards, self.backend.name())?;
+            let mut running = spawn_piped(&mut cmd, guards, self.backend.name())?;
+            running.watch = Some(policy.clone());
             // As in `run_networked`: our copy of the shim's end goes, the listener is served,
             // the environment sent; a failure here leaves the shim refusing to start.
             drop(theirs);
@@ -254,13 +262,19 @@ impl Sandbox {
             // The shim has its copy now; ours must go, so a dead shim is not waited for.
             drop(read);
             let spawned = spawned?;
-            return Ok(Started { state: Some(Ahead::Spawned(spawned, write)), _guards: guards, timeout });
+            return Ok(Started {
+                state: Some(Ahead::Spawned(spawned, write)),
+                _guards: guards,
+                timeout,
+                policy: policy.clone(),
+            });
         }
         let (cmd, guards) = self.command(policy, argv, None, None)?;
         Ok(Started {
             state: Some(Ahead::Deferred(Box::new(cmd), policy.output_cap, opts.clone(), self.backend.name())),
             _guards: guards,
             timeout,
+            policy: policy.clone(),
         })
     }
 
@@ -478,6 +492,8 @@ pub struct Running {
     guards: Guards,
     backend: &'static str,
     start: Instant,
+    /// The policy of a sandboxed command, for the check after it (see [`crate::quarantine`]).
+    watch: Option<ExecPolicy>,
 }
 
 impl Running {
@@ -521,6 +537,9 @@ impl Running {
             reap_orphans();
         }
         drop(self.guards);
+        if let Some(policy) = &self.watch {
+            crate::quarantine::after_run(policy);
+        }
         Ok((exit_code(status), self.start.elapsed()))
     }
 }
@@ -558,7 +577,7 @@ fn spawn_piped(cmd: &mut Command, guards: Guards, backend: &'static str) -> Resu
     cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
     let start = Instant::now();
     let child = cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
-    Ok(Running { child, guards, backend, start })
+    Ok(Running { child, guards, backend, start, watch: None })
 }
 
 /// Put the command in its own process group, and make wicket the subreaper of what it leaves.
@@ -740,7 +759,7 @@ fn finish(
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
     let code = if timed_out { 124 } else { exit_code(status) };
-    Ok(Outcome { code, stdout, stderr, timed_out, duration: start.elapsed(), backend })
+    Ok(Outcome { code, stdout, stderr, timed_out, duration: start.elapsed(), backend, moved_aside: Vec::new() })
 }
 
 /// What [`Sandbox::start`] built ahead of the decision.
@@ -757,6 +776,8 @@ pub struct Started {
     /// Held for its `Drop`, which runs after the sandbox is gone.
     _guards: Guards,
     timeout: Option<Duration>,
+    /// For the check after the command (see [`crate::quarantine`]).
+    policy: ExecPolicy,
 }
 
 impl std::fmt::Debug for Started {
@@ -770,7 +791,7 @@ impl Started {
     /// and the duration count from here.
     pub fn go(mut self) -> Result<Outcome, SandboxError> {
         let start = Instant::now();
-        match self.state.take() {
+        let result = match self.state.take() {
             Some(Ahead::Spawned(spawned, go)) => {
                 let mut pipe = std::fs::File::from(go);
                 // A shim that is gone already ends the run as its exit status says.
@@ -781,8 +802,10 @@ impl Started {
             Some(Ahead::Deferred(mut cmd, cap, opts, backend)) => {
                 spawn_io(&mut cmd, cap, &opts, backend).and_then(|s| finish(s, self.timeout, None, start))
             }
-            None => Err(SandboxError::Unavailable("the sandbox was already used".into())),
-        }
+            None => return Err(SandboxError::Unavailable("the sandbox was already used".into())),
+        };
+        let moved = crate::quarantine::after_run(&self.policy);
+        result.map(|o| Outcome { moved_aside: moved, ..o })
     }
 }
 

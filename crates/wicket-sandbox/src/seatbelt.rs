@@ -67,6 +67,7 @@ mod tests {
             placeholders: vec![],
             must_not_appear: vec![],
             git_dirs: vec![],
+            git_watch: None,
             state_dir: None,
             private_temp: vec![],
             unreadable: vec![PathBuf::from("/Users/a/.ssh"), PathBuf::from("/Users/a/we\"ird")],

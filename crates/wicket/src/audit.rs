@@ -198,8 +198,23 @@ impl Recorder {
         exit_code: i64,
         risk: Risk,
     ) -> Option<String> {
+        self.execution_noted(tool, target, duration_ms, exit_code, risk, "")
+    }
+
+    /// [`Recorder::execution`] with a note in the line's reason (what wicket did after the
+    /// run, e.g. the repositories it moved aside).
+    pub fn execution_noted(
+        &mut self,
+        tool: &str,
+        target: &str,
+        duration_ms: u64,
+        exit_code: i64,
+        risk: Risk,
+        note: &str,
+    ) -> Option<String> {
         let mut event = Event::execution(tool, target, duration_ms, exit_code);
         event.risk = risk;
+        event.reason = note;
         match self.admit(&event) {
             Outcome::Go => None,
             Outcome::Notice(n) => Some(n),

@@ -259,13 +259,26 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
     let risk = wicket::audit::risk(&verdict);
     let msg = match audit.lock() {
-        Ok(mut a) => a.execution("bash", &command, ms, i64::from(outcome.code), risk),
+        Ok(mut a) => {
+            a.execution_noted("bash", &command, ms, i64::from(outcome.code), risk, &moved_note(&outcome, &exec))
+        }
         Err(_) => Some("the audit log is unusable after a failure in the proxy".to_string()),
     };
     if let Some(msg) = msg {
         eprintln!("wicket: {msg}");
     }
     Ok(ExitCode::from(outcome.code.clamp(0, 255) as u8))
+}
+
+/// The repositories the run left that were moved aside (see `wicket_sandbox::quarantine`), as
+/// the audit line's note; empty when none were.
+pub fn moved_note(outcome: &wicket_sandbox::Outcome, exec: &wicket_policy::exec::ExecPolicy) -> String {
+    outcome
+        .moved_aside
+        .iter()
+        .map(|m| wicket_sandbox::quarantine::describe(m, &exec.root))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The one notice about the project's own secrets that the sandbox hides (none when there are

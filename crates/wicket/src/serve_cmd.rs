@@ -495,7 +495,15 @@ impl RunJob {
         let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
         let msg = match self.audit.lock() {
             Ok(mut a) => {
-                a.execution("bash", &self.command, ms, i64::from(outcome.code), wicket::audit::risk(&self.verdict))
+                let note = crate::run_cmd::moved_note(&outcome, &self.exec);
+                a.execution_noted(
+                    "bash",
+                    &self.command,
+                    ms,
+                    i64::from(outcome.code),
+                    wicket::audit::risk(&self.verdict),
+                    &note,
+                )
             }
             Err(_) => Some("the audit log is unusable after a failure in the proxy".to_string()),
         };
@@ -511,6 +519,11 @@ impl RunJob {
             o.insert("timed_out".into(), json!(outcome.timed_out));
             o.insert("duration_ms".into(), json!(ms));
             o.insert("sandbox".into(), json!(outcome.backend));
+            let moved: Vec<String> =
+                outcome.moved_aside.iter().map(|m| wicket_sandbox::quarantine::describe(m, &self.exec.root)).collect();
+            if !moved.is_empty() {
+                o.insert("moved_aside".into(), json!(moved));
+            }
         }
         Ok(out)
     }

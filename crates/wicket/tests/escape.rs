@@ -2105,3 +2105,223 @@ fn a_tampered_or_foreign_scan_cache_is_ignored() {
     let inside = w.wicket_with("bwrap", &[("WICKET_HOME", &in_project)], &args);
     assert_eq!(readable(&inside), Vec::<String>::new(), "a cache in the project was believed");
 }
+
+// ---- Nested repositories: none the run made or changed makes the host's git run its code ----
+
+/// A nested repository attack: `setup` runs on the host first (shell, in the root), `attack` is
+/// Python run inside the sandbox (and again outside as the control), then `host` runs on the
+/// host (shell, in the root), as a person's next `git` would. The payload (`FSMON`, a hook, a
+/// pager) touches `OUT/pwned`: absent after the sandboxed run, present after the control.
+struct NestedAttack {
+    name: &'static str,
+    setup: &'static str,
+    attack: &'static str,
+    host: &'static str,
+}
+
+/// Python helpers for every nested attack: `FSMON`, a config that runs the payload on `git
+/// status`; `HOOK`, a hook script that runs it; `hook(g, name)` installs one in git folder `g`.
+const NESTED_HELPERS: &str = "FSMON = '[core]\\n\\tfsmonitor = \"touch ' + OUT + '/pwned; false\"\\n'\nHOOK = '#!/bin/sh\\ntouch ' + OUT + '/pwned\\n'\ndef hook(g, name):\n    os.makedirs(g + '/hooks', exist_ok=True)\n    open(g + '/hooks/' + name, 'w').write(HOOK)\n    os.chmod(g + '/hooks/' + name, 0o755)\n";
+
+const COMMIT: &str = "git -c user.name=a -c user.email=a@b";
+
+const NESTED_ATTACKS: &[NestedAttack] = &[
+    NestedAttack {
+        name: "existing_nested_config",
+        setup: "git init -q vendor/x",
+        attack: "open(ROOT + '/vendor/x/.git/config', 'a').write(FSMON)",
+        host: "git -C vendor/x status",
+    },
+    NestedAttack {
+        name: "existing_nested_hook",
+        setup: "git init -q vendor/x && git -C vendor/x -c user.name=a -c user.email=a@b commit -q --allow-empty -m x",
+        attack: "hook(ROOT + '/vendor/x/.git', 'pre-commit')",
+        host: "git -C vendor/x -c user.name=a -c user.email=a@b commit -q --allow-empty -m y",
+    },
+    NestedAttack {
+        name: "existing_nested_replaced",
+        setup: "git init -q vendor/x",
+        attack: "os.rename(ROOT + '/vendor/x/.git', ROOT + '/vendor/x/old')\nfake(ROOT + '/vendor/x/.git', FSMON)",
+        host: "git -C vendor/x status",
+    },
+    NestedAttack {
+        name: "existing_nested_new_commondir",
+        setup: "git init -q vendor/x",
+        attack: "fake(ROOT + '/elsewhere/c', FSMON)\nopen(ROOT + '/vendor/x/.git/commondir', 'w').write(ROOT + '/elsewhere/c\\n')",
+        host: "git -C vendor/x status",
+    },
+    NestedAttack {
+        name: "existing_nested_include_of_a_missing_file",
+        setup: "git init -q vendor/x && git -C vendor/x config include.path ../inc.cfg",
+        attack: "open(ROOT + '/vendor/x/inc.cfg', 'w').write(FSMON)",
+        host: "git -C vendor/x status",
+    },
+    NestedAttack {
+        name: "new_sub_fsmonitor",
+        setup: "",
+        attack: "fake(ROOT + '/sub/.git', FSMON)",
+        host: "git -C sub status",
+    },
+    NestedAttack {
+        name: "new_sub_by_git_init",
+        setup: "",
+        attack: "import subprocess\nsubprocess.run(['git', 'init', '-q', ROOT + '/a/b/sub'], check=True)\nopen(ROOT + '/a/b/sub/.git/config', 'a').write(FSMON)",
+        host: "git -C a/b/sub status",
+    },
+    NestedAttack {
+        name: "gitfile_to_written_folder",
+        setup: "",
+        attack: "fake(ROOT + '/store/g', FSMON)\nos.rename(ROOT + '/store/g/HEAD', ROOT + '/store/g/HEAD.tmp')\nos.makedirs(ROOT + '/sub')\nopen(ROOT + '/sub/.git', 'w').write('gitdir: ../store/g\\n')\nos.rename(ROOT + '/store/g/HEAD.tmp', ROOT + '/store/g/HEAD')",
+        host: "git -C sub status",
+    },
+    NestedAttack {
+        name: "git_link_to_written_folder",
+        setup: "",
+        attack: "fake(ROOT + '/store/g', FSMON)\nos.makedirs(ROOT + '/sub')\nos.symlink('../store/g', ROOT + '/sub/.git')",
+        host: "git -C sub status",
+    },
+    NestedAttack {
+        name: "embedded_bare_pager",
+        setup: "",
+        attack: "fake(ROOT + '/bare', '[core]\\n\\tpager = touch ' + OUT + '/pwned\\n')",
+        host: "script -qc 'git -C bare branch' /dev/null </dev/null",
+    },
+    NestedAttack {
+        name: "include_path_to_written_file",
+        setup: "",
+        attack: "fake(ROOT + '/sub/.git', '[include]\\n\\tpath = ../../inc.cfg\\n')\nopen(ROOT + '/inc.cfg', 'w').write(FSMON)",
+        host: "git -C sub status",
+    },
+    NestedAttack {
+        name: "hook_in_new_repo",
+        setup: "",
+        attack: "fake(ROOT + '/sub/.git')\nhook(ROOT + '/sub/.git', 'pre-commit')",
+        host: "git -C sub -c user.name=a -c user.email=a@b commit -q --allow-empty -m x",
+    },
+    NestedAttack {
+        name: "new_repo_in_a_package_tree",
+        setup: "mkdir -p node_modules/pkg && echo '{}' > node_modules/pkg/package.json",
+        attack: "fake(ROOT + '/node_modules/pkg/.git', FSMON)",
+        host: "git -C node_modules/pkg status",
+    },
+];
+
+fn run_nested_attacks(backend: &str) {
+    let mut failures = Vec::new();
+    for a in NESTED_ATTACKS {
+        let code = format!("{FAKE_GIT}{NESTED_HELPERS}{}", a.attack);
+        let pwned = |w: &World| w.out.join("pwned").exists();
+        let host = |w: &World| {
+            let mut c = Command::new("sh");
+            c.args(["-c", a.host]).current_dir(&w.root).stdin(Stdio::null());
+            host_git_env(w, &mut c);
+            c.output().unwrap()
+        };
+        let w = git_world(a.setup);
+        let script = w.script(a.name, &code);
+        let inside = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
+        let _ = host(&w);
+        if pwned(&w) {
+            failures.push(format!(
+                "{backend}: {}: the host's git ran the payload ({}; stderr: {})",
+                a.name,
+                verdict(&inside),
+                String::from_utf8_lossy(&inside.stderr).trim()
+            ));
+        }
+        // The control, in a fresh world: the same repository made outside any sandbox runs it.
+        let w = git_world(a.setup);
+        let script = w.script(a.name, &code);
+        let control = verdict(&w.direct(&["python3", script.to_str().unwrap()]));
+        let out = host(&w);
+        if control != "ESCAPED" || !pwned(&w) {
+            failures.push(format!(
+                "control for {}: {control}, payload ran: {} ({})",
+                a.name,
+                pwned(&w),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{} nested git escape(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn nested_repositories_cannot_make_the_hosts_git_run_code_under_bwrap() {
+    run_nested_attacks("bwrap");
+}
+
+#[test]
+fn nested_repositories_cannot_make_the_hosts_git_run_code_under_the_landlock_fallback() {
+    run_nested_attacks("landlock");
+}
+
+/// `git init` + commit, a local `git clone` and a clone with its submodules inside the sandbox
+/// stay where they are and usable by the host's git afterwards; a vendored clone present at
+/// start is untouched.
+#[test]
+fn plain_repositories_made_in_the_sandbox_stay_intact() {
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("git init -q vendor/x && git -C vendor/x config credential.helper store");
+        let src = w.dir.join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        let mut c = Command::new("sh");
+        c.args(["-c", &format!("git init -q -b main lib && {COMMIT} -C lib commit -q --allow-empty -m lib && git init -q -b main app && git -C app -c protocol.file.allow=always submodule -q add ../lib lib && {COMMIT} -C app commit -q -m app")]).current_dir(&src);
+        host_git_env(&w, &mut c);
+        assert!(c.output().unwrap().status.success());
+        let script = format!(
+            "set -e; git init -q sub; echo hi > sub/f; git -C sub add f; {COMMIT} -C sub commit -q -m one
+git clone -q sub cl; git -C cl config user.email a@b; git -C vendor/x status --short
+git -c protocol.file.allow=always clone -q --recurse-submodules {}/app rc; echo done",
+            src.display()
+        );
+        let out = w.wicket(backend, None, &["sh", "-c", &script]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(String::from_utf8_lossy(&out.stdout).trim_end().ends_with("done"), "{backend}: {stderr}");
+        assert!(!stderr.contains("moved"), "{backend}: {stderr}");
+        for (dir, want) in [("sub", "one"), ("cl", "one"), ("rc", "app"), ("rc/lib", "lib")] {
+            let mut c = Command::new("git");
+            c.args(["log", "--format=%s"]).current_dir(w.root.join(dir));
+            host_git_env(&w, &mut c);
+            let log = c.output().unwrap();
+            assert_eq!(String::from_utf8_lossy(&log.stdout).trim(), want, "{backend}: {dir}");
+        }
+        assert!(w.root.join("vendor/x/.git/config").is_file(), "{backend}: the vendored clone is where it was");
+    }
+}
+
+/// A repository moved aside is named in one notice and in the run's audit line, and stays on
+/// disk under its new name (never deleted).
+#[test]
+fn a_moved_repository_is_noticed_audited_and_kept() {
+    let w = git_world("");
+    let code = format!(
+        "{NESTED_HELPERS}for d in ('objects', 'refs'):\n    os.makedirs(ROOT + '/sub/.git/' + d)\nopen(ROOT + '/sub/.git/HEAD', 'w').write('ref: refs/heads/main\\n')\nopen(ROOT + '/sub/.git/config', 'w').write(FSMON)"
+    );
+    let script = w.script("moved", &code);
+    let out = w.wicket("bwrap", None, &["python3", script.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let notices: Vec<&str> = stderr.lines().filter(|l| l.contains("moved sub/.git aside")).collect();
+    assert_eq!(notices.len(), 1, "{stderr}");
+    assert!(notices[0].contains("core.fsmonitor"), "{stderr}");
+    assert!(w.root.join("sub/.git.wicket-quarantine/config").is_file() && !w.root.join("sub/.git").exists());
+    let mut lines = String::new();
+    let mut stack = vec![w.dir.join("wicket-home/audit")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else if e.path().extension().is_some_and(|x| x == "jsonl") {
+                lines.push_str(&std::fs::read_to_string(e.path()).unwrap());
+            }
+        }
+    }
+    let executed: Vec<serde_json::Value> = lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["kind"] == "executed")
+        .collect();
+    assert_eq!(executed.len(), 1, "{lines}");
+    let reason = executed[0]["reason"].as_str().unwrap_or("");
+    assert!(reason.contains("moved sub/.git aside") && reason.contains("core.fsmonitor"), "{reason}");
+}

@@ -1,0 +1,97 @@
+//! Moving aside the repositories a run left that the host's git must not use.
+//!
+//! The hard question: once the command has ended, what must change on disk so that the
+//! host's next `git` in a folder of the project runs nothing the command chose? The finding and
+//! judging is [`wicket_policy::nested_git`]'s (it only reads); here each repository it names is
+//! renamed in place to a name git does not discover (`.git` → `.git.wicket-quarantine`, a bare
+//! repository's `HEAD` → `HEAD.wicket-quarantine`), never deleted, so the person can look at it
+//! and put it back. Every sandboxed run passes here after its command (and everything it
+//! started) is gone, on every backend and for every front end.
+
+use std::path::{Path, PathBuf};
+
+use wicket_policy::exec::ExecPolicy;
+use wicket_policy::nested_git::{Watch, QUARANTINE_SUFFIX};
+
+/// A repository moved aside after a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovedAside {
+    /// The path git would have used (a `.git` entry, or a bare repository's `HEAD`).
+    pub path: PathBuf,
+    /// Where it is now; `None` when it could not be renamed (the notice says so).
+    pub to: Option<PathBuf>,
+    /// Why (the key, the hook, the link).
+    pub why: String,
+}
+
+/// Check the project after a run under `policy` and move aside what git must not use; one
+/// notice on stderr names each path and why.
+pub fn after_run(policy: &ExecPolicy) -> Vec<MovedAside> {
+    let Some(watch) = policy.git_watch.as_deref() else { return Vec::new() };
+    let moved = settle(watch);
+    for m in &moved {
+        eprintln!("wicket: notice: {}", describe(m, &policy.root));
+    }
+    moved
+}
+
+/// [`after_run`] without the notice.
+pub fn settle(watch: &Watch) -> Vec<MovedAside> {
+    let timing = std::env::var_os("WICKET_SCAN_TIMING").is_some();
+    let t0 = std::time::Instant::now();
+    let (found, complete) = watch.after_run();
+    if timing {
+        eprintln!("wicket: nested repositories: checked after the run in {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
+    }
+    if !complete {
+        eprintln!(
+            "wicket: notice: the run made more than {} entries; the check for new git repositories stopped there",
+            wicket_policy::nested_git::MAX_CHECKED
+        );
+    }
+    found.into_iter().map(|q| MovedAside { to: move_aside(&q.path), path: q.path, why: q.why }).collect()
+}
+
+/// One line for a person (and the audit log).
+pub fn describe(m: &MovedAside, root: &Path) -> String {
+    let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    match &m.to {
+        Some(to) => format!("moved {} aside to {} so that git does not use it: {}", rel(&m.path), rel(to), m.why),
+        None => format!("could not move {} aside (git may use it): {}", rel(&m.path), m.why),
+    }
+}
+
+/// Rename `path` to the first free `NAME.wicket-quarantine[.N]` beside it.
+fn move_aside(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    for n in 0..100 {
+        let to = path.with_file_name(if n == 0 {
+            format!("{name}{QUARANTINE_SUFFIX}")
+        } else {
+            format!("{name}{QUARANTINE_SUFFIX}.{n}")
+        });
+        if std::fs::symlink_metadata(&to).is_ok() {
+            continue;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            // Never over a name that appeared meanwhile.
+            match rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                path,
+                rustix::fs::CWD,
+                &to,
+                rustix::fs::RenameFlags::NOREPLACE,
+            ) {
+                Ok(()) => return Some(to),
+                Err(rustix::io::Errno::EXIST) => continue,
+                Err(_) => return None,
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            return std::fs::rename(path, &to).ok().map(|()| to);
+        }
+    }
+    None
+}
