@@ -23,18 +23,30 @@ pub struct Checkpoint {
     pub seq: u64,
     /// That line's hash.
     pub hash: String,
+    /// In the head record: the file's length in bytes up to the end of that line. The next
+    /// writer that finds the file exactly this long continues the chain from this record
+    /// without reading the file's end back; any other length, or none (an older writer's
+    /// record), and it reads and checks the end. Not in per-file checkpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub len: Option<u64>,
 }
 
 impl Checkpoint {
-    /// The file's bytes for a log's last line.
+    /// The head record's bytes for a chain file's last line, and the file's length after it.
     ///
     /// The length depends only on the file's name: the JSON is padded with spaces to the
-    /// length it would have with the largest seq, so each new checkpoint overwrites the last
-    /// one exactly.
-    pub(crate) fn encode(file: &str, seq: u64, hash: &[u8; 64]) -> String {
-        let cp = Checkpoint { v: 1, file: file.to_string(), seq, hash: String::from_utf8_lossy(hash).into_owned() };
+    /// length it would have with the largest seq and length, so each new record overwrites
+    /// the last one exactly.
+    pub(crate) fn encode(file: &str, seq: u64, hash: &[u8; 64], len: u64) -> String {
+        let cp = Checkpoint {
+            v: 1,
+            file: file.to_string(),
+            seq,
+            hash: String::from_utf8_lossy(hash).into_owned(),
+            len: Some(len),
+        };
         let mut text = serde_json::to_string(&cp).unwrap_or_default();
-        let widest = text.len() - seq.to_string().len() + u64::MAX.to_string().len();
+        let widest = text.len() - seq.to_string().len() - len.to_string().len() + 2 * u64::MAX.to_string().len();
         while text.len() < widest {
             text.push(' ');
         }

@@ -532,11 +532,11 @@ impl AuditLog {
         self.seg = None;
         // No usable cached file: the head record names the newest file.
         let head = self.read_head()?;
-        let (name, head_end) = match &head {
+        let (name, head_end, head_len) = match &head {
             Some(h) => {
                 let mut hash = [0u8; 64];
                 hash.copy_from_slice(h.hash.as_bytes());
-                (Some(h.file.clone()), Some((h.seq, hash)))
+                (Some(h.file.clone()), Some((h.seq, hash)), h.len)
             }
             None => {
                 let newest = self.newest_segment()?;
@@ -545,7 +545,7 @@ impl AuditLog {
                     // is written, so the removal stays visible.
                     findings.push(Finding { kind: "missing_head", target: name.clone(), reason: MISSING_HEAD_REASON });
                 }
-                (newest, None)
+                (newest, None, None)
             }
         };
         let Some(name) = name else {
@@ -575,6 +575,26 @@ impl AuditLog {
             Err(source) => return Err(AuditError::Open { file: path, source }),
         };
         let meta = file.metadata().map_err(|source| AuditError::Read { file: path.clone(), source })?;
+        if let (Some((seq, prev)), Some(len)) = (head_end, head_len) {
+            if meta.len() == len {
+                // The file is exactly as long as the head record says it was after the
+                // chain's last line: nobody wrote since, so the chain goes on from the head
+                // without reading the file's end back. A rewrite that kept the length is
+                // not seen here; verify re-hashes every line and finds it, and the line
+                // written now chains to the head's line, never to the rewritten one.
+                self.seg = Some(Segment {
+                    day: name_day(&name),
+                    path,
+                    name,
+                    file: Some(file),
+                    sealed: meta.permissions().mode() & 0o200 == 0,
+                    seq,
+                    prev,
+                    good_len: len,
+                });
+                return Ok(Ok(findings));
+            }
+        }
         let tail = read_tail(&file, meta.len()).map_err(|source| AuditError::Read { file: path.clone(), source })?;
         let mut seg = Segment {
             day: name_day(&name),
@@ -717,8 +737,8 @@ impl AuditLog {
             // After every line; a writer appending faster than one line a millisecond (a
             // burst in one process) writes it at most once a millisecond and when it closes.
             if now.saturating_sub(self.head_written_ms) >= HEAD_EVERY_MS {
-                let name = seg.name.clone();
-                self.write_head(&name, seq + 1, &hash)?;
+                let (name, len) = (seg.name.clone(), seg.good_len);
+                self.write_head(&name, seq + 1, &hash, len)?;
                 self.head_written_ms = now;
                 self.head_behind = false;
             } else {
@@ -742,8 +762,8 @@ impl AuditLog {
         if let Some(Segment { file: Some(file), sealed: false, good_len, seq, prev, name, .. }) = &self.seg {
             let ours = file.metadata().is_ok_and(|m| m.nlink() > 0 && m.len() == *good_len);
             if ours {
-                let (name, seq, prev) = (name.clone(), *seq, *prev);
-                let _ = self.write_head(&name, seq, &prev);
+                let (name, seq, prev, len) = (name.clone(), *seq, *prev, *good_len);
+                let _ = self.write_head(&name, seq, &prev, len);
             }
         }
         self.release_lock();
@@ -785,7 +805,7 @@ impl AuditLog {
             good_len: 0,
         });
         // No line is written yet: a head that cannot be written is a failed write.
-        self.write_head(&name, seq, &prev).map_err(|e| match e {
+        self.write_head(&name, seq, &prev, 0).map_err(|e| match e {
             AuditError::Checkpoint { file, source } => AuditError::Write { file, source },
             other => other,
         })
@@ -795,10 +815,10 @@ impl AuditLog {
     /// record whose length never changes for a file (padded with spaces), far below a disk
     /// sector; created (or replaced, when the length changes) by a temporary file renamed
     /// into place.
-    fn write_head(&mut self, name: &str, seq: u64, hash: &[u8; 64]) -> Result<(), AuditError> {
+    fn write_head(&mut self, name: &str, seq: u64, hash: &[u8; 64], len: u64) -> Result<(), AuditError> {
         let path = self.dir.join(layout::HEAD_FILE);
         let err = |source| AuditError::Checkpoint { file: path.clone(), source };
-        let body = Checkpoint::encode(name, seq, hash);
+        let body = Checkpoint::encode(name, seq, hash, len);
         let sync = self.options.durability != Durability::Flush;
         if let Some((file, len)) = &self.head {
             if *len == body.len() {
