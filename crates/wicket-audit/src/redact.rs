@@ -157,23 +157,28 @@ pub fn secret_name(name: &str) -> bool {
         *d = if *s == b'-' { b'_' } else { s.to_ascii_uppercase() };
     }
     let n = &*n;
-    let has = |part: &[u8]| n.windows(part.len()).any(|w| w == part);
-    if has(b"AUTHOR") && n != b"AUTHORIZATION" {
+    // One pass, comparing only where a part's first letter stands: every hook process runs
+    // this on each of its environment's names.
+    let (mut part, mut author) = (false, false);
+    for i in 0..n.len() {
+        let rest = &n[i..];
+        let at = |p: &[u8]| rest.starts_with(p);
+        match rest[0] {
+            b'T' => part |= at(b"TOKEN"),
+            b'S' => part |= at(b"SECRET"),
+            b'P' => part |= at(b"PASSWORD") || at(b"PASSWD") || at(b"PASSPHRASE") || at(b"PRIVATE_KEY"),
+            b'C' => part |= at(b"CREDENTIAL"),
+            b'A' => {
+                part |= at(b"APIKEY") || at(b"API_KEY");
+                author |= at(b"AUTHOR");
+            }
+            _ => {}
+        }
+    }
+    if author && n != b"AUTHORIZATION" {
         return false;
     }
-    const PARTS: &[&[u8]] = &[
-        b"TOKEN",
-        b"SECRET",
-        b"PASSWORD",
-        b"PASSWD",
-        b"PASSPHRASE",
-        b"CREDENTIAL",
-        b"APIKEY",
-        b"API_KEY",
-        b"PRIVATE_KEY",
-    ];
-    PARTS.iter().any(|p| has(p))
-        || n.ends_with(b"_KEY")
+    part || n.ends_with(b"_KEY")
         || n.ends_with(b"_PAT")
         || n.ends_with(b"_AUTH")
         || n == b"AUTH"
@@ -337,6 +342,79 @@ mod tests {
             "ssh-keygen -t ed25519 -f id_key",
         ] {
             assert_eq!(r.redact(keep), keep);
+        }
+    }
+
+    /// The definition [`secret_name`] implements in one pass: a part anywhere, `AUTHOR`
+    /// (but `AUTHORIZATION` itself) never, or one of the endings and whole names.
+    fn secret_name_by_definition(name: &str) -> bool {
+        let n = name.trim_start_matches('-').to_ascii_uppercase().replace('-', "_");
+        if n.len() < 4 || n.len() > 128 || (n.contains("AUTHOR") && n != "AUTHORIZATION") {
+            return false;
+        }
+        let parts =
+            ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY", "API_KEY", "PRIVATE_KEY"];
+        parts.iter().any(|p| n.contains(p))
+            || ["_KEY", "_PAT", "_AUTH"].iter().any(|e| n.ends_with(e))
+            || ["AUTH", "AUTHORIZATION", "PASS"].contains(&n.as_str())
+    }
+
+    #[test]
+    fn secret_name_agrees_with_its_definition() {
+        // Every name built from the parts, their near misses and filler, in every order of two.
+        let pieces = [
+            "TOKEN",
+            "TOKE",
+            "SECRET",
+            "SECRE",
+            "PASSWORD",
+            "PASSWD",
+            "PASSPHRASE",
+            "PASS",
+            "PAS",
+            "CREDENTIAL",
+            "APIKEY",
+            "API_KEY",
+            "API-KEY",
+            "PRIVATE_KEY",
+            "PRIVATE",
+            "AUTHOR",
+            "AUTHORIZATION",
+            "AUTH",
+            "KEY",
+            "_KEY",
+            "_PAT",
+            "PAT",
+            "_AUTH",
+            "my_",
+            "x",
+            "--",
+            "Token",
+            "tokens",
+            "T",
+            "A",
+            "P",
+            "S",
+            "C",
+            "CREDENTIA",
+            "PASSWOR",
+            "PASSPHRAS",
+            "PRIVATE_KE",
+            "APIKE",
+            "API_KE",
+            "AUTHO",
+            "PASSW",
+        ];
+        let mut names: Vec<String> = pieces.iter().map(|p| p.to_string()).collect();
+        for a in pieces {
+            for b in pieces {
+                names.push(format!("{a}{b}"));
+                names.push(format!("{a}_{b}"));
+            }
+        }
+        names.push("A".repeat(129));
+        for name in &names {
+            assert_eq!(secret_name(name), secret_name_by_definition(name), "{name}");
         }
     }
 
