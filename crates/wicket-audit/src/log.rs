@@ -434,15 +434,17 @@ impl AuditLog {
     fn take_lock(&mut self) -> Result<(), AuditError> {
         let lock_path = self.dir.join(layout::LOCK_FILE);
         if self.lock.is_none() {
-            let open =
-                || OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(&lock_path);
-            let file = match open() {
+            let open = |create| {
+                OpenOptions::new().read(true).write(true).create(create).truncate(false).mode(0o600).open(&lock_path)
+            };
+            // An existing lock is opened without O_CREAT, which would take the folder's
+            // inode lock for every hook process. The folder and the lock file are made only
+            // when it cannot be opened: a folder that cannot be made is the error to report.
+            let file = match open(false) {
                 Ok(f) => f,
-                // The folder is made only when the lock cannot be opened: one system call
-                // less per process; a folder that cannot be made is the error to report.
                 Err(_) => {
                     create_dir(&self.dir)?;
-                    open().map_err(|source| AuditError::Lock { file: lock_path.clone(), source })?
+                    open(true).map_err(|source| AuditError::Lock { file: lock_path.clone(), source })?
                 }
             };
             self.lock = Some(file);

@@ -69,8 +69,9 @@ impl Redactor {
     pub fn from_env() -> Redactor {
         let mut r = Redactor::new();
         env::each_var(|name, value| {
-            if let (Ok(name), Ok(value)) = (std::str::from_utf8(name), std::str::from_utf8(value)) {
-                if secret_name(name) {
+            // The name first: only a secret's value is checked and copied.
+            if std::str::from_utf8(name).is_ok_and(secret_name) {
+                if let Ok(value) = std::str::from_utf8(value) {
                     r.add_secret(value);
                 }
             }
