@@ -5,7 +5,8 @@
 //! the project's `lock` file (the kernel drops it when its holder dies; a live holder is
 //! waited for a bounded time, then the append fails by the mandatory/optional rule). Under
 //! the lock the writer finds the chain's end (its cached file, if nobody wrote since; else
-//! `head.json` checked against the newest file's last line), repairs what a killed writer
+//! `head.json`, taken as it is when the newest file has the length it records, and checked
+//! against the file's last line otherwise), repairs what a killed writer
 //! left (a torn line is cut off and recorded), rotates the file by size and UTC day (a new
 //! file's first line chains to the last line of the one before), appends one line with one
 //! `write(2)`, and records the new end in `head.json`.
