@@ -5,7 +5,8 @@
 //! the project's `lock` file (the kernel drops it when its holder dies; a live holder is
 //! waited for a bounded time, then the append fails by the mandatory/optional rule). Under
 //! the lock the writer finds the chain's end (its cached file, if nobody wrote since; else
-//! `head.json` checked against the newest file's last line), repairs what a killed writer
+//! `head.json`, taken as it is when the newest file has the length it records, and checked
+//! against the file's last line otherwise), repairs what a killed writer
 //! left (a torn line is cut off and recorded), rotates the file by size and UTC day (a new
 //! file's first line chains to the last line of the one before), appends one line with one
 //! `write(2)`, and records the new end in `head.json`.
@@ -434,15 +435,17 @@ impl AuditLog {
     fn take_lock(&mut self) -> Result<(), AuditError> {
         let lock_path = self.dir.join(layout::LOCK_FILE);
         if self.lock.is_none() {
-            let open =
-                || OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(&lock_path);
-            let file = match open() {
+            let open = |create| {
+                OpenOptions::new().read(true).write(true).create(create).truncate(false).mode(0o600).open(&lock_path)
+            };
+            // An existing lock is opened without O_CREAT, which would take the folder's
+            // inode lock for every hook process. The folder and the lock file are made only
+            // when it cannot be opened: a folder that cannot be made is the error to report.
+            let file = match open(false) {
                 Ok(f) => f,
-                // The folder is made only when the lock cannot be opened: one system call
-                // less per process; a folder that cannot be made is the error to report.
                 Err(_) => {
                     create_dir(&self.dir)?;
-                    open().map_err(|source| AuditError::Lock { file: lock_path.clone(), source })?
+                    open(true).map_err(|source| AuditError::Lock { file: lock_path.clone(), source })?
                 }
             };
             self.lock = Some(file);
@@ -532,11 +535,11 @@ impl AuditLog {
         self.seg = None;
         // No usable cached file: the head record names the newest file.
         let head = self.read_head()?;
-        let (name, head_end) = match &head {
+        let (name, head_end, head_len) = match &head {
             Some(h) => {
                 let mut hash = [0u8; 64];
                 hash.copy_from_slice(h.hash.as_bytes());
-                (Some(h.file.clone()), Some((h.seq, hash)))
+                (Some(h.file.clone()), Some((h.seq, hash)), h.len)
             }
             None => {
                 let newest = self.newest_segment()?;
@@ -545,7 +548,7 @@ impl AuditLog {
                     // is written, so the removal stays visible.
                     findings.push(Finding { kind: "missing_head", target: name.clone(), reason: MISSING_HEAD_REASON });
                 }
-                (newest, None)
+                (newest, None, None)
             }
         };
         let Some(name) = name else {
@@ -575,6 +578,26 @@ impl AuditLog {
             Err(source) => return Err(AuditError::Open { file: path, source }),
         };
         let meta = file.metadata().map_err(|source| AuditError::Read { file: path.clone(), source })?;
+        if let (Some((seq, prev)), Some(len)) = (head_end, head_len) {
+            if meta.len() == len {
+                // The file is exactly as long as the head record says it was after the
+                // chain's last line: nobody wrote since, so the chain goes on from the head
+                // without reading the file's end back. A rewrite that kept the length is
+                // not seen here; verify re-hashes every line and finds it, and the line
+                // written now chains to the head's line, never to the rewritten one.
+                self.seg = Some(Segment {
+                    day: name_day(&name),
+                    path,
+                    name,
+                    file: Some(file),
+                    sealed: meta.permissions().mode() & 0o200 == 0,
+                    seq,
+                    prev,
+                    good_len: len,
+                });
+                return Ok(Ok(findings));
+            }
+        }
         let tail = read_tail(&file, meta.len()).map_err(|source| AuditError::Read { file: path.clone(), source })?;
         let mut seg = Segment {
             day: name_day(&name),
@@ -717,8 +740,8 @@ impl AuditLog {
             // After every line; a writer appending faster than one line a millisecond (a
             // burst in one process) writes it at most once a millisecond and when it closes.
             if now.saturating_sub(self.head_written_ms) >= HEAD_EVERY_MS {
-                let name = seg.name.clone();
-                self.write_head(&name, seq + 1, &hash)?;
+                let (name, len) = (seg.name.clone(), seg.good_len);
+                self.write_head(&name, seq + 1, &hash, len)?;
                 self.head_written_ms = now;
                 self.head_behind = false;
             } else {
@@ -742,8 +765,8 @@ impl AuditLog {
         if let Some(Segment { file: Some(file), sealed: false, good_len, seq, prev, name, .. }) = &self.seg {
             let ours = file.metadata().is_ok_and(|m| m.nlink() > 0 && m.len() == *good_len);
             if ours {
-                let (name, seq, prev) = (name.clone(), *seq, *prev);
-                let _ = self.write_head(&name, seq, &prev);
+                let (name, seq, prev, len) = (name.clone(), *seq, *prev, *good_len);
+                let _ = self.write_head(&name, seq, &prev, len);
             }
         }
         self.release_lock();
@@ -785,7 +808,7 @@ impl AuditLog {
             good_len: 0,
         });
         // No line is written yet: a head that cannot be written is a failed write.
-        self.write_head(&name, seq, &prev).map_err(|e| match e {
+        self.write_head(&name, seq, &prev, 0).map_err(|e| match e {
             AuditError::Checkpoint { file, source } => AuditError::Write { file, source },
             other => other,
         })
@@ -795,10 +818,10 @@ impl AuditLog {
     /// record whose length never changes for a file (padded with spaces), far below a disk
     /// sector; created (or replaced, when the length changes) by a temporary file renamed
     /// into place.
-    fn write_head(&mut self, name: &str, seq: u64, hash: &[u8; 64]) -> Result<(), AuditError> {
+    fn write_head(&mut self, name: &str, seq: u64, hash: &[u8; 64], len: u64) -> Result<(), AuditError> {
         let path = self.dir.join(layout::HEAD_FILE);
         let err = |source| AuditError::Checkpoint { file: path.clone(), source };
-        let body = Checkpoint::encode(name, seq, hash);
+        let body = Checkpoint::encode(name, seq, hash, len);
         let sync = self.options.durability != Durability::Flush;
         if let Some((file, len)) = &self.head {
             if *len == body.len() {

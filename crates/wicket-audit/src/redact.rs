@@ -62,15 +62,20 @@ impl Redactor {
 
     /// A redactor that also hides the values of this process's secret-looking environment
     /// variables (`*_TOKEN`, `*_KEY`, `*SECRET*`, `*PASSWORD*` …, 8 characters or more).
+    ///
+    /// Only the secret-looking values are copied: every hook process builds one, and
+    /// `std::env::vars_os` copying each of the environment's variables cost 10–25 µs of a
+    /// hook call's audit budget of 100 µs (see `docs/performance.md`).
     pub fn from_env() -> Redactor {
         let mut r = Redactor::new();
-        for (name, value) in std::env::vars_os() {
-            if let (Some(name), Some(value)) = (name.to_str(), value.to_str()) {
-                if secret_name(name) {
+        env::each_var(|name, value| {
+            // The name first: only a secret's value is checked and copied.
+            if std::str::from_utf8(name).is_ok_and(secret_name) {
+                if let Ok(value) = std::str::from_utf8(value) {
                     r.add_secret(value);
                 }
             }
-        }
+        });
         r
     }
 
@@ -99,6 +104,47 @@ impl Redactor {
     }
 }
 
+mod env {
+    /// Call `f` with the name and value of each of the process's environment variables,
+    /// without copying them.
+    #[cfg(target_os = "linux")]
+    pub(super) fn each_var(mut f: impl FnMut(&[u8], &[u8])) {
+        use std::ffi::{c_char, CStr};
+        extern "C" {
+            /// The C library's environment: a null-terminated array of `NAME=value` strings.
+            static environ: *const *const c_char;
+        }
+        // SAFETY: this reads the environment as `getenv(3)` and std's own `vars_os` do: each
+        // entry is a NUL-terminated string owned by the C library, and the array ends with a
+        // null pointer. Nothing may change the environment meanwhile, which is the contract of
+        // `std::env::set_var`/`remove_var` ("unsafe" since Rust 2024 for that reason: no other
+        // thread may read the environment outside `std::env` while they run); wicket never
+        // calls them. The borrowed bytes do not outlive this call.
+        unsafe {
+            let mut entry = environ;
+            while !entry.is_null() && !(*entry).is_null() {
+                let var = CStr::from_ptr(*entry).to_bytes();
+                // As std does: a leading `=` belongs to the name (never a secret's).
+                if let Some(eq) = var.iter().skip(1).position(|b| *b == b'=') {
+                    f(&var[..eq + 1], &var[eq + 2..]);
+                }
+                entry = entry.add(1);
+            }
+        }
+    }
+
+    /// Elsewhere (macOS keeps its environment behind `_NSGetEnviron`): through std, which
+    /// copies every variable.
+    #[cfg(not(target_os = "linux"))]
+    pub(super) fn each_var(mut f: impl FnMut(&[u8], &[u8])) {
+        for (name, value) in std::env::vars_os() {
+            if let (Some(name), Some(value)) = (name.to_str(), value.to_str()) {
+                f(name.as_bytes(), value.as_bytes());
+            }
+        }
+    }
+}
+
 /// Does an environment variable or option name look like it holds a secret?
 pub fn secret_name(name: &str) -> bool {
     // Upper case, `-` as `_`, without allocating: this runs on every word of every line.
@@ -112,23 +158,28 @@ pub fn secret_name(name: &str) -> bool {
         *d = if *s == b'-' { b'_' } else { s.to_ascii_uppercase() };
     }
     let n = &*n;
-    let has = |part: &[u8]| n.windows(part.len()).any(|w| w == part);
-    if has(b"AUTHOR") && n != b"AUTHORIZATION" {
+    // One pass, comparing only where a part's first letter stands: every hook process runs
+    // this on each of its environment's names.
+    let (mut part, mut author) = (false, false);
+    for i in 0..n.len() {
+        let rest = &n[i..];
+        let at = |p: &[u8]| rest.starts_with(p);
+        match rest[0] {
+            b'T' => part |= at(b"TOKEN"),
+            b'S' => part |= at(b"SECRET"),
+            b'P' => part |= at(b"PASSWORD") || at(b"PASSWD") || at(b"PASSPHRASE") || at(b"PRIVATE_KEY"),
+            b'C' => part |= at(b"CREDENTIAL"),
+            b'A' => {
+                part |= at(b"APIKEY") || at(b"API_KEY");
+                author |= at(b"AUTHOR");
+            }
+            _ => {}
+        }
+    }
+    if author && n != b"AUTHORIZATION" {
         return false;
     }
-    const PARTS: &[&[u8]] = &[
-        b"TOKEN",
-        b"SECRET",
-        b"PASSWORD",
-        b"PASSWD",
-        b"PASSPHRASE",
-        b"CREDENTIAL",
-        b"APIKEY",
-        b"API_KEY",
-        b"PRIVATE_KEY",
-    ];
-    PARTS.iter().any(|p| has(p))
-        || n.ends_with(b"_KEY")
+    part || n.ends_with(b"_KEY")
         || n.ends_with(b"_PAT")
         || n.ends_with(b"_AUTH")
         || n == b"AUTH"
@@ -292,6 +343,79 @@ mod tests {
             "ssh-keygen -t ed25519 -f id_key",
         ] {
             assert_eq!(r.redact(keep), keep);
+        }
+    }
+
+    /// The definition [`secret_name`] implements in one pass: a part anywhere, `AUTHOR`
+    /// (but `AUTHORIZATION` itself) never, or one of the endings and whole names.
+    fn secret_name_by_definition(name: &str) -> bool {
+        let n = name.trim_start_matches('-').to_ascii_uppercase().replace('-', "_");
+        if n.len() < 4 || n.len() > 128 || (n.contains("AUTHOR") && n != "AUTHORIZATION") {
+            return false;
+        }
+        let parts =
+            ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY", "API_KEY", "PRIVATE_KEY"];
+        parts.iter().any(|p| n.contains(p))
+            || ["_KEY", "_PAT", "_AUTH"].iter().any(|e| n.ends_with(e))
+            || ["AUTH", "AUTHORIZATION", "PASS"].contains(&n.as_str())
+    }
+
+    #[test]
+    fn secret_name_agrees_with_its_definition() {
+        // Every name built from the parts, their near misses and filler, in every order of two.
+        let pieces = [
+            "TOKEN",
+            "TOKE",
+            "SECRET",
+            "SECRE",
+            "PASSWORD",
+            "PASSWD",
+            "PASSPHRASE",
+            "PASS",
+            "PAS",
+            "CREDENTIAL",
+            "APIKEY",
+            "API_KEY",
+            "API-KEY",
+            "PRIVATE_KEY",
+            "PRIVATE",
+            "AUTHOR",
+            "AUTHORIZATION",
+            "AUTH",
+            "KEY",
+            "_KEY",
+            "_PAT",
+            "PAT",
+            "_AUTH",
+            "my_",
+            "x",
+            "--",
+            "Token",
+            "tokens",
+            "T",
+            "A",
+            "P",
+            "S",
+            "C",
+            "CREDENTIA",
+            "PASSWOR",
+            "PASSPHRAS",
+            "PRIVATE_KE",
+            "APIKE",
+            "API_KE",
+            "AUTHO",
+            "PASSW",
+        ];
+        let mut names: Vec<String> = pieces.iter().map(|p| p.to_string()).collect();
+        for a in pieces {
+            for b in pieces {
+                names.push(format!("{a}{b}"));
+                names.push(format!("{a}_{b}"));
+            }
+        }
+        names.push("A".repeat(129));
+        for name in &names {
+            assert_eq!(secret_name(name), secret_name_by_definition(name), "{name}");
         }
     }
 

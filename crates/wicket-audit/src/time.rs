@@ -13,7 +13,24 @@ pub fn now_ms() -> u64 {
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, the line's `time`.
 pub fn format_utc(ms: u64) -> String {
     let (y, mo, d, h, mi, s) = parts(ms);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}Z", ms % 1000)
+    let Ok(year @ 0..=9999) = u64::try_from(y) else {
+        return format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}Z", ms % 1000);
+    };
+    // Digits into a fixed template rather than through `format!`: every line takes one.
+    let mut b = *b"0000-00-00T00:00:00.000Z";
+    for (at, width, v) in [(0, 4, year), (5, 2, mo.into()), (8, 2, d.into()), (11, 2, h), (14, 2, mi), (17, 2, s)] {
+        digits(&mut b[at..at + width], v);
+    }
+    digits(&mut b[20..23], ms % 1000);
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+/// Write `v`'s last `dst.len()` decimal digits into `dst`, zero-padded.
+fn digits(dst: &mut [u8], mut v: u64) {
+    for d in dst.iter_mut().rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
 }
 
 /// `YYYYMMDDTHHMMSSZ`, the stamp at the start of a log file's name.
@@ -119,6 +136,21 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    #[test]
+    fn the_template_writes_what_format_wrote() {
+        let by_format = |ms: u64| {
+            let (y, mo, d, h, mi, s) = parts(ms);
+            format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}Z", ms % 1000)
+        };
+        // Every field's edges: the epoch, leap days, month and year ends, and far years.
+        let mut ms: Vec<u64> = vec![0, 1, 999, 1000, 59_999, 86_399_999, 951_782_400_123, 253_402_300_799_999];
+        ms.extend((0..2000u64).map(|i| i * 7_919_999_983 + i % 1000));
+        ms.push(253_402_300_800_000); // year 10000: past the template
+        for m in ms {
+            assert_eq!(format_utc(m), by_format(m), "{m}");
+        }
+    }
 
     #[test]
     fn formats_and_parses_round_trip() {

@@ -271,6 +271,12 @@ impl Policy {
         &self.env.root
     }
 
+    /// The root's real path (symbolic links resolved), as resolved once when the policy was
+    /// built.
+    pub fn real_root(&self) -> &std::path::Path {
+        &self.env.real_root
+    }
+
     /// The mode.
     pub fn mode(&self) -> Mode {
         self.mode

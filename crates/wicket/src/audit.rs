@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use wicket_audit::{Admission, AuditLog, AuditOptions, Event, Level, Risk};
 use wicket_policy::team::AuditLevel;
-use wicket_policy::{By, Target, TeamPolicy, ToolCall, Verdict};
+use wicket_policy::{By, Policy, Target, TeamPolicy, ToolCall, Verdict};
 
 use crate::config;
 
@@ -50,7 +50,14 @@ pub fn audit_root() -> Result<PathBuf, config::ConfigError> {
 /// A project's log folder: `$WICKET_HOME/audit/<name>-<hash>`, from the root's real path.
 pub fn project_dir(root: &Path) -> Result<PathBuf, config::ConfigError> {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    Ok(wicket_audit::project_dir(&audit_root()?, &root))
+    project_dir_of_real(&root)
+}
+
+/// A project's log folder from a root whose real path is already known (a [`Policy`]
+/// resolved it when it was built): the same folder as [`project_dir`], without resolving the
+/// path again on every hook call.
+pub fn project_dir_of_real(real_root: &Path) -> Result<PathBuf, config::ConfigError> {
+    Ok(wicket_audit::project_dir(&audit_root()?, real_root))
 }
 
 /// What the front end does after recording a decision.
@@ -88,8 +95,22 @@ impl Recorder {
     /// A recorder for the project at `root`, with a new session id. Nothing is written
     /// until the first decision.
     pub fn open(root: &Path, options: AuditOptions) -> Recorder {
-        let state = match project_dir(root) {
-            Ok(dir) => State::On(Box::new(AuditLog::new(dir, wicket_audit::new_session_id(), options))),
+        Recorder::in_dir(project_dir(root), options, wicket_audit::new_session_id())
+    }
+
+    /// A recorder for the project a policy decides for, with the team policy's audit
+    /// settings ([`options`]): the log folder comes from the root's real path the policy
+    /// already resolved. `session`: the agent's own session id (see
+    /// [`Recorder::open_session`]), or `None` for a new one.
+    pub fn for_policy(policy: &Policy, session: Option<&str>) -> Recorder {
+        let session = session.map_or_else(wicket_audit::new_session_id, session_id);
+        Recorder::in_dir(project_dir_of_real(policy.real_root()), options(policy.team()), session)
+    }
+
+    /// A recorder writing to `dir`, or failing as a write would when there is no place.
+    fn in_dir(dir: Result<PathBuf, config::ConfigError>, options: AuditOptions, session: String) -> Recorder {
+        let state = match dir {
+            Ok(dir) => State::On(Box::new(AuditLog::new(dir, session, options))),
             Err(e) => State::Broken { why: e.to_string(), mandatory: options.mandatory, noticed: false },
         };
         Recorder { state }
@@ -99,17 +120,7 @@ impl Recorder {
     /// (e.g. Claude Code's `session_id`), so one agent session's calls can be found together.
     /// The id is cut to 128 characters of `[A-Za-z0-9._:-]`; an empty id gets a new one.
     pub fn open_session(root: &Path, options: AuditOptions, session: &str) -> Recorder {
-        let id: String = session
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-'))
-            .take(128)
-            .collect();
-        let id = if id.is_empty() { wicket_audit::new_session_id() } else { id };
-        let state = match project_dir(root) {
-            Ok(dir) => State::On(Box::new(AuditLog::new(dir, id, options))),
-            Err(e) => State::Broken { why: e.to_string(), mandatory: options.mandatory, noticed: false },
-        };
-        Recorder { state }
+        Recorder::in_dir(project_dir(root), options, session_id(session))
     }
 
     /// Keep the log's lock between the lines of a burst (see
@@ -222,6 +233,18 @@ impl Recorder {
                 Some(format!("the command ran, but its audit line could not be written (mandatory audit): {cause}"))
             }
         }
+    }
+}
+
+/// The agent's session id as the log keeps it: cut to 128 characters of `[A-Za-z0-9._:-]`;
+/// an empty id gets a new one.
+fn session_id(session: &str) -> String {
+    let id: String =
+        session.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-')).take(128).collect();
+    if id.is_empty() {
+        wicket_audit::new_session_id()
+    } else {
+        id
     }
 }
 

@@ -109,11 +109,7 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     let (policy, loaded) = build_policy(args)?;
     let session = Session::new();
     // Every decision of `check` goes to the audit log (`explain` only shows a person).
-    let mut audit = if args.no_audit || explain {
-        Recorder::off()
-    } else {
-        Recorder::open(policy.root(), wicket::audit::options(policy.team()))
-    };
+    let mut audit = if args.no_audit || explain { Recorder::off() } else { Recorder::for_policy(&policy, None) };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());

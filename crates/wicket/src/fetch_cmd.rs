@@ -97,11 +97,7 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
     }
     let extra: Vec<(&str, &[u8])> = pems.iter().map(|(n, t)| (n.as_str(), t.as_slice())).collect();
     let tls = Tls::with_pem_roots(&extra).context("--cacert")?;
-    let mut audit = if args.no_audit {
-        Recorder::off()
-    } else {
-        Recorder::open(policy.root(), wicket::audit::options(policy.team()))
-    };
+    let mut audit = if args.no_audit { Recorder::off() } else { Recorder::for_policy(&policy, None) };
     let mut session = Session::new();
     let mut approver: Option<TerminalApprover> = None;
     let unattended = args.unattended;

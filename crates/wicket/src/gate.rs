@@ -150,7 +150,7 @@ impl GateBuilder {
         let policy = Policy::new(&cfg).map_err(|source| GateError::Policy { root: self.root.clone(), source })?;
         let audit = match self.audit {
             Some(a) => a,
-            None => Box::new(Recorder::open(policy.root(), crate::audit::options(policy.team()))),
+            None => Box::new(Recorder::for_policy(&policy, None)),
         };
         let mut notices = loaded.notices.clone();
         if let (None, Ok(Placement::Host(why))) = (self.sandboxed, config::placement(&loaded, false)) {

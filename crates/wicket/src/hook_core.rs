@@ -198,11 +198,7 @@ impl HookGate {
         let o = overrides(mode, &loaded, agent_mode, sandboxed);
         let cfg = config::policy_config(root, &loaded, &o);
         let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
-        let audit = if no_audit {
-            Recorder::off()
-        } else {
-            Recorder::open_session(policy.root(), wicket::audit::options(policy.team()), session_id)
-        };
+        let audit = if no_audit { Recorder::off() } else { Recorder::for_policy(&policy, Some(session_id)) };
         Ok(HookGate { root: root.to_path_buf(), loaded, policy, audit })
     }
 

@@ -182,7 +182,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         Recorder::off()
     } else {
         let session = format!("mcp-{name}-{}", wicket_audit::new_session_id());
-        Recorder::open_session(policy.root(), wicket::audit::options(policy.team()), &session)
+        Recorder::for_policy(&policy, Some(&session))
     };
 
     let (tx, rx) = mpsc::channel();

@@ -130,11 +130,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let command = shell_join(&args.command);
     let call = ToolCall::new("bash", serde_json::json!({ "command": command, "outside_sandbox": !sandboxed }));
     let mut session = Session::new();
-    let mut audit = if args.no_audit {
-        Recorder::off()
-    } else {
-        Recorder::open(policy.root(), wicket::audit::options(policy.team()))
-    };
+    let mut audit = if args.no_audit { Recorder::off() } else { Recorder::for_policy(&policy, None) };
     let record = |audit: &mut Recorder, v: Verdict| -> Verdict {
         let r = audit.decision(Some(&call), &command, v);
         if let Some(n) = r.notice {

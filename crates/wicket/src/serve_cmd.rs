@@ -123,11 +123,7 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
     let placement = wicket::config::placement(&loaded, args.no_sandbox)?;
     // A broken network entry stops the server before it reads anything, as `wicket run` does.
     let net_config = wicket::net::net_config_of(&loaded)?;
-    let audit = if args.no_audit {
-        Recorder::off()
-    } else {
-        Recorder::open(policy.root(), wicket::audit::options(policy.team()))
-    };
+    let audit = if args.no_audit { Recorder::off() } else { Recorder::for_policy(&policy, None) };
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
