@@ -103,6 +103,8 @@ pub struct AuditOptions {
     pub rotate_bytes: u64,
     /// How long to wait for a lock held by another live process before failing the line.
     pub lock_wait: Duration,
+    /// How long a writer in a burst may keep the lock between lines ([`HOLD_MAX`]).
+    pub hold_max: Duration,
 }
 
 /// The default size at which a new file is started: 16 MiB.
@@ -112,8 +114,8 @@ pub const ROTATE_BYTES: u64 = 16 << 20;
 /// when it closes).
 const HEAD_EVERY_MS: u64 = 1;
 
-/// The longest a writer in a burst keeps the lock between lines: far below the bounded wait
-/// of the others, and the lock is given up at the first line past it.
+/// The longest a writer in a burst keeps the lock between lines by default: far below the
+/// bounded wait of the others, and the lock is given up at the first line past it.
 pub const HOLD_MAX: Duration = Duration::from_millis(2);
 
 /// The default bounded wait for the lock: 2 s.
@@ -128,6 +130,7 @@ impl Default for AuditOptions {
             durability: Durability::Flush,
             rotate_bytes: ROTATE_BYTES,
             lock_wait: LOCK_WAIT,
+            hold_max: HOLD_MAX,
         }
     }
 }
@@ -394,7 +397,7 @@ impl AuditLog {
                 }
             };
             let result = self.append_locked(&event, self.held_since.is_some());
-            if self.burst && matches!(result, Ok(Ok(_))) && since.elapsed() < HOLD_MAX {
+            if self.burst && matches!(result, Ok(Ok(_))) && since.elapsed() < self.options.hold_max {
                 self.held_since = Some(since);
             } else {
                 self.held_since = None;
