@@ -78,6 +78,9 @@ fn check_coverage(root: Node<'_>, src: &str) -> Option<String> {
         // `heredoc_text_segments`); they are checked as a whole.
         let opaque = node.kind() == "heredoc_body";
         if (opaque || node.child_count() == 0) && node.end_byte() > node.start_byte() {
+            if let Some(p) = brace_not_a_word(node, bytes) {
+                return Some(p);
+            }
             if node.start_byte() > at {
                 // `parent()` walks down from the root, so the here-document test runs only
                 // for a gap that holds more than blanks.
@@ -291,6 +294,23 @@ fn check_continuations(root: Node<'_>, src: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// `{` and `}` are reserved words only as whole words: `{echo x;}#` runs the programs `{echo`
+/// and `}#` in bash, while tree-sitter-bash reads a group around `echo x`. A group's brace
+/// glued to the next text is not what bash reads.
+fn brace_not_a_word(node: Node<'_>, bytes: &[u8]) -> Option<String> {
+    let kind = node.kind();
+    if !matches!(kind, "{" | "}") || node.parent().is_none_or(|p| p.kind() != "compound_statement") {
+        return None;
+    }
+    let next = bytes.get(node.end_byte()).copied();
+    let ends_word = match kind {
+        "{" => matches!(next, None | Some(b' ' | b'\t' | b'\n')),
+        _ => matches!(next, None | Some(b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b')' | b'<' | b'>')),
+    };
+    (!ends_word)
+        .then(|| format!("`{kind}` at byte {} is glued to the next word: bash reads one word", node.start_byte()))
 }
 
 /// True when the text before the continuation at `i` (past earlier continuations) ends with an

@@ -886,6 +886,19 @@ fn a_line_glued_to_a_word_after_a_redirection_is_not_understood() {
     assert!(analyze("cat <<'EOF'\n\\documentclass{article}\nEOF").understood);
 }
 
+/// `{` and `}` are reserved words only as whole words. `{echo -execdir a;}#` runs the
+/// programs `{echo` and `}#` in bash 5.2 (`set -x` shows both); tree-sitter reads a group
+/// around `echo`. Found by the `differential` fuzz target.
+#[test]
+fn a_brace_glued_to_a_word_is_not_a_group() {
+    for src in ["{echo -execdir a;}#", "{ echo a; }#", "{ echo a; }x"] {
+        assert!(!analyze(src).understood, "{src:?}");
+    }
+    for src in ["{ echo a; }", "{ a; } >f", "{ a; }&", "x=$({ echo a; })", "f() { echo; }; f"] {
+        assert!(analyze(src).understood, "{src:?}");
+    }
+}
+
 // --- brush differs from bash here; wicket follows bash ------------------------------------------
 // The `differential` fuzz target reported these; bash 5.2 (`set -x`) agrees with wicket, so they
 // are pinned here rather than taught to the oracle.
