@@ -28,6 +28,85 @@ pub struct Isolation {
     /// The package caches' overlays, mounted in the new mount namespace (see
     /// [`crate::layers`]); without that namespace the command does not run.
     layers: Option<crate::layers::Mounts>,
+    /// The protected paths inside the writable ones, bound in the new mount namespace.
+    holes: Holes,
+}
+
+/// The project's git folders and read-only holes, bound in the fallback's mount namespace as
+/// bubblewrap binds them: each git folder on itself (a mount point cannot be renamed, removed
+/// or replaced), each read-only path on itself and then made read-only, shallow before deep.
+/// Landlock alone cannot do this: its rules only grant, and a grant on the project covers all
+/// of it.
+#[derive(Debug, Default)]
+pub struct Holes {
+    /// Each path, and whether it is made read-only (a git folder stays writable).
+    binds: Vec<(std::ffi::CString, bool)>,
+}
+
+impl Holes {
+    /// The holes of `policy` that exist now (the placeholders are made before this).
+    pub fn plan(policy: &wicket_policy::exec::ExecPolicy) -> Result<Holes, String> {
+        use std::os::unix::ffi::OsStrExt;
+        let mut layered: Vec<(&std::path::PathBuf, bool)> = policy.git_dirs.iter().map(|g| (g, false)).collect();
+        layered.extend(policy.read_only.iter().map(|(p, _)| (p, true)));
+        // Stable: at one depth a git folder comes before a read-only path, as under bwrap.
+        layered.sort_by_key(|(p, _)| p.components().count());
+        let mut binds = Vec::new();
+        for (p, read_only) in layered {
+            // A dangling link or a missing path has nothing to bind.
+            if !p.exists() {
+                continue;
+            }
+            let c = std::ffi::CString::new(p.as_os_str().as_bytes())
+                .map_err(|_| format!("{} holds a NUL byte", p.display()))?;
+            binds.push((c, read_only));
+        }
+        Ok(Holes { binds })
+    }
+
+    /// Bind every hole in the current mount namespace (between fork and exec: no allocation).
+    fn mount(&self) -> Result<(), &'static str> {
+        for (path, read_only) in &self.binds {
+            bind_on_itself(path, *read_only).map_err(|_| "cannot protect the git folders and read-only paths")?;
+        }
+        Ok(())
+    }
+}
+
+/// Bind `path` on itself, then (`read_only`) remount it read-only, keeping the flags the
+/// mount below has (a user namespace may not clear `nosuid`, `nodev` or `noexec` set outside).
+fn bind_on_itself(path: &CStr, read_only: bool) -> Result<(), i32> {
+    let none: *const libc::c_char = std::ptr::null();
+    // SAFETY: mount and statvfs with C strings prepared before the fork and null data.
+    unsafe {
+        if libc::mount(path.as_ptr(), path.as_ptr(), none, libc::MS_BIND | libc::MS_REC, std::ptr::null()) != 0 {
+            return Err(crate::layers::errno());
+        }
+        if !read_only {
+            return Ok(());
+        }
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(path.as_ptr(), &mut st) != 0 {
+            return Err(crate::layers::errno());
+        }
+        let mut flags = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY;
+        for (st_flag, ms_flag) in [
+            (libc::ST_NOSUID, libc::MS_NOSUID),
+            (libc::ST_NODEV, libc::MS_NODEV),
+            (libc::ST_NOEXEC, libc::MS_NOEXEC),
+            (libc::ST_NOATIME, libc::MS_NOATIME),
+            (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+            (libc::ST_RELATIME, libc::MS_RELATIME),
+        ] {
+            if st.f_flag & st_flag != 0 {
+                flags |= ms_flag;
+            }
+        }
+        if libc::mount(none, path.as_ptr(), none, flags, std::ptr::null()) != 0 {
+            return Err(crate::layers::errno());
+        }
+    }
+    Ok(())
 }
 
 impl Isolation {
@@ -41,7 +120,14 @@ impl Isolation {
         let (uid, gid, euid) = unsafe { (libc::getuid(), libc::getgid(), libc::geteuid()) };
         let user =
             (euid != 0).then(|| (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes()));
-        Isolation { ruleset: None, flags, user, parent: std::process::id() as i32, layers: None }
+        Isolation {
+            ruleset: None,
+            flags,
+            user,
+            parent: std::process::id() as i32,
+            layers: None,
+            holes: Holes::default(),
+        }
     }
 
     /// Grant `read` on the fresh `/proc` and `all` on the fresh `/dev/shm` in this ruleset.
@@ -53,6 +139,12 @@ impl Isolation {
     /// Mount these overlays over the package caches, and grant them fully in the ruleset.
     pub fn with_layers(mut self, mounts: crate::layers::Mounts) -> Isolation {
         self.layers = Some(mounts);
+        self
+    }
+
+    /// Bind these holes in the new mount namespace.
+    pub fn with_holes(mut self, holes: Holes) -> Isolation {
+        self.holes = holes;
         self
     }
 
@@ -79,6 +171,7 @@ impl Isolation {
             if let Some(l) = &self.layers {
                 l.mount().map_err(|_| "cannot mount the package cache layers")?;
             }
+            self.holes.mount()?;
             if let Some((fd, read, all)) = &self.ruleset {
                 use std::os::fd::AsRawFd;
                 grant(fd.as_raw_fd(), c"/proc", *read);

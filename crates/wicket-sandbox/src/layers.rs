@@ -377,7 +377,8 @@ impl Mounts {
     }
 }
 
-fn errno() -> i32 {
+/// This thread's errno (usable between fork and exec).
+pub(crate) fn errno() -> i32 {
     // SAFETY: reads this thread's errno.
     unsafe { *libc::__errno_location() }
 }

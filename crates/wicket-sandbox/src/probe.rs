@@ -56,7 +56,6 @@ impl Backend {
             Backend::Bwrap { .. } | Backend::Seatbelt => Vec::new(),
             Backend::Landlock { .. } => {
                 let mut m = vec![
-                    "read-only holes inside the project (.git/hooks, .git/config, .wicket, editor and agent config) are not enforced",
                     "secrets and wicket's own state are hidden by Landlock rules, not masked: a writable folder that holds one gets no new entries at its top level",
                     "no network at all: seccomp refuses every socket (the allowlist proxy needs bubblewrap)",
                 ];
@@ -66,6 +65,7 @@ impl Backend {
                 let own_namespaces = false;
                 if !own_namespaces {
                     m.extend([
+                        "no mount namespace: read-only holes inside the project (the git folders' config, hooks and links, .wicket, editor and agent config) are not enforced, and .git can be renamed",
                         "no pid namespace (neither root nor user namespaces here): the command sees other processes' command lines (Landlock still blocks signals, tracing and their environment)",
                         "no private IPC: System V shared memory and /dev/shm of your other processes are reachable",
                         "a daemon that leaves the run survives a SIGKILL of wicket (it is killed when the run ends normally)",

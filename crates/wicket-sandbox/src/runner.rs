@@ -427,6 +427,10 @@ impl Sandbox {
                     Some(m) => prepared.with_layers(m).map_err(SandboxError::Unavailable)?,
                     None => prepared,
                 };
+                // Where the machine gives no mount namespace these are not bound, and the
+                // notice of what the fallback lacks (printed at each run) says so.
+                let holes = crate::fallback::Holes::plan(policy).map_err(SandboxError::Seccomp)?;
+                let prepared = prepared.with_holes(holes);
                 let slot = std::sync::Mutex::new(Some(prepared));
                 let mut c = Command::new(program);
                 c.args(args);

@@ -264,6 +264,14 @@ impl Prepared {
         }
     }
 
+    /// Bind the project's git folders and read-only holes in the fallback's mount namespace
+    /// (see [`crate::fallback::Holes`]).
+    #[cfg(target_os = "linux")]
+    pub fn with_holes(mut self, holes: crate::fallback::Holes) -> Prepared {
+        self.isolation = self.isolation.take().map(|iso| iso.with_holes(holes));
+        self
+    }
+
     /// Restrict this process: Landlock, then (fallback) seccomp. Fails rather than run a
     /// command with less confinement than promised.
     #[cfg(target_os = "linux")]

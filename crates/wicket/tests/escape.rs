@@ -140,65 +140,56 @@ impl Drop for World {
 struct Attempt {
     name: &'static str,
     code: &'static str,
-    /// Blocked by the Landlock + seccomp fallback too (the holes inside the root are not).
-    fallback_blocks: bool,
     /// Only root can do it outside the sandbox, so the control runs only as root.
     root_control: bool,
 }
 
 const ATTEMPTS: &[Attempt] = &[
-    Attempt { name: "write_outside", code: "open(OUT + '/new.txt', 'w').write('x')", fallback_blocks: true, root_control: false },
-    Attempt { name: "write_home", code: "open(HOME + '/.bashrc', 'a').write('evil')", fallback_blocks: true, root_control: false },
-    Attempt { name: "overwrite_outside", code: "open(OUT + '/existing.txt', 'w').write('x')", fallback_blocks: true, root_control: false },
+    Attempt { name: "write_outside", code: "open(OUT + '/new.txt', 'w').write('x')", root_control: false },
+    Attempt { name: "write_home", code: "open(HOME + '/.bashrc', 'a').write('evil')", root_control: false },
+    Attempt { name: "overwrite_outside", code: "open(OUT + '/existing.txt', 'w').write('x')", root_control: false },
     Attempt {
         name: "read_secret",
         code: "assert open(HOME + '/.ssh/id_' + 'rsa').read() == 'secret'",
-        fallback_blocks: true,
         root_control: false,
     },
     Attempt {
         name: "read_secret_proc_root",
         code: "assert open('/proc/self/root' + HOME + '/.ssh/id_' + 'rsa').read() == 'secret'",
-        fallback_blocks: true,
         root_control: false,
     },
-    Attempt { name: "git_hook", code: "open(ROOT + '/.git/hooks/pre-commit', 'w').write('x')", fallback_blocks: false, root_control: false },
-    Attempt { name: "git_config", code: "open(ROOT + '/.git/config', 'a').write('[core]\\n')", fallback_blocks: false, root_control: false },
-    Attempt { name: "vscode", code: "open(ROOT + '/.vscode/settings.json', 'w').write('{}')", fallback_blocks: false, root_control: false },
-    Attempt { name: "mcp_json_fresh", code: "open(ROOT + '/.mcp.json', 'x').write('{}')", fallback_blocks: false, root_control: false },
-    Attempt { name: "wicket_dir", code: "open(ROOT + '/.wicket/settings.json', 'w').write('{}')", fallback_blocks: false, root_control: false },
+    Attempt { name: "git_hook", code: "open(ROOT + '/.git/hooks/pre-commit', 'w').write('x')", root_control: false },
+    Attempt { name: "git_config", code: "open(ROOT + '/.git/config', 'a').write('[core]\\n')", root_control: false },
+    Attempt { name: "vscode", code: "open(ROOT + '/.vscode/settings.json', 'w').write('{}')", root_control: false },
+    Attempt { name: "mcp_json_fresh", code: "open(ROOT + '/.mcp.json', 'x').write('{}')", root_control: false },
+    Attempt { name: "wicket_dir", code: "open(ROOT + '/.wicket/settings.json', 'w').write('{}')", root_control: false },
     Attempt {
         name: "recreate_hooks",
         code: "shutil.rmtree(ROOT + '/.git/hooks')\nos.mkdir(ROOT + '/.git/hooks')\nopen(ROOT + '/.git/hooks/post-checkout', 'w').write('x')",
-        fallback_blocks: false,
         root_control: false,
     },
     Attempt {
         name: "symlink_out",
         code: "os.symlink(OUT, ROOT + '/lnk')\nopen(ROOT + '/lnk/via-link.txt', 'w').write('x')",
-        fallback_blocks: true,
         root_control: false,
     },
     Attempt {
         name: "write_etc",
         code: "open('/etc/wicket-escape-test', 'w').write('x')",
-        fallback_blocks: true,
         root_control: true,
     },
     Attempt {
         name: "tcp_loopback",
         code: "socket.create_connection(('127.0.0.1', int(ARGS[0])), timeout=2).close()",
-        fallback_blocks: true,
         root_control: false,
     },
     Attempt {
         name: "unix_socket",
         code: "s = socket.socket(socket.AF_UNIX)\ns.connect(ARGS[1])",
-        fallback_blocks: true,
         root_control: false,
     },
-    Attempt { name: "signal_outside", code: "os.kill(int(ARGS[2]), signal.SIGTERM)", fallback_blocks: true, root_control: false },
-    Attempt { name: "secret_env", code: "assert os.environ['WICKET_TEST_SECRET'] == 'hunter2'", fallback_blocks: true, root_control: false },
+    Attempt { name: "signal_outside", code: "os.kill(int(ARGS[2]), signal.SIGTERM)", root_control: false },
+    Attempt { name: "secret_env", code: "assert os.environ['WICKET_TEST_SECRET'] == 'hunter2'", root_control: false },
 ];
 
 fn verdict(out: &Output) -> String {
@@ -230,9 +221,8 @@ fn run_suite(backend: &str) {
         let args = ["python3", script, port.as_str(), sock.to_str().unwrap(), pid.as_str()];
         let inside = w.wicket(backend, None, &args);
         let got = verdict(&inside);
-        let must_block = backend == "bwrap" || a.fallback_blocks;
         let victim_alive = victim.try_wait().unwrap().is_none();
-        if must_block && (!got.starts_with("BLOCKED") || !victim_alive) {
+        if !got.starts_with("BLOCKED") || !victim_alive {
             failures.push(format!(
                 "{backend}: {} was not blocked: {got} (stderr: {})",
                 a.name,
@@ -786,8 +776,6 @@ struct GitAttack {
     setup: &'static str,
     attack: &'static str,
     check_in: &'static str,
-    /// Blocked by the Landlock fallback too (it has no read-only holes inside the root).
-    fallback_blocks: bool,
 }
 
 /// A fake git folder at `P` whose config carries the marker (Python helper, in every attack).
@@ -799,63 +787,54 @@ const GIT_ATTACKS: &[GitAttack] = &[
         setup: "",
         attack: "fake(ROOT + '/evil')\nopen(ROOT + '/.git/commondir', 'w').write(ROOT + '/evil\\n')",
         check_in: ".",
-        fallback_blocks: true,
     },
     GitAttack {
         name: "config_worktree",
         setup: "git config core.repositoryformatversion 1 && git config extensions.worktreeConfig true",
         attack: "open(ROOT + '/.git/config.worktree', 'w').write('[evil]\\n\\tmarker = yes\\n')",
         check_in: ".",
-        fallback_blocks: false,
     },
     GitAttack {
         name: "include_inside_git",
         setup: "git config include.path extra.inc",
         attack: "open(ROOT + '/.git/extra.inc', 'w').write('[evil]\\n\\tmarker = yes\\n')",
         check_in: ".",
-        fallback_blocks: false,
     },
     GitAttack {
         name: "include_if_inside_git",
         setup: "git config includeIf.onbranch:main.path ../.git/inc/on-main",
         attack: "os.makedirs(ROOT + '/.git/inc', exist_ok=True)\nopen(ROOT + '/.git/inc/on-main', 'w').write('[evil]\\n\\tmarker = yes\\n')",
         check_in: ".",
-        fallback_blocks: false,
     },
     GitAttack {
         name: "new_submodule_gitdir",
         setup: "",
         attack: "fake(ROOT + '/.git/modules/sub')\nos.makedirs(ROOT + '/sub', exist_ok=True)\nopen(ROOT + '/sub/.git', 'w').write('gitdir: ../.git/modules/sub\\n')",
         check_in: "sub",
-        fallback_blocks: false,
     },
     GitAttack {
         name: "existing_submodule_config",
         setup: "mkdir -p .git/modules/m/objects .git/modules/m/refs m && printf 'ref: refs/heads/main\\n' > .git/modules/m/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n' > .git/modules/m/config && printf 'gitdir: ../.git/modules/m\\n' > m/.git",
         attack: "open(ROOT + '/.git/modules/m/config', 'a').write('[evil]\\n\\tmarker = yes\\n')",
         check_in: "m",
-        fallback_blocks: false,
     },
     GitAttack {
         name: "worktree_admin_commondir",
         setup: "mkdir -p .git/worktrees/w/refs && printf 'ref: refs/heads/main\\n' > .git/worktrees/w/HEAD && printf '../..\\n' > .git/worktrees/w/commondir && mkdir -p w && printf \"gitdir: $PWD/.git/worktrees/w\\n\" > w/.git",
         attack: "fake(ROOT + '/evil')\nopen(ROOT + '/.git/worktrees/w/commondir', 'w').write(ROOT + '/evil\\n')",
         check_in: "w",
-        fallback_blocks: false,
     },
     GitAttack {
         name: "rename_and_replace_git",
         setup: "",
         attack: "os.rename(ROOT + '/.git', ROOT + '/.git-old')\nfake(ROOT + '/.git')",
         check_in: ".",
-        fallback_blocks: false,
     },
     GitAttack {
         name: "remove_and_replace_git",
         setup: "",
         attack: "shutil.rmtree(ROOT + '/.git')\nfake(ROOT + '/.git')",
         check_in: ".",
-        fallback_blocks: false,
     },
 ];
 
@@ -905,7 +884,7 @@ fn run_git_attacks(backend: &str) {
         let args = ["python3", script.to_str().unwrap()];
         let inside = w.wicket(backend, None, &args);
         let seen = host_marker(&w, a.check_in);
-        if (backend == "bwrap" || a.fallback_blocks) && seen == "yes" {
+        if seen == "yes" {
             failures.push(format!(
                 "{backend}: {}: the host's git follows what the sandbox made ({}; stderr: {})",
                 a.name,
@@ -931,7 +910,7 @@ fn git_redirections_are_blocked_by_bwrap() {
 }
 
 #[test]
-fn git_redirections_are_blocked_by_the_landlock_fallback_where_it_can() {
+fn git_redirections_are_blocked_by_the_landlock_fallback() {
     run_git_attacks("landlock");
 }
 
@@ -945,10 +924,8 @@ fn a_new_git_in_a_project_without_one_is_not_honoured() {
         let script = w.script("new_git", &code);
         let inside = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
         let seen = host_marker(&w, ".");
-        if backend == "bwrap" {
-            assert_ne!(seen, "yes", "{backend}: {} {}", verdict(&inside), String::from_utf8_lossy(&inside.stderr));
-            assert!(!w.root.join(".git").exists(), "{backend}: the empty .git placeholder is gone after the run");
-        }
+        assert_ne!(seen, "yes", "{backend}: {} {}", verdict(&inside), String::from_utf8_lossy(&inside.stderr));
+        assert!(!w.root.join(".git").exists(), "{backend}: the empty .git placeholder is gone after the run");
         let _ = std::fs::remove_dir_all(w.root.join(".git"));
         assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
         assert_eq!(host_marker(&w, "."), "yes", "control: a .git made outside the sandbox is honoured");
@@ -1555,7 +1532,6 @@ fn the_account_home_stays_masked_when_home_points_elsewhere() {
 
 /// New protected paths in the project: each must be unwritable inside when it exists and, for
 /// the ones with a placeholder, uncreatable when missing; the project is unchanged afterwards.
-/// (The Landlock fallback does not enforce holes inside the project: see docs/sandbox.md.)
 const PROTECTED_NEW: &[(&str, bool)] = &[
     // (path to write, its top folder or file is missing before the run)
     (".roo/rules/x.md", true),
@@ -1597,7 +1573,7 @@ fn new_protected_paths_cannot_be_created_or_written_inside() {
     let code = "p = os.path.join(ROOT, open(ARGS[0]).read())\nos.makedirs(os.path.dirname(p), exist_ok=True)\nopen(p, 'w').write('evil')";
     let script = w.script("protect", code);
     let mut failures = Vec::new();
-    for (rel, missing) in PROTECTED_NEW {
+    for ((rel, missing), backend) in PROTECTED_NEW.iter().flat_map(|p| ["bwrap", "landlock"].map(|b| (p, b))) {
         let top = w.root.join(rel.split('/').next().unwrap());
         let _ = std::fs::remove_dir_all(&top);
         let _ = std::fs::remove_file(&top);
@@ -1606,10 +1582,13 @@ fn new_protected_paths_cannot_be_created_or_written_inside() {
         }
         let before = listing(&w.root);
         let list = path_list(&w, "protect", &[rel]);
-        let inside = w.wicket("bwrap", None, &["python3", script.to_str().unwrap(), list.as_str()]);
+        let inside = w.wicket(backend, None, &["python3", script.to_str().unwrap(), list.as_str()]);
         let got = verdict(&inside);
         if !got.starts_with("BLOCKED") {
-            failures.push(format!("{rel} (missing: {missing}): {got} {}", String::from_utf8_lossy(&inside.stderr)));
+            failures.push(format!(
+                "{backend}: {rel} (missing: {missing}): {got} {}",
+                String::from_utf8_lossy(&inside.stderr)
+            ));
         }
         // The last run out removes the shared placeholders before wicket returns, unless the
         // keeper was checking at that moment; then the keeper removes them a moment later.
@@ -1618,7 +1597,8 @@ fn new_protected_paths_cannot_be_created_or_written_inside() {
             std::thread::sleep(Duration::from_millis(20));
         }
         if listing(&w.root) != before {
-            failures.push(format!("{rel} (missing: {missing}): the project changed: {:?}", listing(&w.root)));
+            failures
+                .push(format!("{backend}: {rel} (missing: {missing}): the project changed: {:?}", listing(&w.root)));
         }
         // Control: the same write outside succeeds.
         let control = verdict(&w.direct(&["python3", script.to_str().unwrap(), list.as_str()]));
