@@ -18,7 +18,6 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use sha2::{Digest, Sha256};
 
 /// The folder under wicket's home that holds every project's logs.
 pub const AUDIT_DIR: &str = "audit";
@@ -50,8 +49,7 @@ pub fn project_dir_name(root: &Path) -> String {
     if name.is_empty() {
         name = "root".to_string();
     }
-    let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
-    let hex = crate::line::hex32(&digest.into());
+    let hex = crate::line::hex32(&crate::digest::sha256(&[root.as_os_str().as_encoded_bytes()]));
     format!("{name}-{}", String::from_utf8_lossy(&hex[..8]))
 }
 
@@ -80,13 +78,13 @@ pub(crate) fn random_hex() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut seed = RandomState::new().build_hasher();
     seed.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    let mut h = Sha256::new();
-    h.update(seed.finish().to_le_bytes());
-    h.update(std::process::id().to_le_bytes());
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    h.update(nanos.to_le_bytes());
-    h.update(COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
-    let hex = crate::line::hex32(&h.finalize().into());
+    let hex = crate::line::hex32(&crate::digest::sha256(&[
+        &seed.finish().to_le_bytes(),
+        &std::process::id().to_le_bytes(),
+        &nanos.to_le_bytes(),
+        &COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes(),
+    ]));
     String::from_utf8_lossy(&hex[..16]).into_owned()
 }
 

@@ -35,6 +35,7 @@
 //! ```
 
 mod checkpoint;
+mod digest;
 mod error;
 mod layout;
 mod line;

@@ -16,7 +16,6 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 /// The format version this crate writes (it reads 1 and 2).
 pub const VERSION: u32 = 2;
@@ -165,10 +164,7 @@ pub(crate) fn encode(buf: &mut Vec<u8>, f: &Fields<'_>, seq: u64, prev: &[u8; 64
 
 /// SHA-256 of `body` (a line up to its `prev` value) followed by `}`, in lowercase hex.
 pub(crate) fn hash_body(body: &[u8]) -> [u8; 64] {
-    let mut h = Sha256::new();
-    h.update(body);
-    h.update(b"}");
-    hex32(&h.finalize().into())
+    hex32(&crate::digest::sha256(&[body, b"}"]))
 }
 
 /// Lowercase hex of 32 bytes.
