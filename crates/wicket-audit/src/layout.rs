@@ -18,7 +18,6 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-
 /// The folder under wicket's home that holds every project's logs.
 pub const AUDIT_DIR: &str = "audit";
 
