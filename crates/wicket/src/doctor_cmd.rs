@@ -29,7 +29,8 @@ sockets); Landlock inside"
             "Landlock file rules (writes only in the project, temp and caches; secrets, wicket's own state and (as root) \
 root-only system files unreadable), signal and abstract-socket scoping, seccomp (no sockets), no capabilities and \
 an empty bounding set, only stdio inherited, death with wicket; where root or user namespaces allow: own pid, \
-mount, ipc, uts and net namespaces with a fresh /proc and /dev/shm"
+mount, ipc, uts and net namespaces with a fresh /proc and /dev/shm, and in that mount namespace read-only git hooks, \
+git config and agent/editor config"
         }
         Backend::Seatbelt => {
             "the Seatbelt profile: writes only in the project, temp and caches; secrets unreadable; no network"
@@ -102,6 +103,9 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
             ),
         }
     }
+    for w in hook_timeout_warnings(&root) {
+        println!("warning: {w}");
+    }
     let loaded = config::load(&root)?;
     // Refresh the cached probe the other commands read.
     let _ = config::probe();
@@ -119,4 +123,63 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// The agents' settings files where `wicket init` puts its hook, with the unit of their
+/// `timeout` (milliseconds for Gemini CLI, seconds for the others).
+fn hook_files(root: &std::path::Path) -> Vec<(PathBuf, u64)> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let codex_home =
+        std::env::var_os("CODEX_HOME").map(PathBuf::from).or_else(|| home.as_ref().map(|h| h.join(".codex")));
+    let mut files = Vec::new();
+    for base in home.iter().chain(std::iter::once(&root.to_path_buf())) {
+        files.push((base.join(".claude/settings.json"), 1000));
+        files.push((base.join(".gemini/settings.json"), 1));
+    }
+    files.push((root.join(".claude/settings.local.json"), 1000));
+    files.extend(codex_home.map(|c| (c.join("hooks.json"), 1000)));
+    files.push((root.join(".codex/hooks.json"), 1000));
+    files
+}
+
+/// A warning for each installed wicket hook whose timeout is not above wicket's own deadline:
+/// every agent runs the call when its hook times out, so the agent must wait longer than
+/// wicket takes to deny on its own.
+pub fn hook_timeout_warnings(root: &std::path::Path) -> Vec<String> {
+    fn walk(v: &serde_json::Value, found: &mut Vec<(String, f64)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                let command = m.get("command").and_then(serde_json::Value::as_str).unwrap_or("");
+                if command.contains("wicket") && command.contains(" hook ") {
+                    if let Some(t) = m.get("timeout").and_then(serde_json::Value::as_f64) {
+                        found.push((command.to_string(), t));
+                    }
+                }
+                m.values().for_each(|x| walk(x, found));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, found)),
+            _ => {}
+        }
+    }
+    let deadline_ms = crate::hook_core::deadline().as_millis() as f64;
+    let mut out = Vec::new();
+    for (file, unit_ms) in hook_files(root) {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        let mut found = Vec::new();
+        walk(&v, &mut found);
+        for (command, t) in found {
+            if t * unit_ms as f64 <= deadline_ms {
+                let unit = if unit_ms == 1 { "ms" } else { "s" };
+                out.push(format!(
+                    "{}: the hook `{command}` has a timeout of {t} {unit}, not above wicket's own deadline of {} ms; \
+the agent runs the call when its hook times out, so set it to {} {unit} (what `wicket init` writes)",
+                    file.display(),
+                    deadline_ms,
+                    if unit_ms == 1 { crate::init_cmd::GEMINI_TIMEOUT_MS } else { crate::init_cmd::TIMEOUT_SECS },
+                ));
+            }
+        }
+    }
+    out
 }

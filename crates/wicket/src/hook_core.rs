@@ -6,11 +6,17 @@
 //! internal error and every panic into the agent's deny and exit 2, and each agent module
 //! only has to say what its deny looks like. An answer an agent cannot express (an ask where
 //! the protocol has no ask) is decided here once: it becomes a deny that tells the person how
-//! to allow it ([`blocked_ask_reason`]).
+//! to allow it ([`blocked_ask_reason`]). A hook that stalls is as bad as one that allows: every
+//! agent runs the call when its hook times out, so [`serve`] also answers deny on its own when
+//! the decision is not made within [`DEADLINE`] (a settings file on a hung file system, a
+//! FIFO, a lock, a stdin held open), naming what it was waiting for.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
@@ -33,32 +39,83 @@ pub struct Answer {
     pub code: u8,
 }
 
+/// The longest a hook takes to answer: far below the timeout `wicket init` writes for every
+/// agent ([`crate::init_cmd::TIMEOUT_SECS`]), after which the agent would run the call.
+pub const DEADLINE: Duration = Duration::from_secs(5);
+const _: () =
+    assert!(DEADLINE.as_secs() * 2 <= crate::init_cmd::TIMEOUT_SECS, "keep the deadline well below the hook timeout");
+
+/// The variable that shortens the deadline (in milliseconds; never lengthens it), for tests
+/// and for agents configured with a shorter hook timeout.
+pub const DEADLINE_ENV: &str = "WICKET_HOOK_DEADLINE_MS";
+
+/// The deadline of this hook call.
+pub fn deadline() -> Duration {
+    std::env::var(DEADLINE_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(DEADLINE, |ms| Duration::from_millis(ms).min(DEADLINE))
+}
+
+/// What the hook is waiting for, named in the answer when the deadline passes.
+static STAGE: Mutex<&str> = Mutex::new("reading the payload on stdin");
+
+/// Say what the hook does next (for the deadline's reason).
+pub fn stage(what: &'static str) {
+    if let Ok(mut s) = STAGE.lock() {
+        *s = what;
+    }
+}
+
+/// Who answers: the hook's own thread, or the deadline's.
+static ANSWER: AtomicU8 = AtomicU8::new(PENDING);
+const PENDING: u8 = 0;
+const DECIDED: u8 = 1;
+const LATE: u8 = 2;
+
 /// Read the payload on stdin, decide it, print the answer; any failure (also a panic) is
 /// answered by `failure` in the shape of the event known so far (`initial` until the payload
-/// names one).
-pub fn serve<E: Copy>(
+/// names one), and so is a decision not made within [`deadline`].
+pub fn serve<E: Copy + Send + 'static>(
     initial: E,
     event_of: impl Fn(&Value) -> Option<E>,
     decide: impl FnOnce(&Value, &str) -> Result<Answer>,
-    failure: impl Fn(E, &str) -> Answer,
+    failure: fn(E, &str) -> Answer,
 ) -> ExitCode {
-    let mut text = String::new();
-    let read = std::io::stdin().lock().take(MAX_INPUT + 1).read_to_string(&mut text);
-    let mut event = initial;
+    let event = Arc::new(Mutex::new(initial));
+    let limit = deadline();
+    {
+        let event = Arc::clone(&event);
+        std::thread::spawn(move || {
+            std::thread::sleep(limit);
+            if ANSWER.compare_exchange(PENDING, LATE, Ordering::SeqCst, Ordering::SeqCst).is_err() {
+                return;
+            }
+            let e = event.lock().map_or(initial, |e| *e);
+            let what = STAGE.lock().map_or("deciding", |s| *s);
+            let answer = failure(e, &format!("it did not decide within {} ms (it was {what})", limit.as_millis()));
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(format!("{}\n", answer.json).as_bytes()).and_then(|()| out.flush());
+            // The hook's own thread may be stuck in a system call: end the process from here.
+            std::process::exit(i32::from(answer.code));
+        });
+    }
+    let read = read_object(&mut std::io::stdin().lock(), MAX_INPUT);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Answer> {
-        read.context("cannot read the hook payload on stdin as UTF-8 text")?;
-        if text.len() as u64 > MAX_INPUT {
-            bail!("the hook payload is larger than {MAX_INPUT} bytes");
-        }
+        let text = read?;
+        stage("reading the payload");
         let payload: Value = serde_json::from_str(&text).context("the hook payload is not JSON")?;
         if let Some(e) = event_of(&payload) {
-            event = e;
+            if let Ok(mut slot) = event.lock() {
+                *slot = e;
+            }
         }
         if cfg!(debug_assertions) && std::env::var_os(PANIC_ENV).is_some_and(|v| v == "1") {
             panic!("{PANIC_ENV}=1: a test asked the hook to crash");
         }
         decide(&payload, &text)
     }));
+    let event = event.lock().map_or(initial, |e| *e);
     let answer = match outcome {
         Ok(Ok(a)) => a,
         Ok(Err(e)) => failure(event, &format!("{e:#}")),
@@ -71,6 +128,12 @@ pub fn serve<E: Copy>(
             failure(event, &format!("internal error: {what}"))
         }
     };
+    if ANSWER.compare_exchange(PENDING, DECIDED, Ordering::SeqCst, Ordering::SeqCst).is_err() {
+        // The deadline answered (and ends the process); this answer is too late to count.
+        loop {
+            std::thread::park();
+        }
+    }
     let mut out = std::io::stdout().lock();
     let line = format!("{}\n", answer.json);
     if out.write_all(line.as_bytes()).and_then(|()| out.flush()).is_err() {
@@ -78,6 +141,65 @@ pub fn serve<E: Copy>(
         return ExitCode::from(2);
     }
     ExitCode::from(answer.code)
+}
+
+/// Read one JSON value from `r` and stop at its end, without waiting for the end of input (an
+/// agent may keep stdin open after the payload). A payload is an object: anything else is
+/// refused at its first byte. More than `max` bytes is an error.
+pub fn read_object(r: &mut impl BufRead, max: u64) -> Result<String> {
+    let mut out: Vec<u8> = Vec::new();
+    let (mut depth, mut in_string, mut escaped, mut started) = (0u64, false, false, false);
+    loop {
+        let buf = r.fill_buf().context("cannot read the hook payload on stdin")?;
+        if buf.is_empty() {
+            // The end of input before the value ended: the JSON parser says what is missing.
+            break;
+        }
+        let mut end = None;
+        for (i, &b) in buf.iter().enumerate() {
+            if !started {
+                if b.is_ascii_whitespace() {
+                    continue;
+                }
+                if b != b'{' {
+                    bail!("the hook payload is not a JSON object");
+                }
+                started = true;
+            }
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = Some(i + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let n = end.unwrap_or(buf.len());
+        out.extend_from_slice(&buf[..n]);
+        r.consume(n);
+        if out.len() as u64 > max {
+            bail!("the hook payload is larger than {max} bytes");
+        }
+        if end.is_some() {
+            break;
+        }
+    }
+    String::from_utf8(out).context("cannot read the hook payload on stdin as UTF-8 text")
 }
 
 /// The reason given to the model when wicket itself failed.
@@ -193,11 +315,14 @@ impl HookGate {
         no_audit: bool,
         session_id: &str,
     ) -> Result<HookGate> {
+        stage("loading the settings");
         let loaded = config::load(root)?;
         loaded.print_notices();
         let o = overrides(mode, &loaded, agent_mode, sandboxed);
+        stage("building the policy (git's configuration, the project's paths)");
         let cfg = config::policy_config(root, &loaded, &o);
         let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+        stage("deciding");
         let audit = if no_audit { Recorder::off() } else { Recorder::for_policy(&policy, Some(session_id)) };
         Ok(HookGate { root: root.to_path_buf(), loaded, policy, audit })
     }
@@ -210,6 +335,7 @@ impl HookGate {
     /// Record a verdict in the audit log; the verdict that stands (a mandatory audit that
     /// cannot write turns it into a deny).
     pub fn record(&mut self, call: &ToolCall, raw: &str, verdict: Verdict) -> Verdict {
+        stage("writing the audit line");
         let recorded = self.audit.decision(Some(call), raw, verdict);
         if let Some(n) = recorded.notice {
             eprintln!("wicket: {n}");
@@ -329,6 +455,25 @@ mod tests {
         assert_eq!(example_rule(&call, Path::new("/p")).as_deref(), Some("write_file(src/a.rs)"));
         let call = ToolCall::new("bash", json!({"command": "echo $(date)"}));
         assert!(example_rule(&call, Path::new("/p")).is_none());
+    }
+
+    #[test]
+    fn a_payload_ends_at_its_closing_brace() {
+        let read = |text: &str| read_object(&mut std::io::BufReader::with_capacity(3, text.as_bytes()), 1000);
+        // Braces, brackets, quotes and backslashes inside strings do not count; the rest of the
+        // input is never read.
+        let p = r#"{"a": "}{\"]", "b": [{"c": "\\"}], "d": "x\\\"}"}"#;
+        assert_eq!(read(&format!("  \n{p}\n{{\"next\": 1}}")).unwrap(), format!("  \n{p}"));
+        assert_eq!(serde_json::from_str::<Value>(&read(p).unwrap()).unwrap()["d"], "x\\\"}");
+        // Cut short: what there is, for the JSON parser to refuse.
+        assert_eq!(read(r#"{"a": [1, "#).unwrap(), r#"{"a": [1, "#);
+        for bad in ["[1]", "\"x\"", "12", "null", "x{}"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        let big = format!(r#"{{"a": "{}"}}"#, "x".repeat(2000));
+        assert!(format!("{:#}", read(&big).unwrap_err()).contains("larger than 1000 bytes"));
+        assert!(read("{\"a\": \"\u{ff}\"}").is_ok());
+        assert!(read_object(&mut &b"{\"a\": \"\xff\"}"[..], 100).is_err());
     }
 
     #[test]

@@ -353,3 +353,123 @@ fn init_refuses_a_file_it_cannot_read_as_json() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ // a comment\n}");
 }
+
+// ---- Deadlines: a hook that stalls must deny, because every agent runs the call when its
+// hook times out. Each case has a generous bound (a hook that waits forever fails it); the
+// measured times are in docs/performance.md, not asserted here.
+
+/// Start `wicket hook claude` with `stdin` written and left open; wait at most `bound` for it
+/// to end. `None` when it had not ended by then (it is killed).
+fn hook_held_open(e: &Env, stdin: &str, extra_env: &[(&str, &str)], bound: std::time::Duration) -> Option<Output> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    cmd.args(["hook", "claude"])
+        .env("WICKET_HOME", e.wicket_home())
+        .env("HOME", &e.home)
+        .env_remove("WICKET_AUDIT_MANDATORY")
+        .current_dir(&e.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.as_bytes()).unwrap();
+    let start = std::time::Instant::now();
+    while start.elapsed() < bound {
+        if child.try_wait().unwrap().is_some() {
+            drop(input);
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+const BOUND: std::time::Duration = std::time::Duration::from_secs(30);
+
+#[test]
+fn a_payload_on_a_stdin_held_open_is_answered() {
+    let e = env();
+    let p = pre_tool_use(&e.root, "Read", json!({"file_path": "README.md"}));
+    // Text after the payload (a newline, a second value) does not matter either.
+    for tail in ["", "\n", "\n{\"more\": 1"] {
+        let out = hook_held_open(&e, &format!("{p}{tail}"), &[], BOUND)
+            .unwrap_or_else(|| panic!("the hook waited for the end of input after the payload ({tail:?})"));
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(answer(&out)["hookSpecificOutput"]["permissionDecision"], "allow", "{tail:?}");
+    }
+}
+
+#[test]
+fn a_payload_that_never_ends_is_denied_at_the_deadline() {
+    let e = env();
+    let p = pre_tool_use(&e.root, "Read", json!({"file_path": "README.md"}));
+    let half = &p[..p.len() / 2];
+    let out = hook_held_open(&e, half, &[("WICKET_HOOK_DEADLINE_MS", "300")], BOUND)
+        .expect("the hook waited past its deadline for the rest of the payload");
+    assert_fail_closed(&out);
+    let reason = answer(&out)["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().to_string();
+    assert!(reason.contains("within 300 ms") && reason.contains("reading the payload on stdin"), "{reason}");
+}
+
+#[test]
+fn settings_on_a_fifo_nobody_writes_are_denied_at_the_deadline() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    let fifo = e.root.join(".wicket/settings.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let p = pre_tool_use(&e.root, "Read", json!({"file_path": "README.md"}));
+    let out = hook_held_open(&e, &p, &[("WICKET_HOOK_DEADLINE_MS", "500")], BOUND)
+        .expect("the hook waited past its deadline on a FIFO");
+    assert_fail_closed(&out);
+    let reason = answer(&out)["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().to_string();
+    assert!(reason.contains("within 500 ms") && reason.contains("loading the settings"), "{reason}");
+}
+
+#[test]
+fn a_held_audit_lock_is_answered_within_the_deadline() {
+    let e = env();
+    let p = pre_tool_use(&e.root, "Read", json!({"file_path": "README.md"}));
+    // A first call makes the project's log folder; then another process holds its lock.
+    assert_eq!(hook(&e, &p).status.code(), Some(0));
+    let audit = e.wicket_home().join("audit");
+    let dir = std::fs::read_dir(&audit).unwrap().next().unwrap().unwrap().path();
+    let mut holder = Command::new("flock").arg(dir.join("lock")).args(["sleep", "60"]).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // Mandatory audit: the line cannot be written, so the answer is deny, and it must come
+    // before the deadline whatever the lock's own bounded wait is.
+    let out = hook_held_open(&e, &p, &[("WICKET_HOOK_DEADLINE_MS", "1000"), ("WICKET_AUDIT_MANDATORY", "1")], BOUND)
+        .expect("the hook waited past its deadline on the audit lock");
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_fail_closed(&out);
+    let reason = answer(&out)["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().to_string();
+    assert!(reason.contains("within 1000 ms") && reason.contains("writing the audit line"), "{reason}");
+}
+
+#[test]
+fn doctor_warns_about_a_hook_timeout_not_above_the_deadline() {
+    let e = env();
+    assert!(init(&e, &["--user"]).status.success());
+    let doctor = || {
+        let out = wicket(&e, &["doctor", "--root", e.root.to_str().unwrap()], "", &[]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let report = doctor();
+    assert!(!report.contains("not above wicket's own deadline"), "init's timeout is fine: {report}");
+    // The person lowers the timeout to 3 s: the agent would run calls wicket is still deciding.
+    let file = e.home.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&file).unwrap().replace("\"timeout\": 10", "\"timeout\": 3");
+    assert!(text.contains("\"timeout\": 3"), "{text}");
+    std::fs::write(&file, text).unwrap();
+    let report = doctor();
+    assert!(
+        report.contains(".claude/settings.json") && report.contains("timeout of 3 s, not above wicket's own deadline"),
+        "{report}"
+    );
+}
