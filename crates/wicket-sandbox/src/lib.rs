@@ -30,6 +30,7 @@ pub mod seatbelt;
 #[cfg(target_os = "linux")]
 mod seccomp;
 pub mod shim;
+pub mod signals;
 
 pub use probe::{Backend, Probe};
 pub use runner::{run_on_host, spawn_on_host, Network, Outcome, RunOptions, Running, Sandbox, SandboxError, Started};

@@ -33,8 +33,22 @@ impl Captured {
 
 /// Read a stream to its end, keeping at most `cap` bytes (head and tail), and copy what is
 /// kept to `pass` as it arrives (the tail at the end). Never blocks the writer on a slow
-/// reader: everything is read.
-pub fn capture(mut from: impl Read, cap: usize, mut pass: Option<&mut dyn Write>) -> Captured {
+/// reader: everything is read. When `pass` cannot be written any more (its reader went away,
+/// as in `wicket run -- yes | head`), reading stops and `from` is closed, so the command meets
+/// the closed pipe (SIGPIPE) as it would without wicket, instead of being drained forever.
+pub fn capture(from: impl Read, cap: usize, pass: Option<&mut dyn Write>) -> Captured {
+    capture_watching(from, cap, pass, None)
+}
+
+/// [`capture`], where `pass` writes to the descriptor `pass_fd`: once the head is passed on
+/// and nothing more is written until the end, the descriptor is watched instead, so a reader
+/// that went away meanwhile still ends the capture.
+pub fn capture_watching(
+    mut from: impl Read,
+    cap: usize,
+    mut pass: Option<&mut dyn Write>,
+    pass_fd: Option<i32>,
+) -> Captured {
     let half = cap / 2;
     let mut c = Captured::default();
     let mut ring: std::collections::VecDeque<u8> = std::collections::VecDeque::new();
@@ -52,10 +66,14 @@ pub fn capture(mut from: impl Read, cap: usize, mut pass: Option<&mut dyn Write>
             let take = chunk.len().min(half - c.head.len());
             c.head.extend_from_slice(&chunk[..take]);
             if let Some(p) = pass.as_deref_mut() {
-                let _ = p.write_all(&chunk[..take]);
-                let _ = p.flush();
+                if p.write_all(&chunk[..take]).and_then(|()| p.flush()).is_err() {
+                    return c;
+                }
             }
             chunk = &chunk[take..];
+        }
+        if pass.is_some() && !chunk.is_empty() && pass_fd.is_some_and(reader_gone) {
+            return c;
         }
         ring.extend(chunk);
         while ring.len() > half {
@@ -73,6 +91,22 @@ pub fn capture(mut from: impl Read, cap: usize, mut pass: Option<&mut dyn Write>
     c
 }
 
+/// Whether nobody can read `fd` any more (a pipe whose reader closed it).
+fn reader_gone(fd: i32) -> bool {
+    #[cfg(unix)]
+    {
+        let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
+        // SAFETY: poll on one pollfd on this stack, without waiting.
+        let n = unsafe { libc::poll(&mut p, 1, 0) };
+        n == 1 && p.revents & libc::POLLERR != 0
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fd;
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +122,33 @@ mod tests {
         assert!(String::from_utf8_lossy(&out).contains("99000 bytes cut"));
         let small = capture(&b"hello"[..], 1000, None);
         assert_eq!((small.text(), small.cut()), ("hello".to_string(), 0));
+    }
+
+    /// A reader that never ends, and a writer that fails after its first write.
+    struct Endless;
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            buf.fill(b'y');
+            Ok(buf.len())
+        }
+    }
+    struct Closed(usize);
+    impl Write for Closed {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += 1;
+            if self.0 > 1 {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_reader_gone_away_ends_the_capture() {
+        let c = capture(Endless, 1 << 20, Some(&mut Closed(0)));
+        assert!(c.total > 0 && c.total <= 2 * 16 * 1024, "{}", c.total);
     }
 }

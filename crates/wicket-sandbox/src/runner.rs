@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use wicket_policy::exec::ExecPolicy;
 
-use crate::output::{capture, Captured};
+use crate::output::{capture_watching, Captured};
 use crate::probe::Backend;
 use crate::shim::ShimPolicy;
 
@@ -609,6 +609,25 @@ pub fn run_on_host(policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) ->
     };
     let mut c = Command::new(program);
     c.args(args).current_dir(&policy.root);
+    // A wicket killed outright (KILL cannot be passed on) takes the command with it; this
+    // thread waits for the command, so it outlives it otherwise.
+    #[cfg(target_os = "linux")]
+    {
+        let parent = std::process::id();
+        // SAFETY: prctl, getppid and the error value only, in the forked child.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            c.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if u32::try_from(libc::getppid()).ok() != Some(parent) {
+                    return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+    }
     spawn_and_wait(&mut c, policy, opts, "host", None)
 }
 
@@ -668,14 +687,23 @@ struct Spawned {
     out_t: std::thread::JoinHandle<Captured>,
     err_t: std::thread::JoinHandle<Captured>,
     backend: &'static str,
+    /// Signals to wicket reach the command's group while this is held.
+    _tracked: crate::signals::Tracked,
 }
 
 fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static str) -> Result<Spawned, SandboxError> {
     own_group(cmd);
     cmd.stdin(if opts.inherit_stdin { Stdio::inherit() } else { Stdio::null() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if let Some(sig) = crate::signals::received() {
+        return Err(SandboxError::Spawn {
+            what: format!("{:?}", cmd.get_program()),
+            source: std::io::Error::other(format!("wicket was interrupted (signal {sig}) before the command started")),
+        });
+    }
     let mut child =
         cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
+    let tracked = crate::signals::track(child.id());
     let passthrough = opts.passthrough;
     let out_pipe = child.stdout.take();
     let err_pipe = child.stderr.take();
@@ -684,19 +712,19 @@ fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static 
     let out_t = spawn_capture(small(), move || match out_pipe {
         Some(p) => {
             let mut o = std::io::stdout();
-            capture(p, cap, passthrough.then_some(&mut o as &mut dyn Write))
+            capture_watching(p, cap, passthrough.then_some(&mut o as &mut dyn Write), Some(1))
         }
         None => Captured::default(),
     });
     let err_t = spawn_capture(small(), move || match err_pipe {
         Some(p) => {
             let mut e = std::io::stderr();
-            capture(p, cap, passthrough.then_some(&mut e as &mut dyn Write))
+            capture_watching(p, cap, passthrough.then_some(&mut e as &mut dyn Write), Some(2))
         }
         None => Captured::default(),
     });
     match (out_t, err_t) {
-        (Ok(out_t), Ok(err_t)) => Ok(Spawned { child, out_t, err_t, backend }),
+        (Ok(out_t), Ok(err_t)) => Ok(Spawned { child, out_t, err_t, backend, _tracked: tracked }),
         (Err(e), _) | (_, Err(e)) => {
             // Nobody would read its output: the command must not run on.
             kill_group(child.id(), true);
@@ -722,7 +750,7 @@ fn finish(
     after_spawn: Option<AfterSpawn<'_>>,
     start: Instant,
 ) -> Result<Outcome, SandboxError> {
-    let Spawned { mut child, out_t, err_t, backend } = spawned;
+    let Spawned { mut child, out_t, err_t, backend, _tracked } = spawned;
     let pid = child.id();
     // A failed bridge is reported; the shim then refuses to start the command (fail closed).
     if let Some(hook) = after_spawn {

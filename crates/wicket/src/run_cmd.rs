@@ -205,6 +205,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             eprintln!("wicket: notice: {m}");
         }
     }
+    // From here a signal to wicket (Ctrl-C, TERM, HUP) is passed on to the command, which
+    // ends; the run is then recorded like any other.
+    wicket_sandbox::signals::forward();
     let outcome = match (early, placement) {
         (Some(started), _) => started.go()?,
         (None, Placement::Sandbox(backend)) => {
@@ -247,6 +250,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     };
     if outcome.timed_out {
         eprintln!("wicket: the command ran out of time and was stopped");
+    }
+    if let Some(sig) = wicket_sandbox::signals::received() {
+        eprintln!(
+            "wicket: interrupted by signal {sig}: passed on to the command, which ended with status {}",
+            outcome.code
+        );
     }
     // The refusals, so the model (reading stderr) learns why its command failed.
     for b in &blocked {

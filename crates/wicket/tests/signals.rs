@@ -1,0 +1,173 @@
+//! `wicket run` under signals and closed pipes, as real processes: a command whose reader went
+//! away ends as it would without wicket (`yes | head`), INT and TERM to wicket end the whole
+//! command tree in the sandbox and on the host and the run is still recorded, and a wicket
+//! killed outright takes its host command with it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+fn world() -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("proj");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(home.join(".wicket")).unwrap();
+    // The user's own rules (no consent needed) allow the commands on the host too.
+    std::fs::write(
+        home.join(".wicket/settings.json"),
+        r#"{"permissions": {"allow": ["bash(yes)", "bash(sh *)", "bash(sleep *)", "bash(touch *)", "bash(echo *)"]}}"#,
+    )
+    .unwrap();
+    World { _tmp: tmp, root, home }
+}
+
+fn wicket(w: &World, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    c.args(args)
+        .env("WICKET_HOME", w.home.join(".wicket"))
+        .env("HOME", &w.home)
+        .current_dir(&w.root)
+        .stdin(Stdio::null());
+    c
+}
+
+/// The flags for each way a command runs (on the host, the markers the scripts write inside
+/// the project need accept-edits).
+const MODES: &[&[&str]] = &[&[], &["--no-sandbox", "--mode", "accept-edits"]];
+
+fn wait_bounded(child: &mut Child, bound: Duration) -> Option<std::process::ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < bound {
+        if let Some(s) = child.try_wait().unwrap() {
+            return Some(s);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// Wait until the command made `path`; if it never does, say what wicket printed.
+fn wait_for(path: &Path, child: &mut Child) {
+    let start = Instant::now();
+    while !path.exists() {
+        if start.elapsed() > Duration::from_secs(30) || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut e, &mut err);
+            }
+            panic!("the command never made {}: {err}", path.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_command() {
+    let w = world();
+    for mode in MODES {
+        let flags = mode.join(" ");
+        let script = format!(
+            "'{}' run {flags} -- yes | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}",
+            env!("CARGO_BIN_EXE_wicket")
+        );
+        let mut c = Command::new("bash");
+        c.args(["-c", &script])
+            .env("WICKET_HOME", w.home.join(".wicket"))
+            .env("HOME", &w.home)
+            .current_dir(&w.root)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = c.spawn().unwrap();
+        let status = wait_bounded(&mut child, Duration::from_secs(60));
+        assert!(status.is_some(), "{flags}: `wicket run -- yes | head` never ended");
+        let out = child.wait_with_output().unwrap();
+        let code = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        // yes dies of SIGPIPE (141), as it does without wicket.
+        assert_eq!(code, "141", "{flags}");
+    }
+}
+
+/// The executed lines in the audit log.
+fn executed(w: &World) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    let audit = w.home.join(".wicket/audit");
+    for dir in std::fs::read_dir(audit).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            if f.path().extension().is_some_and(|e| e == "jsonl") {
+                for line in std::fs::read_to_string(f.path()).unwrap().lines() {
+                    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                    if v["kind"] == "executed" {
+                        out.push(v);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
+    use rustix::process::{kill_process, Pid, Signal};
+    for (sig, name, code) in [(Signal::TERM, "TERM", 143), (Signal::INT, "INT", 130)] {
+        for mode in MODES {
+            let w = world();
+            let flags = mode.join(" ");
+            // A background child that would write the marker later, and a foreground sleep.
+            let script = "(sleep 3; echo late > marker) & touch started; sleep 300";
+            let mut args = vec!["run"];
+            args.extend_from_slice(mode);
+            args.extend(["--", "sh", "-c", script]);
+            let mut child = wicket(&w, &args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+            wait_for(&w.root.join("started"), &mut child);
+            kill_process(Pid::from_raw(child.id() as i32).unwrap(), sig).unwrap();
+            let status = wait_bounded(&mut child, Duration::from_secs(30));
+            let status = status.unwrap_or_else(|| panic!("{name} {flags}: wicket did not end"));
+            assert_eq!(status.code(), Some(code), "{name} {flags}: the command's status passes through");
+            std::thread::sleep(Duration::from_secs(4));
+            assert!(!w.root.join("marker").exists(), "{name} {flags}: a process of the command outlived the run");
+            let lines = executed(&w);
+            assert_eq!(lines.len(), 1, "{name} {flags}: {lines:?}");
+            assert_eq!(lines[0]["exit_code"], code, "{name} {flags}: {:?}", lines[0]);
+        }
+    }
+}
+
+#[test]
+fn a_killed_wicket_takes_its_host_command_with_it() {
+    let w = world();
+    let mut child = wicket(
+        &w,
+        &[
+            "run",
+            "--no-sandbox",
+            "--mode",
+            "accept-edits",
+            "--",
+            "sh",
+            "-c",
+            "touch started; sleep 3; echo late > marker",
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    wait_for(&w.root.join("started"), &mut child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(!w.root.join("marker").exists(), "the host command outlived a killed wicket");
+}
