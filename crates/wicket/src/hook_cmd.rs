@@ -81,6 +81,7 @@ impl Event {
 /// Read the payload, decide, print the answer; on any failure (also a panic) a deny and exit 2.
 fn claude(args: &ClaudeArgs) -> ExitCode {
     hook_core::serve(
+        args.no_audit,
         Event::PreToolUse,
         |payload| payload.get("hook_event_name").and_then(Value::as_str).and_then(parse_event),
         |payload, raw| decide(args, payload, raw),

@@ -75,8 +75,10 @@ const LATE: u8 = 2;
 
 /// Read the payload on stdin, decide it, print the answer; any failure (also a panic) is
 /// answered by `failure` in the shape of the event known so far (`initial` until the payload
-/// names one), and so is a decision not made within [`deadline`].
+/// names one), and so is a decision not made within [`deadline`]. A payload that fails before
+/// its decision is recorded is still recorded as a deny, unless `no_audit`.
 pub fn serve<E: Copy + Send + 'static>(
+    no_audit: bool,
     initial: E,
     event_of: impl Fn(&Value) -> Option<E>,
     decide: impl FnOnce(&Value, &str) -> Result<Answer>,
@@ -102,9 +104,9 @@ pub fn serve<E: Copy + Send + 'static>(
     }
     let read = read_object(&mut std::io::stdin().lock(), MAX_INPUT);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Answer> {
-        let text = read?;
+        let text = read.as_deref().map_err(|e| anyhow::anyhow!("{e:#}"))?;
         stage("reading the payload");
-        let payload: Value = serde_json::from_str(&text).context("the hook payload is not JSON")?;
+        let payload: Value = serde_json::from_str(text).context("the hook payload is not JSON")?;
         if let Some(e) = event_of(&payload) {
             if let Ok(mut slot) = event.lock() {
                 *slot = e;
@@ -113,19 +115,30 @@ pub fn serve<E: Copy + Send + 'static>(
         if cfg!(debug_assertions) && std::env::var_os(PANIC_ENV).is_some_and(|v| v == "1") {
             panic!("{PANIC_ENV}=1: a test asked the hook to crash");
         }
-        decide(&payload, &text)
+        decide(&payload, text)
     }));
     let event = event.lock().map_or(initial, |e| *e);
-    let answer = match outcome {
-        Ok(Ok(a)) => a,
-        Ok(Err(e)) => failure(event, &format!("{e:#}")),
+    let why = match outcome {
+        Ok(Ok(a)) => Ok(a),
+        Ok(Err(e)) => Err(format!("{e:#}")),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<String>()
                 .map(String::as_str)
                 .or_else(|| panic.downcast_ref::<&str>().copied())
                 .unwrap_or("a panic");
-            failure(event, &format!("internal error: {what}"))
+            Err(format!("internal error: {what}"))
+        }
+    };
+    let answer = match why {
+        Ok(a) => a,
+        Err(why) => {
+            // A payload that never became a recorded decision (junk, a crash before the
+            // decision) still leaves its line.
+            if !no_audit && !RECORDED.load(Ordering::SeqCst) {
+                record_unreadable(read.as_deref().unwrap_or(""), &why);
+            }
+            failure(event, &why)
         }
     };
     if ANSWER.compare_exchange(PENDING, DECIDED, Ordering::SeqCst, Ordering::SeqCst).is_err() {
@@ -141,6 +154,25 @@ pub fn serve<E: Copy + Send + 'static>(
         return ExitCode::from(2);
     }
     ExitCode::from(answer.code)
+}
+
+/// Whether this hook call wrote its decision to the audit log.
+static RECORDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Record a payload the hook could not decide (deny, by the input), in the log of the project
+/// its `cwd` names (or the current folder's), under its session id when it has one. Best
+/// effort: the call is denied whatever happens here.
+fn record_unreadable(raw: &str, why: &str) {
+    let payload: Option<Value> = serde_json::from_str(raw).ok();
+    let fields = payload.as_ref().and_then(Value::as_object);
+    let Some(root) = fields.and_then(|f| payload_cwd(f).ok()).or_else(|| std::env::current_dir().ok()) else {
+        return;
+    };
+    let session = fields.and_then(|f| f.get("session_id")).and_then(Value::as_str).unwrap_or("");
+    let options = wicket::audit::options(&wicket_policy::TeamPolicy::default());
+    let mut audit = Recorder::open_session(&root, options, session);
+    let verdict = Verdict::deny(wicket_policy::By::Input, format!("the hook could not decide this call: {why}"));
+    let _ = audit.decision(None, raw, verdict);
 }
 
 /// Read one JSON value from `r` and stop at its end, without waiting for the end of input (an
@@ -337,6 +369,7 @@ impl HookGate {
     pub fn record(&mut self, call: &ToolCall, raw: &str, verdict: Verdict) -> Verdict {
         stage("writing the audit line");
         let recorded = self.audit.decision(Some(call), raw, verdict);
+        RECORDED.store(true, Ordering::SeqCst);
         if let Some(n) = recorded.notice {
             eprintln!("wicket: {n}");
         }

@@ -35,7 +35,7 @@ pub struct GeminiArgs {
 
 /// Read the payload, decide, print the answer; on any failure (also a panic) a deny and exit 2.
 pub fn run(args: &GeminiArgs) -> ExitCode {
-    hook_core::serve((), |_| None, |payload, raw| decide(args, payload, raw), failure)
+    hook_core::serve(args.no_audit, (), |_| None, |payload, raw| decide(args, payload, raw), failure)
 }
 
 /// The answer to an internal failure: a deny, exit 2, and the reason on stderr, where Gemini

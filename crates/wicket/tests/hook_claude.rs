@@ -473,3 +473,42 @@ fn doctor_warns_about_a_hook_timeout_not_above_the_deadline() {
         "{report}"
     );
 }
+
+/// Every line of every chain file under the audit folder.
+fn audit_lines(e: &Env) -> Vec<Value> {
+    let mut lines = Vec::new();
+    for dir in std::fs::read_dir(e.wicket_home().join("audit")).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            if f.path().extension().is_some_and(|x| x == "jsonl") {
+                for l in std::fs::read_to_string(f.path()).unwrap().lines() {
+                    lines.push(serde_json::from_str(l).unwrap());
+                }
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn a_junk_payload_is_denied_and_recorded() {
+    let e = env();
+    let no_tool = json!({"session_id": "sess-junk", "cwd": e.root, "hook_event_name": "PreToolUse", "tool_input": {}});
+    for (payload, session) in [(no_tool.to_string(), Some("sess-junk")), ("{\"session_id\": ".to_string(), None)] {
+        let before = audit_lines(&e).len();
+        assert_fail_closed(&hook(&e, &payload));
+        let lines = audit_lines(&e);
+        assert_eq!(lines.len(), before + 1, "{payload}: {lines:?}");
+        let last = &lines[lines.len() - 1];
+        assert_eq!(last["kind"], "deny_input", "{last}");
+        assert!(last["reason"].as_str().unwrap().contains("could not decide"), "{last}");
+        if let Some(s) = session {
+            assert_eq!(last["session"], s);
+        }
+    }
+    // --no-audit means no line, also for junk.
+    let before = audit_lines(&e).len();
+    assert_fail_closed(&wicket(&e, &["hook", "claude", "--no-audit"], "{}", &[]));
+    assert_eq!(audit_lines(&e).len(), before);
+    let verify = wicket(&e, &["audit", "verify"], "", &[]);
+    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stdout));
+}
