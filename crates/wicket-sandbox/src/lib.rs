@@ -31,6 +31,7 @@ pub mod seatbelt;
 mod seccomp;
 pub mod shim;
 pub mod signals;
+pub mod supervise;
 
 pub use probe::{Backend, Probe};
 pub use runner::{run_on_host, spawn_on_host, Network, Outcome, RunOptions, Running, Sandbox, SandboxError, Started};
@@ -38,6 +39,10 @@ pub use runner::{run_on_host, spawn_on_host, Network, Outcome, RunOptions, Runni
 /// The hidden sub-command of the `wicket` binary that applies Landlock (and, without bwrap,
 /// seccomp) to itself, then runs the command.
 pub const SHIM_ARG: &str = "__sandbox-exec";
+
+/// The hidden sub-command of the `wicket` binary that supervises a command run on the host
+/// (see [`supervise`]).
+pub const SUPERVISE_ARG: &str = "__host-supervise";
 
 /// The hidden sub-command of the `wicket` binary that keeps a project's placeholders until the
 /// last run in it has ended (see [`placeholders`]).

@@ -55,6 +55,10 @@ pub struct RunOptions {
     pub passthrough: bool,
     /// Give the command wicket's stdin (else /dev/null).
     pub inherit_stdin: bool,
+    /// For [`run_on_host`]: the `wicket` binary, to start the command under its supervisor
+    /// (see [`crate::supervise`]), which kills the command's whole tree if the caller is killed
+    /// outright. `None`: the command is the direct child and only it dies with the caller.
+    pub supervisor: Option<PathBuf>,
 }
 
 /// How a command ended.
@@ -607,18 +611,28 @@ pub fn run_on_host(policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) ->
             source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no program"),
         });
     };
-    let mut c = Command::new(program);
+    // On Linux the command runs under wicket's supervisor (see [`crate::supervise`]), which
+    // kills the command's whole tree when wicket is killed outright (KILL cannot be passed
+    // on); the supervisor gets its death signal from this thread, which waits for the run.
+    let mut c = match &opts.supervisor {
+        #[cfg(target_os = "linux")]
+        Some(wicket) => {
+            let mut c = Command::new(wicket);
+            c.arg(crate::SUPERVISE_ARG).arg(std::process::id().to_string()).arg(program);
+            c
+        }
+        _ => Command::new(program),
+    };
     c.args(args).current_dir(&policy.root);
-    // A wicket killed outright (KILL cannot be passed on) takes the command with it; this
-    // thread waits for the command, so it outlives it otherwise.
     #[cfg(target_os = "linux")]
     {
         let parent = std::process::id();
+        let death = if opts.supervisor.is_some() { crate::supervise::DEATH_SIGNAL } else { libc::SIGKILL };
         // SAFETY: prctl, getppid and the error value only, in the forked child.
         unsafe {
             use std::os::unix::process::CommandExt;
             c.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, death as libc::c_ulong, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 if u32::try_from(libc::getppid()).ok() != Some(parent) {

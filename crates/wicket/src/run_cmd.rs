@@ -116,8 +116,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         p.check_first(&parents);
     }
     let check = pending.map(|p| std::thread::Builder::new().name("scan check".into()).spawn(move || p.holds()));
-    let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true };
     let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
+    let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true, supervisor: Some(exe.clone()) };
     let early = match (&placement, &exec, &net_config) {
         (Placement::Sandbox(backend @ wicket_sandbox::Backend::Bwrap { .. }), Ok(e), None) => {
             let sandbox = wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe.clone() };

@@ -458,7 +458,11 @@ impl RunJob {
     /// Run the command and build the answer: the decision fields plus its outcome.
     fn execute(self) -> Result<Value, (i64, String)> {
         let mut out = verdict_json(&self.verdict);
-        let opts = wicket_sandbox::RunOptions { passthrough: false, inherit_stdin: false };
+        let opts = wicket_sandbox::RunOptions {
+            passthrough: false,
+            inherit_stdin: false,
+            supervisor: std::env::current_exe().ok(),
+        };
         let mut refused = Vec::new();
         let outcome = match &self.placement {
             Placement::Sandbox(backend) => {

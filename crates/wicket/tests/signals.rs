@@ -24,7 +24,7 @@ fn world() -> World {
     // The user's own rules (no consent needed) allow the commands on the host too.
     std::fs::write(
         home.join(".wicket/settings.json"),
-        r#"{"permissions": {"allow": ["bash(yes)", "bash(sh *)", "bash(sleep *)", "bash(touch *)", "bash(echo *)"]}}"#,
+        r#"{"permissions": {"allow": ["bash(yes)", "bash(sh *)", "bash(sleep *)", "bash(touch *)", "bash(echo *)", "bash(setsid *)"]}}"#,
     )
     .unwrap();
     World { _tmp: tmp, root, home }
@@ -126,7 +126,7 @@ fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
             let w = world();
             let flags = mode.join(" ");
             // A background child that would write the marker later, and a foreground sleep.
-            let script = "(sleep 3; echo late > marker) & touch started; sleep 300";
+            let script = "(sleep 3; echo late > marker) & (setsid sh -c 'sleep 3; echo late > marker2' &); touch started; sleep 300";
             let mut args = vec!["run"];
             args.extend_from_slice(mode);
             args.extend(["--", "sh", "-c", script]);
@@ -138,6 +138,7 @@ fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
             assert_eq!(status.code(), Some(code), "{name} {flags}: the command's status passes through");
             std::thread::sleep(Duration::from_secs(4));
             assert!(!w.root.join("marker").exists(), "{name} {flags}: a process of the command outlived the run");
+            assert!(!w.root.join("marker2").exists(), "{name} {flags}: a daemon of the command outlived the run");
             let lines = executed(&w);
             assert_eq!(lines.len(), 1, "{name} {flags}: {lines:?}");
             assert_eq!(lines[0]["exit_code"], code, "{name} {flags}: {:?}", lines[0]);
@@ -158,7 +159,7 @@ fn a_killed_wicket_takes_its_host_command_with_it() {
             "--",
             "sh",
             "-c",
-            "touch started; sleep 3; echo late > marker",
+            "(setsid sh -c 'sleep 3; echo late > marker2' &); touch started; sleep 3; echo late > marker",
         ],
     )
     .stdout(Stdio::null())
@@ -170,4 +171,5 @@ fn a_killed_wicket_takes_its_host_command_with_it() {
     child.wait().unwrap();
     std::thread::sleep(Duration::from_secs(4));
     assert!(!w.root.join("marker").exists(), "the host command outlived a killed wicket");
+    assert!(!w.root.join("marker2").exists(), "a daemon of the host command outlived a killed wicket");
 }
