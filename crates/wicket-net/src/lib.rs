@@ -11,6 +11,7 @@
 
 pub mod env;
 pub mod fetch;
+mod framing;
 pub mod policy;
 pub mod proxy;
 mod splice;

@@ -5,7 +5,8 @@
 //! caller turned it off for a socket only the run can reach); every target passes
 //! [`NetConfig::decide`], is resolved here (never by the client) and every address of the answer
 //! is checked before the proxy connects to one of exactly those addresses. Headers are bounded
-//! in size and in time, connections in number, tunnels by idle and total timeouts.
+//! in size and in time, connections in number, tunnels by idle and total timeouts. A request
+//! with ambiguous framing is refused before anything is forwarded (see `framing`).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -636,6 +637,11 @@ async fn http<S: Socket>(shared: &Shared, mut client: S, first: u8) {
             )
             .await;
         }
+    }
+    // Before any upstream is opened: a request whose end the proxy and the server could see
+    // differently is refused whole, and the connection closes (RFC 9112 section 6.3).
+    if let Err(why) = crate::framing::check(req.headers, req.version == Some(0)) {
+        return respond(&mut client, "400 Bad Request", "", &why.to_string()).await;
     }
     if method.eq_ignore_ascii_case("CONNECT") {
         let Some((h, port)) = split_authority(target) else {

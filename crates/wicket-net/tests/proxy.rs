@@ -583,3 +583,96 @@ async fn splicing_tunnel_carries_bulk_data_and_half_close() {
 async fn copying_tunnel_carries_bulk_data_and_half_close() {
     bulk_echo_and_half_close(false).await;
 }
+
+/// An HTTP upstream on loopback that records every request head (and whatever body bytes came
+/// with it) it is sent, and answers each with 200.
+async fn recording_upstream() -> (u16, Arc<std::sync::Mutex<Vec<String>>>) {
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = l.local_addr().unwrap().port();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut s, _)) = l.accept().await else { return };
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 1024];
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match s.read(&mut chunk).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&buf).into_owned();
+                log.lock().unwrap().push(text.clone());
+                let line = text.lines().next().unwrap_or("").to_string();
+                let body = format!("upstream saw: {line}\n");
+                let resp =
+                    format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+                let _ = s.write_all(resp.as_bytes()).await;
+            });
+        }
+    });
+    (port, seen)
+}
+
+/// Ambiguous request framing (RFC 9112 section 6.3) is answered 400 and nothing reaches the
+/// upstream; plain Content-Length and plain chunked requests are forwarded.
+#[tokio::test(flavor = "multi_thread")]
+async fn ambiguous_framing_is_refused_before_anything_is_forwarded() {
+    struct Case {
+        name: &'static str,
+        /// Framing headers, each ending in CRLF.
+        headers: &'static str,
+        body: &'static str,
+        version: &'static str,
+        /// Expected status, and a word the 400 body must hold.
+        want: (u16, &'static str),
+    }
+    #[rustfmt::skip]
+    let cases = [
+        Case { name: "te-and-cl", headers: "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", body: "0\r\n\r\n", version: "1.1", want: (400, "both Transfer-Encoding and Content-Length") },
+        Case { name: "cl-and-te", headers: "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", body: "0\r\n\r\n", version: "1.1", want: (400, "both Transfer-Encoding and Content-Length") },
+        Case { name: "two-cl", headers: "Content-Length: 5\r\nContent-Length: 6\r\n", body: "hello", version: "1.1", want: (400, "more than one Content-Length") },
+        Case { name: "cl-list", headers: "Content-Length: 5, 6\r\n", body: "hello", version: "1.1", want: (400, "more than one Content-Length") },
+        Case { name: "same-cl-twice", headers: "Content-Length: 5\r\nContent-Length: 5\r\n", body: "hello", version: "1.1", want: (400, "more than one Content-Length") },
+        Case { name: "cl-plus", headers: "Content-Length: +5\r\n", body: "hello", version: "1.1", want: (400, "not a plain decimal") },
+        Case { name: "cl-hex", headers: "Content-Length: 0x5\r\n", body: "hello", version: "1.1", want: (400, "not a plain decimal") },
+        Case { name: "cl-huge", headers: "Content-Length: 99999999999999999999999\r\n", body: "hello", version: "1.1", want: (400, "not a plain decimal") },
+        Case { name: "te-gzip-last", headers: "Transfer-Encoding: chunked, gzip\r\n", body: "0\r\n\r\n", version: "1.1", want: (400, "does not end in chunked") },
+        Case { name: "te-identity", headers: "Transfer-Encoding: identity\r\n", body: "hello", version: "1.1", want: (400, "does not end in chunked") },
+        Case { name: "te-split-last-gzip", headers: "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n", body: "0\r\n\r\n", version: "1.1", want: (400, "does not end in chunked") },
+        Case { name: "te-chunked-twice", headers: "Transfer-Encoding: chunked, chunked\r\n", body: "0\r\n\r\n", version: "1.1", want: (400, "chunked more than once") },
+        Case { name: "te-http10", headers: "Transfer-Encoding: chunked\r\n", body: "0\r\n\r\n", version: "1.0", want: (400, "HTTP/1.0") },
+        // Controls: these reach the upstream.
+        Case { name: "plain-cl", headers: "Content-Length: 5\r\n", body: "hello", version: "1.1", want: (200, "upstream saw") },
+        Case { name: "plain-chunked", headers: "Transfer-Encoding: chunked\r\n", body: "5\r\nhello\r\n0\r\n\r\n", version: "1.1", want: (200, "upstream saw") },
+        Case { name: "gzip-then-chunked", headers: "Transfer-Encoding: gzip, chunked\r\n", body: "0\r\n\r\n", version: "1.1", want: (200, "upstream saw") },
+        Case { name: "no-body", headers: "", body: "", version: "1.1", want: (200, "upstream saw") },
+    ];
+    let (port, seen) = recording_upstream().await;
+    let (proxy, addr) = start(config(policy(&[port]))).await;
+    let auth = basic(proxy.credential().unwrap());
+    // Refused cases first, controls last: by the time a control has come back, anything an
+    // earlier case had sent upstream would be in the log.
+    for c in &cases {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        let req = format!(
+            "POST http://registry.test:{port}/{} HTTP/{}\r\nProxy-Authorization: Basic {auth}\r\n{}\r\n{}",
+            c.name, c.version, c.headers, c.body
+        );
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut resp = String::new();
+        let _ = tokio::time::timeout(Duration::from_secs(10), s.read_to_string(&mut resp)).await.unwrap();
+        let status = format!("HTTP/1.1 {} ", c.want.0);
+        assert!(resp.starts_with(&status), "{}: {resp}", c.name);
+        assert!(resp.contains(c.want.1), "{}: {resp}", c.name);
+    }
+    let log = seen.lock().unwrap().clone();
+    for c in &cases {
+        let reached = log.iter().any(|r| r.contains(&format!("/{} HTTP", c.name)));
+        assert_eq!(reached, c.want.0 == 200, "{}: upstream log {log:?}", c.name);
+    }
+    assert_eq!(log.len(), cases.iter().filter(|c| c.want.0 == 200).count(), "{log:?}");
+}

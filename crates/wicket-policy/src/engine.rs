@@ -59,12 +59,13 @@ pub struct PolicyConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
     /// A rule is malformed.
-    #[error("{list} rule: {source}")]
+    #[error("{list} rule: {error}")]
     Rule {
         /// `allow`, `deny` or `ask`.
         list: &'static str,
-        /// The rule error.
-        source: RuleError,
+        /// The rule error. Not a `source`: the message above already holds it, and a source
+        /// would be printed a second time by every `{:#}` error chain.
+        error: RuleError,
     },
     /// The root cannot be resolved.
     #[error(transparent)]
@@ -235,7 +236,7 @@ impl Policy {
         let opts =
             GlobOptions { case_insensitive: cfg.case_insensitive.unwrap_or(cfg!(any(target_os = "macos", windows))) };
         let compile = |list: &'static str, texts: &[String]| {
-            RuleSet::parse(texts, home.as_deref(), opts).map_err(|source| PolicyError::Rule { list, source })
+            RuleSet::parse(texts, home.as_deref(), opts).map_err(|error| PolicyError::Rule { list, error })
         };
         let git_includes = cfg
             .git_config

@@ -42,7 +42,7 @@ pub mod verdict;
 pub use call::{targets_of, Access, CallError, Target, ToolCall};
 pub use engine::{Policy, PolicyConfig, PolicyError, Trace};
 pub use mode::Mode;
-pub use rules::{Rule, RuleError, RuleSet};
+pub use rules::{check_path_glob, BadGlob, Rule, RuleError, RuleSet};
 pub use session::Session;
 pub use settings::{Settings, SettingsError};
 pub use team::TeamPolicy;

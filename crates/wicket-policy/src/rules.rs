@@ -427,6 +427,39 @@ pub fn compile_glob(glob: &str, opts: GlobOptions) -> Result<globset::Glob, glob
         .build()
 }
 
+/// A rule's pattern that is not a valid path glob, so the rule could never match a path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the path pattern {pattern:?} is not a valid glob: {why} (in a glob `[...]` is a character class and \
+     `{{a,b}}` a choice; write `\\[` or `[[]` for a literal `[`)"
+)]
+pub struct BadGlob {
+    /// The pattern as written in the rule.
+    pub pattern: String,
+    /// What the glob parser found wrong (`unclosed character class; missing ']'`).
+    pub why: String,
+}
+
+/// Check that a rule's pattern compiles as a path glob wherever [`RuleSet::new`] would compile
+/// one; used when settings load, so the error can name the file and position of the rule.
+/// Bare rules, `*` and `bash` patterns (a command pattern need not be a glob) always pass.
+pub fn check_path_glob(rule: &Rule) -> Result<(), BadGlob> {
+    let Some(pattern) = &rule.pattern else { return Ok(()) };
+    if pattern.trim() == "*" || rule.tool == "bash" {
+        return Ok(());
+    }
+    // Validity does not depend on the home folder or the case option: `~/` is a literal prefix
+    // either way and case folding only changes what matches.
+    let (glob, _) = path_glob(pattern, None);
+    compile_glob(&glob, GlobOptions::default()).map(|_| ()).map_err(|e| bad_glob(pattern, &e))
+}
+
+fn bad_glob(pattern: &str, e: &globset::Error) -> BadGlob {
+    // The kind, not the whole error: the error quotes the internal glob (`**/[a-`), which is not
+    // what the person wrote.
+    BadGlob { pattern: pattern.to_string(), why: e.kind().to_string() }
+}
+
 /// True when a path pattern's last segment has no wildcard, so the rule names one file.
 pub fn names_file(pattern: &str) -> bool {
     let last = pattern.trim_end_matches('/').rsplit('/').next().unwrap_or(pattern);
@@ -535,7 +568,7 @@ impl RuleSet {
                 // `bash([ -f *)`: a command pattern need not be a path glob; it then never
                 // matches a path. A path rule that can never match is an error.
                 Err(_) if rule.tool == "bash" => {}
-                Err(e) => return Err(err(format!("bad path glob: {e}"))),
+                Err(e) => return Err(err(bad_glob(pattern, &e).to_string())),
             }
             let cp = CommandPattern::new(pattern);
             match cp.first_word() {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::mode::Mode;
-use crate::rules::{Rule, RULE_FORMS};
+use crate::rules::{check_path_glob, Rule, RULE_FORMS};
 
 /// One settings file.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -181,14 +181,21 @@ impl Settings {
             [("allow", &self.permissions.allow), ("deny", &self.permissions.deny), ("ask", &self.permissions.ask)];
         for (name, list) in lists {
             for (i, rule) in list.iter().enumerate() {
-                if let Err(e) = Rule::parse(rule) {
-                    let (line, column) = locate(text, rule);
+                // A bad glob is found here, not only when the policy is compiled from every
+                // file's rules together, so the error can say which file and where.
+                let problem = match Rule::parse(rule) {
+                    Err(e) => Some(format!("rule {:?} is not valid: {}; {RULE_FORMS}", e.rule, e.why)),
+                    Ok(parsed) => check_path_glob(&parsed).err().map(|e| format!("rule {rule:?}: {e}")),
+                };
+                if let Some(message) = problem {
+                    let (line, column) =
+                        locate_at(text, &["permissions", name], i).unwrap_or_else(|| locate(text, rule));
                     return Err(SettingsError {
                         file: file.to_string(),
                         line,
                         column,
                         path: format!("permissions.{name}[{i}]"),
-                        message: format!("rule {:?} is not valid: {}; {RULE_FORMS}", e.rule, e.why),
+                        message,
                     });
                 }
             }
@@ -209,6 +216,114 @@ impl Settings {
             }
         }
         Ok(())
+    }
+}
+
+/// The line and column of the value at `keys` (object keys from the top), then the `index`th
+/// element of that array, in text that has already parsed as JSON. Unlike [`locate`] it finds
+/// the right one of two equal strings and a string written with `\u` escapes.
+pub(crate) fn locate_at(text: &str, keys: &[&str], index: usize) -> Option<(usize, usize)> {
+    let mut s = Scan { b: text.as_bytes(), i: 0 };
+    for key in keys {
+        s.enter(b'{')?;
+        loop {
+            let name = s.string()?;
+            s.enter(b':')?;
+            if name == *key {
+                break;
+            }
+            s.skip_value()?;
+            s.enter(b',')?;
+        }
+    }
+    s.enter(b'[')?;
+    for _ in 0..index {
+        s.skip_value()?;
+        s.enter(b',')?;
+    }
+    s.ws();
+    let before = text.get(..s.i)?;
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Some((line, column))
+}
+
+/// A cursor over JSON text known to be valid; every step gives `None` on anything unexpected.
+struct Scan<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Scan<'_> {
+    fn ws(&mut self) {
+        while self.b.get(self.i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n')) {
+            self.i += 1;
+        }
+    }
+
+    /// Skip white space, then expect `c`.
+    fn enter(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        (self.b.get(self.i) == Some(&c)).then(|| self.i += 1)
+    }
+
+    /// A string, decoded.
+    fn string(&mut self) -> Option<String> {
+        self.ws();
+        let start = self.i;
+        (self.b.get(self.i) == Some(&b'"')).then_some(())?;
+        self.i += 1;
+        loop {
+            match self.b.get(self.i)? {
+                b'\\' => self.i += 2,
+                b'"' => break,
+                _ => self.i += 1,
+            }
+        }
+        self.i += 1;
+        serde_json::from_slice(self.b.get(start..self.i)?).ok()
+    }
+
+    fn skip_value(&mut self) -> Option<()> {
+        self.ws();
+        match *self.b.get(self.i)? {
+            b'"' => self.string().map(|_| ()),
+            open @ (b'{' | b'[') => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.i += 1;
+                self.ws();
+                if self.b.get(self.i) == Some(&close) {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    if open == b'{' {
+                        self.string()?;
+                        self.enter(b':')?;
+                    }
+                    self.skip_value()?;
+                    self.ws();
+                    match *self.b.get(self.i)? {
+                        b',' => self.i += 1,
+                        c if c == close => {
+                            self.i += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            _ => {
+                while self
+                    .b
+                    .get(self.i)
+                    .is_some_and(|c| !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
+                {
+                    self.i += 1;
+                }
+                Some(())
+            }
+        }
     }
 }
 
@@ -235,6 +350,20 @@ mod tests {
         let e = Settings::parse("{\"permissions\": {\"allow\": [\"ok\", \"bash(\"]}}", "s.json").expect_err("bad rule");
         assert_eq!(e.path, "permissions.allow[1]");
         assert_eq!((e.line, e.column), (1, 34));
+        let e = Settings::parse("{\"permissions\": {\n  \"deny\": [\"bash([a-)\", \"read_file([a-)\"]}}", "s.json")
+            .expect_err("bad glob");
+        assert_eq!((e.path.as_str(), e.line, e.column), ("permissions.deny[1]", 2, 25));
+        assert!(e.message.contains("\"[a-\" is not a valid glob: unclosed character class"), "{e}");
+        // The rule's own position: not an equal string earlier in the file, and found when
+        // written with escapes.
+        let text = "{\"examples\": {}, \"permissions\": {\"ask\": [\"x\", \"read_file([a-)\"],\n\"deny\": [\"bash(ls)\",\n  \"read_file(\\u005ba-)\"]}}";
+        let e = Settings::parse(text, "s.json").expect_err("escaped bad glob");
+        assert_eq!((e.path.as_str(), e.line, e.column), ("permissions.deny[1]", 3, 3), "{e}");
+        assert_eq!(locate_at(text, &["permissions", "ask"], 1), Some((1, 47)));
+        assert_eq!(locate_at(text, &["permissions", "allow"], 0), None);
+        // The escapes the message suggests are accepted.
+        Settings::parse(r#"{"permissions": {"deny": ["read_file(a\\[b)", "read_file([[]c)"]}}"#, "s.json")
+            .expect("escaped brackets");
         let e = Settings::parse("{\"mode\": \"yolo\"}", "s.json").expect_err("bad mode");
         assert_eq!(e.path, "mode");
         let e = Settings::parse("{", "s.json").expect_err("truncated");

@@ -71,12 +71,12 @@ pub enum GateError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     /// The rules do not make a policy (a rule that does not parse, …).
-    #[error("cannot build the policy for {root}: {source}")]
+    #[error("cannot build the policy for {root}: {error}")]
     Policy {
         /// The project root.
         root: PathBuf,
-        /// What was wrong.
-        source: PolicyError,
+        /// What was wrong (in the message, so not a `source`, which `{:#}` would print again).
+        error: PolicyError,
     },
 }
 
@@ -147,7 +147,7 @@ impl GateBuilder {
             cfg.sandbox = true;
         }
         let sandboxed = cfg.sandbox;
-        let policy = Policy::new(&cfg).map_err(|source| GateError::Policy { root: self.root.clone(), source })?;
+        let policy = Policy::new(&cfg).map_err(|error| GateError::Policy { root: self.root.clone(), error })?;
         let audit = match self.audit {
             Some(a) => a,
             None => Box::new(Recorder::for_policy(&policy, None)),

@@ -131,6 +131,39 @@ fn broken_settings_name_file_line_and_column() {
     assert!(err.contains("settings.json:1:") && err.contains("permisions"), "{err}");
 }
 
+/// A rule whose glob does not compile fails closed like any broken settings file, and the one
+/// error line names the file, the line and column of the rule, the rule and the glob's fault,
+/// once; in the project's settings and in the user's.
+#[test]
+fn bad_globs_name_file_line_and_column_once() {
+    let text =
+        "{\n  \"permissions\": {\n    \"deny\": [\"read_file(.env)\",\n             \"read_file([a-)\"]\n  }\n}\n";
+    for place in ["project", "user"] {
+        let e = env();
+        std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+        let file = if place == "project" {
+            e.root.join(".wicket/settings.json")
+        } else {
+            e.home.join(".wicket/settings.json")
+        };
+        std::fs::write(&file, text).unwrap();
+        let out = run(&e, &["check"], r#"{"tool":"read_file","input":{"path":"src/a.rs"}}"#);
+        assert_eq!(out.status.code(), Some(2), "{place}");
+        assert!(out.stdout.is_empty(), "{place}: no decision on a broken config");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(&format!("{}:4:14: permissions.deny[1]: ", file.display())), "{place}: {err}");
+        assert!(err.contains(r#"rule "read_file([a-)""#), "{place}: {err}");
+        assert_eq!(err.matches("unclosed character class").count(), 1, "{place}: once: {err}");
+        assert_eq!(err.lines().count(), 1, "{place}: one line: {err}");
+    }
+    // A bad glob given as a flag has no file, but is still said once.
+    let e = env();
+    let out = run(&e, &["check", "--deny", "read_file([a-)"], r#"{"tool":"read_file","input":{"path":"a"}}"#);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.matches("unclosed character class").count(), 1, "once: {err}");
+}
+
 #[test]
 fn bad_input_is_one_line_and_nonzero() {
     let e = env();
