@@ -9,9 +9,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn wicket() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_wicket"))
@@ -20,17 +20,19 @@ fn wicket() -> PathBuf {
 /// A project root and a home (also the wicket home) in a temp folder.
 struct Env {
     _tmp: tempfile::TempDir,
+    dir: PathBuf,
     root: PathBuf,
     home: PathBuf,
 }
 
 fn env() -> Env {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("proj");
-    let home = tmp.path().join("home");
+    let dir = tmp.path().to_path_buf();
+    let root = dir.join("proj");
+    let home = dir.join("home");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::create_dir_all(home.join(".wicket")).unwrap();
-    Env { _tmp: tmp, root, home }
+    Env { _tmp: tmp, dir, root, home }
 }
 
 impl Env {
@@ -177,4 +179,102 @@ fn serve_refuses_a_100_mb_line_without_holding_it_and_answers_the_next() {
     assert_eq!(decided["result"]["decision"], "deny", "{decided}");
     drop(stdin);
     assert!(child.wait().unwrap().success());
+}
+
+/// A line-at-a-time MCP server in python3: it logs each line it gets, answers `initialize`
+/// and every `tools/call` except one named `hang`, which it answers only when the next call
+/// (named `late`) comes, so its answer is late.
+const SLOW_SERVER: &str = r#"
+import json, sys
+log = open(sys.argv[1], "a")
+hung = None
+for line in sys.stdin:
+    log.write(line); log.flush()
+    m = json.loads(line)
+    if "id" not in m or "method" not in m:
+        continue
+    if m["method"] == "tools/call":
+        name = m["params"]["name"]
+        if name == "hang":
+            hung = m["id"]
+            continue
+        if name == "late" and hung is not None:
+            print(json.dumps({"jsonrpc": "2.0", "id": hung, "result": {"content": [{"type": "text", "text": "LATE"}]}}), flush=True)
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"content": [{"type": "text", "text": "ok " + name}]}}), flush=True)
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {}}), flush=True)
+"#;
+
+fn gateway(e: &Env, flags: &[&str]) -> (Child, PathBuf) {
+    let script = e.dir.join("slow_server.py");
+    std::fs::write(&script, SLOW_SERVER).unwrap();
+    let seen = e.dir.join("seen.log");
+    let root = e.root.to_str().unwrap();
+    let mut args = vec!["mcp", "--name", "slow", "--no-sandbox", "--unattended", "--allow", "mcp__slow__*"];
+    args.extend_from_slice(&["--root", root]);
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["--", "python3", script.to_str().unwrap(), seen.to_str().unwrap()]);
+    (e.command(&args).spawn().unwrap(), seen)
+}
+
+fn call(id: u64, name: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": {}}}).to_string()
+}
+
+#[test]
+fn the_gateway_refuses_a_100_mb_client_line_without_holding_it() {
+    let e = env();
+    let (mut child, seen) = gateway(&e, &[]);
+    let rx = answers(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    send_long_line(&mut stdin, HUNDRED_MB);
+    let refused = next(&rx);
+    let peak = peak_rss(child.id());
+    eprintln!("peak RSS after a {HUNDRED_MB}-byte line: {peak} bytes");
+    assert!(peak < RSS_BOUND, "peaked at {peak} bytes for a {HUNDRED_MB}-byte line");
+    assert_eq!(refused["error"]["code"], -32700, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("longer than"), "{refused}");
+    send(&mut stdin, &call(1, "echo"));
+    let answered = next(&rx);
+    assert_eq!(answered["id"], 1, "{answered}");
+    assert_eq!(answered["result"]["content"][0]["text"], "ok echo", "{answered}");
+    drop(stdin);
+    let _ = child.wait();
+    let seen = std::fs::read_to_string(seen).unwrap();
+    assert_eq!(seen.lines().count(), 1, "only the call reached the server: {} bytes", seen.len());
+}
+
+#[test]
+fn a_call_the_server_never_answers_times_out_and_its_late_answer_is_dropped() {
+    let e = env();
+    let (mut child, _seen) = gateway(&e, &["--call-timeout", "1"]);
+    let rx = answers(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    let started = Instant::now();
+    send(&mut stdin, &call(1, "hang"));
+    let timed_out = next(&rx);
+    assert_eq!(timed_out["id"], 1, "{timed_out}");
+    assert_eq!(timed_out["error"]["code"], -32001, "{timed_out}");
+    assert!(timed_out["error"]["message"].as_str().unwrap().contains("did not answer"), "{timed_out}");
+    // Generous: the timeout is 1 s; this only shows it is not the 120 s default or forever.
+    assert!(started.elapsed() < Duration::from_secs(30), "timed out after {:?}", started.elapsed());
+    // The id is still pending at the server: reusing it is refused, not mixed up with the
+    // late answer.
+    send(&mut stdin, &call(1, "echo"));
+    let reused = next(&rx);
+    assert_eq!(reused["id"], 1, "{reused}");
+    assert_eq!(reused["error"]["code"], -32600, "{reused}");
+    // The next call makes the server send its late answer to call 1 first: dropped.
+    send(&mut stdin, &call(2, "late"));
+    let answered = next(&rx);
+    assert_eq!(answered["id"], 2, "the late answer to 1 never reaches the client: {answered}");
+    assert_eq!(answered["result"]["content"][0]["text"], "ok late", "{answered}");
+    // Once the server did answer, the id is free again.
+    send(&mut stdin, &call(1, "again"));
+    let again = next(&rx);
+    assert_eq!(again["id"], 1, "{again}");
+    assert_eq!(again["result"]["content"][0]["text"], "ok again", "{again}");
+    drop(stdin);
+    let _ = child.wait();
+    assert!(rx.try_recv().is_err(), "nothing else reached the client");
 }
