@@ -1,6 +1,6 @@
 //! `wicket check` and `wicket explain`: decide tool calls read from stdin.
 
-use std::io::{BufRead, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -82,6 +82,12 @@ struct VerdictOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     rule: Option<&'a str>,
     kind: &'a str,
+    /// `--jsonl` only: why the line is not a tool call (it is denied by `input`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    /// `--jsonl` only, with `error`: the line's number in the input, counting from 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
 }
 
 fn verdict_json(v: &Verdict) -> VerdictOut<'_> {
@@ -91,6 +97,46 @@ fn verdict_json(v: &Verdict) -> VerdictOut<'_> {
         reason: &v.reason,
         rule: v.rule.as_deref(),
         kind: &v.kind,
+        error: None,
+        line: None,
+    }
+}
+
+/// An input line longer than this is not read as a call (denied, answered, and the stream
+/// goes on); a call this long is far over the policy's input limit anyway.
+const MAX_LINE: usize = 4 * 1024 * 1024;
+
+/// What one `--jsonl` line is.
+enum Judged {
+    /// Only blanks: skipped, no answer (as `serve` and `mcp` skip them).
+    Blank,
+    /// A tool call, its text and its verdict.
+    Call(ToolCall, String, Verdict),
+    /// Not a tool call: its text (as far as it can be shown) and why.
+    Broken(String, String),
+}
+
+fn judge_line(policy: &Policy, session: &Session, line: crate::lines::Line) -> Judged {
+    let bytes = match line {
+        Ok(b) => b,
+        Err(e) => return Judged::Broken(String::new(), format!("{e}; it was not read")),
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let raw = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            return Judged::Broken(raw, format!("the line is not UTF-8 text ({})", e.utf8_error()));
+        }
+    };
+    if text.trim().is_empty() {
+        return Judged::Blank;
+    }
+    match parse_call(&text) {
+        Ok(call) => {
+            let v = policy.decide(&call, session);
+            Judged::Call(call, text, v)
+        }
+        Err(e) => Judged::Broken(text, format!("{e:#}")),
     }
 }
 
@@ -119,30 +165,32 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
         // process nor the driver of this stream waits on a reader that waits.
         audit.hold_in_bursts(true);
         let mut input = std::io::BufReader::new(stdin.lock());
-        let mut line = String::new();
-        for n in 0.. {
+        for n in 1u64.. {
             if !input.buffer().contains(&b'\n') {
                 audit.idle();
                 out.flush()?;
             }
-            line.clear();
-            let read = input.read_line(&mut line).with_context(|| format!("cannot read line {} of stdin", n + 1))?;
-            if read == 0 {
+            // Capped: an over-long line is thrown away as it is read, and answered below.
+            let Some(line) = crate::lines::read_line(&mut input, MAX_LINE)
+                .with_context(|| format!("cannot read line {n} of stdin"))?
+            else {
                 break;
-            }
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.trim().is_empty() {
-                continue;
-            }
-            let (call, verdict) = match parse_call(line) {
-                Ok(call) => {
-                    let v = policy.decide(&call, &session);
-                    (Some(call), v)
-                }
-                Err(e) => (None, Verdict::deny(wicket_policy::By::Input, format!("line {}: {e:#}", n + 1))),
             };
-            let verdict = record(&mut audit, call.as_ref(), line, verdict);
-            serde_json::to_writer(&mut out, &verdict_json(&verdict))?;
+            let (call, raw, verdict, error) = match judge_line(&policy, &session, line) {
+                Judged::Blank => continue,
+                Judged::Call(call, raw, v) => (Some(call), raw, v, None),
+                Judged::Broken(raw, e) => {
+                    let v = Verdict::deny(wicket_policy::By::Input, format!("line {n}: {e}"));
+                    (None, raw, v, Some(e))
+                }
+            };
+            let verdict = record(&mut audit, call.as_ref(), &raw, verdict);
+            let mut shown = verdict_json(&verdict);
+            if let Some(e) = &error {
+                shown.error = Some(e);
+                shown.line = Some(n);
+            }
+            serde_json::to_writer(&mut out, &shown)?;
             out.write_all(b"\n")?;
         }
         audit.idle();

@@ -11,6 +11,7 @@ mod hook_codex;
 mod hook_core;
 mod hook_gemini;
 mod init_cmd;
+mod lines;
 mod mcp_cmd;
 mod policy_cmd;
 mod run_cmd;

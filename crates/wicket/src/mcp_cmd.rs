@@ -9,11 +9,13 @@
 //! other message passes through byte for byte, except `tools/list` results, from which tools
 //! that a deny rule removes entirely are dropped. The server's own requests to the client
 //! (sampling, elicitation, roots) pass through, and the gateway's own elicitation requests use
-//! ids no in-flight server request has, so answers never go to the wrong side.
+//! ids no in-flight server request has, so answers never go to the wrong side. A request the
+//! server does not answer within `--call-timeout` gets an error, and the server's late answer
+//! is dropped (its id stays unusable until then, so the answer cannot go to a newer request).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -67,6 +69,10 @@ pub struct McpArgs {
     /// Seconds to wait for the client's answer to an elicitation before denying.
     #[arg(long, value_name = "SECS", default_value_t = 300.0)]
     pub approval_timeout: f64,
+    /// Seconds the server may take to answer a forwarded request (a tools/call or any other)
+    /// before the client gets an error instead; a later answer is dropped.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    pub call_timeout: f64,
     /// Pin this server definition in the trust store (accepting a changed one) and exit.
     #[arg(long)]
     pub pin: bool,
@@ -77,8 +83,11 @@ pub struct McpArgs {
 
 /// Exit status when wicket refuses to start the server.
 const REFUSED: u8 = 126;
-/// A line longer than this (either side) is not read as a message.
-const MAX_LINE: usize = 128 * 1024 * 1024;
+/// A client line longer than this is refused (a JSON-RPC error) without being held whole: a
+/// `tools/call` this long is far over the policy's input limit anyway.
+const CLIENT_MAX_LINE: usize = 16 * 1024 * 1024;
+/// A server line longer than this is dropped (servers may send large resources).
+const SERVER_MAX_LINE: usize = 128 * 1024 * 1024;
 /// How long the server gets to exit after its stdin closed, before SIGTERM, then SIGKILL.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
@@ -86,6 +95,8 @@ const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
 const INTERNAL_ERROR: i64 = -32603;
+/// The MCP SDKs' "request timeout" error code.
+const REQUEST_TIMEOUT: i64 = -32001;
 
 /// Start the gateway; its exit status.
 pub fn run(args: &McpArgs) -> Result<ExitCode> {
@@ -98,6 +109,9 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         None => default_name(&args.command),
     };
     check_name(&name)?;
+    if !(args.call_timeout > 0.0 && args.call_timeout <= 86_400.0) {
+        bail!("--call-timeout {} is not a number of seconds between 0 and 86400", args.call_timeout);
+    }
     // Never asks about project settings: stdin and stdout belong to the client.
     let loaded = config::load(&root)?;
     loaded.print_notices();
@@ -186,8 +200,8 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     };
 
     let (tx, rx) = mpsc::channel();
-    spawn_reader(std::io::stdin(), tx.clone(), Event::Client);
-    spawn_reader(server_out, tx.clone(), Event::Server);
+    spawn_reader(std::io::stdin(), CLIENT_MAX_LINE, tx.clone(), Event::Client);
+    spawn_reader(server_out, SERVER_MAX_LINE, tx.clone(), Event::Server);
     let tty = match TerminalApprover::open() {
         Ok(t) if !args.unattended => Some(spawn_asker(t, tx.clone())),
         _ => None,
@@ -206,6 +220,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         server_closed: false,
         elicitation: false,
         forwarded: HashMap::new(),
+        abandoned: HashSet::new(),
         server_requests: HashMap::new(),
         remapped: HashMap::new(),
         held: HashMap::new(),
@@ -214,6 +229,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         next_own: 1,
         nonce: wicket_audit::new_session_id().chars().filter(char::is_ascii_alphanumeric).take(12).collect(),
         timeout: Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0)),
+        call_timeout: Duration::from_secs_f64(args.call_timeout),
         sandboxed,
     };
     gw.relay();
@@ -421,16 +437,17 @@ enum Event {
 /// A line as read: its bytes without the newline, or why it could not be read whole.
 type Line = Result<Vec<u8>, String>;
 
-/// Read newline-delimited lines into the channel, each at most [`MAX_LINE`] bytes.
-fn spawn_reader<R: Read + Send + 'static>(from: R, tx: Sender<Event>, wrap: fn(Option<Line>) -> Event) {
+/// Read newline-delimited lines into the channel, each at most `max` bytes (a longer one is
+/// discarded as it is read and sent on as an error).
+fn spawn_reader<R: Read + Send + 'static>(from: R, max: usize, tx: Sender<Event>, wrap: fn(Option<Line>) -> Event) {
     std::thread::spawn(move || {
         let mut reader = BufReader::with_capacity(64 * 1024, from);
         loop {
-            let line = read_line(&mut reader);
+            let line = crate::lines::read_line(&mut reader, max);
             let end = matches!(line, Ok(None));
             let event = match line {
                 Ok(None) => wrap(None),
-                Ok(Some(l)) => wrap(Some(l)),
+                Ok(Some(l)) => wrap(Some(l.map_err(|e| e.to_string()))),
                 Err(e) => wrap(Some(Err(format!("cannot read: {e}")))),
             };
             if tx.send(event).is_err() || end {
@@ -438,51 +455,6 @@ fn spawn_reader<R: Read + Send + 'static>(from: R, tx: Sender<Event>, wrap: fn(O
             }
         }
     });
-}
-
-/// One line (without `\n` and a `\r` before it); `Ok(None)` at the end; an over-long line is
-/// read to its end and reported as `Err`.
-fn read_line(r: &mut impl BufRead) -> std::io::Result<Option<Line>> {
-    let mut buf = Vec::new();
-    let mut too_long = false;
-    loop {
-        let chunk = match r.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            if buf.is_empty() && !too_long {
-                return Ok(None);
-            }
-            break;
-        }
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (chunk.len(), false),
-        };
-        if !too_long {
-            buf.extend_from_slice(&chunk[..take]);
-            if buf.len() > MAX_LINE {
-                too_long = true;
-                buf = Vec::new();
-            }
-        }
-        r.consume(take);
-        if done {
-            break;
-        }
-    }
-    if too_long {
-        return Ok(Some(Err(format!("a line longer than {MAX_LINE} bytes"))));
-    }
-    if buf.last() == Some(&b'\n') {
-        buf.pop();
-    }
-    if buf.last() == Some(&b'\r') {
-        buf.pop();
-    }
-    Ok(Some(Ok(buf)))
 }
 
 /// The thread that asks the person at the terminal, one question at a time.
@@ -502,9 +474,18 @@ fn spawn_asker(mut tty: TerminalApprover, tx: Sender<Event>) -> Sender<(u64, Que
 /// What a forwarded client request was, for its response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
+    Initialize,
     ToolsList,
     ToolsCall,
     Other,
+}
+
+/// A client request forwarded to the server and not yet answered.
+struct Forwarded {
+    id: Value,
+    kind: Kind,
+    /// When the client gets a timeout error instead of the server's answer.
+    deadline: Instant,
 }
 
 /// A `tools/call` waiting for the person's answer.
@@ -533,7 +514,11 @@ struct Gateway {
     /// The client declared form elicitation in `initialize`.
     elicitation: bool,
     /// Client requests forwarded to the server and not yet answered, by id key.
-    forwarded: HashMap<String, (Value, Kind)>,
+    forwarded: HashMap<String, Forwarded>,
+    /// Forwarded requests that timed out and the server has not answered yet, by id key: a
+    /// late answer is dropped, and the client may not reuse the id meanwhile (the late answer
+    /// would otherwise look like the answer to the new request).
+    abandoned: HashSet<String>,
     /// Server requests forwarded to the client and not yet answered, by id key.
     server_requests: HashMap<String, ()>,
     /// Server requests whose id collided with one of the gateway's: the id the client saw
@@ -547,6 +532,8 @@ struct Gateway {
     next_own: u64,
     nonce: String,
     timeout: Duration,
+    /// How long a forwarded request may wait for the server's answer.
+    call_timeout: Duration,
     sandboxed: bool,
 }
 
@@ -568,7 +555,17 @@ impl Gateway {
     /// Relay until the client or the server is gone.
     fn relay(&mut self) {
         loop {
-            let next_deadline = self.held.values().filter_map(|h| h.elicitation.as_ref().map(|(_, d)| *d)).min();
+            let next_deadline = self
+                .held
+                .values()
+                .filter_map(|h| h.elicitation.as_ref().map(|(_, d)| *d))
+                .chain(self.forwarded.values().map(|f| f.deadline))
+                .min();
+            // Due first: a busy stream must not keep a deadline from ever firing.
+            if next_deadline.is_some_and(|d| d <= Instant::now()) {
+                self.expire();
+                continue;
+            }
             let event = match next_deadline {
                 Some(d) => match self.rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
                     Ok(e) => e,
@@ -784,6 +781,14 @@ impl Gateway {
             self.send_client(&error(id, INVALID_REQUEST, "this id is already in use by a request in flight"));
             return;
         }
+        if self.abandoned.contains(&key) {
+            self.send_client(&error(
+                id,
+                INVALID_REQUEST,
+                "this id belongs to a request that timed out and the MCP server has not answered yet; use another id",
+            ));
+            return;
+        }
         match method {
             "tools/call" => self.tools_call(id, obj, bytes),
             _ => {
@@ -795,8 +800,12 @@ impl Gateway {
                         _ => false,
                     };
                 }
-                let kind = if method == "tools/list" { Kind::ToolsList } else { Kind::Other };
-                self.forwarded.insert(key, (id.clone(), kind));
+                let kind = match method {
+                    "initialize" => Kind::Initialize,
+                    "tools/list" => Kind::ToolsList,
+                    _ => Kind::Other,
+                };
+                self.forward(key, &id, kind);
                 if !self.write_server(&bytes) {
                     self.forwarded.remove(&id_key(&id));
                     self.send_client(&error(
@@ -871,7 +880,7 @@ impl Gateway {
     /// Forward an allowed call, answer a denied one with a tool error.
     fn finish(&mut self, id: Value, bytes: Vec<u8>, v: Verdict) {
         if v.decision == Decision::Allow {
-            self.forwarded.insert(id_key(&id), (id.clone(), Kind::ToolsCall));
+            self.forward(id_key(&id), &id, Kind::ToolsCall);
             if !self.write_server(&bytes) {
                 self.forwarded.remove(&id_key(&id));
                 self.send_client(&error(id, INTERNAL_ERROR, &format!("the MCP server {:?} is not running", self.name)));
@@ -982,9 +991,34 @@ impl Gateway {
         self.finish(h.id, h.line, v);
     }
 
-    /// Deny the held calls whose elicitation timed out.
+    /// Track a client request about to be written to the server, with its deadline.
+    fn forward(&mut self, key: String, id: &Value, kind: Kind) {
+        let deadline = Instant::now() + self.call_timeout;
+        self.forwarded.insert(key, Forwarded { id: id.clone(), kind, deadline });
+    }
+
+    /// Deny the held calls whose elicitation timed out, and answer the forwarded requests the
+    /// server did not answer in time with an error.
     fn expire(&mut self) {
         let now = Instant::now();
+        let late: Vec<String> =
+            self.forwarded.iter().filter(|(_, f)| f.deadline <= now).map(|(k, _)| k.clone()).collect();
+        for key in late {
+            let Some(f) = self.forwarded.remove(&key) else { continue };
+            let why = format!(
+                "the MCP server {:?} did not answer within {:?}; wicket gave up on the request (--call-timeout)",
+                self.name, self.call_timeout
+            );
+            // MCP: a request that timed out is cancelled (never `initialize`); a server that
+            // answers anyway has its answer dropped.
+            if f.kind != Kind::Initialize {
+                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": f.id, "reason": why}});
+                self.write_server(cancel.to_string().as_bytes());
+            }
+            self.abandoned.insert(key);
+            self.send_client(&error(f.id, REQUEST_TIMEOUT, &why));
+        }
         let due: Vec<u64> = self
             .held
             .iter()
@@ -1072,12 +1106,17 @@ impl Gateway {
             }
             (None, Some(id)) if valid_id(&id) && (obj.contains_key("result") != obj.contains_key("error")) => {
                 let key = id_key(&id);
-                match self.forwarded.remove(&key) {
-                    Some((_, Kind::ToolsList)) => match self.filter_tools(&obj) {
+                match self.forwarded.remove(&key).map(|f| f.kind) {
+                    Some(Kind::ToolsList) => match self.filter_tools(&obj) {
                         Some(filtered) => self.send_client(&filtered),
                         None => self.write_client(&bytes),
                     },
                     Some(_) => self.write_client(&bytes),
+                    // The client had its timeout error; this answer is for nobody now.
+                    None if self.abandoned.remove(&key) => eprintln!(
+                        "wicket: dropped the late answer of the MCP server {:?} to a request that timed out (id {key})",
+                        self.name
+                    ),
                     None => eprintln!(
                         "wicket: dropped a response from the MCP server {:?} to no request in flight (id {key})",
                         self.name
@@ -1113,9 +1152,10 @@ impl Gateway {
         self.to_server = None;
         self.server_closed = true;
         let why = format!("the MCP server {:?} exited before answering", self.name);
-        for (_, (id, _)) in std::mem::take(&mut self.forwarded) {
-            self.send_client(&error(id, INTERNAL_ERROR, &why));
+        for (_, f) in std::mem::take(&mut self.forwarded) {
+            self.send_client(&error(f.id, INTERNAL_ERROR, &why));
         }
+        self.abandoned.clear();
         for (_, h) in std::mem::take(&mut self.held) {
             let v = Verdict::deny(By::Policy, format!("{why}: {}", h.verdict.reason));
             self.record(Some(&h.call), "", v);
@@ -1208,14 +1248,5 @@ mod tests {
         assert_ne!(base, definition_hash("fs", &cmd(&["node", "a b"]), true, true));
         assert_ne!(base, definition_hash("gh", &cmd(&["node", "a b"]), true, false));
         assert_eq!(base, definition_hash("fs", &cmd(&["node", "a b"]), true, false));
-    }
-
-    #[test]
-    fn lines_are_read_whole_and_capped() {
-        let mut r = std::io::Cursor::new(b"{\"a\":1}\r\n\nlast".to_vec());
-        assert_eq!(read_line(&mut r).ok().flatten(), Some(Ok(b"{\"a\":1}".to_vec())));
-        assert_eq!(read_line(&mut r).ok().flatten(), Some(Ok(Vec::new())));
-        assert_eq!(read_line(&mut r).ok().flatten(), Some(Ok(b"last".to_vec())));
-        assert_eq!(read_line(&mut r).ok().flatten(), None);
     }
 }

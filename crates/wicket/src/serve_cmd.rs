@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -54,6 +54,9 @@ const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
 const INTERNAL_ERROR: i64 = -32603;
+/// A request line longer than this is refused with a parse error without being held whole
+/// (a call this long is far over the policy's input limit anyway).
+const MAX_LINE: usize = 4 * 1024 * 1024;
 /// Distinct hosts kept for `blocked_hosts`; more are counted nowhere (the log has them all).
 const MAX_BLOCKED: usize = 1_000;
 
@@ -126,14 +129,23 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
     let audit = if args.no_audit { Recorder::off() } else { Recorder::for_policy(&policy, None) };
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            let msg = match line {
-                Ok(l) if l.trim().is_empty() => continue,
-                Ok(l) => match serde_json::from_str::<Value>(&l) {
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        loop {
+            // Capped: an over-long line is discarded as it arrives, never held whole.
+            let msg = match crate::lines::read_line(&mut input, MAX_LINE) {
+                Ok(None) => break,
+                Ok(Some(Ok(l))) if l.iter().all(u8::is_ascii_whitespace) => continue,
+                Ok(Some(Ok(l))) => match serde_json::from_slice::<Value>(&l) {
                     Ok(v) => Incoming::Message(v),
-                    Err(e) => Incoming::Bad(e.to_string()),
+                    Err(e) => Incoming::Bad(format!("not JSON: {e}")),
                 },
-                Err(e) => Incoming::Bad(e.to_string()),
+                Ok(Some(Err(e))) => Incoming::Bad(format!("{e}; nothing of it was read")),
+                // An unreadable stdin is the end of the session, like its end.
+                Err(e) => {
+                    eprintln!("wicket: cannot read stdin: {e}");
+                    break;
+                }
             };
             if tx.send(msg).is_err() {
                 break;
@@ -204,7 +216,7 @@ impl Server {
             let msg = match msg {
                 Incoming::Message(m) => m,
                 Incoming::Bad(e) => {
-                    self.send(&error(Value::Null, PARSE_ERROR, &format!("not JSON: {e}")))?;
+                    self.send(&error(Value::Null, PARSE_ERROR, &e))?;
                     continue;
                 }
             };
