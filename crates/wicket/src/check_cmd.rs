@@ -1,6 +1,6 @@
 //! `wicket check` and `wicket explain`: decide tool calls read from stdin.
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -140,6 +140,59 @@ fn judge_line(policy: &Policy, session: &Session, line: crate::lines::Line) -> J
     }
 }
 
+/// What `check` is doing, named in the deny when the deadline passes.
+static STAGE: std::sync::Mutex<&str> = std::sync::Mutex::new("starting");
+
+fn stage(what: &'static str) {
+    if let Ok(mut s) = STAGE.lock() {
+        *s = what;
+    }
+}
+
+/// Who answers: `check` itself (1) or its deadline (2); 0 while undecided.
+type Watchdog = std::sync::Arc<std::sync::atomic::AtomicU8>;
+
+/// Start the deadline ([`crate::hook_core::deadline`]): when it passes undecided, a deny
+/// naming the stage is printed (for `--jsonl`, with `"line": 0`) and wicket exits 2.
+fn arm_deadline(jsonl: bool) -> Watchdog {
+    use std::sync::atomic::Ordering;
+    let state: Watchdog = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(0));
+    let limit = crate::hook_core::deadline();
+    let watch = std::sync::Arc::clone(&state);
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        if watch.compare_exchange(0, 2, Ordering::SeqCst, Ordering::SeqCst).is_err() {
+            return;
+        }
+        let what = STAGE.lock().map_or("deciding", |s| *s);
+        let reason = format!("wicket did not decide within {} ms (it was {what})", limit.as_millis());
+        let v = Verdict::deny(wicket_policy::By::Input, reason.clone());
+        let mut shown = verdict_json(&v);
+        if jsonl {
+            shown.error = Some(&reason);
+            shown.line = Some(0);
+        }
+        let mut out = std::io::stdout();
+        if serde_json::to_writer(&mut out, &shown).is_ok() {
+            let _ = out.write_all(b"\n");
+        }
+        let _ = out.flush();
+        eprintln!("wicket: {reason}");
+        std::process::exit(2);
+    });
+    state
+}
+
+/// The decision is made: the deadline no longer answers. If it already did, wait for the
+/// exit it is making.
+fn disarm(w: &Watchdog) {
+    if w.compare_exchange(0, 1, std::sync::atomic::Ordering::SeqCst, std::sync::atomic::Ordering::SeqCst).is_err() {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// Write a decision to the audit log before it is printed: a failed line gives one notice,
 /// or (mandatory audit) turns the verdict into a deny.
 fn record(audit: &mut Recorder, call: Option<&ToolCall>, raw: &str, verdict: Verdict) -> Verdict {
@@ -152,18 +205,28 @@ fn record(audit: &mut Recorder, call: Option<&ToolCall>, raw: &str, verdict: Ver
 
 /// Decide the call (or calls, with `--jsonl`) on stdin and print the decision.
 pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
+    // A caller waiting on `check` may give up and go on: the decision (for `--jsonl`, the
+    // start-up before the first line) comes within the hooks' deadline, or a deny says what
+    // stalled (a settings file on a FIFO or a hung file system, a stdin held open, a lock).
+    let watchdog = (!explain).then(|| arm_deadline(args.jsonl));
+    stage("loading the settings");
     let (policy, loaded) = build_policy(args)?;
     let session = Session::new();
     // Every decision of `check` goes to the audit log (`explain` only shows a person).
     let mut audit = if args.no_audit || explain { Recorder::off() } else { Recorder::for_policy(&policy, None) };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    // Locked per write, not held: the deadline may have to print while this waits.
+    let mut out = BufWriter::new(stdout);
     if args.jsonl {
         // A burst of calls pays for one audit lock, not one per line; before waiting for
         // input the lock is given up and the answers so far are flushed, so neither another
         // process nor the driver of this stream waits on a reader that waits.
         audit.hold_in_bursts(true);
+        // From here a wait is for the driver's next line, not a stall of wicket's.
+        if let Some(w) = &watchdog {
+            disarm(w);
+        }
         let mut input = std::io::BufReader::new(stdin.lock());
         for n in 1u64.. {
             if !input.buffer().contains(&b'\n') {
@@ -197,8 +260,12 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
         out.flush()?;
         return Ok(());
     }
-    let mut text = String::new();
-    stdin.lock().read_to_string(&mut text).context("cannot read stdin as UTF-8 text")?;
+    stage("reading the call on stdin");
+    // One JSON object, read up to its closing brace: a stdin held open after it is no stall.
+    let text = match crate::hook_core::read_object(&mut stdin.lock(), crate::hook_core::MAX_INPUT) {
+        Ok(t) => t,
+        Err(e) => return Err(e.context("cannot read the tool call on stdin")),
+    };
     if text.trim().is_empty() {
         bail!("no tool call on stdin: expected {{\"tool\": \"…\", \"input\": {{…}}}}");
     }
@@ -222,8 +289,12 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
             writeln!(out, "\"always allow\" would add: {rule}")?;
         }
     } else {
+        stage("deciding and writing the audit line");
         let v = policy.decide(&call, &session);
         let v = record(&mut audit, Some(&call), &text, v);
+        if let Some(w) = &watchdog {
+            disarm(w);
+        }
         serde_json::to_writer(&mut out, &verdict_json(&v))?;
         out.write_all(b"\n")?;
     }

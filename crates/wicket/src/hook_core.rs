@@ -47,7 +47,7 @@ const _: () =
 
 /// The variable that shortens the deadline (in milliseconds; never lengthens it), for tests
 /// and for agents configured with a shorter hook timeout.
-pub const DEADLINE_ENV: &str = "WICKET_HOOK_DEADLINE_MS";
+pub const DEADLINE_ENV: &str = "WICKET_DEADLINE_MS";
 
 /// The deadline of this hook call.
 pub fn deadline() -> Duration {

@@ -337,3 +337,63 @@ fn lint_warns_about_surprising_command_patterns() {
     assert!(warns.iter().any(|l| l.contains("bash(rm --bogus*)") && l.contains("--bogus")), "{text}");
     assert!(!warns.iter().any(|l| l.contains("git status")), "{text}");
 }
+
+/// `wicket check ARGS` with `stdin` written and left open; `None` when it had not ended within
+/// a generous bound (then it is killed).
+fn check_held_open(env: &Env, args: &[&str], stdin: &str, extra: &[(&str, &str)]) -> Option<Output> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    cmd.arg("check")
+        .args(args)
+        .arg("--root")
+        .arg(&env.root)
+        .env("WICKET_HOME", env.home.join(".wicket"))
+        .env("HOME", &env.home)
+        .current_dir(&env.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.as_bytes()).unwrap();
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(30) {
+        if child.try_wait().unwrap().is_some() {
+            drop(input);
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[test]
+fn check_answers_a_call_on_a_stdin_held_open() {
+    let e = env();
+    let out = check_held_open(&e, &[], r#"{"tool": "read_file", "input": {"path": "a.txt"}}"#, &[])
+        .expect("check waited for the end of input after the call");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(decision(&out)["decision"], "allow");
+}
+
+#[test]
+fn check_denies_at_the_deadline_when_the_settings_stall() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    let made = Command::new("mkfifo").arg(e.root.join(".wicket/settings.json")).status().unwrap();
+    assert!(made.success());
+    let call = r#"{"tool": "read_file", "input": {"path": "a.txt"}}"#;
+    for flags in [&[][..], &["--jsonl"][..]] {
+        let out = check_held_open(&e, flags, &format!("{call}\n"), &[("WICKET_DEADLINE_MS", "500")])
+            .unwrap_or_else(|| panic!("{flags:?}: check waited past its deadline on a FIFO"));
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["decision"], "deny", "{flags:?}: {v}");
+        let reason = v["reason"].as_str().unwrap();
+        assert!(reason.contains("within 500 ms") && reason.contains("loading the settings"), "{flags:?}: {reason}");
+    }
+}

@@ -409,7 +409,7 @@ fn a_payload_that_never_ends_is_denied_at_the_deadline() {
     let e = env();
     let p = pre_tool_use(&e.root, "Read", json!({"file_path": "README.md"}));
     let half = &p[..p.len() / 2];
-    let out = hook_held_open(&e, half, &[("WICKET_HOOK_DEADLINE_MS", "300")], BOUND)
+    let out = hook_held_open(&e, half, &[("WICKET_DEADLINE_MS", "300")], BOUND)
         .expect("the hook waited past its deadline for the rest of the payload");
     assert_fail_closed(&out);
     let reason = answer(&out)["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().to_string();
@@ -424,7 +424,7 @@ fn settings_on_a_fifo_nobody_writes_are_denied_at_the_deadline() {
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
     let p = pre_tool_use(&e.root, "Read", json!({"file_path": "README.md"}));
-    let out = hook_held_open(&e, &p, &[("WICKET_HOOK_DEADLINE_MS", "500")], BOUND)
+    let out = hook_held_open(&e, &p, &[("WICKET_DEADLINE_MS", "500")], BOUND)
         .expect("the hook waited past its deadline on a FIFO");
     assert_fail_closed(&out);
     let reason = answer(&out)["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().to_string();
@@ -443,7 +443,7 @@ fn a_held_audit_lock_is_answered_within_the_deadline() {
     std::thread::sleep(std::time::Duration::from_millis(200));
     // Mandatory audit: the line cannot be written, so the answer is deny, and it must come
     // before the deadline whatever the lock's own bounded wait is.
-    let out = hook_held_open(&e, &p, &[("WICKET_HOOK_DEADLINE_MS", "1000"), ("WICKET_AUDIT_MANDATORY", "1")], BOUND)
+    let out = hook_held_open(&e, &p, &[("WICKET_DEADLINE_MS", "1000"), ("WICKET_AUDIT_MANDATORY", "1")], BOUND)
         .expect("the hook waited past its deadline on the audit lock");
     let _ = holder.kill();
     let _ = holder.wait();
