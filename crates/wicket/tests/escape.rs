@@ -2305,3 +2305,54 @@ fn a_moved_repository_is_noticed_audited_and_kept() {
     let reason = executed[0]["reason"].as_str().unwrap_or("");
     assert!(reason.contains("moved sub/.git aside") && reason.contains("core.fsmonitor"), "{reason}");
 }
+
+/// Overlapping runs in a project without the protected names: while one run keeps trying to
+/// write each of them, short runs start and end in the same project (each of which made, and
+/// at its end gives up, its share of the placeholders). No write may ever succeed, and the
+/// project is as it was once every run has ended.
+#[test]
+fn overlapping_runs_never_open_a_protected_path() {
+    const NAMES: &[&str] = &[
+        ".mcp.json",
+        ".wicket/settings.json",
+        ".claude/settings.json",
+        ".git/hooks/pre-commit",
+        ".vscode/settings.json",
+    ];
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("");
+        let before = listing(&w.root);
+        let script = w.dir.join(format!("overlap-{backend}.py"));
+        std::fs::write(
+            &script,
+            format!(
+                "import os, time\nROOT={:?}\nend = time.time() + 4\nwhile time.time() < end:\n    for n in {NAMES:?}:\n        p = os.path.join(ROOT, n)\n        try:\n            os.makedirs(os.path.dirname(p), exist_ok=True)\n            open(p, 'w').write('evil')\n            print('WROTE', n, flush=True)\n        except OSError:\n            pass\n    time.sleep(0.01)\nprint('DONE')\n",
+                w.root.to_string_lossy()
+            ),
+        )
+        .unwrap();
+        let long = std::thread::scope(|s| {
+            let long = s.spawn(|| w.wicket(backend, None, &["python3", script.to_str().unwrap()]));
+            let start = Instant::now();
+            let mut short = 0;
+            while start.elapsed() < Duration::from_millis(3500) {
+                let out = w.wicket(backend, None, &["true"]);
+                assert!(out.status.success(), "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+                short += 1;
+            }
+            assert!(short >= 3, "{backend}: only {short} short runs overlapped");
+            long.join().unwrap()
+        });
+        let text = String::from_utf8_lossy(&long.stdout).into_owned();
+        assert!(text.contains("DONE"), "{backend}: {text} {}", String::from_utf8_lossy(&long.stderr));
+        assert!(!text.contains("WROTE"), "{backend}: a protected path was written during an overlap: {text}");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while listing(&w.root) != before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(listing(&w.root), before, "{backend}: the project changed");
+        // The control: outside the sandbox the same script writes them.
+        let control = w.direct(&["python3", script.to_str().unwrap()]);
+        assert!(String::from_utf8_lossy(&control.stdout).contains("WROTE"), "control: the script writes outside");
+    }
+}
