@@ -925,8 +925,9 @@ fn end_group(pid: u32) {
 }
 
 /// Kill and reap every child left (orphans reparented to wicket as subreaper), found through
-/// `/proc/self/task/*/children` rather than a scan of every process.
-fn reap_orphans() {
+/// `/proc/self/task/*/children` rather than a scan of every process. Also the host
+/// supervisor's end (see [`crate::supervise`]).
+pub(crate) fn reap_orphans() {
     #[cfg(target_os = "linux")]
     {
         use rustix::process::{kill_process, Pid, Signal};

@@ -56,7 +56,7 @@ pub fn main(args: &[OsString]) -> i32 {
             let sig = libc::sigwaitinfo(&set, &mut info);
             if sig == DEATH_SIGNAL || libc::getppid() != parent.unwrap_or(0) {
                 // wicket died: nothing of the run may stay.
-                kill_tree();
+                crate::runner::reap_orphans();
                 return 137;
             }
             if sig != libc::SIGCHLD {
@@ -70,7 +70,7 @@ pub fn main(args: &[OsString]) -> i32 {
                     break;
                 }
                 if got == pid {
-                    kill_tree();
+                    crate::runner::reap_orphans();
                     if libc::WIFEXITED(status) {
                         return libc::WEXITSTATUS(status);
                     }
@@ -85,28 +85,4 @@ pub fn main(args: &[OsString]) -> i32 {
 #[cfg(not(target_os = "linux"))]
 pub fn main(_: &[OsString]) -> i32 {
     126
-}
-
-/// Kill and reap every process of the tree, to any depth: the children first, whose own
-/// children are then reparented here (the subreaper), until none is left.
-#[cfg(target_os = "linux")]
-fn kill_tree() {
-    for _ in 0..10_000 {
-        let mut found = false;
-        let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return };
-        for t in tasks.flatten() {
-            let Ok(list) = std::fs::read_to_string(t.path().join("children")) else { continue };
-            for pid in list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()) {
-                found = true;
-                // SAFETY: kill and waitpid on a child of this process.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                    libc::waitpid(pid, std::ptr::null_mut(), 0);
-                }
-            }
-        }
-        if !found {
-            return;
-        }
-    }
 }

@@ -61,7 +61,7 @@ fn wait_bounded(child: &mut Child, bound: Duration) -> Option<std::process::Exit
 fn wait_for(path: &Path, child: &mut Child) {
     let start = Instant::now();
     while !path.exists() {
-        if start.elapsed() > Duration::from_secs(30) || child.try_wait().unwrap().is_some() {
+        if start.elapsed() > Duration::from_secs(90) || child.try_wait().unwrap().is_some() {
             let _ = child.kill();
             let mut err = String::new();
             if let Some(mut e) = child.stderr.take() {
@@ -133,7 +133,7 @@ fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
             let mut child = wicket(&w, &args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
             wait_for(&w.root.join("started"), &mut child);
             kill_process(Pid::from_raw(child.id() as i32).unwrap(), sig).unwrap();
-            let status = wait_bounded(&mut child, Duration::from_secs(30));
+            let status = wait_bounded(&mut child, Duration::from_secs(90));
             let status = status.unwrap_or_else(|| panic!("{name} {flags}: wicket did not end"));
             assert_eq!(status.code(), Some(code), "{name} {flags}: the command's status passes through");
             std::thread::sleep(Duration::from_secs(4));
