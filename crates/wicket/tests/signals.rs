@@ -134,7 +134,11 @@ fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
             wait_for(&w.root.join("started"), &mut child);
             kill_process(Pid::from_raw(child.id() as i32).unwrap(), sig).unwrap();
             let status = wait_bounded(&mut child, Duration::from_secs(90));
-            let status = status.unwrap_or_else(|| panic!("{name} {flags}: wicket did not end"));
+            let status = status.unwrap_or_else(|| {
+                let ps = Command::new("ps").args(["-eo", "pid,ppid,pgid,sid,stat,wchan:20,args", "--forest"]).output();
+                let ps = ps.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+                panic!("{name} {flags}: wicket did not end; processes:\n{ps}")
+            });
             assert_eq!(status.code(), Some(code), "{name} {flags}: the command's status passes through");
             std::thread::sleep(Duration::from_secs(4));
             assert!(!w.root.join("marker").exists(), "{name} {flags}: a process of the command outlived the run");
