@@ -20,9 +20,10 @@ fn env() -> Env {
     Env { _tmp: tmp, root, home }
 }
 
-fn run(env: &Env, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wicket"))
-        .args(args)
+/// `wicket ARGS --root ROOT` in the test's world, every stream piped.
+fn command(env: &Env, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    cmd.args(args)
         .arg("--root")
         .arg(&env.root)
         .env("WICKET_HOME", env.home.join(".wicket"))
@@ -30,9 +31,12 @@ fn run(env: &Env, args: &[&str], stdin: &str) -> Output {
         .current_dir(&env.root)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn run(env: &Env, args: &[&str], stdin: &str) -> Output {
+    let mut child = command(env, args).spawn().unwrap();
     // wicket may exit on a broken config before it reads stdin: a closed pipe is fine here.
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     child.wait_with_output().unwrap()
@@ -341,17 +345,9 @@ fn lint_warns_about_surprising_command_patterns() {
 /// `wicket check ARGS` with `stdin` written and left open; `None` when it had not ended within
 /// a generous bound (then it is killed).
 fn check_held_open(env: &Env, args: &[&str], stdin: &str, extra: &[(&str, &str)]) -> Option<Output> {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
-    cmd.arg("check")
-        .args(args)
-        .arg("--root")
-        .arg(&env.root)
-        .env("WICKET_HOME", env.home.join(".wicket"))
-        .env("HOME", &env.home)
-        .current_dir(&env.root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    let mut cmd = command(env, &all);
     for (k, v) in extra {
         cmd.env(k, v);
     }

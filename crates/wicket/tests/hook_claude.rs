@@ -36,7 +36,8 @@ fn env() -> Env {
     Env { _tmp: tmp, root, home }
 }
 
-fn wicket(env: &Env, args: &[&str], stdin: &str, extra_env: &[(&str, &str)]) -> Output {
+/// `wicket ARGS` in the test's world, every stream piped.
+fn command(env: &Env, args: &[&str], extra_env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
     cmd.args(args)
         .env("WICKET_HOME", env.wicket_home())
@@ -50,7 +51,11 @@ fn wicket(env: &Env, args: &[&str], stdin: &str, extra_env: &[(&str, &str)]) -> 
     for (k, v) in extra_env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().unwrap();
+    cmd
+}
+
+fn wicket(env: &Env, args: &[&str], stdin: &str, extra_env: &[(&str, &str)]) -> Output {
+    let mut child = command(env, args, extra_env).spawn().unwrap();
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     child.wait_with_output().unwrap()
 }
@@ -361,18 +366,7 @@ fn init_refuses_a_file_it_cannot_read_as_json() {
 /// Start `wicket hook claude` with `stdin` written and left open; wait at most `bound` for it
 /// to end. `None` when it had not ended by then (it is killed).
 fn hook_held_open(e: &Env, stdin: &str, extra_env: &[(&str, &str)], bound: std::time::Duration) -> Option<Output> {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
-    cmd.args(["hook", "claude"])
-        .env("WICKET_HOME", e.wicket_home())
-        .env("HOME", &e.home)
-        .env_remove("WICKET_AUDIT_MANDATORY")
-        .current_dir(&e.root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in extra_env {
-        cmd.env(k, v);
-    }
+    let mut cmd = command(e, &["hook", "claude"], extra_env);
     let mut child = cmd.spawn().unwrap();
     let mut input = child.stdin.take().unwrap();
     input.write_all(stdin.as_bytes()).unwrap();
