@@ -1,6 +1,6 @@
 //! `wicket check` and `wicket explain`: decide tool calls read from stdin.
 
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Stdout, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -8,6 +8,8 @@ use clap::Args;
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides};
 use wicket_policy::{Mode, Policy, Session, ToolCall, Trace, Verdict};
+
+use crate::owed::{Owed, Ticket};
 
 /// The flags of `check` and `explain` (a public contract: add, never change).
 #[derive(Args)]
@@ -140,6 +142,112 @@ fn judge_line(policy: &Policy, session: &Session, line: crate::lines::Line) -> J
     }
 }
 
+/// A line of `--jsonl` input as the reader passes it on: its number, the line (blank lines are
+/// not passed), and its deadline; or why stdin could not be read.
+type Numbered = Result<(u64, crate::lines::Line, Ticket), anyhow::Error>;
+
+/// `check --jsonl`: a reader thread numbers the lines and starts each one's deadline as it is
+/// read; this thread decides them in order. A line not answered within the deadline (a stall
+/// here: the file system, the audit lock) is denied by the deadline in its place, and lines read
+/// meanwhile behind it too, so the driver gets every answer in time and in order.
+fn check_lines(policy: &Policy, session: &Session, audit: &mut Recorder, out: BufWriter<Stdout>) -> Result<()> {
+    let owed = Owed::start(crate::hook_core::deadline(), out, |out: &mut BufWriter<Stdout>, n: u64, why: &str| {
+        let v = Verdict::deny(wicket_policy::By::Input, why);
+        let mut shown = verdict_json(&v);
+        shown.error = Some(why);
+        shown.line = Some(n);
+        let written = serde_json::to_writer(&mut *out, &shown).map_err(std::io::Error::from);
+        if written.and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()).is_err() {
+            eprintln!("wicket: cannot write the late answer to line {n}");
+        }
+    });
+    let owed = std::sync::Arc::new(owed);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Numbered>(1024);
+    let reader_owed = std::sync::Arc::clone(&owed);
+    std::thread::spawn(move || {
+        let mut input = std::io::BufReader::new(std::io::stdin().lock());
+        for n in 1u64.. {
+            // Capped: an over-long line is thrown away as it is read, and answered in turn.
+            let item = match crate::lines::read_line(&mut input, MAX_LINE) {
+                Ok(None) => return,
+                Ok(Some(Ok(b))) if std::str::from_utf8(&b).is_ok_and(|t| t.trim().is_empty()) => continue,
+                Ok(Some(line)) => Ok((n, line, reader_owed.owe(n))),
+                Err(e) => Err(anyhow::Error::from(e).context(format!("cannot read line {n} of stdin"))),
+            };
+            let failed = item.is_err();
+            if tx.send(item).is_err() || failed {
+                return;
+            }
+        }
+    });
+    let flush = |owed: &Owed<u64, BufWriter<Stdout>>| owed.with_sink(|o| o.flush());
+    loop {
+        owed.stage("waiting for the next line");
+        let item = match rx.try_recv() {
+            Ok(item) => item,
+            // Nothing more yet: give up the audit lock and show the answers so far, so neither
+            // another process nor the driver waits on a reader that waits.
+            Err(std::sync::mpsc::TryRecvError::Empty) => {
+                audit.idle();
+                flush(&owed)?;
+                match rx.recv() {
+                    Ok(item) => item,
+                    Err(_) => break,
+                }
+            }
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
+        };
+        let (n, line, ticket) = item?;
+        // Denied by the deadline while it waited behind a stall: recorded, not decided again.
+        let judged = match owed.late(ticket) {
+            Some(why) => {
+                let raw = match &line {
+                    Ok(b) => String::from_utf8_lossy(b).into_owned(),
+                    Err(_) => String::new(),
+                };
+                Judged::Broken(raw, why)
+            }
+            None => {
+                owed.stage("deciding");
+                judge_line(policy, session, line)
+            }
+        };
+        let (call, raw, verdict, error) = match judged {
+            Judged::Blank => continue,
+            Judged::Call(call, raw, v) => (Some(call), raw, v, None),
+            Judged::Broken(raw, e) => {
+                let v = Verdict::deny(wicket_policy::By::Input, format!("line {n}: {e}"));
+                (None, raw, v, Some(e))
+            }
+        };
+        owed.stage("writing the audit line");
+        let verdict = record(audit, call.as_ref(), &raw, verdict);
+        let mut shown = verdict_json(&verdict);
+        if let Some(e) = &error {
+            shown.error = Some(e);
+            shown.line = Some(n);
+        }
+        let answered = owed.settle(ticket, |out| -> Result<()> {
+            serde_json::to_writer(&mut *out, &shown)?;
+            out.write_all(b"\n")?;
+            Ok(())
+        });
+        match answered {
+            Ok(r) => r?,
+            // The deadline answered first: the log says so when it recorded anything else.
+            Err(why) => {
+                if verdict.decision != wicket_policy::Decision::Deny {
+                    let fixed = Verdict::deny(wicket_policy::By::Input, format!("{why}; the deadline answered first"));
+                    record(audit, call.as_ref(), &raw, fixed);
+                }
+            }
+        }
+    }
+    audit.idle();
+    flush(&owed)?;
+    Ok(())
+}
+
 /// What `check` is doing, named in the deny when the deadline passes.
 static STAGE: std::sync::Mutex<&str> = std::sync::Mutex::new("starting");
 
@@ -227,38 +335,7 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
         if let Some(w) = &watchdog {
             disarm(w);
         }
-        let mut input = std::io::BufReader::new(stdin.lock());
-        for n in 1u64.. {
-            if !input.buffer().contains(&b'\n') {
-                audit.idle();
-                out.flush()?;
-            }
-            // Capped: an over-long line is thrown away as it is read, and answered below.
-            let Some(line) = crate::lines::read_line(&mut input, MAX_LINE)
-                .with_context(|| format!("cannot read line {n} of stdin"))?
-            else {
-                break;
-            };
-            let (call, raw, verdict, error) = match judge_line(&policy, &session, line) {
-                Judged::Blank => continue,
-                Judged::Call(call, raw, v) => (Some(call), raw, v, None),
-                Judged::Broken(raw, e) => {
-                    let v = Verdict::deny(wicket_policy::By::Input, format!("line {n}: {e}"));
-                    (None, raw, v, Some(e))
-                }
-            };
-            let verdict = record(&mut audit, call.as_ref(), &raw, verdict);
-            let mut shown = verdict_json(&verdict);
-            if let Some(e) = &error {
-                shown.error = Some(e);
-                shown.line = Some(n);
-            }
-            serde_json::to_writer(&mut out, &shown)?;
-            out.write_all(b"\n")?;
-        }
-        audit.idle();
-        out.flush()?;
-        return Ok(());
+        return check_lines(&policy, &session, &mut audit, out);
     }
     stage("reading the call on stdin");
     // One JSON object, read up to its closing brace: a stdin held open after it is no stall.

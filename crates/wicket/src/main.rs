@@ -13,6 +13,7 @@ mod hook_gemini;
 mod init_cmd;
 mod lines;
 mod mcp_cmd;
+mod owed;
 mod policy_cmd;
 mod run_cmd;
 mod serve_cmd;

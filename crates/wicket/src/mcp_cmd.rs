@@ -12,6 +12,8 @@
 //! ids no in-flight server request has, so answers never go to the wrong side. A request the
 //! server does not answer within `--call-timeout` gets an error, and the server's late answer
 //! is dropped (its id stays unusable until then, so the answer cannot go to a newer request).
+//! A `tools/call` the gateway does not decide within the hooks' deadline (a hung file system, a
+//! held audit lock) is answered with a deny by [`crate::owed`] and never forwarded.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -19,6 +21,7 @@ use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -31,6 +34,7 @@ use wicket::trust::{PinKind, TrustStore, TRUST_FILE};
 use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
 
+use crate::owed::{Owed, Ticket};
 use crate::run_cmd::shell_join;
 
 /// The flags of `wicket mcp` (a public contract: add, never change).
@@ -199,8 +203,24 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         Recorder::for_policy(&policy, Some(&session))
     };
 
+    let owed = Arc::new(Owed::start(crate::hook_core::deadline(), (), |(), id: Value, why: &str| {
+        eprintln!("wicket: denied the tools/call {id}: {why}");
+        let text = crate::hook_core::reason_for(&Verdict::deny(By::Input, why));
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}], "isError": true}});
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(format!("{answer}\n").as_bytes()).and_then(|()| out.flush());
+    }));
     let (tx, rx) = mpsc::channel();
-    spawn_reader(std::io::stdin(), CLIENT_MAX_LINE, tx.clone(), Event::Client);
+    let reader_owed = Arc::clone(&owed);
+    spawn_reader(std::io::stdin(), CLIENT_MAX_LINE, tx.clone(), move |line| {
+        // A tools/call is owed its decision from the moment it is read, whatever the relay is
+        // doing then.
+        let ticket = match &line {
+            Some(Ok(bytes)) => owed_call(bytes).map(|id| reader_owed.owe(id)),
+            _ => None,
+        };
+        Event::Client(line, ticket)
+    });
     spawn_reader(server_out, SERVER_MAX_LINE, tx.clone(), Event::Server);
     let tty = match TerminalApprover::open() {
         Ok(t) if !args.unattended => Some(spawn_asker(t, tx.clone())),
@@ -231,6 +251,8 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         timeout: Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0)),
         call_timeout: Duration::from_secs_f64(args.call_timeout),
         sandboxed,
+        owed,
+        ticket: None,
     };
     gw.relay();
 
@@ -426,8 +448,9 @@ fn check_pin(args: &McpArgs, root: &Path, name: &str, sandboxed: bool) -> Result
 
 /// What the relay loop hears.
 enum Event {
-    /// A line from the client (stdin), or why it is not one; `None` at the end.
-    Client(Option<Line>),
+    /// A line from the client (stdin), or why it is not one; `None` at the end. A `tools/call`
+    /// request carries its deadline.
+    Client(Option<Line>, Option<Ticket>),
     /// A line from the server (its stdout); `None` when it closed it.
     Server(Option<Line>),
     /// The person's answer on the terminal to the held call with this key.
@@ -439,7 +462,12 @@ type Line = Result<Vec<u8>, String>;
 
 /// Read newline-delimited lines into the channel, each at most `max` bytes (a longer one is
 /// discarded as it is read and sent on as an error).
-fn spawn_reader<R: Read + Send + 'static>(from: R, max: usize, tx: Sender<Event>, wrap: fn(Option<Line>) -> Event) {
+fn spawn_reader<R: Read + Send + 'static>(
+    from: R,
+    max: usize,
+    tx: Sender<Event>,
+    wrap: impl Fn(Option<Line>) -> Event + Send + 'static,
+) {
     std::thread::spawn(move || {
         let mut reader = BufReader::with_capacity(64 * 1024, from);
         loop {
@@ -469,6 +497,19 @@ fn spawn_asker(mut tty: TerminalApprover, tx: Sender<Event>) -> Sender<(u64, Que
         }
     });
     qtx
+}
+
+/// The id of a `tools/call` request (owed a decision within the deadline). Only the fields
+/// that say so are read; the relay parses the line in full later.
+fn owed_call(bytes: &[u8]) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        method: Option<String>,
+        id: Option<Value>,
+    }
+    let peek: Peek = serde_json::from_slice(bytes).ok()?;
+    let id = peek.id.filter(valid_id)?;
+    (peek.method.as_deref() == Some("tools/call")).then_some(id)
 }
 
 /// What a forwarded client request was, for its response.
@@ -535,6 +576,10 @@ struct Gateway {
     /// How long a forwarded request may wait for the server's answer.
     call_timeout: Duration,
     sandboxed: bool,
+    /// The `tools/call`s owed a decision, each denied by the deadline if the relay stalls.
+    owed: Arc<Owed<Value>>,
+    /// The `tools/call` being handled, when it came with a deadline.
+    ticket: Option<Ticket>,
 }
 
 /// The key an id is tracked under: its JSON text (so `1` and `"1"` differ).
@@ -581,8 +626,16 @@ impl Gateway {
                 },
             };
             match event {
-                Event::Client(Some(line)) => self.client_line(line),
-                Event::Client(None) => {
+                Event::Client(Some(line), ticket) => {
+                    self.ticket = ticket;
+                    self.client_line(line);
+                    // Answered on some path that did not claim it (an id in use): owed no more.
+                    if let Some(t) = self.ticket.take() {
+                        let _ = self.owed.settle(t, |()| ());
+                    }
+                    self.owed.stage("waiting for the next message");
+                }
+                Event::Client(None, _) => {
                     self.client_gone("the client closed its input");
                     return;
                 }
@@ -635,6 +688,7 @@ impl Gateway {
 
     fn write_server(&mut self, bytes: &[u8]) -> bool {
         let Some(w) = self.to_server.as_mut() else { return false };
+        self.owed.stage("writing to the MCP server");
         let ok = w.write_all(bytes).and_then(|()| w.write_all(b"\n")).and_then(|()| w.flush());
         if ok.is_err() {
             // The server is gone; its closed output ends the relay.
@@ -662,6 +716,13 @@ impl Gateway {
                 return;
             }
         };
+        // Denied by the deadline while it waited behind a stall: recorded, not decided again.
+        if let Some(why) = self.ticket.and_then(|t| self.owed.late(t)) {
+            let raw = String::from_utf8_lossy(&bytes).into_owned();
+            self.owed.stage("writing the audit line");
+            self.record(None, &raw, Verdict::deny(By::Input, why));
+            return;
+        }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
@@ -867,13 +928,42 @@ impl Gateway {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         });
+        self.owed.stage("deciding");
         let verdict = self.policy.decide(&call, &self.session);
         match verdict.decision {
             Decision::Allow | Decision::Deny => {
+                self.owed.stage("writing the audit line");
                 let v = self.record(Some(&call), &raw, verdict);
-                self.finish(id, bytes, v);
+                if self.claim(&call, &raw, &v) {
+                    self.finish(id, bytes, v);
+                }
             }
-            Decision::Ask => self.ask(id, bytes, call, verdict),
+            // From here the person's time counts, bounded by the approval timeout.
+            Decision::Ask => {
+                if self.claim(&call, &raw, &verdict) {
+                    self.ask(id, bytes, call, verdict);
+                }
+            }
+        }
+    }
+
+    /// Take the `tools/call` being handled from the deadline: false when the deadline denied
+    /// it first (then it is neither answered nor forwarded here, and a recorded allow is
+    /// followed by the deny the client got).
+    fn claim(&mut self, call: &ToolCall, raw: &str, v: &Verdict) -> bool {
+        let Some(t) = self.ticket.take() else { return true };
+        match self.owed.settle(t, |()| ()) {
+            Ok(()) => true,
+            Err(why) => {
+                if v.decision == Decision::Allow {
+                    self.record(
+                        Some(call),
+                        raw,
+                        Verdict::deny(By::Input, format!("{why}; the deadline answered first")),
+                    );
+                }
+                false
+            }
         }
     }
 

@@ -8,6 +8,10 @@
 //!
 //! Decisions are made one at a time on the request loop (they share the session's answers); an
 //! allowed `run` then executes in a thread of its own that sends its answer when it ends.
+//!
+//! Every `decide` and `run` is answered within the hooks' deadline ([`crate::owed`]): if the
+//! loop stalls (a hung file system, a lock), the request is denied with a reason that names what
+//! wicket was doing, and the loop, when it comes back, neither answers nor runs it.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -28,6 +32,7 @@ use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, Target, ToolCall, Verdict};
 
 use crate::check_cmd::{build_policy, CheckArgs};
+use crate::owed::{Owed, Ticket};
 
 /// The flags of `wicket serve`.
 #[derive(Args)]
@@ -60,9 +65,10 @@ const MAX_LINE: usize = 4 * 1024 * 1024;
 /// Distinct hosts kept for `blocked_hosts`; more are counted nowhere (the log has them all).
 const MAX_BLOCKED: usize = 1_000;
 
-/// A line from the client: a message, or why it is not one.
+/// A line from the client: a message (with its deadline when it is owed a decision), or why
+/// it is not one.
 enum Incoming {
-    Message(Value),
+    Message(Value, Option<Ticket>),
     Bad(String),
 }
 
@@ -85,6 +91,13 @@ struct Server {
     blocked: Arc<Mutex<Vec<Blocked>>>,
     /// Commands running now, each in a thread of its own that sends its own answer.
     runs: VecDeque<std::thread::JoinHandle<()>>,
+    /// The decisions owed, each answered by the deadline if the loop stalls.
+    owed: Arc<Owed<Value>>,
+    /// The request being answered, when it is owed a decision.
+    ticket: Option<Ticket>,
+    /// The call and verdict the loop recorded for it (to correct the log if the deadline
+    /// answered first).
+    judged: Option<(ToolCall, String, Verdict)>,
 }
 
 /// The most `run` requests executing at once; the next waits for the oldest to end.
@@ -111,6 +124,45 @@ struct Blocked {
 }
 
 pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
+    // First the reader and the deadline: a request sent while the settings load is answered
+    // in time even when they never do (a FIFO, a hung file system).
+    let owed = Arc::new(Owed::start(crate::hook_core::deadline(), (), |(), id: Value, why: &str| {
+        eprintln!("wicket: denied the request {id}: {why}");
+        let v = Verdict::deny(By::Input, why);
+        if send_to(&std::io::stdout(), &reply(id, Ok(verdict_json(&v)))).is_err() {
+            eprintln!("wicket: cannot send a late deny: the client's side is closed");
+        }
+    }));
+    owed.stage("loading the settings");
+    let (tx, rx) = mpsc::channel();
+    let reader_owed = Arc::clone(&owed);
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        loop {
+            // Capped: an over-long line is discarded as it arrives, never held whole.
+            let msg = match crate::lines::read_line(&mut input, MAX_LINE) {
+                Ok(None) => break,
+                Ok(Some(Ok(l))) if l.iter().all(u8::is_ascii_whitespace) => continue,
+                Ok(Some(Ok(l))) => match serde_json::from_slice::<Value>(&l) {
+                    Ok(v) => {
+                        let ticket = owes_decision(&v).map(|id| reader_owed.owe(id));
+                        Incoming::Message(v, ticket)
+                    }
+                    Err(e) => Incoming::Bad(format!("not JSON: {e}")),
+                },
+                Ok(Some(Err(e))) => Incoming::Bad(format!("{e}; nothing of it was read")),
+                // An unreadable stdin is the end of the session, like its end.
+                Err(e) => {
+                    eprintln!("wicket: cannot read stdin: {e}");
+                    break;
+                }
+            };
+            if tx.send(msg).is_err() {
+                break;
+            }
+        }
+    });
     let check = CheckArgs {
         root: args.root.clone(),
         mode: args.mode,
@@ -126,32 +178,8 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
     let placement = wicket::config::placement(&loaded, args.no_sandbox)?;
     // A broken network entry stops the server before it reads anything, as `wicket run` does.
     let net_config = wicket::net::net_config_of(&loaded)?;
+    owed.stage("opening the audit log");
     let audit = if args.no_audit { Recorder::off() } else { Recorder::for_policy(&policy, None) };
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let stdin = std::io::stdin();
-        let mut input = stdin.lock();
-        loop {
-            // Capped: an over-long line is discarded as it arrives, never held whole.
-            let msg = match crate::lines::read_line(&mut input, MAX_LINE) {
-                Ok(None) => break,
-                Ok(Some(Ok(l))) if l.iter().all(u8::is_ascii_whitespace) => continue,
-                Ok(Some(Ok(l))) => match serde_json::from_slice::<Value>(&l) {
-                    Ok(v) => Incoming::Message(v),
-                    Err(e) => Incoming::Bad(format!("not JSON: {e}")),
-                },
-                Ok(Some(Err(e))) => Incoming::Bad(format!("{e}; nothing of it was read")),
-                // An unreadable stdin is the end of the session, like its end.
-                Err(e) => {
-                    eprintln!("wicket: cannot read stdin: {e}");
-                    break;
-                }
-            };
-            if tx.send(msg).is_err() {
-                break;
-            }
-        }
-    });
     let timeout = Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0));
     let mut server = Server {
         policy,
@@ -167,9 +195,19 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
         out: std::io::stdout(),
         blocked: Arc::new(Mutex::new(Vec::new())),
         runs: VecDeque::new(),
+        owed,
+        ticket: None,
+        judged: None,
     };
     server.run()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The id of a request that is owed a decision within the deadline (`decide`, `run`).
+fn owes_decision(msg: &Value) -> Option<Value> {
+    let method = msg.get("method").and_then(Value::as_str)?;
+    let id = msg.get("id").filter(|id| !id.is_null())?;
+    matches!(method, "decide" | "run").then(|| id.clone())
 }
 
 /// Write one message as one line; the lock keeps lines from several threads whole.
@@ -213,8 +251,13 @@ impl Server {
 
     fn answer_requests(&mut self) -> Result<()> {
         while let Some(msg) = self.next() {
+            self.owed.stage("reading the next request");
+            self.judged = None;
             let msg = match msg {
-                Incoming::Message(m) => m,
+                Incoming::Message(m, ticket) => {
+                    self.ticket = ticket;
+                    m
+                }
                 Incoming::Bad(e) => {
                     self.send(&error(Value::Null, PARSE_ERROR, &e))?;
                     continue;
@@ -241,6 +284,7 @@ impl Server {
                         self.start_run(job, id);
                         continue;
                     }
+                    Ok(Run::Late) => continue,
                     Err(e) => Err(e),
                 },
                 "blocked_hosts" => Ok(self.blocked_hosts()),
@@ -259,9 +303,34 @@ impl Server {
             };
             // Notifications (no id) get no answer.
             let Some(id) = id else { continue };
-            self.send(&reply(id, result))?;
+            let out = std::io::stdout();
+            let mut sent = Ok(());
+            self.claim(|| sent = send_to(&out, &reply(id, result)));
+            sent?;
         }
         Ok(())
+    }
+
+    /// Answer the request being handled: `answer` runs unless the deadline denied it first,
+    /// in which case the log is corrected when it recorded anything but that deny. Whether
+    /// `answer` ran.
+    fn claim(&mut self, answer: impl FnOnce()) -> bool {
+        let Some(t) = self.ticket.take() else {
+            answer();
+            return true;
+        };
+        match self.owed.settle(t, |()| answer()) {
+            Ok(()) => true,
+            Err(why) => {
+                if let Some((call, raw, v)) = self.judged.take() {
+                    if v.decision != Decision::Deny {
+                        let fixed = Verdict::deny(By::Input, format!("{why}; the deadline answered before wicket"));
+                        self.record(&call, &raw, fixed);
+                    }
+                }
+                false
+            }
+        }
     }
 
     /// Execute an allowed command in a thread of its own, which sends the answer when it ends
@@ -305,13 +374,30 @@ impl Server {
     /// Decide a call, ask the client when the policy asks, record the outcome, and note a
     /// refused host.
     fn judge(&mut self, call: &ToolCall, raw: &str) -> Verdict {
-        let verdict = self.policy.decide(call, &self.session);
-        let verdict = if verdict.decision == Decision::Ask { self.ask(call, verdict) } else { verdict };
+        // Denied by the deadline while it waited behind a stalled request: not decided again.
+        let late = self.ticket.and_then(|t| self.owed.late(t));
+        let verdict = match late {
+            Some(why) => Verdict::deny(By::Input, why),
+            None => {
+                self.owed.stage("deciding");
+                let verdict = self.policy.decide(call, &self.session);
+                if verdict.decision == Decision::Ask {
+                    self.owed.pause();
+                    let v = self.ask(call, verdict);
+                    self.owed.resume();
+                    v
+                } else {
+                    verdict
+                }
+            }
+        };
+        self.owed.stage("writing the audit line");
         let recorded = self.record(call, raw, verdict);
         if let Some(n) = recorded.notice {
             eprintln!("wicket: {n}");
         }
         let v = recorded.verdict;
+        self.judged = Some((call.clone(), raw.to_string(), v.clone()));
         if v.decision == Decision::Deny {
             self.note_blocked(call, &v);
         }
@@ -374,6 +460,11 @@ impl Server {
         if v.decision != Decision::Allow {
             return Ok(Run::Answered(verdict_json(&v)));
         }
+        // Decided: from here the answer comes when the command ends. Unless the deadline
+        // denied it first, which the client has been told.
+        if !self.claim(|| ()) {
+            return Ok(Run::Late);
+        }
         let mut inputs = wicket::config::exec_inputs(self.policy.root(), &self.loaded, self.policy.mode(), timeout);
         inputs.no_scan = !sandboxed;
         let exec = match exec_policy(&inputs) {
@@ -423,13 +514,13 @@ impl Server {
                     return Verdict::deny(By::Unattended, format!("the client went away: {}", verdict.reason))
                 }
             };
-            let is_answer = matches!(&msg, Incoming::Message(m)
+            let is_answer = matches!(&msg, Incoming::Message(m, _)
                 if m.get("method").is_none() && m.get("id").and_then(Value::as_str) == Some(id.as_str()));
             if !is_answer {
                 self.queued.push_back(msg);
                 continue;
             }
-            let Incoming::Message(m) = msg else { continue };
+            let Incoming::Message(m, _) = msg else { continue };
             let answer = m.get("result").and_then(|r| r.get("answer")).and_then(Value::as_str).unwrap_or("deny");
             return match answer {
                 "once" => Verdict::allow(By::User, "the client's person said yes (once)"),
@@ -460,10 +551,12 @@ impl Server {
     }
 }
 
-/// What `run` does with a request: answer it now (refused, or not runnable) or start it.
+/// What `run` does with a request: answer it now (refused, or not runnable), start it, or
+/// nothing (the deadline denied it first).
 enum Run {
     Answered(Value),
     Started(Box<RunJob>),
+    Late,
 }
 
 impl RunJob {

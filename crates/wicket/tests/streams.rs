@@ -205,7 +205,7 @@ for line in sys.stdin:
         print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {}}), flush=True)
 "#;
 
-fn gateway(e: &Env, flags: &[&str]) -> (Child, PathBuf) {
+fn gateway(e: &Env, flags: &[&str], vars: &[(&str, &str)]) -> (Child, PathBuf) {
     let script = e.dir.join("slow_server.py");
     std::fs::write(&script, SLOW_SERVER).unwrap();
     let seen = e.dir.join("seen.log");
@@ -214,7 +214,7 @@ fn gateway(e: &Env, flags: &[&str]) -> (Child, PathBuf) {
     args.extend_from_slice(&["--root", root]);
     args.extend_from_slice(flags);
     args.extend_from_slice(&["--", "python3", script.to_str().unwrap(), seen.to_str().unwrap()]);
-    (e.command(&args).spawn().unwrap(), seen)
+    (e.command(&args).envs(vars.iter().copied()).spawn().unwrap(), seen)
 }
 
 fn call(id: u64, name: &str) -> String {
@@ -224,7 +224,7 @@ fn call(id: u64, name: &str) -> String {
 #[test]
 fn the_gateway_refuses_a_100_mb_client_line_without_holding_it() {
     let e = env();
-    let (mut child, seen) = gateway(&e, &[]);
+    let (mut child, seen) = gateway(&e, &[], &[]);
     let rx = answers(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     send_long_line(&mut stdin, HUNDRED_MB);
@@ -247,7 +247,7 @@ fn the_gateway_refuses_a_100_mb_client_line_without_holding_it() {
 #[test]
 fn a_call_the_server_never_answers_times_out_and_its_late_answer_is_dropped() {
     let e = env();
-    let (mut child, _seen) = gateway(&e, &["--call-timeout", "1"]);
+    let (mut child, _seen) = gateway(&e, &["--call-timeout", "1"], &[]);
     let rx = answers(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     let started = Instant::now();
@@ -277,4 +277,176 @@ fn a_call_the_server_never_answers_times_out_and_its_late_answer_is_dropped() {
     drop(stdin);
     let _ = child.wait();
     assert!(rx.try_recv().is_err(), "nothing else reached the client");
+}
+
+/// The project's log folder, made by a first `check`, with its lock held by another process
+/// until the returned child is killed.
+fn hold_audit_lock(e: &Env) -> Child {
+    let mut first = e.command(&["check", "--root", e.root.to_str().unwrap()]).spawn().unwrap();
+    first.stdin.take().unwrap().write_all(br#"{"tool":"read","input":{"path":"a"}}"#).unwrap();
+    assert!(first.wait().unwrap().code().is_some());
+    let audit = e.home.join(".wicket/audit");
+    let dir = std::fs::read_dir(&audit).unwrap().next().unwrap().unwrap().path();
+    // `-o`: the lock is held by `flock` itself, so killing it releases the lock.
+    let holder = Command::new("flock").arg("-o").arg(dir.join("lock")).args(["sleep", "120"]).spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    holder
+}
+
+/// Every line of the project's log, parsed.
+fn log_lines(e: &Env) -> Vec<Value> {
+    let audit = e.home.join(".wicket/audit");
+    let dir = std::fs::read_dir(&audit).unwrap().next().unwrap().unwrap().path();
+    let mut lines = Vec::new();
+    for f in std::fs::read_dir(dir).unwrap() {
+        let f = f.unwrap().path();
+        if f.extension().is_some_and(|x| x == "jsonl") {
+            let text = std::fs::read_to_string(&f).unwrap();
+            lines.extend(text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()));
+        }
+    }
+    lines
+}
+
+fn late_reason(answer: &Value) -> String {
+    answer["result"]["reason"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn serve_denies_in_time_what_it_cannot_decide_and_never_runs_it() {
+    let e = env();
+    let mut holder = hold_audit_lock(&e);
+    let root = e.root.to_str().unwrap();
+    let mut child = e
+        .command(&["serve", "--mode", "auto", "--root", root])
+        .env("WICKET_AUDIT_MANDATORY", "1")
+        .env("WICKET_DEADLINE_MS", "300")
+        .spawn()
+        .unwrap();
+    let rx = answers(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    let decide = |id: u64, command: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "decide", "params": {"tool": "bash", "input": {"command": command}}})
+            .to_string()
+    };
+    send(&mut stdin, &decide(1, "ls"));
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "run", "params": {"command": "touch marker"}}).to_string(),
+    );
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 3, "method": "blocked_hosts"}).to_string());
+    let (first, second) = (next(&rx), next(&rx));
+    assert_eq!((first["id"].as_u64(), second["id"].as_u64()), (Some(1), Some(2)), "{first} {second}");
+    for a in [&first, &second] {
+        assert_eq!(a["result"]["decision"], "deny", "{a}");
+        assert!(late_reason(a).contains("did not decide within 300 ms"), "{a}");
+    }
+    assert!(late_reason(&first).contains("(it was writing the audit line)"), "{first}");
+    assert!(late_reason(&second).contains("for an earlier request"), "{second}");
+    // Released while the server still waits for it: the lines it then writes say what the
+    // client was told.
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let third = next(&rx);
+    assert_eq!(third["id"], 3, "{third}");
+    // The server goes on, and decides again in time once nothing stalls.
+    send(&mut stdin, &decide(4, "ls"));
+    let fourth = next(&rx);
+    assert_eq!(fourth["id"], 4, "{fourth}");
+    assert_eq!(fourth["result"]["decision"], "allow", "{fourth}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert!(rx.try_recv().is_err(), "a request was answered twice");
+    assert!(!e.root.join("marker").exists(), "the run the deadline denied was run anyway");
+    // The log says what the client was told: the run denied, and the first decision's allow
+    // (written once the lock was free) followed by the deny the client got.
+    let lines = log_lines(&e);
+    let kinds = |target: &str| -> Vec<String> {
+        lines.iter().filter(|l| l["target"] == target).map(|l| l["kind"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(kinds("touch marker"), ["deny_input"], "{lines:?}");
+    assert_eq!(kinds("ls")[..2], ["allow_mode", "deny_input"], "{lines:?}");
+}
+
+#[test]
+fn serve_answers_a_decision_in_time_while_its_settings_never_load() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    let fifo = e.root.join(".wicket/settings.json");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let root = e.root.to_str().unwrap();
+    let mut child = e.command(&["serve", "--root", root]).env("WICKET_DEADLINE_MS", "300").spawn().unwrap();
+    let rx = answers(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "id": "a", "method": "decide", "params": {"tool": "read", "input": {"path": ".env"}}}).to_string());
+    let a = next(&rx);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(a["id"], "a", "{a}");
+    assert_eq!(a["result"]["decision"], "deny", "{a}");
+    assert!(late_reason(&a).contains("(it was loading the settings)"), "{a}");
+}
+
+#[test]
+fn the_gateway_denies_in_time_a_call_it_cannot_decide_and_never_forwards_it() {
+    let e = env();
+    let mut holder = hold_audit_lock(&e);
+    let (mut child, seen) = gateway(&e, &[], &[("WICKET_AUDIT_MANDATORY", "1"), ("WICKET_DEADLINE_MS", "300")]);
+    let rx = answers(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    send(&mut stdin, &call(1, "echo"));
+    send(&mut stdin, &call(2, "echo"));
+    for id in [1, 2] {
+        let a = next(&rx);
+        assert_eq!(a["id"], id, "{a}");
+        assert_eq!(a["result"]["isError"], true, "{a}");
+        let text = a["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("did not decide within 300 ms"), "{a}");
+    }
+    let _ = holder.kill();
+    let _ = holder.wait();
+    send(&mut stdin, &call(3, "echo"));
+    let third = next(&rx);
+    assert_eq!(third["id"], 3, "{third}");
+    assert_eq!(third["result"]["content"][0]["text"], "ok echo", "{third}");
+    drop(stdin);
+    let _ = child.wait();
+    assert!(rx.try_recv().is_err(), "a call was answered twice");
+    let seen = std::fs::read_to_string(seen).unwrap_or_default();
+    assert_eq!(seen.lines().count(), 1, "a call the deadline denied reached the server: {seen}");
+}
+
+#[test]
+fn check_jsonl_answers_every_line_in_time_and_in_order_while_it_stalls() {
+    let e = env();
+    let mut holder = hold_audit_lock(&e);
+    let root = e.root.to_str().unwrap();
+    let mut child = e
+        .command(&["check", "--jsonl", "--mode", "auto", "--root", root])
+        .env("WICKET_AUDIT_MANDATORY", "1")
+        .env("WICKET_DEADLINE_MS", "300")
+        .spawn()
+        .unwrap();
+    let rx = answers(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    let line = |command: &str| json!({"tool": "bash", "input": {"command": command}}).to_string();
+    send(&mut stdin, &line("ls"));
+    send(&mut stdin, "");
+    send(&mut stdin, &line("pwd"));
+    send(&mut stdin, "not json");
+    for n in [1, 3, 4] {
+        let a = next(&rx);
+        assert_eq!(a["line"], n, "{a}");
+        assert_eq!(a["decision"], "deny", "{a}");
+        assert!(a["error"].as_str().unwrap().contains("did not decide within 300 ms"), "{a}");
+    }
+    let _ = holder.kill();
+    let _ = holder.wait();
+    send(&mut stdin, &line("ls"));
+    let fifth = next(&rx);
+    assert_eq!(fifth["decision"], "allow", "{fifth}");
+    assert!(fifth.get("line").is_none(), "{fifth}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert!(rx.try_recv().is_err(), "a line was answered twice");
 }
