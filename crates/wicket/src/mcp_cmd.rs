@@ -234,7 +234,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         session: Session::new(),
         audit,
         rx,
-        to_server: Some(server_in),
+        to_server: Some(ServerInput::start(server_in)),
         client_open: true,
         client_writable: true,
         server_closed: false,
@@ -253,6 +253,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         sandboxed,
         owed,
         ticket: None,
+        not_sent: String::new(),
     };
     gw.relay();
 
@@ -512,6 +513,58 @@ fn owed_call(bytes: &[u8]) -> Option<Value> {
     (peek.method.as_deref() == Some("tools/call")).then_some(id)
 }
 
+/// The most bytes waiting for a server that does not read its input; more are refused.
+const SERVER_MAX_QUEUED: usize = 64 * 1024 * 1024;
+
+/// The server's stdin, written by a thread of its own, so a server that stops reading never
+/// stalls the relay: requests waiting for it time out like unanswered ones, and past
+/// [`SERVER_MAX_QUEUED`] bytes the client gets an error instead of a growing queue.
+struct ServerInput {
+    tx: Sender<Vec<u8>>,
+    queued: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// Why a line was not passed to the server.
+enum Unsent {
+    /// Its input is closed (it exited).
+    Closed,
+    /// It has not read this many bytes.
+    Full(usize),
+}
+
+impl ServerInput {
+    fn start(mut to: std::process::ChildStdin) -> Self {
+        use std::sync::atomic::Ordering;
+        let (tx, rx) = mpsc::channel::<Vec<u8>>();
+        let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = Arc::clone(&queued);
+        std::thread::spawn(move || {
+            for mut line in rx {
+                let n = line.len();
+                line.push(b'\n');
+                let ok = to.write_all(&line).and_then(|()| to.flush());
+                count.fetch_sub(n, Ordering::SeqCst);
+                if ok.is_err() {
+                    // Dropping the receiver makes every later send fail: the server is gone.
+                    return;
+                }
+            }
+            // The relay closed its side: the server's stdin closes here, after the queue.
+        });
+        ServerInput { tx, queued }
+    }
+
+    fn send(&self, bytes: &[u8]) -> Result<(), Unsent> {
+        use std::sync::atomic::Ordering;
+        let waiting = self.queued.load(Ordering::SeqCst);
+        if waiting + bytes.len() > SERVER_MAX_QUEUED {
+            return Err(Unsent::Full(waiting));
+        }
+        self.queued.fetch_add(bytes.len(), Ordering::SeqCst);
+        self.tx.send(bytes.to_vec()).map_err(|_| Unsent::Closed)
+    }
+}
+
 /// What a forwarded client request was, for its response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -545,7 +598,7 @@ struct Gateway {
     session: Session,
     audit: Recorder,
     rx: Receiver<Event>,
-    to_server: Option<std::process::ChildStdin>,
+    to_server: Option<ServerInput>,
     /// The client's input is open (it may still send).
     client_open: bool,
     /// The client's output is open (it may still read).
@@ -576,6 +629,8 @@ struct Gateway {
     /// How long a forwarded request may wait for the server's answer.
     call_timeout: Duration,
     sandboxed: bool,
+    /// Why the last line for the server could not be passed on.
+    not_sent: String,
     /// The `tools/call`s owed a decision, each denied by the deadline if the relay stalls.
     owed: Arc<Owed<Value>>,
     /// The `tools/call` being handled, when it came with a deadline.
@@ -686,16 +741,29 @@ impl Gateway {
         self.write_client(v.to_string().as_bytes());
     }
 
+    /// Pass a line to the server (queued for its writer thread); false, with a note for the
+    /// client in [`Gateway::not_sent`], when it cannot take it.
     fn write_server(&mut self, bytes: &[u8]) -> bool {
-        let Some(w) = self.to_server.as_mut() else { return false };
-        self.owed.stage("writing to the MCP server");
-        let ok = w.write_all(bytes).and_then(|()| w.write_all(b"\n")).and_then(|()| w.flush());
-        if ok.is_err() {
-            // The server is gone; its closed output ends the relay.
-            self.to_server = None;
+        let Some(w) = self.to_server.as_ref() else {
+            self.not_sent = format!("the MCP server {:?} is not running", self.name);
             return false;
+        };
+        match w.send(bytes) {
+            Ok(()) => true,
+            Err(Unsent::Closed) => {
+                // The server is gone; its closed output ends the relay.
+                self.to_server = None;
+                self.not_sent = format!("the MCP server {:?} is not running", self.name);
+                false
+            }
+            Err(Unsent::Full(n)) => {
+                self.not_sent = format!(
+                    "the MCP server {:?} is not reading its input ({n} bytes wait for it); wicket did not forward this",
+                    self.name
+                );
+                false
+            }
         }
-        true
     }
 
     fn record(&mut self, call: Option<&ToolCall>, raw: &str, verdict: Verdict) -> Verdict {
@@ -869,11 +937,8 @@ impl Gateway {
                 self.forward(key, &id, kind);
                 if !self.write_server(&bytes) {
                     self.forwarded.remove(&id_key(&id));
-                    self.send_client(&error(
-                        id,
-                        INTERNAL_ERROR,
-                        &format!("the MCP server {:?} is not running", self.name),
-                    ));
+                    let why = self.not_sent.clone();
+                    self.send_client(&error(id, INTERNAL_ERROR, &why));
                 }
             }
         }
@@ -973,7 +1038,8 @@ impl Gateway {
             self.forward(id_key(&id), &id, Kind::ToolsCall);
             if !self.write_server(&bytes) {
                 self.forwarded.remove(&id_key(&id));
-                self.send_client(&error(id, INTERNAL_ERROR, &format!("the MCP server {:?} is not running", self.name)));
+                let why = self.not_sent.clone();
+                self.send_client(&error(id, INTERNAL_ERROR, &why));
             }
             return;
         }

@@ -205,9 +205,24 @@ for line in sys.stdin:
         print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {}}), flush=True)
 "#;
 
+/// An MCP server in python3 that answers `initialize`, logs that it did, and never reads its
+/// input again.
+const DEAF_SERVER: &str = r#"
+import json, sys, time
+m = json.loads(sys.stdin.readline())
+open(sys.argv[1], "a").write("initialized\n")
+print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "deaf", "version": "1"}}}), flush=True)
+time.sleep(600)
+"#;
+
 fn gateway(e: &Env, flags: &[&str], vars: &[(&str, &str)]) -> (Child, PathBuf) {
-    let script = e.dir.join("slow_server.py");
-    std::fs::write(&script, SLOW_SERVER).unwrap();
+    gateway_to(e, SLOW_SERVER, flags, vars)
+}
+
+/// The gateway in front of the python3 `server` (named `slow`), which logs to the returned file.
+fn gateway_to(e: &Env, server: &str, flags: &[&str], vars: &[(&str, &str)]) -> (Child, PathBuf) {
+    let script = e.dir.join("server.py");
+    std::fs::write(&script, server).unwrap();
     let seen = e.dir.join("seen.log");
     let root = e.root.to_str().unwrap();
     let mut args = vec!["mcp", "--name", "slow", "--no-sandbox", "--unattended", "--allow", "mcp__slow__*"];
@@ -449,4 +464,36 @@ fn check_jsonl_answers_every_line_in_time_and_in_order_while_it_stalls() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
     assert!(rx.try_recv().is_err(), "a line was answered twice");
+}
+
+#[test]
+fn a_server_that_stops_reading_never_stalls_the_gateway() {
+    let e = env();
+    let (mut child, seen) = gateway_to(&e, DEAF_SERVER, &["--call-timeout", "1"], &[]);
+    let rx = answers(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+        "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    send(&mut stdin, &init.to_string());
+    let initialized = next(&rx);
+    assert_eq!(initialized["id"], 0, "{initialized}");
+    // Far more than a pipe holds: a gateway that wrote them itself would block on the first.
+    let big = "x".repeat(200_000);
+    for id in 1..=4 {
+        let c = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "t", "arguments": {"a": big}}});
+        send(&mut stdin, &c.to_string());
+    }
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}).to_string());
+    let mut ids: Vec<u64> = Vec::new();
+    for _ in 1..=5 {
+        let a = next(&rx);
+        assert_eq!(a["error"]["code"], -32001, "{a}");
+        ids.push(a["id"].as_u64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3, 4, 5]);
+    drop(stdin);
+    // The server never reads to its end of input: the gateway ends it after the grace.
+    let _ = child.wait();
+    assert_eq!(std::fs::read_to_string(seen).unwrap(), "initialized\n");
 }
