@@ -180,6 +180,18 @@ impl Isolation {
                     grant(fd.as_raw_fd(), t, *all);
                 }
             }
+            // The command must not be the namespace's first process: the kernel gives that
+            // one no default signal action (a SIGPIPE from a closed pipe, or a TERM or INT
+            // passed on by wicket, would be ignored). A small init stays first, as
+            // bubblewrap's does, and the command runs as its child.
+            // SAFETY: fork in the single-threaded child between fork and exec.
+            let command = unsafe { libc::fork() };
+            if command < 0 {
+                return Err("cannot fork the command inside the pid namespace");
+            }
+            if command > 0 {
+                be_init(command);
+            }
         } else if self.layers.is_some() {
             // The caches were taken out of the writable paths for their overlays: without a
             // mount namespace there are none, and the command would fail in odd ways.
@@ -244,6 +256,43 @@ fn wait_and_pass_on(pid: i32) -> ! {
             libc::_exit(libc::WEXITSTATUS(status));
         }
         libc::_exit(128 + libc::WTERMSIG(status));
+    }
+}
+
+/// The pid namespace's first process: hold no descriptor, let no signal end it before the
+/// command (wicket passes INT, TERM and HUP to the whole process group, the command included),
+/// reap every orphan, and end as the command ended; its end ends every process left in the
+/// namespace.
+fn be_init(command: i32) -> ! {
+    extern "C" fn ignore(_: libc::c_int) {}
+    // SAFETY: close_range on this process's own descriptors; sigaction with a handler that
+    // does nothing (a handler, not SIG_IGN, so the command's exec does not inherit it, and a
+    // signal still wakes the wait); waitpid into a local; _exit.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+        let handler: extern "C" fn(libc::c_int) = ignore;
+        for sig in
+            [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE, libc::SIGUSR1, libc::SIGUSR2]
+        {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+        let _ = drop_capabilities();
+        loop {
+            let mut status = 0;
+            let r = libc::waitpid(-1, &mut status, 0);
+            if r == command {
+                if libc::WIFEXITED(status) {
+                    libc::_exit(libc::WEXITSTATUS(status));
+                }
+                libc::_exit(128 + libc::WTERMSIG(status));
+            }
+            if r < 0 && *libc::__errno_location() != libc::EINTR {
+                libc::_exit(126);
+            }
+        }
     }
 }
 

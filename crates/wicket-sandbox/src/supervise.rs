@@ -41,8 +41,22 @@ pub fn main(args: &[OsString]) -> i32 {
             return 126;
         };
         // The command keeps this process's group (wicket's signals reach both), its folder,
-        // environment and descriptors; std resets the signal mask in the child.
-        let child = match std::process::Command::new(program).args(rest).spawn() {
+        // environment and descriptors, but not the mask above: std's spawn keeps it (a
+        // command with INT and TERM blocked would outlive both), so the child clears it.
+        let mut command = std::process::Command::new(program);
+        command.args(rest);
+        {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(|| {
+                let mut none: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut none);
+                if libc::pthread_sigmask(libc::SIG_SETMASK, &none, std::ptr::null_mut()) != 0 {
+                    return Err(std::io::Error::other("cannot clear the signal mask"));
+                }
+                Ok(())
+            });
+        }
+        let child = match command.spawn() {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("wicket: cannot run {}: {e}", program.to_string_lossy());

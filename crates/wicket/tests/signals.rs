@@ -40,9 +40,22 @@ fn wicket(w: &World, args: &[&str]) -> Command {
     c
 }
 
-/// The flags for each way a command runs (on the host, the markers the scripts write inside
-/// the project need accept-edits).
-const MODES: &[&[&str]] = &[&[], &["--no-sandbox", "--mode", "accept-edits"]];
+/// Each way a command runs: its name, the flags (on the host, the markers the scripts write
+/// inside the project need accept-edits), and the sandbox backend it forces (empty: the one
+/// wicket picks, bubblewrap here).
+const MODES: &[(&str, &[&str], &str)] = &[
+    ("bubblewrap", &[], ""),
+    ("the Landlock fallback", &[], "landlock"),
+    ("the host", &["--no-sandbox", "--mode", "accept-edits"], ""),
+];
+
+/// Force `backend` (when not empty) on a command that starts wicket.
+fn with_backend<'c>(c: &'c mut Command, backend: &str) -> &'c mut Command {
+    if !backend.is_empty() {
+        c.env("WICKET_SANDBOX_BACKEND", backend);
+    }
+    c
+}
 
 fn wait_bounded(child: &mut Child, bound: Duration) -> Option<std::process::ExitStatus> {
     let start = Instant::now();
@@ -76,7 +89,7 @@ fn wait_for(path: &Path, child: &mut Child) {
 #[test]
 fn a_reader_that_goes_away_ends_the_command() {
     let w = world();
-    for mode in MODES {
+    for (name, mode, backend) in MODES {
         let flags = mode.join(" ");
         let script = format!(
             "'{}' run {flags} -- yes | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}",
@@ -89,13 +102,13 @@ fn a_reader_that_goes_away_ends_the_command() {
             .current_dir(&w.root)
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let mut child = c.spawn().unwrap();
+        let mut child = with_backend(&mut c, backend).spawn().unwrap();
         let status = wait_bounded(&mut child, Duration::from_secs(60));
-        assert!(status.is_some(), "{flags}: `wicket run -- yes | head` never ended");
+        assert!(status.is_some(), "{name}: `wicket run -- yes | head` never ended");
         let out = child.wait_with_output().unwrap();
         let code = String::from_utf8_lossy(&out.stdout).trim().to_string();
         // yes dies of SIGPIPE (141), as it does without wicket.
-        assert_eq!(code, "141", "{flags}");
+        assert_eq!(code, "141", "{name}");
     }
 }
 
@@ -122,15 +135,18 @@ fn executed(w: &World) -> Vec<serde_json::Value> {
 fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
     use rustix::process::{kill_process, Pid, Signal};
     for (sig, name, code) in [(Signal::TERM, "TERM", 143), (Signal::INT, "INT", 130)] {
-        for mode in MODES {
+        for (flags, mode, backend) in MODES {
             let w = world();
-            let flags = mode.join(" ");
             // A background child that would write the marker later, and a foreground sleep.
             let script = "(sleep 3; echo late > marker) & (setsid sh -c 'sleep 3; echo late > marker2' &); touch started; sleep 300";
             let mut args = vec!["run"];
             args.extend_from_slice(mode);
             args.extend(["--", "sh", "-c", script]);
-            let mut child = wicket(&w, &args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+            let mut child = with_backend(&mut wicket(&w, &args), backend)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
             wait_for(&w.root.join("started"), &mut child);
             kill_process(Pid::from_raw(child.id() as i32).unwrap(), sig).unwrap();
             let status = wait_bounded(&mut child, Duration::from_secs(90));
@@ -151,29 +167,47 @@ fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
 }
 
 #[test]
-fn a_killed_wicket_takes_its_host_command_with_it() {
-    let w = world();
-    let mut child = wicket(
-        &w,
-        &[
-            "run",
-            "--no-sandbox",
-            "--mode",
-            "accept-edits",
+fn a_killed_wicket_takes_its_command_with_it() {
+    for (name, mode, backend) in MODES {
+        let w = world();
+        let mut args = vec!["run"];
+        args.extend_from_slice(mode);
+        args.extend([
             "--",
             "sh",
             "-c",
             "(setsid sh -c 'sleep 3; echo late > marker2' &); touch started; sleep 3; echo late > marker",
-        ],
-    )
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
-    wait_for(&w.root.join("started"), &mut child);
-    child.kill().unwrap();
-    child.wait().unwrap();
-    std::thread::sleep(Duration::from_secs(4));
-    assert!(!w.root.join("marker").exists(), "the host command outlived a killed wicket");
-    assert!(!w.root.join("marker2").exists(), "a daemon of the host command outlived a killed wicket");
+        ]);
+        let mut child =
+            with_backend(&mut wicket(&w, &args), backend).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        wait_for(&w.root.join("started"), &mut child);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        std::thread::sleep(Duration::from_secs(4));
+        assert!(!w.root.join("marker").exists(), "{name}: the command outlived a killed wicket");
+        assert!(!w.root.join("marker2").exists(), "{name}: a daemon of the command outlived a killed wicket");
+    }
+}
+
+#[test]
+fn a_lone_program_gets_the_signal_and_its_default_action() {
+    use rustix::process::{kill_process, Pid, Signal};
+    // A program alone is what a sandbox may start first in its pid namespace, where the kernel
+    // would drop a signal it has no handler for.
+    for (name, mode, backend) in MODES {
+        let w = world();
+        let mut args = vec!["run"];
+        args.extend_from_slice(mode);
+        args.extend(["--", "sleep", "300"]);
+        let mut child =
+            with_backend(&mut wicket(&w, &args), backend).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        kill_process(Pid::from_raw(child.id() as i32).unwrap(), Signal::TERM).unwrap();
+        let status = wait_bounded(&mut child, Duration::from_secs(60));
+        // Not 137: the TERM ended it, not the KILL that follows a signal left unheeded.
+        assert_eq!(status.and_then(|s| s.code()), Some(143), "{name}");
+        let lines = executed(&w);
+        assert_eq!(lines.len(), 1, "{name}: {lines:?}");
+        assert_eq!(lines[0]["exit_code"], 143, "{name}");
+    }
 }
