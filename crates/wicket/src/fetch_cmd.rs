@@ -14,9 +14,10 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use wicket::approver::{Answer, Approver, Question, TerminalApprover};
+use wicket::approver::{Approver, TerminalApprover};
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides};
+use wicket::gate::{settle, step, Step};
 use wicket_net::fetch::{FetchError, Limits, Tls};
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
 
@@ -110,35 +111,25 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
             }
             r.verdict
         };
-        let v = policy.decide(&call, &session);
-        let v = match v.decision {
-            Decision::Ask => {
+        let v = match step(&policy, &session, &call) {
+            Step::Done(v) => record(v),
+            Step::Ask(pending) => {
+                let why = &pending.verdict().reason;
                 if unattended {
-                    record(Verdict::deny(By::Unattended, format!("{} (unattended: nobody to ask)", v.reason)))
+                    record(Verdict::deny(By::Unattended, format!("{why} (unattended: nobody to ask)")))
                 } else {
                     if approver.is_none() {
                         approver = TerminalApprover::open().ok();
                     }
                     match approver.as_mut() {
-                        None => record(Verdict::deny(By::Unattended, format!("{} (no terminal to ask on)", v.reason))),
+                        None => record(Verdict::deny(By::Unattended, format!("{why} (no terminal to ask on)"))),
                         Some(tty) => {
-                            let q = Question::for_call(&call, &v, None, false);
-                            match tty.ask(&q) {
-                                Answer::Deny => {
-                                    record(Verdict::deny(By::User, format!("the person said no: {}", v.reason)))
-                                }
-                                a => {
-                                    if matches!(a, Answer::Session | Answer::Always(_)) {
-                                        session.allow_call(&call);
-                                    }
-                                    record(Verdict::allow(By::User, format!("the person said yes ({a:?})")))
-                                }
-                            }
+                            let answer = tty.ask(&pending.question(false));
+                            record(settle(&mut session, &pending, answer))
                         }
                     }
                 }
             }
-            _ => record(v),
         };
         if v.decision == Decision::Allow {
             Ok(())

@@ -18,11 +18,105 @@
 
 use std::path::{Path, PathBuf};
 
-use wicket_policy::{By, Decision, Mode, Policy, PolicyError, Session, ToolCall, Verdict};
+use wicket_policy::{By, Decision, Mode, Policy, PolicyError, Rule, Session, ToolCall, Verdict};
 
 use crate::approver::{Answer, Approver, DenyApprover, Question};
 use crate::audit::{Recorded, Recorder};
 use crate::config::{self, ConfigError, Overrides, Placement};
+
+/// What deciding a call gives a front end: a verdict to record and act on, or a question for
+/// a person.
+#[derive(Debug)]
+pub enum Step {
+    /// Decided (allow or deny): record it, then act on it.
+    Done(Verdict),
+    /// The engine asks: put [`Pending::question`] to a person, then [`settle`] the answer.
+    Ask(Pending),
+}
+
+/// Decide a call without asking anyone: every front end's first step.
+pub fn step(policy: &Policy, session: &Session, call: &ToolCall) -> Step {
+    let verdict = policy.decide(call, session);
+    match verdict.decision {
+        Decision::Ask => Step::Ask(Pending::new(policy, call.clone(), verdict)),
+        _ => Step::Done(verdict),
+    }
+}
+
+/// A call waiting for a person's answer: the engine's verdict (why it asks), and the one rule
+/// an "always" answer may store, fixed when the question is made.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    call: ToolCall,
+    verdict: Verdict,
+    always: Option<Rule>,
+}
+
+impl Pending {
+    /// The pending call for an ask verdict of `policy` on `call`.
+    pub fn new(policy: &Policy, call: ToolCall, verdict: Verdict) -> Pending {
+        let always = policy.always_allow_rule(&call);
+        Pending { call, verdict, always }
+    }
+
+    /// The call.
+    pub fn call(&self) -> &ToolCall {
+        &self.call
+    }
+
+    /// The engine's ask verdict: its reason is why the person is asked.
+    pub fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+
+    /// The rule "always" would store, when it is offered.
+    pub fn always(&self) -> Option<&Rule> {
+        self.always.as_ref()
+    }
+
+    /// The question to show a person.
+    pub fn question(&self, sandboxed: bool) -> Question {
+        Question::for_call(&self.call, &self.verdict, self.always.clone(), sandboxed)
+    }
+
+    /// A client's one-word answer (`once`, `session`, `always`; anything else denies).
+    /// "always" stands for the rule this question offered: a client cannot name another, and
+    /// where none was offered it denies.
+    pub fn answer_word(&self, word: &str) -> Answer {
+        match word {
+            "once" => Answer::Once,
+            "session" => Answer::Session,
+            "always" => self.always.clone().map_or(Answer::Deny, Answer::Always),
+            _ => Answer::Deny,
+        }
+    }
+}
+
+/// The one meaning of a person's answer, for every front end: `Once` allows this call;
+/// `Session` allows it and the same call again in this session; `Always` allows it and stores,
+/// for this session, the rule the question showed (any other rule denies); `Deny` denies.
+pub fn settle(session: &mut Session, pending: &Pending, answer: Answer) -> Verdict {
+    let why = &pending.verdict.reason;
+    match answer {
+        Answer::Deny => Verdict::deny(By::User, format!("the person said no: {why}")),
+        Answer::Once => Verdict::allow(By::User, "the person said yes (once)"),
+        Answer::Session => {
+            session.allow_call(&pending.call);
+            Verdict::allow(By::User, "the person said yes (for this session)")
+        }
+        Answer::Always(rule) => {
+            if pending.always.as_ref() != Some(&rule) {
+                return Verdict::deny(By::User, format!("the answer named a rule the person was not shown: {why}"));
+            }
+            let text = rule.to_string();
+            if let Err(e) = session.add_rule(rule) {
+                return Verdict::deny(By::Policy, format!("cannot store the rule {text}: {e}"));
+            }
+            session.allow_call(&pending.call);
+            Verdict::allow(By::User, format!("the person said yes and allowed {text} for this session"))
+        }
+    }
+}
 
 /// Where a gate's decisions are recorded.
 pub trait AuditSink {
@@ -204,10 +298,12 @@ impl Gate {
     /// Decide a call: the engine's verdict, the approver's answer when the engine asks, and
     /// the audit sink's last word. The result is never `Ask`.
     pub fn check(&mut self, call: &ToolCall) -> Verdict {
-        let verdict = self.policy.decide(call, &self.session);
-        let verdict = match verdict.decision {
-            Decision::Ask => self.ask(call, verdict),
-            _ => verdict,
+        let verdict = match step(&self.policy, &self.session, call) {
+            Step::Done(v) => v,
+            Step::Ask(pending) => {
+                let answer = self.approver.ask(&pending.question(self.sandboxed));
+                settle(&mut self.session, &pending, answer)
+            }
         };
         let decided = verdict.decision;
         let recorded = self.audit.record(call, verdict);
@@ -226,30 +322,6 @@ impl Gate {
             );
         }
         v
-    }
-
-    fn ask(&mut self, call: &ToolCall, verdict: Verdict) -> Verdict {
-        let always = self.policy.always_allow_rule(call);
-        let question = Question::for_call(call, &verdict, always.clone(), self.sandboxed);
-        match self.approver.ask(&question) {
-            Answer::Deny => Verdict::deny(By::User, format!("the person said no: {}", verdict.reason)),
-            Answer::Once => Verdict::allow(By::User, "the person said yes (once)"),
-            Answer::Session => {
-                self.session.allow_call(call);
-                Verdict::allow(By::User, "the person said yes (for this session)")
-            }
-            Answer::Always(rule) => {
-                // Only the rule the person was shown may be stored.
-                if always.as_ref() != Some(&rule) {
-                    return Verdict::deny(By::User, "the approver answered with a rule the person was not shown");
-                }
-                let text = rule.to_string();
-                if let Err(e) = self.session.add_rule(rule) {
-                    return Verdict::deny(By::Policy, format!("cannot store the rule {text}: {e}"));
-                }
-                Verdict::allow(By::User, format!("the person said yes and allowed {text} for this session"))
-            }
-        }
     }
 
     /// The engine's verdict alone: no approver, no audit (for previews and `explain`).
@@ -276,5 +348,85 @@ impl Gate {
     /// consent, an audit log that cannot be written, commands running on the host).
     pub fn take_notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> Policy {
+        let cfg = wicket_policy::PolicyConfig {
+            root: std::env::temp_dir(),
+            home: Some(std::env::temp_dir()),
+            ..wicket_policy::PolicyConfig::default()
+        };
+        Policy::new(&cfg).expect("a policy with no rules")
+    }
+
+    /// A call the engine asks about, and its pending question.
+    fn asked(p: &Policy, session: &Session, command: &str) -> Pending {
+        let call = ToolCall::new("bash", serde_json::json!({"command": command, "outside_sandbox": true}));
+        match step(p, session, &call) {
+            Step::Ask(pending) => pending,
+            Step::Done(v) => panic!("expected a question for {command}: {v:?}"),
+        }
+    }
+
+    #[test]
+    fn the_answer_table() {
+        let p = policy();
+        // (answer word, allowed, the same call asked again, a similar call asked again)
+        let table: &[(&str, bool, bool, bool)] = &[
+            ("once", true, true, true),
+            ("session", true, false, true),
+            ("always", true, false, false),
+            ("deny", false, true, true),
+            ("", false, true, true),
+            ("ALWAYS", false, true, true),
+        ];
+        for &(word, allowed, again, similar) in table {
+            let mut session = Session::new();
+            let pending = asked(&p, &session, "cargo build --release");
+            assert!(pending.always().is_some(), "a simple command offers always");
+            let v = settle(&mut session, &pending, pending.answer_word(word));
+            assert_eq!(v.decision == Decision::Allow, allowed, "{word:?}: {v:?}");
+            assert_eq!(v.by, By::User, "{word:?}");
+            let asks = |c: &str| {
+                matches!(
+                    step(
+                        &p,
+                        &session,
+                        &ToolCall::new("bash", serde_json::json!({"command": c, "outside_sandbox": true}))
+                    ),
+                    Step::Ask(_)
+                )
+            };
+            assert_eq!(asks("cargo build --release"), again, "{word:?}: the same call");
+            assert_eq!(asks("cargo build --offline"), similar, "{word:?}: a call the rule covers");
+        }
+    }
+
+    #[test]
+    fn always_with_a_rule_not_shown_denies_and_stores_nothing() {
+        let p = policy();
+        let mut session = Session::new();
+        let pending = asked(&p, &session, "cargo build --release");
+        let forged = wicket_policy::Rule::parse("bash(*)").expect("a rule");
+        let v = settle(&mut session, &pending, Answer::Always(forged));
+        assert_eq!(v.decision, Decision::Deny, "{v:?}");
+        assert!(v.reason.contains("not shown"), "{v:?}");
+        assert!(matches!(step(&p, &session, pending.call()), Step::Ask(_)), "a forged rule was stored");
+    }
+
+    #[test]
+    fn always_where_none_was_offered_denies() {
+        let p = policy();
+        let mut session = Session::new();
+        let pending = asked(&p, &session, "cargo build && rm -rf target");
+        assert!(pending.always().is_none(), "a compound command offers no always rule");
+        assert_eq!(pending.answer_word("always"), Answer::Deny);
+        let shown = wicket_policy::Rule::parse("bash(cargo build*)").expect("a rule");
+        assert_eq!(settle(&mut session, &pending, Answer::Always(shown)).decision, Decision::Deny);
     }
 }

@@ -30,6 +30,7 @@ use serde_json::{json, Value};
 use wicket::approver::{self, Answer, Approver, Consent, Question, TerminalApprover};
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides, Placement};
+use wicket::gate::{settle, Pending};
 use wicket::trust::{PinKind, TrustStore, TRUST_FILE};
 use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
@@ -586,8 +587,8 @@ struct Forwarded {
 struct Held {
     id: Value,
     line: Vec<u8>,
-    call: ToolCall,
-    verdict: Verdict,
+    /// The call, why it asks, and the rule "always" may store.
+    pending: Pending,
     /// For an elicitation: the gateway's request id (key) and when it times out.
     elicitation: Option<(String, Instant)>,
 }
@@ -888,9 +889,12 @@ impl Gateway {
                             }
                             let v = Verdict::deny(
                                 By::User,
-                                format!("the client cancelled the call before it was decided: {}", h.verdict.reason),
+                                format!(
+                                    "the client cancelled the call before it was decided: {}",
+                                    h.pending.verdict().reason
+                                ),
                             );
-                            self.record(Some(&h.call), "", v);
+                            self.record(Some(h.pending.call()), "", v);
                         }
                     }
                     None => {
@@ -1051,17 +1055,17 @@ impl Gateway {
     }
 
     fn ask(&mut self, id: Value, bytes: Vec<u8>, call: ToolCall, verdict: Verdict) {
-        let always = self.policy.always_allow_rule(&call);
-        let question = Question::for_call(&call, &verdict, always, self.sandboxed);
+        let pending = Pending::new(&self.policy, call, verdict);
+        let question = pending.question(self.sandboxed);
         let key = self.next_own;
         self.next_own += 1;
         let size = question.tool.len() + question.what.len() + question.reason.len();
         if size > approver::MAX_QUESTION_BYTES {
             let v = Verdict::deny(
                 By::Input,
-                format!("the call is too large to show a person ({size} bytes): {}", verdict.reason),
+                format!("the call is too large to show a person ({size} bytes): {}", pending.verdict().reason),
             );
-            let v = self.record(Some(&call), "", v);
+            let v = self.record(Some(pending.call()), "", v);
             self.finish(id, bytes, v);
             return;
         }
@@ -1070,13 +1074,13 @@ impl Gateway {
             let request = json!({"jsonrpc": "2.0", "id": own, "method": "elicitation/create", "params": elicitation_params(&self.name, &question)});
             let deadline = Instant::now() + self.timeout;
             self.elicitations.insert(id_key(&own), key);
-            self.held.insert(key, Held { id, line: bytes, call, verdict, elicitation: Some((id_key(&own), deadline)) });
+            self.held.insert(key, Held { id, line: bytes, pending, elicitation: Some((id_key(&own), deadline)) });
             self.send_client(&request);
             return;
         }
         if let Some(tty) = &self.tty {
             if tty.send((key, question)).is_ok() {
-                self.held.insert(key, Held { id, line: bytes, call, verdict, elicitation: None });
+                self.held.insert(key, Held { id, line: bytes, pending, elicitation: None });
                 return;
             }
             self.tty = None;
@@ -1085,10 +1089,10 @@ impl Gateway {
             By::Unattended,
             format!(
                 "{} (nobody can be asked: no terminal, and the client does not support elicitation)",
-                verdict.reason
+                pending.verdict().reason
             ),
         );
-        let v = self.record(Some(&call), "", v);
+        let v = self.record(Some(pending.call()), "", v);
         self.finish(id, bytes, v);
     }
 
@@ -1110,15 +1114,7 @@ impl Gateway {
             return Answer::Deny;
         }
         let choice = result.and_then(|r| r.get("content")).and_then(|c| c.get("decision")).and_then(Value::as_str);
-        match choice {
-            Some("once") => Answer::Once,
-            Some("session") => Answer::Session,
-            Some("always") => match self.policy.always_allow_rule(&held.call) {
-                Some(rule) => Answer::Always(rule),
-                None => Answer::Deny,
-            },
-            _ => Answer::Deny,
-        }
+        held.pending.answer_word(choice.unwrap_or("deny"))
     }
 
     /// The person's answer to a held call.
@@ -1127,23 +1123,8 @@ impl Gateway {
         if let Some((e, _)) = &h.elicitation {
             self.elicitations.remove(e);
         }
-        let v = match &answer {
-            Answer::Deny => Verdict::deny(By::User, format!("the person said no: {}", h.verdict.reason)),
-            a => Verdict::allow(By::User, format!("the person said yes ({})", answer_word(a))),
-        };
-        let v = self.record(Some(&h.call), "", v);
-        if v.decision == Decision::Allow {
-            match answer {
-                Answer::Session => self.session.allow_call(&h.call),
-                Answer::Always(rule) => {
-                    self.session.allow_call(&h.call);
-                    if let Err(e) = self.session.add_rule(rule) {
-                        eprintln!("wicket: the \"always\" rule could not be added: {e}");
-                    }
-                }
-                _ => {}
-            }
-        }
+        let v = settle(&mut self.session, &h.pending, answer);
+        let v = self.record(Some(h.pending.call()), "", v);
         self.finish(h.id, h.line, v);
     }
 
@@ -1188,9 +1169,9 @@ impl Gateway {
             }
             let v = Verdict::deny(
                 By::Unattended,
-                format!("nobody answered the question in {:?}: {}", self.timeout, h.verdict.reason),
+                format!("nobody answered the question in {:?}: {}", self.timeout, h.pending.verdict().reason),
             );
-            let v = self.record(Some(&h.call), "", v);
+            let v = self.record(Some(h.pending.call()), "", v);
             self.finish(h.id, h.line, v);
         }
     }
@@ -1198,8 +1179,11 @@ impl Gateway {
     fn client_gone(&mut self, why: &str) {
         self.client_open = false;
         for (_, h) in std::mem::take(&mut self.held) {
-            let v = Verdict::deny(By::Unattended, format!("{why} before the call was decided: {}", h.verdict.reason));
-            self.record(Some(&h.call), "", v);
+            let v = Verdict::deny(
+                By::Unattended,
+                format!("{why} before the call was decided: {}", h.pending.verdict().reason),
+            );
+            self.record(Some(h.pending.call()), "", v);
         }
         self.elicitations.clear();
     }
@@ -1313,20 +1297,11 @@ impl Gateway {
         }
         self.abandoned.clear();
         for (_, h) in std::mem::take(&mut self.held) {
-            let v = Verdict::deny(By::Policy, format!("{why}: {}", h.verdict.reason));
-            self.record(Some(&h.call), "", v);
+            let v = Verdict::deny(By::Policy, format!("{why}: {}", h.pending.verdict().reason));
+            self.record(Some(h.pending.call()), "", v);
             self.send_client(&error(h.id, INTERNAL_ERROR, &why));
         }
         self.elicitations.clear();
-    }
-}
-
-fn answer_word(a: &Answer) -> &'static str {
-    match a {
-        Answer::Once => "once",
-        Answer::Session => "for this session",
-        Answer::Always(_) => "always",
-        Answer::Deny => "no",
     }
 }
 

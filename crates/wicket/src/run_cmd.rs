@@ -12,10 +12,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use wicket::approver::{Answer, Approver, Question, TerminalApprover};
+use wicket::approver::{Answer, Approver, TerminalApprover};
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides, Placement};
 use wicket::consent::TerminalConsent;
+use wicket::gate::{settle, step, Step};
 use wicket::net::{NetRun, SharedRecorder, BLOCKED_LINE};
 use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
@@ -138,39 +139,31 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         r.verdict
     };
-    let verdict = policy.decide(&call, &session);
-    let verdict = if verdict.decision == Decision::Ask { verdict } else { record(&mut audit, verdict) };
-    match verdict.decision {
-        Decision::Allow => {}
-        Decision::Deny => {
-            eprintln!("wicket: refused ({}): {}", verdict.by, verdict.reason);
-            return Ok(ExitCode::from(126));
-        }
-        Decision::Ask => {
-            let always = policy.always_allow_rule(&call);
-            let question = Question::for_call(&call, &verdict, always, sandboxed);
+    let verdict = match step(&policy, &session, &call) {
+        Step::Done(v) => record(&mut audit, v),
+        Step::Ask(pending) => {
+            let question = pending.question(sandboxed);
             let answer = match TerminalApprover::open() {
                 Ok(mut tty) => tty.ask(&question),
                 Err(e) => {
-                    record(&mut audit, Verdict::deny(By::Unattended, format!("{} ({e})", verdict.reason)));
-                    eprintln!("wicket: refused: {} ({e})", verdict.reason);
+                    let why = &pending.verdict().reason;
+                    record(&mut audit, Verdict::deny(By::Unattended, format!("{why} ({e})")));
+                    eprintln!("wicket: refused: {why} ({e})");
                     return Ok(ExitCode::from(126));
                 }
             };
-            if answer == Answer::Deny {
-                record(&mut audit, Verdict::deny(By::User, format!("the person said no: {}", verdict.reason)));
+            let said_no = answer == Answer::Deny;
+            let v = record(&mut audit, settle(&mut session, &pending, answer));
+            if said_no {
                 eprintln!("wicket: refused by you: {}", question.what);
                 return Ok(ExitCode::from(126));
             }
-            let allowed = record(&mut audit, Verdict::allow(By::User, format!("the person said yes ({answer:?})")));
-            if allowed.decision != Decision::Allow {
-                eprintln!("wicket: refused: {}", allowed.reason);
-                return Ok(ExitCode::from(126));
-            }
-            if matches!(answer, Answer::Session | Answer::Always(_)) {
-                session.allow_call(&call);
-            }
+            v
         }
+    };
+    if verdict.decision != Decision::Allow {
+        eprintln!("wicket: refused ({}): {}", verdict.by, verdict.reason);
+        return Ok(ExitCode::from(126));
     }
     // A check that could not run counts as failed.
     let holds = |c: std::io::Result<std::thread::JoinHandle<bool>>| c.ok().and_then(|h| h.join().ok()).unwrap_or(false);

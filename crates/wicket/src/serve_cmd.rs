@@ -31,6 +31,8 @@ use wicket::net::{NetRun, SharedRecorder};
 use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, Target, ToolCall, Verdict};
 
+use wicket::gate::{settle, Pending};
+
 use crate::check_cmd::{build_policy, CheckArgs};
 use crate::owed::{Owed, Ticket};
 
@@ -491,13 +493,14 @@ impl Server {
     fn ask(&mut self, call: &ToolCall, verdict: Verdict) -> Verdict {
         let id = format!("wicket-approval-{}", self.next_id);
         self.next_id += 1;
-        let always = self.policy.always_allow_rule(call).map(|r| r.to_string());
+        let pending = Pending::new(&self.policy, call.clone(), verdict);
+        let reason = pending.verdict().reason.clone();
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "approval/request", "params": {
-            "tool": call.tool, "input": call.input, "reason": verdict.reason, "by": verdict.by.as_str(),
-            "always_allow_rule": always,
+            "tool": call.tool, "input": call.input, "reason": reason, "by": pending.verdict().by.as_str(),
+            "always_allow_rule": pending.always().map(ToString::to_string),
         }});
         if self.send(&request).is_err() {
-            return Verdict::deny(By::Unattended, format!("{} (the client cannot be asked)", verdict.reason));
+            return Verdict::deny(By::Unattended, format!("{reason} (the client cannot be asked)"));
         }
         let deadline = Instant::now() + self.timeout;
         loop {
@@ -507,11 +510,11 @@ impl Server {
                 Err(RecvTimeoutError::Timeout) => {
                     return Verdict::deny(
                         By::Unattended,
-                        format!("nobody answered the approval request in {:?}: {}", self.timeout, verdict.reason),
+                        format!("nobody answered the approval request in {:?}: {reason}", self.timeout),
                     )
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Verdict::deny(By::Unattended, format!("the client went away: {}", verdict.reason))
+                    return Verdict::deny(By::Unattended, format!("the client went away: {reason}"))
                 }
             };
             let is_answer = matches!(&msg, Incoming::Message(m, _)
@@ -521,32 +524,10 @@ impl Server {
                 continue;
             }
             let Incoming::Message(m, _) = msg else { continue };
-            let answer = m.get("result").and_then(|r| r.get("answer")).and_then(Value::as_str).unwrap_or("deny");
-            return match answer {
-                "once" => Verdict::allow(By::User, "the client's person said yes (once)"),
-                "session" => {
-                    self.session.allow_call(call);
-                    Verdict::allow(By::User, "the client's person said yes (for this session)")
-                }
-                // The rule is the one the request showed; the client cannot name another.
-                "always" => match self.policy.always_allow_rule(call) {
-                    Some(rule) => {
-                        let text = rule.to_string();
-                        match self.session.add_rule(rule) {
-                            Ok(()) => Verdict::allow(
-                                By::User,
-                                format!("the client's person said yes and allowed {text} for this session"),
-                            ),
-                            Err(e) => Verdict::deny(By::Policy, format!("cannot store the rule {text}: {e}")),
-                        }
-                    }
-                    None => Verdict::deny(
-                        By::User,
-                        format!("\"always\" was not offered for this call (no always_allow_rule): {}", verdict.reason),
-                    ),
-                },
-                _ => Verdict::deny(By::User, format!("the person said no: {}", verdict.reason)),
-            };
+            // An error response, a missing or unknown answer all deny; "always" is the rule
+            // the request showed, never one the client names.
+            let word = m.get("result").and_then(|r| r.get("answer")).and_then(Value::as_str).unwrap_or("deny");
+            return settle(&mut self.session, &pending, pending.answer_word(word));
         }
     }
 }
