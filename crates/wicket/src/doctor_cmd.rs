@@ -103,7 +103,7 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
             ),
         }
     }
-    for w in hook_timeout_warnings(&root) {
+    for w in hook_timeout_warnings(&root).into_iter().chain(gemini_matcher_warnings(&root)) {
         println!("warning: {w}");
     }
     let loaded = config::load(&root)?;
@@ -140,6 +140,41 @@ fn hook_files(root: &std::path::Path) -> Vec<(PathBuf, u64)> {
     files.extend(codex_home.map(|c| (c.join("hooks.json"), 1000)));
     files.push((root.join(".codex/hooks.json"), 1000));
     files
+}
+
+/// A warning for each Gemini CLI hook group that runs `wicket hook gemini` but whose matcher,
+/// read as Gemini CLI reads it (a regular expression), does not cover its MCP tools
+/// (`mcp_<server>_<tool>`; the matcher older versions of `wicket init` wrote covered only
+/// `mcp__…`): those calls would run ungated.
+pub fn gemini_matcher_warnings(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for (file, _) in hook_files(root).into_iter().filter(|(f, _)| f.ends_with(".gemini/settings.json")) {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        let groups = v.pointer("/hooks/BeforeTool").and_then(serde_json::Value::as_array).into_iter().flatten();
+        for g in groups {
+            let ours = g.get("hooks").and_then(serde_json::Value::as_array).into_iter().flatten().any(|h| {
+                h.get("command").and_then(serde_json::Value::as_str).is_some_and(|c| c.contains(" hook gemini"))
+            });
+            if !ours {
+                continue;
+            }
+            let matcher = g.get("matcher").and_then(serde_json::Value::as_str).unwrap_or("").trim();
+            // As Gemini CLI reads it: empty or `*` matches every tool, else a regular
+            // expression (one that does not compile is compared as a plain name).
+            let covers = matcher.is_empty()
+                || matcher == "*"
+                || regex::Regex::new(matcher).is_ok_and(|r| r.is_match("mcp_server_tool"));
+            if !covers {
+                out.push(format!(
+                    "{}: the wicket hook's matcher {matcher:?} does not cover Gemini CLI's MCP tools \
+(mcp_<server>_<tool>), so their calls are not gated; run `wicket init gemini` again to update it",
+                    file.display()
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// A warning for each installed wicket hook whose timeout is not above wicket's own deadline:

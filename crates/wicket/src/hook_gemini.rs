@@ -1,8 +1,8 @@
 //! `wicket hook gemini`: Gemini CLI's `BeforeTool` command hook.
 //!
 //! Gemini CLI sends one JSON object on stdin (`tool_name` such as `run_shell_command`,
-//! `read_file`, `replace`, or `mcp__<server>__<tool>`, with the model's arguments in
-//! `tool_input`) and reads `{"decision": "deny", "reason": …}` from stdout or a blocking exit 2
+//! `read_file`, `replace`, or `mcp_<server>_<tool>` with `mcp_context` naming the server and
+//! the tool, with the model's arguments in `tool_input`) and reads `{"decision": "deny", "reason": …}` from stdout or a blocking exit 2
 //! (see `docs/integrations.md`). The hard questions: Gemini CLI goes on when a hook exits with
 //! any other status or times out, and its hook cannot ask the person, so internal errors are a
 //! deny with exit 2 and asks are denies that say how to allow the call; and some tools hide
@@ -73,10 +73,32 @@ enum Mapped {
     Unclear(String),
 }
 
+/// The wicket name of a Gemini CLI MCP tool. Gemini CLI names them `mcp_<server>_<tool>`, which
+/// cannot be split (either part may hold `_`), and says which server and tool in `mcp_context`;
+/// wicket's rules name them `mcp__<server>__<tool>`. Older versions sent that form as the name.
+fn mcp_name(name: &str, context: Option<&Value>) -> Option<Result<String, String>> {
+    if !name.starts_with("mcp_") {
+        return None;
+    }
+    let part = |field: &str| {
+        context.and_then(|c| c.get(field)).and_then(Value::as_str).filter(|s| !s.is_empty() && !s.contains("__"))
+    };
+    Some(match (part("server_name"), part("tool_name")) {
+        (Some(server), Some(tool)) => Ok(format!("mcp__{server}__{tool}")),
+        _ if name.starts_with("mcp__") && context.is_none() => Ok(name.to_string()),
+        _ => Err(format!(
+            "the MCP tool {name:?} comes without an mcp_context that names its server and tool plainly, so \
+             wicket cannot tell which mcp__<server>__<tool> rules apply"
+        )),
+    })
+}
+
 /// Map a Gemini CLI tool call to wicket's. Relative paths are made absolute against `cwd`.
-fn map_tool(name: &str, input: &Value, cwd: &Path, root: &Path) -> Result<Mapped> {
-    if name.starts_with("mcp__") {
-        return Ok(Mapped::Calls(vec![ToolCall::new(name, input.clone())]));
+fn map_tool(name: &str, input: &Value, mcp_context: Option<&Value>, cwd: &Path, root: &Path) -> Result<Mapped> {
+    match mcp_name(name, mcp_context) {
+        Some(Ok(mapped)) => return Ok(Mapped::Calls(vec![ToolCall::new(mapped, input.clone())])),
+        Some(Err(why)) => return Ok(Mapped::Unclear(why)),
+        None => {}
     }
     if PASS_THROUGH.contains(&name) {
         return Ok(Mapped::PassThrough);
@@ -238,7 +260,7 @@ fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<Answer> {
         bail!("`wicket hook gemini` answers BeforeTool, not {event_name:?}")
     }
     let root = args.root.clone().unwrap_or_else(|| cwd.clone());
-    let mapped = map_tool(tool_name, &input, &cwd, &root)?;
+    let mapped = map_tool(tool_name, &input, p.get("mcp_context").filter(|c| !c.is_null()), &cwd, &root)?;
     let calls: Vec<(ToolCall, Option<Verdict>)> = match mapped {
         Mapped::PassThrough => return Ok(Answer { json: json!({}), code: 0 }),
         Mapped::Calls(calls) => calls.into_iter().map(|c| (c, None)).collect(),
@@ -285,6 +307,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn mcp_tools_are_named_from_their_context() {
+        let ctx = json!({"server_name": "my_fs", "tool_name": "read_text_file", "command": "npx"});
+        /// The tool name, its context, and the wicket name (`Err`: cannot be judged; `None`:
+        /// not an MCP tool).
+        type Case<'a> = (&'a str, Option<&'a Value>, Option<Result<&'a str, ()>>);
+        let cases: &[Case] = &[
+            ("mcp_my_fs_read_text_file", Some(&ctx), Some(Ok("mcp__my_fs__read_text_file"))),
+            // The context names the server and tool, whatever the name says.
+            ("mcp_other_thing", Some(&ctx), Some(Ok("mcp__my_fs__read_text_file"))),
+            ("mcp__my_fs__read_text_file", None, Some(Ok("mcp__my_fs__read_text_file"))),
+            ("mcp_my_fs_read_text_file", None, Some(Err(()))),
+            ("mcp_x_y", Some(&json!({"server_name": "a__b", "tool_name": "y"})), Some(Err(()))),
+            ("mcp_x_y", Some(&json!({"server_name": "x"})), Some(Err(()))),
+            ("mcp__x__y", Some(&json!({"server_name": "", "tool_name": "y"})), Some(Err(()))),
+            ("read_file", Some(&ctx), None),
+        ];
+        for (name, context, want) in cases {
+            let got = mcp_name(name, *context);
+            let got = got.as_ref().map(|r| r.as_deref().map_err(|_| ()));
+            assert_eq!(got, *want, "{name} {context:?}");
+        }
+    }
+
+    #[test]
     fn urls_are_found_in_the_prompt() {
         assert_eq!(
             urls_in("Summarise https://example.com/a and (http://10.0.0.1:8080/x)."),
@@ -307,12 +353,12 @@ mod tests {
     #[test]
     fn a_shell_folder_other_than_the_root_is_part_of_the_command() {
         let root = Path::new("/p");
-        let m = map_tool("run_shell_command", &json!({"command": "ls", "dir_path": "sub dir"}), root, root);
+        let m = map_tool("run_shell_command", &json!({"command": "ls", "dir_path": "sub dir"}), None, root, root);
         let Ok(Mapped::Calls(c)) = m else { panic!("not mapped") };
         assert_eq!(c[0].input["command"], "cd '/p/sub dir' && ls");
-        let m = map_tool("run_shell_command", &json!({"command": "ls", "dir_path": "/p/."}), root, root);
+        let m = map_tool("run_shell_command", &json!({"command": "ls", "dir_path": "/p/."}), None, root, root);
         let Ok(Mapped::Calls(c)) = m else { panic!("not mapped") };
         assert_eq!(c[0].input["command"], "ls");
-        assert!(map_tool("read_file", &json!({"file_path": "a", "absolute_path": "/b"}), root, root).is_err());
+        assert!(map_tool("read_file", &json!({"file_path": "a", "absolute_path": "/b"}), None, root, root).is_err());
     }
 }

@@ -79,8 +79,9 @@ pub struct InitGeminiArgs {
 /// The Codex tools the hook judges: its shell tools (all sent as `Bash`), patches, MCP tools.
 pub const CODEX_MATCHER: &str = "^(Bash|apply_patch|mcp__.*)$";
 
-/// The Gemini CLI tools the hook judges (old and new names of the search tool).
-pub const GEMINI_MATCHER: &str = "^(run_shell_command|read_file|read_many_files|write_file|replace|glob|grep_search|search_file_content|list_directory|web_fetch|google_web_search|mcp__.*)$";
+/// The Gemini CLI tools the hook judges (old and new names of the search tool; MCP tools are
+/// `mcp_<server>_<tool>`, which also matches the older `mcp__` names).
+pub const GEMINI_MATCHER: &str = "^(run_shell_command|read_file|read_many_files|write_file|replace|glob|grep_search|search_file_content|list_directory|web_fetch|google_web_search|mcp_.*)$";
 
 /// Gemini CLI reads hook timeouts in milliseconds.
 pub const GEMINI_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;

@@ -136,7 +136,7 @@ fn every_codex_fixture_gets_its_documented_answer() {
 
 #[test]
 fn every_gemini_fixture_gets_its_documented_answer() {
-    run_fixtures("gemini", "gemini_hooks.jsonl", 30);
+    run_fixtures("gemini", "gemini_hooks.jsonl", 37);
 }
 
 fn codex_payload(root: &Path, event: &str, tool: &str, input: Value) -> String {
@@ -326,6 +326,31 @@ fn a_blocked_ask_tells_the_person_how_to_allow_it() {
     assert_eq!(answer(&out), json!({}), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
+#[test]
+fn gemini_mcp_calls_are_decided_under_the_server_and_tool_their_context_names() {
+    let e = env();
+    // Gemini CLI's own naming: `mcp_<server>_<tool>`, with the parts in `mcp_context`.
+    let call = |rules: &str| {
+        std::fs::write(e.wicket_home().join("settings.json"), rules).unwrap();
+        let mut p: Value = serde_json::from_str(&gemini_payload(
+            &e.root,
+            "mcp_my_fs_read_text_file",
+            json!({"path": e.root.join("README.md")}),
+        ))
+        .unwrap();
+        p["mcp_context"] = json!({"server_name": "my_fs", "tool_name": "read_text_file", "command": "npx"});
+        let out = wicket(&e, &["hook", "gemini"], &p.to_string(), &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        answer(&out)
+    };
+    let allowed = call(r#"{"permissions": {"allow": ["mcp__my_fs__read_text_file"]}}"#);
+    assert_eq!(allowed, json!({}), "the allow rule for mcp__my_fs__read_text_file did not apply");
+    let denied = call(r#"{"permissions": {"allow": ["mcp__my_fs__read_text_file"], "deny": ["mcp__my_fs__*"]}}"#);
+    assert_eq!(denied["decision"], "deny", "the deny rule for mcp__my_fs__* did not apply: {denied}");
+    let unruled = call(r#"{"permissions": {"allow": ["mcp__other__read_text_file"]}}"#);
+    assert_eq!(unruled["decision"], "deny", "{unruled}");
+}
+
 fn init(e: &Env, agent: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
     let mut a = vec!["init", agent];
     a.extend_from_slice(args);
@@ -387,6 +412,29 @@ fn init_codex_honours_codex_home_and_project() {
 }
 
 #[test]
+fn doctor_warns_about_a_gemini_hook_that_misses_mcp_tools_until_init_updates_it() {
+    let e = env();
+    let file = e.home.join(".gemini/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    // What `wicket init gemini` wrote before Gemini CLI named MCP tools `mcp_<server>_<tool>`.
+    let old = json!({"hooks": {"BeforeTool": [{"matcher": "^(run_shell_command|read_file|mcp__.*)$",
+        "hooks": [{"name": "wicket", "type": "command", "command": "/usr/bin/wicket hook gemini", "timeout": 10000}]}]}});
+    std::fs::write(&file, old.to_string()).unwrap();
+    let doctor = || {
+        let out = wicket(&e, &["doctor", "--root", e.root.to_str().unwrap()], "", &[]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let report = doctor();
+    assert!(
+        report.contains("does not cover Gemini CLI's MCP tools") && report.contains(".gemini/settings.json"),
+        "{report}"
+    );
+    assert!(init(&e, "gemini", &[], &[]).status.success());
+    let report = doctor();
+    assert!(!report.contains("does not cover Gemini CLI's MCP tools"), "init did not update the matcher: {report}");
+}
+
+#[test]
 fn init_gemini_merges_settings_and_warns_when_hooks_are_off() {
     let e = env();
     let file = e.home.join(".gemini/settings.json");
@@ -404,7 +452,7 @@ fn init_gemini_merges_settings_and_warns_when_hooks_are_off() {
     let groups = after["hooks"]["BeforeTool"].as_array().unwrap();
     assert_eq!(groups[0], before["hooks"]["BeforeTool"][0]);
     let matcher = groups[1]["matcher"].as_str().unwrap();
-    for t in ["run_shell_command", "read_file", "write_file", "replace", "grep_search", "web_fetch", "mcp__"] {
+    for t in ["run_shell_command", "read_file", "write_file", "replace", "grep_search", "web_fetch", "|mcp_.*"] {
         assert!(matcher.contains(t), "{matcher} lacks {t}");
     }
     let ours = &groups[1]["hooks"][0];
