@@ -440,6 +440,150 @@ pub struct BadGlob {
     pub why: String,
 }
 
+/// The tools wicket decides under its own names (every other call is an MCP tool,
+/// `mcp__<server>__<tool>`).
+pub const TOOLS: &[&str] = &["bash", "read_file", "write_file", "edit_file", "glob", "grep", "web_fetch", "web_search"];
+
+/// Read a rule as written in settings or on the command line: wicket's own form as it is, and
+/// Claude Code's permission syntax (`Bash(npm run test:*)`, `Read(./.env)`, `Edit(src/**)`,
+/// `WebFetch(domain:example.com)`) as the wicket rules with the meaning Claude Code gives it.
+/// A rule that could never match (a tool wicket does not decide, a URL where a host belongs, an
+/// MCP name without its tool) is an error that says what to write instead: a deny rule that
+/// does nothing is a hole, not a style problem.
+pub fn expand(text: &str) -> Result<Vec<Rule>, RuleError> {
+    let rule = Rule::parse(text)?;
+    let err = |why: String| RuleError { rule: text.trim().to_string(), why };
+    let with = |tools: &[&str], pattern: Option<String>| -> Vec<Rule> {
+        tools.iter().map(|t| Rule { tool: (*t).to_string(), pattern: pattern.clone() }).collect()
+    };
+    let claude_path = |p: &Option<String>| -> Result<Option<String>, RuleError> {
+        let Some(p) = p else { return Ok(None) };
+        let p = p.trim();
+        if let Some(abs) = p.strip_prefix("//") {
+            return Ok(Some(format!("/{abs}")));
+        }
+        if p.starts_with('/') {
+            return Err(err(format!(
+                "in Claude Code's syntax `{p}` is relative to the settings file, which wicket cannot know here; \
+                 write `{}` for a path in the project, or `/{p}` for the absolute path",
+                p.trim_start_matches('/')
+            )));
+        }
+        Ok(Some(p.strip_prefix("./").unwrap_or(p).to_string()))
+    };
+    let tool = rule.tool.as_str();
+    let rules = match tool {
+        // Claude Code's names: its `Bash(cmd:*)` prefix form is wicket's own too.
+        "Bash" => with(&["bash"], rule.pattern.clone()),
+        "Read" => with(&["read_file", "glob", "grep"], claude_path(&rule.pattern)?),
+        "Edit" => with(&["edit_file", "write_file"], claude_path(&rule.pattern)?),
+        "Write" => with(&["write_file"], claude_path(&rule.pattern)?),
+        "MultiEdit" | "NotebookEdit" => with(&["edit_file"], claude_path(&rule.pattern)?),
+        "Glob" => with(&["glob"], claude_path(&rule.pattern)?),
+        "Grep" => with(&["grep"], claude_path(&rule.pattern)?),
+        "WebSearch" => with(&["web_search"], rule.pattern.clone()),
+        "WebFetch" => match rule.pattern.as_deref().map(str::trim) {
+            None => with(&["web_fetch"], None),
+            Some(p) => match p.strip_prefix("domain:") {
+                Some(host) => with(&["web_fetch"], Some(host.trim().to_string())),
+                None => {
+                    return Err(err(format!(
+                        "Claude Code's WebFetch rules name a host as `WebFetch(domain:example.com)`; `{p}` is not one"
+                    )))
+                }
+            },
+        },
+        _ => vec![rule],
+    };
+    for r in &rules {
+        check_tool(r).map_err(&err)?;
+    }
+    Ok(rules)
+}
+
+/// Why a rule in wicket's own form could never match, with what to write instead.
+fn check_tool(rule: &Rule) -> Result<(), String> {
+    let tool = rule.tool.as_str();
+    if let Some(prefix) = tool.strip_suffix('*') {
+        // A prefix must be able to cover something: a tool of wicket's or an MCP tool.
+        let covers =
+            TOOLS.iter().any(|t| t.starts_with(prefix)) || "mcp__".starts_with(prefix) || prefix.starts_with("mcp__");
+        return if covers { Ok(()) } else { Err(unknown(tool)) };
+    }
+    if let Some(rest) = tool.strip_prefix("mcp__") {
+        return match rest.split_once("__") {
+            Some((server, name)) if !server.is_empty() && !name.is_empty() => Ok(()),
+            _ => Err(format!(
+                "MCP tools are named `mcp__<server>__<tool>`; for every tool of the server `{}` write `mcp__{}__*`",
+                rest.trim_end_matches('_'),
+                rest.trim_end_matches('_')
+            )),
+        };
+    }
+    if !TOOLS.contains(&tool) {
+        return Err(unknown(tool));
+    }
+    if let (Some(p), "web_fetch") = (rule.pattern.as_deref().map(str::trim), tool) {
+        if let Err(e) = HostPattern::parse(p) {
+            let host = p
+                .split_once("://")
+                .map_or(p, |(_, rest)| rest)
+                .trim_start_matches("domain:")
+                .split(['/', '?', '#'])
+                .next()
+                .unwrap_or("");
+            return Err(format!(
+                "a web_fetch rule names a host (`example.com`, `*.example.com`), so this one could never match ({e}); \
+                 write `web_fetch({host})`"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The error for a tool name wicket does not decide, with the nearest one it does.
+fn unknown(tool: &str) -> String {
+    let claude =
+        ["Bash", "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Glob", "Grep", "WebFetch", "WebSearch"];
+    let bare = tool.trim_end_matches('*');
+    // Nearest by spelling, ignoring case; wicket's own name first on a tie.
+    let nearest = TOOLS
+        .iter()
+        .map(|t| (t, 0))
+        .chain(claude.iter().map(|t| (t, 1)))
+        .map(|(t, rank)| (distance(&bare.to_ascii_lowercase(), &t.to_ascii_lowercase()), rank, *t))
+        .min()
+        .filter(|(d, _, _)| *d <= 2)
+        .map(|(_, _, t)| format!("did you mean `{t}`? "))
+        .unwrap_or_default();
+    let gemini = bare
+        .strip_prefix("mcp_")
+        .filter(|r| !r.starts_with('_'))
+        .map(|_| "MCP tools are named `mcp__<server>__<tool>` (two underscores each); ".to_string())
+        .unwrap_or_default();
+    format!(
+        "wicket decides no tool named `{tool}`, so the rule could never match; {nearest}{gemini}the tools are {}, \
+         and `mcp__<server>__<tool>`; Claude Code's Bash, Read, Edit, Write, WebFetch and WebSearch are read as those",
+        TOOLS.join(", ")
+    )
+}
+
+/// Levenshtein distance of two short names.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 /// Check that a rule's pattern compiles as a path glob wherever [`RuleSet::new`] would compile
 /// one; used when settings load, so the error can name the file and position of the rule.
 /// Bare rules, `*` and `bash` patterns (a command pattern need not be a glob) always pass.
@@ -618,7 +762,10 @@ impl RuleSet {
 
     /// Parse and compile rule texts.
     pub fn parse<S: AsRef<str>>(texts: &[S], home: Option<&str>, opts: GlobOptions) -> Result<RuleSet, RuleError> {
-        let rules = texts.iter().map(|t| Rule::parse(t.as_ref())).collect::<Result<Vec<_>, _>>()?;
+        let mut rules = Vec::with_capacity(texts.len());
+        for t in texts {
+            rules.extend(expand(t.as_ref())?);
+        }
         RuleSet::new(rules, home, opts)
     }
 

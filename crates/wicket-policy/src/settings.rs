@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::mode::Mode;
-use crate::rules::{check_path_glob, Rule, RULE_FORMS};
+use crate::rules::{check_path_glob, RULE_FORMS};
 
 /// One settings file.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -183,9 +183,11 @@ impl Settings {
             for (i, rule) in list.iter().enumerate() {
                 // A bad glob is found here, not only when the policy is compiled from every
                 // file's rules together, so the error can say which file and where.
-                let problem = match Rule::parse(rule) {
+                let problem = match crate::rules::expand(rule) {
                     Err(e) => Some(format!("rule {:?} is not valid: {}; {RULE_FORMS}", e.rule, e.why)),
-                    Ok(parsed) => check_path_glob(&parsed).err().map(|e| format!("rule {rule:?}: {e}")),
+                    Ok(parsed) => {
+                        parsed.iter().find_map(|p| check_path_glob(p).err()).map(|e| format!("rule {rule:?}: {e}"))
+                    }
                 };
                 if let Some(message) = problem {
                     let (line, column) =
@@ -347,19 +349,20 @@ mod tests {
             Settings::parse("{\n  \"permissions\": {\n    \"alow\": []\n  }\n}", "s.json").expect_err("unknown key");
         assert_eq!((e.file.as_str(), e.line, e.path.as_str()), ("s.json", 3, "permissions.alow"));
         assert!(e.message.contains("alow"), "{e}");
-        let e = Settings::parse("{\"permissions\": {\"allow\": [\"ok\", \"bash(\"]}}", "s.json").expect_err("bad rule");
+        let e =
+            Settings::parse("{\"permissions\": {\"allow\": [\"grep\", \"bash(\"]}}", "s.json").expect_err("bad rule");
         assert_eq!(e.path, "permissions.allow[1]");
-        assert_eq!((e.line, e.column), (1, 34));
+        assert_eq!((e.line, e.column), (1, 36));
         let e = Settings::parse("{\"permissions\": {\n  \"deny\": [\"bash([a-)\", \"read_file([a-)\"]}}", "s.json")
             .expect_err("bad glob");
         assert_eq!((e.path.as_str(), e.line, e.column), ("permissions.deny[1]", 2, 25));
         assert!(e.message.contains("\"[a-\" is not a valid glob: unclosed character class"), "{e}");
         // The rule's own position: not an equal string earlier in the file, and found when
         // written with escapes.
-        let text = "{\"examples\": {}, \"permissions\": {\"ask\": [\"x\", \"read_file([a-)\"],\n\"deny\": [\"bash(ls)\",\n  \"read_file(\\u005ba-)\"]}}";
+        let text = "{\"examples\": {}, \"permissions\": {\"ask\": [\"grep\", \"read_file([a-)\"],\n\"deny\": [\"bash(ls)\",\n  \"read_file(\\u005ba-)\"]}}";
         let e = Settings::parse(text, "s.json").expect_err("escaped bad glob");
         assert_eq!((e.path.as_str(), e.line, e.column), ("permissions.deny[1]", 3, 3), "{e}");
-        assert_eq!(locate_at(text, &["permissions", "ask"], 1), Some((1, 47)));
+        assert_eq!(locate_at(text, &["permissions", "ask"], 1), Some((1, 50)));
         assert_eq!(locate_at(text, &["permissions", "allow"], 0), None);
         // The escapes the message suggests are accepted.
         Settings::parse(r#"{"permissions": {"deny": ["read_file(a\\[b)", "read_file([[]c)"]}}"#, "s.json")

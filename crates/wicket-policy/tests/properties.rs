@@ -89,7 +89,7 @@ fn rule() -> impl Strategy<Value = String> {
         ])
         .prop_map(String::from),
     ]
-    .prop_filter("valid rule", |r| wicket_policy::Rule::parse(r).is_ok())
+    .prop_filter("valid rule", |r| wicket_policy::rules::expand(r).is_ok())
 }
 
 struct Fixture {

@@ -33,7 +33,7 @@ pub struct FetchArgs {
     /// Never ask: a URL that would ask is refused.
     #[arg(long)]
     pub unattended: bool,
-    /// An allow rule, as if in the user's settings (repeatable), e.g. `web_fetch(domain:example.com)`.
+    /// An allow rule, as if in the user's settings (repeatable), e.g. `web_fetch(example.com)` or `web_fetch(*.example.com)`.
     #[arg(long, value_name = "RULE")]
     pub allow: Vec<String>,
     /// A header sent to the first URL's origin only, never across hosts (repeatable).

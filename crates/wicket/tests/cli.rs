@@ -169,6 +169,32 @@ fn bad_globs_name_file_line_and_column_once() {
 }
 
 #[test]
+fn a_rule_that_could_never_match_is_an_error_with_its_place_and_what_to_write() {
+    let e = env();
+    let file = e.home.join(".wicket/settings.json");
+    std::fs::write(&file, "{\"permissions\": {\n  \"deny\": [\"Bash(git push:*)\",\n    \"bsh(rm -rf *)\"]}}\n")
+        .unwrap();
+    let out = run(&e, &["check"], r#"{"tool":"bash","input":{"command":"ls"}}"#);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("{}:3:5: permissions.deny[1]: ", file.display())), "{err}");
+    assert!(err.contains("did you mean `bash`"), "{err}");
+    // Claude Code's own syntax is read as it means there: the push is denied, other commands not.
+    std::fs::write(&file, r#"{"permissions": {"deny": ["Bash(git push:*)"], "allow": ["WebFetch(domain:docs.rs)"]}}"#)
+        .unwrap();
+    let push =
+        decision(&run(&e, &["check", "--no-sandbox"], r#"{"tool":"bash","input":{"command":"git push origin main"}}"#));
+    assert_eq!((push["decision"].as_str(), push["by"].as_str()), (Some("deny"), Some("rule")), "{push}");
+    let fetch = decision(&run(&e, &["check"], r#"{"tool":"web_fetch","input":{"url":"https://docs.rs/serde"}}"#));
+    assert_eq!(fetch["decision"], "allow", "{fetch}");
+    // The same mistakes given as flags are refused too.
+    for rule in ["web_fetch(https://docs.rs/)", "mcp__github", "Read(/src/**)"] {
+        let out = run(&e, &["check", "--deny", rule], r#"{"tool":"bash","input":{"command":"ls"}}"#);
+        assert_eq!(out.status.code(), Some(2), "{rule}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}
+
+#[test]
 fn bad_input_is_one_line_and_nonzero() {
     let e = env();
     for input in ["", "not json", r#"{"input":{}}"#, r#"{"tool":"bash","input":{},"extra":1}"#, "[1,2]"] {
