@@ -47,11 +47,15 @@ pub fn parse_mode(s: &str) -> Result<Mode, String> {
     s.parse().map_err(|e: wicket_policy::mode::ModeError| e.to_string())
 }
 
+/// The project root for a command run here: `--root` as given, else found from the current
+/// folder ([`config::project_root`]), with how it was found.
+pub fn project_root(root: Option<&std::path::Path>) -> Result<(PathBuf, config::RootFrom)> {
+    let here = std::env::current_dir().context("cannot read the current folder")?;
+    Ok(config::project_root(root, &here)?)
+}
+
 pub fn build_policy(args: &CheckArgs) -> Result<(Policy, config::Loaded)> {
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().context("cannot read the current folder")?,
-    };
+    let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
     let loaded = config::load(&root)?;
     // Never asks (a non-interactive contract): unconsented project parts are dropped, and the
     // notices go to stderr; stdout carries only decisions.
@@ -349,7 +353,8 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     let call = parse_call(&text)?;
     if explain {
         let mut trace = Trace::recording();
-        writeln!(out, "root: {}", policy.root().display())?;
+        let how = project_root(args.root.as_deref()).map(|(_, how)| how.to_string()).unwrap_or_default();
+        writeln!(out, "root: {} ({how})", policy.root().display())?;
         writeln!(out, "mode: {}", policy.mode())?;
         for f in &loaded.files {
             writeln!(out, "settings: {}", f.display())?;

@@ -32,6 +32,69 @@ pub enum ConfigError {
     /// No home folder for `$WICKET_HOME`.
     #[error("cannot find wicket's home folder: set WICKET_HOME or HOME")]
     NoHome,
+    /// No project holds the folder wicket started in, and that folder is `/` or the home folder.
+    #[error(
+        "no project here: {start} is {what}, which wicket never takes as a project root on its own (its rules \
+         and accept-edits would then cover everything in it); run it inside a project (a folder holding .git or \
+         .wicket), or pass --root {start} to mean it"
+    )]
+    NoProject {
+        /// Where the search started.
+        start: String,
+        /// "the root folder" or "your home folder".
+        what: &'static str,
+    },
+}
+
+/// How the project root was found (`explain` and `policy show` say it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootFrom {
+    /// Named by `--root`.
+    Flag,
+    /// The nearest folder at or above the start that holds this (`.wicket` or `.git`).
+    Marker(&'static str),
+    /// The start folder itself: no folder at or above it holds `.wicket` or `.git`.
+    Start,
+}
+
+impl std::fmt::Display for RootFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RootFrom::Flag => f.write_str("given by --root"),
+            RootFrom::Marker(m) => write!(f, "the nearest folder holding {m}"),
+            RootFrom::Start => f.write_str("the current folder (no .git or .wicket at or above it)"),
+        }
+    }
+}
+
+/// The project root: `explicit` (`--root`) as given; else the nearest folder at or above
+/// `start` (the current folder, or the folder an agent's payload names) that holds `.wicket/`
+/// or `.git`; else `start`. The search never takes `/` or the home folder (which holds wicket's
+/// own `.wicket`), and stops below them; without `--root`, either as the start is an error.
+pub fn project_root(explicit: Option<&Path>, start: &Path) -> Result<(PathBuf, RootFrom), ConfigError> {
+    if let Some(root) = explicit {
+        return Ok((root.to_path_buf(), RootFrom::Flag));
+    }
+    let home = home_dir();
+    let is_home = |d: &Path| home.as_deref().is_some_and(|h| h.components().eq(d.components()));
+    let is_top = |d: &Path| d.parent().is_none();
+    for dir in start.ancestors() {
+        if is_top(dir) || is_home(dir) {
+            break;
+        }
+        if dir.join(".wicket").is_dir() {
+            return Ok((dir.to_path_buf(), RootFrom::Marker(".wicket")));
+        }
+        // A folder, a `gitdir:` file (worktrees, submodules) or a link: git's own test.
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            return Ok((dir.to_path_buf(), RootFrom::Marker(".git")));
+        }
+    }
+    if is_top(start) || is_home(start) {
+        let what = if is_top(start) { "the root folder" } else { "your home folder" };
+        return Err(ConfigError::NoProject { start: start.display().to_string(), what });
+    }
+    Ok((start.to_path_buf(), RootFrom::Start))
 }
 
 /// Where wicket's own files live: `$WICKET_HOME`, or `~/.wicket`.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use wicket::config::{self, Placement};
 use wicket_sandbox::{Backend, Probe};
@@ -41,10 +41,7 @@ git config and agent/editor config"
 
 /// Print the report; the exit status says whether commands can run as configured.
 pub fn doctor(args: &DoctorArgs) -> Result<ExitCode> {
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().context("cannot read the current folder")?,
-    };
+    let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
     let probe = Probe::run();
     println!("kernel: {}", probe.kernel);
     match (&probe.bwrap_path, &probe.bwrap_version) {

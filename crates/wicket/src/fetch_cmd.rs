@@ -61,10 +61,7 @@ pub struct FetchArgs {
 
 /// Fetch, print the body, and return the exit status.
 pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().context("cannot read the current folder")?,
-    };
+    let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
     let loaded = config::load(&root)?;
     loaded.print_notices();
     let overrides =

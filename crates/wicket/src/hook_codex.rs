@@ -219,7 +219,8 @@ fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<Answer> {
     let Some(event) = parse_event(event_name) else {
         bail!("`wicket hook codex` answers PreToolUse and PermissionRequest, not {event_name:?}")
     };
-    let root = args.root.clone().unwrap_or_else(|| cwd.clone());
+    // The project the session's folder is in (the agent may have moved into a subfolder).
+    let root = wicket::config::project_root(args.root.as_deref(), &cwd)?.0;
     let mapped = map_tool(tool_name, &input, &cwd)?;
 
     let codex_mode = p.get("permission_mode").and_then(Value::as_str);

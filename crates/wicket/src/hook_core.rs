@@ -165,7 +165,8 @@ static RECORDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::
 fn record_unreadable(raw: &str, why: &str) {
     let payload: Option<Value> = serde_json::from_str(raw).ok();
     let fields = payload.as_ref().and_then(Value::as_object);
-    let Some(root) = fields.and_then(|f| payload_cwd(f).ok()).or_else(|| std::env::current_dir().ok()) else {
+    let start = fields.and_then(|f| payload_cwd(f).ok()).or_else(|| std::env::current_dir().ok());
+    let Some(root) = start.and_then(|s| wicket::config::project_root(None, &s).ok()).map(|(r, _)| r) else {
         return;
     };
     let session = fields.and_then(|f| f.get("session_id")).and_then(Value::as_str).unwrap_or("");

@@ -259,7 +259,8 @@ fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<Answer> {
     if event_name != "BeforeTool" {
         bail!("`wicket hook gemini` answers BeforeTool, not {event_name:?}")
     }
-    let root = args.root.clone().unwrap_or_else(|| cwd.clone());
+    // The project the session's folder is in (the agent may have moved into a subfolder).
+    let root = wicket::config::project_root(args.root.as_deref(), &cwd)?.0;
     let mapped = map_tool(tool_name, &input, p.get("mcp_context").filter(|c| !c.is_null()), &cwd, &root)?;
     let calls: Vec<(ToolCall, Option<Verdict>)> = match mapped {
         Mapped::PassThrough => return Ok(Answer { json: json!({}), code: 0 }),

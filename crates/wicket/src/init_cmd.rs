@@ -147,10 +147,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
 /// The settings file: `<root>/<dir>/<name>` for --project, else `<home>/<dir>/<name>`.
 fn settings_file(project: bool, root: Option<&Path>, dir: &str, name: &str) -> Result<PathBuf> {
     if project {
-        let root = match root {
-            Some(r) => r.to_path_buf(),
-            None => std::env::current_dir().context("cannot read the current folder")?,
-        };
+        let root = crate::check_cmd::project_root(root)?.0;
         Ok(root.join(dir).join(name))
     } else {
         let Some(home) = wicket::config::home_dir() else { bail!("cannot find the home folder: set HOME") };

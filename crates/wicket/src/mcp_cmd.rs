@@ -105,10 +105,7 @@ const REQUEST_TIMEOUT: i64 = -32001;
 
 /// Start the gateway; its exit status.
 pub fn run(args: &McpArgs) -> Result<ExitCode> {
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().context("cannot read the current folder")?,
-    };
+    let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
     let name = match &args.name {
         Some(n) => n.clone(),
         None => default_name(&args.command),

@@ -56,10 +56,7 @@ pub struct LintArgs {
 }
 
 fn root_of(root: &Option<PathBuf>) -> Result<PathBuf> {
-    match root {
-        Some(r) => Ok(r.clone()),
-        None => std::env::current_dir().context("cannot read the current folder"),
-    }
+    Ok(crate::check_cmd::project_root(root.as_deref())?.0)
 }
 
 pub fn run(args: &PolicyArgs) -> Result<ExitCode> {
@@ -83,9 +80,11 @@ fn team_sources(loaded: &Loaded) -> Vec<(Source, TeamPolicy)> {
 }
 
 fn show(args: &ShowArgs) -> Result<ExitCode> {
-    let root = root_of(&args.root)?;
+    let (root, how) = crate::check_cmd::project_root(args.root.as_deref())?;
     let loaded = config::load(&root)?;
     let text = render(&root, &loaded, args);
+    // The first line names the root; how it was found goes with it.
+    let text = text.replacen('\n', &format!(" ({how})\n"), 1);
     print!("{text}");
     Ok(ExitCode::SUCCESS)
 }

@@ -68,10 +68,7 @@ pub fn shell_join(argv: &[OsString]) -> String {
 
 /// Decide, ask if needed, run; the exit status to return.
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().context("cannot read the current folder")?,
-    };
+    let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
     // The person at the terminal is asked about project settings that loosen safety
     // (never when unattended; without a terminal they are dropped with a notice).
     let mut asker = TerminalConsent;

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use wicket::config;
 use wicket::trust::{TrustStore, TRUST_FILE};
@@ -48,10 +48,7 @@ pub fn run(args: &TrustArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TrustCommand::Revoke { root } => {
-            let root = match root {
-                Some(r) => r.clone(),
-                None => std::env::current_dir().context("cannot read the current folder")?,
-            };
+            let root = crate::check_cmd::project_root(root.as_deref())?.0;
             let n = store.revoke(&root);
             if n > 0 || broken.is_some() {
                 store.save()?;

@@ -419,3 +419,55 @@ fn check_denies_at_the_deadline_when_the_settings_stall() {
         assert!(reason.contains("within 500 ms") && reason.contains("loading the settings"), "{flags:?}: {reason}");
     }
 }
+
+/// `wicket ARGS` started in `dir`, without `--root`, with `stdin`.
+fn run_in(env: &Env, dir: &std::path::Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wicket"))
+        .args(args)
+        .env("WICKET_HOME", env.home.join(".wicket"))
+        .env("HOME", &env.home)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_root_is_the_nearest_project_above_and_never_slash_or_home_unless_named() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".git")).unwrap();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    std::fs::create_dir_all(e.root.join("src/deep")).unwrap();
+    std::fs::write(e.root.join(".wicket/settings.json"), r#"{"permissions": {"deny": ["bash(make deploy*)"]}}"#)
+        .unwrap();
+    let deploy = r#"{"tool":"bash","input":{"command":"make deploy"}}"#;
+    // From a subfolder the project's own deny rule still applies.
+    let deep = e.root.join("src/deep");
+    let out = run_in(&e, &deep, &["check"], deploy);
+    let v = decision(&out);
+    assert_eq!((v["decision"].as_str(), v["by"].as_str()), (Some("deny"), Some("rule")), "{v}");
+    let out = run_in(&e, &deep, &["explain"], deploy);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("root: {} (the nearest folder holding .wicket)", e.root.display())), "{text}");
+    // `/` and the home folder are never found on their own: accept-edits there would cover
+    // everything in them.
+    let passwd = r#"{"tool":"write_file","input":{"path":"/etc/passwd","content":"x"}}"#;
+    std::fs::create_dir_all(e.home.join("notes")).unwrap();
+    for dir in [std::path::PathBuf::from("/"), e.home.clone()] {
+        let out = run_in(&e, &dir, &["check", "--mode", "accept-edits"], passwd);
+        assert_eq!(out.status.code(), Some(2), "{}: {}", dir.display(), String::from_utf8_lossy(&out.stdout));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("no project here") && err.contains("--root"), "{}: {err}", dir.display());
+    }
+    // A folder in the home folder without a project above it is its own root, as before.
+    let out = run_in(&e, &e.home.join("notes"), &["check"], r#"{"tool":"read_file","input":{"path":"a.txt"}}"#);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Named explicitly, `/` is taken (and writing outside the project is still not allowed).
+    let out = run_in(&e, std::path::Path::new("/"), &["check", "--root", "/", "--unattended"], passwd);
+    let v = decision(&out);
+    assert_ne!(v["decision"], "allow", "{v}");
+}

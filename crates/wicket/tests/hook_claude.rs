@@ -506,3 +506,20 @@ fn a_junk_payload_is_denied_and_recorded() {
     let verify = wicket(&e, &["audit", "verify"], "", &[]);
     assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stdout));
 }
+
+#[test]
+fn a_session_in_a_subfolder_is_judged_by_its_projects_rules() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    std::fs::write(e.root.join(".wicket/settings.json"), r#"{"permissions": {"deny": ["bash(make deploy*)"]}}"#)
+        .unwrap();
+    // The agent moved into `src`: the payload's cwd is the subfolder, the project is above it.
+    let p = pre_tool_use(&e.root.join("src"), "Bash", json!({"command": "make deploy"}));
+    let out = hook(&e, &p);
+    let v = answer(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    // A relative path is still read against the session's folder, not the root.
+    let p = pre_tool_use(&e.root.join("src"), "Read", json!({"file_path": "../.env"}));
+    let v = answer(&hook(&e, &p));
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+}

@@ -43,7 +43,9 @@ fn world() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let root = tmp.path().join("proj");
     let home = tmp.path().join("home");
-    std::fs::create_dir_all(&root).unwrap();
+    // Its own project: without a marker the root found from here would be the repository
+    // this test runs in.
+    std::fs::create_dir_all(root.join(".wicket")).unwrap();
     std::fs::create_dir_all(&home).unwrap();
     (tmp, root, home)
 }
