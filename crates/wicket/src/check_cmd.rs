@@ -26,6 +26,11 @@ pub struct CheckArgs {
     /// Judge commands as if no OS sandbox were available.
     #[arg(long)]
     pub no_sandbox: bool,
+    /// The commands will run in wicket's OS sandbox (`wicket run`, `serve`'s `run`): judge
+    /// them so. Without it a command is judged as run on the host, by the caller, unless its
+    /// input says `"outside_sandbox": false`.
+    #[arg(long, conflicts_with = "no_sandbox")]
+    pub sandboxed: bool,
     /// An allow rule, as if in the user's settings (repeatable).
     #[arg(long, value_name = "RULE")]
     pub allow: Vec<String>,
@@ -73,10 +78,25 @@ pub fn build_policy(args: &CheckArgs) -> Result<(Policy, config::Loaded)> {
     Ok((policy, loaded))
 }
 
-fn parse_call(text: &str) -> Result<ToolCall> {
-    let call: ToolCall = serde_json::from_str(text)
+fn parse_call(text: &str, sandboxed: bool) -> Result<ToolCall> {
+    let mut call: ToolCall = serde_json::from_str(text)
         .context("the input is not a tool call: expected {\"tool\": \"…\", \"input\": {…}}")?;
+    if !sandboxed {
+        on_the_host(&mut call);
+    }
     Ok(call)
+}
+
+/// A command whose caller does not say where it runs is judged as run on the host: whoever
+/// asks `check` or `serve`'s `decide` runs the command itself, outside wicket's sandbox, so
+/// "the sandbox contains it" must not allow it. `"outside_sandbox": false` in the input (or
+/// `check --sandboxed`) says it will run in wicket's sandbox.
+pub fn on_the_host(call: &mut ToolCall) {
+    if call.tool == "bash" {
+        if let serde_json::Value::Object(input) = &mut call.input {
+            input.entry("outside_sandbox").or_insert(serde_json::Value::Bool(true));
+        }
+    }
 }
 
 /// The wire form of a verdict: the contract's fields in their documented order.
@@ -122,7 +142,7 @@ enum Judged {
     Broken(String, String),
 }
 
-fn judge_line(policy: &Policy, session: &Session, line: crate::lines::Line) -> Judged {
+fn judge_line(policy: &Policy, session: &Session, line: crate::lines::Line, sandboxed: bool) -> Judged {
     let bytes = match line {
         Ok(b) => b,
         Err(e) => return Judged::Broken(String::new(), format!("{e}; it was not read")),
@@ -137,7 +157,7 @@ fn judge_line(policy: &Policy, session: &Session, line: crate::lines::Line) -> J
     if text.trim().is_empty() {
         return Judged::Blank;
     }
-    match parse_call(&text) {
+    match parse_call(&text, sandboxed) {
         Ok(call) => {
             let v = policy.decide(&call, session);
             Judged::Call(call, text, v)
@@ -154,7 +174,13 @@ type Numbered = Result<(u64, crate::lines::Line, Ticket), anyhow::Error>;
 /// read; this thread decides them in order. A line not answered within the deadline (a stall
 /// here: the file system, the audit lock) is denied by the deadline in its place, and lines read
 /// meanwhile behind it too, so the driver gets every answer in time and in order.
-fn check_lines(policy: &Policy, session: &Session, audit: &mut Recorder, out: BufWriter<Stdout>) -> Result<()> {
+fn check_lines(
+    policy: &Policy,
+    session: &Session,
+    audit: &mut Recorder,
+    out: BufWriter<Stdout>,
+    sandboxed: bool,
+) -> Result<()> {
     let owed = Owed::start(crate::hook_core::deadline(), out, |out: &mut BufWriter<Stdout>, n: u64, why: &str| {
         let v = Verdict::deny(wicket_policy::By::Input, why);
         let mut shown = verdict_json(&v);
@@ -213,7 +239,7 @@ fn check_lines(policy: &Policy, session: &Session, audit: &mut Recorder, out: Bu
             }
             None => {
                 owed.stage("deciding");
-                judge_line(policy, session, line)
+                judge_line(policy, session, line, sandboxed)
             }
         };
         let (call, raw, verdict, error) = match judged {
@@ -339,7 +365,7 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
         if let Some(w) = &watchdog {
             disarm(w);
         }
-        return check_lines(&policy, &session, &mut audit, out);
+        return check_lines(&policy, &session, &mut audit, out, args.sandboxed);
     }
     stage("reading the call on stdin");
     // One JSON object, read up to its closing brace: a stdin held open after it is no stall.
@@ -350,7 +376,7 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     if text.trim().is_empty() {
         bail!("no tool call on stdin: expected {{\"tool\": \"…\", \"input\": {{…}}}}");
     }
-    let call = parse_call(&text)?;
+    let call = parse_call(&text, args.sandboxed)?;
     if explain {
         let mut trace = Trace::recording();
         let how = project_root(args.root.as_deref()).map(|(_, how)| how.to_string()).unwrap_or_default();

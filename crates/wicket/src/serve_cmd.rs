@@ -170,6 +170,7 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
         mode: args.mode,
         unattended: false,
         no_sandbox: args.no_sandbox,
+        sandboxed: false,
         allow: Vec::new(),
         deny: Vec::new(),
         ask: Vec::new(),
@@ -367,8 +368,10 @@ impl Server {
     }
 
     fn decide(&mut self, params: &Value) -> Result<Value, (i64, String)> {
-        let call: ToolCall = serde_json::from_value(params.clone())
+        let mut call: ToolCall = serde_json::from_value(params.clone())
             .map_err(|e| (INVALID_PARAMS, format!("expected {{\"tool\": \"…\", \"input\": {{…}}}}: {e}")))?;
+        // The client runs what it asks about (`run` is for wicket's sandbox).
+        crate::check_cmd::on_the_host(&mut call);
         let v = self.judge(&call, &params.to_string());
         Ok(verdict_json(&v))
     }

@@ -89,8 +89,31 @@ fn sandbox_is_reported_only_where_it_exists() {
     // Whatever backend this machine has, `check` and `doctor` agree on it.
     let doctor = run_plain(&e, &["doctor", "--root", e.root.to_str().unwrap()]);
     let has_sandbox = String::from_utf8_lossy(&doctor.stdout).contains("commands run: in the OS sandbox");
-    let v = decision(&run(&e, &["check"], call));
+    let v = decision(&run(&e, &["check", "--sandboxed"], call));
     assert_eq!(v["decision"], if has_sandbox { "allow" } else { "ask" }, "{v}");
+    // The input can say so too.
+    let inside = r#"{"tool":"bash","input":{"command":"cargo build","outside_sandbox":false}}"#;
+    assert_eq!(decision(&run(&e, &["check"], inside))["decision"], v["decision"]);
+}
+
+#[test]
+fn check_and_serve_decide_judge_a_command_as_run_by_the_caller_on_the_host() {
+    let e = env();
+    // Whoever asks runs the command itself: "the sandbox contains it" must not allow it.
+    for command in ["cargo build", "npm test && rm -rf ~/work"] {
+        let call = serde_json::json!({"tool": "bash", "input": {"command": command}}).to_string();
+        let v = decision(&run(&e, &["check"], &call));
+        assert_ne!(v["decision"], "allow", "{command}: {v}");
+        assert_ne!(v["by"], "sandbox", "{command}: {v}");
+        let request = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "decide", "params": {"tool": "bash", "input": {"command": command}}});
+        let out = run(&e, &["serve", "--approval-timeout", "0"], &format!("{request}\n"));
+        let answer = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|v| v["id"] == 1)
+            .unwrap_or_else(|| panic!("serve gave no answer to 1: {}", String::from_utf8_lossy(&out.stdout)));
+        assert_eq!(answer["result"]["decision"], "deny", "serve {command}: nobody answered the question: {answer}");
+    }
 }
 
 #[test]

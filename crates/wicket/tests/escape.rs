@@ -1923,11 +1923,13 @@ fn concurrent_runs_share_the_cache_layer() {
         let list = w.dir.join("par-list.sh");
         std::fs::write(&list, format!("ls {home}/.npm/_cacache/index-v5/00 {home}/.cache/pip/http | grep -c run-\n"))
             .unwrap();
-        // The run that held the layer kept its writes (the others wrote layers of their own
-        // that ended with them): a multiple of 10, at least one run's.
+        // Each cache has a layer of its own: the runs that held it (one at a time, so a run
+        // that started after the holder ended may hold it next) kept their 5 writes there, the
+        // others wrote layers of their own that ended with them. So a multiple of 5, at least
+        // one run's per cache (seen: 15, the npm layer held by two runs in turn).
         let out = w.wicket(backend, None, &["sh", list.to_str().unwrap()]);
         let kept: usize = verdict(&out).parse().unwrap_or(0);
-        assert!((10..=60).contains(&kept) && kept % 10 == 0, "{backend}: {kept} writes kept in the layer");
+        assert!((10..=60).contains(&kept) && kept % 5 == 0, "{backend}: {kept} writes kept in the layers");
         assert_eq!(snapshot(&w.home), before, "{backend}: the host's caches changed");
         let layers = w.dir.join("wicket-home/layers");
         let left: Vec<_> = snapshot(&layers)
