@@ -56,6 +56,13 @@ enum Command {
     Serve(serve_cmd::ServeArgs),
     /// Sit between an MCP client and a stdio MCP server (`-- SERVER_CMD …`), started in the OS sandbox: decide every tools/call.
     Mcp(mcp_cmd::McpArgs),
+    /// Print the completion script for a shell (`bash`, `zsh`, `fish`, `elvish`, `powershell`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `wicket man | man -l -`.
+    Man,
 }
 
 /// The commands an agent runs on every tool call, parsed by a parser that knows only them:
@@ -115,6 +122,18 @@ fn main() -> ExitCode {
         Command::Init(args) => init_cmd::run(&args),
         Command::Serve(args) => serve_cmd::serve(&args),
         Command::Mcp(args) => mcp_cmd::run(&args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "wicket", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            use clap::CommandFactory;
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut std::io::stdout())
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(|e| anyhow::anyhow!("cannot write the manual page: {e}"))
+        }
     };
     match result {
         Ok(code) => code,

@@ -494,3 +494,26 @@ fn the_root_is_the_nearest_project_above_and_never_slash_or_home_unless_named() 
     let v = decision(&out);
     assert_ne!(v["decision"], "allow", "{v}");
 }
+
+#[test]
+fn completions_and_the_manual_page_are_printed() {
+    let e = env();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_wicket")).args(["completions", "bash"]).env("HOME", &e.home).output().unwrap();
+    assert!(out.status.success());
+    let script = e.root.join("wicket.bash");
+    std::fs::write(&script, &out.stdout).unwrap();
+    // bash accepts it, and it completes the subcommands.
+    let syntax = Command::new("bash").arg("-n").arg(&script).status().unwrap();
+    assert!(syntax.success(), "bash -n refused the completion script");
+    let text = String::from_utf8_lossy(&out.stdout);
+    for sub in ["check", "explain", "hook", "serve", "mcp", "init"] {
+        assert!(text.contains(sub), "no {sub} in the completions");
+    }
+    let man = Command::new(env!("CARGO_BIN_EXE_wicket")).arg("man").env("HOME", &e.home).output().unwrap();
+    assert!(man.status.success());
+    let roff = String::from_utf8_lossy(&man.stdout);
+    assert!(roff.starts_with(".ie") && roff.contains(".TH wicket 1") && roff.contains("wicket\\-check"), "{roff}");
+    let bad = Command::new(env!("CARGO_BIN_EXE_wicket")).args(["completions", "nosh"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
