@@ -162,6 +162,15 @@ fn hook_command(given: Option<&str>, agent: &str, extra: &str) -> Result<String>
         return Ok(c.to_string());
     }
     let exe = std::env::current_exe().context("cannot find wicket's own binary")?;
+    if let Some(target) = build_folder(&exe) {
+        eprintln!(
+            "wicket: warning: this wicket runs from the build folder {}: after `cargo clean` or a rebuild the \
+             agent's hook cannot start, and the agent then refuses every call; install it first \
+             (`cargo install --locked --path crates/wicket`) and run the installed `wicket init {agent}`, or \
+             pass --command",
+            target.display()
+        );
+    }
     let exe = exe.to_string_lossy();
     let exe = if exe.chars().all(|c| c.is_ascii_alphanumeric() || "-_./+@:".contains(c)) {
         exe.into_owned()
@@ -169,6 +178,15 @@ fn hook_command(given: Option<&str>, agent: &str, extra: &str) -> Result<String>
         format!("'{}'", exe.replace('\'', "'\\''"))
     };
     Ok(format!("{exe} hook {agent}{extra}"))
+}
+
+/// The cargo build folder (`target`, which cargo marks with `CACHEDIR.TAG`) the binary runs
+/// from, if any.
+fn build_folder(exe: &Path) -> Option<PathBuf> {
+    exe.ancestors()
+        .skip(1)
+        .find(|d| d.join("CACHEDIR.TAG").is_file() && d.join(".rustc_info.json").is_file())
+        .map(Path::to_path_buf)
 }
 
 fn codex(args: &InitCodexArgs) -> Result<ExitCode> {

@@ -523,3 +523,28 @@ fn a_session_in_a_subfolder_is_judged_by_its_projects_rules() {
     let v = answer(&hook(&e, &p));
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
 }
+
+#[test]
+fn init_from_a_build_folder_warns_that_the_hook_would_break() {
+    let e = env();
+    // The test binary lives in cargo's build folder.
+    let out = init(&e, &["--user"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("runs from the build folder") && err.contains("cargo install --locked"), "{err}");
+    // An installed copy (outside any build folder) says nothing of the kind.
+    let installed = e.home.join("bin/wicket");
+    std::fs::create_dir_all(installed.parent().unwrap()).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_wicket"), &installed).unwrap();
+    let out = Command::new(&installed)
+        .args(["init", "claude", "--user"])
+        .env("WICKET_HOME", e.wicket_home())
+        .env("HOME", &e.home)
+        .current_dir(&e.root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("build folder"));
+    let settings = std::fs::read_to_string(e.home.join(".claude/settings.json")).unwrap();
+    assert!(settings.contains(&format!("{} hook claude", installed.display())), "{settings}");
+}
