@@ -379,7 +379,7 @@ fn gate_project(loaded: &mut Loaded, root: &Path, home: &Path, asker: Option<&mu
                 loaded.project_file.display(),
                 if refused { "you said no" } else { "nobody has agreed to them" },
                 parts.join("; "),
-                "`wicket run` in a terminal asks about them, and `wicket policy show` lists them"
+                "`wicket trust approve` shows them in full and agrees to them, and `wicket policy show` lists them"
             ));
             loaded.consent = ProjectConsent::Withheld { parts, refused };
             loaded.project = Some(without_loosening(&raw, user_mode));

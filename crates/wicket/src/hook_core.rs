@@ -336,6 +336,9 @@ pub struct HookGate {
     /// The policy built from them.
     pub policy: Policy,
     audit: Recorder,
+    /// The policy as it would be with the project's settings that wait for consent, to tell
+    /// the person when those are what stands between them and the call.
+    waiting: Option<Policy>,
 }
 
 impl HookGate {
@@ -355,14 +358,35 @@ impl HookGate {
         stage("building the policy (git's configuration, the project's paths)");
         let cfg = config::policy_config(root, &loaded, &o);
         let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+        let waiting = if loaded.consent.applied() {
+            None
+        } else {
+            let mut agreed = loaded.clone();
+            agreed.project = agreed.project_raw.clone();
+            Policy::new(&config::policy_config(root, &agreed, &overrides(mode, &agreed, agent_mode, sandboxed))).ok()
+        };
         stage("deciding");
         let audit = if no_audit { Recorder::off() } else { Recorder::for_policy(&policy, Some(session_id)) };
-        Ok(HookGate { root: root.to_path_buf(), loaded, policy, audit })
+        Ok(HookGate { root: root.to_path_buf(), loaded, policy, audit, waiting })
     }
 
-    /// The policy's verdict for one call.
+    /// The policy's verdict for one call. When the project's settings that wait for consent
+    /// would allow what is not allowed now, the reason says so and how to agree (the agent
+    /// shows the person this reason, never wicket's own question).
     pub fn decide(&self, call: &ToolCall) -> Verdict {
-        self.policy.decide(call, &Session::new())
+        let v = self.policy.decide(call, &Session::new());
+        let Some(waiting) = &self.waiting else { return v };
+        if v.decision == Decision::Allow || waiting.decide(call, &Session::new()).decision != Decision::Allow {
+            return v;
+        }
+        let reason = format!(
+            "{} The project's settings ({}) would allow this call, but they loosen safety and wait for your \
+             agreement: run `wicket trust approve --root {}` in a terminal to read and agree to them.",
+            v.reason,
+            self.loaded.project_file.display(),
+            self.root.display()
+        );
+        Verdict { reason, ..v }
     }
 
     /// Record a verdict in the audit log; the verdict that stands (a mandatory audit that

@@ -1,5 +1,5 @@
-//! `wicket trust list` and `wicket trust revoke [--root DIR]`: the agreements pinned in
-//! `$WICKET_HOME/trust.json`.
+//! `wicket trust list`, `wicket trust approve [--root DIR] [--yes]` and `wicket trust revoke
+//! [--root DIR]`: the agreements pinned in `$WICKET_HOME/trust.json`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,6 +21,16 @@ pub struct TrustArgs {
 pub enum TrustCommand {
     /// List every pinned agreement: project, kind, hash and when.
     List,
+    /// Show what a project's settings would loosen, in full, and agree to it (pinned until the
+    /// file changes): the way for hook users, whose agent never shows wicket's question.
+    Approve {
+        /// The project root (default: the project around the current folder).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Agree without a question on the terminal (after reading what is printed).
+        #[arg(long)]
+        yes: bool,
+    },
     /// Forget every agreement for a project (the next run asks again).
     Revoke {
         /// The project root (default: the current folder).
@@ -47,6 +57,7 @@ pub fn run(args: &TrustArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        TrustCommand::Approve { root, yes } => approve(root.as_deref(), *yes),
         TrustCommand::Revoke { root } => {
             let root = crate::check_cmd::project_root(root.as_deref())?.0;
             let n = store.revoke(&root);
@@ -55,6 +66,49 @@ pub fn run(args: &TrustArgs) -> Result<ExitCode> {
             }
             println!("revoked {n} pin(s) for {}", wicket::trust::root_key(&root));
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Print the loosening parts of the project's settings and pin them when the person agrees.
+fn approve(root: Option<&std::path::Path>, yes: bool) -> Result<ExitCode> {
+    use wicket::config::ProjectConsent;
+    let root = crate::check_cmd::project_root(root)?.0;
+    let loaded = config::load(&root)?;
+    let parts = match &loaded.consent {
+        ProjectConsent::NotNeeded => {
+            println!("nothing to agree to: {} loosens nothing (or does not exist)", loaded.project_file.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        ProjectConsent::Pinned | ProjectConsent::Granted { .. } => {
+            println!("already agreed: {} applies as it is", loaded.project_file.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        ProjectConsent::Withheld { parts, .. } => parts.clone(),
+    };
+    println!("{} loosens safety; agreeing applies all of it until the file changes:", loaded.project_file.display());
+    for p in &parts {
+        println!("  {p}");
+    }
+    let loaded = if yes {
+        let mut fixed = wicket::consent::FixedConsent { answer: wicket::approver::Consent::Remember, asked: 0 };
+        config::load_with(&root, Some(&mut fixed))?
+    } else {
+        config::load_with(&root, Some(&mut wicket::consent::TerminalConsent))?
+    };
+    loaded.print_notices();
+    match loaded.consent {
+        ProjectConsent::Granted { remembered: true } | ProjectConsent::Pinned => {
+            println!("agreed and pinned in {}", config::wicket_home()?.join(TRUST_FILE).display());
+            Ok(ExitCode::SUCCESS)
+        }
+        ProjectConsent::Granted { remembered: false } => {
+            println!("not pinned: \"yes, for this run\" has no run here; answer r (remember) to agree");
+            Ok(ExitCode::from(1))
+        }
+        _ => {
+            println!("not agreed: nothing changes (without a terminal, pass --yes after reading the above)");
+            Ok(ExitCode::from(1))
         }
     }
 }

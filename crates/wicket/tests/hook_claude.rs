@@ -548,3 +548,36 @@ fn init_from_a_build_folder_warns_that_the_hook_would_break() {
     let settings = std::fs::read_to_string(e.home.join(".claude/settings.json")).unwrap();
     assert!(settings.contains(&format!("{} hook claude", installed.display())), "{settings}");
 }
+
+#[test]
+fn project_rules_waiting_for_consent_are_named_in_the_reason_and_approved_from_a_terminal_command() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    std::fs::write(e.root.join(".wicket/settings.json"), r#"{"permissions": {"allow": ["bash(make build)"]}}"#)
+        .unwrap();
+    let p = pre_tool_use(&e.root, "Bash", json!({"command": "make build"}));
+    let v = answer(&hook(&e, &p));
+    let out = &v["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "ask", "{v}");
+    let reason = out["permissionDecisionReason"].as_str().unwrap();
+    assert!(reason.contains("wait for your agreement") && reason.contains("wicket trust approve"), "{reason}");
+    let root = e.root.to_str().unwrap();
+    // Without a terminal and without --yes nothing is agreed.
+    let out = wicket(&e, &["trust", "approve", "--root", root], "", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = wicket(&e, &["trust", "approve", "--root", root, "--yes"], "", &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("bash(make build)") && text.contains("pinned"), "{text}");
+    let v = answer(&hook(&e, &p));
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "allow", "{v}");
+    let out = wicket(&e, &["trust", "approve", "--root", root], "", &[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("already agreed"));
+    // A changed file waits again.
+    std::fs::write(
+        e.root.join(".wicket/settings.json"),
+        r#"{"permissions": {"allow": ["bash(make build)", "bash(make deploy)"]}}"#,
+    )
+    .unwrap();
+    let v = answer(&hook(&e, &p));
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
+}
