@@ -1,5 +1,6 @@
-//! Output capped per stream: the head passes through as it comes, the tail is kept, and what
-//! lies between is replaced by one line saying how much was cut.
+//! Output captured per stream, head and tail kept up to a cap with one line saying how much
+//! was cut between them (what `serve` and the MCP gateway give an agent); and, for `wicket
+//! run`, passed through whole as it comes, uncapped, as the command would write it.
 
 use std::io::{Read, Write};
 
@@ -31,24 +32,12 @@ impl Captured {
     }
 }
 
-/// Read a stream to its end, keeping at most `cap` bytes (head and tail), and copy what is
-/// kept to `pass` as it arrives (the tail at the end). Never blocks the writer on a slow
-/// reader: everything is read. When `pass` cannot be written any more (its reader went away,
-/// as in `wicket run -- yes | head`), reading stops and `from` is closed, so the command meets
-/// the closed pipe (SIGPIPE) as it would without wicket, instead of being drained forever.
-pub fn capture(from: impl Read, cap: usize, pass: Option<&mut dyn Write>) -> Captured {
-    capture_watching(from, cap, pass, None)
-}
-
-/// [`capture`], where `pass` writes to the descriptor `pass_fd`: once the head is passed on
-/// and nothing more is written until the end, the descriptor is watched instead, so a reader
-/// that went away meanwhile still ends the capture.
-pub fn capture_watching(
-    mut from: impl Read,
-    cap: usize,
-    mut pass: Option<&mut dyn Write>,
-    pass_fd: Option<i32>,
-) -> Captured {
+/// Read a stream to its end, keeping at most `cap` bytes (head and tail), and copy every byte
+/// to `pass` as it arrives, untouched (a file the person redirects `wicket run` into gets
+/// exactly what the command wrote). When `pass` cannot be written any more (its reader went
+/// away, as in `wicket run -- yes | head`), reading stops and `from` is closed, so the command
+/// meets the closed pipe (SIGPIPE) as it would without wicket, instead of being drained forever.
+pub fn capture(mut from: impl Read, cap: usize, mut pass: Option<&mut dyn Write>) -> Captured {
     let half = cap / 2;
     let mut c = Captured::default();
     let mut ring: std::collections::VecDeque<u8> = std::collections::VecDeque::new();
@@ -61,19 +50,16 @@ pub fn capture_watching(
             Err(_) => break,
         };
         c.total += n as u64;
+        if let Some(p) = pass.as_deref_mut() {
+            if p.write_all(&buf[..n]).and_then(|()| p.flush()).is_err() {
+                return c;
+            }
+        }
         let mut chunk = &buf[..n];
         if c.head.len() < half {
             let take = chunk.len().min(half - c.head.len());
             c.head.extend_from_slice(&chunk[..take]);
-            if let Some(p) = pass.as_deref_mut() {
-                if p.write_all(&chunk[..take]).and_then(|()| p.flush()).is_err() {
-                    return c;
-                }
-            }
             chunk = &chunk[take..];
-        }
-        if pass.is_some() && !chunk.is_empty() && pass_fd.is_some_and(reader_gone) {
-            return c;
         }
         ring.extend(chunk);
         while ring.len() > half {
@@ -81,30 +67,7 @@ pub fn capture_watching(
         }
     }
     c.tail = ring.into_iter().collect();
-    if let Some(p) = pass {
-        if c.cut() > 0 {
-            let _ = write!(p, "\n[… {} bytes cut by wicket's output cap …]\n", c.cut());
-        }
-        let _ = p.write_all(&c.tail);
-        let _ = p.flush();
-    }
     c
-}
-
-/// Whether nobody can read `fd` any more (a pipe whose reader closed it).
-fn reader_gone(fd: i32) -> bool {
-    #[cfg(unix)]
-    {
-        let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
-        // SAFETY: poll on one pollfd on this stack, without waiting.
-        let n = unsafe { libc::poll(&mut p, 1, 0) };
-        n == 1 && p.revents & libc::POLLERR != 0
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = fd;
-        false
-    }
 }
 
 #[cfg(test)]
@@ -119,7 +82,9 @@ mod tests {
         assert_eq!((c.head.len(), c.tail.len(), c.total, c.cut()), (500, 500, 100_000, 99_000));
         assert_eq!(&c.head[..], &data[..500]);
         assert_eq!(&c.tail[..], &data[data.len() - 500..]);
-        assert!(String::from_utf8_lossy(&out).contains("99000 bytes cut"));
+        // Passed through whole and untouched; the cut is only in what is kept.
+        assert_eq!(out, data);
+        assert!(c.text().contains("99000 bytes cut"));
         let small = capture(&b"hello"[..], 1000, None);
         assert_eq!((small.text(), small.cut()), ("hello".to_string(), 0));
     }

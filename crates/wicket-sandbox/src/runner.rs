@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use wicket_policy::exec::ExecPolicy;
 
-use crate::output::{capture_watching, Captured};
+use crate::output::{capture, Captured};
 use crate::probe::Backend;
 use crate::shim::ShimPolicy;
 
@@ -726,14 +726,14 @@ fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static 
     let out_t = spawn_capture(small(), move || match out_pipe {
         Some(p) => {
             let mut o = std::io::stdout();
-            capture_watching(p, cap, passthrough.then_some(&mut o as &mut dyn Write), Some(1))
+            capture(p, cap, passthrough.then_some(&mut o as &mut dyn Write))
         }
         None => Captured::default(),
     });
     let err_t = spawn_capture(small(), move || match err_pipe {
         Some(p) => {
             let mut e = std::io::stderr();
-            capture_watching(p, cap, passthrough.then_some(&mut e as &mut dyn Write), Some(2))
+            capture(p, cap, passthrough.then_some(&mut e as &mut dyn Write))
         }
         None => Captured::default(),
     });

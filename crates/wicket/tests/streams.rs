@@ -497,3 +497,23 @@ fn a_server_that_stops_reading_never_stalls_the_gateway() {
     let _ = child.wait();
     assert_eq!(std::fs::read_to_string(seen).unwrap(), "initialized\n");
 }
+
+#[test]
+fn serve_gives_an_agent_a_capped_result_of_a_flood() {
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    let root = e.root.to_str().unwrap();
+    let mut child = e.command(&["serve", "--mode", "auto", "--root", root]).spawn().unwrap();
+    let rx = answers(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    let run = json!({"jsonrpc": "2.0", "id": 1, "method": "run", "params": {"command": "seq 1 300000"}});
+    send(&mut stdin, &run.to_string());
+    let a = next(&rx);
+    drop(stdin);
+    let _ = child.wait();
+    let total = (1..=300_000u64).map(|i| i.to_string().len() as u64 + 1).sum::<u64>();
+    assert_eq!(a["result"]["stdout_bytes"], total, "{}", a["result"]["stdout_bytes"]);
+    let text = a["result"]["stdout"].as_str().unwrap();
+    assert!(text.len() < 40_000 && text.contains("bytes cut by wicket's output cap"), "{} bytes", text.len());
+    assert!(text.starts_with("1\n2\n") && text.ends_with("299999\n300000\n"), "head and tail kept");
+}
