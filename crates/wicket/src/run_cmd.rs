@@ -198,6 +198,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // From here a signal to wicket (Ctrl-C, TERM, HUP) is passed on to the command, which
     // ends; the run is then recorded like any other.
     wicket_sandbox::signals::forward();
+    // Whether the command runs with no network at all (for the hint after a failure).
+    let mut offline = sandboxed && net_config.is_none();
     let outcome = match (early, placement) {
         (Some(started), _) => started.go()?,
         (None, Placement::Sandbox(backend)) => {
@@ -218,6 +220,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
                     outcome?
                 }
                 Some(_) => {
+                    offline = true;
                     eprintln!(
                         "wicket: notice: network.allow is not served by the {} sandbox: without a network namespace \
                          the proxy cannot be the only way out (Landlock cannot limit a connection by address), so \
@@ -250,6 +253,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // The refusals, so the model (reading stderr) learns why its command failed.
     for b in &blocked {
         eprintln!("{BLOCKED_LINE}{}", b.to_string().replace(['\r', '\n'], " "));
+    }
+    if offline && outcome.code != 0 && !outcome.timed_out && wicket_sandbox::signals::received().is_none() {
+        eprintln!(
+            "wicket: hint: the command failed, and it ran with no network at all; if it needs one, list its hosts \
+             in network.allow in .wicket/settings.json (e.g. \"network\": {{\"allow\": [\"registry.npmjs.org\"]}}, \
+             see docs/network.md)"
+        );
     }
     let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
     let risk = wicket::audit::risk(&verdict);

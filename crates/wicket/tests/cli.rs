@@ -517,3 +517,23 @@ fn completions_and_the_manual_page_are_printed() {
     let bad = Command::new(env!("CARGO_BIN_EXE_wicket")).args(["completions", "nosh"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn a_failed_run_without_network_says_how_to_open_it() {
+    let e = env();
+    let sandbox = run_plain(&e, &["doctor", "--root", e.root.to_str().unwrap()]);
+    if !String::from_utf8_lossy(&sandbox.stdout).contains("commands run: in the OS sandbox") {
+        eprintln!("no OS sandbox here: nothing runs offline");
+        return;
+    }
+    let failed = run_in(&e, &e.root, &["run", "--", "sh", "-c", "exit 3"], "");
+    assert_eq!(failed.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(err.matches("hint:").count(), 1, "{err}");
+    assert!(err.contains("network.allow"), "{err}");
+    let fine = run_in(&e, &e.root, &["run", "--", "true"], "");
+    assert!(fine.status.success() && !String::from_utf8_lossy(&fine.stderr).contains("hint:"));
+    let host = run_in(&e, &e.root, &["run", "--no-sandbox", "--mode", "auto", "--", "sh", "-c", "exit 3"], "");
+    assert_eq!(host.status.code(), Some(3));
+    assert!(!String::from_utf8_lossy(&host.stderr).contains("hint:"), "the host has its network");
+}
