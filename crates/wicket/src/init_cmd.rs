@@ -401,7 +401,7 @@ fn diff(a: &str, b: &str) -> Vec<String> {
 }
 
 /// Write `text` to `file` through a temporary file in the same folder and a rename.
-fn write_atomic(file: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_atomic(file: &Path, text: &str) -> Result<()> {
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

@@ -150,10 +150,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
                 }
             };
             let said_no = answer == Answer::Deny;
+            let always =
+                matches!(answer, Answer::Always(_)).then(|| pending.always().map(ToString::to_string)).flatten();
             let v = record(&mut audit, settle(&mut session, &pending, answer));
             if said_no {
                 eprintln!("wicket: refused by you: {}", question.what);
                 return Ok(ExitCode::from(126));
+            }
+            // "always" lasts: the rule the question showed goes into your own settings.
+            if let (Some(rule), Decision::Allow) = (always, v.decision) {
+                match remember_rule(&rule) {
+                    Ok(file) => eprintln!("wicket: added the allow rule {rule} to {}", file.display()),
+                    Err(e) => eprintln!("wicket: allowed this time, but the rule {rule} was not saved: {e:#}"),
+                }
             }
             v
         }
@@ -303,4 +312,30 @@ pub fn masked_notice(exec: &wicket_policy::exec::ExecPolicy) -> Option<String> {
         if more > 0 { format!(" and {more} more") } else { String::new() },
         names.first().map(String::as_str).unwrap_or(".env")
     ))
+}
+
+/// Add an allow rule to the person's own settings (`$WICKET_HOME/settings.json`), keeping
+/// everything else in the file; the result must still be valid settings.
+fn remember_rule(rule: &str) -> Result<PathBuf> {
+    let file = config::wicket_home()?.join("settings.json");
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "{}".to_string(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", file.display())),
+    };
+    let mut v: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
+    let allow = v
+        .as_object_mut()
+        .and_then(|o| o.entry("permissions").or_insert_with(|| serde_json::json!({})).as_object_mut())
+        .and_then(|p| p.entry("allow").or_insert_with(|| serde_json::json!([])).as_array_mut())
+        .with_context(|| format!("{}: permissions.allow is not a list", file.display()))?;
+    if !allow.iter().any(|r| r.as_str() == Some(rule)) {
+        allow.push(serde_json::Value::String(rule.to_string()));
+    }
+    let mut new = serde_json::to_string_pretty(&v)?;
+    new.push('\n');
+    wicket_policy::Settings::parse(&new, &file.display().to_string())?;
+    crate::init_cmd::write_atomic(&file, &new)?;
+    Ok(file)
 }

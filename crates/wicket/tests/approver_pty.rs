@@ -206,3 +206,35 @@ fn no_controlling_terminal_means_deny() {
     assert!(stdout.contains("OPEN_FAILED: no terminal to ask on"), "{stdout}");
     assert_eq!(answer_of(&stdout), "Deny");
 }
+
+/// `wicket run` itself, in a terminal: "always" puts the rule shown into the person's own
+/// settings, so the next run of a covered command does not ask.
+#[test]
+fn always_in_wicket_run_saves_the_rule_in_your_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, home) = (tmp.path().join("proj"), tmp.path().join("home"));
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::create_dir_all(home.join(".wicket")).unwrap();
+    std::fs::write(home.join(".wicket/settings.json"), "{\"mode\": \"default\"}\n").unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
+        cmd.args(["run", "--no-sandbox", "--"]).args(args);
+        cmd.env("WICKET_HOME", home.join(".wicket")).env("HOME", &home).env("TERM", "dumb").current_dir(&root);
+        pty::spawn(cmd, Spawn { stdin: Some(b""), ..Default::default() })
+    };
+    let child = run(&["seq", "3"]);
+    let screen = child.wait_for(PROMPT, 1);
+    assert!(screen.contains("bash(seq *)"), "{screen}");
+    child.type_keys(b"a\n");
+    let (out, _) = child.finish();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n2\n3\n");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join(".wicket/settings.json")).unwrap()).unwrap();
+    assert_eq!(saved["permissions"]["allow"], serde_json::json!(["bash(seq *)"]), "{saved}");
+    assert_eq!(saved["mode"], "default", "the rest of the file is kept: {saved}");
+    // The next covered command runs without a question (nothing is typed).
+    let (out, screen) = run(&["seq", "2"]).finish();
+    assert!(out.status.success() && !screen.contains(PROMPT), "{screen}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n2\n");
+}
