@@ -393,8 +393,11 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
         if let Some(r) = &v.rule {
             writeln!(out, "rule: {r}")?;
         }
-        if let Some(rule) = policy.always_allow_rule(&call) {
-            writeln!(out, "\"always allow\" would add: {rule}")?;
+        // Offered only where a person would be asked: a denied call is not theirs to allow.
+        if v.decision == wicket_policy::Decision::Ask {
+            if let Some(rule) = policy.always_allow_rule(&call) {
+                writeln!(out, "\"always allow\" would add: {rule}")?;
+            }
         }
     } else {
         stage("deciding and writing the audit line");

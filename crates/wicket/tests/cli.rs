@@ -537,3 +537,13 @@ fn a_failed_run_without_network_says_how_to_open_it() {
     assert_eq!(host.status.code(), Some(3));
     assert!(!String::from_utf8_lossy(&host.stderr).contains("hint:"), "the host has its network");
 }
+
+#[test]
+fn explain_offers_always_allow_only_where_a_person_would_be_asked() {
+    let e = env();
+    let asked = run(&e, &["explain"], r#"{"tool":"bash","input":{"command":"seq 3"}}"#);
+    assert!(String::from_utf8_lossy(&asked.stdout).contains("\"always allow\" would add: bash(seq *)"));
+    let denied = run(&e, &["explain", "--deny", "bash(seq *)"], r#"{"tool":"bash","input":{"command":"seq 3"}}"#);
+    let text = String::from_utf8_lossy(&denied.stdout);
+    assert!(text.contains("deny") && !text.contains("always allow"), "{text}");
+}
