@@ -404,7 +404,7 @@ impl HookGate {
 
 /// The strongest of several decided items (deny over ask over allow; the first of equals),
 /// for a call with several targets that must all pass.
-pub fn strongest<T>(items: impl IntoIterator<Item = T>, decision: impl Fn(&T) -> Decision) -> Option<T> {
+pub fn strongest<T, K: Ord>(items: impl IntoIterator<Item = T>, decision: impl Fn(&T) -> K) -> Option<T> {
     let mut best: Option<T> = None;
     for item in items {
         if best.as_ref().is_none_or(|b| decision(&item) > decision(b)) {

@@ -290,9 +290,11 @@ fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<Answer> {
         } else {
             hook_core::reason_for(&verdict)
         };
-        decided.push((verdict.decision, text));
+        // A deny of its own outranks an ask that became a deny (one file of a patch asks, another
+        // is a secret: the answer is the secret's).
+        decided.push((verdict.decision, !worded, text));
     }
-    let Some((decision, text)) = hook_core::strongest(decided, |(d, _)| *d) else {
+    let Some((decision, _, text)) = hook_core::strongest(decided, |(d, own, _)| (*d, *own)) else {
         bail!("{tool_name}: nothing to decide")
     };
     let json = match decision {

@@ -476,3 +476,20 @@ fn init_gemini_project_dry_run_and_a_file_with_comments() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ // comments are Gemini CLI's, not JSON\n}");
 }
+
+#[test]
+fn a_codex_patch_over_several_files_answers_with_the_strictest_files_reason() {
+    let e = env();
+    let patch =
+        "*** Begin Patch\n*** Add File: src/new.rs\n+fn a() {}\n*** Update File: .env\n@@\n-A=1\n+A=2\n*** End Patch\n";
+    let out = wicket(
+        &e,
+        &["hook", "codex"],
+        &codex_payload(&e.root, "PreToolUse", "apply_patch", json!({"command": patch})),
+        &[],
+    );
+    let v = answer(&out);
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    // The new file alone would only need a person; the secret is what blocks the patch.
+    assert!(reason.contains("sensitive") && reason.contains(".env"), "{reason}");
+}
