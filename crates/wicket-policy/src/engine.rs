@@ -1501,16 +1501,17 @@ impl Policy {
         Some(Verdict::allow(By::SafeList, format!("{text:?} is on the exact safe list of read-only commands")))
     }
 
-    /// The rule that would allow this call, for reasons.
+    /// The rule that would allow this call, for reasons. It goes in the person's own settings:
+    /// a project's allow rules wait for consent, so pointing there would only move the question.
     fn suggestion(&self, call: &ToolCall, facts: &[Fact]) -> String {
+        const WHERE: &str = "to permissions.allow in your settings (~/.wicket/settings.json)";
         match self.always_allow_rule(call) {
-            Some(rule) => format!("the allow rule {rule} to .wicket/settings.json (permissions.allow)"),
+            Some(rule) => format!("the allow rule {rule} {WHERE}"),
             None => {
                 if facts.iter().any(|f| matches!(f, Fact::Command { .. })) {
-                    "an allow rule covering every part of the command to .wicket/settings.json (permissions.allow)"
-                        .to_string()
+                    format!("an allow rule covering every part of the command {WHERE}")
                 } else {
-                    format!("an allow rule for {} to .wicket/settings.json (permissions.allow)", call.tool)
+                    format!("an allow rule for {} {WHERE}", call.tool)
                 }
             }
         }
