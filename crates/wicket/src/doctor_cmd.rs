@@ -100,6 +100,9 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
             ),
         }
     }
+    for line in agent_hooks(&root) {
+        println!("{line}");
+    }
     for w in hook_timeout_warnings(&root).into_iter().chain(gemini_matcher_warnings(&root)) {
         println!("warning: {w}");
     }
@@ -137,6 +140,60 @@ fn hook_files(root: &std::path::Path) -> Vec<(PathBuf, u64)> {
     files.extend(codex_home.map(|c| (c.join("hooks.json"), 1000)));
     files.push((root.join(".codex/hooks.json"), 1000));
     files
+}
+
+/// One line per installed wicket hook: the agent, the file, and whether the program its
+/// command starts exists (a hook whose program is gone makes the agent refuse every call, or
+/// with some agents let every call through).
+pub fn agent_hooks(root: &std::path::Path) -> Vec<String> {
+    fn commands(v: &serde_json::Value, found: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let Some(c) = m.get("command").and_then(serde_json::Value::as_str) {
+                    if c.contains(" hook ") {
+                        found.push(c.to_string());
+                    }
+                }
+                m.values().for_each(|x| commands(x, found));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| commands(x, found)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (file, _) in hook_files(root) {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        let mut found = Vec::new();
+        commands(&v, &mut found);
+        for c in found {
+            let Some(agent) = ["claude", "codex", "gemini"].into_iter().find(|a| c.contains(&format!(" hook {a}")))
+            else {
+                continue;
+            };
+            // The program: the first word, or a single-quoted path as `init` writes it.
+            let program = match c.strip_prefix('\'') {
+                Some(rest) => rest.split('\'').next().unwrap_or("").to_string(),
+                None => c.split_whitespace().next().unwrap_or("").to_string(),
+            };
+            let path = std::path::Path::new(&program);
+            let state = if !path.is_absolute() {
+                format!("`{program}` is found on PATH when the agent runs it")
+            } else if path.is_file() {
+                format!("{program} exists")
+            } else {
+                format!("WARNING: {program} does not exist, so the hook cannot start; run `wicket init {agent}` again")
+            };
+            let trust = if agent == "codex" { "; Codex runs it only once you trust it (/hooks in codex)" } else { "" };
+            out.push(format!("hook: {agent} in {}: {state}{trust}", file.display()));
+        }
+    }
+    if out.is_empty() {
+        out.push(
+            "hook: none installed (`wicket init claude`, `wicket init codex` or `wicket init gemini`)".to_string(),
+        );
+    }
+    out
 }
 
 /// A warning for each Gemini CLI hook group that runs `wicket hook gemini` but whose matcher,

@@ -54,6 +54,9 @@ pub struct InitCodexArgs {
     /// Show the change, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Remove wicket's hook from the file instead (everything else stays).
+    #[arg(long)]
+    pub uninstall: bool,
 }
 
 /// The flags of `wicket init gemini`.
@@ -74,6 +77,9 @@ pub struct InitGeminiArgs {
     /// Show the change, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Remove wicket's hook from the file instead (everything else stays).
+    #[arg(long)]
+    pub uninstall: bool,
 }
 
 /// The Codex tools the hook judges: its shell tools (all sent as `Bash`), patches, MCP tools.
@@ -126,6 +132,9 @@ pub struct InitClaudeArgs {
     /// Show the change, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Remove wicket's hook from the file instead (everything else stays).
+    #[arg(long)]
+    pub uninstall: bool,
 }
 
 /// The tools the hook judges, as an anchored matcher (Claude Code reads any matcher with
@@ -201,6 +210,9 @@ fn codex(args: &InitCodexArgs) -> Result<ExitCode> {
     }
     let entry = json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS});
     let plan = Plan { file, command, events, matcher: CODEX_MATCHER, marker: " hook codex", entry };
+    if args.uninstall {
+        return uninstall(&plan, args.dry_run);
+    }
     let code = install(&plan, args.dry_run)?;
     let mut out = std::io::stdout().lock();
     writeln!(
@@ -217,6 +229,9 @@ fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
         "description": "wicket decides each tool call (allow, or deny with a reason)"});
     let plan =
         Plan { file, command, events: vec!["BeforeTool"], matcher: GEMINI_MATCHER, marker: " hook gemini", entry };
+    if args.uninstall {
+        return uninstall(&plan, args.dry_run);
+    }
     let code = install(&plan, args.dry_run)?;
     // Hooks can be switched off in the same file; say so rather than leave a silent gap.
     if let Ok(text) = std::fs::read_to_string(&plan.file) {
@@ -266,7 +281,55 @@ fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
     }
     let entry = json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS});
     let plan = Plan { file, command, events, matcher: MATCHER, marker: " hook claude", entry };
+    if args.uninstall {
+        return uninstall(&plan, args.dry_run);
+    }
     install(&plan, args.dry_run)
+}
+
+/// Remove wicket's hook entries (every event) from the plan's file; groups and events left
+/// empty by that go too. Shows the change, then writes it (unless a dry run).
+fn uninstall(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
+    let file = &plan.file;
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            println!("{}: no such file; nothing to remove", file.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", file.display())),
+    };
+    let old: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not valid JSON; fix it first, nothing was written", file.display()))?;
+    let mut new = old.clone();
+    if let Some(Value::Object(hooks)) = new.get_mut("hooks") {
+        for groups in hooks.values_mut() {
+            let Value::Array(groups) = groups else { continue };
+            for g in groups.iter_mut() {
+                if let Some(Value::Array(list)) = g.get_mut("hooks") {
+                    list.retain(|h| !is_ours(h, plan.marker));
+                }
+            }
+            groups.retain(|g| !g.get("hooks").and_then(Value::as_array).is_some_and(Vec::is_empty));
+        }
+        hooks.retain(|_, groups| !groups.as_array().is_some_and(Vec::is_empty));
+    }
+    let (before, after) = (pretty(&old)?, pretty(&new)?);
+    if before == after {
+        println!("{}: wicket's hook is not there; nothing to remove", file.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("changes to {}:", file.display());
+    for line in diff(&before, &after) {
+        println!("{line}");
+    }
+    if dry_run {
+        println!("(dry run: nothing written)");
+        return Ok(ExitCode::SUCCESS);
+    }
+    write_atomic(file, &after)?;
+    println!("written: {} (wicket's hook removed)", file.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Merge wicket's hook into the plan's file: show the change, then write it (unless a dry run).

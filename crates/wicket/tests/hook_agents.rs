@@ -493,3 +493,43 @@ fn a_codex_patch_over_several_files_answers_with_the_strictest_files_reason() {
     // The new file alone would only need a person; the secret is what blocks the patch.
     assert!(reason.contains("sensitive") && reason.contains(".env"), "{reason}");
 }
+
+#[test]
+fn init_uninstall_removes_only_wickets_hook_for_each_agent() {
+    for (agent, file, event) in [
+        ("claude", ".claude/settings.json", "PreToolUse"),
+        ("codex", ".codex/hooks.json", "PreToolUse"),
+        ("gemini", ".gemini/settings.json", "BeforeTool"),
+    ] {
+        let e = env();
+        let path = e.home.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let other = json!({"matcher": "Bash", "hooks": [{"type": "command", "command": "lint.sh"}]});
+        std::fs::write(&path, json!({"theme": "x", "hooks": {event: [other.clone()]}}).to_string()).unwrap();
+        assert!(init(&e, agent, &[], &[]).status.success(), "{agent}");
+        assert_eq!(read_json(&path)["hooks"][event].as_array().unwrap().len(), 2, "{agent}: installed");
+        let out = init(&e, agent, &["--uninstall"], &[]);
+        assert!(out.status.success(), "{agent}: {}", String::from_utf8_lossy(&out.stderr));
+        let after = read_json(&path);
+        assert_eq!(after["hooks"][event], json!([other]), "{agent}: only wicket's hook went");
+        assert_eq!(after["theme"], "x", "{agent}");
+        let again = init(&e, agent, &["--uninstall"], &[]);
+        assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to remove"), "{agent}");
+    }
+}
+
+#[test]
+fn doctor_reports_each_installed_hook_and_a_missing_program() {
+    let e = env();
+    let doctor = || {
+        let out = wicket(&e, &["doctor", "--root", e.root.to_str().unwrap()], "", &[]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(doctor().contains("hook: none installed"));
+    assert!(init(&e, "gemini", &[], &[]).status.success());
+    assert!(init(&e, "codex", &["--command", "/nonexistent/wicket hook codex"], &[]).status.success());
+    let report = doctor();
+    assert!(report.contains("hook: gemini in") && report.contains(" exists"), "{report}");
+    assert!(report.contains("hook: codex in") && report.contains("/nonexistent/wicket does not exist"), "{report}");
+    assert!(report.contains("trust it"), "{report}");
+}
