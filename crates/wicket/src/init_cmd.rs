@@ -126,6 +126,10 @@ pub struct InitClaudeArgs {
     /// Pass --sandbox-commands to the hook: allowed Bash commands run inside `wicket run`.
     #[arg(long)]
     pub sandbox_commands: bool,
+    /// Also bring the `permissions` rules (allow, deny, ask) of that Claude Code settings file
+    /// over into wicket's settings (yours, or the project's with --project), showing each.
+    #[arg(long)]
+    pub import: bool,
     /// The command Claude Code runs (default: this wicket binary's full path, `hook claude`).
     #[arg(long, value_name = "CMD")]
     pub command: Option<String>,
@@ -284,7 +288,92 @@ fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
     if args.uninstall {
         return uninstall(&plan, args.dry_run);
     }
-    install(&plan, args.dry_run)
+    // Read before the hook is merged in (the rules are the person's, not ours).
+    let imported = if args.import { Some(claude_rules(&plan.file)?) } else { None };
+    let code = install(&plan, args.dry_run)?;
+    if let Some(rules) = imported {
+        let target = if args.project {
+            crate::check_cmd::project_root(args.root.as_deref())?.0.join(".wicket/settings.json")
+        } else {
+            wicket::config::wicket_home()?.join("settings.json")
+        };
+        import_rules(&rules, &target, args.dry_run)?;
+        if args.project {
+            println!(
+                "note: a project's allow rules apply once you agree to them: `wicket trust approve` shows them and asks"
+            );
+        }
+    }
+    Ok(code)
+}
+
+/// The `permissions` rules of a Claude Code settings file: (list, rule) in file order.
+fn claude_rules(file: &Path) -> Result<Vec<(&'static str, String)>> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", file.display())),
+    };
+    let v: Value = serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", file.display()))?;
+    let mut out = Vec::new();
+    for list in ["allow", "deny", "ask"] {
+        for r in v["permissions"][list].as_array().into_iter().flatten() {
+            if let Some(r) = r.as_str() {
+                out.push((list, r.to_string()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Add Claude Code's rules to wicket's settings file `target`: each rule wicket can read (its
+/// own syntax, Claude Code's as Claude Code means it) is added to the same list; one it cannot
+/// is shown with why and left out. The result is checked as settings before it is written.
+fn import_rules(rules: &[(&'static str, String)], target: &Path, dry_run: bool) -> Result<()> {
+    if rules.is_empty() {
+        println!("import: no permissions rules in Claude Code's settings");
+        return Ok(());
+    }
+    let text = match std::fs::read_to_string(target) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "{}".to_string(),
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", target.display())),
+    };
+    let mut v: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", target.display()))?;
+    let mut added = 0;
+    for (list, rule) in rules {
+        match wicket_policy::rules::expand(rule) {
+            Err(e) => println!("import: skipped {list} {rule}: {}", e.why),
+            Ok(meaning) => {
+                let entries = v
+                    .as_object_mut()
+                    .and_then(|o| o.entry("permissions").or_insert_with(|| json!({})).as_object_mut())
+                    .and_then(|p| p.entry(*list).or_insert_with(|| json!([])).as_array_mut())
+                    .with_context(|| format!("{}: permissions.{list} is not a list", target.display()))?;
+                if entries.iter().any(|r| r.as_str() == Some(rule)) {
+                    continue;
+                }
+                entries.push(Value::String(rule.clone()));
+                added += 1;
+                let shown: Vec<String> = meaning.iter().map(ToString::to_string).collect();
+                println!("import: {list} {rule}  (wicket reads it as {})", shown.join(", "));
+            }
+        }
+    }
+    if added == 0 {
+        println!("import: nothing new for {}", target.display());
+        return Ok(());
+    }
+    let mut new = serde_json::to_string_pretty(&v)?;
+    new.push('\n');
+    wicket_policy::Settings::parse(&new, &target.display().to_string())?;
+    if dry_run {
+        println!("(dry run: {} not written)", target.display());
+        return Ok(());
+    }
+    write_atomic(target, &new)?;
+    println!("written: {} ({added} rule(s) imported)", target.display());
+    Ok(())
 }
 
 /// Remove wicket's hook entries (every event) from the plan's file; groups and events left

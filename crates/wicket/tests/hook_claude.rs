@@ -581,3 +581,37 @@ fn project_rules_waiting_for_consent_are_named_in_the_reason_and_approved_from_a
     let v = answer(&hook(&e, &p));
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
 }
+
+#[test]
+fn init_import_brings_claude_codes_rules_over_and_they_decide_the_same() {
+    let e = env();
+    let claude = e.home.join(".claude/settings.json");
+    std::fs::create_dir_all(claude.parent().unwrap()).unwrap();
+    std::fs::write(
+        &claude,
+        r#"{"permissions": {"allow": ["Bash(npm run test:*)", "WebFetch(domain:docs.rs)"], "deny": ["Read(./secrets/**)", "Bash(git push:*)"], "ask": ["Frobnicate"]}}"#,
+    )
+    .unwrap();
+    let out = init(&e, &["--import"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("import: allow Bash(npm run test:*)") && text.contains("skipped ask Frobnicate"), "{text}");
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(e.wicket_home().join("settings.json")).unwrap()).unwrap();
+    assert_eq!(saved["permissions"]["deny"], json!(["Read(./secrets/**)", "Bash(git push:*)"]), "{saved}");
+    // The hook now decides by them: the push is denied, the tests run.
+    let push = answer(&hook(&e, &pre_tool_use(&e.root, "Bash", json!({"command": "git push origin main"}))));
+    assert_eq!(push["hookSpecificOutput"]["permissionDecision"], "deny", "{push}");
+    let tests = answer(&hook(
+        &e,
+        &pre_tool_use(
+            &e.root,
+            "Bash",
+            json!({"command": "npm run test -- --watch=false", "dangerouslyDisableSandbox": true}),
+        ),
+    ));
+    assert_eq!(tests["hookSpecificOutput"]["permissionDecision"], "allow", "{tests}");
+    // Twice changes nothing.
+    let again = init(&e, &["--import"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("import: nothing new"));
+}
