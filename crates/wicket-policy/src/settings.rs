@@ -156,12 +156,17 @@ impl SettingsError {
     pub fn from_path_error(e: serde_path_to_error::Error<serde_json::Error>, file: &str) -> SettingsError {
         let path = e.path().to_string();
         let inner = e.into_inner();
+        // serde_json ends its message with the position, which the error already leads with.
+        let message = inner.to_string();
+        let suffix = format!(" at line {} column {}", inner.line(), inner.column());
+        let message = message.strip_suffix(&suffix).map_or(message.clone(), str::to_string);
         SettingsError {
             file: file.to_string(),
             line: inner.line(),
             column: inner.column(),
-            path: if path.is_empty() { ".".to_string() } else { path },
-            message: inner.to_string(),
+            // `?` is serde_path_to_error's "no path yet" (a syntax error before any key).
+            path: if path.is_empty() || path == "?" { ".".to_string() } else { path },
+            message,
         }
     }
 }
