@@ -166,6 +166,9 @@ pub fn agent_hooks(root: &std::path::Path) -> Vec<String> {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
         let mut found = Vec::new();
         commands(&v, &mut found);
+        // One line per command, however many events it answers.
+        found.sort();
+        found.dedup();
         for c in found {
             let Some(agent) = ["claude", "codex", "gemini"].into_iter().find(|a| c.contains(&format!(" hook {a}")))
             else {
@@ -184,14 +187,46 @@ pub fn agent_hooks(root: &std::path::Path) -> Vec<String> {
             } else {
                 format!("WARNING: {program} does not exist, so the hook cannot start; run `wicket init {agent}` again")
             };
-            let trust = if agent == "codex" { "; Codex runs it only once you trust it (/hooks in codex)" } else { "" };
-            out.push(format!("hook: {agent} in {}: {state}{trust}", file.display()));
+            out.push(format!("hook: {agent} in {}: {state}", file.display()));
+        }
+        if file.ends_with("hooks.json") {
+            out.extend(codex_trust_lines(&file, &v));
         }
     }
     if out.is_empty() {
         out.push(
             "hook: none installed (`wicket init claude`, `wicket init codex` or `wicket init gemini`)".to_string(),
         );
+    }
+    out
+}
+
+/// Whether Codex trusts each of wicket's handlers in a Codex hooks file, read from Codex's
+/// config.toml by Codex's rule: Codex skips an untrusted or changed hook without a word.
+fn codex_trust_lines(file: &std::path::Path, hooks: &serde_json::Value) -> Vec<String> {
+    use crate::codex_trust as ct;
+    let Ok(file) = std::path::absolute(file) else { return Vec::new() };
+    let Some(config) = ct::codex_home().map(|h| h.join("config.toml")) else { return Vec::new() };
+    let fix = "run `wicket init codex --trust` (with --project for a project's hooks) or trust it in codex's /hooks";
+    let mut out = Vec::new();
+    for h in ct::wicket_handlers(&file, hooks, " hook codex") {
+        let state = match ct::state(&config, &h.key) {
+            Ok(s) => s,
+            Err(e) => {
+                out.push(format!("  WARNING: Codex trust of {} unknown: {e:#}", h.key));
+                continue;
+            }
+        };
+        let line = match (&h.hash, &state.trusted_hash) {
+            _ if state.enabled == Some(false) => {
+                format!("WARNING: switched off in Codex (enabled = false in {}), so it never runs", config.display())
+            }
+            (Ok(hash), Some(t)) if hash == t => format!("trusted in Codex ({})", config.display()),
+            (Ok(_), Some(_)) => format!("WARNING: changed since Codex trusted it, so Codex skips it silently; {fix}"),
+            (_, None) => format!("WARNING: not trusted in Codex, so Codex skips it silently; {fix}"),
+            (Err(why), Some(_)) => format!("trust recorded, but wicket cannot check it ({why})"),
+        };
+        out.push(format!("  {}: {line}", h.key));
     }
     out
 }

@@ -48,6 +48,10 @@ pub struct InitCodexArgs {
     /// Also answer Codex's approval prompts (the PermissionRequest event).
     #[arg(long)]
     pub permission_request: bool,
+    /// Also record in Codex's config.toml that you trust wicket's hook, as Codex's /hooks
+    /// does (Codex skips an untrusted hook silently); a codex on PATH confirms it.
+    #[arg(long, conflicts_with = "uninstall")]
+    pub trust: bool,
     /// The command Codex runs (default: this wicket binary's full path, `hook codex`).
     #[arg(long, value_name = "CMD")]
     pub command: Option<String>,
@@ -193,13 +197,10 @@ fn hook_command(given: Option<&str>, agent: &str, extra: &str) -> Result<String>
     Ok(format!("{exe} hook {agent}{extra}"))
 }
 
-/// The cargo build folder (`target`, which cargo marks with `CACHEDIR.TAG`) the binary runs
-/// from, if any.
+/// The cargo build folder (`target`) the binary runs from, if any. Cargo always leaves its
+/// `.rustc_info.json` there; `CACHEDIR.TAG` only when cargo itself created the folder.
 fn build_folder(exe: &Path) -> Option<PathBuf> {
-    exe.ancestors()
-        .skip(1)
-        .find(|d| d.join("CACHEDIR.TAG").is_file() && d.join(".rustc_info.json").is_file())
-        .map(Path::to_path_buf)
+    exe.ancestors().skip(1).find(|d| d.join(".rustc_info.json").is_file()).map(Path::to_path_buf)
 }
 
 fn codex(args: &InitCodexArgs) -> Result<ExitCode> {
@@ -217,13 +218,134 @@ fn codex(args: &InitCodexArgs) -> Result<ExitCode> {
     if args.uninstall {
         return uninstall(&plan, args.dry_run);
     }
+    if args.trust {
+        // A config.toml that cannot take the trust stops everything before the hook is written.
+        if let Some(home) = crate::codex_trust::codex_home() {
+            crate::codex_trust::state(&home.join("config.toml"), "")?;
+        }
+    }
     let code = install(&plan, args.dry_run)?;
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "note: Codex runs a new or changed hook only after you trust it: start codex, open /hooks and trust wicket's hook."
-    )?;
+    if args.trust {
+        return codex_trust(&plan, args);
+    }
+    println!(
+        "note: Codex runs a new or changed hook only after you trust it, and skips it silently until then: \
+run `wicket init codex --trust` (add --project for the project's hooks), or start codex, open /hooks and trust wicket's hook."
+    );
     Ok(code)
+}
+
+/// Record trust for wicket's handlers in the plan's hooks file, in Codex's user config.toml,
+/// then have a real codex (when on PATH) confirm it.
+fn codex_trust(plan: &Plan<'_>, args: &InitCodexArgs) -> Result<ExitCode> {
+    use crate::codex_trust as ct;
+    let file =
+        std::path::absolute(&plan.file).with_context(|| format!("{}: cannot make absolute", plan.file.display()))?;
+    let hooks = planned(plan)?;
+    let handlers = ct::wicket_handlers(&file, &hooks, plan.marker);
+    let codex_home =
+        ct::codex_home().context("neither CODEX_HOME nor HOME is set, so Codex's config.toml cannot be found")?;
+    let config = codex_home.join("config.toml");
+    // Codex reads a project's hooks from the folder it runs in; the user's from anywhere.
+    let cwd = match (args.project, &args.root) {
+        (true, Some(r)) => r.clone(),
+        _ => std::env::current_dir().context("cannot read the current folder")?,
+    };
+    let codex = wicket_sandbox::probe::which("codex");
+    // Where a codex can be asked, its own hash wins: a newer Codex may hash differently.
+    let listed = match (&codex, args.dry_run) {
+        (Some(c), false) => match ct::ask_codex(c, &cwd) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                println!(
+                    "warning: could not ask {} for its hooks ({e:#}); using Codex's hash rule as wicket knows it",
+                    c.display()
+                );
+                None
+            }
+        },
+        _ => None,
+    };
+    let mut trust = Vec::new();
+    for h in &handlers {
+        let seen = listed.as_ref().and_then(|(_, l)| l.iter().find(|x| x.key == h.key));
+        let hash = match (seen, &h.hash) {
+            (Some(x), _) if !x.current_hash.is_empty() => x.current_hash.clone(),
+            (_, Ok(hash)) => hash.clone(),
+            (_, Err(why)) => bail!(
+                "{}: cannot work out Codex's trust hash for wicket's hook ({}): {why}; trust it in codex's /hooks instead",
+                file.display(),
+                h.key
+            ),
+        };
+        trust.push((h.key.clone(), hash));
+    }
+    if trust.is_empty() {
+        bail!("{}: wicket's hook is not there, so there is nothing to trust", file.display());
+    }
+    match ct::with_trust(&config, &trust)? {
+        None => println!("{}: Codex already trusts wicket's hook; nothing to change", config.display()),
+        Some((before, after)) => {
+            println!("{} {}:", if before.is_empty() { "new file" } else { "changes to" }, config.display());
+            for line in diff(&before, &after) {
+                println!("{line}");
+            }
+            if args.dry_run {
+                println!("(dry run: nothing written)");
+                return Ok(ExitCode::SUCCESS);
+            }
+            write_atomic(&config, &after)?;
+            println!("written: {} (Codex trusts wicket's hook)", config.display());
+        }
+    }
+    for (key, _) in &trust {
+        if ct::state(&config, key)?.enabled == Some(false) {
+            println!("warning: Codex has wicket's hook {key} switched off (enabled = false in {}); turn it on in codex's /hooks", config.display());
+        }
+    }
+    if args.project {
+        println!("note: Codex reads a project's .codex/ folder only in a project it trusts (it asks the first time you start codex there).");
+    }
+    let Some(codex) = codex else {
+        println!(
+            "note: codex is not on PATH, so Codex itself could not confirm this; the hash follows Codex's rule as of Codex 0.171, and `wicket doctor` shows the trust."
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    if args.dry_run {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (version, listed) = ct::ask_codex(&codex, &cwd)
+        .with_context(|| format!("the trust is written, but {} could not confirm it", codex.display()))?;
+    let mut ok = true;
+    for (key, _) in &trust {
+        match listed.iter().find(|x| &x.key == key) {
+            Some(x) if x.trust_status == "trusted" => {
+                println!("Codex {version} ({}): wicket's hook {key} is trusted", codex.display())
+            }
+            Some(x) => {
+                ok = false;
+                println!(
+                    "error: Codex {version} ({}) reports wicket's hook {key} as {}; trust it in codex's /hooks",
+                    codex.display(),
+                    x.trust_status
+                );
+            }
+            None => {
+                ok = false;
+                let why = if args.project {
+                    format!(
+                        "Codex loads a project's .codex/ folder only once you trust the project: start codex in {} once and agree, then run this again",
+                        cwd.display()
+                    )
+                } else {
+                    "is the hooks file the one Codex reads (CODEX_HOME)?".to_string()
+                };
+                println!("error: Codex {version} ({}) does not see wicket's hook {key}; {why}", codex.display());
+            }
+        }
+    }
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
@@ -424,17 +546,7 @@ fn uninstall(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
 /// Merge wicket's hook into the plan's file: show the change, then write it (unless a dry run).
 fn install(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
     let file = &plan.file;
-    let old_text = match std::fs::read_to_string(file) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", file.display())),
-    };
-    let old: Value = match old_text.as_deref() {
-        None => json!({}),
-        Some(t) if t.trim().is_empty() => json!({}),
-        Some(t) => serde_json::from_str(t)
-            .with_context(|| format!("{}: not valid JSON; fix it first, nothing was written", file.display()))?,
-    };
+    let (old_text, old) = current(plan)?;
     let new = merge_entry(&old, &plan.entry, &plan.events, plan.matcher, plan.marker)
         .with_context(|| format!("{}: unexpected shape; nothing was written", file.display()))?;
     let before = pretty(&old)?;
@@ -455,6 +567,30 @@ fn install(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
     write_atomic(file, &after)?;
     writeln!(out, "written: {} (hook command: {})", file.display(), plan.command)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The plan's file as it is (its text, `None` when missing) and as JSON.
+fn current(plan: &Plan<'_>) -> Result<(Option<String>, Value)> {
+    let file = &plan.file;
+    let old_text = match std::fs::read_to_string(file) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", file.display())),
+    };
+    let old: Value = match old_text.as_deref() {
+        None => json!({}),
+        Some(t) if t.trim().is_empty() => json!({}),
+        Some(t) => serde_json::from_str(t)
+            .with_context(|| format!("{}: not valid JSON; fix it first, nothing was written", file.display()))?,
+    };
+    Ok((old_text, old))
+}
+
+/// The plan's file as `install` leaves it (for a dry run: as it would).
+fn planned(plan: &Plan<'_>) -> Result<Value> {
+    let (_, old) = current(plan)?;
+    merge_entry(&old, &plan.entry, &plan.events, plan.matcher, plan.marker)
+        .with_context(|| format!("{}: unexpected shape", plan.file.display()))
 }
 
 /// Is this hook entry wicket's (its command holds `marker`, e.g. ` hook claude`)?

@@ -533,3 +533,156 @@ fn doctor_reports_each_installed_hook_and_a_missing_program() {
     assert!(report.contains("hook: codex in") && report.contains("/nonexistent/wicket does not exist"), "{report}");
     assert!(report.contains("trust it"), "{report}");
 }
+
+fn in_ci() -> bool {
+    ["CI", "WICKET_CI"].iter().any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty() && x != "0" && x != "false"))
+}
+
+/// The real Codex CLI `.ci/agents.sh` installed (`WICKET_AGENTS`), or `None` outside CI.
+fn real_codex() -> Option<PathBuf> {
+    let dir = std::env::var_os("WICKET_AGENTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("../agents"));
+    let codex = dir.join("node_modules/.bin/codex");
+    if codex.exists() {
+        return Some(codex);
+    }
+    let msg = format!("Codex CLI is not installed in {}: run .ci/agents.sh", dir.display());
+    assert!(!in_ci(), "{msg} (CI must not skip this test)");
+    eprintln!("{msg}; skipped");
+    None
+}
+
+/// What the real Codex says of each hook it sees from `cwd`: key → (trustStatus, currentHash),
+/// asked through its own `codex app-server` (`hooks/list`).
+fn codex_hooks(codex: &Path, e: &Env, codex_home: &Path, cwd: &Path) -> Vec<(String, String)> {
+    let mut child = Command::new(codex)
+        .arg("app-server")
+        .env("HOME", &e.home)
+        .env("CODEX_HOME", codex_home)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t", "version": "0"}}});
+    let list = json!({"id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}});
+    writeln!(stdin, "{init}\n{}\n{list}", json!({"method": "initialized"})).unwrap();
+    let mut out = Vec::new();
+    for line in std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap())) {
+        let msg: Value = serde_json::from_str(&line.unwrap()).unwrap_or(Value::Null);
+        if msg["id"] == 2 {
+            for h in msg["result"]["data"][0]["hooks"].as_array().unwrap() {
+                out.push((h["key"].as_str().unwrap().to_string(), h["trustStatus"].as_str().unwrap().to_string()));
+            }
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    out.sort();
+    out
+}
+
+#[test]
+fn init_codex_trust_records_the_trust_and_doctor_reads_it() {
+    let e = env();
+    let ch = e.home.join(".codex");
+    std::fs::create_dir_all(&ch).unwrap();
+    std::fs::write(ch.join("config.toml"), "# mine\nmodel = \"o3\"\n").unwrap();
+    // No codex on PATH: wicket computes Codex's hash itself.
+    let path = [("PATH", "/usr/bin:/bin")];
+    let out = init(&e, "codex", &["--trust", "--permission-request", "--command", "/opt/w/wicket hook codex"], &path);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{shown}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(shown.contains("codex is not on PATH"), "{shown}");
+    let config = std::fs::read_to_string(ch.join("config.toml")).unwrap();
+    assert!(config.starts_with("# mine\nmodel = \"o3\"\n"), "the rest of the file stays: {config}");
+    let file = ch.join("hooks.json");
+    for event in ["pre_tool_use", "permission_request"] {
+        let key = format!("[hooks.state.\"{}:{event}:0:0\"]\ntrusted_hash = \"sha256:", file.display());
+        assert!(config.contains(&key), "{key} in {config}");
+    }
+    let doctor = wicket(&e, &["doctor"], "", &path);
+    let report = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    assert_eq!(report.matches(": trusted in Codex").count(), 2, "{report}");
+    // A changed hook is no longer trusted, and doctor says so.
+    let hooks = std::fs::read_to_string(&file).unwrap().replace("\"timeout\": 10", "\"timeout\": 30");
+    std::fs::write(&file, hooks).unwrap();
+    let report = String::from_utf8_lossy(&wicket(&e, &["doctor"], "", &path).stdout).into_owned();
+    assert_eq!(report.matches("changed since Codex trusted it").count(), 2, "{report}");
+    // Running it again puts both right.
+    let out = init(&e, "codex", &["--trust", "--permission-request", "--command", "/opt/w/wicket hook codex"], &path);
+    assert!(out.status.success());
+    let report = String::from_utf8_lossy(&wicket(&e, &["doctor"], "", &path).stdout).into_owned();
+    assert_eq!(report.matches(": trusted in Codex").count(), 2, "{report}");
+    let again = init(&e, "codex", &["--trust", "--permission-request", "--command", "/opt/w/wicket hook codex"], &path);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already trusts"));
+    // Without --trust, doctor names the fix.
+    let e2 = env();
+    assert!(init(&e2, "codex", &["--command", "/opt/w/wicket hook codex"], &path).status.success());
+    let report = String::from_utf8_lossy(&wicket(&e2, &["doctor"], "", &path).stdout).into_owned();
+    assert!(report.contains("not trusted in Codex") && report.contains("wicket init codex --trust"), "{report}");
+    // A broken config.toml is named with its position, and nothing is written.
+    let e3 = env();
+    std::fs::create_dir_all(e3.home.join(".codex")).unwrap();
+    std::fs::write(e3.home.join(".codex/config.toml"), "model = \"o3\"\n[hooks\n").unwrap();
+    let out = init(&e3, "codex", &["--trust"], &path);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success() && err.contains("config.toml:2:"), "{err}");
+    assert!(!e3.home.join(".codex/hooks.json").exists(), "no hook without its trust");
+}
+
+/// The trust is the one the real Codex CLI (pinned, from npm) accepts: it reports wicket's hooks
+/// as trusted, and as modified once changed, as `wicket doctor` does.
+#[test]
+fn real_codex_trusts_what_init_codex_trust_records() {
+    let Some(codex) = real_codex() else { return };
+    let e = env();
+    let ch = e.home.join(".codex");
+    let bin_dir = codex.parent().unwrap().to_string_lossy().into_owned();
+    let node_path = format!("{bin_dir}:/usr/local/bin:/usr/bin:/bin");
+    // Without codex on PATH: wicket's own reading of Codex's rule.
+    let no_codex = [("PATH", "/usr/local/bin:/usr/bin:/bin")];
+    let args = ["--trust", "--permission-request", "--command", "/opt/w/wicket hook codex"];
+    let out = init(&e, "codex", &args, &no_codex);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let file = ch.join("hooks.json").display().to_string();
+    let seen = codex_hooks(&codex, &e, &ch, &e.root);
+    assert_eq!(
+        seen,
+        vec![
+            (format!("{file}:permission_request:0:0"), "trusted".to_string()),
+            (format!("{file}:pre_tool_use:0:0"), "trusted".to_string())
+        ]
+    );
+    // Changed: Codex and doctor agree it is no longer trusted.
+    let hooks = std::fs::read_to_string(ch.join("hooks.json")).unwrap().replace("\"timeout\": 10", "\"timeout\": 9");
+    std::fs::write(ch.join("hooks.json"), hooks).unwrap();
+    assert!(codex_hooks(&codex, &e, &ch, &e.root).iter().all(|(_, s)| s == "modified"));
+    let report = String::from_utf8_lossy(&wicket(&e, &["doctor"], "", &no_codex).stdout).into_owned();
+    assert_eq!(report.matches("changed since Codex trusted it").count(), 2, "{report}");
+    // With codex on PATH, init asks it and reports its answer.
+    let out = init(&e, "codex", &args, &[("PATH", &node_path)]);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{shown}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(shown.matches("is trusted").count(), 2, "{shown}");
+    assert!(shown.contains("Codex 0.171.0"), "{shown}");
+    // A project's hooks: Codex ignores them until the project is trusted, and init says so.
+    let out =
+        init(&e, "codex", &["--project", "--trust", "--command", "/opt/w/wicket hook codex"], &[("PATH", &node_path)]);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.contains("only once you trust the project"), "{shown}");
+    let mut config = std::fs::read_to_string(ch.join("config.toml")).unwrap();
+    config.push_str(&format!("\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n", e.root.display()));
+    std::fs::write(ch.join("config.toml"), config).unwrap();
+    let out =
+        init(&e, "codex", &["--project", "--trust", "--command", "/opt/w/wicket hook codex"], &[("PATH", &node_path)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let project_key = format!("{}:pre_tool_use:0:0", e.root.join(".codex/hooks.json").display());
+    assert!(codex_hooks(&codex, &e, &ch, &e.root).contains(&(project_key, "trusted".to_string())));
+}
