@@ -388,6 +388,14 @@ impl Sandbox {
                     c.arg("--sync-fd").arg(raw(&live).to_string());
                     guards.fds.push(live);
                 }
+                // The shim is this binary, started by path inside the sandbox: where that path
+                // is hidden there (wicket under /tmp, which becomes a fresh tmpfs, or under a
+                // masked folder) it is bound back, read-only. Nowhere else: a bind would make
+                // the file a mount point that a build in the project could not replace.
+                let exe = &self.shim_exe;
+                if policy.private_temp.iter().chain(&policy.unreadable).any(|p| exe.starts_with(p)) {
+                    c.arg("--ro-bind").arg(exe).arg(exe);
+                }
                 c.arg("--").arg(&self.shim_exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
                 if let Some(mounts) = mounts {
                     // SAFETY: the closure runs in the forked child before exec; `enter` makes

@@ -547,3 +547,30 @@ fn explain_offers_always_allow_only_where_a_person_would_be_asked() {
     let text = String::from_utf8_lossy(&denied.stdout);
     assert!(text.contains("deny") && !text.contains("always allow"), "{text}");
 }
+
+/// A wicket that lives under /tmp (a fresh tmpfs inside bubblewrap) still starts its shim in
+/// the sandbox, and the sandboxed command cannot change that binary.
+#[test]
+fn a_wicket_installed_under_tmp_runs_sandboxed_commands() {
+    let e = env();
+    let dir = tempfile::Builder::new().prefix("wicket-bin").tempdir_in("/tmp").unwrap();
+    let bin = dir.path().join("wicket");
+    std::fs::copy(env!("CARGO_BIN_EXE_wicket"), &bin).unwrap();
+    let before = std::fs::read(&bin).unwrap();
+    let out = Command::new(&bin)
+        .args(["run", "--root"])
+        .arg(&e.root)
+        .args(["--", "sh", "-c", "echo ran; echo x > \"$0\" && echo CHANGED", bin.to_str().unwrap()])
+        .env("WICKET_HOME", e.home.join(".wicket"))
+        .env("HOME", &e.home)
+        .current_dir(&e.root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("ran") && !stdout.contains("CHANGED"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&bin).unwrap(), before);
+}
