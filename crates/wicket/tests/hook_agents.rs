@@ -538,16 +538,17 @@ fn in_ci() -> bool {
     ["CI", "WICKET_CI"].iter().any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty() && x != "0" && x != "false"))
 }
 
-/// The real Codex CLI `.ci/agents.sh` installed (`WICKET_AGENTS`), or `None` outside CI.
-fn real_codex() -> Option<PathBuf> {
+/// A real agent CLI `.ci/agents.sh` installed (`WICKET_AGENTS`: `codex`, `gemini`), or `None`
+/// outside CI.
+fn real_agent(name: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("WICKET_AGENTS")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("../agents"));
-    let codex = dir.join("node_modules/.bin/codex");
-    if codex.exists() {
-        return Some(codex);
+    let bin = dir.join("node_modules/.bin").join(name);
+    if bin.exists() {
+        return Some(bin);
     }
-    let msg = format!("Codex CLI is not installed in {}: run .ci/agents.sh", dir.display());
+    let msg = format!("{name} is not installed in {}: run .ci/agents.sh", dir.display());
     assert!(!in_ci(), "{msg} (CI must not skip this test)");
     eprintln!("{msg}; skipped");
     None
@@ -640,7 +641,7 @@ fn init_codex_trust_records_the_trust_and_doctor_reads_it() {
 /// as trusted, and as modified once changed, as `wicket doctor` does.
 #[test]
 fn real_codex_trusts_what_init_codex_trust_records() {
-    let Some(codex) = real_codex() else { return };
+    let Some(codex) = real_agent("codex") else { return };
     let e = env();
     let ch = e.home.join(".codex");
     let bin_dir = codex.parent().unwrap().to_string_lossy().into_owned();
@@ -685,4 +686,100 @@ fn real_codex_trusts_what_init_codex_trust_records() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let project_key = format!("{}:pre_tool_use:0:0", e.root.join(".codex/hooks.json").display());
     assert!(codex_hooks(&codex, &e, &ch, &e.root).contains(&(project_key, "trusted".to_string())));
+}
+
+/// The real Gemini CLI (pinned, from npm) with wicket's hook from `wicket init gemini`, an MCP
+/// filesystem server, and a scripted local model that asks for one MCP tool call: what the
+/// model gets back is what it would see. Returns the log of the model requests.
+fn gemini_session(gemini: &Path, e: &Env, matcher: Option<&str>, call: Value) -> Vec<Value> {
+    let peers = std::env::var_os("WICKET_MCP_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("../mcp-peers"));
+    let fs_server = peers.join("npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    assert!(fs_server.exists(), "{} missing: run .ci/mcp-peers.sh", fs_server.display());
+    assert!(init(e, "gemini", &[], &[]).status.success());
+    let file = e.home.join(".gemini/settings.json");
+    let mut settings = read_json(&file);
+    if let Some(m) = matcher {
+        settings["hooks"]["BeforeTool"][0]["matcher"] = json!(m);
+    }
+    settings["mcpServers"] = json!({"fs": {"command": "node", "args": [fs_server, e.root], "trust": true}});
+    settings["security"] = json!({"auth": {"selectedType": "gemini-api-key"}});
+    std::fs::write(&file, settings.to_string()).unwrap();
+    let dir = e.home.join("model");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("script.json"), json!([call, {"text": "finished"}]).to_string()).unwrap();
+    let log = dir.join("log.jsonl");
+    let mut model = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/fake_gemini.py"))
+        .arg(dir.join("script.json"))
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(model.stdout.take().unwrap()), &mut port).unwrap();
+    let out = Command::new(gemini)
+        .args(["-p", "do the task", "--approval-mode", "yolo"])
+        .env("HOME", &e.home)
+        .env("WICKET_HOME", e.wicket_home())
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+        .env("GEMINI_API_KEY", "fake")
+        .env("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{}", port.trim()))
+        .current_dir(&e.root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let _ = model.kill();
+    let _ = model.wait();
+    assert!(out.status.success(), "gemini: {}", String::from_utf8_lossy(&out.stderr));
+    std::fs::read_to_string(&log).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// The function responses Gemini CLI sent the model.
+fn function_responses(log: &[Value]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for req in log {
+        for c in req["body"]["contents"].as_array().into_iter().flatten() {
+            for p in c["parts"].as_array().into_iter().flatten() {
+                if p.get("functionResponse").is_some() && !out.contains(&p["functionResponse"]) {
+                    out.push(p["functionResponse"].clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A model that asks Gemini CLI to read `.env` through an MCP server gets wicket's refusal, not
+/// the secret; with the matcher older `wicket init` wrote (`mcp__.*`, which Gemini CLI's
+/// `mcp_<server>_<tool>` names miss) the same session hands the model the secret, and a read
+/// wicket's rules allow goes through.
+#[test]
+fn real_gemini_cli_mcp_calls_are_gated() {
+    let Some(gemini) = real_agent("gemini") else { return };
+    let secret = "SECRET=gemini-mcp-7f3a";
+    let read = |e: &Env, name: &str| json!({"call": "read_text_file", "args": {"path": e.root.join(name)}});
+    let e = env();
+    std::fs::write(e.root.join(".env"), secret).unwrap();
+    let log = gemini_session(&gemini, &e, None, read(&e, ".env"));
+    let answers = function_responses(&log);
+    assert_eq!(answers.len(), 1, "{log:?}");
+    assert_eq!(answers[0]["name"], "mcp_fs_read_text_file");
+    let text = answers[0].to_string();
+    assert!(text.contains("Blocked by wicket (sensitive)"), "{text}");
+    assert!(!log.iter().any(|r| r.to_string().contains("gemini-mcp-7f3a")), "the secret reached the model");
+    // The control: the old matcher lets Gemini CLI's MCP names through, and the secret leaks.
+    let e = env();
+    std::fs::write(e.root.join(".env"), secret).unwrap();
+    let old = "^(run_shell_command|read_file|read_many_files|write_file|replace|glob|grep_search|search_file_content|list_directory|web_fetch|google_web_search|mcp__.*)$";
+    let log = gemini_session(&gemini, &e, Some(old), read(&e, ".env"));
+    assert!(function_responses(&log)[0].to_string().contains("gemini-mcp-7f3a"), "{log:?}");
+    // An allow rule in the user's settings, written in the MCP form, lets an ordinary read through.
+    let e = env();
+    std::fs::write(e.wicket_home().join("settings.json"), r#"{"permissions": {"allow": ["mcp__fs__read_text_file"]}}"#)
+        .unwrap();
+    let log = gemini_session(&gemini, &e, None, read(&e, "README.md"));
+    let text = function_responses(&log)[0].to_string();
+    assert!(text.contains("hi") && !text.contains("wicket"), "{text}");
 }
