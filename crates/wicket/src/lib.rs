@@ -11,5 +11,6 @@ pub mod config;
 pub mod consent;
 pub mod gate;
 pub mod gitconfig;
+pub mod jsonrpc;
 pub mod net;
 pub mod trust;

@@ -31,6 +31,9 @@ use wicket::approver::{self, Answer, Approver, Consent, Question, TerminalApprov
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides, Placement};
 use wicket::gate::{settle, Pending};
+use wicket::jsonrpc::{
+    self, error, is_mcp_id, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT,
+};
 use wicket::trust::{PinKind, TrustStore, TRUST_FILE};
 use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
@@ -96,12 +99,11 @@ const SERVER_MAX_LINE: usize = 128 * 1024 * 1024;
 /// How long the server gets to exit after its stdin closed, before SIGTERM, then SIGKILL.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
-const INVALID_PARAMS: i64 = -32602;
-const INTERNAL_ERROR: i64 = -32603;
-/// The MCP SDKs' "request timeout" error code.
-const REQUEST_TIMEOUT: i64 = -32001;
+/// A `tools/call` result that tells the model the call was refused (MCP's `isError`), which
+/// models read, rather than a protocol error, which clients often hide.
+fn tool_error(id: Value, text: &str) -> Value {
+    jsonrpc::result(id, json!({"content": [{"type": "text", "text": text}], "isError": true}))
+}
 
 /// Start the gateway; its exit status.
 pub fn run(args: &McpArgs) -> Result<ExitCode> {
@@ -204,7 +206,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     let owed = Arc::new(Owed::start(crate::hook_core::deadline(), (), |(), id: Value, why: &str| {
         eprintln!("wicket: denied the tools/call {id}: {why}");
         let text = crate::hook_core::reason_for(&Verdict::deny(By::Input, why));
-        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}], "isError": true}});
+        let answer = tool_error(id, &text);
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(format!("{answer}\n").as_bytes()).and_then(|()| out.flush());
     }));
@@ -507,7 +509,7 @@ fn owed_call(bytes: &[u8]) -> Option<Value> {
         id: Option<Value>,
     }
     let peek: Peek = serde_json::from_slice(bytes).ok()?;
-    let id = peek.id.filter(valid_id)?;
+    let id = peek.id.filter(is_mcp_id)?;
     (peek.method.as_deref() == Some("tools/call")).then_some(id)
 }
 
@@ -638,15 +640,6 @@ struct Gateway {
 /// The key an id is tracked under: its JSON text (so `1` and `"1"` differ).
 fn id_key(id: &Value) -> String {
     id.to_string()
-}
-
-/// JSON-RPC ids in MCP: a string or an integer.
-fn valid_id(id: &Value) -> bool {
-    id.is_string() || id.is_i64() || id.is_u64()
-}
-
-fn error(id: Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
 impl Gateway {
@@ -805,7 +798,7 @@ impl Gateway {
                 // MCP dropped batches (2025-06-18); none is forwarded, so no call slips through.
                 let mut answered = false;
                 for item in items {
-                    if let Some(id) = item.get("id").filter(|i| valid_id(i) && item.get("method").is_some()) {
+                    if let Some(id) = item.get("id").filter(|i| is_mcp_id(i) && item.get("method").is_some()) {
                         self.send_client(&error(
                             id.clone(),
                             INVALID_REQUEST,
@@ -829,7 +822,7 @@ impl Gateway {
             }
         };
         let id = obj.get("id").cloned();
-        let reply_id = id.clone().filter(valid_id).unwrap_or(Value::Null);
+        let reply_id = id.clone().filter(is_mcp_id).unwrap_or(Value::Null);
         if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             self.send_client(&error(reply_id, INVALID_REQUEST, "\"jsonrpc\" must be \"2.0\""));
             return;
@@ -839,7 +832,7 @@ impl Gateway {
                 let method = method.clone();
                 match id {
                     None => self.client_notification(&method, &obj, bytes),
-                    Some(id) if valid_id(&id) => self.client_request(id, &method, &obj, bytes),
+                    Some(id) if is_mcp_id(&id) => self.client_request(id, &method, &obj, bytes),
                     Some(_) => {
                         self.send_client(&error(Value::Null, INVALID_REQUEST, "\"id\" must be a string or an integer"))
                     }
@@ -848,7 +841,7 @@ impl Gateway {
             Some(_) => self.send_client(&error(reply_id, INVALID_REQUEST, "\"method\" must be a string")),
             None => {
                 let is_response =
-                    id.as_ref().is_some_and(valid_id) && (obj.contains_key("result") != obj.contains_key("error"));
+                    id.as_ref().is_some_and(is_mcp_id) && (obj.contains_key("result") != obj.contains_key("error"));
                 match id {
                     Some(id) if is_response => self.client_response(&id, &obj, bytes),
                     _ => self.send_client(&error(
@@ -1045,10 +1038,7 @@ impl Gateway {
             return;
         }
         let text = crate::hook_core::reason_for(&v);
-        self.send_client(&json!({"jsonrpc": "2.0", "id": id, "result": {
-            "content": [{"type": "text", "text": text}],
-            "isError": true,
-        }}));
+        self.send_client(&tool_error(id, &text));
     }
 
     fn ask(&mut self, id: Value, bytes: Vec<u8>, call: ToolCall, verdict: Verdict) {
@@ -1068,7 +1058,8 @@ impl Gateway {
         }
         if self.elicitation && self.client_open {
             let own = self.own_id();
-            let request = json!({"jsonrpc": "2.0", "id": own, "method": "elicitation/create", "params": elicitation_params(&self.name, &question)});
+            let request =
+                jsonrpc::request(own.clone(), "elicitation/create", elicitation_params(&self.name, &question));
             let deadline = Instant::now() + self.timeout;
             self.elicitations.insert(id_key(&own), key);
             self.held.insert(key, Held { id, line: bytes, pending, elicitation: Some((id_key(&own), deadline)) });
@@ -1146,8 +1137,8 @@ impl Gateway {
             // MCP: a request that timed out is cancelled (never `initialize`); a server that
             // answers anyway has its answer dropped.
             if f.kind != Kind::Initialize {
-                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                    "params": {"requestId": f.id, "reason": why}});
+                let cancel =
+                    jsonrpc::notification("notifications/cancelled", json!({"requestId": f.id, "reason": why}));
                 self.write_server(cancel.to_string().as_bytes());
             }
             self.abandoned.insert(key);
@@ -1226,7 +1217,7 @@ impl Gateway {
         let id = obj.get("id").cloned();
         match (obj.get("method"), id) {
             (Some(Value::String(_)), None) => self.write_client(&bytes),
-            (Some(Value::String(_)), Some(id)) if valid_id(&id) => {
+            (Some(Value::String(_)), Some(id)) if is_mcp_id(&id) => {
                 let key = id_key(&id);
                 if self.elicitations.contains_key(&key) || self.remapped.contains_key(&key) {
                     // The server chose an id the client already knows from the gateway: give
@@ -1241,7 +1232,7 @@ impl Gateway {
                     self.write_client(&bytes);
                 }
             }
-            (None, Some(id)) if valid_id(&id) && (obj.contains_key("result") != obj.contains_key("error")) => {
+            (None, Some(id)) if is_mcp_id(&id) && (obj.contains_key("result") != obj.contains_key("error")) => {
                 let key = id_key(&id);
                 match self.forwarded.remove(&key).map(|f| f.kind) {
                     Some(Kind::ToolsList) => match self.filter_tools(&obj) {

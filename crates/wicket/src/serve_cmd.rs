@@ -32,6 +32,9 @@ use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, Target, ToolCall, Verdict};
 
 use wicket::gate::{settle, Pending};
+use wicket::jsonrpc::{
+    error, is_v2, reply, result, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+};
 
 use crate::check_cmd::{build_policy, CheckArgs};
 use crate::owed::{Owed, Ticket};
@@ -56,11 +59,6 @@ pub struct ServeArgs {
     pub approval_timeout: f64,
 }
 
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
-const METHOD_NOT_FOUND: i64 = -32601;
-const INVALID_PARAMS: i64 = -32602;
-const INTERNAL_ERROR: i64 = -32603;
 /// A request line longer than this is refused with a parse error without being held whole
 /// (a call this long is far over the policy's input limit anyway).
 const MAX_LINE: usize = 4 * 1024 * 1024;
@@ -221,13 +219,6 @@ fn send_to(out: &std::io::Stdout, v: &Value) -> Result<()> {
     Ok(())
 }
 
-fn reply(id: Value, result: Result<Value, (i64, String)>) -> Value {
-    match result {
-        Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
-        Err((code, m)) => error(id, code, &m),
-    }
-}
-
 impl Server {
     fn send(&mut self, v: &Value) -> Result<()> {
         send_to(&self.out, v)
@@ -274,7 +265,7 @@ impl Server {
                 }
                 continue;
             };
-            if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            if !is_v2(&msg) {
                 self.send(&error(id.unwrap_or(Value::Null), INVALID_REQUEST, "\"jsonrpc\" must be \"2.0\""))?;
                 continue;
             }
@@ -295,7 +286,7 @@ impl Server {
                 "shutdown" => {
                     self.finish_runs();
                     if let Some(id) = id {
-                        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}))?;
+                        self.send(&result(id, Value::Null))?;
                     }
                     return Ok(());
                 }
@@ -498,10 +489,14 @@ impl Server {
         self.next_id += 1;
         let pending = Pending::new(&self.policy, call.clone(), verdict);
         let reason = pending.verdict().reason.clone();
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": "approval/request", "params": {
-            "tool": call.tool, "input": call.input, "reason": reason, "by": pending.verdict().by.as_str(),
-            "always_allow_rule": pending.always().map(ToString::to_string),
-        }});
+        let request = wicket::jsonrpc::request(
+            json!(id),
+            "approval/request",
+            json!({
+                "tool": call.tool, "input": call.input, "reason": reason, "by": pending.verdict().by.as_str(),
+                "always_allow_rule": pending.always().map(ToString::to_string),
+            }),
+        );
         if self.send(&request).is_err() {
             return Verdict::deny(By::Unattended, format!("{reason} (the client cannot be asked)"));
         }
@@ -648,8 +643,4 @@ fn verdict_json(v: &Verdict) -> Value {
         o.insert("rule".into(), json!(r));
     }
     out
-}
-
-fn error(id: Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
