@@ -420,7 +420,7 @@ fn command_targets(value: &Value, argv: &[String], out: &mut Vec<Target>) {
                 let mut line = s.clone();
                 for a in argv {
                     line.push(' ');
-                    line.push_str(&shell_quote(a));
+                    line.push_str(&crate::text::shell_quote(a));
                 }
                 out.push(command(line));
             }
@@ -432,19 +432,11 @@ fn command_targets(value: &Value, argv: &[String], out: &mut Vec<Target>) {
             }
             out.extend(words.iter().filter(|w| !w.is_empty()).map(|w| command(w.to_string())));
             let line: Vec<String> =
-                words.iter().copied().chain(argv.iter().map(String::as_str)).map(shell_quote).collect();
+                words.iter().copied().chain(argv.iter().map(String::as_str)).map(crate::text::shell_quote).collect();
             out.push(command(line.join(" ")));
         }
         _ => {}
     }
-}
-
-/// A word quoted for the shell so that bash reads it back as exactly this one word.
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// A value of an argument whatever its name: a URL (`scheme://…` of a scheme that reaches a

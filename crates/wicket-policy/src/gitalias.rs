@@ -229,14 +229,6 @@ pub fn split_cmdline(s: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-/// Quote a word for bash so that it stays one word with its exact text.
-fn quote(w: &str) -> String {
-    if !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+".contains(&b)) {
-        return w.to_string();
-    }
-    format!("'{}'", w.replace('\'', "'\\''"))
-}
-
 /// Does this git option (before the sub-command) take the next word as its value?
 pub fn takes_value(option: &str) -> bool {
     GLOBAL_WITH_VALUE.contains(&option)
@@ -305,14 +297,14 @@ pub fn expand(words: &[&str], configured: &[(String, String)]) -> Option<Expansi
             if seen.is_empty() {
                 return None;
             }
-            let line: Vec<String> = argv.iter().map(|w| quote(w)).collect();
+            let line: Vec<String> = argv.iter().map(|w| crate::text::shell_quote(w)).collect();
             return Some(Expansion::Runs(format!("git {}", line.join(" "))));
         };
         if seen.contains(&lookup) || seen.len() >= MAX_DEPTH {
             return Some(Expansion::Broken(format!("the git alias `{sub}` expands to itself (git refuses it)")));
         }
         seen.push(lookup);
-        let rest: Vec<String> = argv[1..].iter().map(|w| quote(w)).collect();
+        let rest: Vec<String> = argv[1..].iter().map(|w| crate::text::shell_quote(w)).collect();
         if let Some(shell) = value.strip_prefix('!') {
             // Git runs `sh -c 'SHELL "$@"' SHELL ARGS…`: the arguments follow the command.
             return Some(Expansion::Runs(format!("{} {}", shell, rest.join(" ")).trim().to_string()));

@@ -1,4 +1,4 @@
-//! Hidden characters: the one definition every module uses.
+//! Text safety, one definition each: hidden characters, quoting for the shell, cutting.
 //!
 //! The hard question: which characters make what a person reads differ from what runs or what
 //! is stored? A character missing here slips past every check that relies on it (the engine's
@@ -47,6 +47,30 @@ pub fn invisible_chars(s: &str) -> Option<String> {
     (!found.is_empty()).then(|| found.join(", "))
 }
 
+/// A word quoted for bash so that bash reads it back as exactly this one word: as it is when
+/// every character is plainly safe (ASCII letters, digits and `-_./=:,+@%`), else in single
+/// quotes (a `'` inside written `'\''`). Bash cannot hold NUL, so a word with one never
+/// round-trips; callers refuse such words first.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Words joined into one command line that bash splits back into exactly these words.
+pub fn shell_join<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> String {
+    words.into_iter().map(|w| shell_quote(w.as_ref())).collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters of `s`, and how many more there were (0 when nothing was cut).
+pub fn cut(s: &str, max: usize) -> (&str, usize) {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => (&s[..i], s[i..].chars().count()),
+        None => (s, 0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +117,17 @@ mod tests {
         assert!(is_hidden_on_display('\t') && is_hidden_on_display('\u{a0}') && is_hidden_on_display('\u{3000}'));
         assert_eq!(invisible_chars("ls\u{e0041}\u{e0041}\u{fe0f}"), Some("U+E0041, U+FE0F".to_string()));
         assert_eq!(invisible_chars("git status\n"), None);
+    }
+
+    #[test]
+    fn quoting_leaves_plain_words_and_wraps_the_rest() {
+        assert_eq!(shell_quote("src/a-b_c.rs"), "src/a-b_c.rs");
+        assert_eq!(shell_quote("a=b:c,d+e@f%g"), "a=b:c,d+e@f%g");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote("~"), "'~'");
+        assert_eq!(shell_join(["git", "commit", "-m", "a b"]), "git commit -m 'a b'");
+        assert_eq!(cut("héllo", 2), ("hé", 3));
+        assert_eq!(cut("hi", 2), ("hi", 0));
     }
 }

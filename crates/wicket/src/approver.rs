@@ -524,9 +524,9 @@ fn hidden_chars(s: &str) -> Vec<String> {
 
 /// At most `max` characters of `s`, with `…` when cut.
 fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
+    match wicket_policy::text::cut(s, max) {
+        (all, 0) => all.to_string(),
+        (head, _) => format!("{head}…"),
     }
 }
 

@@ -267,22 +267,10 @@ fn sandboxed_command(root: &Path, command: &str) -> Option<String> {
     let exe = std::env::current_exe().ok()?;
     Some(format!(
         "{} run --unattended --root {} -- bash -c {}",
-        quote(&exe.to_string_lossy()),
-        quote(&root.to_string_lossy()),
-        quote(command)
+        wicket_policy::text::shell_quote(&exe.to_string_lossy()),
+        wicket_policy::text::shell_quote(&root.to_string_lossy()),
+        wicket_policy::text::shell_quote(command)
     ))
-}
-
-/// Quote a word for bash: as is when plainly safe, else in single quotes.
-fn quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '+' | ',' | '@'));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// The answer for a verdict, in the event's shape.
@@ -328,9 +316,9 @@ mod tests {
 
     #[test]
     fn quoting_survives_single_quotes() {
-        assert_eq!(quote("echo 'hi'"), r"'echo '\''hi'\'''");
-        assert_eq!(quote("/usr/bin/wicket"), "/usr/bin/wicket");
-        assert_eq!(quote(""), "''");
+        assert_eq!(wicket_policy::text::shell_quote("echo 'hi'"), r"'echo '\''hi'\'''");
+        assert_eq!(wicket_policy::text::shell_quote("/usr/bin/wicket"), "/usr/bin/wicket");
+        assert_eq!(wicket_policy::text::shell_quote(""), "''");
     }
 
     #[test]

@@ -141,7 +141,7 @@ fn map_tool(name: &str, input: &Value, mcp_context: Option<&Value>, cwd: &Path, 
             let command = match one_of(&["dir_path", "directory"])? {
                 // Judged as the shell would see it: first into the folder, then the command.
                 Some(dir) if hook_core::normalized(Path::new(&abs(&dir))) != hook_core::normalized(root) => {
-                    format!("cd {} && {command}", quote(&abs(&dir)))
+                    format!("cd {} && {command}", wicket_policy::text::shell_quote(&abs(&dir)))
                 }
                 _ => command,
             };
@@ -239,17 +239,6 @@ fn urls_in(text: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// Quote a word for bash: as is when plainly safe, else in single quotes.
-fn quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '+' | ',' | '@'));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// Decide one payload and build the answer.

@@ -1328,9 +1328,9 @@ fn elicitation_params(server: &str, q: &Question) -> Value {
 }
 
 fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}… ({} more characters)", &s[..i], s[i..].chars().count()),
-        None => s.to_string(),
+    match wicket_policy::text::cut(s, max) {
+        (all, 0) => all.to_string(),
+        (head, more) => format!("{head}… ({more} more characters)"),
     }
 }
 

@@ -47,27 +47,23 @@ pub struct RunArgs {
     pub command: Vec<OsString>,
 }
 
-/// Quote an argv as one shell command line, so the engine judges exactly what runs.
+/// Quote an argv as one shell command line, for showing (bytes that are not UTF-8 appear as
+/// U+FFFD; `run` refuses such a command before judging it).
 pub fn shell_join(argv: &[OsString]) -> String {
-    argv.iter()
-        .map(|a| {
-            let s = a.to_string_lossy();
-            let plain = !s.is_empty()
-                && s.chars().all(|c| {
-                    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '+' | ',' | '@' | '%')
-                });
-            if plain {
-                s.into_owned()
-            } else {
-                format!("'{}'", s.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    wicket_policy::text::shell_join(argv.iter().map(|a| a.to_string_lossy()))
 }
 
 /// Decide, ask if needed, run; the exit status to return.
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    // The engine judges text: a word that is not UTF-8 would be judged as something other than
+    // what runs, so the command is refused instead.
+    let Some(words) = args.command.iter().map(|a| a.to_str()).collect::<Option<Vec<&str>>>() else {
+        eprintln!(
+            "wicket: refused: {} holds bytes that are not UTF-8 text, so wicket cannot judge what would run",
+            shell_join(&args.command)
+        );
+        return Ok(ExitCode::from(126));
+    };
     let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
     // The person at the terminal is asked about project settings that loosen safety
     // (never when unattended; without a terminal they are dropped with a notice).
@@ -125,7 +121,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     };
     let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
     let sandboxed = matches!(placement, Placement::Sandbox(_));
-    let command = shell_join(&args.command);
+    let command = wicket_policy::text::shell_join(&words);
     let call = ToolCall::new("bash", serde_json::json!({ "command": command, "outside_sandbox": !sandboxed }));
     let mut session = Session::new();
     let mut audit = if args.no_audit { Recorder::off() } else { Recorder::for_policy(&policy, None) };

@@ -574,3 +574,16 @@ fn a_wicket_installed_under_tmp_runs_sandboxed_commands() {
     );
     assert_eq!(std::fs::read(&bin).unwrap(), before);
 }
+
+/// A command word that is not UTF-8 cannot be judged as the text that runs: `wicket run`
+/// refuses it (126) before anything starts.
+#[test]
+fn run_refuses_words_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let e = env();
+    let odd = std::ffi::OsStr::from_bytes(b".en\xffv");
+    let out = command(&e, &["run"]).args(["--", "sh", "-c", "touch ran", "x"]).arg(odd).output().unwrap();
+    assert_eq!(out.status.code(), Some(126), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
+    assert!(!e.root.join("ran").exists(), "nothing ran");
+}
