@@ -14,9 +14,9 @@ use anyhow::{anyhow, bail, Result};
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
 use wicket::config::{self, Placement};
-use wicket_policy::{Decision, Mode, ToolCall, Verdict};
+use wicket_policy::{Decision, Mode, ToolCall};
 
-use crate::hook_core::{self, reason_for, Answer, HookGate};
+use crate::hook_core::{self, Answer, HookGate, Mapped};
 
 /// `wicket hook <agent>`.
 #[derive(Args)]
@@ -221,31 +221,22 @@ fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
     // The project the session's folder is in (the agent may have moved into a subfolder).
     let root = wicket::config::project_root(args.root.as_deref(), &cwd)?.0;
 
-    let mapped = map_tool(tool_name, &input, &cwd)?;
-    if mapped.is_none() && PASS_THROUGH.contains(&tool_name) {
+    let mapped = match map_tool(tool_name, &input, &cwd)? {
+        Some(call) => Mapped::Calls(vec![call]),
+        None if PASS_THROUGH.contains(&tool_name) => Mapped::PassThrough,
+        None => Mapped::Unknown,
+    };
+    let Some(calls) = mapped.into_calls("Claude Code", tool_name, &input) else {
         // No opinion: Claude Code's own permission flow decides.
         return Ok(Answer { json: json!({}), code: 0 });
-    }
+    };
+    let call = calls[0].0.clone();
 
     let claude_mode = p.get("permission_mode").and_then(Value::as_str);
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
     let mut gate = HookGate::open(&root, args.mode, claude_mode, args.sandbox_commands, args.no_audit, session_id)?;
-    let (mut call, verdict) = match mapped {
-        Some(call) => {
-            let v = gate.decide(&call);
-            (call, v)
-        }
-        // A tool wicket has no mapping for: the person decides (recorded under its own name).
-        None => (
-            ToolCall::new(tool_name, input.clone()),
-            Verdict::ask(
-                wicket_policy::By::Default,
-                format!("wicket does not know Claude Code's tool {tool_name:?}, so you decide whether it runs"),
-            ),
-        ),
-    };
-    call.call_id = p.get("tool_use_id").and_then(Value::as_str).map(String::from);
-    let verdict = gate.record(&call, raw, verdict);
+    let call_id = p.get("tool_use_id").and_then(Value::as_str);
+    let (decision, reason) = gate.decide_all(calls, call_id, "Claude Code", true, raw)?;
     let sandbox = if args.sandbox_commands && call.tool == "bash" {
         match config::placement(&gate.loaded, false) {
             Ok(Placement::Sandbox(_)) => Some(()),
@@ -259,7 +250,7 @@ fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
         let command = call.input.get("command").and_then(Value::as_str)?;
         (!outside).then(|| sandboxed_command(&root, command))
     });
-    answer(event, rewrite.flatten().as_deref(), &input, verdict)
+    answer(event, rewrite.flatten().as_deref(), &input, decision, &reason)
 }
 
 /// The Bash command that runs `command` inside `wicket run` at `root`.
@@ -274,15 +265,14 @@ fn sandboxed_command(root: &Path, command: &str) -> Option<String> {
 }
 
 /// The answer for a verdict, in the event's shape.
-fn answer(event: Event, rewrite: Option<&str>, input: &Value, v: Verdict) -> Result<Answer> {
-    let reason = reason_for(&v);
+fn answer(event: Event, rewrite: Option<&str>, input: &Value, decision: Decision, reason: &str) -> Result<Answer> {
     let updated = |cmd: &str| -> Value {
         let mut obj = input.as_object().cloned().unwrap_or_else(Map::new);
         obj.insert("command".into(), Value::String(cmd.to_string()));
         Value::Object(obj)
     };
-    let json = match (event, v.decision) {
-        (Event::PreToolUse, Decision::Deny) => deny_json(event, &reason),
+    let json = match (event, decision) {
+        (Event::PreToolUse, Decision::Deny) => deny_json(event, reason),
         (Event::PreToolUse, d) => {
             let mut out = Map::new();
             out.insert("hookEventName".into(), json!(event.name()));
@@ -295,7 +285,7 @@ fn answer(event: Event, rewrite: Option<&str>, input: &Value, v: Verdict) -> Res
             }
             json!({ "hookSpecificOutput": Value::Object(out) })
         }
-        (Event::PermissionRequest, Decision::Deny) => deny_json(event, &reason),
+        (Event::PermissionRequest, Decision::Deny) => deny_json(event, reason),
         (Event::PermissionRequest, Decision::Allow) => {
             let mut decision = Map::new();
             decision.insert("behavior".into(), json!("allow"));

@@ -15,9 +15,9 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use serde_json::{json, Value};
-use wicket_policy::{By, Decision, Mode, ToolCall, Verdict};
+use wicket_policy::{Decision, Mode, ToolCall};
 
-use crate::hook_core::{self, Answer, HookGate};
+use crate::hook_core::{self, Answer, HookGate, Mapped};
 
 /// The flags of `wicket hook codex`.
 #[derive(Args, Clone, Default)]
@@ -80,14 +80,6 @@ fn deny_json(event: Event, reason: &str) -> Value {
             "decision": {"behavior": "deny", "message": reason},
         }}),
     }
-}
-
-/// What a Codex tool call is for wicket.
-enum Mapped {
-    /// Calls that must all pass (one for most tools, one per file for a patch).
-    Calls(Vec<ToolCall>),
-    /// A tool wicket has no mapping for.
-    Unknown,
 }
 
 /// Map a Codex tool call to wicket's. Relative paths are made absolute against `cwd`.
@@ -226,40 +218,13 @@ fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<Answer> {
     let codex_mode = p.get("permission_mode").and_then(Value::as_str);
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
     let mut gate = HookGate::open(&root, args.mode, codex_mode, false, args.no_audit, session_id)?;
-    let call_id = p.get("tool_use_id").and_then(Value::as_str).map(String::from);
-    let calls: Vec<(ToolCall, Option<Verdict>)> = match mapped {
-        Mapped::Calls(calls) => calls.into_iter().map(|c| (c, None)).collect(),
-        // A tool wicket has no mapping for: the person decides (recorded under its own name).
-        Mapped::Unknown => vec![(
-            ToolCall::new(tool_name, input.clone()),
-            Some(Verdict::ask(
-                By::Default,
-                format!("wicket does not know Codex's tool {tool_name:?}, so the person decides whether it runs"),
-            )),
-        )],
+    let call_id = p.get("tool_use_id").and_then(Value::as_str);
+    let Some(calls) = mapped.into_calls("Codex", tool_name, &input) else {
+        return Ok(Answer { json: json!({}), code: 0 });
     };
-    let mut decided = Vec::with_capacity(calls.len());
-    for (mut call, fixed) in calls {
-        call.call_id = call_id.clone();
-        let verdict = fixed.unwrap_or_else(|| gate.decide(&call));
-        // Codex cannot ask from PreToolUse: the ask is answered (and recorded) as the deny it becomes.
-        let (verdict, worded) = match event {
-            Event::PreToolUse => hook_core::ask_to_deny(verdict, "Codex", &call, &gate.root),
-            Event::PermissionRequest => (verdict, false),
-        };
-        let verdict = gate.record(&call, raw, verdict);
-        let text = if worded && verdict.decision == Decision::Deny {
-            verdict.reason.clone()
-        } else {
-            hook_core::reason_for(&verdict)
-        };
-        // A deny of its own outranks an ask that became a deny (one file of a patch asks, another
-        // is a secret: the answer is the secret's).
-        decided.push((verdict.decision, !worded, text));
-    }
-    let Some((decision, _, text)) = hook_core::strongest(decided, |(d, own, _)| (*d, *own)) else {
-        bail!("{tool_name}: nothing to decide")
-    };
+    // Codex cannot ask from PreToolUse; its PermissionRequest is the asking.
+    let can_ask = event == Event::PermissionRequest;
+    let (decision, text) = gate.decide_all(calls, call_id, "Codex", can_ask, raw)?;
     Ok(answer(event, decision, &text))
 }
 

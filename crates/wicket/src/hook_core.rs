@@ -402,6 +402,69 @@ impl HookGate {
     }
 }
 
+/// What an agent's tool call is for wicket, whatever the agent.
+pub enum Mapped {
+    /// Calls that must all pass (one for most tools, one per file for a patch).
+    Calls(Vec<ToolCall>),
+    /// No opinion: the agent's own bookkeeping tools, which touch nothing wicket guards.
+    PassThrough,
+    /// A tool wicket has no mapping for: the person decides.
+    Unknown,
+    /// A call wicket cannot judge, with the reason: the person decides.
+    Unclear(String),
+}
+
+impl Mapped {
+    /// The calls to decide, each with the verdict fixed in advance where wicket cannot judge
+    /// it (recorded under the agent's own tool name); `None` for no opinion.
+    pub fn into_calls(self, agent: &str, tool_name: &str, input: &Value) -> Option<Vec<(ToolCall, Option<Verdict>)>> {
+        let fixed = |v: Verdict| vec![(ToolCall::new(tool_name, input.clone()), Some(v))];
+        Some(match self {
+            Mapped::PassThrough => return None,
+            Mapped::Calls(calls) => calls.into_iter().map(|c| (c, None)).collect(),
+            Mapped::Unknown => fixed(Verdict::ask(
+                wicket_policy::By::Default,
+                format!("wicket does not know {agent}'s tool {tool_name:?}, so the person decides whether it runs"),
+            )),
+            Mapped::Unclear(why) => fixed(Verdict::ask(wicket_policy::By::Input, why)),
+        })
+    }
+}
+
+impl HookGate {
+    /// Decide every call of one tool call (all must pass), record each under `call_id`, and
+    /// give the strongest decision with the words for the agent. Where the agent's hook cannot
+    /// ask (`can_ask` false), an ask is answered, and recorded, as the deny it becomes, worded
+    /// for the model; a deny of its own outranks such a deny (one file of a patch asks, another
+    /// is a secret: the answer is the secret's).
+    pub fn decide_all(
+        &mut self,
+        calls: Vec<(ToolCall, Option<Verdict>)>,
+        call_id: Option<&str>,
+        agent: &str,
+        can_ask: bool,
+        raw: &str,
+    ) -> Result<(Decision, String)> {
+        let mut decided = Vec::with_capacity(calls.len());
+        for (mut call, fixed) in calls {
+            call.call_id = call_id.map(String::from);
+            let verdict = fixed.unwrap_or_else(|| self.decide(&call));
+            let (verdict, worded) =
+                if can_ask { (verdict, false) } else { ask_to_deny(verdict, agent, &call, &self.root) };
+            let verdict = self.record(&call, raw, verdict);
+            let text = if worded && verdict.decision == Decision::Deny {
+                verdict.reason.clone()
+            } else {
+                reason_for(&verdict)
+            };
+            decided.push((verdict.decision, !worded, text));
+        }
+        let (decision, _, text) =
+            strongest(decided, |(d, own, _)| (*d, *own)).ok_or_else(|| anyhow::anyhow!("nothing to decide"))?;
+        Ok((decision, text))
+    }
+}
+
 /// The strongest of several decided items (deny over ask over allow; the first of equals),
 /// for a call with several targets that must all pass.
 pub fn strongest<T, K: Ord>(items: impl IntoIterator<Item = T>, decision: impl Fn(&T) -> K) -> Option<T> {

@@ -15,9 +15,9 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use serde_json::{json, Value};
-use wicket_policy::{By, Decision, Mode, ToolCall, Verdict};
+use wicket_policy::{Decision, Mode, ToolCall};
 
-use crate::hook_core::{self, Answer, HookGate};
+use crate::hook_core::{self, Answer, HookGate, Mapped};
 
 /// The flags of `wicket hook gemini`.
 #[derive(Args, Clone, Default)]
@@ -60,18 +60,6 @@ const PASS_THROUGH: &[&str] = &[
     "activate_skill",
     "get_internal_docs",
 ];
-
-/// What a Gemini CLI tool call is for wicket.
-enum Mapped {
-    /// Calls that must all pass.
-    Calls(Vec<ToolCall>),
-    /// No opinion (Gemini CLI's own bookkeeping tools).
-    PassThrough,
-    /// A tool wicket has no mapping for.
-    Unknown,
-    /// A call wicket cannot judge, with the reason (the person must decide).
-    Unclear(String),
-}
 
 /// The wicket name of a Gemini CLI MCP tool. Gemini CLI names them `mcp_<server>_<tool>`, which
 /// cannot be split (either part may hold `_`), and says which server and tool in `mcp_context`;
@@ -251,41 +239,13 @@ fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<Answer> {
     // The project the session's folder is in (the agent may have moved into a subfolder).
     let root = wicket::config::project_root(args.root.as_deref(), &cwd)?.0;
     let mapped = map_tool(tool_name, &input, p.get("mcp_context").filter(|c| !c.is_null()), &cwd, &root)?;
-    let calls: Vec<(ToolCall, Option<Verdict>)> = match mapped {
-        Mapped::PassThrough => return Ok(Answer { json: json!({}), code: 0 }),
-        Mapped::Calls(calls) => calls.into_iter().map(|c| (c, None)).collect(),
-        Mapped::Unknown => vec![(
-            ToolCall::new(tool_name, input.clone()),
-            Some(Verdict::ask(
-                By::Default,
-                format!("wicket does not know Gemini CLI's tool {tool_name:?}, so the person decides whether it runs"),
-            )),
-        )],
-        Mapped::Unclear(why) => {
-            vec![(ToolCall::new(tool_name, input.clone()), Some(Verdict::ask(By::Input, why)))]
-        }
+    let Some(calls) = mapped.into_calls("Gemini CLI", tool_name, &input) else {
+        return Ok(Answer { json: json!({}), code: 0 });
     };
-
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
     let mut gate = HookGate::open(&root, args.mode, None, false, args.no_audit, session_id)?;
-    let mut decided = Vec::with_capacity(calls.len());
-    for (call, fixed) in calls {
-        let verdict = fixed.unwrap_or_else(|| gate.decide(&call));
-        // Gemini CLI's hook cannot ask: the ask is answered (and recorded) as the deny it becomes.
-        let (verdict, worded) = hook_core::ask_to_deny(verdict, "Gemini CLI", &call, &gate.root);
-        let verdict = gate.record(&call, raw, verdict);
-        let text = if worded && verdict.decision == Decision::Deny {
-            verdict.reason.clone()
-        } else {
-            hook_core::reason_for(&verdict)
-        };
-        // A deny of its own outranks an ask that became a deny (one file of a patch asks, another
-        // is a secret: the answer is the secret's).
-        decided.push((verdict.decision, !worded, text));
-    }
-    let Some((decision, _, text)) = hook_core::strongest(decided, |(d, own, _)| (*d, *own)) else {
-        bail!("{tool_name}: nothing to decide")
-    };
+    // Gemini CLI's hook cannot ask.
+    let (decision, text) = gate.decide_all(calls, None, "Gemini CLI", false, raw)?;
     let json = match decision {
         Decision::Deny => deny_json(&text),
         // No objection: Gemini CLI's own confirmation and policy go on as usual.
