@@ -4,10 +4,12 @@
 //!
 //! Run as root and as an unprivileged user (`.ci/run` does both). The test world must not sit
 //! in a temp folder, because temp folders are writable inside the sandbox: it lives under
-//! `WICKET_ESCAPE_BASE`, else the target folder, else `/var/lib/wicket-escape-tests` (root).
+//! `WICKET_ESCAPE_BASE`, else the target folder, else `/var/lib/wicket-tests` (root).
 //! `WICKET_BIN` overrides the binary under test (for the unprivileged run).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+mod common;
 
 use std::io::Read;
 use std::net::TcpListener;
@@ -24,9 +26,7 @@ fn wicket_bin() -> PathBuf {
 }
 
 fn under_temp(p: &Path) -> bool {
-    let temps = [std::env::temp_dir(), PathBuf::from("/tmp"), PathBuf::from("/var/tmp")];
-    let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    temps.iter().any(|t| real.starts_with(std::fs::canonicalize(t).unwrap_or_else(|_| t.clone())))
+    common::under_temp(p)
 }
 
 fn is_root() -> bool {
@@ -34,17 +34,7 @@ fn is_root() -> bool {
 }
 
 fn base() -> PathBuf {
-    if let Some(b) = std::env::var_os("WICKET_ESCAPE_BASE") {
-        return PathBuf::from(b);
-    }
-    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    if !under_temp(&target) {
-        return target.join("escape");
-    }
-    let is_root =
-        std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0).unwrap_or(false);
-    assert!(is_root, "the escape suite needs a folder outside the temp folders: set WICKET_ESCAPE_BASE to one you own");
-    PathBuf::from("/var/lib/wicket-escape-tests")
+    common::outside_temp("escape")
 }
 
 /// A project root, a fake home with secrets, and an outside folder, none in a temp folder.

@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -40,7 +42,7 @@ fn serve(root: &Path, home: &Path, requests: &[Value], close: bool) -> (Vec<Valu
 
 fn world() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     // Not in a temp folder: temp folders are writable inside the sandbox.
-    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let tmp = tempfile::tempdir_in(common::outside_temp("serve")).unwrap();
     let root = tmp.path().join("proj");
     let home = tmp.path().join("home");
     // Its own project: without a marker the root found from here would be the repository

@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -139,7 +141,7 @@ fn the_python_client_runs_commands_in_the_sandbox() {
         return;
     }
     // Not in a temp folder: temp folders are writable inside the sandbox.
-    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let tmp = tempfile::tempdir_in(common::outside_temp("serve")).unwrap();
     let root = tmp.path().join("proj");
     let home = tmp.path().join("home");
     let outside = tmp.path().join("outside");
@@ -236,7 +238,7 @@ fn run_uses_the_allowlist_proxy_and_lists_refused_hosts() {
         eprintln!("python3 or curl is not installed: skipped");
         return;
     }
-    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let tmp = tempfile::tempdir_in(common::outside_temp("serve")).unwrap();
     let root = tmp.path().join("proj");
     let home = tmp.path().join("home");
     std::fs::create_dir_all(&root).unwrap();
