@@ -31,8 +31,9 @@ fn wicket() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_wicket"))
 }
 
+/// The test servers and client, where the sandboxed servers can read them.
 fn tests_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp")
+    common::visible_in_sandbox(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp"), "mcp-scripts")
 }
 
 fn in_ci() -> bool {
@@ -50,6 +51,8 @@ fn peers() -> Option<Peers> {
     let dir = std::env::var_os("WICKET_MCP_PEERS")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("../mcp-peers"));
+    // The servers run in the sandbox, which hides temp folders: a copy outside them if need be.
+    let dir = if dir.exists() { common::visible_in_sandbox(&dir, "mcp-peers") } else { dir };
     let npm = dir.join("npm/node_modules/@modelcontextprotocol");
     let p = Peers {
         python: dir.join("venv/bin/python"),

@@ -32,3 +32,32 @@ pub fn outside_temp(name: &str) -> PathBuf {
     assert!(!under_temp(&dir), "{} is in a temp folder: set WICKET_ESCAPE_BASE to another folder", dir.display());
     dir
 }
+
+/// `dir` where a sandboxed process can see it: as it is when outside every temp folder, else a
+/// copy (links kept) in [`outside_temp`] named `name`, made once per test process. Servers the
+/// tests start inside the sandbox read their files from here; under bubblewrap a temp folder is
+/// a fresh tmpfs, so a checkout under /tmp would hide them.
+pub fn visible_in_sandbox(dir: &Path, name: &str) -> PathBuf {
+    if !under_temp(dir) {
+        return dir.to_path_buf();
+    }
+    static COPIED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let copies = outside_temp("copies");
+    let copy = copies.join(format!("{name}-{}", std::process::id()));
+    let mut done = COPIED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !done.contains(&copy) {
+        // Copies left by test processes that are gone.
+        for e in std::fs::read_dir(&copies).into_iter().flatten().flatten() {
+            let file = e.file_name().to_string_lossy().into_owned();
+            let pid = file.rsplit('-').next().and_then(|p| p.parse::<u32>().ok());
+            if pid.is_some_and(|p| !Path::new(&format!("/proc/{p}")).exists()) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let _ = std::fs::remove_dir_all(&copy);
+        let ok = std::process::Command::new("cp").arg("-a").arg(dir).arg(&copy).status().unwrap().success();
+        assert!(ok, "cannot copy {} to {}", dir.display(), copy.display());
+        done.push(copy.clone());
+    }
+    copy
+}
