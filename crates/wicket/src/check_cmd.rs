@@ -31,15 +31,8 @@ pub struct CheckArgs {
     /// input says `"outside_sandbox": false`.
     #[arg(long, conflicts_with = "no_sandbox")]
     pub sandboxed: bool,
-    /// An allow rule, as if in the user's settings (repeatable).
-    #[arg(long, value_name = "RULE")]
-    pub allow: Vec<String>,
-    /// A deny rule (repeatable).
-    #[arg(long, value_name = "RULE")]
-    pub deny: Vec<String>,
-    /// An ask rule (repeatable).
-    #[arg(long, value_name = "RULE")]
-    pub ask: Vec<String>,
+    #[command(flatten)]
+    pub rules: crate::flags::RuleFlags,
     /// Read one call per line and print one decision per line, in order.
     #[arg(long)]
     pub jsonl: bool,
@@ -65,14 +58,12 @@ pub fn build_policy(args: &CheckArgs) -> Result<(Policy, config::Loaded)> {
     // Never asks (a non-interactive contract): unconsented project parts are dropped, and the
     // notices go to stderr; stdout carries only decisions.
     loaded.print_notices();
-    let overrides = Overrides {
+    let overrides = args.rules.apply(Overrides {
         mode: args.mode,
         unattended: args.unattended,
         no_sandbox: args.no_sandbox,
-        allow: args.allow.clone(),
-        deny: args.deny.clone(),
-        ask: args.ask.clone(),
-    };
+        ..Overrides::default()
+    });
     let cfg = config::policy_config(&root, &loaded, &overrides);
     let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
     Ok((policy, loaded))

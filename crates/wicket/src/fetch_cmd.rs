@@ -33,9 +33,8 @@ pub struct FetchArgs {
     /// Never ask: a URL that would ask is refused.
     #[arg(long)]
     pub unattended: bool,
-    /// An allow rule, as if in the user's settings (repeatable), e.g. `web_fetch(example.com)` or `web_fetch(*.example.com)`.
-    #[arg(long, value_name = "RULE")]
-    pub allow: Vec<String>,
+    #[command(flatten)]
+    pub rules: crate::flags::RuleFlags,
     /// A header sent to the first URL's origin only, never across hosts (repeatable).
     #[arg(long, value_name = "NAME: VALUE")]
     pub header: Vec<String>,
@@ -65,7 +64,7 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
     let loaded = config::load(&root)?;
     loaded.print_notices();
     let overrides =
-        Overrides { mode: args.mode, unattended: args.unattended, allow: args.allow.clone(), ..Overrides::default() };
+        args.rules.apply(Overrides { mode: args.mode, unattended: args.unattended, ..Overrides::default() });
     let cfg = config::policy_config(&root, &loaded, &overrides);
     let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
     let net = match wicket::net::net_config_of(&loaded)? {

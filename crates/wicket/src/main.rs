@@ -7,6 +7,7 @@ mod check_cmd;
 mod codex_trust;
 mod doctor_cmd;
 mod fetch_cmd;
+mod flags;
 mod hook_cmd;
 mod hook_codex;
 mod hook_core;

@@ -65,15 +65,8 @@ pub struct McpArgs {
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
-    /// An allow rule, as if in your settings (repeatable), e.g. `mcp__fs__read_text_file`.
-    #[arg(long, value_name = "RULE")]
-    pub allow: Vec<String>,
-    /// A deny rule (repeatable); `mcp__NAME__TOOL` or `mcp__NAME__*` also hides the tools.
-    #[arg(long, value_name = "RULE")]
-    pub deny: Vec<String>,
-    /// An ask rule (repeatable).
-    #[arg(long, value_name = "RULE")]
-    pub ask: Vec<String>,
+    #[command(flatten)]
+    pub rules: crate::flags::RuleFlags,
     /// Seconds to wait for the client's answer to an elicitation before denying.
     #[arg(long, value_name = "SECS", default_value_t = 300.0)]
     pub approval_timeout: f64,
@@ -129,14 +122,12 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         return Ok(code);
     }
 
-    let overrides = Overrides {
+    let overrides = args.rules.apply(Overrides {
         mode: args.mode,
         unattended: args.unattended,
         no_sandbox: args.no_sandbox,
-        allow: args.allow.clone(),
-        deny: args.deny.clone(),
-        ask: args.ask.clone(),
-    };
+        ..Overrides::default()
+    });
     let cfg = config::policy_config(&root, &loaded, &overrides);
     let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
     let mut exec = exec_policy(&wicket::config::exec_inputs(&root, &loaded, policy.mode(), None))

@@ -36,15 +36,8 @@ pub struct ShowArgs {
     /// The permission mode, as `check` would be given it.
     #[arg(long, value_parser = crate::check_cmd::parse_mode)]
     pub mode: Option<Mode>,
-    /// An allow rule, as `check --allow` (repeatable).
-    #[arg(long, value_name = "RULE")]
-    pub allow: Vec<String>,
-    /// A deny rule (repeatable).
-    #[arg(long, value_name = "RULE")]
-    pub deny: Vec<String>,
-    /// An ask rule (repeatable).
-    #[arg(long, value_name = "RULE")]
-    pub ask: Vec<String>,
+    #[command(flatten)]
+    pub rules: crate::flags::RuleFlags,
 }
 
 /// The flags of `wicket policy lint`.
@@ -277,9 +270,9 @@ pub fn render(root: &Path, loaded: &Loaded, args: &ShowArgs) -> String {
             }
         }
     };
-    settings_list(&mut o, "permissions.allow", &|s| s.permissions.allow.clone(), &args.allow);
-    settings_list(&mut o, "permissions.deny", &|s| s.permissions.deny.clone(), &args.deny);
-    settings_list(&mut o, "permissions.ask", &|s| s.permissions.ask.clone(), &args.ask);
+    settings_list(&mut o, "permissions.allow", &|s| s.permissions.allow.clone(), &args.rules.allow);
+    settings_list(&mut o, "permissions.deny", &|s| s.permissions.deny.clone(), &args.rules.deny);
+    settings_list(&mut o, "permissions.ask", &|s| s.permissions.ask.clone(), &args.rules.ask);
     settings_list(&mut o, "sandbox.writePaths", &|s| s.sandbox.write_paths.clone(), &[]);
     settings_list(&mut o, "sandbox.denyRead", &|s| s.sandbox.deny_read.clone(), &[]);
     settings_list(&mut o, "env.allow", &|s| s.env.allow.clone(), &[]);

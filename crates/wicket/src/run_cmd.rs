@@ -42,6 +42,8 @@ pub struct RunArgs {
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
+    #[command(flatten)]
+    pub rules: crate::flags::RuleFlags,
     /// The command and its arguments.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,
@@ -76,8 +78,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             eprintln!("wicket: notice: {why}");
         }
     }
-    let overrides =
-        Overrides { mode: args.mode, unattended: args.unattended, no_sandbox: args.no_sandbox, ..Overrides::default() };
+    let overrides = args.rules.apply(Overrides {
+        mode: args.mode,
+        unattended: args.unattended,
+        no_sandbox: args.no_sandbox,
+        ..Overrides::default()
+    });
     let cfg = config::policy_config(&root, &loaded, &overrides);
     // The network settings are checked before anything runs: a broken entry is an error.
     let net_config = wicket::net::net_config_of(&loaded)?;

@@ -54,6 +54,8 @@ pub struct ServeArgs {
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
+    #[command(flatten)]
+    pub rules: crate::flags::RuleFlags,
     /// Seconds to wait for the client's answer to an approval request before denying.
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     pub approval_timeout: f64,
@@ -169,9 +171,7 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
         unattended: false,
         no_sandbox: args.no_sandbox,
         sandboxed: false,
-        allow: Vec::new(),
-        deny: Vec::new(),
-        ask: Vec::new(),
+        rules: args.rules.clone(),
         jsonl: false,
         no_audit: args.no_audit,
     };

@@ -587,3 +587,37 @@ fn run_refuses_words_that_are_not_utf8() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
     assert!(!e.root.join("ran").exists(), "nothing ran");
 }
+
+/// `--allow`, `--deny` and `--ask` are one flag group: every command that decides reads them
+/// the same way, as rules of the user's settings.
+#[test]
+fn rule_flags_mean_the_same_in_every_command() {
+    let e = env();
+    let deny = ["--deny", "bash(touch *)", "--deny", "web_fetch(example.com)"];
+    let v = decision(&run(&e, &[&["check"][..], &deny].concat(), r#"{"tool":"bash","input":{"command":"touch x"}}"#));
+    assert_eq!((v["decision"].as_str(), v["rule"].as_str()), (Some("deny"), Some("bash(touch *)")));
+    let root = e.root.to_str().unwrap();
+    let out = run_in(&e, &e.root, &[&["run", "--root", root][..], &deny, &["--", "touch", "x"]].concat(), "");
+    assert_eq!(out.status.code(), Some(126), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!e.root.join("x").exists());
+    let req = r#"{"jsonrpc":"2.0","id":1,"method":"decide","params":{"tool":"bash","input":{"command":"touch x"}}}"#;
+    let out = run(&e, &[&["serve"][..], &deny].concat(), &format!("{req}\n"));
+    let answer: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(answer["result"]["rule"], "bash(touch *)", "{answer}");
+    let out = run(&e, &[&["fetch"][..], &deny, &["https://example.com/"]].concat(), "");
+    assert!(
+        !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("web_fetch(example.com)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&e, &[&["policy", "show"][..], &deny].concat(), "");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("bash(touch *)"));
+    // An allow rule on the command line is as good as one in the settings.
+    // On the host, unattended: refused without it, run with it.
+    let host = ["run", "--root", root, "--unattended", "--no-sandbox"];
+    let out = run_in(&e, &e.root, &[&host[..], &["--", "touch", "x"]].concat(), "");
+    assert_eq!(out.status.code(), Some(126), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(&e, &e.root, &[&host[..], &["--allow", "bash(touch *)", "--", "touch", "x"]].concat(), "");
+    assert!(out.status.success() && e.root.join("x").exists(), "{}", String::from_utf8_lossy(&out.stderr));
+}
