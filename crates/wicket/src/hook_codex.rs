@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use wicket_policy::{Decision, Mode, ToolCall};
 
 use crate::hook_core::{self, Answer, HookGate, Mapped};
+use wicket::apply_patch::{patch_files, PatchOp};
 
 /// The flags of `wicket hook codex`.
 #[derive(Args, Clone, Default)]
@@ -118,92 +119,6 @@ fn map_tool(name: &str, input: &Value, cwd: &std::path::Path) -> Result<Mapped> 
     }
 }
 
-/// What a patch does to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PatchOp {
-    Add,
-    Update,
-    Delete,
-    /// The old name of a moved file (it disappears).
-    MoveFrom,
-    /// The new name of a moved file.
-    MoveTo,
-}
-
-/// One file a patch touches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct PatchFile {
-    op: PatchOp,
-    path: String,
-    /// The added lines (for an added or updated file), for the audit and content checks.
-    content: String,
-}
-
-/// Every file an `apply_patch` patch touches, read from its headers.
-///
-/// Codex's parser trims the patch, accepts a `<<EOF` wrapper, and reads a header from a line
-/// with whitespace around it; so any line that, trimmed, starts with `***` is taken as a
-/// header here (even where Codex would read a context line: a stricter reading only adds
-/// files to check) and must be one wicket knows, and only lines starting with `+` or `-`
-/// are content. A patch without files, or with a header wicket does not know, is an error.
-fn patch_files(patch: &str) -> Result<Vec<PatchFile>> {
-    let mut lines: Vec<&str> = patch.trim().lines().collect();
-    if lines.len() >= 4
-        && matches!(lines.first().map(|l| l.trim()), Some("<<EOF" | "<<'EOF'" | "<<\"EOF\""))
-        && lines.last().is_some_and(|l| l.trim_end().ends_with("EOF"))
-    {
-        lines = lines[1..lines.len() - 1].to_vec();
-    }
-    match (lines.first().map(|l| l.trim()), lines.last().map(|l| l.trim())) {
-        (Some("*** Begin Patch"), Some("*** End Patch")) if lines.len() >= 2 => {}
-        _ => bail!("apply_patch: the patch does not start with `*** Begin Patch` and end with `*** End Patch`"),
-    }
-    let mut files: Vec<PatchFile> = Vec::new();
-    for (n, line) in lines.iter().enumerate().take(lines.len() - 1).skip(1) {
-        if line.starts_with(['+', '-']) {
-            if let (Some(last), Some(text)) = (files.last_mut(), line.strip_prefix('+')) {
-                if matches!(last.op, PatchOp::Add | PatchOp::Update | PatchOp::MoveTo) {
-                    last.content.push_str(text);
-                    last.content.push('\n');
-                }
-            }
-            continue;
-        }
-        let trimmed = line.trim();
-        if !trimmed.starts_with("***") {
-            continue;
-        }
-        let header = |prefix: &str| trimmed.strip_prefix(prefix).map(str::trim);
-        let (op, path) = if let Some(p) = header("*** Add File:") {
-            (PatchOp::Add, p)
-        } else if let Some(p) = header("*** Update File:") {
-            (PatchOp::Update, p)
-        } else if let Some(p) = header("*** Delete File:") {
-            (PatchOp::Delete, p)
-        } else if let Some(p) = header("*** Move to:") {
-            // The file being updated is renamed: its old name goes away too.
-            if let Some(last) = files.last_mut() {
-                if last.op == PatchOp::Update {
-                    last.op = PatchOp::MoveFrom;
-                }
-            }
-            (PatchOp::MoveTo, p)
-        } else if trimmed == "*** End of File" {
-            continue;
-        } else {
-            bail!("apply_patch: line {}: wicket does not know the patch header {trimmed:?}", n + 1);
-        };
-        if path.is_empty() {
-            bail!("apply_patch: line {}: a patch header without a file name", n + 1);
-        }
-        files.push(PatchFile { op, path: path.to_string(), content: String::new() });
-    }
-    if files.is_empty() {
-        bail!("apply_patch: the patch names no file");
-    }
-    Ok(files)
-}
-
 /// Decide one payload and build the answer.
 fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<Answer> {
     let hook_core::ToolPayload { fields: p, event: event_name, tool_name, input, cwd } =
@@ -243,48 +158,4 @@ fn answer(event: Event, decision: Decision, reason: &str) -> Answer {
         (Event::PermissionRequest, Decision::Ask) => json!({}),
     };
     Answer { json, code: 0 }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ops(patch: &str) -> Vec<(PatchOp, String)> {
-        patch_files(patch).map(|f| f.into_iter().map(|f| (f.op, f.path)).collect()).unwrap_or_default()
-    }
-
-    #[test]
-    fn every_header_is_a_file() {
-        let p = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** Update File: src/b.rs\n*** Move to: src/c.rs\n@@\n-x\n+y\n*** Delete File: d\n*** End Patch\n";
-        assert_eq!(
-            ops(p),
-            vec![
-                (PatchOp::Add, "a.txt".into()),
-                (PatchOp::MoveFrom, "src/b.rs".into()),
-                (PatchOp::MoveTo, "src/c.rs".into()),
-                (PatchOp::Delete, "d".into()),
-            ]
-        );
-    }
-
-    #[test]
-    fn content_lines_are_not_headers_but_indented_headers_are() {
-        let p = "*** Begin Patch\n*** Add File: a\n+*** Add File: not-a-file\n*** Update File: b\n@@\n  *** Add File: c\n*** End Patch";
-        assert_eq!(ops(p).iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
-    }
-
-    #[test]
-    fn heredoc_wrapper_is_accepted() {
-        let p = "<<'EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\nEOF\n";
-        assert_eq!(ops(p), vec![(PatchOp::Delete, "x".into())]);
-    }
-
-    #[test]
-    fn unreadable_patches_are_errors() {
-        assert!(patch_files("").is_err());
-        assert!(patch_files("*** Begin Patch\n*** End Patch").is_err());
-        assert!(patch_files("*** Begin Patch\n*** Add File: a\n+x\n").is_err());
-        assert!(patch_files("*** Begin Patch\n*** Copy File: a\n*** End Patch").is_err());
-        assert!(patch_files("*** Begin Patch\n*** Add File:   \n*** End Patch").is_err());
-    }
 }
