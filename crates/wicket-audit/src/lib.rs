@@ -53,7 +53,7 @@ pub use layout::{
 };
 pub use line::{decode, DecodeError, Entry, LineRef, RawStr, Risk, GENESIS, VERSION};
 pub use log::{
-    Admission, AuditLog, AuditOptions, Durability, Event, Level, Recorded, HOLD_MAX, LOCK_WAIT, MAX_FIELD, ROTATE_BYTES,
+    Admission, Appended, AuditLog, AuditOptions, Durability, Event, Level, HOLD_MAX, LOCK_WAIT, MAX_FIELD, ROTATE_BYTES,
 };
 pub use read::{read_path, Events, Located};
 pub use redact::{secret_name, Redactor, REDACTED};

@@ -193,7 +193,7 @@ impl<'a> Event<'a> {
 
 /// What [`AuditLog::record`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Recorded {
+pub enum Appended {
     /// The line is in the file with this seq.
     Written {
         /// Its seq.
@@ -375,9 +375,9 @@ impl AuditLog {
 
     /// Write one line at the end of the project's chain. Redacts the target, reason and
     /// rule; the line gets the chain's next `seq` and its last line's hash as `prev`.
-    pub fn record(&mut self, event: &Event<'_>) -> Result<Recorded, AuditError> {
+    pub fn record(&mut self, event: &Event<'_>) -> Result<Appended, AuditError> {
         if !self.options.level.keeps(event) {
-            return Ok(Recorded::Filtered);
+            return Ok(Appended::Filtered);
         }
         let target = clip(self.redactor.redact(event.target));
         let reason = clip(self.redactor.redact(event.reason));
@@ -404,7 +404,7 @@ impl AuditLog {
                 self.release_lock();
             }
             match result {
-                Ok(Ok(seq)) => return Ok(Recorded::Written { seq }),
+                Ok(Ok(seq)) => return Ok(Appended::Written { seq }),
                 Ok(Err(Vanished)) => self.forget(),
                 Err(e) => return Err(e),
             }

@@ -49,7 +49,7 @@ fn set_file(e: &End, body: &str) {
 fn next_line(e: &End) -> u64 {
     let mut log = AuditLog::new(&e.dir, "later", AuditOptions::default());
     match log.record(&Event::decision("bash", "ls", "allow_sandbox", "sandboxed")).unwrap() {
-        wicket_audit::Recorded::Written { seq } => seq,
+        wicket_audit::Appended::Written { seq } => seq,
         other => panic!("{other:?}"),
     }
 }

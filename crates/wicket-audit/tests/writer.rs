@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use wicket_audit::{
-    verify_path, Admission, AuditError, AuditLog, AuditOptions, Durability, Event, Level, Recorded, Redactor,
+    verify_path, Admission, Appended, AuditError, AuditLog, AuditOptions, Durability, Event, Level, Redactor,
 };
 
 fn ev(kind: &str) -> Event<'_> {
@@ -27,7 +27,7 @@ fn folders_are_0700_files_lock_and_head_0600() {
     let dir = root.join("p-1");
     let mut log = AuditLog::new(&dir, "s", AuditOptions::default());
     assert!(log.path().is_none() && !root.exists(), "nothing is created before the first line");
-    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 1 });
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Appended::Written { seq: 1 });
     let file = log.path().unwrap().to_path_buf();
     assert_eq!((mode(&root), mode(&dir), mode(&file)), (0o700, 0o700, 0o600));
     assert_eq!((mode(&dir.join("lock")), mode(&dir.join("head.json"))), (0o600, 0o600));
@@ -35,7 +35,7 @@ fn folders_are_0700_files_lock_and_head_0600() {
     assert_eq!(wicket_audit::segment_seq(name), Some(1), "<stamp>-<first seq>: {name}");
     // A second writer (another process) continues the same chain in the same file.
     let mut other = AuditLog::new(&dir, "t", AuditOptions::default());
-    assert_eq!(other.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 2 });
+    assert_eq!(other.record(&ev("allow_sandbox")).unwrap(), Appended::Written { seq: 2 });
     assert_eq!(other.path(), Some(file.as_path()));
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains(&format!("\"pid\":{},", std::process::id())), "{text}");
@@ -51,7 +51,7 @@ fn a_removed_folder_is_created_again_and_no_line_is_lost() {
         log.record(&ev("allow_sandbox")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         // The open file has no name any more: the line goes to a new folder, a new chain.
-        assert_eq!(log.record(&ev("deny_rule")).unwrap(), Recorded::Written { seq: 1 });
+        assert_eq!(log.record(&ev("deny_rule")).unwrap(), Appended::Written { seq: 1 });
         log.record(&ev("deny_rule")).unwrap();
         let report = verify_path(&dir).unwrap();
         assert!(report.is_ok(), "{:?}", report.problems);
@@ -109,7 +109,7 @@ fn a_head_record_that_cannot_be_read_refuses_a_mandatory_line_and_the_chain_goes
     }
     std::fs::remove_dir(dir.join("head.json")).unwrap();
     // The writer says that the head record was gone (line 2), then writes its line.
-    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 3 }, "no seq is lost or repeated");
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Appended::Written { seq: 3 }, "no seq is lost or repeated");
     let report = verify_path(&dir).unwrap();
     assert_eq!(report.lines(), 3);
     assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
@@ -138,7 +138,7 @@ fn levels_filter_events() {
         );
         let events = [read, denied_read, ev("allow_rule"), ev("ask_default")];
         let got: Vec<bool> =
-            events.iter().map(|e| matches!(log.record(e).unwrap(), Recorded::Written { .. })).collect();
+            events.iter().map(|e| matches!(log.record(e).unwrap(), Appended::Written { .. })).collect();
         assert_eq!(got, want, "{level:?}");
     }
 }
@@ -260,7 +260,7 @@ fn a_torn_line_left_by_a_killed_writer_is_cut_off_and_recorded() {
     assert_eq!(report.problems[0].kind, wicket_audit::ProblemKind::TornLastLine);
     // The next writer (another process) cuts it off, records it, and goes on.
     let mut next = AuditLog::new(&dir, "t", AuditOptions::default());
-    assert_eq!(next.record(&ev("deny_rule")).unwrap(), Recorded::Written { seq: 5 });
+    assert_eq!(next.record(&ev("deny_rule")).unwrap(), Appended::Written { seq: 5 });
     let report = verify_path(&dir).unwrap();
     assert!(report.is_ok(), "{:?}", report.problems);
     assert_eq!((report.lines(), report.projects[0].torn_repaired), (5, 1));
@@ -269,7 +269,7 @@ fn a_torn_line_left_by_a_killed_writer_is_cut_off_and_recorded() {
     assert_eq!(lines[3]["kind"], "torn_line");
     assert_eq!(lines[3]["target"], torn);
     // The writer that had the file open sees the other's lines and continues after them.
-    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 6 });
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Appended::Written { seq: 6 });
     assert!(verify_path(&dir).unwrap().is_ok());
 }
 
@@ -292,7 +292,7 @@ fn a_lock_held_by_a_live_process_is_waited_for_a_bounded_time() {
     assert!(matches!(mandatory.admit(&ev("allow_sandbox")), Admission::Refuse(AuditError::LockTimeout { .. })));
     // Released (as the kernel does when the holder dies): lines flow again.
     drop(holder);
-    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 2 });
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Appended::Written { seq: 2 });
 }
 
 #[test]
@@ -312,7 +312,7 @@ fn a_new_utc_day_starts_a_new_file_that_chains_to_the_last() {
     let head = std::fs::read_to_string(dir.join("head.json")).unwrap().replace(&name, &old);
     std::fs::write(dir.join("head.json"), head).unwrap();
     let mut log = AuditLog::new(&dir, "s", AuditOptions::default());
-    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 2 });
+    assert_eq!(log.record(&ev("allow_sandbox")).unwrap(), Appended::Written { seq: 2 });
     assert_ne!(log.path().unwrap().file_name().unwrap().to_str().unwrap(), old);
     let report = verify_path(&dir).unwrap();
     assert!(report.is_ok(), "{:?}", report.problems);
@@ -364,11 +364,11 @@ fn a_burst_keeps_the_lock_until_idle_and_other_writers_continue_the_chain() {
     assert!(matches!(other.record(&ev("deny_rule")), Err(AuditError::LockTimeout { .. })));
     burst.idle();
     assert!(lock_is_free(&dir), "idle gives it up");
-    assert_eq!(other.record(&ev("deny_rule")).unwrap(), Recorded::Written { seq: 3 });
+    assert_eq!(other.record(&ev("deny_rule")).unwrap(), Appended::Written { seq: 3 });
     // The burst goes on after the other writer's line, not from its own cached end.
-    assert_eq!(burst.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 4 });
+    assert_eq!(burst.record(&ev("allow_sandbox")).unwrap(), Appended::Written { seq: 4 });
     burst.idle();
-    assert_eq!(other.record(&ev("deny_rule")).unwrap(), Recorded::Written { seq: 5 });
+    assert_eq!(other.record(&ev("deny_rule")).unwrap(), Appended::Written { seq: 5 });
     let report = verify_path(&dir).unwrap();
     assert!(report.is_ok(), "{:?}", report.problems);
     assert_eq!(report.lines(), 5);
@@ -385,7 +385,7 @@ fn a_burst_gives_the_lock_up_after_hold_max_and_when_dropped() {
     burst.hold_in_bursts(true);
     burst.record(&ev("allow_sandbox")).unwrap();
     assert!(!lock_is_free(&dir), "held between lines of a burst");
-    assert_eq!(burst.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 2 });
+    assert_eq!(burst.record(&ev("allow_sandbox")).unwrap(), Appended::Written { seq: 2 });
     assert!(!lock_is_free(&dir));
     drop(burst);
     assert!(lock_is_free(&dir), "given up on drop");
@@ -393,7 +393,7 @@ fn a_burst_gives_the_lock_up_after_hold_max_and_when_dropped() {
     let none = AuditOptions { hold_max: std::time::Duration::ZERO, ..AuditOptions::default() };
     let mut burst = AuditLog::new(&dir, "burst", none);
     burst.hold_in_bursts(true);
-    assert_eq!(burst.record(&ev("allow_sandbox")).unwrap(), Recorded::Written { seq: 3 });
+    assert_eq!(burst.record(&ev("allow_sandbox")).unwrap(), Appended::Written { seq: 3 });
     assert!(lock_is_free(&dir), "given up past hold_max");
     drop(burst);
     // Switching bursts off gives it up too.

@@ -28,7 +28,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use wicket_policy::host::{parse_url, FetchUrl};
 
-use crate::policy::{NetConfig, Verdict};
+use crate::policy::{HostVerdict, NetConfig};
 use crate::proxy::Resolve;
 
 /// The bounds of one fetch.
@@ -178,7 +178,7 @@ pub async fn check_url(
 ) -> Result<Checked, FetchError> {
     let refused = |reason: String| FetchError::Refused { url: input.to_string(), reason };
     let url = parse_url(input).map_err(|e| refused(e.to_string()))?;
-    if let Verdict::Deny(r) = net.decide(&url.host, url.port) {
+    if let HostVerdict::Deny(r) = net.decide(&url.host, url.port) {
         return Err(refused(r));
     }
     decide(url.url.as_str()).map_err(refused)?;

@@ -16,7 +16,7 @@ pub mod policy;
 pub mod proxy;
 mod splice;
 
-pub use policy::{parse_allow_entry, Blocked, ConfigError, NetConfig, Verdict, DEFAULT_PORTS, PRESETS};
+pub use policy::{parse_allow_entry, Blocked, ConfigError, HostVerdict, NetConfig, DEFAULT_PORTS, PRESETS};
 pub use proxy::{
     Ask, BlockHook, Credential, HostAnswer, Proxy, ProxyConfig, ProxyError, Resolve, SystemResolver, TableResolver,
     MAX_SPLICING,

@@ -105,7 +105,7 @@ pub fn parse_allow_entry(entry: &str) -> Result<Vec<HostPattern>, ConfigError> {
 
 /// What the policy says about a host and port before resolution.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum HostVerdict {
     /// Allowed: resolve and check the addresses.
     Allow,
     /// Refused, with the reason (which names the host and the fix).
@@ -229,21 +229,21 @@ impl NetConfig {
     /// Decide `host:port` before resolution. The order: team blocks, IP literals, the port,
     /// names standing for restricted addresses (unless pinned), allow patterns and pins, then
     /// strict allowlist (deny) or ask.
-    pub fn decide(&self, host: &Host, port: u16) -> Verdict {
+    pub fn decide(&self, host: &Host, port: u16) -> HostVerdict {
         if let Some(p) = self.blocked_by(host) {
-            return Verdict::Deny(format!(
+            return HostVerdict::Deny(format!(
                 "{host} is blocked by team policy (network.blockedHosts entry `{p}`); no setting can allow it"
             ));
         }
         if host.is_ip() {
-            return Verdict::Deny(format!(
+            return HostVerdict::Deny(format!(
                 "{host} is an IP address; the proxy only connects to host names listed in network.allow \
                  (use the name, and pin it to an address in the settings if it has no public DNS)"
             ));
         }
         if !self.ports.contains(&port) {
             let ports = self.ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
-            return Verdict::Deny(format!(
+            return HostVerdict::Deny(format!(
                 "port {port} of {host} is not reachable: only ports {ports} are; name the port in the network \
                  settings to open it"
             ));
@@ -251,22 +251,22 @@ impl NetConfig {
         let pinned = self.pinned(host).is_some();
         if !pinned {
             if let Some(r) = classify(host) {
-                return Verdict::Deny(format!(
+                return HostVerdict::Deny(format!(
                     "{host} is {r}; the proxy never reaches it unless the settings pin the name to an \
                      explicit address"
                 ));
             }
         }
         if pinned || self.allow.iter().any(|p| p.matches(host)) {
-            return Verdict::Allow;
+            return HostVerdict::Allow;
         }
         if self.strict_allowlist {
-            return Verdict::Deny(format!(
+            return HostVerdict::Deny(format!(
                 "{host} is not in network.allow and team policy sets strictAllowlist (no asking); \
                  add `{host}` or a preset to network.allow"
             ));
         }
-        Verdict::Ask
+        HostVerdict::Ask
     }
 
     /// Check the addresses `host` resolved to. Every address must pass: none blocked by an
@@ -355,19 +355,19 @@ mod tests {
             .and_then(|c| c.block("evil.example.com"))
             .and_then(|c| c.pin("registry.test", IpAddr::V4(Ipv4Addr::LOCALHOST)))
             .expect("config");
-        assert_eq!(c.decide(&h("REGISTRY.npmjs.org."), 443), Verdict::Allow);
-        assert_eq!(c.decide(&h("a.example.com"), 80), Verdict::Allow);
-        assert!(matches!(c.decide(&h("EVIL.example.com."), 443), Verdict::Deny(r) if r.contains("blockedHosts")));
-        assert!(matches!(c.decide(&h("registry.npmjs.org"), 22), Verdict::Deny(r) if r.contains("port 22")));
-        assert!(matches!(c.decide(&h("127.1"), 80), Verdict::Deny(r) if r.contains("IP address")));
-        assert!(matches!(c.decide(&h("localhost"), 80), Verdict::Deny(_)));
-        assert!(matches!(c.decide(&h("127.0.0.1.nip.io"), 80), Verdict::Deny(_)));
-        assert_eq!(c.decide(&h("registry.test"), 80), Verdict::Allow);
-        assert_eq!(c.decide(&h("other.org"), 443), Verdict::Ask);
+        assert_eq!(c.decide(&h("REGISTRY.npmjs.org."), 443), HostVerdict::Allow);
+        assert_eq!(c.decide(&h("a.example.com"), 80), HostVerdict::Allow);
+        assert!(matches!(c.decide(&h("EVIL.example.com."), 443), HostVerdict::Deny(r) if r.contains("blockedHosts")));
+        assert!(matches!(c.decide(&h("registry.npmjs.org"), 22), HostVerdict::Deny(r) if r.contains("port 22")));
+        assert!(matches!(c.decide(&h("127.1"), 80), HostVerdict::Deny(r) if r.contains("IP address")));
+        assert!(matches!(c.decide(&h("localhost"), 80), HostVerdict::Deny(_)));
+        assert!(matches!(c.decide(&h("127.0.0.1.nip.io"), 80), HostVerdict::Deny(_)));
+        assert_eq!(c.decide(&h("registry.test"), 80), HostVerdict::Allow);
+        assert_eq!(c.decide(&h("other.org"), 443), HostVerdict::Ask);
         let strict = c.clone().strict_allowlist(true);
-        assert!(matches!(strict.decide(&h("other.org"), 443), Verdict::Deny(r) if r.contains("strictAllowlist")));
+        assert!(matches!(strict.decide(&h("other.org"), 443), HostVerdict::Deny(r) if r.contains("strictAllowlist")));
         let blocked_pin = c.block("registry.test").expect("block");
-        assert!(matches!(blocked_pin.decide(&h("registry.test"), 80), Verdict::Deny(_)));
+        assert!(matches!(blocked_pin.decide(&h("registry.test"), 80), HostVerdict::Deny(_)));
     }
 
     /// A blocked IPv4 address is blocked in every spelling: as a resolved IPv4-mapped or NAT64
@@ -382,7 +382,9 @@ mod tests {
             assert!(r.as_ref().is_err_and(|e| e.contains("blockedHosts")), "{a}: {r:?}");
         }
         assert!(c.check_addrs(&h("www.example.org"), &["93.184.216.35".parse().expect("ip")]).is_ok());
-        assert!(matches!(c.decide(&h("93.184.216.34.nip.io"), 443), Verdict::Deny(r) if r.contains("blockedHosts")));
+        assert!(
+            matches!(c.decide(&h("93.184.216.34.nip.io"), 443), HostVerdict::Deny(r) if r.contains("blockedHosts"))
+        );
     }
 
     #[test]
@@ -410,9 +412,9 @@ mod tests {
     fn from_team_settings() {
         let team = TeamNetwork { blocked_hosts: vec!["*.npmjs.org".into()], strict_allowlist: true };
         let c = NetConfig::from_settings(&["npm".into()], &team).expect("config");
-        assert!(matches!(c.decide(&h("registry.npmjs.org"), 443), Verdict::Deny(r) if r.contains("team policy")));
-        assert!(matches!(c.decide(&h("registry.yarnpkg.com"), 443), Verdict::Allow));
-        assert!(matches!(c.decide(&h("x.org"), 443), Verdict::Deny(_)));
+        assert!(matches!(c.decide(&h("registry.npmjs.org"), 443), HostVerdict::Deny(r) if r.contains("team policy")));
+        assert!(matches!(c.decide(&h("registry.yarnpkg.com"), 443), HostVerdict::Allow));
+        assert!(matches!(c.decide(&h("x.org"), 443), HostVerdict::Deny(_)));
         let bad = TeamNetwork { blocked_hosts: vec!["http://x/".into()], strict_allowlist: false };
         assert!(NetConfig::from_settings(&[], &bad).is_err());
     }

@@ -23,7 +23,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch, Semaphore};
 use wicket_policy::host::{parse_host, parse_url, Host};
 
-use crate::policy::{Blocked, NetConfig, Verdict};
+use crate::policy::{Blocked, HostVerdict, NetConfig};
 use crate::splice::Socket;
 
 /// The proxy could not start.
@@ -466,9 +466,9 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<Upstream, Refus
         Refusal { reason, kind }
     };
     match cfg.policy.decide(host, port) {
-        Verdict::Allow => {}
-        Verdict::Deny(r) => return Err(refuse(r, RefusalKind::Policy)),
-        Verdict::Ask => {
+        HostVerdict::Allow => {}
+        HostVerdict::Deny(r) => return Err(refuse(r, RefusalKind::Policy)),
+        HostVerdict::Ask => {
             if !ask(shared, &name, port).await {
                 let how = if cfg.approver.is_some() { "the approver denied it" } else { "nobody can be asked" };
                 return Err(refuse(

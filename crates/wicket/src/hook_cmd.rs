@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use wicket::config::{self, Placement};
 use wicket_policy::{Decision, Mode, ToolCall};
 
-use crate::hook_core::{self, Answer, HookGate, Mapped};
+use crate::hook_core::{self, HookGate, HookReply, Mapped};
 
 /// `wicket hook <agent>`.
 #[derive(Args)]
@@ -99,10 +99,10 @@ fn parse_event(name: &str) -> Option<Event> {
 
 /// The answer to an internal failure: a deny in the event's shape, the reason on stderr too
 /// (Claude Code shows it to the model), exit 2.
-fn failure(event: Event, why: &str) -> Answer {
+fn failure(event: Event, why: &str) -> HookReply {
     let why = why.replace('\n', " ");
     eprintln!("wicket: {why}");
-    Answer { json: deny_json(event, &hook_core::failure_reason(&why)), code: 2 }
+    HookReply { json: deny_json(event, &hook_core::failure_reason(&why)), code: 2 }
 }
 
 fn deny_json(event: Event, reason: &str) -> Value {
@@ -212,7 +212,7 @@ fn map_tool(name: &str, input: &Value, cwd: &Path) -> Result<Option<ToolCall>> {
 }
 
 /// Decide one payload and build the answer.
-fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
+fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<HookReply> {
     let hook_core::ToolPayload { fields: p, event: event_name, tool_name, input, cwd } =
         hook_core::tool_payload(payload)?;
     let Some(event) = parse_event(event_name) else {
@@ -228,7 +228,7 @@ fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<Answer> {
     };
     let Some(calls) = mapped.into_calls("Claude Code", tool_name, &input) else {
         // No opinion: Claude Code's own permission flow decides.
-        return Ok(Answer { json: json!({}), code: 0 });
+        return Ok(HookReply { json: json!({}), code: 0 });
     };
     let call = calls[0].0.clone();
 
@@ -265,7 +265,7 @@ fn sandboxed_command(root: &Path, command: &str) -> Option<String> {
 }
 
 /// The answer for a verdict, in the event's shape.
-fn answer(event: Event, rewrite: Option<&str>, input: &Value, decision: Decision, reason: &str) -> Result<Answer> {
+fn answer(event: Event, rewrite: Option<&str>, input: &Value, decision: Decision, reason: &str) -> Result<HookReply> {
     let updated = |cmd: &str| -> Value {
         let mut obj = input.as_object().cloned().unwrap_or_else(Map::new);
         obj.insert("command".into(), Value::String(cmd.to_string()));
@@ -297,7 +297,7 @@ fn answer(event: Event, rewrite: Option<&str>, input: &Value, decision: Decision
         // The person decides in Claude Code's own prompt: no decision from wicket.
         (Event::PermissionRequest, Decision::Ask) => json!({}),
     };
-    Ok(Answer { json, code: 0 })
+    Ok(HookReply { json, code: 0 })
 }
 
 #[cfg(test)]

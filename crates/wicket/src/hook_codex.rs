@@ -17,7 +17,7 @@ use clap::Args;
 use serde_json::{json, Value};
 use wicket_policy::{Decision, Mode, ToolCall};
 
-use crate::hook_core::{self, Answer, HookGate, Mapped};
+use crate::hook_core::{self, HookGate, HookReply, Mapped};
 use wicket::apply_patch::{patch_files, PatchOp};
 
 /// The flags of `wicket hook codex`.
@@ -62,10 +62,10 @@ pub fn run(args: &CodexArgs) -> ExitCode {
 
 /// The answer to an internal failure: a deny in the event's shape, exit 2, and the reason on
 /// stderr, where Codex reads the blocking reason of an exit 2.
-fn failure(event: Event, why: &str) -> Answer {
+fn failure(event: Event, why: &str) -> HookReply {
     let reason = hook_core::failure_reason(&why.replace('\n', " "));
     eprintln!("{reason}");
-    Answer { json: deny_json(event, &reason), code: 2 }
+    HookReply { json: deny_json(event, &reason), code: 2 }
 }
 
 fn deny_json(event: Event, reason: &str) -> Value {
@@ -120,7 +120,7 @@ fn map_tool(name: &str, input: &Value, cwd: &std::path::Path) -> Result<Mapped> 
 }
 
 /// Decide one payload and build the answer.
-fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<Answer> {
+fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<HookReply> {
     let hook_core::ToolPayload { fields: p, event: event_name, tool_name, input, cwd } =
         hook_core::tool_payload(payload)?;
     let Some(event) = parse_event(event_name) else {
@@ -135,7 +135,7 @@ fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<Answer> {
     let mut gate = HookGate::open(&root, args.mode, codex_mode, false, args.no_audit, session_id)?;
     let call_id = p.get("tool_use_id").and_then(Value::as_str);
     let Some(calls) = mapped.into_calls("Codex", tool_name, &input) else {
-        return Ok(Answer { json: json!({}), code: 0 });
+        return Ok(HookReply { json: json!({}), code: 0 });
     };
     // Codex cannot ask from PreToolUse; its PermissionRequest is the asking.
     let can_ask = event == Event::PermissionRequest;
@@ -144,7 +144,7 @@ fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<Answer> {
 }
 
 /// The answer for a decision, in the event's shape; `reason` is the deny's wording.
-fn answer(event: Event, decision: Decision, reason: &str) -> Answer {
+fn answer(event: Event, decision: Decision, reason: &str) -> HookReply {
     let json = match (event, decision) {
         (_, Decision::Deny) => deny_json(event, reason),
         // No objection: Codex's own approval policy and sandbox go on as usual (Codex treats a
@@ -157,5 +157,5 @@ fn answer(event: Event, decision: Decision, reason: &str) -> Answer {
         // The person decides in Codex's own prompt.
         (Event::PermissionRequest, Decision::Ask) => json!({}),
     };
-    Answer { json, code: 0 }
+    HookReply { json, code: 0 }
 }

@@ -32,7 +32,7 @@ pub const PANIC_ENV: &str = "WICKET_HOOK_TEST_PANIC";
 pub const MAX_INPUT: u64 = 64 * 1024 * 1024;
 
 /// What a hook prints on stdout, and how it exits.
-pub struct Answer {
+pub struct HookReply {
     /// The one JSON object on stdout.
     pub json: Value,
     /// The exit status.
@@ -81,8 +81,8 @@ pub fn serve<E: Copy + Send + 'static>(
     no_audit: bool,
     initial: E,
     event_of: impl Fn(&Value) -> Option<E>,
-    decide: impl FnOnce(&Value, &str) -> Result<Answer>,
-    failure: fn(E, &str) -> Answer,
+    decide: impl FnOnce(&Value, &str) -> Result<HookReply>,
+    failure: fn(E, &str) -> HookReply,
 ) -> ExitCode {
     let event = Arc::new(Mutex::new(initial));
     let limit = deadline();
@@ -103,7 +103,7 @@ pub fn serve<E: Copy + Send + 'static>(
         });
     }
     let read = read_object(&mut std::io::stdin().lock(), MAX_INPUT);
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Answer> {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<HookReply> {
         let text = read.as_deref().map_err(|e| anyhow::anyhow!("{e:#}"))?;
         stage("reading the payload");
         let payload: Value = serde_json::from_str(text).context("the hook payload is not JSON")?;

@@ -17,7 +17,7 @@ use clap::Args;
 use serde_json::{json, Value};
 use wicket_policy::{Decision, Mode, ToolCall};
 
-use crate::hook_core::{self, Answer, HookGate, Mapped};
+use crate::hook_core::{self, HookGate, HookReply, Mapped};
 
 /// The flags of `wicket hook gemini`.
 #[derive(Args, Clone, Default)]
@@ -40,10 +40,10 @@ pub fn run(args: &GeminiArgs) -> ExitCode {
 
 /// The answer to an internal failure: a deny, exit 2, and the reason on stderr, where Gemini
 /// CLI reads the reason of a blocking exit.
-fn failure((): (), why: &str) -> Answer {
+fn failure((): (), why: &str) -> HookReply {
     let reason = hook_core::failure_reason(&why.replace('\n', " "));
     eprintln!("{reason}");
-    Answer { json: deny_json(&reason), code: 2 }
+    HookReply { json: deny_json(&reason), code: 2 }
 }
 
 fn deny_json(reason: &str) -> Value {
@@ -230,7 +230,7 @@ fn urls_in(text: &str) -> Vec<String> {
 }
 
 /// Decide one payload and build the answer.
-fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<Answer> {
+fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<HookReply> {
     let hook_core::ToolPayload { fields: p, event: event_name, tool_name, input, cwd } =
         hook_core::tool_payload(payload)?;
     if event_name != "BeforeTool" {
@@ -240,7 +240,7 @@ fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<Answer> {
     let root = wicket::config::project_root(args.root.as_deref(), &cwd)?.0;
     let mapped = map_tool(tool_name, &input, p.get("mcp_context").filter(|c| !c.is_null()), &cwd, &root)?;
     let Some(calls) = mapped.into_calls("Gemini CLI", tool_name, &input) else {
-        return Ok(Answer { json: json!({}), code: 0 });
+        return Ok(HookReply { json: json!({}), code: 0 });
     };
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
     let mut gate = HookGate::open(&root, args.mode, None, false, args.no_audit, session_id)?;
@@ -251,7 +251,7 @@ fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<Answer> {
         // No objection: Gemini CLI's own confirmation and policy go on as usual.
         Decision::Allow | Decision::Ask => json!({}),
     };
-    Ok(Answer { json, code: 0 })
+    Ok(HookReply { json, code: 0 })
 }
 
 #[cfg(test)]
