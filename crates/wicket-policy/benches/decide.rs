@@ -2,6 +2,7 @@
 //!
 //! Run: `cargo bench -p wicket-policy --bench decide`. Numbers go in docs/performance.md.
 
+#![allow(clippy::disallowed_methods)] // a benchmark: it lays out the project it decides against
 #![allow(clippy::unwrap_used, clippy::expect_used)] // bench set-up
 
 use divan::{black_box, Bencher};

@@ -825,6 +825,7 @@ impl Policy {
     /// A path with `..` after a link means what the kernel makes of it, not what lexical
     /// folding does: `/dev/fd/../environ` is `/proc/self/environ`. Such an argument is
     /// resolved physically (the existing part, through links) and checked again.
+    #[allow(clippy::disallowed_methods)] // disk: resolves the real path behind a name (links, hard links)
     fn physical_secret(&self, input: &str) -> Option<&'static str> {
         if !input.split('/').any(|s| s == "..") {
             return None;
@@ -843,6 +844,7 @@ impl Policy {
     /// the root and it), has configuration the edge did not read (`core.fsmonitor`,
     /// `core.pager` … run programs even for `git status`). A folder that cannot be resolved
     /// counts as another repository.
+    #[allow(clippy::disallowed_methods)] // disk: is there a repository where the command points git?
     fn foreign_git(&self, view: &CommandView) -> Option<String> {
         for dir in &view.git_elsewhere {
             let Ok(rp) = crate::paths::resolve(&self.env, dir) else {
@@ -876,6 +878,7 @@ impl Policy {
     /// Does a folder the command reads recursively hold a secret? Each folder is walked (not
     /// following links, but checking where each link leads), at most `MAX_WALK` entries; a
     /// folder too large to search counts as holding one. `None` when no secret lies below.
+    #[allow(clippy::disallowed_methods)] // disk: walks the folders a recursive command reaches
     fn recursive_secret(&self, view: &CommandView) -> Option<String> {
         const MAX_WALK: usize = 20_000;
         let mut seen = 0usize;
@@ -944,6 +947,7 @@ impl Policy {
     /// (by name, and through a link); a pattern that does not start with `.` matches no dot
     /// file, as in bash without `dotglob`. Otherwise any secret name the pattern could match
     /// counts (`glob_may_be_sensitive`).
+    #[allow(clippy::disallowed_methods)] // disk: lists the folder a glob expands in
     fn glob_reaches_secret(&self, abs: &str, dotglob: bool, listable: bool) -> Option<&'static str> {
         const MAX_ENTRIES: usize = 4096;
         let any_secret = || crate::lists::glob_may_be_sensitive(abs, true);
@@ -1700,6 +1704,7 @@ pub fn escape_for_display(s: &str) -> String {
 /// Can the git config make `git status` run a program? The crude check when the edge did not
 /// ask git: reads the config files of the repository (and of every repository the root is
 /// inside) and the user's; a config that cannot be read counts as risky.
+#[allow(clippy::disallowed_methods)] // disk: reads the git config files (the crude check when the edge did not ask git)
 fn git_config_risk(env: &PathEnv) -> GitRisk {
     let mut repo_files = Vec::new();
     for dir in env.root.ancestors() {

@@ -13,6 +13,9 @@
 //! placeholder (git refuses an empty one), so where it is missing it must not appear: it is
 //! removed after the run. This module only computes the view; the sandbox enforces it.
 
+// An edge module of this otherwise pure crate: it finds the repository's git folders on disk.
+#![allow(clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 
 /// Entries of a git folder that git writes during everyday work (`add`, `commit`, `stash`,

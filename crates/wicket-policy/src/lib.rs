@@ -3,7 +3,12 @@
 //! The main entry point is [`Policy::decide`]: build a [`Policy`] from a [`PolicyConfig`]
 //! (root, mode, rules), then decide each [`ToolCall`] against a [`Session`]. The answer is a
 //! [`Verdict`] naming what decided and why. The engine is pure: no network, no processes, no
-//! prompts; it reads the filesystem only to resolve paths.
+//! prompts; it reads the filesystem only to resolve paths. That disk access is fenced:
+//! `clippy.toml` forbids file, environment and process calls in this crate, and the places
+//! allowed to make them say so (`#[allow(clippy::disallowed_methods)]`): the edge modules
+//! [`exec`], [`gitdirs`], [`nested_git`], [`scan_cache`] and [`paths`], and five functions of
+//! [`engine`] (real paths behind a name, a repository where git is pointed, folders a recursive
+//! command or a glob reaches, git's config files). `wicket-shell` allows none.
 //!
 //! ```
 //! use wicket_policy::{Policy, PolicyConfig, Session, ToolCall, Decision};

@@ -15,6 +15,9 @@
 //! folder protected at start, and it must be moved aside. This module only finds and judges
 //! (it reads, never writes); the sandbox moves.
 
+// An edge module of this otherwise pure crate: it finds nested repositories and reads their config.
+#![allow(clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 
 use crate::scan_cache::Stamps;

@@ -6,6 +6,7 @@
 //! a fresh project root and home folder in a temporary directory, the case's `setup` laid out,
 //! a policy built from its rules and mode.
 
+#![allow(clippy::disallowed_methods)] // a test: it makes the files, folders and processes it checks against
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
 use serde::Deserialize;

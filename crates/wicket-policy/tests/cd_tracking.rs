@@ -3,6 +3,7 @@
 //! real bash resolves. Bash itself runs each generated line (in a temporary tree) and prints
 //! its working folder.
 
+#![allow(clippy::disallowed_methods)] // a test: it makes the files, folders and processes it checks against
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
 use std::path::{Path, PathBuf};

@@ -4,6 +4,7 @@
 //! its `setup` (files, links, hard links, git config), builds a policy from its rules and mode,
 //! replays its session answers, decides its call and compares decision and `by`.
 
+#![allow(clippy::disallowed_methods)] // a test: it makes the files, folders and processes it checks against
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
 use serde::Deserialize;

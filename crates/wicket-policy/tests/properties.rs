@@ -1,5 +1,6 @@
 //! Property tests of the engine's invariants.
 
+#![allow(clippy::disallowed_methods)] // a test: it makes the files, folders and processes it checks against
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
 use proptest::prelude::*;

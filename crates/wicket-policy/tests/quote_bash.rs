@@ -1,6 +1,7 @@
 //! `text::shell_quote` against real bash: any word (but NUL, which bash cannot hold) quoted and
 //! joined comes back from bash as exactly the same words.
 
+#![allow(clippy::disallowed_methods)] // a test: it makes the files, folders and processes it checks against
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
 use proptest::prelude::*;

@@ -4,6 +4,7 @@
 //! `error` a part of the message it must give, `inert` why no call here shows the rule's effect;
 //! `{{ROOT}}` stands for the project's absolute path.
 
+#![allow(clippy::disallowed_methods)] // a test: it makes the files, folders and processes it checks against
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
 use serde_json::{json, Value};

@@ -51,6 +51,7 @@
 //! `differential` target of the cargo-fuzz project in `fuzz/`, which includes this file as a
 //! module (see `docs/fuzzing.md`).
 
+#![allow(clippy::disallowed_methods)] // a test: runs the reference parser's cases from disk
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic
 #![allow(dead_code)] // the fuzz target uses only part of this file
 

@@ -1,6 +1,7 @@
 //! Set-up shared by the table-driven fixture tests: a temporary project root and home, laid
 //! out from a case's `setup` steps, and `@ROOT@`/`@HOME@` placeholders in inputs.
 
+#![allow(clippy::disallowed_methods)] // a test: it makes the files, folders and processes it checks against
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)] // test set-up
 
 use std::path::{Path, PathBuf};
