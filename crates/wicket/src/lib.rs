@@ -13,5 +13,6 @@ pub mod consent;
 pub mod gate;
 pub mod gitconfig;
 pub mod jsonrpc;
+pub mod mcp_server;
 pub mod net;
 pub mod trust;

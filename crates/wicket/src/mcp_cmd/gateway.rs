@@ -1,445 +1,27 @@
-//! `wicket mcp [--name NAME] -- SERVER_CMD [ARGS…]`: a gateway between an MCP client and a
-//! stdio MCP server, which it starts in the OS sandbox.
-//!
-//! The hard question: can a `tools/call` reach the server without a recorded allow? Every
-//! line from the client is parsed; a `tools/call` request is forwarded only after the engine
-//! (and, when it asks, the person) allowed it and the decision was written to the audit log.
-//! A line the gateway cannot read is answered with an error and never forwarded; a
-//! `tools/call` without an id, or with arguments that are not an object, is refused. Every
-//! other message passes through byte for byte, except `tools/list` results, from which tools
-//! that a deny rule removes entirely are dropped. The server's own requests to the client
-//! (sampling, elicitation, roots) pass through, and the gateway's own elicitation requests use
-//! ids no in-flight server request has, so answers never go to the wrong side. A request the
-//! server does not answer within `--call-timeout` gets an error, and the server's late answer
-//! is dropped (its id stays unusable until then, so the answer cannot go to a newer request).
-//! A `tools/call` the gateway does not decide within the hooks' deadline (a hung file system, a
-//! held audit lock) is answered with a deny by [`crate::owed`] and never forwarded.
+//! The relay: client and server lines in, each `tools/call` decided, held for a person,
+//! answered in time or forwarded; the server's tool list filtered by deny rules.
 
 use std::collections::{HashMap, HashSet};
-use std::ffi::OsString;
 use std::io::{BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
-use clap::Args;
+use anyhow::Result;
 use serde_json::{json, Value};
-use wicket::approver::{self, Answer, Approver, Consent, Question, TerminalApprover};
+use wicket::approver::{self, Answer, Approver, Question, TerminalApprover};
 use wicket::audit::Recorder;
-use wicket::config::{self, Overrides, Placement};
 use wicket::gate::{settle, Pending};
 use wicket::jsonrpc::{
     self, error, is_mcp_id, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT,
 };
-use wicket::trust::{PinKind, TrustStore, TRUST_FILE};
-use wicket_policy::exec::exec_policy;
-use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
+use wicket_policy::{By, Decision, Policy, Session, ToolCall, Verdict};
 
+use super::*;
 use crate::owed::{Owed, Ticket};
-use crate::run_cmd::shell_join;
-
-/// The flags of `wicket mcp` (a public contract: add, never change).
-#[derive(Args)]
-pub struct McpArgs {
-    /// The server's name: its tools are decided as `mcp__<NAME>__<tool>` (default: from the command).
-    #[arg(long, value_name = "NAME")]
-    pub name: Option<String>,
-    /// The project root: the server's working folder and the one folder it may write (default: the current folder).
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// The permission mode.
-    #[arg(long, value_parser = crate::check_cmd::parse_mode)]
-    pub mode: Option<Mode>,
-    /// Run the server on the host, unconfined (tool calls are still decided).
-    #[arg(long)]
-    pub no_sandbox: bool,
-    /// Give the sandboxed server the network (off by default).
-    #[arg(long)]
-    pub network: bool,
-    /// Never ask: a call that would ask is refused, and so is a changed server definition.
-    #[arg(long)]
-    pub unattended: bool,
-    /// Do not write the audit log.
-    #[arg(long)]
-    pub no_audit: bool,
-    #[command(flatten)]
-    pub rules: crate::flags::RuleFlags,
-    /// Seconds to wait for the client's answer to an elicitation before denying.
-    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
-    pub approval_timeout: f64,
-    /// Seconds the server may take to answer a forwarded request (a tools/call or any other)
-    /// before the client gets an error instead; a later answer is dropped.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
-    pub call_timeout: f64,
-    /// Pin this server definition in the trust store (accepting a changed one) and exit.
-    #[arg(long)]
-    pub pin: bool,
-    /// The server command and its arguments.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "SERVER_CMD")]
-    pub command: Vec<OsString>,
-}
-
-/// Exit status when wicket refuses to start the server.
-const REFUSED: u8 = 126;
-/// A client line longer than this is refused (a JSON-RPC error) without being held whole: a
-/// `tools/call` this long is far over the policy's input limit anyway.
-const CLIENT_MAX_LINE: usize = 16 * 1024 * 1024;
-/// A server line longer than this is dropped (servers may send large resources).
-const SERVER_MAX_LINE: usize = 128 * 1024 * 1024;
-/// How long the server gets to exit after its stdin closed, before SIGTERM, then SIGKILL.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
-
-/// A `tools/call` result that tells the model the call was refused (MCP's `isError`), which
-/// models read, rather than a protocol error, which clients often hide.
-fn tool_error(id: Value, text: &str) -> Value {
-    jsonrpc::result(id, json!({"content": [{"type": "text", "text": text}], "isError": true}))
-}
-
-/// Start the gateway; its exit status.
-pub fn run(args: &McpArgs) -> Result<ExitCode> {
-    let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
-    let name = match &args.name {
-        Some(n) => n.clone(),
-        None => default_name(&args.command),
-    };
-    check_name(&name)?;
-    if !(args.call_timeout > 0.0 && args.call_timeout <= 86_400.0) {
-        bail!("--call-timeout {} is not a number of seconds between 0 and 86400", args.call_timeout);
-    }
-    // Never asks about project settings: stdin and stdout belong to the client.
-    let loaded = config::load(&root)?;
-    loaded.print_notices();
-    let placement = config::placement(&loaded, args.no_sandbox)?;
-    if let (Placement::Host(why), false) = (&placement, args.no_sandbox) {
-        bail!("cannot start the MCP server in the OS sandbox: {why}; or pass --no-sandbox to run it on the host");
-    }
-    let sandboxed = matches!(placement, Placement::Sandbox(_));
-
-    if let Some(code) = check_pin(args, &root, &name, sandboxed)? {
-        return Ok(code);
-    }
-
-    let overrides = args.rules.apply(Overrides {
-        mode: args.mode,
-        unattended: args.unattended,
-        no_sandbox: args.no_sandbox,
-        ..Overrides::default()
-    });
-    let cfg = config::policy_config(&root, &loaded, &overrides);
-    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
-    let mut exec = exec_policy(&wicket::config::exec_inputs(&root, &loaded, policy.mode(), None))
-        .map_err(|e| anyhow::anyhow!("refusing to start the MCP server: {e}"))?;
-    exec.network = args.network;
-
-    // `network.allow` in the settings: the server reaches the network only through the
-    // allowlist proxy, as a command under `wicket run` does (`--network` opens it wholly).
-    let net_config = if args.network { None } else { wicket::net::net_config_of(&loaded)? };
-    // Lives as long as the server: the proxy's runtime serves the sandbox's listener.
-    let mut net_run: Option<wicket::net::NetRun> = None;
-
-    // Started before any thread of ours: the Landlock backend confines between fork and exec.
-    let mut server = match placement {
-        Placement::Sandbox(backend) => {
-            for m in backend.missing() {
-                eprintln!("wicket: notice: {m}");
-            }
-            let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
-            let sandbox = wicket_sandbox::Sandbox { backend, shim_exe: exe };
-            match net_config {
-                Some(net) if matches!(sandbox.backend, wicket_sandbox::Backend::Bwrap { .. }) => {
-                    // Its own audit session: one writer a file keeps the hash chain whole.
-                    let proxy_audit = if args.no_audit {
-                        Recorder::off()
-                    } else {
-                        let session = format!("mcp-{name}-net-{}", wicket_audit::new_session_id());
-                        Recorder::open_session(&root, wicket::audit::options(&loaded.team), &session)
-                    };
-                    // Nobody can be asked for a host from here (the terminal belongs to the
-                    // gateway's questions): an unlisted host is refused and recorded.
-                    let run =
-                        wicket::net::NetRun::start(net, None, std::sync::Arc::new(std::sync::Mutex::new(proxy_audit)))
-                            .map_err(anyhow::Error::msg)?;
-                    let network = run.network();
-                    let mut serve = |l: std::net::TcpListener| run.serve(l);
-                    let spawned = sandbox.spawn_networked(&exec, &args.command, &network, &mut serve);
-                    net_run = Some(run);
-                    spawned
-                }
-                Some(_) => {
-                    eprintln!(
-                        "wicket: notice: network.allow is not served by the {} sandbox (no network namespace), so \
-                         the MCP server has no network; install bubblewrap for the allowlist",
-                        sandbox.backend.name()
-                    );
-                    sandbox.spawn(&exec, &args.command)
-                }
-                None => sandbox.spawn(&exec, &args.command),
-            }
-        }
-        Placement::Host(_) => wicket_sandbox::spawn_on_host(&exec, &args.command),
-    }
-    .with_context(|| format!("cannot start the MCP server {:?}", shell_join(&args.command)))?;
-    let (Some(server_in), Some(server_out)) = (server.take_stdin(), server.take_stdout()) else {
-        server.signal(true);
-        bail!("the MCP server was started without pipes");
-    };
-
-    let audit = if args.no_audit {
-        Recorder::off()
-    } else {
-        let session = format!("mcp-{name}-{}", wicket_audit::new_session_id());
-        Recorder::for_policy(&policy, Some(&session))
-    };
-
-    let owed = Arc::new(Owed::start(crate::hook_core::deadline(), (), |(), id: Value, why: &str| {
-        eprintln!("wicket: denied the tools/call {id}: {why}");
-        let text = crate::hook_core::reason_for(&Verdict::deny(By::Input, why));
-        let answer = tool_error(id, &text);
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(format!("{answer}\n").as_bytes()).and_then(|()| out.flush());
-    }));
-    let (tx, rx) = mpsc::channel();
-    let reader_owed = Arc::clone(&owed);
-    spawn_reader(std::io::stdin(), CLIENT_MAX_LINE, tx.clone(), move |line| {
-        // A tools/call is owed its decision from the moment it is read, whatever the relay is
-        // doing then.
-        let ticket = match &line {
-            Some(Ok(bytes)) => owed_call(bytes).map(|id| reader_owed.owe(id)),
-            _ => None,
-        };
-        Event::Client(line, ticket)
-    });
-    spawn_reader(server_out, SERVER_MAX_LINE, tx.clone(), Event::Server);
-    let tty = match TerminalApprover::open() {
-        Ok(t) if !args.unattended => Some(spawn_asker(t, tx.clone())),
-        _ => None,
-    };
-    drop(tx);
-
-    let mut gw = Gateway {
-        name,
-        policy,
-        session: Session::new(),
-        audit,
-        rx,
-        to_server: Some(ServerInput::start(server_in)),
-        client_open: true,
-        client_writable: true,
-        server_closed: false,
-        elicitation: false,
-        forwarded: HashMap::new(),
-        abandoned: HashSet::new(),
-        server_requests: HashMap::new(),
-        remapped: HashMap::new(),
-        held: HashMap::new(),
-        elicitations: HashMap::new(),
-        tty,
-        next_own: 1,
-        nonce: wicket_audit::new_session_id().chars().filter(char::is_ascii_alphanumeric).take(12).collect(),
-        timeout: Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0)),
-        call_timeout: Duration::from_secs_f64(args.call_timeout),
-        sandboxed,
-        owed,
-        ticket: None,
-        not_sent: String::new(),
-    };
-    gw.relay();
-
-    // The client is gone or the server ended: let it go, then make it.
-    drop(gw.to_server.take());
-    gw.server_done_within(SHUTDOWN_GRACE);
-    if !exited_within(&mut server, Duration::from_millis(500)) {
-        server.signal(false);
-        if !exited_within(&mut server, Duration::from_secs(2)) {
-            server.signal(true);
-        }
-    }
-    let (code, ran) = server.wait().context("while waiting for the MCP server to exit")?;
-    if let Some(run) = net_run {
-        // The refusals, for the person reading stderr (each is in the audit log already).
-        for b in run.blocked() {
-            eprintln!("{}{}", wicket::net::BLOCKED_LINE, b.to_string().replace(['\r', '\n'], " "));
-        }
-        run.stop();
-    }
-    let ms = u64::try_from(ran.as_millis()).unwrap_or(u64::MAX);
-    let target = format!("{} (mcp server {:?})", shell_join(&args.command), gw.name);
-    if let Some(msg) = gw.audit.execution(
-        "mcp_server",
-        &target,
-        ms,
-        i64::from(code),
-        if sandboxed { wicket_audit::Risk::Low } else { wicket_audit::Risk::Medium },
-    ) {
-        eprintln!("wicket: {msg}");
-    }
-    if gw.client_open {
-        // The server ended the session on its own: a crash, even with status 0.
-        eprintln!("wicket: the MCP server {:?} exited (status {code}) while the client was still connected", gw.name);
-        return Ok(ExitCode::from(code.clamp(1, 255) as u8));
-    }
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
-}
-
-/// Poll for the server's end for up to `limit`.
-fn exited_within(server: &mut wicket_sandbox::Running, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if server.try_code().is_some() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// A name for the server from its command: the first word that is not a launcher
-/// (`node`, `npx`, `python3`, `uvx` …) or a flag, without folders, scope, version or extension.
-fn default_name(command: &[OsString]) -> String {
-    const LAUNCHERS: &[&str] = &[
-        "node", "nodejs", "npx", "bun", "bunx", "deno", "pnpm", "pnpx", "yarn", "python", "python3", "uv", "uvx",
-        "pipx", "run", "exec", "dlx", "-y", "--yes",
-    ];
-    let words: Vec<String> = command.iter().map(|w| w.to_string_lossy().into_owned()).collect();
-    let pick = words
-        .iter()
-        .find(|w| {
-            let base = w.rsplit('/').next().unwrap_or(w);
-            !LAUNCHERS.contains(&base) && !w.starts_with('-')
-        })
-        .or(words.first());
-    let Some(word) = pick else { return "server".into() };
-    let mut base = word.rsplit('/').next().unwrap_or(word).to_string();
-    if let Some((b, _)) = base.split_once('@').filter(|(b, _)| !b.is_empty()) {
-        base = b.to_string();
-    }
-    for ext in [".js", ".mjs", ".cjs", ".ts", ".py"] {
-        if let Some(b) = base.strip_suffix(ext) {
-            base = b.to_string();
-        }
-    }
-    let clean: String =
-        base.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' }).take(64).collect();
-    let clean = clean.trim_matches('-').to_string();
-    if clean.is_empty() {
-        "server".into()
-    } else {
-        clean
-    }
-}
-
-/// A server name makes the tool names `mcp__<name>__<tool>`: letters, digits, `-` and single `_`.
-fn check_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && !name.contains("__")
-        && !name.starts_with('_')
-        && !name.ends_with('_');
-    if !ok {
-        bail!(
-            "--name {name:?} is not a server name: use 1-64 letters, digits, '-' or '_' (no \"__\", which separates server and tool in mcp__<server>__<tool>)"
-        );
-    }
-    Ok(())
-}
-
-/// The pinned form of a server definition: its name, its exact argv bytes, and the flags that
-/// loosen its confinement, after a version tag.
-fn definition_hash(name: &str, command: &[OsString], sandboxed: bool, network: bool) -> String {
-    let mut bytes = format!("wicket-mcp-server-v1\n{name}\nsandbox={sandboxed}\nnetwork={network}\n").into_bytes();
-    for arg in command {
-        let a = arg.as_encoded_bytes();
-        bytes.extend_from_slice(&(a.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(a);
-    }
-    wicket::trust::sha256_hex(&bytes)
-}
-
-/// Check the server definition against the trust store. The first definition for a root and
-/// name is pinned; a changed one is asked about on the terminal, and refused without one.
-/// `Some(code)`: exit with it (refused, or `--pin` done).
-fn check_pin(args: &McpArgs, root: &Path, name: &str, sandboxed: bool) -> Result<Option<ExitCode>> {
-    let file = config::wicket_home()?.join(TRUST_FILE);
-    let (mut store, broken) = TrustStore::load(&file);
-    if let Some(n) = &broken {
-        eprintln!("wicket: notice: {n}");
-    }
-    let hash = definition_hash(name, &args.command, sandboxed, args.network);
-    let shown = shell_join(&args.command);
-    let root_key = wicket::trust::root_key(root);
-    let save = |store: &TrustStore| store.save().with_context(|| "cannot pin the MCP server definition".to_string());
-    if args.pin {
-        store.pin(root, PinKind::McpServer, Some(name), &hash);
-        save(&store)?;
-        eprintln!("wicket: pinned the MCP server {name:?} for {root_key}: {shown}");
-        return Ok(Some(ExitCode::SUCCESS));
-    }
-    if store.is_pinned(root, PinKind::McpServer, Some(name), &hash) {
-        return Ok(None);
-    }
-    let known = store
-        .pins()
-        .iter()
-        .any(|p| p.root == root_key && p.kind == PinKind::McpServer && p.label.as_deref() == Some(name));
-    if !known {
-        store.pin(root, PinKind::McpServer, Some(name), &hash);
-        save(&store)?;
-        eprintln!(
-            "wicket: notice: pinned the MCP server {name:?} for {root_key} ({shown}); if its command or flags change, wicket asks again"
-        );
-        return Ok(None);
-    }
-    let mut flags = String::new();
-    if args.no_sandbox {
-        flags.push_str(" --no-sandbox");
-    }
-    if args.network {
-        flags.push_str(" --network");
-    }
-    let fix = format!(
-        "wicket mcp --pin --name {} --root {}{flags} -- {shown}",
-        shell_join(&[OsString::from(name)]),
-        shell_join(&[OsString::from(&root_key)])
-    );
-    let lines = vec![
-        format!("server: {name}"),
-        format!("project: {root_key}"),
-        format!("command: {shown}"),
-        format!("sandbox: {}", if sandboxed { "on" } else { "OFF (--no-sandbox)" }),
-        format!("network: {}", if args.network { "on (--network)" } else { "off" }),
-    ];
-    let refuse = |why: &str| {
-        eprintln!(
-            "wicket: refused to start the MCP server {name:?} for {root_key}: its definition (command, arguments or sandbox flags) changed since you pinned it{why}. If you made this change, accept it from a terminal with: {fix}"
-        );
-        Ok(Some(ExitCode::from(REFUSED)))
-    };
-    if args.unattended {
-        return refuse(" (--unattended: nobody is asked)");
-    }
-    let Ok(mut tty) = TerminalApprover::open() else { return refuse(" and there is no terminal to ask on") };
-    match tty.consent(
-        &format!("wicket: the MCP server {name:?} changed since you pinned it. Start it as it is now?"),
-        &lines,
-    ) {
-        Consent::Once => Ok(None),
-        Consent::Remember => {
-            store.pin(root, PinKind::McpServer, Some(name), &hash);
-            save(&store)?;
-            Ok(None)
-        }
-        Consent::No => refuse(" and you said no"),
-    }
-}
 
 /// What the relay loop hears.
-enum Event {
+pub(super) enum Event {
     /// A line from the client (stdin), or why it is not one; `None` at the end. A `tools/call`
     /// request carries its deadline.
     Client(Option<Line>, Option<Ticket>),
@@ -450,11 +32,11 @@ enum Event {
 }
 
 /// A line as read: its bytes without the newline, or why it could not be read whole.
-type Line = Result<Vec<u8>, String>;
+pub(super) type Line = Result<Vec<u8>, String>;
 
 /// Read newline-delimited lines into the channel, each at most `max` bytes (a longer one is
 /// discarded as it is read and sent on as an error).
-fn spawn_reader<R: Read + Send + 'static>(
+pub(super) fn spawn_reader<R: Read + Send + 'static>(
     from: R,
     max: usize,
     tx: Sender<Event>,
@@ -478,7 +60,7 @@ fn spawn_reader<R: Read + Send + 'static>(
 }
 
 /// The thread that asks the person at the terminal, one question at a time.
-fn spawn_asker(mut tty: TerminalApprover, tx: Sender<Event>) -> Sender<(u64, Question)> {
+pub(super) fn spawn_asker(mut tty: TerminalApprover, tx: Sender<Event>) -> Sender<(u64, Question)> {
     let (qtx, qrx) = mpsc::channel::<(u64, Question)>();
     std::thread::spawn(move || {
         for (key, q) in qrx {
@@ -493,7 +75,7 @@ fn spawn_asker(mut tty: TerminalApprover, tx: Sender<Event>) -> Sender<(u64, Que
 
 /// The id of a `tools/call` request (owed a decision within the deadline). Only the fields
 /// that say so are read; the relay parses the line in full later.
-fn owed_call(bytes: &[u8]) -> Option<Value> {
+pub(super) fn owed_call(bytes: &[u8]) -> Option<Value> {
     #[derive(serde::Deserialize)]
     struct Peek {
         method: Option<String>,
@@ -505,18 +87,18 @@ fn owed_call(bytes: &[u8]) -> Option<Value> {
 }
 
 /// The most bytes waiting for a server that does not read its input; more are refused.
-const SERVER_MAX_QUEUED: usize = 64 * 1024 * 1024;
+pub(super) const SERVER_MAX_QUEUED: usize = 64 * 1024 * 1024;
 
 /// The server's stdin, written by a thread of its own, so a server that stops reading never
 /// stalls the relay: requests waiting for it time out like unanswered ones, and past
 /// [`SERVER_MAX_QUEUED`] bytes the client gets an error instead of a growing queue.
-struct ServerInput {
-    tx: Sender<Vec<u8>>,
-    queued: Arc<std::sync::atomic::AtomicUsize>,
+pub(super) struct ServerInput {
+    pub(super) tx: Sender<Vec<u8>>,
+    pub(super) queued: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// Why a line was not passed to the server.
-enum Unsent {
+pub(super) enum Unsent {
     /// Its input is closed (it exited).
     Closed,
     /// It has not read this many bytes.
@@ -524,7 +106,7 @@ enum Unsent {
 }
 
 impl ServerInput {
-    fn start(mut to: std::process::ChildStdin) -> Self {
+    pub(super) fn start(mut to: std::process::ChildStdin) -> Self {
         use std::sync::atomic::Ordering;
         let (tx, rx) = mpsc::channel::<Vec<u8>>();
         let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -558,7 +140,7 @@ impl ServerInput {
 
 /// What a forwarded client request was, for its response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Initialize,
     ToolsList,
     ToolsCall,
@@ -566,76 +148,76 @@ enum Kind {
 }
 
 /// A client request forwarded to the server and not yet answered.
-struct Forwarded {
-    id: Value,
-    kind: Kind,
+pub(super) struct Forwarded {
+    pub(super) id: Value,
+    pub(super) kind: Kind,
     /// When the client gets a timeout error instead of the server's answer.
-    deadline: Instant,
+    pub(super) deadline: Instant,
 }
 
 /// A `tools/call` waiting for the person's answer.
-struct Held {
-    id: Value,
-    line: Vec<u8>,
+pub(super) struct Held {
+    pub(super) id: Value,
+    pub(super) line: Vec<u8>,
     /// The call, why it asks, and the rule "always" may store.
-    pending: Pending,
+    pub(super) pending: Pending,
     /// For an elicitation: the gateway's request id (key) and when it times out.
-    elicitation: Option<(String, Instant)>,
+    pub(super) elicitation: Option<(String, Instant)>,
 }
 
-struct Gateway {
-    name: String,
-    policy: Policy,
-    session: Session,
-    audit: Recorder,
-    rx: Receiver<Event>,
-    to_server: Option<ServerInput>,
+pub(super) struct Gateway {
+    pub(super) name: String,
+    pub(super) policy: Policy,
+    pub(super) session: Session,
+    pub(super) audit: Recorder,
+    pub(super) rx: Receiver<Event>,
+    pub(super) to_server: Option<ServerInput>,
     /// The client's input is open (it may still send).
-    client_open: bool,
+    pub(super) client_open: bool,
     /// The client's output is open (it may still read).
-    client_writable: bool,
+    pub(super) client_writable: bool,
     /// The server closed its output.
-    server_closed: bool,
+    pub(super) server_closed: bool,
     /// The client declared form elicitation in `initialize`.
-    elicitation: bool,
+    pub(super) elicitation: bool,
     /// Client requests forwarded to the server and not yet answered, by id key.
-    forwarded: HashMap<String, Forwarded>,
+    pub(super) forwarded: HashMap<String, Forwarded>,
     /// Forwarded requests that timed out and the server has not answered yet, by id key: a
     /// late answer is dropped, and the client may not reuse the id meanwhile (the late answer
     /// would otherwise look like the answer to the new request).
-    abandoned: HashSet<String>,
+    pub(super) abandoned: HashSet<String>,
     /// Server requests forwarded to the client and not yet answered, by id key.
-    server_requests: HashMap<String, ()>,
+    pub(super) server_requests: HashMap<String, ()>,
     /// Server requests whose id collided with one of the gateway's: the id the client saw
     /// (key) → the server's own id.
-    remapped: HashMap<String, Value>,
+    pub(super) remapped: HashMap<String, Value>,
     /// Calls waiting for an answer, by their own key.
-    held: HashMap<u64, Held>,
+    pub(super) held: HashMap<u64, Held>,
     /// The gateway's elicitation requests in flight: id key → held call key.
-    elicitations: HashMap<String, u64>,
-    tty: Option<Sender<(u64, Question)>>,
-    next_own: u64,
-    nonce: String,
-    timeout: Duration,
+    pub(super) elicitations: HashMap<String, u64>,
+    pub(super) tty: Option<Sender<(u64, Question)>>,
+    pub(super) next_own: u64,
+    pub(super) nonce: String,
+    pub(super) timeout: Duration,
     /// How long a forwarded request may wait for the server's answer.
-    call_timeout: Duration,
-    sandboxed: bool,
+    pub(super) call_timeout: Duration,
+    pub(super) sandboxed: bool,
     /// Why the last line for the server could not be passed on.
-    not_sent: String,
+    pub(super) not_sent: String,
     /// The `tools/call`s owed a decision, each denied by the deadline if the relay stalls.
-    owed: Arc<Owed<Value>>,
+    pub(super) owed: Arc<Owed<Value>>,
     /// The `tools/call` being handled, when it came with a deadline.
-    ticket: Option<Ticket>,
+    pub(super) ticket: Option<Ticket>,
 }
 
 /// The key an id is tracked under: its JSON text (so `1` and `"1"` differ).
-fn id_key(id: &Value) -> String {
+pub(super) fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
 impl Gateway {
     /// Relay until the client or the server is gone.
-    fn relay(&mut self) {
+    pub(super) fn relay(&mut self) {
         loop {
             let next_deadline = self
                 .held
@@ -691,7 +273,7 @@ impl Gateway {
 
     /// After the relay: wait up to `limit` for the server to close its output, passing on
     /// the answers it still owes a client that only closed its input.
-    fn server_done_within(&mut self, limit: Duration) -> bool {
+    pub(super) fn server_done_within(&mut self, limit: Duration) -> bool {
         let deadline = Instant::now() + limit;
         while !self.server_closed {
             match self.rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
@@ -1286,7 +868,7 @@ impl Gateway {
 
 /// The form the client shows the person: what the call is, why wicket asks, and the choices
 /// (`always` only when a rule can be offered, and the rule shown).
-fn elicitation_params(server: &str, q: &Question) -> Value {
+pub(super) fn elicitation_params(server: &str, q: &Question) -> Value {
     let what = approver::escape_inline(&cut(&q.what, approver::MAX_SHOWN_CHARS));
     let mut message = format!(
         "wicket: the MCP server {server:?} wants to run the tool {}\n\nwith: {what}\n\nWhy you are asked: {}",
@@ -1318,45 +900,9 @@ fn elicitation_params(server: &str, q: &Question) -> Value {
     })
 }
 
-fn cut(s: &str, max: usize) -> String {
+pub(super) fn cut(s: &str, max: usize) -> String {
     match wicket_policy::text::cut(s, max) {
         (all, 0) => all.to_string(),
         (head, more) => format!("{head}… ({more} more characters)"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn default_names_skip_launchers() {
-        let n = |words: &[&str]| default_name(&words.iter().map(OsString::from).collect::<Vec<_>>());
-        assert_eq!(n(&["npx", "-y", "@modelcontextprotocol/server-filesystem@2026.1.1", "/x"]), "server-filesystem");
-        assert_eq!(n(&["node", "/opt/srv/dist/index.js"]), "index");
-        assert_eq!(n(&["/usr/bin/python3", "my_server.py"]), "my-server");
-        assert_eq!(n(&["github-mcp-server", "stdio"]), "github-mcp-server");
-        assert_eq!(n(&["node"]), "node");
-    }
-
-    #[test]
-    fn names_that_would_break_tool_names_are_refused() {
-        for bad in ["", "a__b", "_a", "a_", "a b", "a/b", &"x".repeat(65)] {
-            assert!(check_name(bad).is_err(), "{bad:?}");
-        }
-        for good in ["fs", "git-hub", "my_server", "S3"] {
-            assert!(check_name(good).is_ok(), "{good:?}");
-        }
-    }
-
-    #[test]
-    fn the_pinned_hash_covers_argv_bytes_and_loosening_flags() {
-        let cmd = |w: &[&str]| w.iter().map(OsString::from).collect::<Vec<_>>();
-        let base = definition_hash("fs", &cmd(&["node", "a b"]), true, false);
-        assert_ne!(base, definition_hash("fs", &cmd(&["node", "a", "b"]), true, false));
-        assert_ne!(base, definition_hash("fs", &cmd(&["node", "a b"]), false, false));
-        assert_ne!(base, definition_hash("fs", &cmd(&["node", "a b"]), true, true));
-        assert_ne!(base, definition_hash("gh", &cmd(&["node", "a b"]), true, false));
-        assert_eq!(base, definition_hash("fs", &cmd(&["node", "a b"]), true, false));
     }
 }
