@@ -138,6 +138,16 @@ impl Recorder {
         }
     }
 
+    /// A front end's recorder: [`Recorder::off`] for `--no-audit`, else
+    /// [`Recorder::for_policy`].
+    pub fn for_run(policy: &Policy, no_audit: bool, session: Option<&str>) -> Recorder {
+        if no_audit {
+            Recorder::off()
+        } else {
+            Recorder::for_policy(policy, session)
+        }
+    }
+
     /// A recorder that records nothing (`--no-audit`).
     pub fn off() -> Recorder {
         Recorder { state: State::Off }

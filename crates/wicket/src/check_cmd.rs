@@ -64,8 +64,7 @@ pub fn build_policy(args: &CheckArgs) -> Result<(Policy, config::Loaded)> {
         no_sandbox: args.no_sandbox,
         ..Overrides::default()
     });
-    let cfg = config::policy_config(&root, &loaded, &overrides);
-    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    let policy = wicket::gate::policy_for(&root, &loaded, &overrides)?;
     Ok((policy, loaded))
 }
 
@@ -342,7 +341,7 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     let (policy, loaded) = build_policy(args)?;
     let session = Session::new();
     // Every decision of `check` goes to the audit log (`explain` only shows a person).
-    let mut audit = if args.no_audit || explain { Recorder::off() } else { Recorder::for_policy(&policy, None) };
+    let mut audit = Recorder::for_run(&policy, args.no_audit || explain, None);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     // Locked per write, not held: the deadline may have to print while this waits.

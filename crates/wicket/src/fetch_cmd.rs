@@ -19,7 +19,7 @@ use wicket::audit::Recorder;
 use wicket::config::{self, Overrides};
 use wicket::gate::{settle, step, Step};
 use wicket_net::fetch::{FetchError, Limits, Tls};
-use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
+use wicket_policy::{By, Decision, Mode, Session, ToolCall, Verdict};
 
 /// The flags of `wicket fetch` (a public contract: add, never change).
 #[derive(Args)]
@@ -65,8 +65,7 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
     loaded.print_notices();
     let overrides =
         args.rules.apply(Overrides { mode: args.mode, unattended: args.unattended, ..Overrides::default() });
-    let cfg = config::policy_config(&root, &loaded, &overrides);
-    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    let policy = wicket::gate::policy_for(&root, &loaded, &overrides)?;
     let net = match wicket::net::net_config_of(&loaded)? {
         Some(n) => n,
         None => wicket_net::NetConfig::from_settings(&[], &policy.team().network)?,
@@ -94,7 +93,7 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
     }
     let extra: Vec<(&str, &[u8])> = pems.iter().map(|(n, t)| (n.as_str(), t.as_slice())).collect();
     let tls = Tls::with_pem_roots(&extra).context("--cacert")?;
-    let mut audit = if args.no_audit { Recorder::off() } else { Recorder::for_policy(&policy, None) };
+    let mut audit = Recorder::for_run(&policy, args.no_audit, None);
     let mut session = Session::new();
     let mut approver: Option<TerminalApprover> = None;
     let unattended = args.unattended;

@@ -174,6 +174,13 @@ pub enum GateError {
     },
 }
 
+/// The policy every front end decides with: the settings `loaded` for `root` (see
+/// [`config::load`]), with the caller's `overrides` (flags, the agent's mode).
+pub fn policy_for(root: &Path, loaded: &config::Loaded, overrides: &Overrides) -> Result<Policy, GateError> {
+    let cfg = config::policy_config(root, loaded, overrides);
+    Policy::new(&cfg).map_err(|error| GateError::Policy { root: root.to_path_buf(), error })
+}
+
 /// Builds a [`Gate`] for a project root from the settings on disk plus the caller's own rules.
 pub struct GateBuilder {
     root: PathBuf,

@@ -356,17 +356,16 @@ impl HookGate {
         loaded.print_notices();
         let o = overrides(mode, &loaded, agent_mode, sandboxed);
         stage("building the policy (git's configuration, the project's paths)");
-        let cfg = config::policy_config(root, &loaded, &o);
-        let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+        let policy = wicket::gate::policy_for(root, &loaded, &o)?;
         let waiting = if loaded.consent.applied() {
             None
         } else {
             let mut agreed = loaded.clone();
             agreed.project = agreed.project_raw.clone();
-            Policy::new(&config::policy_config(root, &agreed, &overrides(mode, &agreed, agent_mode, sandboxed))).ok()
+            wicket::gate::policy_for(root, &agreed, &overrides(mode, &agreed, agent_mode, sandboxed)).ok()
         };
         stage("deciding");
-        let audit = if no_audit { Recorder::off() } else { Recorder::for_policy(&policy, Some(session_id)) };
+        let audit = Recorder::for_run(&policy, no_audit, Some(session_id));
         Ok(HookGate { root: root.to_path_buf(), loaded, policy, audit, waiting })
     }
 

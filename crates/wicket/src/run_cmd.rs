@@ -125,12 +125,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         _ => None,
     };
-    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    let policy = Policy::new(&cfg).map_err(|error| wicket::gate::GateError::Policy { root: root.clone(), error })?;
     let sandboxed = matches!(placement, Placement::Sandbox(_));
     let command = wicket_policy::text::shell_join(&words);
     let call = ToolCall::new("bash", serde_json::json!({ "command": command, "outside_sandbox": !sandboxed }));
     let mut session = Session::new();
-    let mut audit = if args.no_audit { Recorder::off() } else { Recorder::for_policy(&policy, None) };
+    let mut audit = Recorder::for_run(&policy, args.no_audit, None);
     let record = |audit: &mut Recorder, v: Verdict| -> Verdict {
         let r = audit.decision(Some(&call), &command, v);
         if let Some(n) = r.notice {

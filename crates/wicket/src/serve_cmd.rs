@@ -180,7 +180,7 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
     // A broken network entry stops the server before it reads anything, as `wicket run` does.
     let net_config = wicket::net::net_config_of(&loaded)?;
     owed.stage("opening the audit log");
-    let audit = if args.no_audit { Recorder::off() } else { Recorder::for_policy(&policy, None) };
+    let audit = Recorder::for_run(&policy, args.no_audit, None);
     let timeout = Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0));
     let mut server = Server {
         policy,

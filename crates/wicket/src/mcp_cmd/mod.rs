@@ -33,7 +33,7 @@ use wicket::config::{self, Overrides, Placement};
 use wicket::jsonrpc::{self};
 use wicket::trust::{PinKind, TrustStore, TRUST_FILE};
 use wicket_policy::exec::exec_policy;
-use wicket_policy::{By, Mode, Policy, Session, Verdict};
+use wicket_policy::{By, Mode, Session, Verdict};
 
 use crate::owed::Owed;
 use crate::run_cmd::shell_join;
@@ -126,8 +126,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         no_sandbox: args.no_sandbox,
         ..Overrides::default()
     });
-    let cfg = config::policy_config(&root, &loaded, &overrides);
-    let policy = Policy::new(&cfg).with_context(|| format!("cannot build the policy for {}", root.display()))?;
+    let policy = wicket::gate::policy_for(&root, &loaded, &overrides)?;
     let mut exec = exec_policy(&wicket::config::exec_inputs(&root, &loaded, policy.mode(), None))
         .map_err(|e| anyhow::anyhow!("refusing to start the MCP server: {e}"))?;
     exec.network = args.network;
@@ -185,12 +184,8 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         bail!("the MCP server was started without pipes");
     };
 
-    let audit = if args.no_audit {
-        Recorder::off()
-    } else {
-        let session = format!("mcp-{name}-{}", wicket_audit::new_session_id());
-        Recorder::for_policy(&policy, Some(&session))
-    };
+    let session = format!("mcp-{name}-{}", wicket_audit::new_session_id());
+    let audit = Recorder::for_run(&policy, args.no_audit, Some(&session));
 
     let owed = Arc::new(Owed::start(crate::hook_core::deadline(), (), |(), id: Value, why: &str| {
         eprintln!("wicket: denied the tools/call {id}: {why}");
