@@ -10,7 +10,6 @@
 //! header is decided, and a patch wicket cannot read completely is denied.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
@@ -36,7 +35,7 @@ pub struct CodexArgs {
 
 /// Which Codex event the payload is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Event {
+pub enum Event {
     PreToolUse,
     PermissionRequest,
 }
@@ -49,15 +48,21 @@ fn parse_event(name: &str) -> Option<Event> {
     }
 }
 
-/// Read the payload, decide, print the answer; on any failure (also a panic) a deny and exit 2.
-pub fn run(args: &CodexArgs) -> ExitCode {
-    hook_core::serve(
-        args.no_audit,
-        Event::PreToolUse,
-        |payload| payload.get("hook_event_name").and_then(Value::as_str).and_then(parse_event),
-        |payload, raw| decide(args, payload, raw),
-        failure,
-    )
+impl hook_core::AgentHook for CodexArgs {
+    type Event = Event;
+    const FIRST: Event = Event::PreToolUse;
+    fn event(name: &str) -> Option<Event> {
+        parse_event(name)
+    }
+    fn failure(event: Event, why: &str) -> HookReply {
+        failure(event, why)
+    }
+    fn decide(&self, payload: &Value, raw: &str) -> Result<HookReply> {
+        decide(self, payload, raw)
+    }
+    fn no_audit(&self) -> bool {
+        self.no_audit
+    }
 }
 
 /// The answer to an internal failure: a deny in the event's shape, exit 2, and the reason on

@@ -156,6 +156,35 @@ pub fn serve<E: Copy + Send + 'static>(
     ExitCode::from(answer.code)
 }
 
+/// One agent's hook protocol: how its events are named, how it is told "no" when wicket fails,
+/// and how one payload is decided. [`run`] drives any of them the same way (deadline, panics,
+/// junk payloads, the audit line of an undecidable payload); a new agent is one more impl.
+pub trait AgentHook {
+    /// The agent's events wicket answers.
+    type Event: Copy + Send + 'static;
+    /// The event assumed until the payload names one.
+    const FIRST: Self::Event;
+    /// The event a `hook_event_name` names, if wicket answers it.
+    fn event(name: &str) -> Option<Self::Event>;
+    /// The answer to an internal failure, in the event's shape (a deny).
+    fn failure(event: Self::Event, why: &str) -> HookReply;
+    /// Decide one payload (`raw` is its text, for the audit line).
+    fn decide(&self, payload: &Value, raw: &str) -> Result<HookReply>;
+    /// `--no-audit`.
+    fn no_audit(&self) -> bool;
+}
+
+/// Answer one payload on stdin for `hook`: read, decide, reply; any failure is a deny.
+pub fn run<H: AgentHook>(hook: &H) -> ExitCode {
+    serve(
+        hook.no_audit(),
+        H::FIRST,
+        |payload| payload.get("hook_event_name").and_then(Value::as_str).and_then(H::event),
+        |payload, raw| hook.decide(payload, raw),
+        H::failure,
+    )
+}
+
 /// Whether this hook call wrote its decision to the audit log.
 static RECORDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 

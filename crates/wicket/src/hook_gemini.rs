@@ -10,7 +10,6 @@
 //! `read_many_files`), so each is spelled out into the calls wicket can judge.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
@@ -33,9 +32,22 @@ pub struct GeminiArgs {
     pub no_audit: bool,
 }
 
-/// Read the payload, decide, print the answer; on any failure (also a panic) a deny and exit 2.
-pub fn run(args: &GeminiArgs) -> ExitCode {
-    hook_core::serve(args.no_audit, (), |_| None, |payload, raw| decide(args, payload, raw), failure)
+/// Gemini CLI has one event wicket answers (`BeforeTool`), so failures have one shape.
+impl hook_core::AgentHook for GeminiArgs {
+    type Event = ();
+    const FIRST: () = ();
+    fn event(_name: &str) -> Option<()> {
+        None
+    }
+    fn failure((): (), why: &str) -> HookReply {
+        failure((), why)
+    }
+    fn decide(&self, payload: &Value, raw: &str) -> Result<HookReply> {
+        decide(self, payload, raw)
+    }
+    fn no_audit(&self) -> bool {
+        self.no_audit
+    }
 }
 
 /// The answer to an internal failure: a deny, exit 2, and the reason on stderr, where Gemini

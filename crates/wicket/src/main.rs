@@ -8,6 +8,7 @@ mod codex_trust;
 mod doctor_cmd;
 mod fetch_cmd;
 mod flags;
+mod hook_claude;
 mod hook_cmd;
 mod hook_codex;
 mod hook_core;

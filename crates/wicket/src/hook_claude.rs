@@ -1,0 +1,302 @@
+//! `wicket hook claude`: Claude Code's `PreToolUse` and `PermissionRequest` hook.
+//!
+//! Claude Code runs the hook for each tool call with one JSON object on stdin and reads the
+//! answer from stdout and the exit status (see `docs/integrations.md`). The hard question: what
+//! happens when wicket itself fails? Claude Code lets the call through on any exit status but 2
+//! and on a timeout, so every internal error (unreadable input, a broken settings or policy
+//! file, a panic) prints a deny and exits 2. Decisions (allow, ask, deny) exit 0 with exactly
+//! one JSON object.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use serde_json::{json, Map, Value};
+use wicket::config::{self, Placement};
+use wicket_policy::{Decision, Mode, ToolCall};
+
+use crate::hook_core::{self, HookGate, HookReply, Mapped};
+
+/// The flags of `wicket hook claude`.
+#[derive(Args, Clone, Default)]
+pub struct ClaudeArgs {
+    /// The project root (default: the payload's `cwd`).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The permission mode (default: the settings', made stricter by Claude's `plan` and `dontAsk`).
+    #[arg(long, value_parser = crate::check_cmd::parse_mode)]
+    pub mode: Option<Mode>,
+    /// Rewrite allowed Bash commands (updatedInput) so they run inside `wicket run`, in the OS sandbox.
+    #[arg(long)]
+    pub sandbox_commands: bool,
+    /// Do not write the audit log.
+    #[arg(long)]
+    pub no_audit: bool,
+}
+
+/// Which Claude Code event the payload is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    PreToolUse,
+    PermissionRequest,
+}
+
+impl Event {
+    fn name(self) -> &'static str {
+        match self {
+            Event::PreToolUse => "PreToolUse",
+            Event::PermissionRequest => "PermissionRequest",
+        }
+    }
+}
+
+impl hook_core::AgentHook for ClaudeArgs {
+    type Event = Event;
+    const FIRST: Event = Event::PreToolUse;
+    fn event(name: &str) -> Option<Event> {
+        parse_event(name)
+    }
+    fn failure(event: Event, why: &str) -> HookReply {
+        failure(event, why)
+    }
+    fn decide(&self, payload: &Value, raw: &str) -> Result<HookReply> {
+        decide(self, payload, raw)
+    }
+    fn no_audit(&self) -> bool {
+        self.no_audit
+    }
+}
+
+fn parse_event(name: &str) -> Option<Event> {
+    match name {
+        "PreToolUse" => Some(Event::PreToolUse),
+        "PermissionRequest" => Some(Event::PermissionRequest),
+        _ => None,
+    }
+}
+
+/// The answer to an internal failure: a deny in the event's shape, the reason on stderr too
+/// (Claude Code shows it to the model), exit 2.
+fn failure(event: Event, why: &str) -> HookReply {
+    let why = why.replace('\n', " ");
+    eprintln!("wicket: {why}");
+    HookReply { json: deny_json(event, &hook_core::failure_reason(&why)), code: 2 }
+}
+
+fn deny_json(event: Event, reason: &str) -> Value {
+    match event {
+        Event::PreToolUse => json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }}),
+        Event::PermissionRequest => json!({"hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": reason, "interrupt": false},
+        }}),
+    }
+}
+
+/// Claude Code's own tools that touch nothing wicket guards (to-do lists, questions to the
+/// person, subagents whose own calls come through the hook, background-shell output): wicket
+/// gives no answer and Claude Code's permission flow goes on as usual.
+const PASS_THROUGH: &[&str] = &[
+    "TodoWrite",
+    "Task",
+    "Agent",
+    "AskUserQuestion",
+    "ExitPlanMode",
+    "BashOutput",
+    "TaskOutput",
+    "KillShell",
+    "KillBash",
+];
+
+/// Map a Claude Code tool call to wicket's. `None`: a Claude Code tool wicket does not judge.
+/// Relative paths are made absolute against the session's `cwd`.
+fn map_tool(name: &str, input: &Value, cwd: &Path) -> Result<Option<ToolCall>> {
+    if name.starts_with("mcp__") {
+        return Ok(Some(ToolCall::new(name, input.clone())));
+    }
+    let obj = match input {
+        Value::Object(o) => o,
+        other => bail!("{name}: tool_input must be a JSON object, got {other}"),
+    };
+    let string = |field: &str| -> Result<String> {
+        match obj.get(field) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            _ => Err(anyhow!("{name}: tool_input.{field} is missing or not a string")),
+        }
+    };
+    let optional = |field: &str| -> Result<Option<String>> {
+        match obj.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(anyhow!("{name}: tool_input.{field} is not a string")),
+        }
+    };
+    let abs = |p: String| -> String { hook_core::absolute(cwd, &p) };
+    let cwd_text = || cwd.to_string_lossy().into_owned();
+    let call = match name {
+        "Bash" => {
+            let outside = matches!(obj.get("dangerouslyDisableSandbox"), Some(Value::Bool(true)));
+            ToolCall::new("bash", json!({"command": string("command")?, "outside_sandbox": outside}))
+        }
+        "Read" => ToolCall::new("read_file", json!({"path": abs(string("file_path")?)})),
+        "Write" => ToolCall::new(
+            "write_file",
+            json!({"path": abs(string("file_path")?), "content": optional("content")?.unwrap_or_default()}),
+        ),
+        "Edit" => ToolCall::new(
+            "edit_file",
+            json!({
+                "path": abs(string("file_path")?),
+                "old_string": optional("old_string")?.unwrap_or_default(),
+                "new_string": optional("new_string")?.unwrap_or_default(),
+            }),
+        ),
+        "MultiEdit" => {
+            let path = abs(string("file_path")?);
+            let (mut old, mut new) = (Vec::new(), Vec::new());
+            if let Some(Value::Array(edits)) = obj.get("edits") {
+                for e in edits {
+                    old.push(e.get("old_string").and_then(Value::as_str).unwrap_or_default().to_string());
+                    new.push(e.get("new_string").and_then(Value::as_str).unwrap_or_default().to_string());
+                }
+            }
+            ToolCall::new(
+                "edit_file",
+                json!({"path": path, "old_string": old.join("\n"), "new_string": new.join("\n")}),
+            )
+        }
+        "NotebookEdit" => ToolCall::new(
+            "edit_file",
+            json!({
+                "path": abs(string("notebook_path")?),
+                "old_string": "",
+                "new_string": optional("new_source")?.unwrap_or_default(),
+            }),
+        ),
+        "Glob" | "Grep" => {
+            let tool = if name == "Glob" { "glob" } else { "grep" };
+            let path = optional("path")?.filter(|p| !p.is_empty()).map_or_else(cwd_text, abs);
+            ToolCall::new(tool, json!({"pattern": string("pattern")?, "path": path}))
+        }
+        "WebFetch" => ToolCall::new("web_fetch", json!({"url": string("url")?})),
+        "WebSearch" => ToolCall::new("web_search", json!({"query": string("query")?})),
+        _ => return Ok(None),
+    };
+    Ok(Some(call))
+}
+
+/// Decide one payload and build the answer.
+fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<HookReply> {
+    let hook_core::ToolPayload { fields: p, event: event_name, tool_name, input, cwd } =
+        hook_core::tool_payload(payload)?;
+    let Some(event) = parse_event(event_name) else {
+        bail!("`wicket hook claude` answers PreToolUse and PermissionRequest, not {event_name:?}")
+    };
+    // The project the session's folder is in (the agent may have moved into a subfolder).
+    let root = wicket::config::project_root(args.root.as_deref(), &cwd)?.0;
+
+    let mapped = match map_tool(tool_name, &input, &cwd)? {
+        Some(call) => Mapped::Calls(vec![call]),
+        None if PASS_THROUGH.contains(&tool_name) => Mapped::PassThrough,
+        None => Mapped::Unknown,
+    };
+    let Some(calls) = mapped.into_calls("Claude Code", tool_name, &input) else {
+        // No opinion: Claude Code's own permission flow decides.
+        return Ok(HookReply { json: json!({}), code: 0 });
+    };
+    let call = calls[0].0.clone();
+
+    let claude_mode = p.get("permission_mode").and_then(Value::as_str);
+    let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
+    let mut gate = HookGate::open(&root, args.mode, claude_mode, args.sandbox_commands, args.no_audit, session_id)?;
+    let call_id = p.get("tool_use_id").and_then(Value::as_str);
+    let (decision, reason) = gate.decide_all(calls, call_id, "Claude Code", true, raw)?;
+    let sandbox = if args.sandbox_commands && call.tool == "bash" {
+        match config::placement(&gate.loaded, false) {
+            Ok(Placement::Sandbox(_)) => Some(()),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let rewrite = sandbox.and_then(|()| {
+        let outside = call.input.get("outside_sandbox").and_then(Value::as_bool).unwrap_or(false);
+        let command = call.input.get("command").and_then(Value::as_str)?;
+        (!outside).then(|| sandboxed_command(&root, command))
+    });
+    answer(event, rewrite.flatten().as_deref(), &input, decision, &reason)
+}
+
+/// The Bash command that runs `command` inside `wicket run` at `root`.
+fn sandboxed_command(root: &Path, command: &str) -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    Some(format!(
+        "{} run --unattended --root {} -- bash -c {}",
+        wicket_policy::text::shell_quote(&exe.to_string_lossy()),
+        wicket_policy::text::shell_quote(&root.to_string_lossy()),
+        wicket_policy::text::shell_quote(command)
+    ))
+}
+
+/// The answer for a verdict, in the event's shape.
+fn answer(event: Event, rewrite: Option<&str>, input: &Value, decision: Decision, reason: &str) -> Result<HookReply> {
+    let updated = |cmd: &str| -> Value {
+        let mut obj = input.as_object().cloned().unwrap_or_else(Map::new);
+        obj.insert("command".into(), Value::String(cmd.to_string()));
+        Value::Object(obj)
+    };
+    let json = match (event, decision) {
+        (Event::PreToolUse, Decision::Deny) => deny_json(event, reason),
+        (Event::PreToolUse, d) => {
+            let mut out = Map::new();
+            out.insert("hookEventName".into(), json!(event.name()));
+            out.insert("permissionDecision".into(), json!(d.as_str()));
+            out.insert("permissionDecisionReason".into(), json!(reason));
+            // Only an allowed command is moved into the sandbox: one the person approves after
+            // an ask runs as they saw it.
+            if let (Decision::Allow, Some(cmd)) = (d, rewrite) {
+                out.insert("updatedInput".into(), updated(cmd));
+            }
+            json!({ "hookSpecificOutput": Value::Object(out) })
+        }
+        (Event::PermissionRequest, Decision::Deny) => deny_json(event, reason),
+        (Event::PermissionRequest, Decision::Allow) => {
+            let mut decision = Map::new();
+            decision.insert("behavior".into(), json!("allow"));
+            if let Some(cmd) = rewrite {
+                decision.insert("updatedInput".into(), updated(cmd));
+            }
+            json!({"hookSpecificOutput": {"hookEventName": event.name(), "decision": Value::Object(decision)}})
+        }
+        // The person decides in Claude Code's own prompt: no decision from wicket.
+        (Event::PermissionRequest, Decision::Ask) => json!({}),
+    };
+    Ok(HookReply { json, code: 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_single_quotes() {
+        assert_eq!(wicket_policy::text::shell_quote("echo 'hi'"), r"'echo '\''hi'\'''");
+        assert_eq!(wicket_policy::text::shell_quote("/usr/bin/wicket"), "/usr/bin/wicket");
+        assert_eq!(wicket_policy::text::shell_quote(""), "''");
+    }
+
+    #[test]
+    fn relative_paths_join_the_cwd() {
+        let cwd = Path::new("/p");
+        let c = map_tool("Read", &json!({"file_path": "src/a.rs"}), cwd).ok().flatten();
+        assert_eq!(c.map(|c| c.input["path"].clone()), Some(json!("/p/src/a.rs")));
+        let c = map_tool("Grep", &json!({"pattern": "x"}), cwd).ok().flatten();
+        assert_eq!(c.map(|c| c.input["path"].clone()), Some(json!("/p")));
+        assert!(map_tool("TodoWrite", &json!({}), cwd).ok().flatten().is_none());
+        assert!(map_tool("Read", &json!({}), cwd).is_err());
+    }
+}
