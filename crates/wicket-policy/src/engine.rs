@@ -1688,17 +1688,9 @@ fn describe_command(view: &CommandView) -> String {
     s
 }
 
-/// Escape invisible and control characters for display.
+/// Escape invisible and control characters for display ([`crate::text::escape_hidden`]).
 pub fn escape_for_display(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if invisible_chars(c.encode_utf8(&mut [0; 4])).is_some() {
-                format!("\\u{{{:04x}}}", c as u32)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    crate::text::escape_hidden(s)
 }
 
 /// Can the git config make `git status` run a program? The crude check when the edge did not

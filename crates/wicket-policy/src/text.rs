@@ -47,6 +47,38 @@ pub fn invisible_chars(s: &str) -> Option<String> {
     (!found.is_empty()).then(|| found.join(", "))
 }
 
+/// The text on one line with nothing hidden: every [`is_hidden_on_display`] character and every
+/// newline written as `\u{hex}`, and a `\` that starts `u{` written `\u{5c}`, so that what is
+/// shown can never pass for an escape it is not. [`unescape_hidden`] gives the text back.
+pub fn escape_hidden(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for (i, c) in s.char_indices() {
+        let spoof = c == '\\' && s[i + 1..].starts_with("u{");
+        if is_hidden_on_display(c) || c == '\n' || spoof {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The text [`escape_hidden`] was given, or `None` when `s` is not its output.
+pub fn unescape_hidden(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("\\u{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 3..];
+        let end = after.find('}')?;
+        let c = char::from_u32(u32::from_str_radix(&after[..end], 16).ok()?)?;
+        out.push(c);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
 /// A word quoted for bash so that bash reads it back as exactly this one word: as it is when
 /// every character is plainly safe (ASCII letters, digits and `-_./=:,+@%`), else in single
 /// quotes (a `'` inside written `'\''`). Bash cannot hold NUL, so a word with one never
@@ -117,6 +149,26 @@ mod tests {
         assert!(is_hidden_on_display('\t') && is_hidden_on_display('\u{a0}') && is_hidden_on_display('\u{3000}'));
         assert_eq!(invisible_chars("ls\u{e0041}\u{e0041}\u{fe0f}"), Some("U+E0041, U+FE0F".to_string()));
         assert_eq!(invisible_chars("git status\n"), None);
+    }
+
+    #[test]
+    fn escaping_hides_nothing_and_comes_back() {
+        assert_eq!(escape_hidden("ls\u{202e}x\n"), "ls\\u{202e}x\\u{a}");
+        assert_eq!(escape_hidden(r"echo \u{202e}"), r"echo \u{5c}u{202e}");
+        assert_eq!(escape_hidden(r"a\nb"), r"a\nb");
+        for s in ["", "plain", "tab\there", "\u{1b}[31m", r"\u{41}", "\\", "x\u{e0041}y", "\u{a0}"] {
+            assert_eq!(unescape_hidden(&escape_hidden(s)).as_deref(), Some(s), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text: the escaped form shows no hidden character and gives the text back.
+        #[test]
+        fn escape_round_trips(s in "(\\PC|[\\x00-\\x1f\\x7f\\u{200b}-\\u{200f}\\u{202a}-\\u{202e}\\u{2066}-\\u{2069}\\u{e0000}-\\u{e007f}]|\\\\u\\{[0-9a-f]{0,6}\\}?){0,40}") {
+            let e = escape_hidden(&s);
+            proptest::prop_assert!(!e.chars().any(|c| is_hidden_on_display(c) || c == '\n'), "{e:?}");
+            proptest::prop_assert_eq!(unescape_hidden(&e), Some(s));
+        }
     }
 
     #[test]

@@ -41,17 +41,9 @@ pub fn is_hidden(c: char) -> bool {
 }
 
 /// The text with every hidden character (see [`is_hidden`]) and every newline written as
-/// `\u{…}`: safe to print on one line.
+/// `\u{…}`: safe to print on one line ([`wicket_policy::text::escape_hidden`]).
 pub fn escape_inline(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if is_hidden(c) || c == '\n' {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    wicket_policy::text::escape_hidden(s)
 }
 
 /// The hidden characters in `s`, as `U+XXXX`, each once.
