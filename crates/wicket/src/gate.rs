@@ -79,6 +79,12 @@ impl Pending {
         Question::for_call(&self.call, &self.verdict, self.always.clone(), sandboxed)
     }
 
+    /// The verdict when no answer comes: nobody to ask, no answer in time, the asker gone.
+    /// Always a deny; `why` says which, before the reason the person would have been asked.
+    pub fn unanswered(&self, why: &str) -> Verdict {
+        Verdict::deny(By::Unattended, format!("{why}: {}", self.verdict.reason))
+    }
+
     /// A client's one-word answer (`once`, `session`, `always`; anything else denies).
     /// "always" stands for the rule this question offered: a client cannot name another, and
     /// where none was offered it denies.
@@ -435,5 +441,18 @@ mod tests {
         assert_eq!(pending.answer_word("always"), Answer::Deny);
         let shown = wicket_policy::Rule::parse("bash(cargo build*)").expect("a rule");
         assert_eq!(settle(&mut session, &pending, Answer::Always(shown)).decision, Decision::Deny);
+    }
+
+    #[test]
+    fn no_answer_denies_and_says_why() {
+        let p = policy();
+        let pending = asked(&p, &Session::new(), "npm test");
+        let v = pending.unanswered("nobody answered in 60s");
+        assert_eq!((v.decision, v.by), (Decision::Deny, By::Unattended));
+        assert!(
+            v.reason.starts_with("nobody answered in 60s: ") && v.reason.ends_with(&pending.verdict().reason),
+            "{}",
+            v.reason
+        );
     }
 }

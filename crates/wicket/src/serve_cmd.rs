@@ -498,7 +498,7 @@ impl Server {
             }),
         );
         if self.send(&request).is_err() {
-            return Verdict::deny(By::Unattended, format!("{reason} (the client cannot be asked)"));
+            return pending.unanswered("the client cannot be asked");
         }
         let deadline = Instant::now() + self.timeout;
         loop {
@@ -506,14 +506,9 @@ impl Server {
             let msg = match self.rx.recv_timeout(left) {
                 Ok(m) => m,
                 Err(RecvTimeoutError::Timeout) => {
-                    return Verdict::deny(
-                        By::Unattended,
-                        format!("nobody answered the approval request in {:?}: {reason}", self.timeout),
-                    )
+                    return pending.unanswered(&format!("nobody answered the approval request in {:?}", self.timeout))
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Verdict::deny(By::Unattended, format!("the client went away: {reason}"))
-                }
+                Err(RecvTimeoutError::Disconnected) => return pending.unanswered("the client went away"),
             };
             let is_answer = matches!(&msg, Incoming::Message(m, _)
                 if m.get("method").is_none() && m.get("id").and_then(Value::as_str) == Some(id.as_str()));

@@ -646,13 +646,7 @@ impl Gateway {
             }
             self.tty = None;
         }
-        let v = Verdict::deny(
-            By::Unattended,
-            format!(
-                "{} (nobody can be asked: no terminal, and the client does not support elicitation)",
-                pending.verdict().reason
-            ),
-        );
+        let v = pending.unanswered("nobody can be asked (no terminal, and the client does not support elicitation)");
         let v = self.record(Some(pending.call()), "", v);
         self.finish(id, bytes, v);
     }
@@ -728,10 +722,7 @@ impl Gateway {
             if let Some((e, _)) = &h.elicitation {
                 self.elicitations.remove(e);
             }
-            let v = Verdict::deny(
-                By::Unattended,
-                format!("nobody answered the question in {:?}: {}", self.timeout, h.pending.verdict().reason),
-            );
+            let v = h.pending.unanswered(&format!("nobody answered the question in {:?}", self.timeout));
             let v = self.record(Some(h.pending.call()), "", v);
             self.finish(h.id, h.line, v);
         }
