@@ -59,6 +59,11 @@ impl Pending {
         Pending { call, verdict, always }
     }
 
+    /// A pending call no rule can be offered for (the proxy's question about a host).
+    pub fn without_rule(call: ToolCall, verdict: Verdict) -> Pending {
+        Pending { call, verdict, always: None }
+    }
+
     /// The call.
     pub fn call(&self) -> &ToolCall {
         &self.call

@@ -11,10 +11,11 @@
 use std::sync::{Arc, Mutex};
 
 use wicket_net::{Ask, Blocked, HostAnswer, NetConfig, Proxy, ProxyConfig, Resolve};
-use wicket_policy::{By, Decision, Settings, TeamPolicy, ToolCall, Verdict};
+use wicket_policy::{By, Decision, Session, Settings, TeamPolicy, ToolCall, Verdict};
 
 use crate::approver::{Answer, Approver, Question};
 use crate::audit::Recorder;
+use crate::gate::{settle, Pending};
 
 /// The loopback port the proxy is served on inside the sandbox.
 pub const SANDBOX_PROXY_PORT: u16 = 3128;
@@ -182,20 +183,21 @@ fn ask_loop(mut rx: tokio::sync::mpsc::Receiver<Ask>, mut approver: Box<dyn Appr
             let _ = ask.reply.send(*a);
             continue;
         }
-        let question = Question {
-            tool: "network".into(),
-            what: key.clone(),
-            reason: format!(
-                "a sandboxed command wants to reach {key}, which network.allow does not list (say \"session\" to \
-                 allow this host for the rest of the run)"
-            ),
-            always: None,
-            sandboxed: true,
-        };
-        let answer = match approver.ask(&question) {
-            Answer::Deny => HostAnswer::Deny,
-            Answer::Once => HostAnswer::Once,
-            Answer::Session | Answer::Always(_) => HostAnswer::Session,
+        let reason = format!(
+            "a sandboxed command wants to reach {key}, which network.allow does not list (say \"session\" to \
+             allow this host for the rest of the run)"
+        );
+        let pending = Pending::without_rule(host_call(&ask.host, ask.port), Verdict::ask(By::Default, reason));
+        let question = Question { what: key.clone(), ..pending.question(true) };
+        let said = approver.ask(&question);
+        let for_the_run = matches!(said, Answer::Session);
+        // The one meaning of an answer; the host is remembered by host and port below, not in
+        // this session (whose "session" answers are per call).
+        let verdict = settle(&mut Session::new(), &pending, said);
+        let answer = match (verdict.decision, for_the_run) {
+            (Decision::Allow, true) => HostAnswer::Session,
+            (Decision::Allow, false) => HostAnswer::Once,
+            _ => HostAnswer::Deny,
         };
         let answer = if answer == HostAnswer::Deny {
             answer
