@@ -9,13 +9,15 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::{json, Map, Value};
 use wicket::config::{self, Placement};
-use wicket_policy::{Decision, Mode, ToolCall};
+use wicket_policy::{Decision, Mode};
 
-use crate::hook_core::{self, HookGate, HookReply, Mapped};
+use crate::hook_core::{self, HookGate, HookReply};
+use wicket::agents::claude::*;
+use wicket::agents::Mapped;
 
 /// The flags of `wicket hook claude`.
 #[derive(Args, Clone, Default)]
@@ -95,98 +97,6 @@ fn deny_json(event: Event, reason: &str) -> Value {
             "decision": {"behavior": "deny", "message": reason, "interrupt": false},
         }}),
     }
-}
-
-/// Claude Code's own tools that touch nothing wicket guards (to-do lists, questions to the
-/// person, subagents whose own calls come through the hook, background-shell output): wicket
-/// gives no answer and Claude Code's permission flow goes on as usual.
-const PASS_THROUGH: &[&str] = &[
-    "TodoWrite",
-    "Task",
-    "Agent",
-    "AskUserQuestion",
-    "ExitPlanMode",
-    "BashOutput",
-    "TaskOutput",
-    "KillShell",
-    "KillBash",
-];
-
-/// Map a Claude Code tool call to wicket's. `None`: a Claude Code tool wicket does not judge.
-/// Relative paths are made absolute against the session's `cwd`.
-fn map_tool(name: &str, input: &Value, cwd: &Path) -> Result<Option<ToolCall>> {
-    if name.starts_with("mcp__") {
-        return Ok(Some(ToolCall::new(name, input.clone())));
-    }
-    let obj = match input {
-        Value::Object(o) => o,
-        other => bail!("{name}: tool_input must be a JSON object, got {other}"),
-    };
-    let string = |field: &str| -> Result<String> {
-        match obj.get(field) {
-            Some(Value::String(s)) => Ok(s.clone()),
-            _ => Err(anyhow!("{name}: tool_input.{field} is missing or not a string")),
-        }
-    };
-    let optional = |field: &str| -> Result<Option<String>> {
-        match obj.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(anyhow!("{name}: tool_input.{field} is not a string")),
-        }
-    };
-    let abs = |p: String| -> String { hook_core::absolute(cwd, &p) };
-    let cwd_text = || cwd.to_string_lossy().into_owned();
-    let call = match name {
-        "Bash" => {
-            let outside = matches!(obj.get("dangerouslyDisableSandbox"), Some(Value::Bool(true)));
-            ToolCall::new("bash", json!({"command": string("command")?, "outside_sandbox": outside}))
-        }
-        "Read" => ToolCall::new("read_file", json!({"path": abs(string("file_path")?)})),
-        "Write" => ToolCall::new(
-            "write_file",
-            json!({"path": abs(string("file_path")?), "content": optional("content")?.unwrap_or_default()}),
-        ),
-        "Edit" => ToolCall::new(
-            "edit_file",
-            json!({
-                "path": abs(string("file_path")?),
-                "old_string": optional("old_string")?.unwrap_or_default(),
-                "new_string": optional("new_string")?.unwrap_or_default(),
-            }),
-        ),
-        "MultiEdit" => {
-            let path = abs(string("file_path")?);
-            let (mut old, mut new) = (Vec::new(), Vec::new());
-            if let Some(Value::Array(edits)) = obj.get("edits") {
-                for e in edits {
-                    old.push(e.get("old_string").and_then(Value::as_str).unwrap_or_default().to_string());
-                    new.push(e.get("new_string").and_then(Value::as_str).unwrap_or_default().to_string());
-                }
-            }
-            ToolCall::new(
-                "edit_file",
-                json!({"path": path, "old_string": old.join("\n"), "new_string": new.join("\n")}),
-            )
-        }
-        "NotebookEdit" => ToolCall::new(
-            "edit_file",
-            json!({
-                "path": abs(string("notebook_path")?),
-                "old_string": "",
-                "new_string": optional("new_source")?.unwrap_or_default(),
-            }),
-        ),
-        "Glob" | "Grep" => {
-            let tool = if name == "Glob" { "glob" } else { "grep" };
-            let path = optional("path")?.filter(|p| !p.is_empty()).map_or_else(cwd_text, abs);
-            ToolCall::new(tool, json!({"pattern": string("pattern")?, "path": path}))
-        }
-        "WebFetch" => ToolCall::new("web_fetch", json!({"url": string("url")?})),
-        "WebSearch" => ToolCall::new("web_search", json!({"query": string("query")?})),
-        _ => return Ok(None),
-    };
-    Ok(Some(call))
 }
 
 /// Decide one payload and build the answer.
@@ -280,23 +190,10 @@ fn answer(event: Event, rewrite: Option<&str>, input: &Value, decision: Decision
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn quoting_survives_single_quotes() {
         assert_eq!(wicket_policy::text::shell_quote("echo 'hi'"), r"'echo '\''hi'\'''");
         assert_eq!(wicket_policy::text::shell_quote("/usr/bin/wicket"), "/usr/bin/wicket");
         assert_eq!(wicket_policy::text::shell_quote(""), "''");
-    }
-
-    #[test]
-    fn relative_paths_join_the_cwd() {
-        let cwd = Path::new("/p");
-        let c = map_tool("Read", &json!({"file_path": "src/a.rs"}), cwd).ok().flatten();
-        assert_eq!(c.map(|c| c.input["path"].clone()), Some(json!("/p/src/a.rs")));
-        let c = map_tool("Grep", &json!({"pattern": "x"}), cwd).ok().flatten();
-        assert_eq!(c.map(|c| c.input["path"].clone()), Some(json!("/p")));
-        assert!(map_tool("TodoWrite", &json!({}), cwd).ok().flatten().is_none());
-        assert!(map_tool("Read", &json!({}), cwd).is_err());
     }
 }

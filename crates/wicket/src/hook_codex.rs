@@ -11,13 +11,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::{json, Value};
-use wicket_policy::{Decision, Mode, ToolCall};
+use wicket_policy::{Decision, Mode};
 
-use crate::hook_core::{self, HookGate, HookReply, Mapped};
-use wicket::apply_patch::{patch_files, PatchOp};
+use crate::hook_core::{self, HookGate, HookReply};
+use wicket::agents::codex::*;
 
 /// The flags of `wicket hook codex`.
 #[derive(Args, Clone, Default)]
@@ -85,42 +85,6 @@ fn deny_json(event: Event, reason: &str) -> Value {
             "hookEventName": "PermissionRequest",
             "decision": {"behavior": "deny", "message": reason},
         }}),
-    }
-}
-
-/// Map a Codex tool call to wicket's. Relative paths are made absolute against `cwd`.
-fn map_tool(name: &str, input: &Value, cwd: &std::path::Path) -> Result<Mapped> {
-    if name.starts_with("mcp__") {
-        return Ok(Mapped::Calls(vec![ToolCall::new(name, input.clone())]));
-    }
-    let command = || -> Result<String> {
-        match input.get("command") {
-            Some(Value::String(s)) => Ok(s.clone()),
-            _ => Err(anyhow!("{name}: tool_input.command is missing or not a string")),
-        }
-    };
-    match name {
-        "Bash" => Ok(Mapped::Calls(vec![ToolCall::new("bash", json!({"command": command()?}))])),
-        "apply_patch" => {
-            let files = patch_files(&command()?)?;
-            let calls = files
-                .into_iter()
-                .map(|f| {
-                    let path = hook_core::absolute(cwd, &f.path);
-                    match f.op {
-                        PatchOp::Add => ToolCall::new("write_file", json!({"path": path, "content": f.content})),
-                        PatchOp::Delete | PatchOp::MoveFrom | PatchOp::MoveTo => {
-                            ToolCall::new("write_file", json!({"path": path, "content": ""}))
-                        }
-                        PatchOp::Update => {
-                            ToolCall::new("edit_file", json!({"path": path, "old_string": "", "new_string": f.content}))
-                        }
-                    }
-                })
-                .collect();
-            Ok(Mapped::Calls(calls))
-        }
-        _ => Ok(Mapped::Unknown),
     }
 }
 

@@ -12,7 +12,7 @@
 //! FIFO, a lock, a stdin held open), naming what it was waiting for.
 
 use std::io::{BufRead, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -272,31 +272,6 @@ pub fn failure_reason(why: &str) -> String {
     )
 }
 
-/// `p` made absolute against `cwd` (`~` paths are left for the policy to expand).
-pub fn absolute(cwd: &Path, p: &str) -> String {
-    let path = Path::new(p);
-    if path.is_absolute() || p.starts_with('~') {
-        p.to_string()
-    } else {
-        cwd.join(path).to_string_lossy().into_owned()
-    }
-}
-
-/// `p` without `.` and `..` components (lexically), to compare folders.
-pub fn normalized(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// What every agent's pre-tool payload carries: the event, the tool and its input, the folder.
 pub struct ToolPayload<'a> {
     /// The whole payload object (for the agent's own fields).
@@ -427,35 +402,6 @@ impl HookGate {
             eprintln!("wicket: {n}");
         }
         recorded.verdict
-    }
-}
-
-/// What an agent's tool call is for wicket, whatever the agent.
-pub enum Mapped {
-    /// Calls that must all pass (one for most tools, one per file for a patch).
-    Calls(Vec<ToolCall>),
-    /// No opinion: the agent's own bookkeeping tools, which touch nothing wicket guards.
-    PassThrough,
-    /// A tool wicket has no mapping for: the person decides.
-    Unknown,
-    /// A call wicket cannot judge, with the reason: the person decides.
-    Unclear(String),
-}
-
-impl Mapped {
-    /// The calls to decide, each with the verdict fixed in advance where wicket cannot judge
-    /// it (recorded under the agent's own tool name); `None` for no opinion.
-    pub fn into_calls(self, agent: &str, tool_name: &str, input: &Value) -> Option<Vec<(ToolCall, Option<Verdict>)>> {
-        let fixed = |v: Verdict| vec![(ToolCall::new(tool_name, input.clone()), Some(v))];
-        Some(match self {
-            Mapped::PassThrough => return None,
-            Mapped::Calls(calls) => calls.into_iter().map(|c| (c, None)).collect(),
-            Mapped::Unknown => fixed(Verdict::ask(
-                wicket_policy::By::Default,
-                format!("wicket does not know {agent}'s tool {tool_name:?}, so the person decides whether it runs"),
-            )),
-            Mapped::Unclear(why) => fixed(Verdict::ask(wicket_policy::By::Input, why)),
-        })
     }
 }
 
@@ -623,10 +569,5 @@ mod tests {
         assert!(format!("{:#}", read(&big).unwrap_err()).contains("larger than 1000 bytes"));
         assert!(read("{\"a\": \"\u{ff}\"}").is_ok());
         assert!(read_object(&mut &b"{\"a\": \"\xff\"}"[..], 100).is_err());
-    }
-
-    #[test]
-    fn normalized_drops_dots() {
-        assert_eq!(normalized(Path::new("/p/./a/../b")), PathBuf::from("/p/b"));
     }
 }

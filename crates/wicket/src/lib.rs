@@ -5,6 +5,7 @@
 //! [`gate::Gate`] (decide, ask its own [`approver::Approver`], record to an
 //! [`gate::AuditSink`]); see `examples/gate.rs`. The binary `wicket` is its command line.
 
+pub mod agents;
 pub mod apply_patch;
 pub mod approver;
 pub mod audit;

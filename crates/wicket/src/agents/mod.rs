@@ -1,0 +1,89 @@
+//! The agents' tool calls as wicket's: Claude Code's, Codex's and Gemini CLI's tool names and
+//! arguments mapped to [`ToolCall`]s the engine decides. Pure (no disk, no I/O); the hooks
+//! (`wicket hook <agent>`) read the payloads and answer.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::Value;
+use wicket_policy::{ToolCall, Verdict};
+
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+
+/// A tool call wicket cannot read (a missing or mistyped argument, a patch it cannot parse):
+/// the hook denies it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MapError(pub String);
+
+impl From<crate::apply_patch::PatchError> for MapError {
+    fn from(e: crate::apply_patch::PatchError) -> MapError {
+        MapError(e.to_string())
+    }
+}
+
+/// What an agent's tool call is for wicket, whatever the agent.
+pub enum Mapped {
+    /// Calls that must all pass (one for most tools, one per file for a patch).
+    Calls(Vec<ToolCall>),
+    /// No opinion: the agent's own bookkeeping tools, which touch nothing wicket guards.
+    PassThrough,
+    /// A tool wicket has no mapping for: the person decides.
+    Unknown,
+    /// A call wicket cannot judge, with the reason: the person decides.
+    Unclear(String),
+}
+
+impl Mapped {
+    /// The calls to decide, each with the verdict fixed in advance where wicket cannot judge
+    /// it (recorded under the agent's own tool name); `None` for no opinion.
+    pub fn into_calls(self, agent: &str, tool_name: &str, input: &Value) -> Option<Vec<(ToolCall, Option<Verdict>)>> {
+        let fixed = |v: Verdict| vec![(ToolCall::new(tool_name, input.clone()), Some(v))];
+        Some(match self {
+            Mapped::PassThrough => return None,
+            Mapped::Calls(calls) => calls.into_iter().map(|c| (c, None)).collect(),
+            Mapped::Unknown => fixed(Verdict::ask(
+                wicket_policy::By::Default,
+                format!("wicket does not know {agent}'s tool {tool_name:?}, so the person decides whether it runs"),
+            )),
+            Mapped::Unclear(why) => fixed(Verdict::ask(wicket_policy::By::Input, why)),
+        })
+    }
+}
+
+/// `p` made absolute against `cwd` (`~` paths are left for the policy to expand).
+pub fn absolute(cwd: &Path, p: &str) -> String {
+    let path = Path::new(p);
+    if path.is_absolute() || p.starts_with('~') {
+        p.to_string()
+    } else {
+        cwd.join(path).to_string_lossy().into_owned()
+    }
+}
+
+/// `p` without `.` and `..` components (lexically), to compare folders.
+pub fn normalized(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalized_drops_dots() {
+        assert_eq!(normalized(Path::new("/p/./a/../b")), PathBuf::from("/p/b"));
+        assert_eq!(absolute(Path::new("/p"), "src/a.rs"), "/p/src/a.rs");
+    }
+}
