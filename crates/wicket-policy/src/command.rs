@@ -715,7 +715,7 @@ impl Builder {
         }
     }
 
-    /// What an argv does beyond its options ([`crate::effects`]): its writes, reads and
+    /// What an argv does beyond its options (`crate::effects`): its writes, reads and
     /// recursive reads are recorded; the words a rule must spell out are returned.
     fn effects(&mut self, values: &[&str]) -> Vec<String> {
         let e = crate::effects::of(values);

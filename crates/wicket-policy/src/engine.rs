@@ -1243,7 +1243,7 @@ impl Policy {
     }
 
     /// A program doing the job of one a deny rule names (`shred` under `bash(rm*)`, `wget`
-    /// under `bash(curl*)`; the classes are [`crate::equivalents::CLASSES`]): asked.
+    /// under `bash(curl*)`; the classes are `crate::equivalents::CLASSES`): asked.
     fn equivalent_of_denied(&self, tool: &str, facts: &[Fact]) -> Option<Verdict> {
         let tools = scrutiny_tools(tool, "bash");
         let rules: Vec<&Rule> = self.deny.rules().iter().filter(|r| tools.iter().any(|t| r.tool_matches(t))).collect();

@@ -38,13 +38,13 @@ pub const HOME_CACHES: &[&str] = &[
     "Library/pnpm",
 ];
 
-/// The lists the sandbox shares with the gate live in [`crate::lists`]; these names stay here
+/// The lists the sandbox shares with the gate live in `crate::lists`; these names stay here
 /// for the code that reads them from this module.
 pub use crate::lists::{HOME_READ_ONLY, ROOT_PLACEHOLDERS, ROOT_READ_ONLY};
 
 /// Secrets below a home folder that commands may not read: every literal entry of the gate's
-/// sensitive list ([`crate::lists::SENSITIVE`]) and the home-only ones
-/// ([`crate::lists::HOME_SENSITIVE`]), relative to the home.
+/// sensitive list (`crate::lists::SENSITIVE`) and the home-only ones
+/// (`crate::lists::HOME_SENSITIVE`), relative to the home.
 pub fn home_secrets() -> Vec<&'static str> {
     let mut v = crate::lists::literal_paths(crate::lists::SENSITIVE);
     v.extend(crate::lists::HOME_SENSITIVE.iter().copied());

@@ -6,7 +6,7 @@
 //! prompts; it reads the filesystem only to resolve paths. That disk access is fenced:
 //! `clippy.toml` forbids file, environment and process calls in this crate, and the places
 //! allowed to make them say so (`#[allow(clippy::disallowed_methods)]`): the edge modules
-//! [`exec`], [`gitdirs`], [`nested_git`], [`scan_cache`] and [`paths`], and five functions of
+//! [`exec`], `gitdirs`, [`nested_git`], [`scan_cache`] and [`paths`], and five functions of
 //! [`engine`] (real paths behind a name, a repository where git is pointed, folders a recursive
 //! command or a glob reaches, git's config files). `wicket-shell` allows none.
 //!
@@ -21,28 +21,28 @@
 pub mod call;
 pub mod capability;
 pub mod command;
-pub mod effects;
+mod effects;
 pub mod engine;
-pub mod equivalents;
+mod equivalents;
 pub mod examples;
 pub mod exec;
 pub mod flags;
-pub mod gitalias;
+mod gitalias;
 pub mod gitconfig;
-pub mod gitdirs;
+mod gitdirs;
 pub mod host;
-pub mod lists;
+mod lists;
 pub mod mode;
 pub mod nested_git;
 pub mod options;
 pub mod paths;
 pub mod rules;
 pub mod scan_cache;
-pub mod session;
+mod session;
 pub mod settings;
 pub mod team;
 pub mod text;
-pub mod verdict;
+mod verdict;
 
 pub use call::{targets_of, Access, CallError, Target, ToolCall};
 pub use engine::{Policy, PolicyConfig, PolicyError, Trace};

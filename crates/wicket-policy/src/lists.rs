@@ -431,7 +431,7 @@ pub const CODE_CONFIG: &[&str] = &[
 
 /// Paths inside the project root that the host runs or applies later (git's hooks and config,
 /// wicket's settings, editors, CI, dev containers, agents), kept read-only in the sandbox.
-/// `true` marks a folder. Each is also on [`PROTECTED`] or [`CODE_CONFIG`] (a test checks it),
+/// `true` marks a folder. Each is also on `PROTECTED` or `CODE_CONFIG` (a test checks it),
 /// so the gate and the sandbox share one list.
 pub const ROOT_READ_ONLY: &[(&str, bool)] = &[
     (".git/hooks", true),

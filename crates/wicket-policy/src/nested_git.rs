@@ -7,7 +7,7 @@
 //! a git folder (a valid `HEAD`, `objects/` and `refs/`: a bare repository). So every `.git`
 //! entry and every folder holding a `HEAD` is a candidate, wherever it is. Those that exist at
 //! start are protected like the root's repository (read-only but for their data, see
-//! [`crate::gitdirs::protect_nested`]) and fingerprinted; after the run, the folders whose
+//! `crate::gitdirs::protect_nested`) and fingerprinted; after the run, the folders whose
 //! stamp moved (see [`crate::scan_cache`]) are read again, folders new since the start are
 //! walked, and every candidate that is new, or whose fingerprint changed, is judged as git
 //! would use it: a config key that is not known to be safe, a hook that is not a `.sample`, a

@@ -31,7 +31,7 @@ pub struct ShimPolicy {
     /// command connect to that port only.
     #[serde(default)]
     pub bridge: Option<ShimBridge>,
-    /// An inherited pipe to wait on before the command starts (see [`wait_for_go`]): wicket
+    /// An inherited pipe to wait on before the command starts (see `wait_for_go`): wicket
     /// starts the sandbox while it still decides, and says go only when the call is allowed.
     #[serde(default)]
     pub start_fd: Option<i32>,
