@@ -1,7 +1,8 @@
 //! One decision whatever the front end: every case of `cases/front_ends.jsonl` (rules, a call,
-//! the expected answer) goes through `wicket check`, `wicket serve`'s `decide`, and the Claude
-//! Code, Codex and Gemini CLI hooks, each in the agent's own payload shape, and each must give
-//! the same answer. Hooks that cannot ask answer an ask with a deny that says the person's
+//! the expected answer) goes through `wicket check`, `wicket serve`'s `decide`, the Claude
+//! Code, Codex and Gemini CLI hooks, each in the agent's own payload shape, and for MCP tools
+//! the MCP gateway (`wicket mcp` in front of a small echo server), and each must give the same
+//! answer. Hooks that cannot ask answer an ask with a deny that says the person's
 //! approval is needed; that counts as ask here.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
@@ -151,6 +152,37 @@ fn gemini(w: &World, call: &Value) -> String {
     }
 }
 
+/// Through the MCP gateway: a refused call comes back as an error result naming wicket, an
+/// ask (this client declares no elicitation and there is no terminal) as "nobody can be
+/// asked", an allowed one reaches the server, which echoes it. `None`: not an MCP call.
+fn mcp(w: &World, call: &Value) -> Option<String> {
+    let tool = call["tool"].as_str().unwrap();
+    let rest = tool.strip_prefix("mcp__")?;
+    let (server, name) = rest.split_once("__").unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/echo_server.py");
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let req = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": call["input"]}});
+    let root = w.root.to_str().unwrap();
+    let args =
+        ["mcp", "--name", server, "--root", root, "--no-sandbox", "--", "python3", script.to_str().unwrap(), name];
+    let (_, out) = wicket(w, &args, &format!("{init}\n{initialized}\n{req}\n"));
+    let Some(answer) = out.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).find(|m| m["id"] == 2) else {
+        return Some(format!("no answer: {out}"));
+    };
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap_or("").to_string();
+    Some(if text.starts_with("ECHOED") {
+        "allow".into()
+    } else if text.contains("nobody can be asked") {
+        "ask".into()
+    } else if answer["result"]["isError"] == true {
+        "deny".into()
+    } else {
+        format!("? {answer}")
+    })
+}
+
 #[test]
 fn every_front_end_gives_the_same_answer() {
     let cases =
@@ -165,6 +197,7 @@ fn every_front_end_gives_the_same_answer() {
         let mut answers = vec![("check", check(&w, call)), ("serve", serve(&w, call)), ("claude", claude(&w, call))];
         answers.extend(codex(&w, call).map(|a| ("codex", a)));
         answers.push(("gemini", gemini(&w, call)));
+        answers.extend(mcp(&w, call).map(|a| ("mcp", a)));
         for (front, got) in answers {
             if got != expect {
                 wrong.push(format!("{name}: {front} answered {got}, expected {expect}"));
