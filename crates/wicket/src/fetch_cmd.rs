@@ -14,12 +14,12 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use wicket::approver::{Approver, TerminalApprover};
+use wicket::approver::TerminalApprover;
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides};
-use wicket::gate::{settle, step, Step};
+use wicket::gate::{step, Step};
 use wicket_net::fetch::{FetchError, Limits, Tls};
-use wicket_policy::{By, Decision, Mode, Session, ToolCall, Verdict};
+use wicket_policy::{Decision, Mode, Session, ToolCall, Verdict};
 
 /// The flags of `wicket fetch` (a public contract: add, never change).
 #[derive(Args)]
@@ -109,19 +109,15 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
         let v = match step(&policy, &session, &call) {
             Step::Done(v) => record(v),
             Step::Ask(pending) => {
-                let why = &pending.verdict().reason;
                 if unattended {
-                    record(Verdict::deny(By::Unattended, format!("{why} (unattended: nobody to ask)")))
+                    record(pending.unanswered("unattended: nobody to ask"))
                 } else {
                     if approver.is_none() {
                         approver = TerminalApprover::open().ok();
                     }
                     match approver.as_mut() {
-                        None => record(Verdict::deny(By::Unattended, format!("{why} (no terminal to ask on)"))),
-                        Some(tty) => {
-                            let answer = tty.ask(&pending.question(false));
-                            record(settle(&mut session, &pending, answer))
-                        }
+                        None => record(pending.unanswered("no terminal to ask on")),
+                        Some(tty) => record(pending.ask(&mut session, tty, false).1),
                     }
                 }
             }

@@ -84,6 +84,15 @@ impl Pending {
         Question::for_call(&self.call, &self.verdict, self.always.clone(), sandboxed)
     }
 
+    /// Ask `approver` and settle its answer (see [`settle`]): what a front end that can wait
+    /// for a person does with a pending call. The answer comes back too, for what the front end
+    /// does beyond the verdict (saving an "always" rule, saying no on the terminal).
+    pub fn ask(&self, session: &mut Session, approver: &mut dyn Approver, sandboxed: bool) -> (Answer, Verdict) {
+        let answer = approver.ask(&self.question(sandboxed));
+        let verdict = settle(session, self, answer.clone());
+        (answer, verdict)
+    }
+
     /// The verdict when no answer comes: nobody to ask, no answer in time, the asker gone.
     /// Always a deny; `why` says which, before the reason the person would have been asked.
     pub fn unanswered(&self, why: &str) -> Verdict {
@@ -318,10 +327,7 @@ impl Gate {
     pub fn check(&mut self, call: &ToolCall) -> Verdict {
         let verdict = match step(&self.policy, &self.session, call) {
             Step::Done(v) => v,
-            Step::Ask(pending) => {
-                let answer = self.approver.ask(&pending.question(self.sandboxed));
-                settle(&mut self.session, &pending, answer)
-            }
+            Step::Ask(pending) => pending.ask(&mut self.session, self.approver.as_mut(), self.sandboxed).1,
         };
         let decided = verdict.decision;
         let recorded = self.audit.record(call, verdict);

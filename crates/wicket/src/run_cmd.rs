@@ -16,7 +16,7 @@ use wicket::approver::{Answer, Approver, TerminalApprover};
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides, Placement};
 use wicket::consent::TerminalConsent;
-use wicket::gate::{settle, step, Step};
+use wicket::gate::{step, Step};
 use wicket::net::{NetRun, SharedRecorder, BLOCKED_LINE};
 use wicket_policy::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
@@ -141,22 +141,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let verdict = match step(&policy, &session, &call) {
         Step::Done(v) => record(&mut audit, v),
         Step::Ask(pending) => {
-            let question = pending.question(sandboxed);
-            let answer = match TerminalApprover::open() {
-                Ok(mut tty) => tty.ask(&question),
+            let (answer, v) = match TerminalApprover::open() {
+                Ok(mut tty) => pending.ask(&mut session, &mut tty, sandboxed),
                 Err(e) => {
-                    let why = &pending.verdict().reason;
-                    record(&mut audit, Verdict::deny(By::Unattended, format!("{why} ({e})")));
-                    eprintln!("wicket: refused: {why} ({e})");
+                    let v = record(&mut audit, pending.unanswered(&e.to_string()));
+                    eprintln!("wicket: refused: {}", v.reason);
                     return Ok(ExitCode::from(126));
                 }
             };
-            let said_no = answer == Answer::Deny;
             let always =
                 matches!(answer, Answer::Always(_)).then(|| pending.always().map(ToString::to_string)).flatten();
-            let v = record(&mut audit, settle(&mut session, &pending, answer));
-            if said_no {
-                eprintln!("wicket: refused by you: {}", question.what);
+            let v = record(&mut audit, v);
+            if answer == Answer::Deny {
+                eprintln!("wicket: refused by you: {}", pending.question(sandboxed).what);
                 return Ok(ExitCode::from(126));
             }
             // "always" lasts: the rule the question showed goes into your own settings.
