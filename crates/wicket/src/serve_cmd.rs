@@ -489,14 +489,31 @@ impl Server {
         self.next_id += 1;
         let pending = Pending::new(&self.policy, call.clone(), verdict);
         let reason = pending.verdict().reason.clone();
-        let request = wicket::jsonrpc::request(
-            json!(id),
-            "approval/request",
-            json!({
-                "tool": call.tool, "input": call.input, "reason": reason, "by": pending.verdict().by.as_str(),
-                "always_allow_rule": pending.always().map(ToString::to_string),
-            }),
+        // A command `run` asks about runs in the sandbox; whatever `decide` asks about runs
+        // where the client runs it.
+        let sandboxed = call.tool == "bash" && call.input.get("outside_sandbox") == Some(&Value::Bool(false));
+        let network = match (sandboxed, &self.net_config) {
+            (false, _) => "host",
+            (true, Some(_)) => "allowlist",
+            (true, None) => "none",
+        };
+        let shown = wicket::approver::ApprovalRequest::new(
+            call,
+            &pending.question(sandboxed),
+            pending.verdict(),
+            network,
+            wicket::approver::read_for_showing,
         );
+        let mut params = json!({
+            "tool": call.tool, "input": call.input, "reason": reason, "by": pending.verdict().by.as_str(),
+            "always_allow_rule": pending.always().map(ToString::to_string),
+        });
+        if let (Value::Object(p), Ok(Value::Object(more))) = (&mut params, serde_json::to_value(&shown)) {
+            for (k, v) in more {
+                p.entry(k).or_insert(v);
+            }
+        }
+        let request = wicket::jsonrpc::request(json!(id), "approval/request", params);
         if self.send(&request).is_err() {
             return pending.unanswered("the client cannot be asked");
         }

@@ -621,3 +621,45 @@ fn rule_flags_mean_the_same_in_every_command() {
     let out = run_in(&e, &e.root, &[&host[..], &["--allow", "bash(touch *)", "--", "touch", "x"]].concat(), "");
     assert!(out.status.success() && e.root.join("x").exists(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// `serve`'s approval request carries what is decided: the agent's call id, the target and a
+/// one-line preview, where it would run, the choices, and for a file write the change (the
+/// text now and after); the client's answer settles it.
+#[test]
+fn serve_approval_requests_carry_the_change() {
+    use std::io::BufRead;
+    let e = env();
+    std::fs::create_dir_all(e.root.join("src")).unwrap();
+    std::fs::write(e.root.join("src/a.rs"), "fn old() {}\n").unwrap();
+    let mut child = command(&e, &["serve"]).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = || -> serde_json::Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let path = e.root.join("src/a.rs");
+    let decide = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "decide", "params": {
+        "tool": "write_file", "input": {"path": path, "content": "fn new() {}\n"}, "call_id": "toolu_7"}});
+    writeln!(stdin, "{decide}").unwrap();
+    let ask = next();
+    assert_eq!(ask["method"], "approval/request", "{ask}");
+    let p = &ask["params"];
+    assert_eq!(p["call_id"], "toolu_7", "{p}");
+    assert_eq!(p["target"], path.to_str().unwrap());
+    assert_eq!(p["change"], serde_json::json!({"path": path, "old_text": "fn old() {}\n", "new_text": "fn new() {}\n"}));
+    assert_eq!(p["isolation"], serde_json::json!({"runs": "host", "network": "host"}));
+    assert!(p["choices"].as_array().unwrap().contains(&serde_json::json!("once")), "{p}");
+    assert!(p["question"].as_str().unwrap().contains(p["reason"].as_str().unwrap()), "{p}");
+    // The older fields stay.
+    assert_eq!((p["tool"].as_str(), p["by"].is_string()), (Some("write_file"), true));
+    writeln!(stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"answer": "once"}})).unwrap();
+    let answer = next();
+    assert_eq!((answer["id"].as_i64(), answer["result"]["decision"].as_str()), (Some(1), Some("allow")), "{answer}");
+    // A new file: no old text.
+    let decide = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "decide", "params": {
+        "tool": "write_file", "input": {"path": e.root.join("src/b.rs"), "content": "x"}}});
+    writeln!(stdin, "{decide}").unwrap();
+    let ask = next();
+    assert_eq!(ask["params"]["change"]["old_text"], serde_json::Value::Null, "{ask}");
+    assert_eq!(ask["params"]["call_id"], serde_json::Value::Null);
+    drop(stdin);
+    let _ = child.wait();
+}

@@ -166,9 +166,11 @@ impl Approver for DenyApprover {
 }
 
 mod render;
+mod request;
 mod terminal;
 
 pub use render::{callouts, choices, escape_inline, is_hidden, render};
+pub use request::{read_for_showing, ApprovalRequest, Change, Isolation, MAX_SHOWN_FILE};
 #[cfg(test)]
 use terminal::*;
 pub use terminal::{ApproverError, Consent, TerminalApprover};

@@ -1,0 +1,161 @@
+//! What an approval question carries to a client that shows it (`serve`'s `approval/request`,
+//! the MCP gateway's elicitation): the call, where it would run, the question and the choices,
+//! and for a file write the change itself, so the person approves the text, not a summary.
+
+use std::path::Path;
+
+use serde::Serialize;
+use wicket_policy::{ToolCall, Verdict};
+
+use super::Question;
+
+/// A file write as a change: the path, the text now (`None`: the file does not exist yet or
+/// cannot be read as text) and the text after the call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// The file, as the call names it.
+    pub path: String,
+    /// The text before (`null`: a new file).
+    pub old_text: Option<String>,
+    /// The text after.
+    pub new_text: String,
+}
+
+/// Where the call would run and what it could reach.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Isolation {
+    /// `sandbox` (wicket's OS sandbox) or `host` (unconfined, as the caller runs it).
+    pub runs: &'static str,
+    /// The network it would have: `none`, `allowlist` (wicket's proxy) or `host`.
+    pub network: &'static str,
+}
+
+/// An approval question with everything a client needs to show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApprovalRequest {
+    /// The agent's id for the tool call, when it gave one.
+    pub call_id: Option<String>,
+    /// The tool.
+    pub tool: String,
+    /// What the call touches: the command line, path or URL (or the input as JSON).
+    pub target: String,
+    /// One line to show: the target with hidden characters escaped, cut to 200 characters.
+    pub preview: String,
+    /// Where it would run.
+    pub isolation: Isolation,
+    /// The question, with why wicket asks.
+    pub question: String,
+    /// The answers the client may give (`always` only when a rule is offered).
+    pub choices: Vec<&'static str>,
+    /// For `write_file` and `edit_file`: the change.
+    pub change: Option<Change>,
+}
+
+impl ApprovalRequest {
+    /// The request for `question` about `call`; `network` is where a command's traffic could
+    /// go, and `read` gives a file's current text (the front end reads the disk; `None` for a
+    /// missing or unreadable file).
+    pub fn new(
+        call: &ToolCall,
+        question: &Question,
+        verdict: &Verdict,
+        network: &'static str,
+        read: impl Fn(&Path) -> Option<String>,
+    ) -> ApprovalRequest {
+        let (preview, more) = wicket_policy::text::cut(&question.what, 200);
+        let mut preview = wicket_policy::text::escape_hidden(preview);
+        if more > 0 {
+            preview.push('…');
+        }
+        let mut choices = vec!["once", "session"];
+        if question.always.is_some() {
+            choices.push("always");
+        }
+        choices.push("deny");
+        ApprovalRequest {
+            call_id: call.call_id.clone(),
+            tool: call.tool.clone(),
+            target: question.what.clone(),
+            preview,
+            isolation: Isolation { runs: if question.sandboxed { "sandbox" } else { "host" }, network },
+            question: format!("Allow this {} call? {}", call.tool, verdict.reason),
+            choices,
+            change: change_of(call, read),
+        }
+    }
+}
+
+/// The largest file whose text an approval request carries (a bigger one shows `old_text: null`).
+pub const MAX_SHOWN_FILE: u64 = 1024 * 1024;
+
+/// A file's text for showing in a change: `None` when it is missing, not text, or larger than
+/// [`MAX_SHOWN_FILE`].
+pub fn read_for_showing(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SHOWN_FILE {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+/// The change a file write makes, when the call is one and its arguments say it plainly.
+fn change_of(call: &ToolCall, read: impl Fn(&Path) -> Option<String>) -> Option<Change> {
+    let s = |k: &str| call.input.get(k).and_then(|v| v.as_str());
+    let path = s("path")?;
+    match call.tool.as_str() {
+        "write_file" => {
+            Some(Change { path: path.into(), old_text: read(Path::new(path)), new_text: s("content")?.into() })
+        }
+        "edit_file" => {
+            let old = read(Path::new(path))?;
+            let (from, to) = (s("old_string")?, s("new_string")?);
+            // As the edit tools apply it: the first occurrence (an empty `old_string` prepends).
+            let new_text = old.replacen(from, to, 1);
+            Some(Change { path: path.into(), old_text: Some(old), new_text })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn q(what: &str, always: bool, sandboxed: bool) -> Question {
+        let always = always.then(|| wicket_policy::Rule::parse("write_file(src/a.rs)").unwrap());
+        Question { tool: "write_file".into(), what: what.into(), reason: "r".into(), always, sandboxed }
+    }
+
+    #[test]
+    fn a_write_carries_its_change_and_the_choices_offered() {
+        let mut call = ToolCall::new("write_file", json!({"path": "/p/src/a.rs", "content": "new\n"}));
+        call.call_id = Some("toolu_1".into());
+        let v = Verdict::ask(wicket_policy::By::Default, "no rule allows it");
+        let read = |p: &Path| (p == Path::new("/p/src/a.rs")).then(|| "old\n".to_string());
+        let r = ApprovalRequest::new(&call, &q("/p/src/a.rs", true, false), &v, "host", read);
+        assert_eq!(r.call_id.as_deref(), Some("toolu_1"));
+        assert_eq!(
+            r.change,
+            Some(Change { path: "/p/src/a.rs".into(), old_text: Some("old\n".into()), new_text: "new\n".into() })
+        );
+        assert_eq!(r.choices, ["once", "session", "always", "deny"]);
+        assert_eq!((r.isolation.runs, r.isolation.network), ("host", "host"));
+        assert!(r.question.ends_with("no rule allows it"));
+        // A new file has no old text; without a rule there is no "always".
+        let r = ApprovalRequest::new(&call, &q("/p/src/a.rs", false, true), &v, "none", |_| None);
+        assert_eq!(r.change.unwrap().old_text, None);
+        assert_eq!(r.choices, ["once", "session", "deny"]);
+    }
+
+    #[test]
+    fn an_edit_shows_the_file_after_it_and_a_command_has_no_change() {
+        let call = ToolCall::new("edit_file", json!({"path": "/p/a", "old_string": "b", "new_string": "B"}));
+        let v = Verdict::ask(wicket_policy::By::Default, "r");
+        let r = ApprovalRequest::new(&call, &q("/p/a", false, false), &v, "host", |_| Some("abcb".into()));
+        assert_eq!(r.change.unwrap().new_text, "aBcb");
+        let call = ToolCall::new("bash", json!({"command": "rm -rf x\u{202e}"}));
+        let r = ApprovalRequest::new(&call, &q("rm -rf x\u{202e}", false, true), &v, "none", |_| None);
+        assert_eq!((r.change, r.preview.as_str()), (None, "rm -rf x\\u{202e}"));
+    }
+}
