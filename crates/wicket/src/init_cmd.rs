@@ -644,33 +644,21 @@ fn pretty(v: &Value) -> Result<String> {
     Ok(s)
 }
 
-/// A line diff: lines only in `a` with `-`, only in `b` with `+`, a few unchanged around them.
+/// A line diff: lines only in `a` with `-`, only in `b` with `+`, a few unchanged around them
+/// ([`similar`]'s Myers diff: linear memory whatever the file).
 fn diff(a: &str, b: &str) -> Vec<String> {
-    let a: Vec<&str> = a.lines().collect();
-    let b: Vec<&str> = b.lines().collect();
-    // Longest common subsequence (settings files are small).
-    let (n, m) = (a.len(), b.len());
-    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
-        }
-    }
-    let mut ops = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            ops.push((' ', a[i]));
-            i += 1;
-            j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            ops.push(('+', b[j]));
-            j += 1;
-        } else {
-            ops.push(('-', a[i]));
-            i += 1;
-        }
-    }
+    let d = similar::TextDiff::from_lines(a, b);
+    let ops: Vec<(char, &str)> = d
+        .iter_all_changes()
+        .map(|c| {
+            let op = match c.tag() {
+                similar::ChangeTag::Equal => ' ',
+                similar::ChangeTag::Insert => '+',
+                similar::ChangeTag::Delete => '-',
+            };
+            (op, c.value().strip_suffix('\n').unwrap_or(c.value()))
+        })
+        .collect();
     let near = |k: usize| ops.iter().enumerate().any(|(x, (op, _))| *op != ' ' && x.abs_diff(k) <= 2);
     let mut out = Vec::new();
     let mut skipped = false;

@@ -644,13 +644,17 @@ fn serve_approval_requests_carry_the_change() {
     let p = &ask["params"];
     assert_eq!(p["call_id"], "toolu_7", "{p}");
     assert_eq!(p["target"], path.to_str().unwrap());
-    assert_eq!(p["change"], serde_json::json!({"path": path, "old_text": "fn old() {}\n", "new_text": "fn new() {}\n"}));
+    assert_eq!(
+        p["change"],
+        serde_json::json!({"path": path, "old_text": "fn old() {}\n", "new_text": "fn new() {}\n"})
+    );
     assert_eq!(p["isolation"], serde_json::json!({"runs": "host", "network": "host"}));
     assert!(p["choices"].as_array().unwrap().contains(&serde_json::json!("once")), "{p}");
     assert!(p["question"].as_str().unwrap().contains(p["reason"].as_str().unwrap()), "{p}");
     // The older fields stay.
     assert_eq!((p["tool"].as_str(), p["by"].is_string()), (Some("write_file"), true));
-    writeln!(stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"answer": "once"}})).unwrap();
+    writeln!(stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"answer": "once"}}))
+        .unwrap();
     let answer = next();
     assert_eq!((answer["id"].as_i64(), answer["result"]["decision"].as_str()), (Some(1), Some("allow")), "{answer}");
     // A new file: no old text.

@@ -685,3 +685,39 @@ fn without_elicitation_the_person_is_asked_on_the_terminal() {
         .collect();
     assert_eq!(notes, [json!("once"), json!("session"), json!("session")], "the refused call never reached the server");
 }
+
+/// The question the gateway puts through elicitation shows a file write as the change itself
+/// (a diff of the file now and after), and a new file as its lines.
+#[test]
+fn an_elicitation_for_a_write_shows_the_change() {
+    let Some(p) = peers() else { return };
+    let w = World::new();
+    let server = ["node".to_string(), s(&p.filesystem), s(&w.root)];
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let cmd = w.gateway(&["--name", "fs"], &server);
+    let scenario = format!(
+        r#"
+async def scenario(s):
+    await s.initialize()
+    return {{
+        "edit": await call(s, "write_file", {{"path": "{root}/hello.txt", "content": "hello from wicket\n"}}),
+        "new": await call(s, "write_file", {{"path": "{root}/fresh.txt", "content": "one\ntwo\n"}}),
+    }}
+"#,
+        root = s(&w.root)
+    );
+    let v = w.drive(&p, &cmd, "elicitation", &["once", "deny"], &scenario);
+    let asked = v["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 2, "{v}");
+    let first = asked[0]["message"].as_str().unwrap();
+    assert!(
+        first.contains("The change to")
+            && first.contains("-hello from the root")
+            && first.contains("+hello from wicket"),
+        "{first}"
+    );
+    let second = asked[1]["message"].as_str().unwrap();
+    assert!(second.contains("The new file") && second.contains("+one\n+two"), "{second}");
+    assert_eq!(std::fs::read_to_string(w.root.join("hello.txt")).unwrap(), "hello from wicket\n");
+    assert!(!w.root.join("fresh.txt").exists(), "the second was refused");
+}

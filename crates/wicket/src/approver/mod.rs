@@ -170,7 +170,7 @@ mod request;
 mod terminal;
 
 pub use render::{callouts, choices, escape_inline, is_hidden, render};
-pub use request::{read_for_showing, ApprovalRequest, Change, Isolation, MAX_SHOWN_FILE};
+pub use request::{change_of, diff_lines, read_for_showing, ApprovalRequest, Change, Isolation, MAX_SHOWN_FILE};
 #[cfg(test)]
 use terminal::*;
 pub use terminal::{ApproverError, Consent, TerminalApprover};

@@ -21,6 +21,29 @@ pub struct Change {
     pub new_text: String,
 }
 
+impl Change {
+    /// The change as a unified diff of lines (two lines of context), at most `max_lines` long
+    /// (a last line says how many more there were). A new file is all `+` lines.
+    pub fn unified_diff(&self, max_lines: usize) -> Vec<String> {
+        diff_lines(self.old_text.as_deref().unwrap_or(""), &self.new_text, max_lines)
+    }
+}
+
+/// `old` → `new` as a unified diff of lines: hunk headers, ` `/`-`/`+` lines with two lines of
+/// context, cut to `max_lines` (a last line says how many more there were). Myers' algorithm
+/// with a deadline ([`similar`]), so a large file costs linear memory and bounded time.
+pub fn diff_lines(old: &str, new: &str, max_lines: usize) -> Vec<String> {
+    let diff = similar::TextDiff::configure().timeout(std::time::Duration::from_millis(200)).diff_lines(old, new);
+    let text = diff.unified_diff().context_radius(2).to_string();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if lines.len() > max_lines {
+        let more = lines.len() - max_lines;
+        lines.truncate(max_lines);
+        lines.push(format!("… {more} more lines"));
+    }
+    lines
+}
+
 /// Where the call would run and what it could reach.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Isolation {
@@ -98,15 +121,19 @@ pub fn read_for_showing(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-/// The change a file write makes, when the call is one and its arguments say it plainly.
-fn change_of(call: &ToolCall, read: impl Fn(&Path) -> Option<String>) -> Option<Change> {
+/// The change a file write makes, when the call is one and its arguments say it plainly:
+/// `write_file` and `edit_file`, and an MCP tool named `write_file` with `path` and `content`
+/// (as the reference filesystem server's).
+pub fn change_of(call: &ToolCall, read: impl Fn(&Path) -> Option<String>) -> Option<Change> {
     let s = |k: &str| call.input.get(k).and_then(|v| v.as_str());
     let path = s("path")?;
-    match call.tool.as_str() {
+    let mcp = wicket_policy::call::is_mcp(&call.tool);
+    let tool = if mcp { call.tool.rsplit("__").next()? } else { call.tool.as_str() };
+    match tool {
         "write_file" => {
             Some(Change { path: path.into(), old_text: read(Path::new(path)), new_text: s("content")?.into() })
         }
-        "edit_file" => {
+        "edit_file" if !mcp => {
             let old = read(Path::new(path))?;
             let (from, to) = (s("old_string")?, s("new_string")?);
             // As the edit tools apply it: the first occurrence (an empty `old_string` prepends).
@@ -146,6 +173,21 @@ mod tests {
         let r = ApprovalRequest::new(&call, &q("/p/src/a.rs", false, true), &v, "none", |_| None);
         assert_eq!(r.change.unwrap().old_text, None);
         assert_eq!(r.choices, ["once", "session", "deny"]);
+    }
+
+    #[test]
+    fn the_diff_shows_the_lines_that_change() {
+        let c = Change {
+            path: "a".into(),
+            old_text: Some("1\n2\n3\n4\n5\n6\n".into()),
+            new_text: "1\n2\n3\nfour\n5\n6\n".into(),
+        };
+        assert_eq!(c.unified_diff(50), ["@@ -2,5 +2,5 @@", " 2", " 3", "-4", "+four", " 5", " 6"]);
+        let new = Change { path: "b".into(), old_text: None, new_text: "x\ny\n".into() };
+        assert_eq!(new.unified_diff(50), ["@@ -0,0 +1,2 @@", "+x", "+y"]);
+        let big = Change { path: "c".into(), old_text: None, new_text: "l\n".repeat(100) };
+        let d = big.unified_diff(10);
+        assert_eq!((d.len(), d[10].as_str()), (11, "… 91 more lines"));
     }
 
     #[test]

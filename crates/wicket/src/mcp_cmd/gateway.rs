@@ -631,8 +631,11 @@ impl Gateway {
         }
         if self.elicitation && self.client_open {
             let own = self.own_id();
-            let request =
-                jsonrpc::request(own.clone(), "elicitation/create", elicitation_params(&self.name, &question));
+            // A relative path is the server's, whose folder is the root.
+            let root = self.policy.root().to_path_buf();
+            let change = approver::change_of(pending.call(), |p| approver::read_for_showing(&root.join(p)));
+            let params = elicitation_params(&self.name, &question, change.as_ref());
+            let request = jsonrpc::request(own.clone(), "elicitation/create", params);
             let deadline = Instant::now() + self.timeout;
             self.elicitations.insert(id_key(&own), key);
             self.held.insert(key, Held { id, line: bytes, pending, elicitation: Some((id_key(&own), deadline)) });
@@ -859,13 +862,20 @@ impl Gateway {
 
 /// The form the client shows the person: what the call is, why wicket asks, and the choices
 /// (`always` only when a rule can be offered, and the rule shown).
-pub(super) fn elicitation_params(server: &str, q: &Question) -> Value {
+pub(super) fn elicitation_params(server: &str, q: &Question, change: Option<&approver::Change>) -> Value {
     let what = approver::escape_inline(&cut(&q.what, approver::MAX_SHOWN_CHARS));
     let mut message = format!(
         "wicket: the MCP server {server:?} wants to run the tool {}\n\nwith: {what}\n\nWhy you are asked: {}",
         approver::escape_inline(&q.tool),
         approver::escape_inline(&q.reason)
     );
+    if let Some(c) = change {
+        let what = if c.old_text.is_some() { "The change to" } else { "The new file" };
+        message.push_str(&format!("\n\n{what} {}:", approver::escape_inline(&c.path)));
+        for line in c.unified_diff(approver::MAX_SHOWN_LINES) {
+            message.push_str(&format!("\n{}", approver::escape_inline(&line)));
+        }
+    }
     let (mut values, mut names) =
         (vec!["once", "session"], vec!["Yes, once".to_string(), "Yes, for this session".to_string()]);
     if let Some(rule) = &q.always {
