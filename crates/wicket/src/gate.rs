@@ -79,9 +79,12 @@ impl Pending {
         self.always.as_ref()
     }
 
-    /// The question to show a person.
+    /// The question to show a person; a file write carries its change (the file read now,
+    /// a relative path against the current folder).
     pub fn question(&self, sandboxed: bool) -> Question {
-        Question::for_call(&self.call, &self.verdict, self.always.clone(), sandboxed)
+        let mut q = Question::for_call(&self.call, &self.verdict, self.always.clone(), sandboxed);
+        q.change = crate::approver::change_of(&self.call, crate::approver::read_for_showing);
+        q
     }
 
     /// Ask `approver` and settle its answer (see [`settle`]): what a front end that can wait

@@ -497,13 +497,8 @@ impl Server {
             (true, Some(_)) => "allowlist",
             (true, None) => "none",
         };
-        let shown = wicket::approver::ApprovalRequest::new(
-            call,
-            &pending.question(sandboxed),
-            pending.verdict(),
-            network,
-            wicket::approver::read_for_showing,
-        );
+        let shown =
+            wicket::approver::ApprovalRequest::new(call, &pending.question(sandboxed), pending.verdict(), network);
         let mut params = json!({
             "tool": call.tool, "input": call.input, "reason": reason, "by": pending.verdict().by.as_str(),
             "always_allow_rule": pending.always().map(ToString::to_string),

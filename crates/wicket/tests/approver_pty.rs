@@ -8,7 +8,7 @@
 
 use std::process::Command;
 
-use wicket::approver::{Answer, Approver, DenyApprover, Question, TerminalApprover};
+use wicket::approver::{Answer, Approver, Change, DenyApprover, Question, TerminalApprover};
 use wicket_policy::Rule;
 
 mod common;
@@ -31,6 +31,11 @@ fn child_entry() {
         reason: "no rule allows it".into(),
         always: std::env::var("WICKET_PTY_ALWAYS").ok().map(|r| Rule::parse(&r).unwrap()),
         sandboxed: env("WICKET_PTY_SANDBOXED") == "1",
+        change: std::env::var("WICKET_PTY_NEW_TEXT").ok().map(|new_text| Change {
+            path: "src/a.rs".into(),
+            old_text: std::env::var("WICKET_PTY_OLD_TEXT").ok(),
+            new_text,
+        }),
     };
     let mut approver: Box<dyn Approver> = match TerminalApprover::open() {
         Ok(t) => Box::new(t),
@@ -53,11 +58,13 @@ struct Options<'a> {
     /// Written to the child's stdin (which the approver must never read).
     stdin: &'a [u8],
     term: &'a str,
+    /// A file write's text before and after: the question shows the change.
+    change: Option<(Option<&'a str>, &'a str)>,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { what: "npm test", always: None, tty: true, typed_ahead: b"", stdin: b"", term: "dumb" }
+        Options { what: "npm test", always: None, tty: true, typed_ahead: b"", stdin: b"", term: "dumb", change: None }
     }
 }
 
@@ -70,6 +77,12 @@ fn spawn(o: Options<'_>) -> PtyChild {
         .env_remove("NO_COLOR");
     if let Some(rule) = o.always {
         cmd.env("WICKET_PTY_ALWAYS", rule);
+    }
+    if let Some((old, new)) = o.change {
+        cmd.env("WICKET_PTY_NEW_TEXT", new);
+        if let Some(old) = old {
+            cmd.env("WICKET_PTY_OLD_TEXT", old);
+        }
     }
     pty::spawn(cmd, Spawn { tty: o.tty, typed_ahead: o.typed_ahead, stdin: Some(o.stdin), ..Default::default() })
 }
@@ -197,6 +210,21 @@ fn shows_invisible_characters_pipes_and_redirects() {
         assert!(screen.contains(want), "missing {want:?}:\n{screen}");
     }
     assert!(!screen.contains('\u{200b}'), "a raw zero-width space reached the terminal:\n{screen}");
+}
+
+/// A file write is shown as its change: the lines removed and added, coloured, each escaped on
+/// its own, so a bidirectional override in the new text cannot reorder what the person reads.
+#[test]
+fn a_write_is_shown_as_a_coloured_diff() {
+    let change = Some((Some("let ok = false;\nkeep();\n"), "let ok = true;\u{202e} // admin\nkeep();\n"));
+    let (answer, screen) =
+        ask(Options { what: "src/a.rs", change, term: "xterm-256color", ..Default::default() }, b"y\n");
+    assert_eq!(answer, "Once");
+    for want in ["the change to src/a.rs", "-let ok = false;", "+let ok = true;\\u{202e} // admin", " keep();"] {
+        assert!(screen.contains(want), "missing {want:?}:\n{screen}");
+    }
+    assert!(screen.contains("\x1b[32m+let ok"), "added lines are green:\n{screen:?}");
+    assert!(!screen.contains('\u{202e}'), "a raw override reached the terminal:\n{screen}");
 }
 
 #[test]

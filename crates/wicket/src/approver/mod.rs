@@ -16,6 +16,7 @@
 //!     reason: "no rule allows `npm test`".into(),
 //!     always: None,
 //!     sandboxed: true,
+//!     change: None,
 //! };
 //! let mut approver = ScriptedApprover::new([Answer::Once]);
 //! assert_eq!(approver.ask(&q), Answer::Once);
@@ -85,6 +86,8 @@ pub struct Question {
     pub always: Option<Rule>,
     /// True when the command runs in the OS sandbox, false when it runs on the host.
     pub sandboxed: bool,
+    /// For a file write: the change, shown as a diff.
+    pub change: Option<Change>,
 }
 
 impl Question {
@@ -105,7 +108,7 @@ impl Question {
             }
         });
         let what = main.unwrap_or_else(|| serde_json::to_string(&call.input).unwrap_or_default());
-        Question { tool: call.tool.clone(), what, reason: verdict.reason.clone(), always, sandboxed }
+        Question { tool: call.tool.clone(), what, reason: verdict.reason.clone(), always, sandboxed, change: None }
     }
 
     /// The size that counts against [`MAX_QUESTION_BYTES`].
@@ -189,6 +192,7 @@ mod tests {
             reason: "no rule allows it".into(),
             always: None,
             sandboxed: false,
+            change: None,
         }
     }
 
@@ -486,7 +490,8 @@ Answer:  [y] once  [s] this session  [n] deny (default) > ";
                 what: "make".into(),
                 reason: "because".into(),
                 always: None,
-                sandboxed: true
+                sandboxed: true,
+                change: None,
             }
         );
         let call = ToolCall::new("web_fetch", serde_json::json!({"url": "https://x.example/"}));

@@ -117,6 +117,21 @@ pub fn render(q: &Question, color: bool) -> String {
     if let Some(rule) = &q.always {
         let _ = writeln!(out, "  \"always\" adds the rule: {}", p.bold(&escape_inline(&rule.to_string())));
     }
+    if let Some(c) = &q.change {
+        let what = if c.old_text.is_some() { "the change to" } else { "the new file" };
+        let _ = writeln!(out, "  {what} {}:", escape_inline(&cut(&c.path, 1_000)));
+        // Each line escaped on its own, so no character can redraw the screen or reorder text.
+        for line in c.unified_diff(MAX_SHOWN_LINES) {
+            let shown = escape_inline(&cut(&line, MAX_PART_CHARS * 2));
+            let painted = match line.as_bytes().first() {
+                Some(b'+') => p.green(&shown),
+                Some(b'-') => p.red(&shown),
+                Some(b'@') => p.yellow(&shown),
+                _ => shown,
+            };
+            let _ = writeln!(out, "    {painted}");
+        }
+    }
     out
 }
 

@@ -75,16 +75,9 @@ pub struct ApprovalRequest {
 }
 
 impl ApprovalRequest {
-    /// The request for `question` about `call`; `network` is where a command's traffic could
-    /// go, and `read` gives a file's current text (the front end reads the disk; `None` for a
-    /// missing or unreadable file).
-    pub fn new(
-        call: &ToolCall,
-        question: &Question,
-        verdict: &Verdict,
-        network: &'static str,
-        read: impl Fn(&Path) -> Option<String>,
-    ) -> ApprovalRequest {
+    /// The request for `question` about `call` (its change, if any, is the question's);
+    /// `network` is where a command's traffic could go.
+    pub fn new(call: &ToolCall, question: &Question, verdict: &Verdict, network: &'static str) -> ApprovalRequest {
         let (preview, more) = wicket_policy::text::cut(&question.what, 200);
         let mut preview = wicket_policy::text::escape_hidden(preview);
         if more > 0 {
@@ -103,7 +96,7 @@ impl ApprovalRequest {
             isolation: Isolation { runs: if question.sandboxed { "sandbox" } else { "host" }, network },
             question: format!("Allow this {} call? {}", call.tool, verdict.reason),
             choices,
-            change: change_of(call, read),
+            change: question.change.clone(),
         }
     }
 }
@@ -151,7 +144,7 @@ mod tests {
 
     fn q(what: &str, always: bool, sandboxed: bool) -> Question {
         let always = always.then(|| wicket_policy::Rule::parse("write_file(src/a.rs)").unwrap());
-        Question { tool: "write_file".into(), what: what.into(), reason: "r".into(), always, sandboxed }
+        Question { tool: "write_file".into(), what: what.into(), reason: "r".into(), always, sandboxed, change: None }
     }
 
     #[test]
@@ -160,7 +153,11 @@ mod tests {
         call.call_id = Some("toolu_1".into());
         let v = Verdict::ask(wicket_policy::By::Default, "no rule allows it");
         let read = |p: &Path| (p == Path::new("/p/src/a.rs")).then(|| "old\n".to_string());
-        let r = ApprovalRequest::new(&call, &q("/p/src/a.rs", true, false), &v, "host", read);
+        let with_change = |mut q: Question| {
+            q.change = change_of(&call, read);
+            q
+        };
+        let r = ApprovalRequest::new(&call, &with_change(q("/p/src/a.rs", true, false)), &v, "host");
         assert_eq!(r.call_id.as_deref(), Some("toolu_1"));
         assert_eq!(
             r.change,
@@ -170,7 +167,9 @@ mod tests {
         assert_eq!((r.isolation.runs, r.isolation.network), ("host", "host"));
         assert!(r.question.ends_with("no rule allows it"));
         // A new file has no old text; without a rule there is no "always".
-        let r = ApprovalRequest::new(&call, &q("/p/src/a.rs", false, true), &v, "none", |_| None);
+        let mut fresh = q("/p/src/a.rs", false, true);
+        fresh.change = change_of(&call, |_| None);
+        let r = ApprovalRequest::new(&call, &fresh, &v, "none");
         assert_eq!(r.change.unwrap().old_text, None);
         assert_eq!(r.choices, ["once", "session", "deny"]);
     }
@@ -194,10 +193,9 @@ mod tests {
     fn an_edit_shows_the_file_after_it_and_a_command_has_no_change() {
         let call = ToolCall::new("edit_file", json!({"path": "/p/a", "old_string": "b", "new_string": "B"}));
         let v = Verdict::ask(wicket_policy::By::Default, "r");
-        let r = ApprovalRequest::new(&call, &q("/p/a", false, false), &v, "host", |_| Some("abcb".into()));
-        assert_eq!(r.change.unwrap().new_text, "aBcb");
+        assert_eq!(change_of(&call, |_| Some("abcb".into())).unwrap().new_text, "aBcb");
         let call = ToolCall::new("bash", json!({"command": "rm -rf x\u{202e}"}));
-        let r = ApprovalRequest::new(&call, &q("rm -rf x\u{202e}", false, true), &v, "none", |_| None);
+        let r = ApprovalRequest::new(&call, &q("rm -rf x\u{202e}", false, true), &v, "none");
         assert_eq!((r.change, r.preview.as_str()), (None, "rm -rf x\\u{202e}"));
     }
 }

@@ -616,7 +616,10 @@ impl Gateway {
 
     fn ask(&mut self, id: Value, bytes: Vec<u8>, call: ToolCall, verdict: Verdict) {
         let pending = Pending::new(&self.policy, call, verdict);
-        let question = pending.question(self.sandboxed);
+        let mut question = pending.question(self.sandboxed);
+        // A relative path is the server's, whose folder is the root.
+        let root = self.policy.root().to_path_buf();
+        question.change = approver::change_of(pending.call(), |p| approver::read_for_showing(&root.join(p)));
         let key = self.next_own;
         self.next_own += 1;
         let size = question.tool.len() + question.what.len() + question.reason.len();
@@ -631,10 +634,7 @@ impl Gateway {
         }
         if self.elicitation && self.client_open {
             let own = self.own_id();
-            // A relative path is the server's, whose folder is the root.
-            let root = self.policy.root().to_path_buf();
-            let change = approver::change_of(pending.call(), |p| approver::read_for_showing(&root.join(p)));
-            let params = elicitation_params(&self.name, &question, change.as_ref());
+            let params = elicitation_params(&self.name, &question);
             let request = jsonrpc::request(own.clone(), "elicitation/create", params);
             let deadline = Instant::now() + self.timeout;
             self.elicitations.insert(id_key(&own), key);
@@ -862,14 +862,14 @@ impl Gateway {
 
 /// The form the client shows the person: what the call is, why wicket asks, and the choices
 /// (`always` only when a rule can be offered, and the rule shown).
-pub(super) fn elicitation_params(server: &str, q: &Question, change: Option<&approver::Change>) -> Value {
+pub(super) fn elicitation_params(server: &str, q: &Question) -> Value {
     let what = approver::escape_inline(&cut(&q.what, approver::MAX_SHOWN_CHARS));
     let mut message = format!(
         "wicket: the MCP server {server:?} wants to run the tool {}\n\nwith: {what}\n\nWhy you are asked: {}",
         approver::escape_inline(&q.tool),
         approver::escape_inline(&q.reason)
     );
-    if let Some(c) = change {
+    if let Some(c) = &q.change {
         let what = if c.old_text.is_some() { "The change to" } else { "The new file" };
         message.push_str(&format!("\n\n{what} {}:", approver::escape_inline(&c.path)));
         for line in c.unified_diff(approver::MAX_SHOWN_LINES) {
