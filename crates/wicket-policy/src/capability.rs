@@ -340,6 +340,55 @@ pub struct PermissionRules {
     /// What relative paths (in capabilities and grants) are resolved against. Defaults to `/`.
     #[serde(default)]
     pub root: Option<String>,
+    /// Grants for some principals only, keyed `role:<name>`, `scope:<name>` or `id:<name>`: a
+    /// capability the grants above do not cover is granted when the call's principal has that
+    /// role, scope or id and the entry covers it (`ask` patterns still apply; nothing here can
+    /// lift a denial).
+    #[serde(default)]
+    pub principals: BTreeMap<String, PrincipalGrants>,
+}
+
+/// Grants that hold only for the principals a [`PermissionRules::principals`] key names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PrincipalGrants {
+    /// Paths.
+    #[serde(default)]
+    pub filesystem: FilesystemRules,
+    /// Hosts.
+    #[serde(default)]
+    pub network: NetworkRules,
+    /// Command lines.
+    #[serde(default)]
+    pub shell: ShellRules,
+}
+
+/// Who a run is for (the reference API's `principal`): an id, and the roles and scopes that
+/// [`PermissionRules::principals`] can grant by.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Principal {
+    /// Who, as the application names them.
+    #[serde(default)]
+    pub id: String,
+    /// Their roles (`maintainer`, `ci` …).
+    #[serde(default)]
+    pub roles: Vec<String>,
+    /// Their scopes (`repo:write` …).
+    #[serde(default)]
+    pub scopes: Vec<String>,
+}
+
+impl Principal {
+    /// Does this principal have what a `principals` key (`role:x`, `scope:x`, `id:x`) names?
+    fn has(&self, key: &str) -> bool {
+        match key.split_once(':') {
+            Some(("role", r)) => self.roles.iter().any(|x| x == r),
+            Some(("scope", s)) => self.scopes.iter().any(|x| x == s),
+            Some(("id", i)) => !i.is_empty() && self.id == i,
+            _ => false,
+        }
+    }
 }
 
 /// A decision as written in JSON.
@@ -760,6 +809,8 @@ pub struct CapabilityPolicy {
     undeclared: Decision,
     ungranted: Decision,
     code: Decision,
+    /// The `principals` entries, each compiled as a policy of its grants alone.
+    by_principal: Vec<(String, CapabilityPolicy)>,
 }
 
 impl CapabilityPolicy {
@@ -825,6 +876,33 @@ impl CapabilityPolicy {
                 custom_kind.insert(cap.kind.clone(), entry);
             }
         }
+        let mut by_principal = Vec::new();
+        for (key, grants) in &rules.principals {
+            let ok = matches!(key.split_once(':'), Some(("role" | "scope" | "id", name)) if !name.is_empty());
+            if !ok {
+                return Err(CapabilityError::Rules {
+                    field: format!("principals.{key}"),
+                    reason: "is not `role:<name>`, `scope:<name>` or `id:<name>`".to_string(),
+                });
+            }
+            let only = PermissionRules {
+                filesystem: grants.filesystem.clone(),
+                network: grants.network.clone(),
+                shell: grants.shell.clone(),
+                root: Some(root.clone()),
+                ..PermissionRules::default()
+            };
+            let compiled = CapabilityPolicy::new(only).map_err(|e| match e {
+                CapabilityError::Pattern { field, pattern, reason, hint } => {
+                    CapabilityError::Pattern { field: format!("principals.{key}.{field}"), pattern, reason, hint }
+                }
+                CapabilityError::Rules { field, reason } => {
+                    CapabilityError::Rules { field: format!("principals.{key}.{field}"), reason }
+                }
+                other => other,
+            })?;
+            by_principal.push((key.clone(), compiled));
+        }
         let ungranted = rules.ungranted.unwrap_or(Decision::Deny);
         if ungranted == Decision::Allow {
             return Err(CapabilityError::Rules {
@@ -844,6 +922,7 @@ impl CapabilityPolicy {
             ask,
             custom_full,
             custom_kind,
+            by_principal,
             rules,
         })
     }
@@ -867,6 +946,12 @@ impl CapabilityPolicy {
     /// worst wins (deny over ask over allow, the first in declared order among equals), its reason
     /// and its capability (in [`Verdict::rule`]) naming what decided.
     pub fn decide(&self, tool: &str, capabilities: Option<&[String]>) -> Verdict {
+        self.decide_for(tool, capabilities, None)
+    }
+
+    /// [`decide`](Self::decide) for a call made for `principal`: a capability the general
+    /// grants do not cover is also checked against the `principals` entries it matches.
+    pub fn decide_for(&self, tool: &str, capabilities: Option<&[String]>, principal: Option<&Principal>) -> Verdict {
         if let Some(&d) = self.rules.tools.get(tool) {
             let t = shown(tool);
             let reason = match d {
@@ -905,7 +990,7 @@ impl CapabilityPolicy {
                 format!("tool {} declares an empty list of capabilities: nothing to check", shown(tool)),
             );
         }
-        let verdicts: Vec<Verdict> = caps.iter().map(|c| self.decide_one(c)).collect();
+        let verdicts: Vec<Verdict> = caps.iter().map(|c| self.decide_one_for(c, principal)).collect();
         let mut worst = 0;
         for (i, v) in verdicts.iter().enumerate() {
             if v.decision > verdicts[worst].decision {
@@ -941,6 +1026,11 @@ impl CapabilityPolicy {
     /// malformed capability, a path holding a NUL and a host that does not parse are denied.
     /// [`Verdict::rule`] is the capability as given.
     pub fn decide_one(&self, capability: &str) -> Verdict {
+        self.decide_one_for(capability, None)
+    }
+
+    /// [`decide_one`](Self::decide_one) for a call made for `principal`.
+    pub fn decide_one_for(&self, capability: &str, principal: Option<&Principal>) -> Verdict {
         let cap = match parse_capability(capability) {
             Ok(c) => c,
             Err(e) => {
@@ -949,7 +1039,20 @@ impl CapabilityPolicy {
             }
         };
         let c = shown(capability);
-        let (outcome, subject) = self.judge(&cap);
+        let (mut outcome, subject) = self.judge(&cap);
+        // Not granted to everyone: perhaps to this principal (grants only; asks still apply).
+        if let (Outcome::Ungranted { .. }, Some(p)) = (&outcome, principal) {
+            let granted = self.by_principal.iter().filter(|(key, _)| p.has(key)).find_map(|(key, policy)| match policy
+                .judge(&cap)
+                .0
+            {
+                Outcome::Granted(grant) => Some(format!("{grant} for {key}")),
+                _ => None,
+            });
+            if let Some(grant) = granted {
+                outcome = Outcome::Granted(grant);
+            }
+        }
         let verdict = match outcome {
             Outcome::Refused(why) => {
                 Verdict::deny(By::Capability, format!("{c} is denied: {why}. Do not retry it as it is"))

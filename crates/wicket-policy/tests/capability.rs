@@ -5,7 +5,9 @@
 
 use proptest::prelude::*;
 use serde::Deserialize;
-use wicket_policy::capability::{normalize_path, parse_capability, CapabilityError, CapabilityPolicy, PermissionRules};
+use wicket_policy::capability::{
+    normalize_path, parse_capability, CapabilityError, CapabilityPolicy, PermissionRules, Principal,
+};
 use wicket_policy::{By, Decision};
 
 /// The rules of the spec's `permissionPolicy({...})` example.
@@ -53,6 +55,9 @@ struct Case {
     rule: Option<String>,
     #[serde(default)]
     reason: Option<String>,
+    /// Who the call is for (`decide_for`), when the case says.
+    #[serde(default)]
+    principal: Option<Principal>,
 }
 
 fn default_tool() -> String {
@@ -78,8 +83,8 @@ fn table() {
         count += 1;
         let p = policy(case.rules.clone().unwrap_or_else(spec_example));
         let v = match (&case.one, &case.capabilities) {
-            (Some(c), None) => p.decide_one(c),
-            (None, Some(caps)) => p.decide(&case.tool, caps.as_deref()),
+            (Some(c), None) => p.decide_one_for(c, case.principal.as_ref()),
+            (None, Some(caps)) => p.decide_for(&case.tool, caps.as_deref(), case.principal.as_ref()),
             _ => panic!("{}: give exactly one of `one` and `capabilities`", case.id),
         };
         let mut wrong = Vec::new();
@@ -105,6 +110,23 @@ fn table() {
     }
     assert!(count >= 100, "only {count} cases read");
     assert!(failures.is_empty(), "{} of {count} cases failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn principal_keys_are_checked() {
+    let rules = |key: &str| -> PermissionRules {
+        serde_json::from_value(serde_json::json!({"principals": {key: {"shell": {"allow": ["git push"]}}}})).unwrap()
+    };
+    for bad in ["team:x", "role:", "role", "scope"] {
+        let err = CapabilityPolicy::new(rules(bad)).unwrap_err().to_string();
+        assert!(err.contains(&format!("principals.{bad}")), "{bad}: {err}");
+    }
+    let bad_grant: PermissionRules =
+        serde_json::from_value(serde_json::json!({"principals": {"role:ci": {"filesystem": {"write": ["/a/../b"]}}}}))
+            .unwrap();
+    let err = CapabilityPolicy::new(bad_grant).unwrap_err().to_string();
+    assert!(err.contains("principals.role:ci.filesystem.write"), "{err}");
+    assert!(CapabilityPolicy::new(rules("scope:repo:write")).is_ok());
 }
 
 #[test]
