@@ -100,6 +100,8 @@ struct Server {
     /// The call and verdict the loop recorded for it (to correct the log if the deadline
     /// answered first).
     judged: Option<(ToolCall, String, Verdict)>,
+    /// The call as the person approved it in part (`select_hunks`), for the `decide` result.
+    approved_in_part: Option<Value>,
 }
 
 /// The most `run` requests executing at once; the next waits for the oldest to end.
@@ -199,6 +201,7 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
         owed,
         ticket: None,
         judged: None,
+        approved_in_part: None,
     };
     server.run()?;
     Ok(ExitCode::SUCCESS)
@@ -363,8 +366,15 @@ impl Server {
             .map_err(|e| (INVALID_PARAMS, format!("expected {{\"tool\": \"…\", \"input\": {{…}}}}: {e}")))?;
         // The client runs what it asks about (`run` is for wicket's sandbox).
         crate::check_cmd::on_the_host(&mut call);
+        self.approved_in_part = None;
         let v = self.judge(&call, &params.to_string());
-        Ok(verdict_json(&v))
+        let mut out = verdict_json(&v);
+        // The person approved only some hunks of a file write: the call to make instead.
+        if let (Some(updated), Value::Object(o), Decision::Allow) = (self.approved_in_part.take(), &mut out, v.decision)
+        {
+            o.insert("updated_call".into(), updated);
+        }
+        Ok(out)
     }
 
     /// Decide a call, ask the client when the policy asks, record the outcome, and note a
@@ -532,7 +542,30 @@ impl Server {
             // An error response, a missing or unknown answer all deny; "always" is the rule
             // the request showed, never one the client names.
             let word = m.get("result").and_then(|r| r.get("answer")).and_then(Value::as_str).unwrap_or("deny");
-            return settle(&mut self.session, &pending, pending.answer_word(word));
+            let Some(selected) = m.get("result").and_then(|r| r.get("select_hunks")) else {
+                return settle(&mut self.session, &pending, pending.answer_word(word));
+            };
+            // Some hunks of a file write: wicket makes the exact content; anything unclear
+            // (no change to select from, a bad or unknown hunk number) denies.
+            let change = pending.question(false).change;
+            let numbers: Option<Vec<usize>> = selected
+                .as_array()
+                .map(|a| a.iter().map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok())).collect())
+                .and_then(|v: Option<Vec<usize>>| v);
+            let content = match (&change, numbers) {
+                (Some(c), Some(n)) => c.apply_hunks(&n).map(|text| (c.path.clone(), text, n)),
+                _ => None,
+            };
+            let Some((path, text, n)) = content else {
+                return pending.unanswered("the answer selected hunks that this call does not have");
+            };
+            // Approval of a part is approval of this call only.
+            let v = settle(&mut self.session, &pending, wicket::approver::Answer::Once);
+            if v.decision == Decision::Allow {
+                self.approved_in_part = Some(json!({"tool": "write_file", "input": {"path": path, "content": text}}));
+                return Verdict { reason: format!("{} (hunks {n:?} of the change only)", v.reason), ..v };
+            }
+            return v;
         }
     }
 }

@@ -667,3 +667,46 @@ fn serve_approval_requests_carry_the_change() {
     drop(stdin);
     let _ = child.wait();
 }
+
+/// A client may approve some hunks of a file write (`select_hunks`): `decide` allows it and
+/// gives the call to make instead, whose content wicket made from exactly those hunks; a hunk
+/// the change does not have is a denial.
+#[test]
+fn serve_applies_selected_hunks_exactly() {
+    use std::io::BufRead;
+    let e = env();
+    let old: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    let new = old.replace("line 2\n", "line TWO\n").replace("line 18\n", "line EIGHTEEN\n");
+    let path = e.root.join("notes.txt");
+    std::fs::write(&path, &old).unwrap();
+    let mut child = command(&e, &["serve"]).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = || -> serde_json::Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let decide = |id: u64| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "decide",
+            "params": {"tool": "write_file", "input": {"path": path, "content": new}}})
+    };
+    writeln!(stdin, "{}", decide(1)).unwrap();
+    let ask = next();
+    let hunks = ask["params"]["hunks"].as_array().unwrap().clone();
+    assert_eq!(hunks.len(), 2, "{ask}");
+    assert!(hunks[1].as_str().unwrap().contains("+line EIGHTEEN"), "{ask}");
+    let answer = serde_json::json!({"answer": "once", "select_hunks": [1]});
+    writeln!(stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer})).unwrap();
+    let v = next();
+    assert_eq!(v["result"]["decision"], "allow", "{v}");
+    let content = v["result"]["updated_call"]["input"]["content"].as_str().unwrap();
+    assert_eq!(content, old.replace("line 18\n", "line EIGHTEEN\n"), "only the second hunk");
+    assert_eq!(v["result"]["updated_call"]["tool"], "write_file");
+    // A hunk that is not there denies.
+    writeln!(stdin, "{}", decide(2)).unwrap();
+    let ask = next();
+    let answer = serde_json::json!({"answer": "once", "select_hunks": [5]});
+    writeln!(stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer})).unwrap();
+    let v = next();
+    assert_eq!(v["result"]["decision"], "deny", "{v}");
+    assert!(v["result"].get("updated_call").is_none());
+    drop(stdin);
+    let _ = child.wait();
+}

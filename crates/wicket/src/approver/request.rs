@@ -22,6 +22,69 @@ pub struct Change {
 }
 
 impl Change {
+    /// The diff's operations, each changed one with the number of its hunk: the groups of
+    /// changed lines (with two lines of context) that [`unified_diff`](Self::unified_diff) shows
+    /// under `@@` headers, numbered from 0 in file order.
+    fn ops(&self) -> (Vec<(similar::DiffOp, Option<usize>)>, usize) {
+        let old = self.old_text.as_deref().unwrap_or("");
+        let diff = similar::TextDiff::configure()
+            .timeout(std::time::Duration::from_millis(200))
+            .diff_lines(old, &self.new_text);
+        let groups = diff.grouped_ops(2);
+        let mut hunk_at = std::collections::HashMap::new();
+        for (n, g) in groups.iter().enumerate() {
+            for x in g.iter().filter(|x| x.tag() != similar::DiffTag::Equal) {
+                hunk_at.insert((x.old_range().start, x.new_range().start), n);
+            }
+        }
+        let hunk_of = |op: &similar::DiffOp| hunk_at.get(&(op.old_range().start, op.new_range().start)).copied();
+        let ops = diff
+            .ops()
+            .iter()
+            .map(|op| (*op, if op.tag() == similar::DiffTag::Equal { None } else { hunk_of(op) }))
+            .collect();
+        (ops, groups.len())
+    }
+
+    /// How many hunks the change has.
+    pub fn hunk_count(&self) -> usize {
+        self.ops().1
+    }
+
+    /// Each hunk as unified-diff text (its `@@` header and lines), in the numbering
+    /// [`apply_hunks`](Self::apply_hunks) takes.
+    pub fn hunk_texts(&self) -> Vec<String> {
+        let old = self.old_text.as_deref().unwrap_or("");
+        let diff = similar::TextDiff::configure()
+            .timeout(std::time::Duration::from_millis(200))
+            .diff_lines(old, &self.new_text);
+        let mut unified = diff.unified_diff();
+        unified.context_radius(2);
+        unified.iter_hunks().map(|h| h.to_string()).collect()
+    }
+
+    /// The text after applying only the hunks numbered in `selected` (the others keep the old
+    /// lines): exactly the new text when all are selected, the old text when none are. `None`
+    /// for a number that is no hunk.
+    pub fn apply_hunks(&self, selected: &[usize]) -> Option<String> {
+        let old = self.old_text.as_deref().unwrap_or("");
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = self.new_text.split_inclusive('\n').collect();
+        let (ops, count) = self.ops();
+        if selected.iter().any(|&n| n >= count) {
+            return None;
+        }
+        let mut out = String::with_capacity(self.new_text.len().max(old.len()));
+        for (op, hunk) in ops {
+            let take_new = hunk.is_some_and(|h| selected.contains(&h));
+            let lines = if take_new { &new_lines[op.new_range()] } else { &old_lines[op.old_range()] };
+            for l in lines {
+                out.push_str(l);
+            }
+        }
+        Some(out)
+    }
+
     /// The change as a unified diff of lines (two lines of context), at most `max_lines` long
     /// (a last line says how many more there were). A new file is all `+` lines.
     pub fn unified_diff(&self, max_lines: usize) -> Vec<String> {
@@ -72,6 +135,8 @@ pub struct ApprovalRequest {
     pub choices: Vec<&'static str>,
     /// For `write_file` and `edit_file`: the change.
     pub change: Option<Change>,
+    /// The change's hunks as unified-diff text, numbered from 0: what `select_hunks` picks from.
+    pub hunks: Vec<String>,
 }
 
 impl ApprovalRequest {
@@ -97,6 +162,7 @@ impl ApprovalRequest {
             question: format!("Allow this {} call? {}", call.tool, verdict.reason),
             choices,
             change: question.change.clone(),
+            hunks: question.change.as_ref().map(Change::hunk_texts).unwrap_or_default(),
         }
     }
 }
@@ -187,6 +253,42 @@ mod tests {
         let big = Change { path: "c".into(), old_text: None, new_text: "l\n".repeat(100) };
         let d = big.unified_diff(10);
         assert_eq!((d.len(), d[10].as_str()), (11, "… 91 more lines"));
+    }
+
+    #[test]
+    fn selected_hunks_apply_exactly() {
+        let line = |i: usize| match i {
+            3 => Some("three\n".to_string()),
+            20 => Some("twenty\n".to_string()),
+            28 => None,
+            _ => Some(format!("{i}\n")),
+        };
+        let old: String = (1..=30).map(|i| format!("{i}\n")).collect();
+        let new: String = (1..=30).filter_map(line).collect();
+        let c = Change { path: "f".into(), old_text: Some(old.clone()), new_text: new.clone() };
+        assert_eq!(c.hunk_count(), 3);
+        assert_eq!(c.apply_hunks(&[0, 1, 2]).as_deref(), Some(new.as_str()));
+        assert_eq!(c.apply_hunks(&[]).as_deref(), Some(old.as_str()));
+        let middle = c.apply_hunks(&[1]).unwrap();
+        assert!(middle.starts_with("1\n2\n3\n") && middle.contains("twenty\n") && middle.contains("28\n"), "{middle}");
+        assert_eq!(c.apply_hunks(&[3]), None);
+        let texts = c.hunk_texts();
+        assert_eq!(texts.len(), 3);
+        assert!(texts[1].starts_with("@@ ") && texts[1].contains("-20\n+twenty\n"), "{}", texts[1]);
+        // A new file is one hunk.
+        let fresh = Change { path: "g".into(), old_text: None, new_text: "a\nb".into() };
+        assert_eq!((fresh.hunk_count(), fresh.apply_hunks(&[0]).as_deref()), (1, Some("a\nb")));
+    }
+
+    proptest::proptest! {
+        /// Any two texts: all hunks give the new text, none the old one.
+        #[test]
+        fn all_hunks_give_the_new_text(old in "([a-c]{0,3}\n){0,12}[a-c]{0,2}", new in "([a-c]{0,3}\n){0,12}[a-c]{0,2}") {
+            let c = Change { path: "f".into(), old_text: Some(old.clone()), new_text: new.clone() };
+            let all: Vec<usize> = (0..c.hunk_count()).collect();
+            proptest::prop_assert_eq!(c.apply_hunks(&all), Some(new));
+            proptest::prop_assert_eq!(c.apply_hunks(&[]), Some(old));
+        }
     }
 
     #[test]
