@@ -5,9 +5,12 @@
         print(w.decide("bash", {"command": "npm test"}))
 
 `approver` is called with the server's approval request params (tool, input, reason, by,
-always_allow_rule) whenever the policy asks; it returns "once", "session", "always" (only when
-always_allow_rule is not null: that rule then holds for the session) or "deny", or None to
-leave the request unanswered (the server denies after its --approval-timeout).
+always_allow_rule, and call_id, target, preview, isolation, question, choices, change, hunks)
+whenever the policy asks; it returns "once", "session", "always" (only when always_allow_rule
+is not null: that rule then holds for the session) or "deny", a dict such as
+{"answer": "once", "select_hunks": [0]} to approve only some hunks of a file write (decide then
+returns the call to make in "updated_call"), or None to leave the request unanswered (the
+server denies after its --approval-timeout).
 
     with Wicket(root="/path/to/project") as w:
         r = w.run("cargo test 2>&1 | tail -5", timeout=600)   # decided, then run in the sandbox
@@ -60,7 +63,8 @@ class Wicket:
             if reply.get("method") == "approval/request":
                 answer = self.approver(reply.get("params", {}))
                 if answer is not None:
-                    self._send({"jsonrpc": "2.0", "id": reply["id"], "result": {"answer": answer}})
+                    result = answer if isinstance(answer, dict) else {"answer": answer}
+                    self._send({"jsonrpc": "2.0", "id": reply["id"], "result": result})
                 continue
             if reply.get("id") != rid:
                 continue
@@ -117,12 +121,25 @@ def main():
     call = json.loads(sys.argv[1])
 
     def ask(params):
-        print(f"wicket asks: {params['tool']} {json.dumps(params['input'])}\n  {params['reason']}", file=sys.stderr)
+        print(f"wicket asks: {params.get('question') or params['reason']}", file=sys.stderr)
+        print(f"  {params['tool']}: {params.get('preview') or json.dumps(params['input'])}", file=sys.stderr)
+        hunks = params.get("hunks") or []
+        for n, hunk in enumerate(hunks):
+            # The diff of a file write, hunk by hunk (numbered for picking some).
+            print(f"  hunk {n}:", file=sys.stderr)
+            for line in hunk.splitlines():
+                # Nothing hidden reaches the terminal: controls and bidi marks are shown escaped.
+                shown = "".join(c if c.isprintable() else f"\\u{{{ord(c):x}}}" for c in line)
+                print(f"    {shown}", file=sys.stderr)
         rule = params.get("always_allow_rule")
         offer = f", always {rule} (a)" if rule else ""
-        reply = input(f"allow once (o), for this session (s){offer}, or deny (d)? ").strip().lower()
+        pick = ", some hunks (p)" if len(hunks) > 1 else ""
+        reply = input(f"allow once (o), for this session (s){offer}{pick}, or deny (d)? ").strip().lower()
         if reply == "a" and rule:
             return "always"
+        if reply == "p" and pick:
+            chosen = input("hunk numbers, separated by spaces: ").split()
+            return {"answer": "once", "select_hunks": [int(n) for n in chosen if n.isdigit()]}
         return {"o": "once", "s": "session"}.get(reply, "deny")
 
     with Wicket(wicket=os.environ.get("WICKET", "wicket"), approver=ask) as w:

@@ -17,6 +17,9 @@ from wicket_client import Wicket, WicketError
 asked = []
 def approver(params):
     asked.append(params)
+    if params["tool"] == "write_file":
+        # Only the second hunk of the change.
+        return {"answer": "once", "select_hunks": [1]}
     return {"npm test": "once", "make": "session", "rm -rf build": "deny"}.get(params["input"].get("command"))
 w = Wicket(root=os.environ["ROOT"], approver=approver, wicket=os.environ["WICKET"],
            extra_args=["--no-sandbox", "--approval-timeout", "0.5"])
@@ -37,6 +40,15 @@ try:
     w.call("frobnicate")
 except WicketError as e:
     out["no_method"] = e.code
+old = "".join(f"{i}\n" for i in range(1, 21))
+new = old.replace("2\n", "two\n", 1).replace("18\n", "eighteen\n")
+with open(os.path.join(os.environ["ROOT"], "notes.txt"), "w") as f:
+    f.write(old)
+out["partial"] = w.decide("write_file", {"path": os.path.join(os.environ["ROOT"], "notes.txt"), "content": new})
+out["partial_expected"] = old.replace("18\n", "eighteen\n")
+writes = [a for a in asked if a["tool"] == "write_file"]
+out["write_hunks"] = len(writes[0]["hunks"]) if writes else None
+asked = [a for a in asked if a["tool"] != "write_file"]
 out["asked"] = [a["input"]["command"] for a in asked]
 out["asked_has_reason"] = all(a["reason"] for a in asked)
 w.close()
@@ -89,6 +101,9 @@ fn the_python_client_drives_decide_ask_timeout_and_verify() {
     assert_eq!(v["no_method"], -32601);
     assert_eq!(v["asked"], serde_json::json!(["npm test", "make", "rm -rf build", "cargo publish"]));
     assert_eq!(v["asked_has_reason"], true);
+    assert_eq!(v["write_hunks"], 2, "{v}");
+    assert_eq!(v["partial"]["decision"], "allow", "{v}");
+    assert_eq!(v["partial"]["updated_call"]["input"]["content"], v["partial_expected"], "{v}");
     assert_eq!(v["verify"]["ok"], true, "{v}");
     assert!(v["verify"]["lines"].as_u64().unwrap() >= 7, "{v}");
 }
