@@ -16,7 +16,7 @@
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -545,9 +545,11 @@ impl Server {
             let Some(selected) = m.get("result").and_then(|r| r.get("select_hunks")) else {
                 return settle(&mut self.session, &pending, pending.answer_word(word));
             };
-            // Some hunks of a file write: wicket makes the exact content; anything unclear
-            // (no change to select from, a bad or unknown hunk number) denies.
-            let change = pending.question(false).change;
+            // Some hunks of a file write: wicket makes the exact content from the change the
+            // person was shown (not the file as it is now, whose hunks could differ); anything
+            // unclear denies: no change, a bad or unknown hunk number, or a file that exists but
+            // whose text was not shown (too large, not text), which the hunks would replace.
+            let change = shown.change.clone().filter(|c| c.old_text.is_some() || !Path::new(&c.path).exists());
             let numbers: Option<Vec<usize>> = selected
                 .as_array()
                 .map(|a| a.iter().map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok())).collect())

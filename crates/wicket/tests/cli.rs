@@ -707,6 +707,28 @@ fn serve_applies_selected_hunks_exactly() {
     let v = next();
     assert_eq!(v["result"]["decision"], "deny", "{v}");
     assert!(v["result"].get("updated_call").is_none());
+    // The hunks are those of the change the person was shown: a file changed while they
+    // looked does not change what their selection means.
+    writeln!(stdin, "{}", decide(3)).unwrap();
+    let ask = next();
+    std::fs::write(&path, "replaced meanwhile\n").unwrap();
+    let answer = serde_json::json!({"answer": "once", "select_hunks": [1]});
+    writeln!(stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer})).unwrap();
+    let v = next();
+    assert_eq!(v["result"]["updated_call"]["input"]["content"], old.replace("line 18\n", "line EIGHTEEN\n"), "{v}");
+    // A file too large to show has no old text to keep: picking hunks of it is refused, so
+    // the rest of the file can never be lost.
+    let big = e.root.join("big.txt");
+    std::fs::write(&big, "x\n".repeat(600_000)).unwrap();
+    let decide_big = serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "decide",
+        "params": {"tool": "write_file", "input": {"path": big, "content": "x\n"}}});
+    writeln!(stdin, "{decide_big}").unwrap();
+    let ask = next();
+    assert_eq!(ask["params"]["change"]["old_text"], serde_json::Value::Null, "{}", ask["params"]["change"]["path"]);
+    let answer = serde_json::json!({"answer": "once", "select_hunks": [0]});
+    writeln!(stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer})).unwrap();
+    let v = next();
+    assert_eq!(v["result"]["decision"], "deny", "{v}");
     drop(stdin);
     let _ = child.wait();
 }
