@@ -60,6 +60,26 @@ pub fn project_dir_of_real(real_root: &Path) -> Result<PathBuf, config::ConfigEr
     Ok(wicket_audit::project_dir(&audit_root()?, real_root))
 }
 
+/// The audit log shared by a front end's gate, the proxy and the commands it runs.
+pub type SharedRecorder = std::sync::Arc<std::sync::Mutex<Recorder>>;
+
+/// A command that ran, as the log records it.
+#[derive(Debug, Clone, Copy)]
+pub struct Execution<'a> {
+    /// The tool that ran it (`bash`).
+    pub tool: &'a str,
+    /// The command line.
+    pub target: &'a str,
+    /// How long it ran.
+    pub duration_ms: u64,
+    /// Its exit status.
+    pub exit_code: i64,
+    /// The risk of the decision that let it run ([`risk`]).
+    pub risk: Risk,
+    /// What wicket did after the run (e.g. the repositories it moved aside), or empty.
+    pub note: &'a str,
+}
+
 /// What the front end does after recording a decision.
 #[derive(Debug)]
 pub struct Recorded {

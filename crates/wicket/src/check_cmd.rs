@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use wicket::audit::Recorder;
 use wicket::config::{self, Overrides};
-use wicket_policy::{Mode, Policy, Session, ToolCall, Trace, Verdict};
+use wicket::gate::{Gate, Opening};
+use wicket_policy::{Mode, ToolCall, Trace, Verdict};
 
 use crate::owed::{Owed, Ticket};
 
@@ -52,7 +52,10 @@ pub fn project_root(root: Option<&std::path::Path>) -> Result<(PathBuf, config::
     Ok(config::project_root(root, &here)?)
 }
 
-pub fn build_policy(args: &CheckArgs) -> Result<(Policy, config::Loaded)> {
+/// The gate `check` decides with (and `serve`, which shares its flags): the settings for the
+/// root, the flags as overrides, the project's audit log unless `no_audit`.
+/// With `place`, where commands run is decided next to it ([`wicket::gate::place`]).
+pub fn open_gate(args: &CheckArgs, opening: Opening, place: bool) -> Result<(Gate, config::Loaded)> {
     let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
     let loaded = config::load(&root)?;
     // Never asks (a non-interactive contract): unconsented project parts are dropped, and the
@@ -64,8 +67,11 @@ pub fn build_policy(args: &CheckArgs) -> Result<(Policy, config::Loaded)> {
         no_sandbox: args.no_sandbox,
         ..Overrides::default()
     });
-    let policy = wicket::gate::policy_for(&root, &loaded, &overrides)?;
-    Ok((policy, loaded))
+    let no_audit = args.no_audit || opening.no_audit;
+    let placement = if place { Some(wicket::gate::place(&loaded, args.no_sandbox)?) } else { opening.placement };
+    let mut gate = Gate::open(&root, &loaded, Opening { overrides, no_audit, placement, ..opening })?;
+    gate.on_notice(|n| eprintln!("wicket: {n}"));
+    Ok((gate, loaded))
 }
 
 fn parse_call(text: &str, sandboxed: bool) -> Result<ToolCall> {
@@ -132,7 +138,7 @@ enum Judged {
     Broken(String, String),
 }
 
-fn judge_line(policy: &Policy, session: &Session, line: crate::lines::Line, sandboxed: bool) -> Judged {
+fn judge_line(gate: &Gate, line: crate::lines::Line, sandboxed: bool) -> Judged {
     let bytes = match line {
         Ok(b) => b,
         Err(e) => return Judged::Broken(String::new(), format!("{e}; it was not read")),
@@ -149,7 +155,7 @@ fn judge_line(policy: &Policy, session: &Session, line: crate::lines::Line, sand
     }
     match parse_call(&text, sandboxed) {
         Ok(call) => {
-            let v = policy.decide(&call, session);
+            let v = gate.decide(&call).into_verdict();
             Judged::Call(call, text, v)
         }
         Err(e) => Judged::Broken(text, format!("{e:#}")),
@@ -164,13 +170,7 @@ type Numbered = Result<(u64, crate::lines::Line, Ticket), anyhow::Error>;
 /// read; this thread decides them in order. A line not answered within the deadline (a stall
 /// here: the file system, the audit lock) is denied by the deadline in its place, and lines read
 /// meanwhile behind it too, so the driver gets every answer in time and in order.
-fn check_lines(
-    policy: &Policy,
-    session: &Session,
-    audit: &mut Recorder,
-    out: BufWriter<Stdout>,
-    sandboxed: bool,
-) -> Result<()> {
+fn check_lines(gate: &mut Gate, out: BufWriter<Stdout>, sandboxed: bool) -> Result<()> {
     let owed = Owed::start(crate::hook_core::deadline(), out, |out: &mut BufWriter<Stdout>, n: u64, why: &str| {
         let v = Verdict::deny(wicket_policy::By::Input, why);
         let mut shown = verdict_json(&v);
@@ -208,7 +208,7 @@ fn check_lines(
             // Nothing more yet: give up the audit lock and show the answers so far, so neither
             // another process nor the driver waits on a reader that waits.
             Err(std::sync::mpsc::TryRecvError::Empty) => {
-                audit.idle();
+                gate.idle();
                 flush(&owed)?;
                 match rx.recv() {
                     Ok(item) => item,
@@ -229,7 +229,7 @@ fn check_lines(
             }
             None => {
                 owed.stage("deciding");
-                judge_line(policy, session, line, sandboxed)
+                judge_line(gate, line, sandboxed)
             }
         };
         let (call, raw, verdict, error) = match judged {
@@ -241,7 +241,7 @@ fn check_lines(
             }
         };
         owed.stage("writing the audit line");
-        let verdict = record(audit, call.as_ref(), &raw, verdict);
+        let verdict = record(gate, call.as_ref(), &raw, verdict);
         let mut shown = verdict_json(&verdict);
         if let Some(e) = &error {
             shown.error = Some(e);
@@ -258,12 +258,12 @@ fn check_lines(
             Err(why) => {
                 if verdict.decision != wicket_policy::Decision::Deny {
                     let fixed = Verdict::deny(wicket_policy::By::Input, format!("{why}; the deadline answered first"));
-                    record(audit, call.as_ref(), &raw, fixed);
+                    record(gate, call.as_ref(), &raw, fixed);
                 }
             }
         }
     }
-    audit.idle();
+    gate.idle();
     flush(&owed)?;
     Ok(())
 }
@@ -323,12 +323,11 @@ fn disarm(w: &Watchdog) {
 
 /// Write a decision to the audit log before it is printed: a failed line gives one notice,
 /// or (mandatory audit) turns the verdict into a deny.
-fn record(audit: &mut Recorder, call: Option<&ToolCall>, raw: &str, verdict: Verdict) -> Verdict {
-    let recorded = audit.decision(call, raw, verdict);
-    if let Some(notice) = recorded.notice {
-        eprintln!("wicket: {notice}");
+fn record(gate: &mut Gate, call: Option<&ToolCall>, raw: &str, verdict: Verdict) -> Verdict {
+    match call {
+        Some(call) => gate.record(call, verdict),
+        None => gate.record_input(raw, verdict),
     }
-    recorded.verdict
 }
 
 /// Decide the call (or calls, with `--jsonl`) on stdin and print the decision.
@@ -338,24 +337,22 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     // stalled (a settings file on a FIFO or a hung file system, a stdin held open, a lock).
     let watchdog = (!explain).then(|| arm_deadline(args.jsonl));
     stage("loading the settings");
-    let (policy, loaded) = build_policy(args)?;
-    let session = Session::new();
-    // Every decision of `check` goes to the audit log (`explain` only shows a person).
-    let mut audit = Recorder::for_run(&policy, args.no_audit || explain, None);
+    // Every decision of `check` goes to the audit log (`explain` only shows a person). With
+    // `--jsonl`, a burst of calls pays for one audit lock, not one per line; before waiting
+    // for input the lock is given up and the answers so far are flushed, so neither another
+    // process nor the driver of this stream waits on a reader that waits.
+    let opening = Opening { bursts: args.jsonl, ..Opening::default() };
+    let (mut gate, loaded) = open_gate(args, Opening { no_audit: explain, ..opening }, false)?;
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     // Locked per write, not held: the deadline may have to print while this waits.
     let mut out = BufWriter::new(stdout);
     if args.jsonl {
-        // A burst of calls pays for one audit lock, not one per line; before waiting for
-        // input the lock is given up and the answers so far are flushed, so neither another
-        // process nor the driver of this stream waits on a reader that waits.
-        audit.hold_in_bursts(true);
         // From here a wait is for the driver's next line, not a stall of wicket's.
         if let Some(w) = &watchdog {
             disarm(w);
         }
-        return check_lines(&policy, &session, &mut audit, out, args.sandboxed);
+        return check_lines(&mut gate, out, args.sandboxed);
     }
     stage("reading the call on stdin");
     // One JSON object, read up to its closing brace: a stdin held open after it is no stall.
@@ -370,13 +367,14 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     if explain {
         let mut trace = Trace::recording();
         let how = project_root(args.root.as_deref()).map(|(_, how)| how.to_string()).unwrap_or_default();
+        let policy = gate.policy();
         writeln!(out, "root: {} ({how})", policy.root().display())?;
         writeln!(out, "mode: {}", policy.mode())?;
         for f in &loaded.files {
             writeln!(out, "settings: {}", f.display())?;
         }
         writeln!(out, "call: {} {}", call.tool, wicket_policy::engine::escape_for_display(&call.input.to_string()))?;
-        let v = policy.decide_traced(&call, &session, &mut trace);
+        let v = policy.decide_traced(&call, gate.session(), &mut trace);
         for line in &trace.lines {
             writeln!(out, "- {line}")?;
         }
@@ -391,8 +389,8 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
         }
     } else {
         stage("deciding and writing the audit line");
-        let v = policy.decide(&call, &session);
-        let v = record(&mut audit, Some(&call), &text, v);
+        let v = gate.decide(&call).into_verdict();
+        let v = gate.record(&call, v);
         if let Some(w) = &watchdog {
             disarm(w);
         }

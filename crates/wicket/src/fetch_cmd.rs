@@ -14,12 +14,11 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use wicket::approver::TerminalApprover;
-use wicket::audit::Recorder;
+use wicket::approver::OnDemand;
 use wicket::config::{self, Overrides};
-use wicket::gate::{step, Step};
+use wicket::gate::{Gate, Opening};
 use wicket_net::fetch::{FetchError, Limits, Tls};
-use wicket_policy::{Decision, Mode, Session, ToolCall, Verdict};
+use wicket_policy::{Decision, Mode, ToolCall};
 
 /// The flags of `wicket fetch` (a public contract: add, never change).
 #[derive(Args)]
@@ -65,7 +64,9 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
     loaded.print_notices();
     let overrides =
         args.rules.apply(Overrides { mode: args.mode, unattended: args.unattended, ..Overrides::default() });
-    let policy = wicket::gate::policy_for(&root, &loaded, &overrides)?;
+    let mut gate = Gate::open(&root, &loaded, Opening { overrides, no_audit: args.no_audit, ..Opening::default() })?;
+    gate.on_notice(|n| eprintln!("wicket: {n}"));
+    let policy = gate.policy();
     let net = match wicket::net::net_config_of(&loaded)? {
         Some(n) => n,
         None => wicket_net::NetConfig::from_settings(&[], &policy.team().network)?,
@@ -93,35 +94,12 @@ pub fn fetch(args: &FetchArgs) -> Result<ExitCode> {
     }
     let extra: Vec<(&str, &[u8])> = pems.iter().map(|(n, t)| (n.as_str(), t.as_slice())).collect();
     let tls = Tls::with_pem_roots(&extra).context("--cacert")?;
-    let mut audit = Recorder::for_run(&policy, args.no_audit, None);
-    let mut session = Session::new();
-    let mut approver: Option<TerminalApprover> = None;
-    let unattended = args.unattended;
+    // The person at the terminal is asked when the engine asks (the engine words its asks as
+    // denies when unattended).
+    let mut approver = OnDemand::new();
     let mut decide = |url: &str| -> Result<(), String> {
         let call = ToolCall::new("web_fetch", serde_json::json!({ "url": url }));
-        let mut record = |v: Verdict| {
-            let r = audit.decision(Some(&call), url, v);
-            if let Some(n) = r.notice {
-                eprintln!("wicket: {n}");
-            }
-            r.verdict
-        };
-        let v = match step(&policy, &session, &call) {
-            Step::Done(v) => record(v),
-            Step::Ask(pending) => {
-                if unattended {
-                    record(pending.unanswered("unattended: nobody to ask"))
-                } else {
-                    if approver.is_none() {
-                        approver = TerminalApprover::open().ok();
-                    }
-                    match approver.as_mut() {
-                        None => record(pending.unanswered("no terminal to ask on")),
-                        Some(tty) => record(pending.ask(&mut session, tty, false).1),
-                    }
-                }
-            }
-        };
+        let v = gate.resolve(&call, &mut approver).verdict;
         if v.decision == Decision::Allow {
             Ok(())
         } else {

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use wicket_policy::{By, Decision, Mode, Policy, PolicyError, Rule, Session, ToolCall, Verdict};
 
 use crate::approver::{Answer, Approver, DenyApprover, Question};
-use crate::audit::{Recorded, Recorder};
-use crate::config::{self, ConfigError, Overrides, Placement};
+use crate::audit::{Execution, Recorded, Recorder, SharedRecorder};
+use crate::config::{self, ConfigError, Overrides, Placement, PlacementError};
 
 /// What deciding a call gives a front end: a verdict to record and act on, or a question for
 /// a person.
@@ -32,6 +32,17 @@ pub enum Step {
     Done(Verdict),
     /// The engine asks: put [`Pending::question`] to a person, then [`settle`] the answer.
     Ask(Pending),
+}
+
+impl Step {
+    /// The engine's verdict, whether decided or asking (for a front end that passes an ask on
+    /// to its caller as it is: `check`, the agent hooks).
+    pub fn into_verdict(self) -> Verdict {
+        match self {
+            Step::Done(v) => v,
+            Step::Ask(p) => p.verdict,
+        }
+    }
 }
 
 /// Decide a call without asking anyone: every front end's first step.
@@ -147,12 +158,75 @@ pub trait AuditSink {
     /// deny when the sink could not record and recording is mandatory. A sink must never turn
     /// a deny or an ask into an allow; the gate enforces this.
     fn record(&mut self, call: &ToolCall, verdict: Verdict) -> Recorded;
+
+    /// Record the decision on an input that is not a tool call (`raw` is what was read).
+    fn record_input(&mut self, _raw: &str, verdict: Verdict) -> Recorded {
+        Recorded { verdict, notice: None }
+    }
+
+    /// Record a command that ran; a message for the person when the line could not be written.
+    fn execution(&mut self, _run: &Execution<'_>) -> Option<String> {
+        None
+    }
+
+    /// Give up whatever the sink holds between records (a lock kept through a burst of
+    /// lines): called before the front end waits for input.
+    fn idle(&mut self) {}
 }
 
 impl AuditSink for Recorder {
     fn record(&mut self, call: &ToolCall, verdict: Verdict) -> Recorded {
-        let raw = serde_json::to_string(&call.input).unwrap_or_default();
-        self.decision(Some(call), &raw, verdict)
+        self.decision(Some(call), "", verdict)
+    }
+
+    fn record_input(&mut self, raw: &str, verdict: Verdict) -> Recorded {
+        self.decision(None, raw, verdict)
+    }
+
+    fn execution(&mut self, run: &Execution<'_>) -> Option<String> {
+        self.execution_noted(run.tool, run.target, run.duration_ms, run.exit_code, run.risk, run.note)
+    }
+
+    fn idle(&mut self) {
+        Recorder::idle(self);
+    }
+}
+
+/// The log shared with the proxy and the commands a front end runs; a lock poisoned by a
+/// panic elsewhere makes every decision a deny.
+impl AuditSink for SharedRecorder {
+    fn record(&mut self, call: &ToolCall, verdict: Verdict) -> Recorded {
+        match self.lock() {
+            Ok(mut log) => log.record(call, verdict),
+            Err(_) => poisoned(),
+        }
+    }
+
+    fn record_input(&mut self, raw: &str, verdict: Verdict) -> Recorded {
+        match self.lock() {
+            Ok(mut log) => log.record_input(raw, verdict),
+            Err(_) => poisoned(),
+        }
+    }
+
+    fn execution(&mut self, run: &Execution<'_>) -> Option<String> {
+        match self.lock() {
+            Ok(mut log) => AuditSink::execution(&mut *log, run),
+            Err(_) => Some("the audit log is unusable after a failure elsewhere in wicket".into()),
+        }
+    }
+
+    fn idle(&mut self) {
+        if let Ok(mut log) = self.lock() {
+            log.idle();
+        }
+    }
+}
+
+fn poisoned() -> Recorded {
+    Recorded {
+        verdict: Verdict::deny(By::Policy, "the audit log is unusable after a failure elsewhere in wicket"),
+        notice: None,
     }
 }
 
@@ -187,6 +261,10 @@ pub enum GateError {
     /// A settings or policy file is broken (the message names the file and the position).
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// Commands must run in the OS sandbox and there is none, or the settings contradict
+    /// themselves about where commands run.
+    #[error(transparent)]
+    Placement(#[from] PlacementError),
     /// The rules do not make a policy (a rule that does not parse, …).
     #[error("cannot build the policy for {root}: {error}")]
     Policy {
@@ -280,25 +358,64 @@ impl GateBuilder {
         if let (None, Ok(Placement::Host(why))) = (self.sandboxed, config::placement(&loaded, false)) {
             notices.push(why);
         }
-        Ok(Gate {
-            policy,
-            session: Session::new(),
-            approver: self.approver.unwrap_or_else(|| Box::new(DenyApprover)),
-            audit,
-            sandboxed,
-            notices,
-        })
+        let approver = self.approver.unwrap_or_else(|| Box::new(DenyApprover));
+        let mut gate = Gate::assemble(policy, approver, audit, None, sandboxed, None);
+        gate.notices = notices;
+        Ok(gate)
     }
 }
 
-/// The gate: decide, ask, record.
+/// Where a gate's notices for the person go as they come ([`Gate::on_notice`]).
+type NoticeFn = Box<dyn FnMut(&str)>;
+
+/// How a front end opens its gate ([`Gate::open`]).
+#[derive(Debug, Default, Clone)]
+pub struct Opening {
+    /// The caller's overrides of the settings (flags, the agent's mode).
+    pub overrides: Overrides,
+    /// `--no-audit`: nothing is recorded.
+    pub no_audit: bool,
+    /// The agent's own session id for the log's lines (else a new one).
+    pub session_id: Option<String>,
+    /// Where the front end runs commands, when it runs any ([`place`]); `None` judges
+    /// commands as confined unless `overrides.no_sandbox` says otherwise.
+    pub placement: Option<Placement>,
+    /// Keep the log's lock through a burst of decisions (a stream of calls); the front end
+    /// calls [`Gate::idle`] before it waits for input.
+    pub bursts: bool,
+}
+
+/// Where a front end runs commands, from the settings and `--no-sandbox` (see
+/// [`config::placement`]): decided once, before the gate, so a sandbox can be built while
+/// the engine decides.
+pub fn place(loaded: &config::Loaded, no_sandbox: bool) -> Result<Placement, GateError> {
+    Ok(config::placement(loaded, no_sandbox)?)
+}
+
+/// What [`Gate::resolve`] did with a call: the verdict to act on and, when a person was asked,
+/// the question's pending call and the answer given.
+#[derive(Debug)]
+pub struct Resolved {
+    /// The recorded verdict: allow or deny, never ask.
+    pub verdict: Verdict,
+    /// The person's answer, when one was given.
+    pub asked: Option<(Pending, Answer)>,
+}
+
+/// The gate: every front end's decision flow. It holds the engine, the session's answers and
+/// the audit sink; [`Gate::decide`] gives a verdict or a question, [`Gate::answer`] turns a
+/// person's answer into a verdict, [`Gate::record`] writes it, [`Gate::resolve`] does all three
+/// with an [`Approver`], and [`Gate::check`] with the gate's own.
 pub struct Gate {
     policy: Policy,
     session: Session,
     approver: Box<dyn Approver>,
     audit: Box<dyn AuditSink>,
+    log: Option<SharedRecorder>,
     sandboxed: bool,
+    placement: Option<Placement>,
     notices: Vec<String>,
+    on_notice: Option<NoticeFn>,
 }
 
 impl Gate {
@@ -315,40 +432,157 @@ impl Gate {
 
     /// A gate around a policy the caller built (no settings are read).
     pub fn from_policy(policy: Policy, approver: impl Approver + 'static, audit: impl AuditSink + 'static) -> Gate {
+        Gate::assemble(policy, Box::new(approver), Box::new(audit), None, false, None)
+    }
+
+    /// A front end's gate: the policy from the settings `loaded` for `root` with the
+    /// opening's overrides, and the project's audit log (shared with the proxy and runs, see
+    /// [`Gate::log`]). Nobody is asked by [`Gate::check`]; front ends ask with
+    /// [`Gate::resolve`] or answer later with [`Gate::answer`].
+    pub fn open(root: &Path, loaded: &config::Loaded, opening: Opening) -> Result<Gate, GateError> {
+        let policy = policy_for(root, loaded, &opening.overrides)?;
+        let mut recorder = Recorder::for_run(&policy, opening.no_audit, opening.session_id.as_deref());
+        if opening.bursts {
+            recorder.hold_in_bursts(true);
+        }
+        let log: SharedRecorder = std::sync::Arc::new(std::sync::Mutex::new(recorder));
+        let sandboxed = match &opening.placement {
+            Some(p) => matches!(p, Placement::Sandbox(_)),
+            None => !opening.overrides.no_sandbox,
+        };
+        // The settings' notices are the front end's to show as it loads them.
+        Ok(Gate::assemble(
+            policy,
+            Box::new(DenyApprover),
+            Box::new(log.clone()),
+            Some(log),
+            sandboxed,
+            opening.placement,
+        ))
+    }
+
+    fn assemble(
+        policy: Policy,
+        approver: Box<dyn Approver>,
+        audit: Box<dyn AuditSink>,
+        log: Option<SharedRecorder>,
+        sandboxed: bool,
+        placement: Option<Placement>,
+    ) -> Gate {
         Gate {
             policy,
             session: Session::new(),
-            approver: Box::new(approver),
-            audit: Box::new(audit),
-            sandboxed: false,
+            approver,
+            audit,
+            log,
+            sandboxed,
+            placement,
             notices: Vec::new(),
+            on_notice: None,
         }
     }
 
-    /// Decide a call: the engine's verdict, the approver's answer when the engine asks, and
-    /// the audit sink's last word. The result is never `Ask`.
+    /// Give each notice for the person to `f` as it comes (instead of keeping it for
+    /// [`Gate::take_notices`]).
+    pub fn on_notice(&mut self, f: impl FnMut(&str) + 'static) {
+        self.on_notice = Some(Box::new(f));
+    }
+
+    /// The engine's step on a call: a verdict, or a question for a person. Nothing is
+    /// recorded yet.
+    pub fn decide(&self, call: &ToolCall) -> Step {
+        step(&self.policy, &self.session, call)
+    }
+
+    /// The verdict for a person's answer to a pending call ([`settle`]: the one meaning of
+    /// once, session and always). Not recorded yet.
+    pub fn answer(&mut self, pending: &Pending, answer: Answer) -> Verdict {
+        settle(&mut self.session, pending, answer)
+    }
+
+    /// Ask `approver` about a pending call and settle the answer; when nobody is reachable,
+    /// the deny says why. Not recorded yet.
+    pub fn ask(&mut self, pending: &Pending, approver: &mut dyn Approver) -> (Option<Answer>, Verdict) {
+        if let Err(why) = approver.reachable() {
+            return (None, pending.unanswered(&why));
+        }
+        let (answer, verdict) = pending.ask(&mut self.session, approver, self.sandboxed);
+        (Some(answer), verdict)
+    }
+
+    /// Decide a call, ask `approver` when the engine asks, and record the outcome: the whole
+    /// flow for a front end that can wait for a person.
+    pub fn resolve(&mut self, call: &ToolCall, approver: &mut dyn Approver) -> Resolved {
+        match self.decide(call) {
+            Step::Done(v) => Resolved { verdict: self.record(call, v), asked: None },
+            Step::Ask(pending) => {
+                let (answer, v) = self.ask(&pending, approver);
+                let verdict = self.record(call, v);
+                Resolved { verdict, asked: answer.map(|a| (pending, a)) }
+            }
+        }
+    }
+
+    /// Decide a call: the engine's verdict, the gate's approver's answer when the engine asks,
+    /// and the audit sink's last word. The result is never `Ask`.
     pub fn check(&mut self, call: &ToolCall) -> Verdict {
-        let verdict = match step(&self.policy, &self.session, call) {
-            Step::Done(v) => v,
-            Step::Ask(pending) => pending.ask(&mut self.session, self.approver.as_mut(), self.sandboxed).1,
-        };
+        let mut approver = std::mem::replace(&mut self.approver, Box::new(DenyApprover));
+        let resolved = self.resolve(call, approver.as_mut());
+        self.approver = approver;
+        resolved.verdict
+    }
+
+    /// Record a verdict on `call`; the verdict to act on. A sink may turn it into a deny (a
+    /// mandatory audit that failed), never into an allow, and never leaves an ask.
+    pub fn record(&mut self, call: &ToolCall, verdict: Verdict) -> Verdict {
         let decided = verdict.decision;
         let recorded = self.audit.record(call, verdict);
+        self.guard(decided, recorded)
+    }
+
+    /// Record a verdict on an input that is not a tool call (`raw` is what was read).
+    pub fn record_input(&mut self, raw: &str, verdict: Verdict) -> Verdict {
+        let decided = verdict.decision;
+        let recorded = self.audit.record_input(raw, verdict);
+        self.guard(decided, recorded)
+    }
+
+    fn guard(&mut self, decided: Decision, recorded: Recorded) -> Verdict {
         if let Some(n) = recorded.notice {
-            self.notices.push(n);
+            self.notice(n);
         }
         let v = recorded.verdict;
         // A sink may refuse a call; it may not let one through.
         if v.decision == Decision::Allow && decided != Decision::Allow {
             return Verdict::deny(By::Policy, "the audit sink tried to allow a call the gate did not allow");
         }
-        if v.decision == Decision::Ask {
+        if v.decision == Decision::Ask && decided != Decision::Ask {
             return Verdict::deny(
                 By::Policy,
                 format!("the audit sink answered ask, which a gate cannot act on: {}", v.reason),
             );
         }
         v
+    }
+
+    fn notice(&mut self, n: String) {
+        match self.on_notice.as_mut() {
+            Some(f) => f(&n),
+            None => self.notices.push(n),
+        }
+    }
+
+    /// Record a command that ran. The command has already run, so nothing can be refused: a
+    /// line that could not be written becomes a notice.
+    pub fn record_execution(&mut self, run: &Execution<'_>) {
+        if let Some(n) = self.audit.execution(run) {
+            self.notice(n);
+        }
+    }
+
+    /// Give up the log's lock kept through a burst (before waiting for input).
+    pub fn idle(&mut self) {
+        self.audit.idle();
     }
 
     /// The engine's verdict alone: no approver, no audit (for previews and `explain`).
@@ -369,6 +603,17 @@ impl Gate {
     /// True when commands are judged as running in the OS sandbox.
     pub fn sandboxed(&self) -> bool {
         self.sandboxed
+    }
+
+    /// Where commands run, when the front end placed them ([`Opening::placement`]).
+    pub fn placement(&self) -> Option<&Placement> {
+        self.placement.as_ref()
+    }
+
+    /// The project's audit log, for the proxy and the commands the front end runs (a gate
+    /// built with [`Gate::open`] only).
+    pub fn log(&self) -> Option<SharedRecorder> {
+        self.log.clone()
     }
 
     /// Take the notices for the person gathered so far (settings dropped for want of
@@ -468,5 +713,52 @@ mod tests {
             "{}",
             v.reason
         );
+    }
+
+    #[test]
+    fn resolve_asks_the_approver_and_records_what_it_settled() {
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = std::rc::Rc::clone(&seen);
+        let sink = move |c: &ToolCall, v: Verdict| {
+            log.borrow_mut().push((c.tool.clone(), v.decision));
+            Recorded { verdict: v, notice: None }
+        };
+        let mut gate = Gate::from_policy(policy(), DenyApprover, sink);
+        let call = ToolCall::new("bash", serde_json::json!({"command": "npm test", "outside_sandbox": true}));
+        let mut yes = |_: &Question| Answer::Session;
+        let r = gate.resolve(&call, &mut yes);
+        assert_eq!(r.verdict.decision, Decision::Allow, "{r:?}");
+        assert!(matches!(r.asked, Some((_, Answer::Session))), "{r:?}");
+        // The session answer holds: the same call is decided without asking.
+        assert!(matches!(gate.decide(&call), Step::Done(ref v) if v.decision == Decision::Allow));
+        assert_eq!(*seen.borrow(), vec![("bash".to_string(), Decision::Allow)]);
+    }
+
+    #[test]
+    fn resolve_with_nobody_to_ask_denies_and_says_why() {
+        let mut gate = Gate::from_policy(policy(), DenyApprover, NoAudit);
+        let call = ToolCall::new("bash", serde_json::json!({"command": "npm test", "outside_sandbox": true}));
+        let r = gate.resolve(&call, &mut crate::approver::Nobody("no terminal to ask on".into()));
+        assert_eq!((r.verdict.decision, r.verdict.by), (Decision::Deny, By::Unattended), "{r:?}");
+        assert!(r.verdict.reason.starts_with("no terminal to ask on: "), "{}", r.verdict.reason);
+        assert!(r.asked.is_none(), "nobody answered");
+    }
+
+    #[test]
+    fn a_sink_can_refuse_but_never_allow_and_never_leave_an_ask() {
+        let allow_all = |_: &ToolCall, v: Verdict| Recorded {
+            verdict: Verdict { decision: Decision::Allow, ..v },
+            notice: Some("noted".into()),
+        };
+        let mut gate = Gate::from_policy(policy(), DenyApprover, allow_all);
+        let call = ToolCall::new("bash", serde_json::json!({"command": "npm test", "outside_sandbox": true}));
+        let v = gate.record(&call, Verdict::deny(By::Rule, "a deny rule"));
+        assert_eq!(v.decision, Decision::Deny, "{v:?}");
+        let ask_back =
+            |_: &ToolCall, v: Verdict| Recorded { verdict: Verdict { decision: Decision::Ask, ..v }, notice: None };
+        let mut gate = Gate::from_policy(policy(), DenyApprover, ask_back);
+        assert_eq!(gate.record(&call, Verdict::allow(By::Rule, "an allow rule")).decision, Decision::Deny);
+        // An ask the engine made stays an ask for the front end to pass on (check, hooks).
+        assert_eq!(gate.record(&call, Verdict::ask(By::Default, "asks")).decision, Decision::Ask);
     }
 }

@@ -61,8 +61,8 @@ impl hook_core::AgentHook for ClaudeArgs {
     fn failure(event: Event, why: &str) -> HookReply {
         failure(event, why)
     }
-    fn decide(&self, payload: &Value, raw: &str) -> Result<HookReply> {
-        decide(self, payload, raw)
+    fn decide(&self, payload: &Value) -> Result<HookReply> {
+        decide(self, payload)
     }
     fn no_audit(&self) -> bool {
         self.no_audit
@@ -100,7 +100,7 @@ fn deny_json(event: Event, reason: &str) -> Value {
 }
 
 /// Decide one payload and build the answer.
-fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<HookReply> {
+fn decide(args: &ClaudeArgs, payload: &Value) -> Result<HookReply> {
     let hook_core::ToolPayload { fields: p, event: event_name, tool_name, input, cwd } =
         hook_core::tool_payload(payload)?;
     let Some(event) = parse_event(event_name) else {
@@ -124,7 +124,7 @@ fn decide(args: &ClaudeArgs, payload: &Value, raw: &str) -> Result<HookReply> {
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
     let mut gate = HookGate::open(&root, args.mode, claude_mode, args.sandbox_commands, args.no_audit, session_id)?;
     let call_id = p.get("tool_use_id").and_then(Value::as_str);
-    let (decision, reason) = gate.decide_all(calls, call_id, "Claude Code", true, raw)?;
+    let (decision, reason) = gate.decide_all(calls, call_id, "Claude Code", true)?;
     let sandbox = if args.sandbox_commands && call.tool == "bash" {
         match config::placement(&gate.loaded, false) {
             Ok(Placement::Sandbox(_)) => Some(()),

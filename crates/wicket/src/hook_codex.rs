@@ -57,8 +57,8 @@ impl hook_core::AgentHook for CodexArgs {
     fn failure(event: Event, why: &str) -> HookReply {
         failure(event, why)
     }
-    fn decide(&self, payload: &Value, raw: &str) -> Result<HookReply> {
-        decide(self, payload, raw)
+    fn decide(&self, payload: &Value) -> Result<HookReply> {
+        decide(self, payload)
     }
     fn no_audit(&self) -> bool {
         self.no_audit
@@ -89,7 +89,7 @@ fn deny_json(event: Event, reason: &str) -> Value {
 }
 
 /// Decide one payload and build the answer.
-fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<HookReply> {
+fn decide(args: &CodexArgs, payload: &Value) -> Result<HookReply> {
     let hook_core::ToolPayload { fields: p, event: event_name, tool_name, input, cwd } =
         hook_core::tool_payload(payload)?;
     let Some(event) = parse_event(event_name) else {
@@ -108,7 +108,7 @@ fn decide(args: &CodexArgs, payload: &Value, raw: &str) -> Result<HookReply> {
     };
     // Codex cannot ask from PreToolUse; its PermissionRequest is the asking.
     let can_ask = event == Event::PermissionRequest;
-    let (decision, text) = gate.decide_all(calls, call_id, "Codex", can_ask, raw)?;
+    let (decision, text) = gate.decide_all(calls, call_id, "Codex", can_ask)?;
     Ok(answer(event, decision, &text))
 }
 

@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
-use wicket::audit::Recorder;
 use wicket::config::{self, Overrides};
+use wicket::gate::{Gate, Opening};
 use wicket_policy::{Decision, Mode, Policy, Session, ToolCall, Verdict};
 
 /// The variable that makes a hook panic after reading its input, to test that a crash
@@ -81,7 +81,7 @@ pub fn serve<E: Copy + Send + 'static>(
     no_audit: bool,
     initial: E,
     event_of: impl Fn(&Value) -> Option<E>,
-    decide: impl FnOnce(&Value, &str) -> Result<HookReply>,
+    decide: impl FnOnce(&Value) -> Result<HookReply>,
     failure: fn(E, &str) -> HookReply,
 ) -> ExitCode {
     let event = Arc::new(Mutex::new(initial));
@@ -115,7 +115,7 @@ pub fn serve<E: Copy + Send + 'static>(
         if cfg!(debug_assertions) && std::env::var_os(PANIC_ENV).is_some_and(|v| v == "1") {
             panic!("{PANIC_ENV}=1: a test asked the hook to crash");
         }
-        decide(&payload, text)
+        decide(&payload)
     }));
     let event = event.lock().map_or(initial, |e| *e);
     let why = match outcome {
@@ -168,8 +168,8 @@ pub trait AgentHook {
     fn event(name: &str) -> Option<Self::Event>;
     /// The answer to an internal failure, in the event's shape (a deny).
     fn failure(event: Self::Event, why: &str) -> HookReply;
-    /// Decide one payload (`raw` is its text, for the audit line).
-    fn decide(&self, payload: &Value, raw: &str) -> Result<HookReply>;
+    /// Decide one payload.
+    fn decide(&self, payload: &Value) -> Result<HookReply>;
     /// `--no-audit`.
     fn no_audit(&self) -> bool;
 }
@@ -180,7 +180,7 @@ pub fn run<H: AgentHook>(hook: &H) -> ExitCode {
         hook.no_audit(),
         H::FIRST,
         |payload| payload.get("hook_event_name").and_then(Value::as_str).and_then(H::event),
-        |payload, raw| hook.decide(payload, raw),
+        |payload| hook.decide(payload),
         H::failure,
     )
 }
@@ -200,7 +200,7 @@ fn record_unreadable(raw: &str, why: &str) {
     };
     let session = fields.and_then(|f| f.get("session_id")).and_then(Value::as_str).unwrap_or("");
     let options = wicket::audit::options(&wicket_policy::TeamPolicy::default());
-    let mut audit = Recorder::open_session(&root, options, session);
+    let mut audit = wicket::audit::Recorder::open_session(&root, options, session);
     let verdict = Verdict::deny(wicket_policy::By::Input, format!("the hook could not decide this call: {why}"));
     let _ = audit.decision(None, raw, verdict);
 }
@@ -337,9 +337,8 @@ pub struct HookGate {
     pub root: PathBuf,
     /// The loaded settings and policies.
     pub loaded: config::Loaded,
-    /// The policy built from them.
-    pub policy: Policy,
-    audit: Recorder,
+    /// The decision flow: the policy built from them and the agent session's audit log.
+    gate: Gate,
     /// The policy as it would be with the project's settings that wait for consent, to tell
     /// the person when those are what stands between them and the call.
     waiting: Option<Policy>,
@@ -360,7 +359,10 @@ impl HookGate {
         loaded.print_notices();
         let o = overrides(mode, &loaded, agent_mode, sandboxed);
         stage("building the policy (git's configuration, the project's paths)");
-        let policy = wicket::gate::policy_for(root, &loaded, &o)?;
+        let opening =
+            Opening { overrides: o, no_audit, session_id: Some(session_id.to_string()), ..Opening::default() };
+        let mut gate = Gate::open(root, &loaded, opening)?;
+        gate.on_notice(|n| eprintln!("wicket: {n}"));
         let waiting = if loaded.consent.applied() {
             None
         } else {
@@ -369,15 +371,15 @@ impl HookGate {
             wicket::gate::policy_for(root, &agreed, &overrides(mode, &agreed, agent_mode, sandboxed)).ok()
         };
         stage("deciding");
-        let audit = Recorder::for_run(&policy, no_audit, Some(session_id));
-        Ok(HookGate { root: root.to_path_buf(), loaded, policy, audit, waiting })
+        Ok(HookGate { root: root.to_path_buf(), loaded, gate, waiting })
     }
 
     /// The policy's verdict for one call. When the project's settings that wait for consent
     /// would allow what is not allowed now, the reason says so and how to agree (the agent
     /// shows the person this reason, never wicket's own question).
     pub fn decide(&self, call: &ToolCall) -> Verdict {
-        let v = self.policy.decide(call, &Session::new());
+        // A hook passes an ask on to the agent, which asks the person.
+        let v = self.gate.decide(call).into_verdict();
         let Some(waiting) = &self.waiting else { return v };
         if v.decision == Decision::Allow || waiting.decide(call, &Session::new()).decision != Decision::Allow {
             return v;
@@ -394,14 +396,11 @@ impl HookGate {
 
     /// Record a verdict in the audit log; the verdict that stands (a mandatory audit that
     /// cannot write turns it into a deny).
-    pub fn record(&mut self, call: &ToolCall, raw: &str, verdict: Verdict) -> Verdict {
+    pub fn record(&mut self, call: &ToolCall, verdict: Verdict) -> Verdict {
         stage("writing the audit line");
-        let recorded = self.audit.decision(Some(call), raw, verdict);
+        let v = self.gate.record(call, verdict);
         RECORDED.store(true, Ordering::SeqCst);
-        if let Some(n) = recorded.notice {
-            eprintln!("wicket: {n}");
-        }
-        recorded.verdict
+        v
     }
 }
 
@@ -417,7 +416,6 @@ impl HookGate {
         call_id: Option<&str>,
         agent: &str,
         can_ask: bool,
-        raw: &str,
     ) -> Result<(Decision, String)> {
         let mut decided = Vec::with_capacity(calls.len());
         for (mut call, fixed) in calls {
@@ -425,7 +423,7 @@ impl HookGate {
             let verdict = fixed.unwrap_or_else(|| self.decide(&call));
             let (verdict, worded) =
                 if can_ask { (verdict, false) } else { ask_to_deny(verdict, agent, &call, &self.root) };
-            let verdict = self.record(&call, raw, verdict);
+            let verdict = self.record(&call, verdict);
             let text = if worded && verdict.decision == Decision::Deny {
                 verdict.reason.clone()
             } else {

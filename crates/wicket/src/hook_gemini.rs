@@ -43,8 +43,8 @@ impl hook_core::AgentHook for GeminiArgs {
     fn failure((): (), why: &str) -> HookReply {
         failure((), why)
     }
-    fn decide(&self, payload: &Value, raw: &str) -> Result<HookReply> {
-        decide(self, payload, raw)
+    fn decide(&self, payload: &Value) -> Result<HookReply> {
+        decide(self, payload)
     }
     fn no_audit(&self) -> bool {
         self.no_audit
@@ -64,7 +64,7 @@ fn deny_json(reason: &str) -> Value {
 }
 
 /// Decide one payload and build the answer.
-fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<HookReply> {
+fn decide(args: &GeminiArgs, payload: &Value) -> Result<HookReply> {
     let hook_core::ToolPayload { fields: p, event: event_name, tool_name, input, cwd } =
         hook_core::tool_payload(payload)?;
     if event_name != "BeforeTool" {
@@ -79,7 +79,7 @@ fn decide(args: &GeminiArgs, payload: &Value, raw: &str) -> Result<HookReply> {
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
     let mut gate = HookGate::open(&root, args.mode, None, false, args.no_audit, session_id)?;
     // Gemini CLI's hook cannot ask.
-    let (decision, text) = gate.decide_all(calls, None, "Gemini CLI", false, raw)?;
+    let (decision, text) = gate.decide_all(calls, None, "Gemini CLI", false)?;
     let json = match decision {
         Decision::Deny => deny_json(&text),
         // No objection: Gemini CLI's own confirmation and policy go on as usual.

@@ -8,13 +8,12 @@
 //! asking), and "for this session" allows that host for the rest of the run. Every refusal goes
 //! to the audit log as it happens, and to a list printed when the run ends.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use wicket_net::{Ask, Blocked, HostAnswer, NetConfig, Proxy, ProxyConfig, Resolve};
 use wicket_policy::{By, Decision, Session, Settings, TeamPolicy, ToolCall, Verdict};
 
 use crate::approver::{Answer, Approver, Question};
-use crate::audit::Recorder;
 use crate::gate::{settle, Pending};
 
 /// The loopback port the proxy is served on inside the sandbox.
@@ -88,8 +87,7 @@ pub fn resolver() -> Result<Arc<dyn Resolve>, String> {
     Ok(Arc::new(wicket_net::SystemResolver))
 }
 
-/// The audit log shared by the main thread, the proxy and the approver during a run.
-pub type SharedRecorder = Arc<Mutex<Recorder>>;
+pub use crate::audit::SharedRecorder;
 
 fn host_call(host: &str, port: u16) -> ToolCall {
     ToolCall::new("network", serde_json::json!({ "host": host, "port": port }))

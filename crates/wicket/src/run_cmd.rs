@@ -7,19 +7,18 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use wicket::approver::{Answer, Approver, TerminalApprover};
-use wicket::audit::Recorder;
+use wicket::approver::{Answer, Approver, OnDemand, TerminalApprover};
+use wicket::audit::Execution;
 use wicket::config::{self, Overrides, Placement};
 use wicket::consent::TerminalConsent;
-use wicket::gate::{step, Step};
+use wicket::gate::{Gate, Opening};
 use wicket::net::{NetRun, SharedRecorder, BLOCKED_LINE};
 use wicket_policy::exec::exec_policy;
-use wicket_policy::{By, Decision, Mode, Policy, Session, ToolCall, Verdict};
+use wicket_policy::{By, Decision, Mode, ToolCall, Verdict};
 
 /// The flags of `wicket run` (a public contract: add, never change).
 #[derive(Args)]
@@ -125,47 +124,33 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         _ => None,
     };
-    let policy = Policy::new(&cfg).map_err(|error| wicket::gate::GateError::Policy { root: root.clone(), error })?;
     let sandboxed = matches!(placement, Placement::Sandbox(_));
+    let opening =
+        Opening { overrides, no_audit: args.no_audit, placement: Some(placement.clone()), ..Opening::default() };
+    let mut gate = Gate::open(&root, &loaded, opening)?;
+    gate.on_notice(|n| eprintln!("wicket: {n}"));
     let command = wicket_policy::text::shell_join(&words);
     let call = ToolCall::new("bash", serde_json::json!({ "command": command, "outside_sandbox": !sandboxed }));
-    let mut session = Session::new();
-    let mut audit = Recorder::for_run(&policy, args.no_audit, None);
-    let record = |audit: &mut Recorder, v: Verdict| -> Verdict {
-        let r = audit.decision(Some(&call), &command, v);
-        if let Some(n) = r.notice {
-            eprintln!("wicket: {n}");
+    // The person at the terminal is asked when the engine asks (never when unattended: the
+    // engine then words its asks as denies).
+    let resolved = gate.resolve(&call, &mut OnDemand::new());
+    let verdict = resolved.verdict;
+    match &resolved.asked {
+        Some((pending, Answer::Deny)) => {
+            eprintln!("wicket: refused by you: {}", pending.question(sandboxed).what);
+            return Ok(ExitCode::from(126));
         }
-        r.verdict
-    };
-    let verdict = match step(&policy, &session, &call) {
-        Step::Done(v) => record(&mut audit, v),
-        Step::Ask(pending) => {
-            let (answer, v) = match TerminalApprover::open() {
-                Ok(mut tty) => pending.ask(&mut session, &mut tty, sandboxed),
-                Err(e) => {
-                    let v = record(&mut audit, pending.unanswered(&e.to_string()));
-                    eprintln!("wicket: refused: {}", v.reason);
-                    return Ok(ExitCode::from(126));
-                }
-            };
-            let always =
-                matches!(answer, Answer::Always(_)).then(|| pending.always().map(ToString::to_string)).flatten();
-            let v = record(&mut audit, v);
-            if answer == Answer::Deny {
-                eprintln!("wicket: refused by you: {}", pending.question(sandboxed).what);
-                return Ok(ExitCode::from(126));
-            }
-            // "always" lasts: the rule the question showed goes into your own settings.
-            if let (Some(rule), Decision::Allow) = (always, v.decision) {
+        // "always" lasts: the rule the question showed goes into your own settings.
+        Some((pending, Answer::Always(_))) if verdict.decision == Decision::Allow => {
+            if let Some(rule) = pending.always().map(|r| r.to_string()) {
                 match remember_rule(&rule) {
                     Ok(file) => eprintln!("wicket: added the allow rule {rule} to {}", file.display()),
                     Err(e) => eprintln!("wicket: allowed this time, but the rule {rule} was not saved: {e:#}"),
                 }
             }
-            v
         }
-    };
+        _ => {}
+    }
     if verdict.decision != Decision::Allow {
         eprintln!("wicket: refused ({}): {}", verdict.by, verdict.reason);
         return Ok(ExitCode::from(126));
@@ -182,7 +167,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let exec = match exec {
         Ok(e) => e,
         Err(e) => {
-            let v = record(&mut audit, Verdict::deny(By::Policy, e.to_string()));
+            let v = gate.record(&call, Verdict::deny(By::Policy, e.to_string()));
             eprintln!("wicket: refused ({}): {}", v.by, v.reason);
             return Ok(ExitCode::from(126));
         }
@@ -196,7 +181,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
     }
     // From here the proxy and its approver record into the same log.
-    let audit: SharedRecorder = Arc::new(Mutex::new(audit));
+    let audit: SharedRecorder = gate.log().context("the gate has no audit log")?;
     let mut blocked = Vec::new();
     if let Placement::Sandbox(backend) = &placement {
         for m in backend.missing() {
@@ -270,16 +255,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         );
     }
     let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
-    let risk = wicket::audit::risk(&verdict);
-    let msg = match audit.lock() {
-        Ok(mut a) => {
-            a.execution_noted("bash", &command, ms, i64::from(outcome.code), risk, &moved_note(&outcome, &exec))
-        }
-        Err(_) => Some("the audit log is unusable after a failure in the proxy".to_string()),
-    };
-    if let Some(msg) = msg {
-        eprintln!("wicket: {msg}");
-    }
+    let note = moved_note(&outcome, &exec);
+    gate.record_execution(&Execution {
+        tool: "bash",
+        target: &command,
+        duration_ms: ms,
+        exit_code: i64::from(outcome.code),
+        risk: wicket::audit::risk(&verdict),
+        note: &note,
+    });
     Ok(ExitCode::from(outcome.code.clamp(0, 255) as u8))
 }
 

@@ -25,18 +25,17 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::Args;
 use serde_json::{json, Value};
-use wicket::audit::Recorder;
 use wicket::config::Placement;
 use wicket::net::{NetRun, SharedRecorder};
 use wicket_policy::exec::exec_policy;
-use wicket_policy::{By, Decision, Mode, Policy, Session, Target, ToolCall, Verdict};
+use wicket_policy::{By, Decision, Mode, Target, ToolCall, Verdict};
 
-use wicket::gate::{settle, Pending};
+use wicket::gate::{AuditSink, Gate, Opening, Pending, Step};
 use wicket::jsonrpc::{
     error, is_v2, reply, result, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
 };
 
-use crate::check_cmd::{build_policy, CheckArgs};
+use crate::check_cmd::{open_gate, CheckArgs};
 use crate::owed::{Owed, Ticket};
 
 /// The flags of `wicket serve`.
@@ -75,11 +74,12 @@ enum Incoming {
 }
 
 struct Server {
-    policy: Policy,
+    /// The decision flow: engine, session, audit log.
+    gate: Gate,
     loaded: wicket::config::Loaded,
     placement: Placement,
-    session: Session,
-    /// Shared with the network proxy of a `run`, which records its refusals as they happen.
+    /// The gate's log, shared with the network proxy of a `run`, which records its refusals
+    /// as they happen, and with the runs, which record their executions.
     audit: SharedRecorder,
     /// The proxy's policy when the settings open the network (`network.allow`).
     net_config: Option<wicket_net::policy::NetConfig>,
@@ -99,7 +99,7 @@ struct Server {
     ticket: Option<Ticket>,
     /// The call and verdict the loop recorded for it (to correct the log if the deadline
     /// answered first).
-    judged: Option<(ToolCall, String, Verdict)>,
+    judged: Option<(ToolCall, Verdict)>,
     /// The call as the person approved it in part (`select_hunks`), for the `decide` result.
     approved_in_part: Option<Value>,
 }
@@ -177,19 +177,18 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode> {
         jsonl: false,
         no_audit: args.no_audit,
     };
-    let (policy, loaded) = build_policy(&check)?;
-    let placement = wicket::config::placement(&loaded, args.no_sandbox)?;
+    // Commands of `run` are placed once, next to the gate.
+    let (gate, loaded) = open_gate(&check, Opening::default(), true)?;
+    let Some(placement) = gate.placement().cloned() else { anyhow::bail!("no placement for commands") };
+    let audit = gate.log().ok_or_else(|| anyhow::anyhow!("the gate has no audit log"))?;
     // A broken network entry stops the server before it reads anything, as `wicket run` does.
     let net_config = wicket::net::net_config_of(&loaded)?;
-    owed.stage("opening the audit log");
-    let audit = Recorder::for_run(&policy, args.no_audit, None);
     let timeout = Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0));
     let mut server = Server {
-        policy,
+        gate,
         loaded,
         placement,
-        session: Session::new(),
-        audit: Arc::new(Mutex::new(audit)),
+        audit,
         net_config,
         rx,
         queued: VecDeque::new(),
@@ -319,10 +318,10 @@ impl Server {
         match self.owed.settle(t, |()| answer()) {
             Ok(()) => true,
             Err(why) => {
-                if let Some((call, raw, v)) = self.judged.take() {
+                if let Some((call, v)) = self.judged.take() {
                     if v.decision != Decision::Deny {
                         let fixed = Verdict::deny(By::Input, format!("{why}; the deadline answered before wicket"));
-                        self.record(&call, &raw, fixed);
+                        self.gate.record(&call, fixed);
                     }
                 }
                 false
@@ -367,7 +366,7 @@ impl Server {
         // The client runs what it asks about (`run` is for wicket's sandbox).
         crate::check_cmd::on_the_host(&mut call);
         self.approved_in_part = None;
-        let v = self.judge(&call, &params.to_string());
+        let v = self.judge(&call);
         let mut out = verdict_json(&v);
         // The person approved only some hunks of a file write: the call to make instead.
         if let (Some(updated), Value::Object(o), Decision::Allow) = (self.approved_in_part.take(), &mut out, v.decision)
@@ -379,31 +378,27 @@ impl Server {
 
     /// Decide a call, ask the client when the policy asks, record the outcome, and note a
     /// refused host.
-    fn judge(&mut self, call: &ToolCall, raw: &str) -> Verdict {
+    fn judge(&mut self, call: &ToolCall) -> Verdict {
         // Denied by the deadline while it waited behind a stalled request: not decided again.
         let late = self.ticket.and_then(|t| self.owed.late(t));
         let verdict = match late {
             Some(why) => Verdict::deny(By::Input, why),
             None => {
                 self.owed.stage("deciding");
-                let verdict = self.policy.decide(call, &self.session);
-                if verdict.decision == Decision::Ask {
-                    self.owed.pause();
-                    let v = self.ask(call, verdict);
-                    self.owed.resume();
-                    v
-                } else {
-                    verdict
+                match self.gate.decide(call) {
+                    Step::Done(v) => v,
+                    Step::Ask(pending) => {
+                        self.owed.pause();
+                        let v = self.ask(&pending);
+                        self.owed.resume();
+                        v
+                    }
                 }
             }
         };
         self.owed.stage("writing the audit line");
-        let recorded = self.record(call, raw, verdict);
-        if let Some(n) = recorded.notice {
-            eprintln!("wicket: {n}");
-        }
-        let v = recorded.verdict;
-        self.judged = Some((call.clone(), raw.to_string(), v.clone()));
+        let v = self.gate.record(call, verdict);
+        self.judged = Some((call.clone(), v.clone()));
         if v.decision == Decision::Deny {
             self.note_blocked(call, &v);
         }
@@ -421,17 +416,6 @@ impl Server {
 
     fn note_host(&mut self, host: &str, tool: &str, reason: &str) {
         note_host(&self.blocked, host, tool, reason);
-    }
-
-    /// Record a decision in the shared log; a poisoned lock (a panic in the proxy) denies.
-    fn record(&self, call: &ToolCall, raw: &str, verdict: Verdict) -> wicket::audit::Recorded {
-        match self.audit.lock() {
-            Ok(mut a) => a.decision(Some(call), raw, verdict),
-            Err(_) => wicket::audit::Recorded {
-                verdict: Verdict::deny(By::Policy, "the audit log is unusable after a failure in the proxy"),
-                notice: None,
-            },
-        }
     }
 
     fn blocked_hosts(&self) -> Value {
@@ -462,7 +446,7 @@ impl Server {
         };
         let sandboxed = matches!(self.placement, Placement::Sandbox(_));
         let call = ToolCall::new("bash", json!({ "command": command, "outside_sandbox": !sandboxed }));
-        let v = self.judge(&call, command);
+        let v = self.judge(&call);
         if v.decision != Decision::Allow {
             return Ok(Run::Answered(verdict_json(&v)));
         }
@@ -471,12 +455,13 @@ impl Server {
         if !self.claim(|| ()) {
             return Ok(Run::Late);
         }
-        let mut inputs = wicket::config::exec_inputs(self.policy.root(), &self.loaded, self.policy.mode(), timeout);
+        let policy = self.gate.policy();
+        let mut inputs = wicket::config::exec_inputs(policy.root(), &self.loaded, policy.mode(), timeout);
         inputs.no_scan = !sandboxed;
         let exec = match exec_policy(&inputs) {
             Ok(e) => e,
             Err(e) => {
-                let v = self.record(&call, command, Verdict::deny(By::Policy, e.to_string())).verdict;
+                let v = self.gate.record(&call, Verdict::deny(By::Policy, e.to_string()));
                 return Ok(Run::Answered(verdict_json(&v)));
             }
         };
@@ -494,10 +479,10 @@ impl Server {
 
     /// Send the client an approval request and wait for its answer (`once`, `session` or
     /// `deny`); no answer in time, an error, or anything else denies.
-    fn ask(&mut self, call: &ToolCall, verdict: Verdict) -> Verdict {
+    fn ask(&mut self, pending: &Pending) -> Verdict {
         let id = format!("wicket-approval-{}", self.next_id);
         self.next_id += 1;
-        let pending = Pending::new(&self.policy, call.clone(), verdict);
+        let call = pending.call();
         let reason = pending.verdict().reason.clone();
         // A command `run` asks about runs in the sandbox; whatever `decide` asks about runs
         // where the client runs it.
@@ -543,7 +528,7 @@ impl Server {
             // the request showed, never one the client names.
             let word = m.get("result").and_then(|r| r.get("answer")).and_then(Value::as_str).unwrap_or("deny");
             let Some(selected) = m.get("result").and_then(|r| r.get("select_hunks")) else {
-                return settle(&mut self.session, &pending, pending.answer_word(word));
+                return self.gate.answer(pending, pending.answer_word(word));
             };
             // Some hunks of a file write: wicket makes the exact content from the change the
             // person was shown (not the file as it is now, whose hunks could differ); anything
@@ -562,7 +547,7 @@ impl Server {
                 return pending.unanswered("the answer selected hunks that this call does not have");
             };
             // Approval of a part is approval of this call only.
-            let v = settle(&mut self.session, &pending, wicket::approver::Answer::Once);
+            let v = self.gate.answer(pending, wicket::approver::Answer::Once);
             if v.decision == Decision::Allow {
                 self.approved_in_part = Some(json!({"tool": "write_file", "input": {"path": path, "content": text}}));
                 return Verdict { reason: format!("{} (hunks {n:?} of the change only)", v.reason), ..v };
@@ -619,21 +604,16 @@ impl RunJob {
             note_host(&self.blocked, &b.host, "network", &b.reason);
         }
         let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
-        let msg = match self.audit.lock() {
-            Ok(mut a) => {
-                let note = crate::run_cmd::moved_note(&outcome, &self.exec);
-                a.execution_noted(
-                    "bash",
-                    &self.command,
-                    ms,
-                    i64::from(outcome.code),
-                    wicket::audit::risk(&self.verdict),
-                    &note,
-                )
-            }
-            Err(_) => Some("the audit log is unusable after a failure in the proxy".to_string()),
+        let note = crate::run_cmd::moved_note(&outcome, &self.exec);
+        let ran = wicket::audit::Execution {
+            tool: "bash",
+            target: &self.command,
+            duration_ms: ms,
+            exit_code: i64::from(outcome.code),
+            risk: wicket::audit::risk(&self.verdict),
+            note: &note,
         };
-        if let Some(msg) = msg {
+        if let Some(msg) = AuditSink::execution(&mut self.audit.clone(), &ran) {
             eprintln!("wicket: {msg}");
         }
         if let Value::Object(o) = &mut out {

@@ -124,6 +124,26 @@ impl Question {
 pub trait Approver {
     /// Ask about one call. Must return [`Answer::Deny`] whenever it cannot get a clear answer.
     fn ask(&mut self, q: &Question) -> Answer;
+
+    /// Whether anybody can be asked now; `Err` says why not (no terminal, unattended), and the
+    /// call is then denied with that reason instead of "the person said no".
+    fn reachable(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Nobody can be asked, for the reason given: every question is denied, saying why.
+#[derive(Debug, Clone)]
+pub struct Nobody(pub String);
+
+impl Approver for Nobody {
+    fn ask(&mut self, _q: &Question) -> Answer {
+        Answer::Deny
+    }
+
+    fn reachable(&mut self) -> Result<(), String> {
+        Err(self.0.clone())
+    }
 }
 
 /// Answers from a fixed list, in order, and records every question (for tests). When the list
@@ -176,7 +196,7 @@ pub use render::{callouts, choices, escape_inline, is_hidden, render};
 pub use request::{change_of, diff_lines, read_for_showing, ApprovalRequest, Change, Isolation, MAX_SHOWN_FILE};
 #[cfg(test)]
 use terminal::*;
-pub use terminal::{ApproverError, Consent, TerminalApprover};
+pub use terminal::{ApproverError, Consent, OnDemand, TerminalApprover};
 
 #[cfg(test)]
 mod tests {

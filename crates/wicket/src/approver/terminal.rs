@@ -60,6 +60,38 @@ impl TerminalApprover {
     }
 }
 
+/// The terminal approver, opened the first time somebody must be asked (a run whose calls are
+/// all decided by rules never touches `/dev/tty`); when it cannot be opened, nobody is
+/// reachable and the reason says why.
+#[derive(Debug, Default)]
+pub struct OnDemand {
+    tty: Option<Result<TerminalApprover, String>>,
+}
+
+impl OnDemand {
+    /// An approver that opens `/dev/tty` when first needed.
+    pub fn new() -> OnDemand {
+        OnDemand::default()
+    }
+
+    fn open(&mut self) -> &mut Result<TerminalApprover, String> {
+        self.tty.get_or_insert_with(|| TerminalApprover::open().map_err(|e| e.to_string()))
+    }
+}
+
+impl Approver for OnDemand {
+    fn ask(&mut self, q: &Question) -> Answer {
+        match self.open() {
+            Ok(tty) => tty.ask(q),
+            Err(_) => Answer::Deny,
+        }
+    }
+
+    fn reachable(&mut self) -> Result<(), String> {
+        self.open().as_ref().map(|_| ()).map_err(Clone::clone)
+    }
+}
+
 impl Approver for TerminalApprover {
     fn ask(&mut self, q: &Question) -> Answer {
         // Line mode with echo for the question, whatever mode the terminal was left in;

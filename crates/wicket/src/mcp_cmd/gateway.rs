@@ -10,12 +10,11 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde_json::{json, Value};
 use wicket::approver::{self, Answer, Approver, Question, TerminalApprover};
-use wicket::audit::Recorder;
-use wicket::gate::{settle, Pending};
+use wicket::gate::{Gate, Pending, Step};
 use wicket::jsonrpc::{
     self, error, is_mcp_id, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT,
 };
-use wicket_policy::{By, Decision, Policy, Session, ToolCall, Verdict};
+use wicket_policy::{By, Decision, ToolCall, Verdict};
 
 use super::*;
 use crate::owed::{Owed, Ticket};
@@ -167,9 +166,8 @@ pub(super) struct Held {
 
 pub(super) struct Gateway {
     pub(super) name: String,
-    pub(super) policy: Policy,
-    pub(super) session: Session,
-    pub(super) audit: Recorder,
+    /// The decision flow: engine, session, audit log.
+    pub(super) gate: Gate,
     pub(super) rx: Receiver<Event>,
     pub(super) to_server: Option<ServerInput>,
     /// The client's input is open (it may still send).
@@ -331,11 +329,10 @@ impl Gateway {
     }
 
     fn record(&mut self, call: Option<&ToolCall>, raw: &str, verdict: Verdict) -> Verdict {
-        let r = self.audit.decision(call, raw, verdict);
-        if let Some(n) = r.notice {
-            eprintln!("wicket: {n}");
+        match call {
+            Some(call) => self.gate.record(call, verdict),
+            None => self.gate.record_input(raw, verdict),
         }
-        r.verdict
     }
 
     // ---- from the client ----
@@ -561,9 +558,8 @@ impl Gateway {
             other => other.to_string(),
         });
         self.owed.stage("deciding");
-        let verdict = self.policy.decide(&call, &self.session);
-        match verdict.decision {
-            Decision::Allow | Decision::Deny => {
+        match self.gate.decide(&call) {
+            Step::Done(verdict) => {
                 self.owed.stage("writing the audit line");
                 let v = self.record(Some(&call), &raw, verdict);
                 if self.claim(&call, &raw, &v) {
@@ -571,9 +567,9 @@ impl Gateway {
                 }
             }
             // From here the person's time counts, bounded by the approval timeout.
-            Decision::Ask => {
-                if self.claim(&call, &raw, &verdict) {
-                    self.ask(id, bytes, call, verdict);
+            Step::Ask(pending) => {
+                if self.claim(&call, &raw, pending.verdict()) {
+                    self.ask(id, bytes, pending);
                 }
             }
         }
@@ -614,11 +610,10 @@ impl Gateway {
         self.send_client(&tool_error(id, &text));
     }
 
-    fn ask(&mut self, id: Value, bytes: Vec<u8>, call: ToolCall, verdict: Verdict) {
-        let pending = Pending::new(&self.policy, call, verdict);
+    fn ask(&mut self, id: Value, bytes: Vec<u8>, pending: Pending) {
         let mut question = pending.question(self.sandboxed);
         // A relative path is the server's, whose folder is the root.
-        let root = self.policy.root().to_path_buf();
+        let root = self.gate.policy().root().to_path_buf();
         question.change = approver::change_of(pending.call(), |p| approver::read_for_showing(&root.join(p)));
         let key = self.next_own;
         self.next_own += 1;
@@ -681,7 +676,7 @@ impl Gateway {
         if let Some((e, _)) = &h.elicitation {
             self.elicitations.remove(e);
         }
-        let v = settle(&mut self.session, &h.pending, answer);
+        let v = self.gate.answer(&h.pending, answer);
         let v = self.record(Some(h.pending.call()), "", v);
         self.finish(h.id, h.line, v);
     }
@@ -829,7 +824,7 @@ impl Gateway {
         let hidden = |t: &Value| {
             t.get("name")
                 .and_then(Value::as_str)
-                .is_some_and(|n| self.policy.denies_whole_tool(&format!("mcp__{}__{n}", self.name)).is_some())
+                .is_some_and(|n| self.gate.policy().denies_whole_tool(&format!("mcp__{}__{n}", self.name)).is_some())
         };
         if !tools.iter().any(hidden) {
             return None;

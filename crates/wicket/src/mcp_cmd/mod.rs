@@ -30,10 +30,11 @@ use serde_json::{json, Value};
 use wicket::approver::{Consent, TerminalApprover};
 use wicket::audit::Recorder;
 use wicket::config::{self, Overrides, Placement};
+use wicket::gate::{Gate, Opening};
 use wicket::jsonrpc::{self};
 use wicket::trust::{PinKind, TrustStore, TRUST_FILE};
 use wicket_policy::exec::exec_policy;
-use wicket_policy::{By, Mode, Session, Verdict};
+use wicket_policy::{By, Mode, Verdict};
 
 use crate::owed::Owed;
 use crate::run_cmd::shell_join;
@@ -126,8 +127,17 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         no_sandbox: args.no_sandbox,
         ..Overrides::default()
     });
-    let policy = wicket::gate::policy_for(&root, &loaded, &overrides)?;
-    let mut exec = exec_policy(&wicket::config::exec_inputs(&root, &loaded, policy.mode(), None))
+    let session = format!("mcp-{name}-{}", wicket_audit::new_session_id());
+    let opening = Opening {
+        overrides,
+        no_audit: args.no_audit,
+        session_id: Some(session),
+        placement: Some(placement.clone()),
+        ..Opening::default()
+    };
+    let mut gate = Gate::open(&root, &loaded, opening)?;
+    gate.on_notice(|n| eprintln!("wicket: {n}"));
+    let mut exec = exec_policy(&wicket::config::exec_inputs(&root, &loaded, gate.policy().mode(), None))
         .map_err(|e| anyhow::anyhow!("refusing to start the MCP server: {e}"))?;
     exec.network = args.network;
 
@@ -184,9 +194,6 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         bail!("the MCP server was started without pipes");
     };
 
-    let session = format!("mcp-{name}-{}", wicket_audit::new_session_id());
-    let audit = Recorder::for_run(&policy, args.no_audit, Some(&session));
-
     let owed = Arc::new(Owed::start(crate::hook_core::deadline(), (), |(), id: Value, why: &str| {
         eprintln!("wicket: denied the tools/call {id}: {why}");
         let text = crate::hook_core::reason_for(&Verdict::deny(By::Input, why));
@@ -214,9 +221,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
 
     let mut gw = Gateway {
         name,
-        policy,
-        session: Session::new(),
-        audit,
+        gate,
         rx,
         to_server: Some(ServerInput::start(server_in)),
         client_open: true,
@@ -260,15 +265,14 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     }
     let ms = u64::try_from(ran.as_millis()).unwrap_or(u64::MAX);
     let target = format!("{} (mcp server {:?})", shell_join(&args.command), gw.name);
-    if let Some(msg) = gw.audit.execution(
-        "mcp_server",
-        &target,
-        ms,
-        i64::from(code),
-        if sandboxed { wicket_audit::Risk::Low } else { wicket_audit::Risk::Medium },
-    ) {
-        eprintln!("wicket: {msg}");
-    }
+    gw.gate.record_execution(&wicket::audit::Execution {
+        tool: "mcp_server",
+        target: &target,
+        duration_ms: ms,
+        exit_code: i64::from(code),
+        risk: if sandboxed { wicket_audit::Risk::Low } else { wicket_audit::Risk::Medium },
+        note: "",
+    });
     if gw.client_open {
         // The server ended the session on its own: a crash, even with status 0.
         eprintln!("wicket: the MCP server {:?} exited (status {code}) while the client was still connected", gw.name);
