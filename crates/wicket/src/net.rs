@@ -14,7 +14,7 @@ use wicket_net::{Ask, Blocked, HostAnswer, NetConfig, Proxy, ProxyConfig, Resolv
 use wicket_policy::{By, Decision, Session, Settings, TeamPolicy, ToolCall, Verdict};
 
 use crate::approver::{Answer, Approver, Question};
-use crate::gate::{settle, Pending};
+use crate::gate::{settle, AuditSink, Pending};
 
 /// The loopback port the proxy is served on inside the sandbox.
 pub const SANDBOX_PROXY_PORT: u16 = 3128;
@@ -95,9 +95,7 @@ fn host_call(host: &str, port: u16) -> ToolCall {
 
 /// Record one network decision; the verdict to act on (a mandatory audit that failed denies).
 fn record(audit: &SharedRecorder, host: &str, port: u16, verdict: Verdict) -> Verdict {
-    let call = host_call(host, port);
-    let Ok(mut a) = audit.lock() else { return Verdict::deny(By::Policy, "the audit log is unusable") };
-    let r = a.decision(Some(&call), &format!("{host}:{port}"), verdict);
+    let r = AuditSink::record(&mut audit.clone(), &host_call(host, port), verdict);
     if let Some(n) = r.notice {
         eprintln!("wicket: {n}");
     }
