@@ -16,4 +16,5 @@ pub mod gitconfig;
 pub mod jsonrpc;
 pub mod mcp_server;
 pub mod net;
+pub mod staged;
 pub mod trust;

@@ -20,6 +20,7 @@ mod owed;
 mod policy_cmd;
 mod run_cmd;
 mod serve_cmd;
+mod staged_cmd;
 mod trust_cmd;
 
 use std::process::ExitCode;
@@ -59,6 +60,8 @@ enum Command {
     Serve(serve_cmd::ServeArgs),
     /// Sit between an MCP client and a stdio MCP server (`-- SERVER_CMD …`), started in the OS sandbox: decide every tools/call.
     Mcp(mcp_cmd::McpArgs),
+    /// List, show, apply or discard what staged runs changed (`list`, `diff ID`, `apply ID [PATHS…]`, `discard ID`).
+    Staged(staged_cmd::StagedArgs),
     /// Print the completion script for a shell (`bash`, `zsh`, `fish`, `elvish`, `powershell`).
     Completions {
         /// The shell.
@@ -125,6 +128,7 @@ fn main() -> ExitCode {
         Command::Init(args) => init_cmd::run(&args),
         Command::Serve(args) => serve_cmd::serve(&args),
         Command::Mcp(args) => mcp_cmd::run(&args),
+        Command::Staged(args) => staged_cmd::run(&args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "wicket", &mut std::io::stdout());

@@ -1,0 +1,831 @@
+//! Staged commands: a command runs on a copy of the project, and what it changed reaches the
+//! project only when the person applies it ([`Stage::create`], [`Stage::changes`],
+//! [`Stage::apply`], [`Stage::discard`]).
+//!
+//! The hard question: **what did the command change, and is it still safe to apply?** The copy
+//! is made with a record of every entry on both sides (the project's and the copy's kind, mode,
+//! size, modification time and, for a link, its target). After the run, an entry of the copy
+//! whose record changed, appeared or went away is a change; a file whose content came out the
+//! same as the project's (touched, rewritten identically) is not. Applying checks first that
+//! every path to be written is still as recorded in the project (a file edited meanwhile, a
+//! file that appeared where the command added one): if any is not, nothing is applied and the
+//! error names them. Each file is applied atomically (written beside it, then renamed over it).
+//!
+//! A stage lives in `$WICKET_HOME/staged/<id>/`: `tree/` (the copy) and `stage.json` (the
+//! records), written last, so a folder without it is a stage whose creation never finished
+//! (wicket was killed), which [`list`] removes.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::approver::Change;
+
+/// The file in a stage's folder that holds its records.
+const RECORD: &str = "stage.json";
+/// The folder in a stage's folder that holds the copy.
+const TREE: &str = "tree";
+/// The most entries a staged project may have: a copy of more is not a cheap undo.
+pub const MAX_ENTRIES: usize = 200_000;
+
+/// Why a stage could not be made, read or applied.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    /// A file operation failed.
+    #[error("cannot {what} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// On which path.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+    /// No stage has this id.
+    #[error("no staged change {0:?}; `wicket staged list` shows the ones there are")]
+    Unknown(String),
+    /// The stage's records cannot be read.
+    #[error("the staged change {id} cannot be read ({why}); remove it with `wicket staged discard {id}`")]
+    Broken {
+        /// The stage.
+        id: String,
+        /// What was wrong.
+        why: String,
+    },
+    /// The project has too many entries to copy.
+    #[error("the project has more than {MAX_ENTRIES} files and folders: too many to stage; run the command unstaged")]
+    TooLarge,
+    /// Paths named for applying that the stage does not change.
+    #[error("the staged change does not change {}; `wicket staged diff {id}` shows what it changes", .paths.join(", "))]
+    NotInStage {
+        /// The stage.
+        id: String,
+        /// The paths.
+        paths: Vec<String>,
+    },
+    /// The project changed since the run where the stage would write: nothing was applied.
+    #[error("the project changed since the staged run, so nothing was applied: {}", .0.join(", "))]
+    Conflicts(Vec<String>),
+    /// Hunks asked of a change that has no such hunks, or is not a text file's modification.
+    #[error("{path}: {why}")]
+    Hunks {
+        /// The path.
+        path: String,
+        /// What was wrong.
+        why: String,
+    },
+}
+
+fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StageError + 'a {
+    move |source| StageError::Io { what, path: path.to_path_buf(), source }
+}
+
+/// What kind of entry a path is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A folder.
+    Dir,
+    /// A symbolic link.
+    Link,
+    /// Anything else (a FIFO, a socket, a device): not copied, never a change.
+    Other,
+}
+
+/// An entry as recorded: enough to tell whether it changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seen {
+    /// Its kind.
+    pub kind: Kind,
+    /// Its permission bits.
+    pub mode: u32,
+    /// Its size (0 for a folder).
+    pub size: u64,
+    /// Its modification time, in nanoseconds since the epoch (0 for a folder).
+    pub mtime_ns: i128,
+    /// A link's target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<PathBuf>,
+}
+
+impl Seen {
+    /// The entry at `path`, not following a final link; `None` when there is none.
+    fn of(path: &Path) -> Result<Option<Seen>, StageError> {
+        let meta = match fs::symlink_metadata(path) {
+            Ok(m) => m,
+            // A file where a folder was: nothing is at the path below it.
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => return Ok(None),
+            Err(e) => return Err(io_err("read", path)(e)),
+        };
+        let t = meta.file_type();
+        let kind = if t.is_file() {
+            Kind::File
+        } else if t.is_dir() {
+            Kind::Dir
+        } else if t.is_symlink() {
+            Kind::Link
+        } else {
+            Kind::Other
+        };
+        let link =
+            if kind == Kind::Link { Some(fs::read_link(path).map_err(io_err("read the link", path))?) } else { None };
+        // A folder's size and time change with its entries, which are recorded themselves.
+        let (size, mtime_ns) = if kind == Kind::Dir {
+            (0, 0)
+        } else {
+            (meta.len(), i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()))
+        };
+        Ok(Some(Seen { kind, mode: meta.mode() & 0o7777, size, mtime_ns, link }))
+    }
+}
+
+/// What happened to a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum What {
+    /// It is new.
+    Added,
+    /// Its content (or a link's target, or its kind) changed.
+    Modified,
+    /// Only its permission bits changed.
+    Mode,
+    /// It is gone.
+    Deleted,
+}
+
+/// One change a staged command made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Staged {
+    /// The path, relative to the project root, with `/` between components.
+    pub path: String,
+    /// What happened to it.
+    pub what: What,
+    /// What it is now (what it was, when deleted).
+    pub kind: Kind,
+    /// The permission bits before (`None` for an added path).
+    pub old_mode: Option<u32>,
+    /// The permission bits after (`None` for a deleted path).
+    pub new_mode: Option<u32>,
+}
+
+/// The records of a stage, as `stage.json` keeps them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Record {
+    /// The format's version.
+    version: u32,
+    /// The project root (its real path).
+    root: PathBuf,
+    /// The command as it was run.
+    command: String,
+    /// When the stage was made, in seconds since the epoch.
+    created: u64,
+    /// Every entry of the project when it was copied.
+    project: BTreeMap<String, Seen>,
+    /// Every entry of the copy right after it was made.
+    copy: BTreeMap<String, Seen>,
+}
+
+/// A staged run: the copy of a project and its records.
+#[derive(Debug)]
+pub struct Stage {
+    id: String,
+    dir: PathBuf,
+    record: Record,
+}
+
+/// One stage as [`list`] shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Listed {
+    /// Its id.
+    pub id: String,
+    /// The project root.
+    pub root: PathBuf,
+    /// The command.
+    pub command: String,
+    /// When it was made, in seconds since the epoch.
+    pub created: u64,
+}
+
+/// The folder with every stage: `$WICKET_HOME/staged`.
+pub fn stages_dir() -> Result<PathBuf, crate::config::ConfigError> {
+    Ok(crate::config::wicket_home()?.join("staged"))
+}
+
+/// Every finished stage under `dir`, oldest first. A stage whose creation never finished (no
+/// records: wicket was stopped while copying) is removed.
+pub fn list(dir: &Path) -> Result<Vec<Listed>, StageError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err("list", dir)(e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(io_err("list", dir))?;
+        let Some(id) = entry.file_name().to_str().map(str::to_string) else { continue };
+        if !valid_id(&id) {
+            continue;
+        }
+        match Stage::open(dir, &id) {
+            Ok(s) => out.push(Listed {
+                id,
+                root: s.record.root.clone(),
+                command: s.record.command.clone(),
+                created: s.record.created,
+            }),
+            Err(StageError::Unknown(_)) => {
+                // Never finished: nothing in it can be applied.
+                let _ = fs::remove_dir_all(entry.path());
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    out.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
+    Ok(out)
+}
+
+/// Stage ids are what [`Stage::create`] makes: letters and digits, so an id never names a path
+/// outside the stages' folder.
+fn valid_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 32 && id.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+impl Stage {
+    /// Copy the project at `root` (a real path) into a new stage under `dir`, for `command`.
+    pub fn create(dir: &Path, root: &Path, command: &str) -> Result<Stage, StageError> {
+        let id: String = wicket_audit::new_session_id().chars().take(12).collect();
+        let stage_dir = dir.join(&id);
+        fs::create_dir_all(&stage_dir).map_err(io_err("create", &stage_dir))?;
+        let tree = stage_dir.join(TREE);
+        let result = (|| {
+            let project = walk(root)?;
+            copy_tree(root, &tree, &project)?;
+            let copy = walk(&tree)?;
+            let created =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+            let record =
+                Record { version: 1, root: root.to_path_buf(), command: command.to_string(), created, project, copy };
+            write_record(&stage_dir, &record)?;
+            Ok(record)
+        })();
+        match result {
+            Ok(record) => Ok(Stage { id, dir: stage_dir, record }),
+            Err(e) => {
+                let _ = fs::remove_dir_all(&stage_dir);
+                Err(e)
+            }
+        }
+    }
+
+    /// The stage `id` under `dir`.
+    pub fn open(dir: &Path, id: &str) -> Result<Stage, StageError> {
+        if !valid_id(id) {
+            return Err(StageError::Unknown(id.to_string()));
+        }
+        let stage_dir = dir.join(id);
+        let path = stage_dir.join(RECORD);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(StageError::Unknown(id.to_string())),
+            Err(e) => return Err(io_err("read", &path)(e)),
+        };
+        let record: Record = serde_json::from_str(&text)
+            .map_err(|e| StageError::Broken { id: id.to_string(), why: format!("{}: {e}", path.display()) })?;
+        if record.version != 1 {
+            return Err(StageError::Broken { id: id.to_string(), why: format!("unknown version {}", record.version) });
+        }
+        Ok(Stage { id: id.to_string(), dir: stage_dir, record })
+    }
+
+    /// The stage's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The project root the stage was made from.
+    pub fn root(&self) -> &Path {
+        &self.record.root
+    }
+
+    /// The command that ran on it.
+    pub fn command(&self) -> &str {
+        &self.record.command
+    }
+
+    /// The copy: where the command runs, at the project's path.
+    pub fn tree(&self) -> PathBuf {
+        self.dir.join(TREE)
+    }
+
+    /// What the command changed in the copy, in path order.
+    pub fn changes(&self) -> Result<Vec<Staged>, StageError> {
+        let tree = self.tree();
+        let now = walk(&tree)?;
+        let mut out = Vec::new();
+        let keys: std::collections::BTreeSet<&String> = self.record.copy.keys().chain(now.keys()).collect();
+        for rel in keys {
+            let before = self.record.copy.get(rel).filter(|s| s.kind != Kind::Other);
+            let after = now.get(rel).filter(|s| s.kind != Kind::Other);
+            let change = match (before, after) {
+                (None, None) => None,
+                (None, Some(a)) => Some((What::Added, a.kind, None, Some(a.mode))),
+                (Some(b), None) => Some((What::Deleted, b.kind, Some(b.mode), None)),
+                (Some(b), Some(a)) if b == a => None,
+                (Some(b), Some(a)) => {
+                    let old_mode = self.record.project.get(rel).map_or(b.mode, |p| p.mode);
+                    let content = b.kind != a.kind
+                        || b.link != a.link
+                        || (a.kind == Kind::File && !same_content(&self.record.root.join(rel), &tree.join(rel)));
+                    if content {
+                        Some((What::Modified, a.kind, Some(old_mode), Some(a.mode)))
+                    } else if old_mode != a.mode {
+                        Some((What::Mode, a.kind, Some(old_mode), Some(a.mode)))
+                    } else {
+                        None
+                    }
+                }
+            };
+            if let Some((what, kind, old_mode, new_mode)) = change {
+                out.push(Staged { path: rel.clone(), what, kind, old_mode, new_mode });
+            }
+        }
+        Ok(out)
+    }
+
+    /// One changed file as a text change (the project's text now, the copy's text), when both
+    /// sides are text small enough to show.
+    pub fn text_change(&self, c: &Staged) -> Option<Change> {
+        if c.kind != Kind::File || matches!(c.what, What::Deleted | What::Mode) {
+            return None;
+        }
+        let old_text = match c.what {
+            What::Added => None,
+            _ => Some(crate::approver::read_for_showing(&self.record.root.join(&c.path))?),
+        };
+        let new_text = crate::approver::read_for_showing(&self.tree().join(&c.path))?;
+        Some(Change { path: c.path.clone(), old_text, new_text })
+    }
+
+    /// The paths among `changes` whose project side is no longer as recorded.
+    fn conflicts(&self, changes: &[&Staged]) -> Result<Vec<String>, StageError> {
+        let mut out = Vec::new();
+        for c in changes {
+            let now = Seen::of(&self.record.root.join(&c.path))?;
+            let recorded = self.record.project.get(&c.path);
+            let same = match (now.as_ref(), recorded) {
+                (None, None) => true,
+                (Some(n), Some(r)) if n.kind == Kind::Dir => r.kind == Kind::Dir,
+                (Some(n), Some(r)) => n == r,
+                _ => false,
+            };
+            if !same {
+                out.push(c.path.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Apply the changes to the project: all of them (`paths` empty), or those at or below the
+    /// given paths. Nothing is applied when the project changed since the run where any of them
+    /// would write ([`StageError::Conflicts`]). The applied paths no longer show as changes; a
+    /// stage with none left is removed. The applied changes are returned.
+    pub fn apply(&mut self, paths: &[String]) -> Result<Vec<Staged>, StageError> {
+        let all = self.changes()?;
+        let chosen = self.choose(&all, paths)?;
+        let conflicts = self.conflicts(&chosen)?;
+        if !conflicts.is_empty() {
+            return Err(StageError::Conflicts(conflicts));
+        }
+        let tree = self.tree();
+        let root = self.record.root.clone();
+        // Folders and files first, shallow before deep; removals last, deep before shallow.
+        let (removals, writes): (Vec<&Staged>, Vec<&Staged>) = chosen.iter().partition(|c| c.what == What::Deleted);
+        for c in &writes {
+            put(&tree.join(&c.path), &root.join(&c.path), c)?;
+        }
+        for c in removals.iter().rev() {
+            let p = root.join(&c.path);
+            let r = if c.kind == Kind::Dir { fs::remove_dir(&p) } else { fs::remove_file(&p) };
+            match r {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err("remove", &p)(e)),
+            }
+        }
+        let applied: Vec<Staged> = chosen.into_iter().cloned().collect();
+        self.settle(&applied)?;
+        Ok(applied)
+    }
+
+    /// Apply only the hunks numbered in `hunks` (as [`Change::hunk_texts`] numbers them) of one
+    /// modified text file; the rest of its change stays staged.
+    pub fn apply_hunks(&mut self, path: &str, hunks: &[usize]) -> Result<(), StageError> {
+        let all = self.changes()?;
+        let chosen = self.choose(&all, &[path.to_string()])?;
+        let [c] = chosen.as_slice() else {
+            return Err(StageError::Hunks { path: path.into(), why: "hunks are for one file".into() });
+        };
+        if c.path != path || c.what != What::Modified {
+            return Err(StageError::Hunks { path: path.into(), why: "hunks are for a modified file".into() });
+        }
+        let Some(change) = self.text_change(c) else {
+            return Err(StageError::Hunks { path: path.into(), why: "not a text file small enough to split".into() });
+        };
+        let conflicts = self.conflicts(&chosen)?;
+        if !conflicts.is_empty() {
+            return Err(StageError::Conflicts(conflicts));
+        }
+        let Some(text) = change.apply_hunks(hunks) else {
+            let n = change.hunk_count();
+            return Err(StageError::Hunks {
+                path: path.into(),
+                why: format!("it has {n} hunks (0 to {})", n.saturating_sub(1)),
+            });
+        };
+        let dest = self.record.root.join(path);
+        write_atomically(&dest, text.as_bytes(), c.old_mode.unwrap_or(0o644))?;
+        // The project side is now this text; what is left of the change stays staged.
+        if let Some(seen) = Seen::of(&dest)? {
+            self.record.project.insert(path.to_string(), seen);
+        }
+        write_record(&self.dir, &self.record)
+    }
+
+    /// Remove the stage: the project is left as it is.
+    pub fn discard(self) -> Result<(), StageError> {
+        fs::remove_dir_all(&self.dir).map_err(io_err("remove", &self.dir))
+    }
+
+    /// The changes at or below `paths` (all when empty); an unknown path is an error.
+    fn choose<'a>(&self, all: &'a [Staged], paths: &[String]) -> Result<Vec<&'a Staged>, StageError> {
+        if paths.is_empty() {
+            return Ok(all.iter().collect());
+        }
+        let wanted: Vec<String> =
+            paths.iter().map(|p| p.trim_end_matches('/').trim_start_matches("./").to_string()).collect();
+        let under = |c: &Staged, p: &str| c.path == p || c.path.strip_prefix(p).is_some_and(|r| r.starts_with('/'));
+        let unknown: Vec<String> = wanted.iter().filter(|p| !all.iter().any(|c| under(c, p))).cloned().collect();
+        if !unknown.is_empty() {
+            return Err(StageError::NotInStage { id: self.id.clone(), paths: unknown });
+        }
+        // A path's folders come along when they are new: a file cannot land in a folder that
+        // does not exist.
+        Ok(all
+            .iter()
+            .filter(|c| {
+                wanted.iter().any(|p| under(c, p))
+                    || (c.what == What::Added
+                        && c.kind == Kind::Dir
+                        && wanted.iter().any(|p| p.strip_prefix(c.path.as_str()).is_some_and(|r| r.starts_with('/'))))
+            })
+            .collect())
+    }
+
+    /// After applying: the applied paths are recorded as they now are on both sides, so they
+    /// no longer show as changes; a stage with nothing left is removed.
+    fn settle(&mut self, applied: &[Staged]) -> Result<(), StageError> {
+        let tree = self.tree();
+        for c in applied {
+            match Seen::of(&tree.join(&c.path))? {
+                Some(s) => {
+                    self.record.copy.insert(c.path.clone(), s);
+                }
+                None => {
+                    self.record.copy.remove(&c.path);
+                }
+            }
+            match Seen::of(&self.record.root.join(&c.path))? {
+                Some(s) => {
+                    self.record.project.insert(c.path.clone(), s);
+                }
+                None => {
+                    self.record.project.remove(&c.path);
+                }
+            }
+        }
+        if self.changes()?.is_empty() {
+            return fs::remove_dir_all(&self.dir).map_err(io_err("remove", &self.dir));
+        }
+        write_record(&self.dir, &self.record)
+    }
+}
+
+/// Every entry below `root` (not following links), by relative path.
+fn walk(root: &Path) -> Result<BTreeMap<String, Seen>, StageError> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, rel)) = stack.pop() {
+        for entry in fs::read_dir(&dir).map_err(io_err("list", &dir))? {
+            let entry = entry.map_err(io_err("list", &dir))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                return Err(StageError::Io {
+                    what: "stage",
+                    path: entry.path(),
+                    source: io::Error::new(io::ErrorKind::InvalidData, "the name is not UTF-8"),
+                });
+            };
+            let r = if rel.is_empty() { name.to_string() } else { format!("{rel}/{name}") };
+            let path = entry.path();
+            let Some(seen) = Seen::of(&path)? else { continue };
+            if seen.kind == Kind::Dir {
+                stack.push((path, r.clone()));
+            }
+            out.insert(r, seen);
+            if out.len() > MAX_ENTRIES {
+                return Err(StageError::TooLarge);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Copy the entries of `project` from `from` to `to` (which must not exist).
+fn copy_tree(from: &Path, to: &Path, project: &BTreeMap<String, Seen>) -> Result<(), StageError> {
+    fs::create_dir(to).map_err(io_err("create", to))?;
+    for (rel, seen) in project {
+        let (src, dst) = (from.join(rel), to.join(rel));
+        match seen.kind {
+            Kind::Dir => fs::create_dir(&dst).map_err(io_err("create", &dst))?,
+            Kind::File => {
+                fs::copy(&src, &dst).map_err(io_err("copy", &src))?;
+            }
+            Kind::Link => {
+                if let Some(target) = &seen.link {
+                    std::os::unix::fs::symlink(target, &dst).map_err(io_err("copy the link", &src))?;
+                }
+            }
+            Kind::Other => {}
+        }
+    }
+    // Folder modes last: a read-only folder could not be filled.
+    for (rel, seen) in project.iter().rev().filter(|(_, s)| s.kind == Kind::Dir) {
+        let dst = to.join(rel);
+        fs::set_permissions(&dst, fs::Permissions::from_mode(seen.mode)).map_err(io_err("set the mode of", &dst))?;
+    }
+    Ok(())
+}
+
+/// Whether two files have the same bytes.
+fn same_content(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (Ok(fa), Ok(fb)) = (fs::File::open(a), fs::File::open(b)) else { return false };
+    let (Ok(ma), Ok(mb)) = (fa.metadata(), fb.metadata()) else { return false };
+    if ma.len() != mb.len() {
+        return false;
+    }
+    let (mut ra, mut rb) = (io::BufReader::new(fa), io::BufReader::new(fb));
+    let (mut x, mut y) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let n = match ra.read(&mut x) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if n == 0 {
+            return true;
+        }
+        if rb.read_exact(&mut y[..n]).is_err() || x[..n] != y[..n] {
+            return false;
+        }
+    }
+}
+
+/// Put the copy's entry `src` at `dest` in the project, atomically for a file or a link.
+fn put(src: &Path, dest: &Path, c: &Staged) -> Result<(), StageError> {
+    let mode = c.new_mode.unwrap_or(0o644);
+    match (c.what, c.kind) {
+        (What::Mode, _) => {
+            fs::set_permissions(dest, fs::Permissions::from_mode(mode)).map_err(io_err("set the mode of", dest))
+        }
+        (_, Kind::Dir) => {
+            if !dest.is_dir() {
+                if fs::symlink_metadata(dest).is_ok() {
+                    fs::remove_file(dest).map_err(io_err("replace", dest))?;
+                }
+                fs::create_dir(dest).map_err(io_err("create", dest))?;
+            }
+            fs::set_permissions(dest, fs::Permissions::from_mode(mode)).map_err(io_err("set the mode of", dest))
+        }
+        (_, Kind::Link) => {
+            let target = fs::read_link(src).map_err(io_err("read the link", src))?;
+            let tmp = beside(dest);
+            std::os::unix::fs::symlink(&target, &tmp).map_err(io_err("create", &tmp))?;
+            replace(&tmp, dest)
+        }
+        (_, Kind::File) => {
+            let tmp = beside(dest);
+            fs::copy(src, &tmp).map_err(io_err("copy", src))?;
+            fs::set_permissions(&tmp, fs::Permissions::from_mode(mode)).map_err(io_err("set the mode of", &tmp))?;
+            replace(&tmp, dest)
+        }
+        (_, Kind::Other) => Ok(()),
+    }
+}
+
+/// A new name in `dest`'s folder for writing before the rename.
+fn beside(dest: &Path) -> PathBuf {
+    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dest.with_file_name(format!(".{name}.wicket-staged-{}", wicket_audit::new_session_id()))
+}
+
+/// Rename `tmp` over `dest` (a folder in the way is not replaced: that is an error).
+fn replace(tmp: &Path, dest: &Path) -> Result<(), StageError> {
+    fs::rename(tmp, dest).map_err(|e| {
+        let _ = fs::remove_file(tmp);
+        io_err("write", dest)(e)
+    })
+}
+
+/// Write `bytes` to `dest` atomically, with `mode`.
+fn write_atomically(dest: &Path, bytes: &[u8], mode: u32) -> Result<(), StageError> {
+    let tmp = beside(dest);
+    fs::write(&tmp, bytes).map_err(io_err("write", &tmp))?;
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(mode)).map_err(io_err("set the mode of", &tmp))?;
+    replace(&tmp, dest)
+}
+
+/// Write the records atomically: a stage has them whole or not at all.
+fn write_record(stage_dir: &Path, record: &Record) -> Result<(), StageError> {
+    let text = serde_json::to_vec(record).map_err(|e| StageError::Broken { id: String::new(), why: e.to_string() })?;
+    let path = stage_dir.join(RECORD);
+    let tmp = stage_dir.join(format!("{RECORD}.tmp"));
+    fs::write(&tmp, text).map_err(io_err("write", &tmp))?;
+    fs::rename(&tmp, &path).map_err(io_err("write", &path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A project with a file to edit, one to delete, one to chmod, one left alone, a folder.
+    fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let t = tempfile::tempdir().expect("a temp folder");
+        let root = t.path().join("proj");
+        let stages = t.path().join("staged");
+        fs::create_dir_all(root.join("src")).expect("mkdir");
+        fs::write(root.join("src/main.rs"), "fn main() {\n    one();\n    two();\n    three();\n    four();\n    five();\n    six();\n    seven();\n}\n").expect("write");
+        fs::write(root.join("gone.txt"), "bye\n").expect("write");
+        fs::write(root.join("run.sh"), "echo hi\n").expect("write");
+        fs::write(root.join("same.txt"), "same\n").expect("write");
+        std::os::unix::fs::symlink("same.txt", root.join("link")).expect("symlink");
+        (t, root, stages)
+    }
+
+    /// What a command does in the copy: edit, add (a folder too), delete, chmod, touch.
+    fn run_command(tree: &Path) {
+        fs::write(tree.join("src/main.rs"), "fn main() {\n    ONE();\n    two();\n    three();\n    four();\n    five();\n    six();\n    SEVEN();\n}\n").expect("edit");
+        fs::create_dir(tree.join("new")).expect("mkdir");
+        fs::write(tree.join("new/file.txt"), "new\n").expect("add");
+        fs::remove_file(tree.join("gone.txt")).expect("delete");
+        fs::set_permissions(tree.join("run.sh"), fs::Permissions::from_mode(0o755)).expect("chmod");
+        // Rewritten with the same bytes: no change.
+        fs::write(tree.join("same.txt"), "same\n").expect("touch");
+    }
+
+    fn summary(changes: &[Staged]) -> Vec<(String, What)> {
+        changes.iter().map(|c| (c.path.clone(), c.what)).collect()
+    }
+
+    #[test]
+    fn a_staged_command_changes_only_the_copy_and_every_kind_of_change_is_listed() {
+        let (_t, root, stages) = project();
+        let stage = Stage::create(&stages, &root, "edit things").expect("stage");
+        run_command(&stage.tree());
+        let changes = stage.changes().expect("changes");
+        assert_eq!(
+            summary(&changes),
+            vec![
+                ("gone.txt".into(), What::Deleted),
+                ("new".into(), What::Added),
+                ("new/file.txt".into(), What::Added),
+                ("run.sh".into(), What::Mode),
+                ("src/main.rs".into(), What::Modified),
+            ]
+        );
+        let mode = changes.iter().find(|c| c.path == "run.sh").expect("run.sh");
+        assert_eq!((mode.old_mode, mode.new_mode), (Some(0o644), Some(0o755)));
+        // The project is untouched.
+        assert!(root.join("gone.txt").exists() && !root.join("new").exists());
+        assert!(fs::read_to_string(root.join("src/main.rs")).expect("read").contains("one()"));
+        let listed = list(&stages).expect("list");
+        assert_eq!(listed.len(), 1);
+        assert_eq!((listed[0].id.as_str(), listed[0].command.as_str()), (stage.id(), "edit things"));
+    }
+
+    #[test]
+    fn apply_all_makes_the_project_the_copy_and_removes_the_stage() {
+        let (_t, root, stages) = project();
+        let mut stage = Stage::create(&stages, &root, "c").expect("stage");
+        run_command(&stage.tree());
+        let applied = stage.apply(&[]).expect("apply");
+        assert_eq!(applied.len(), 5);
+        assert!(!root.join("gone.txt").exists());
+        assert_eq!(fs::read_to_string(root.join("new/file.txt")).expect("read"), "new\n");
+        assert_eq!(fs::metadata(root.join("run.sh")).expect("stat").mode() & 0o777, 0o755);
+        assert!(fs::read_to_string(root.join("src/main.rs")).expect("read").contains("SEVEN()"));
+        assert_eq!(fs::read_link(root.join("link")).expect("link"), Path::new("same.txt"));
+        assert!(list(&stages).expect("list").is_empty(), "an applied stage is removed");
+        // No temp file is left beside the applied ones.
+        let stray: Vec<_> = fs::read_dir(&root)
+            .expect("ls")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains("wicket-staged"))
+            .collect();
+        assert!(stray.is_empty(), "{stray:?}");
+    }
+
+    #[test]
+    fn apply_some_paths_leaves_the_rest_staged() {
+        let (_t, root, stages) = project();
+        let mut stage = Stage::create(&stages, &root, "c").expect("stage");
+        run_command(&stage.tree());
+        let applied = stage.apply(&["new/file.txt".into(), "./run.sh".into()]).expect("apply");
+        // The new folder comes with the file in it.
+        assert_eq!(
+            summary(&applied),
+            vec![("new".into(), What::Added), ("new/file.txt".into(), What::Added), ("run.sh".into(), What::Mode)]
+        );
+        assert!(root.join("new/file.txt").exists() && root.join("gone.txt").exists());
+        let again = Stage::open(&stages, stage.id()).expect("still there");
+        assert_eq!(
+            summary(&again.changes().expect("changes")),
+            vec![("gone.txt".into(), What::Deleted), ("src/main.rs".into(), What::Modified)]
+        );
+        let err = stage.apply(&["nothing/here".into()]).expect_err("an unknown path");
+        assert!(
+            matches!(&err, StageError::NotInStage { paths, .. } if paths == &["nothing/here".to_string()]),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn apply_selected_hunks_of_a_file() {
+        let (_t, root, stages) = project();
+        let mut stage = Stage::create(&stages, &root, "c").expect("stage");
+        run_command(&stage.tree());
+        let c = stage.changes().expect("changes").into_iter().find(|c| c.path == "src/main.rs").expect("main.rs");
+        let change = stage.text_change(&c).expect("a text change");
+        assert_eq!(change.hunk_count(), 2, "{:?}", change.hunk_texts());
+        stage.apply_hunks("src/main.rs", &[1]).expect("apply hunk 1");
+        let text = fs::read_to_string(root.join("src/main.rs")).expect("read");
+        assert!(text.contains("one()") && text.contains("SEVEN()"), "{text}");
+        // The other hunk is still staged, and applies on the file as it is now.
+        let again = Stage::open(&stages, stage.id()).expect("open");
+        let c = again.changes().expect("changes").into_iter().find(|c| c.path == "src/main.rs").expect("still changed");
+        assert_eq!(again.text_change(&c).expect("text").hunk_count(), 1);
+        let mut again = again;
+        assert!(matches!(again.apply_hunks("src/main.rs", &[5]), Err(StageError::Hunks { .. })));
+        again.apply(&["src/main.rs".into()]).expect("the rest");
+        assert!(fs::read_to_string(root.join("src/main.rs")).expect("read").contains("ONE()"));
+    }
+
+    #[test]
+    fn a_project_changed_since_the_run_is_refused_and_named_and_nothing_is_applied() {
+        let (_t, root, stages) = project();
+        let mut stage = Stage::create(&stages, &root, "c").expect("stage");
+        run_command(&stage.tree());
+        fs::write(root.join("src/main.rs"), "edited by the person meanwhile\n").expect("edit");
+        fs::write(root.join("new"), "a file where the stage adds a folder\n").expect("write");
+        let err = stage.apply(&[]).expect_err("conflicts");
+        assert!(
+            matches!(&err, StageError::Conflicts(p) if p == &["new".to_string(), "src/main.rs".to_string()]),
+            "{err}"
+        );
+        assert!(err.to_string().contains("src/main.rs"), "{err}");
+        assert!(root.join("gone.txt").exists(), "nothing was applied");
+        assert_eq!(fs::metadata(root.join("run.sh")).expect("stat").mode() & 0o777, 0o644);
+        // What does not touch the changed files still applies.
+        stage.apply(&["gone.txt".into()]).expect("apply one");
+        assert!(!root.join("gone.txt").exists());
+    }
+
+    #[test]
+    fn discard_leaves_the_project_and_removes_the_stage() {
+        let (_t, root, stages) = project();
+        let stage = Stage::create(&stages, &root, "c").expect("stage");
+        run_command(&stage.tree());
+        let id = stage.id().to_string();
+        stage.discard().expect("discard");
+        assert!(root.join("gone.txt").exists() && !root.join("new").exists());
+        assert!(matches!(Stage::open(&stages, &id), Err(StageError::Unknown(_))));
+        assert!(list(&stages).expect("list").is_empty());
+    }
+
+    #[test]
+    fn a_stage_whose_creation_never_finished_is_removed_by_list_and_ids_cannot_name_paths() {
+        let (_t, _root, stages) = project();
+        fs::create_dir_all(stages.join("abc123/tree/half")).expect("mkdir");
+        assert!(list(&stages).expect("list").is_empty());
+        assert!(!stages.join("abc123").exists(), "the unfinished stage is gone");
+        for id in ["../x", "", "a/b", "."] {
+            assert!(matches!(Stage::open(&stages, id), Err(StageError::Unknown(_))), "{id:?}");
+        }
+    }
+}
