@@ -3,12 +3,14 @@
 //! The hard question: allow, deny or ask this call, and why? The first step that decides wins;
 //! deny steps come before every allow step, and anything the engine cannot understand (a path
 //! it cannot resolve, a command it cannot parse, a URL it cannot read) can only end in ask or
-//! deny. The engine is pure: it reads the filesystem to resolve paths and nothing else.
+//! deny. The engine is pure: it reads the filesystem, through [`Disk`], to resolve paths and
+//! nothing else.
 
 use std::path::PathBuf;
 
 use crate::call::{targets_of, Access, Target, ToolCall};
 use crate::command::{always_pattern, invisible_chars, view_with, CommandView, ViewContext, SAFE_LIST};
+use crate::disk::{Disk, Kind, RealDisk};
 use crate::gitconfig::{GitConfigView, GitRisk};
 use crate::host::{classify, parse_url, Host, HostPattern};
 use crate::lists::{BuiltinLists, Classes};
@@ -229,9 +231,14 @@ struct Allowed {
 }
 
 impl Policy {
-    /// Compile a policy.
+    /// Compile a policy that reads the real disk.
     pub fn new(cfg: &PolicyConfig) -> Result<Policy, PolicyError> {
-        let env = PathEnv::new(&cfg.root, cfg.home.clone())?;
+        Policy::new_with_disk(cfg, &RealDisk)
+    }
+
+    /// Compile a policy that reads `disk`, building it and deciding calls.
+    pub fn new_with_disk(cfg: &PolicyConfig, disk: &'static dyn Disk) -> Result<Policy, PolicyError> {
+        let env = PathEnv::with_disk(&cfg.root, cfg.home.clone(), disk)?;
         let home = cfg.home.as_ref().map(|h| h.to_string_lossy().into_owned());
         let opts =
             GlobOptions { case_insensitive: cfg.case_insensitive.unwrap_or(cfg!(any(target_os = "macos", windows))) };
@@ -250,7 +257,7 @@ impl Policy {
         let team = TeamRules::new(&cfg.team, home.as_deref(), opts)?;
         Ok(Policy {
             team,
-            lists: BuiltinLists::new()?.with_homes(&crate::paths::homes(cfg.home.as_deref())),
+            lists: BuiltinLists::new()?.with_homes(&crate::paths::homes_on(cfg.home.as_deref(), env.disk)),
             allow: compile("allow", &cfg.allow)?,
             deny: compile("deny", &cfg.deny)?,
             ask: compile("ask", &cfg.ask)?,
@@ -778,7 +785,7 @@ impl Policy {
                 if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
                     continue;
                 }
-                let Ok(expanded) = crate::paths::expand_tilde(cand, self.env.home.as_deref()) else {
+                let Ok(expanded) = crate::paths::expand_tilde_on(cand, self.env.home.as_deref(), self.env.disk) else {
                     // `~+`, `~-`, `~nosuchuser`: bash expands them (or not) in ways wicket
                     // cannot know, so the scan fails closed.
                     if !scan.unexpandable.iter().any(|u| u == cand) {
@@ -798,7 +805,7 @@ impl Policy {
                         if *glob {
                             return self.glob_reaches_secret(&abs_text, dotglob, listable);
                         }
-                        match crate::paths::arg_path(&abs) {
+                        match self.env.disk.arg_path(&abs) {
                             // `cat notes.txt` where notes.txt is a link to `.env`.
                             crate::paths::ArgPath::ViaLink => crate::paths::resolve(&self.env, cand)
                                 .ok()
@@ -825,16 +832,17 @@ impl Policy {
     /// A path with `..` after a link means what the kernel makes of it, not what lexical
     /// folding does: `/dev/fd/../environ` is `/proc/self/environ`. Such an argument is
     /// resolved physically (the existing part, through links) and checked again.
-    #[allow(clippy::disallowed_methods)] // disk: resolves the real path behind a name (links, hard links)
     fn physical_secret(&self, input: &str) -> Option<&'static str> {
         if !input.split('/').any(|s| s == "..") {
             return None;
         }
-        let expanded = crate::paths::expand_tilde(input, self.env.home.as_deref()).ok()?;
+        let disk = self.env.disk;
+        let expanded = crate::paths::expand_tilde_on(input, self.env.home.as_deref(), disk).ok()?;
         let joined = self.env.root.join(expanded);
-        let real = std::fs::canonicalize(&joined)
+        let real = disk
+            .real_path(&joined)
             .ok()
-            .or_else(|| Some(std::fs::canonicalize(joined.parent()?).ok()?.join(joined.file_name()?)))?;
+            .or_else(|| Some(disk.real_path(joined.parent()?).ok()?.join(joined.file_name()?)))?;
         let text = real.to_string_lossy();
         self.lists.sensitive.matching(&text).or_else(|| crate::effects::process_environment(&text))
     }
@@ -844,7 +852,6 @@ impl Policy {
     /// the root and it), has configuration the edge did not read (`core.fsmonitor`,
     /// `core.pager` … run programs even for `git status`). A folder that cannot be resolved
     /// counts as another repository.
-    #[allow(clippy::disallowed_methods)] // disk: is there a repository where the command points git?
     fn foreign_git(&self, view: &CommandView) -> Option<String> {
         for dir in &view.git_elsewhere {
             let Ok(rp) = crate::paths::resolve(&self.env, dir) else {
@@ -860,7 +867,7 @@ impl Policy {
             while at != root.as_path() && at.starts_with(root) {
                 let dot = at.join(".git");
                 // `--git-dir=ROOT/.git` names the root's own repository.
-                if std::fs::symlink_metadata(&dot).is_ok()
+                if self.env.disk.lstat(&dot).is_some()
                     || at.file_name().is_some_and(|n| n == ".git") && at.parent() != Some(root.as_path())
                 {
                     return Some(format!(
@@ -878,14 +885,12 @@ impl Policy {
     /// Does a folder the command reads recursively hold a secret? Each folder is walked (not
     /// following links, but checking where each link leads), at most `MAX_WALK` entries; a
     /// folder too large to search counts as holding one. `None` when no secret lies below.
-    #[allow(clippy::disallowed_methods)] // disk: walks the folders a recursive command reaches
     fn recursive_secret(&self, view: &CommandView) -> Option<String> {
         const MAX_WALK: usize = 20_000;
         let mut seen = 0usize;
         for (folder, skips_hidden) in &view.recursive {
             let Ok(rp) = crate::paths::resolve(&self.env, folder) else { continue };
-            let Ok(meta) = std::fs::metadata(&rp.real) else { continue };
-            if !meta.is_dir() {
+            if self.env.disk.stat(&rp.real).map(|s| s.kind) != Some(Kind::Dir) {
                 continue;
             }
             // A folder inside a secret folder (`~/.config/gh`): everything below is secret.
@@ -895,7 +900,7 @@ impl Policy {
             }
             let mut stack = vec![rp.real.clone()];
             while let Some(dir) = stack.pop() {
-                let Ok(entries) = std::fs::read_dir(&dir) else {
+                let Ok(entries) = self.env.disk.list(&dir) else {
                     return Some(format!(
                         "`{folder}` is read recursively and {} cannot be searched for secrets",
                         dir.display()
@@ -909,11 +914,11 @@ impl Policy {
                         ));
                     }
                     let Ok(entry) = entry else { continue };
-                    let name = entry.file_name();
+                    let name = &entry.name;
                     if *skips_hidden && name.to_string_lossy().starts_with('.') {
                         continue;
                     }
-                    let path = entry.path();
+                    let path = dir.join(name);
                     let text = path.to_string_lossy();
                     // The name index answers "surely not" for most entries without matching.
                     let may = self.lists.sensitive.may_match_name(&name.to_string_lossy().to_lowercase());
@@ -922,8 +927,8 @@ impl Policy {
                             "`{folder}` is read recursively and holds the secret {text} (matches {p})"
                         ));
                     }
-                    match entry.file_type() {
-                        Ok(t) if t.is_symlink() => {
+                    match entry.kind {
+                        Some(Kind::Link) => {
                             if let Ok(r) = crate::paths::resolve(&self.env, &text) {
                                 if let Some(p) = self.lists.sensitive.matching(r.real_str()) {
                                     return Some(format!(
@@ -933,7 +938,7 @@ impl Policy {
                                 }
                             }
                         }
-                        Ok(t) if t.is_dir() => stack.push(path),
+                        Some(Kind::Dir) => stack.push(path),
                         _ => {}
                     }
                 }
@@ -947,7 +952,6 @@ impl Policy {
     /// (by name, and through a link); a pattern that does not start with `.` matches no dot
     /// file, as in bash without `dotglob`. Otherwise any secret name the pattern could match
     /// counts (`glob_may_be_sensitive`).
-    #[allow(clippy::disallowed_methods)] // disk: lists the folder a glob expands in
     fn glob_reaches_secret(&self, abs: &str, dotglob: bool, listable: bool) -> Option<&'static str> {
         const MAX_ENTRIES: usize = 4096;
         let any_secret = || crate::lists::glob_may_be_sensitive(abs, true);
@@ -965,21 +969,22 @@ impl Policy {
             return None;
         };
         let m = glob.compile_matcher();
-        let Ok(entries) = std::fs::read_dir(parent) else { return fallback() };
+        let Ok(entries) = self.env.disk.list(std::path::Path::new(parent)) else { return fallback() };
         for (n, entry) in entries.enumerate() {
             let Ok(entry) = entry else { return fallback() };
-            let Some(name) = entry.file_name().to_str().map(str::to_string) else { return fallback() };
+            let Some(name) = entry.name.to_str() else { return fallback() };
             if n >= MAX_ENTRIES {
                 return fallback();
             }
-            if (name.starts_with('.') && !last.starts_with('.')) || !m.is_match(&name) {
+            if (name.starts_with('.') && !last.starts_with('.')) || !m.is_match(name) {
                 continue;
             }
             let path = format!("{parent}/{name}");
             if let Some(hit) = self.lists.sensitive.matching(&path) {
                 return Some(hit);
             }
-            let is_link = entry.file_type().map(|t| t.is_symlink()).unwrap_or(true);
+            // A type that cannot be read is followed like a link.
+            let is_link = entry.kind.is_none_or(|k| k == Kind::Link);
             if is_link {
                 match crate::paths::resolve(&self.env, &path) {
                     Ok(r) => {
@@ -1696,26 +1701,25 @@ pub fn escape_for_display(s: &str) -> String {
 /// Can the git config make `git status` run a program? The crude check when the edge did not
 /// ask git: reads the config files of the repository (and of every repository the root is
 /// inside) and the user's; a config that cannot be read counts as risky.
-#[allow(clippy::disallowed_methods)] // disk: reads the git config files (the crude check when the edge did not ask git)
 fn git_config_risk(env: &PathEnv) -> GitRisk {
     let mut repo_files = Vec::new();
     for dir in env.root.ancestors() {
         let dotgit = dir.join(".git");
-        match std::fs::symlink_metadata(&dotgit) {
-            Ok(m) if m.is_dir() => {
+        match env.disk.lstat(&dotgit) {
+            Some(Kind::Dir) => {
                 repo_files.push(dotgit.join("config"));
                 repo_files.push(dotgit.join("config.worktree"));
                 // Git uses the nearest repository only.
                 break;
             }
-            Ok(_) => {
+            Some(_) => {
                 let why = format!(
                     "{} is not a plain folder (worktree, submodule or link), so its config cannot be checked",
                     dotgit.display()
                 );
                 return GitRisk { any: Some(why.clone()), repository: Some(why) };
             }
-            Err(_) => {}
+            None => {}
         }
     }
     let mut user_files = Vec::new();
@@ -1736,7 +1740,7 @@ fn git_config_risk(env: &PathEnv) -> GitRisk {
         "editor",
     ];
     let check = |file: &std::path::Path| -> Option<String> {
-        let text = match std::fs::read_to_string(file) {
+        let text = match env.disk.read_text(file) {
             Ok(t) => t.to_ascii_lowercase(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(e) => return Some(format!("{} cannot be read ({e})", file.display())),

@@ -3,12 +3,13 @@
 //! The main entry point is [`Policy::decide`]: build a [`Policy`] from a [`PolicyConfig`]
 //! (root, mode, rules), then decide each [`ToolCall`] against a [`Session`]. The answer is a
 //! [`Verdict`] naming what decided and why. The engine is pure: no network, no processes, no
-//! prompts; it reads the filesystem only to resolve paths. That disk access is fenced:
+//! prompts; it reads the filesystem only to resolve paths, and only through [`disk::Disk`]
+//! ([`RealDisk`] by default, another with [`Policy::new_with_disk`]). That is fenced:
 //! `clippy.toml` forbids file, environment and process calls in this crate, and the places
-//! allowed to make them say so (`#[allow(clippy::disallowed_methods)]`): the edge modules
-//! [`exec`], `gitdirs`, [`nested_git`], [`scan_cache`] and [`paths`], and five functions of
-//! [`engine`] (real paths behind a name, a repository where git is pointed, folders a recursive
-//! command or a glob reaches, git's config files). `wicket-shell` allows none.
+//! allowed to make them say so (`#[allow(clippy::disallowed_methods)]`): [`disk`], the decision
+//! engine's one door to the disk, and the edge modules that build the sandbox's exec policy
+//! and walk the project ([`exec`], `gitdirs`, [`nested_git`], [`scan_cache`]), which front ends
+//! run, never the engine. `wicket-shell` allows none.
 //!
 //! ```
 //! use wicket_policy::{Policy, PolicyConfig, Session, ToolCall, Decision};
@@ -21,6 +22,7 @@
 pub mod call;
 pub mod capability;
 pub mod command;
+pub mod disk;
 mod effects;
 pub mod engine;
 mod equivalents;
@@ -45,6 +47,7 @@ pub mod text;
 mod verdict;
 
 pub use call::{targets_of, Access, CallError, Target, ToolCall};
+pub use disk::{Disk, RealDisk};
 pub use engine::{Policy, PolicyConfig, PolicyError, Trace};
 pub use mode::Mode;
 pub use rules::{check_path_glob, BadGlob, Rule, RuleError, RuleSet};

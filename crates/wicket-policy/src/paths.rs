@@ -4,11 +4,12 @@
 //! (lexically, `..` folded) and as a real path (the existing part resolved through symbolic
 //! links, the missing tail added back), so neither `../` nor a link can lead out of the root
 //! unseen. Anything that cannot be resolved is an error: callers deny or ask, never allow.
-
-// An edge module of this otherwise pure crate: it resolves real paths, the home folder and /etc/passwd.
-#![allow(clippy::disallowed_methods)]
+//! What the disk says comes from a [`Disk`]: the [`PathEnv`]'s, or the real one for the free
+//! functions that have none.
 
 use std::path::{Component, Path, PathBuf};
+
+use crate::disk::{Disk, Kind, RealDisk};
 
 /// Where paths are resolved.
 #[derive(Debug, Clone)]
@@ -19,20 +20,27 @@ pub struct PathEnv {
     pub real_root: PathBuf,
     /// The person's home folder, for `~`.
     pub home: Option<PathBuf>,
+    /// Where paths are looked up.
+    pub disk: &'static dyn Disk,
 }
 
 impl PathEnv {
-    /// Resolve the root once. A root that does not exist is an error.
+    /// Resolve the root once, on the real disk. A root that does not exist is an error.
     pub fn new(root: &Path, home: Option<PathBuf>) -> Result<PathEnv, PathError> {
+        PathEnv::with_disk(root, home, &RealDisk)
+    }
+
+    /// Resolve the root once, on `disk`. A root that does not exist is an error.
+    pub fn with_disk(root: &Path, home: Option<PathBuf>, disk: &'static dyn Disk) -> Result<PathEnv, PathError> {
         let abs = if root.is_absolute() {
             root.to_path_buf()
         } else {
-            std::env::current_dir().map_err(|e| PathError::Root(root.display().to_string(), e.to_string()))?.join(root)
+            disk.current_dir().map_err(|e| PathError::Root(root.display().to_string(), e.to_string()))?.join(root)
         };
         let root = normalize(&abs);
         let real_root =
-            std::fs::canonicalize(&root).map_err(|e| PathError::Root(root.display().to_string(), e.to_string()))?;
-        Ok(PathEnv { root, real_root, home })
+            disk.real_path(&root).map_err(|e| PathError::Root(root.display().to_string(), e.to_string()))?;
+        Ok(PathEnv { root, real_root, home, disk })
     }
 }
 
@@ -123,8 +131,13 @@ pub fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// Expand `~`, `~/x` and `~user/x`.
+/// Expand `~`, `~/x` and `~user/x`, reading `/etc/passwd` from the real disk.
 pub fn expand_tilde(input: &str, home: Option<&Path>) -> Result<PathBuf, PathError> {
+    expand_tilde_on(input, home, &RealDisk)
+}
+
+/// Expand `~`, `~/x` and `~user/x`, reading `/etc/passwd` from `disk`.
+pub fn expand_tilde_on(input: &str, home: Option<&Path>, disk: &dyn Disk) -> Result<PathBuf, PathError> {
     let Some(rest) = input.strip_prefix('~') else {
         return Ok(PathBuf::from(input));
     };
@@ -135,14 +148,14 @@ pub fn expand_tilde(input: &str, home: Option<&Path>) -> Result<PathBuf, PathErr
     let base = if user.is_empty() {
         home.map(Path::to_path_buf).ok_or_else(|| PathError::Tilde(input.to_string()))?
     } else {
-        home_of(user).ok_or_else(|| PathError::Tilde(input.to_string()))?
+        home_of(user, disk).ok_or_else(|| PathError::Tilde(input.to_string()))?
     };
     Ok(if tail.is_empty() { base } else { base.join(tail) })
 }
 
 /// A user's home folder from `/etc/passwd`.
-fn home_of(user: &str) -> Option<PathBuf> {
-    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+fn home_of(user: &str, disk: &dyn Disk) -> Option<PathBuf> {
+    let passwd = disk.read_text(Path::new("/etc/passwd")).ok()?;
     passwd.lines().find_map(|line| {
         let mut f = line.split(':');
         (f.next()? == user).then(|| f.nth(4).map(PathBuf::from))?
@@ -153,10 +166,15 @@ fn home_of(user: &str) -> Option<PathBuf> {
 /// answers for local accounts; accounts served by a directory over the network are not looked
 /// up, so the core never blocks). `None` when there is none or it cannot be read.
 pub fn account_home() -> Option<PathBuf> {
+    account_home_on(&RealDisk)
+}
+
+/// [`account_home`], reading `/etc/passwd` from `disk`.
+pub fn account_home_on(disk: &dyn Disk) -> Option<PathBuf> {
     #[cfg(target_os = "linux")]
     {
         let uid = rustix::process::getuid().as_raw().to_string();
-        let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+        let passwd = disk.read_text(Path::new("/etc/passwd")).ok()?;
         passwd.lines().find_map(|line| {
             let f: Vec<&str> = line.split(':').collect();
             (f.len() >= 6 && f[2] == uid && f[5].starts_with('/')).then(|| PathBuf::from(f[5]))
@@ -164,6 +182,7 @@ pub fn account_home() -> Option<PathBuf> {
     }
     #[cfg(not(target_os = "linux"))]
     {
+        let _ = disk;
         None
     }
 }
@@ -171,8 +190,13 @@ pub fn account_home() -> Option<PathBuf> {
 /// The home folders whose secrets are hidden: `$HOME` as given and the account's own home
 /// when it differs (a changed `HOME` must not expose the real one).
 pub fn homes(home: Option<&Path>) -> Vec<PathBuf> {
+    homes_on(home, &RealDisk)
+}
+
+/// [`homes`], reading `/etc/passwd` from `disk`.
+pub fn homes_on(home: Option<&Path>, disk: &dyn Disk) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = home.map(Path::to_path_buf).into_iter().collect();
-    if let Some(real) = account_home() {
+    if let Some(real) = account_home_on(disk) {
         if !out.iter().any(|h| normalize(h) == normalize(&real)) {
             out.push(real);
         }
@@ -202,23 +226,10 @@ fn proc_alias(p: &Path, env: &PathEnv) -> PathBuf {
 
 /// Resolve the real path: follow links through every existing component, keep the missing
 /// tail as written. `..` after a link is applied to the link's target, as the kernel does.
-fn real_path(p: &Path) -> (PathBuf, bool, Option<u64>) {
-    // Fastest path: the whole path exists and no component is a link, so it is its own real
-    // path (one `openat2` that refuses every link, one `fstat`).
-    #[cfg(target_os = "linux")]
-    if let Some(links) = open_no_links(p) {
-        return (normalize(p), false, Some(links));
-    }
+fn real_path(p: &Path, disk: &dyn Disk) -> (PathBuf, bool, Option<u64>) {
     // Fast path: the whole path exists.
-    #[cfg(target_os = "linux")]
-    if let Some((real, links)) = open_real(p) {
-        let via_link = real != normalize(p);
-        return (real, via_link, Some(links));
-    }
-    #[cfg(not(target_os = "linux"))]
-    if let Ok(real) = std::fs::canonicalize(p) {
-        let via_link = real != normalize(p);
-        return (real, via_link, None);
+    if let Some(e) = disk.existing(p) {
+        return (e.real, e.via_link, Some(e.links));
     }
     let mut cur = PathBuf::from("/");
     let mut missing = false;
@@ -235,13 +246,13 @@ fn real_path(p: &Path) -> (PathBuf, bool, Option<u64>) {
                     cur = next;
                     continue;
                 }
-                match std::fs::symlink_metadata(&next) {
-                    Ok(meta) if meta.file_type().is_symlink() => {
+                match disk.lstat(&next) {
+                    Some(Kind::Link) => {
                         via_link = true;
-                        match std::fs::canonicalize(&next) {
+                        match disk.real_path(&next) {
                             Ok(r) => cur = r,
                             // A dangling link: where it points is where a write would land.
-                            Err(_) => match std::fs::read_link(&next) {
+                            Err(_) => match disk.read_link(&next) {
                                 Ok(t) => {
                                     cur = normalize(&if t.is_absolute() { t } else { cur.join(t) });
                                     missing = true;
@@ -253,8 +264,8 @@ fn real_path(p: &Path) -> (PathBuf, bool, Option<u64>) {
                             },
                         }
                     }
-                    Ok(_) => cur = next,
-                    Err(_) => {
+                    Some(_) => cur = next,
+                    None => {
                         cur = next;
                         missing = true;
                     }
@@ -263,49 +274,6 @@ fn real_path(p: &Path) -> (PathBuf, bool, Option<u64>) {
         }
     }
     (cur, via_link, None)
-}
-
-/// The hard-link count of an existing path none of whose components is a link (`None` when
-/// one is, when the path is missing, or when the kernel has no `openat2`).
-#[cfg(target_os = "linux")]
-fn open_no_links(p: &Path) -> Option<u64> {
-    use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, CWD};
-    let fd = rustix::fs::openat2(
-        CWD,
-        p,
-        OFlags::PATH | OFlags::CLOEXEC | OFlags::NOFOLLOW,
-        Mode::empty(),
-        ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-    )
-    .ok()?;
-    let st = rustix::fs::fstat(&fd).ok()?;
-    // O_PATH|O_NOFOLLOW opens a final link itself; NO_SYMLINKS refuses it, but stay strict.
-    let kind = FileType::from_raw_mode(st.st_mode);
-    if kind == FileType::Symlink {
-        return None;
-    }
-    Some(if kind == FileType::RegularFile { st.st_nlink } else { 0 })
-}
-
-/// The real path and hard-link count of an existing path in four system calls, whatever its
-/// depth: open it with `O_PATH` (the kernel follows every link, `..` included, and never
-/// blocks on a FIFO or device), read `/proc/self/fd/N`, `fstat` the descriptor. glibc's
-/// `realpath` makes one `readlink` per component, the larger part of a path decision's time.
-#[cfg(target_os = "linux")]
-fn open_real(p: &Path) -> Option<(PathBuf, u64)> {
-    use rustix::fs::{FileType, Mode, OFlags};
-    use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStringExt;
-    let fd = rustix::fs::open(p, OFlags::PATH | OFlags::CLOEXEC, Mode::empty()).ok()?;
-    let st = rustix::fs::fstat(&fd).ok()?;
-    let target = rustix::fs::readlink(format!("/proc/self/fd/{}", fd.as_raw_fd()), Vec::new()).ok()?;
-    let real = PathBuf::from(std::ffi::OsString::from_vec(target.into_bytes()));
-    // An unlinked file reads as "/x (deleted)"; anything not absolute is not a path we can trust.
-    if !real.is_absolute() || real.as_os_str().as_encoded_bytes().ends_with(b" (deleted)") {
-        return None;
-    }
-    let links = if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile { st.st_nlink } else { 0 };
-    Some((real, links))
 }
 
 /// What a command argument is on disk, as far as the path checks care.
@@ -322,55 +290,9 @@ pub enum ArgPath {
     ViaLink,
 }
 
-/// Classify an argument path with one `openat2` that refuses links (Linux), so it is cheap
-/// enough for every argument word of a command.
+/// Classify an argument path on the real disk (the engine asks its [`PathEnv`]'s disk).
 pub fn arg_path(p: &Path) -> ArgPath {
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, CWD};
-        // Without O_NOFOLLOW, a link in the last component is refused (ELOOP) like any other.
-        let flags = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-        match rustix::fs::openat2(CWD, p, OFlags::PATH | OFlags::CLOEXEC, Mode::empty(), flags) {
-            Ok(fd) => match rustix::fs::fstat(&fd) {
-                Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {
-                    ArgPath::Plain { links: st.st_nlink }
-                }
-                _ => ArgPath::Plain { links: 0 },
-            },
-            Err(e) if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::XDEV => ArgPath::ViaLink,
-            Err(e) if e == rustix::io::Errno::NOSYS => arg_path_portable(p),
-            Err(_) => match std::fs::symlink_metadata(p) {
-                Ok(m) if m.file_type().is_symlink() => ArgPath::ViaLink,
-                _ => ArgPath::Missing,
-            },
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        arg_path_portable(p)
-    }
-}
-
-fn arg_path_portable(p: &Path) -> ArgPath {
-    match std::fs::canonicalize(p) {
-        Ok(r) if r != normalize(p) => ArgPath::ViaLink,
-        Ok(r) => ArgPath::Plain { links: links_of(&r) },
-        Err(_) => ArgPath::Missing,
-    }
-}
-
-/// Hard-link count of a regular file (0 when missing or not a file).
-fn links_of(p: &Path) -> u64 {
-    match std::fs::metadata(p) {
-        #[cfg(unix)]
-        Ok(m) if m.is_file() => {
-            use std::os::unix::fs::MetadataExt;
-            m.nlink()
-        }
-        #[cfg(not(unix))]
-        Ok(m) if m.is_file() => 1,
-        _ => 0,
-    }
+    RealDisk.arg_path(p)
 }
 
 fn relative(p: &Path, base: &Path) -> Option<String> {
@@ -389,12 +311,13 @@ pub fn resolve(env: &PathEnv, input: &str) -> Result<ResolvedPath, PathError> {
     if input.len() > 4096 {
         return Err(PathError::TooLong);
     }
-    let expanded = expand_tilde(input, env.home.as_deref())?;
+    let expanded = expand_tilde_on(input, env.home.as_deref(), env.disk)?;
     let abs = if expanded.is_absolute() { expanded } else { env.root.join(expanded) };
     let abs = proc_alias(&abs, env);
     let lexical = normalize(&abs);
-    let (real, mut via_link, known_links) = real_path(&abs);
-    let links = known_links.unwrap_or_else(|| links_of(&real));
+    let (real, mut via_link, known_links) = real_path(&abs, env.disk);
+    // Hard-link count of a regular file (0 when missing or not a file).
+    let links = known_links.unwrap_or_else(|| env.disk.stat(&real).map_or(0, |s| s.links));
     // The root itself may sit behind a link (macOS /tmp → /private/tmp): that is not a
     // link the call chose.
     if via_link {

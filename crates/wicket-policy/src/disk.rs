@@ -1,0 +1,399 @@
+//! The one place the decision engine reads the disk.
+//!
+//! Building a policy and deciding a call need a few facts from the filesystem: real paths,
+//! what is at a path, a folder's entries, small text files (git config, `/etc/passwd`) and the
+//! current folder. The engine asks a [`Disk`] for each, so all its I/O is visible here.
+//! [`RealDisk`] answers from the filesystem; a caller or a test can give another `Disk`
+//! ([`crate::Policy::new_with_disk`]).
+
+// The crate's clippy.toml forbids disk calls; the engine makes them here and nowhere else.
+#![allow(clippy::disallowed_methods)]
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::paths::{normalize, ArgPath};
+
+/// What is at a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A folder.
+    Dir,
+    /// A regular file.
+    File,
+    /// A symbolic link.
+    Link,
+    /// Anything else (device, FIFO, socket).
+    Other,
+}
+
+/// What a path leads to, links followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stat {
+    /// What it is (never [`Kind::Link`]).
+    pub kind: Kind,
+    /// The hard-link count of a regular file, 0 for anything else.
+    pub links: u64,
+}
+
+/// One entry of a folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The entry's name.
+    pub name: OsString,
+    /// What it is, a link not followed; `None` when that cannot be read.
+    pub kind: Option<Kind>,
+}
+
+/// An existing path, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Existing {
+    /// The real path.
+    pub real: PathBuf,
+    /// A symbolic link lies on the way.
+    pub via_link: bool,
+    /// The hard-link count of a regular file, 0 for anything else.
+    pub links: u64,
+}
+
+/// A folder's entries, read as they are consumed (callers stop when they have seen enough).
+pub type Entries<'a> = Box<dyn Iterator<Item = io::Result<Entry>> + 'a>;
+
+/// What the engine reads from the disk.
+pub trait Disk: Send + Sync + std::fmt::Debug {
+    /// The real path of an existing path, every link resolved (`canonicalize`).
+    fn real_path(&self, p: &Path) -> io::Result<PathBuf>;
+    /// What is at a path itself, a last link not followed (`None`: nothing, or unreadable).
+    fn lstat(&self, p: &Path) -> Option<Kind>;
+    /// What a path leads to, links followed (`None`: nothing, or unreadable).
+    fn stat(&self, p: &Path) -> Option<Stat>;
+    /// Where a symbolic link points, as written in it.
+    fn read_link(&self, p: &Path) -> io::Result<PathBuf>;
+    /// A folder's entries, links not followed.
+    fn list(&self, dir: &Path) -> io::Result<Entries<'_>>;
+    /// A small text file (git config files, `/etc/passwd`).
+    fn read_text(&self, p: &Path) -> io::Result<String>;
+    /// The current folder, against which a relative root is taken.
+    fn current_dir(&self) -> io::Result<PathBuf>;
+    /// An existing path's real path, links on the way and hard links (`None` when missing).
+    fn existing(&self, p: &Path) -> Option<Existing> {
+        portable_existing(self, p)
+    }
+    /// What a command argument is on disk (asked for every argument word, so keep it cheap).
+    fn arg_path(&self, p: &Path) -> ArgPath {
+        portable_arg_path(self, p)
+    }
+}
+
+fn portable_existing<D: Disk + ?Sized>(disk: &D, p: &Path) -> Option<Existing> {
+    let real = disk.real_path(p).ok()?;
+    let links = disk.stat(&real).map_or(0, |s| s.links);
+    Some(Existing { via_link: real != normalize(p), real, links })
+}
+
+fn portable_arg_path<D: Disk + ?Sized>(disk: &D, p: &Path) -> ArgPath {
+    match disk.real_path(p) {
+        Ok(r) if r != normalize(p) => ArgPath::ViaLink,
+        Ok(r) => ArgPath::Plain { links: disk.stat(&r).map_or(0, |s| s.links) },
+        Err(_) => ArgPath::Missing,
+    }
+}
+
+/// The filesystem itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RealDisk;
+
+fn kind_of(t: std::fs::FileType) -> Kind {
+    if t.is_symlink() {
+        Kind::Link
+    } else if t.is_dir() {
+        Kind::Dir
+    } else if t.is_file() {
+        Kind::File
+    } else {
+        Kind::Other
+    }
+}
+
+fn file_links(m: &std::fs::Metadata) -> u64 {
+    if !m.is_file() {
+        return 0;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        m.nlink()
+    }
+    #[cfg(not(unix))]
+    {
+        1
+    }
+}
+
+impl Disk for RealDisk {
+    fn real_path(&self, p: &Path) -> io::Result<PathBuf> {
+        std::fs::canonicalize(p)
+    }
+
+    fn lstat(&self, p: &Path) -> Option<Kind> {
+        std::fs::symlink_metadata(p).ok().map(|m| kind_of(m.file_type()))
+    }
+
+    fn stat(&self, p: &Path) -> Option<Stat> {
+        let m = std::fs::metadata(p).ok()?;
+        Some(Stat { kind: kind_of(m.file_type()), links: file_links(&m) })
+    }
+
+    fn read_link(&self, p: &Path) -> io::Result<PathBuf> {
+        std::fs::read_link(p)
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Entries<'_>> {
+        let entries = std::fs::read_dir(dir)?;
+        Ok(Box::new(entries.map(|e| e.map(|e| Entry { kind: e.file_type().ok().map(kind_of), name: e.file_name() }))))
+    }
+
+    fn read_text(&self, p: &Path) -> io::Result<String> {
+        std::fs::read_to_string(p)
+    }
+
+    fn current_dir(&self) -> io::Result<PathBuf> {
+        std::env::current_dir()
+    }
+
+    fn existing(&self, p: &Path) -> Option<Existing> {
+        // Fastest: the whole path exists and no component is a link, so it is its own real
+        // path. Then: the kernel follows the links in one lookup. Neither: it is missing, and
+        // the caller walks it (no `canonicalize`, which would fail too).
+        #[cfg(target_os = "linux")]
+        {
+            if let Some(links) = open_no_links(p) {
+                return Some(Existing { real: normalize(p), via_link: false, links });
+            }
+            open_real(p).map(|(real, links)| Existing { via_link: real != normalize(p), real, links })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            portable_existing(self, p)
+        }
+    }
+
+    fn arg_path(&self, p: &Path) -> ArgPath {
+        // One `openat2` that refuses links, cheap enough for every argument word.
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, CWD};
+            // Without O_NOFOLLOW, a link in the last component is refused (ELOOP) like any other.
+            let flags = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+            match rustix::fs::openat2(CWD, p, OFlags::PATH | OFlags::CLOEXEC, Mode::empty(), flags) {
+                Ok(fd) => match rustix::fs::fstat(&fd) {
+                    Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {
+                        ArgPath::Plain { links: st.st_nlink }
+                    }
+                    _ => ArgPath::Plain { links: 0 },
+                },
+                Err(e) if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::XDEV => ArgPath::ViaLink,
+                Err(e) if e == rustix::io::Errno::NOSYS => portable_arg_path(self, p),
+                Err(_) => match self.lstat(p) {
+                    Some(Kind::Link) => ArgPath::ViaLink,
+                    _ => ArgPath::Missing,
+                },
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            portable_arg_path(self, p)
+        }
+    }
+}
+
+/// The hard-link count of an existing path none of whose components is a link (`None` when
+/// one is, when the path is missing, or when the kernel has no `openat2`).
+#[cfg(target_os = "linux")]
+fn open_no_links(p: &Path) -> Option<u64> {
+    use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, CWD};
+    let fd = rustix::fs::openat2(
+        CWD,
+        p,
+        OFlags::PATH | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+        Mode::empty(),
+        ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+    )
+    .ok()?;
+    let st = rustix::fs::fstat(&fd).ok()?;
+    // O_PATH|O_NOFOLLOW opens a final link itself; NO_SYMLINKS refuses it, but stay strict.
+    let kind = FileType::from_raw_mode(st.st_mode);
+    if kind == FileType::Symlink {
+        return None;
+    }
+    Some(if kind == FileType::RegularFile { st.st_nlink } else { 0 })
+}
+
+/// The real path and hard-link count of an existing path in four system calls, whatever its
+/// depth: open it with `O_PATH` (the kernel follows every link, `..` included, and never
+/// blocks on a FIFO or device), read `/proc/self/fd/N`, `fstat` the descriptor. glibc's
+/// `realpath` makes one `readlink` per component, the larger part of a path decision's time.
+#[cfg(target_os = "linux")]
+fn open_real(p: &Path) -> Option<(PathBuf, u64)> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStringExt;
+    let fd = rustix::fs::open(p, OFlags::PATH | OFlags::CLOEXEC, Mode::empty()).ok()?;
+    let st = rustix::fs::fstat(&fd).ok()?;
+    let target = rustix::fs::readlink(format!("/proc/self/fd/{}", fd.as_raw_fd()), Vec::new()).ok()?;
+    let real = PathBuf::from(std::ffi::OsString::from_vec(target.into_bytes()));
+    // An unlinked file reads as "/x (deleted)"; anything not absolute is not a path we can trust.
+    if !real.is_absolute() || real.as_os_str().as_encoded_bytes().ends_with(b" (deleted)") {
+        return None;
+    }
+    let links = if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile { st.st_nlink } else { 0 };
+    Some((real, links))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use super::*;
+    use crate::{By, Decision, Policy, PolicyConfig, Session, ToolCall, Verdict};
+
+    const ROOT: &str = "/fake/proj";
+    const HOME: &str = "/fake/home";
+
+    /// A disk held in memory: folders and files, no links. Nothing of it exists on the real
+    /// disk, so a policy built on it proves the engine asked it.
+    #[derive(Debug, Default)]
+    struct FakeDisk {
+        dirs: BTreeSet<PathBuf>,
+        files: BTreeMap<PathBuf, String>,
+    }
+
+    impl FakeDisk {
+        /// The root, the home and `files` (path, text) with their folders, for the test's life.
+        fn leak(files: &[(&str, &str)]) -> &'static FakeDisk {
+            let mut d = FakeDisk::default();
+            for (path, text) in files {
+                let path = Path::new(path);
+                d.dirs.extend(path.ancestors().skip(1).map(Path::to_path_buf));
+                d.files.insert(path.to_path_buf(), text.to_string());
+            }
+            for dir in [ROOT, HOME] {
+                d.dirs.extend(Path::new(dir).ancestors().map(Path::to_path_buf));
+            }
+            Box::leak(Box::new(d))
+        }
+
+        fn kind(&self, p: &Path) -> Option<Kind> {
+            let p = normalize(p);
+            if self.dirs.contains(&p) {
+                Some(Kind::Dir)
+            } else {
+                self.files.contains_key(&p).then_some(Kind::File)
+            }
+        }
+    }
+
+    fn missing() -> io::Error {
+        io::Error::from(io::ErrorKind::NotFound)
+    }
+
+    impl Disk for FakeDisk {
+        fn real_path(&self, p: &Path) -> io::Result<PathBuf> {
+            self.kind(p).map(|_| normalize(p)).ok_or_else(missing)
+        }
+        fn lstat(&self, p: &Path) -> Option<Kind> {
+            self.kind(p)
+        }
+        fn stat(&self, p: &Path) -> Option<Stat> {
+            self.kind(p).map(|kind| Stat { kind, links: u64::from(kind == Kind::File) })
+        }
+        fn read_link(&self, _: &Path) -> io::Result<PathBuf> {
+            Err(io::Error::from(io::ErrorKind::InvalidInput))
+        }
+        fn list(&self, dir: &Path) -> io::Result<Entries<'_>> {
+            let dir = normalize(dir);
+            if !self.dirs.contains(&dir) {
+                return Err(missing());
+            }
+            let dirs = self.dirs.iter().map(|p| (p, Kind::Dir));
+            let files = self.files.keys().map(|p| (p, Kind::File));
+            let entries: Vec<_> = dirs
+                .chain(files)
+                .filter(|(p, _)| p.parent() == Some(dir.as_path()))
+                .filter_map(|(p, kind)| Some(Ok(Entry { name: p.file_name()?.to_os_string(), kind: Some(kind) })))
+                .collect();
+            Ok(Box::new(entries.into_iter()))
+        }
+        fn read_text(&self, p: &Path) -> io::Result<String> {
+            self.files.get(&normalize(p)).cloned().ok_or_else(missing)
+        }
+        fn current_dir(&self) -> io::Result<PathBuf> {
+            Ok(PathBuf::from("/fake"))
+        }
+    }
+
+    fn decide_on(disk: &'static FakeDisk, command: &str) -> Verdict {
+        // `grep` asks by default; the rule makes the walk the only thing left to decide.
+        let allow = vec!["bash(grep *)".to_string()];
+        let cfg = PolicyConfig { root: ROOT.into(), home: Some(HOME.into()), allow, ..Default::default() };
+        let policy = Policy::new_with_disk(&cfg, disk).expect("the fake root resolves");
+        policy.decide(&ToolCall::new("bash", serde_json::json!({ "command": command })), &Session::new())
+    }
+
+    #[test]
+    fn a_relative_root_is_taken_against_the_disks_current_folder() {
+        let env = crate::paths::PathEnv::with_disk(Path::new("proj"), None, FakeDisk::leak(&[])).expect("env");
+        assert_eq!(env.root, Path::new(ROOT));
+        assert_eq!(env.real_root, Path::new(ROOT));
+    }
+
+    #[test]
+    fn a_glob_is_judged_by_the_folder_the_disk_lists() {
+        let plain = decide_on(FakeDisk::leak(&[("/fake/proj/src/notes.txt", "")]), "grep token src/*");
+        assert_eq!(plain.decision, Decision::Allow, "{plain:?}");
+        let secret = decide_on(FakeDisk::leak(&[("/fake/proj/src/id_rsa", "")]), "grep token src/*");
+        assert_eq!((secret.decision, secret.by), (Decision::Deny, By::Sensitive), "{secret:?}");
+    }
+
+    #[test]
+    fn a_recursive_read_walks_the_folders_the_disk_lists() {
+        let plain = decide_on(FakeDisk::leak(&[("/fake/proj/src/keys/notes.txt", "")]), "grep -r token src");
+        assert_eq!(plain.decision, Decision::Allow, "{plain:?}");
+        let secret = decide_on(FakeDisk::leak(&[("/fake/proj/src/keys/.env", "")]), "grep -r token src");
+        assert_ne!(secret.decision, Decision::Allow, "{secret:?}");
+        assert!(secret.reason.contains("/fake/proj/src/keys/.env"), "{secret:?}");
+    }
+
+    #[test]
+    fn the_git_config_is_read_from_the_disk() {
+        let plain = decide_on(FakeDisk::leak(&[("/fake/proj/.git/config", "[core]\n\tbare = false\n")]), "git status");
+        assert_eq!(plain.decision, Decision::Allow, "{plain:?}");
+        let risky =
+            decide_on(FakeDisk::leak(&[("/fake/proj/.git/config", "[core]\n\tfsmonitor = ./x\n")]), "git status");
+        assert_ne!(risky.decision, Decision::Allow, "{risky:?}");
+        assert!(risky.reason.contains("fsmonitor"), "{risky:?}");
+    }
+
+    #[test]
+    fn the_real_disk_lists_entries_without_following_links() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("f"), "x").expect("write");
+        std::fs::create_dir(dir.path().join("d")).expect("mkdir");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("d", dir.path().join("l")).expect("symlink");
+        let mut seen: Vec<(String, Option<Kind>)> = RealDisk
+            .list(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry"))
+            .map(|e| (e.name.to_string_lossy().into_owned(), e.kind))
+            .collect();
+        seen.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut want = vec![("d".to_string(), Some(Kind::Dir)), ("f".to_string(), Some(Kind::File))];
+        #[cfg(unix)]
+        want.push(("l".to_string(), Some(Kind::Link)));
+        assert_eq!(seen, want);
+        assert_eq!(RealDisk.stat(&dir.path().join("f")), Some(Stat { kind: Kind::File, links: 1 }));
+        assert_eq!(RealDisk.read_text(&dir.path().join("f")).expect("read"), "x");
+    }
+}
