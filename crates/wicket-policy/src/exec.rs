@@ -114,6 +114,9 @@ pub struct ExecPolicy {
     /// aside every repository the run made or changed that git must not use (see
     /// [`crate::nested_git`]); `None` when the project was not walked (the host runs it).
     pub git_watch: Option<std::sync::Arc<crate::nested_git::Watch>>,
+    /// A staged run: the copy of the project that the sandbox shows at `root`, so every write
+    /// the command makes below the root lands in the copy, never in the project.
+    pub stage: Option<PathBuf>,
 }
 
 /// What the exec policy is built from.
@@ -520,6 +523,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         caches,
         state,
         git_watch,
+        stage: None,
     };
     Ok((policy, pending))
 }

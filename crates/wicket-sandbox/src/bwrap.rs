@@ -23,7 +23,18 @@ pub fn args(
     pinned: &[(PathBuf, i32)],
     mask: Option<&std::path::Path>,
 ) -> Vec<OsString> {
-    let fd_of = |p: &PathBuf| pinned.iter().find(|(q, _)| q == p).map(|(_, fd)| fd.to_string());
+    // A staged run shows the copy at the root: a bind below the root takes its source from the
+    // copy, by path (the descriptors were opened on the project's own folders).
+    let staged_below = |p: &PathBuf| policy.stage.is_some() && p.starts_with(&policy.root);
+    let src = |p: &PathBuf| -> PathBuf {
+        match (&policy.stage, p.strip_prefix(&policy.root)) {
+            (Some(copy), Ok(rest)) => copy.join(rest),
+            _ => p.clone(),
+        }
+    };
+    let fd_of = |p: &PathBuf| {
+        pinned.iter().find(|(q, _)| q == p && !staged_below(p)).map(|(_, fd)| fd.to_string())
+    };
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
         for i in items {
@@ -46,7 +57,7 @@ pub fn args(
         } else if let Some(fd) = fd_of(w) {
             push(&[&"--bind-fd", &fd, w]);
         } else {
-            push(&[&"--bind", w, w]);
+            push(&[&"--bind", &src(w), w]);
         }
     }
     // Wicket's own state is pinned: every folder between a writable path and the state becomes
@@ -54,7 +65,7 @@ pub fn args(
     // or removed, so no folder above the state can be moved away and rebuilt with forged
     // settings that the next run would read by path.
     for a in pins(policy) {
-        push(&[&"--bind", &a, &a]);
+        push(&[&"--bind", &src(&a), &a]);
     }
     // Git folders (bound on themselves: a mount point cannot be renamed or replaced) and the
     // read-only holes, shallow before deep, so `.git/modules` (read-only) comes before
@@ -63,17 +74,20 @@ pub fn args(
     layered.extend(policy.read_only.iter().map(|(p, _)| (p, false)));
     layered.sort_by_key(|(p, _)| p.components().count());
     for (p, writable) in layered {
+        // The copy's own entry when it has one; a placeholder made after the copy is the
+        // project's.
+        let from = Some(src(p)).filter(|s| s.exists()).unwrap_or_else(|| p.clone());
         // A dangling link or a missing path has nothing to bind (and bwrap would fail).
-        if !p.exists() {
+        if !from.exists() {
             continue;
         }
         if writable {
             match fd_of(p) {
                 Some(fd) => push(&[&"--bind-fd", &fd, p]),
-                None => push(&[&"--bind", p, p]),
+                None => push(&[&"--bind", &from, p]),
             }
         } else {
-            push(&[&"--ro-bind", p, p]);
+            push(&[&"--ro-bind", &from, p]);
         }
     }
     for u in &policy.unreadable {

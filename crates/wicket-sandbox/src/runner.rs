@@ -297,6 +297,14 @@ impl Sandbox {
                 source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no program"),
             });
         };
+        // Only bubblewrap can show the copy at the project's path; elsewhere the command would
+        // write the project itself.
+        if policy.stage.is_some() && !matches!(self.backend, Backend::Bwrap { .. }) {
+            return Err(SandboxError::Unavailable(format!(
+                "a staged run needs bubblewrap, and this sandbox is {}; install bubblewrap or run the command unstaged",
+                self.backend.name()
+            )));
+        }
         // As root, the owner check still lets the command read root's own system files
         // (`/etc/shadow`): they are masked like secrets (see `rootonly`).
         #[cfg(target_os = "linux")]

@@ -79,6 +79,7 @@ mod tests {
             output_cap: 100,
             caches: vec![],
             state: vec![],
+            stage: None,
         };
         let text = profile(&policy);
         for want in [

@@ -41,6 +41,10 @@ pub struct RunArgs {
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
+    /// Run on a copy of the project: its changes reach the project only when you apply them
+    /// (asked after the run at a terminal; else kept for `wicket staged`).
+    #[arg(long)]
+    pub staged: bool,
     #[command(flatten)]
     pub rules: crate::flags::RuleFlags,
     /// The command and its arguments.
@@ -117,8 +121,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let check = pending.map(|p| std::thread::Builder::new().name("scan check".into()).spawn(move || p.holds()));
     let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
     let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true, supervisor: Some(exe.clone()) };
+    if args.staged && !matches!(placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. })) {
+        eprintln!(
+            "wicket: refused: a staged run needs bubblewrap (it shows a copy of the project at the project's path), and commands here run {}; install bubblewrap or run the command unstaged",
+            match &placement {
+                Placement::Sandbox(b) => format!("in the {} sandbox", b.name()),
+                Placement::Host(_) => "on the host".to_string(),
+            }
+        );
+        return Ok(ExitCode::from(126));
+    }
+    // A staged run starts once its copy is made, after the decision.
     let early = match (&placement, &exec, &net_config) {
-        (Placement::Sandbox(backend @ wicket_sandbox::Backend::Bwrap { .. }), Ok(e), None) => {
+        (Placement::Sandbox(backend @ wicket_sandbox::Backend::Bwrap { .. }), Ok(e), None) if !args.staged => {
             let sandbox = wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe.clone() };
             Some(sandbox.start(e, &args.command, &opts)?)
         }
@@ -164,13 +179,20 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     } else {
         (exec, early)
     };
-    let exec = match exec {
+    let mut exec = match exec {
         Ok(e) => e,
         Err(e) => {
             let v = gate.record(&call, Verdict::deny(By::Policy, e.to_string()));
             eprintln!("wicket: refused ({}): {}", v.by, v.reason);
             return Ok(ExitCode::from(126));
         }
+    };
+    let stage = if args.staged {
+        let stage = crate::staged_cmd::stage_for(&exec, &command)?;
+        exec.stage = Some(stage.tree());
+        Some(stage)
+    } else {
+        None
     };
     if let (Placement::Sandbox(backend), Some(n)) = (&placement, masked_notice(&exec)) {
         eprintln!("wicket: notice: {n}");
@@ -236,6 +258,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     };
     if outcome.timed_out {
         eprintln!("wicket: the command ran out of time and was stopped");
+    }
+    if let Some(stage) = stage {
+        crate::staged_cmd::after_run(stage, args.unattended)?;
     }
     if let Some(sig) = wicket_sandbox::signals::received() {
         eprintln!(

@@ -190,6 +190,10 @@ struct Record {
     project: BTreeMap<String, Seen>,
     /// Every entry of the copy right after it was made.
     copy: BTreeMap<String, Seen>,
+    /// Paths the project did not have where the sandbox mounts something (a mask, a read-only
+    /// placeholder): an empty file or folder there is the sandbox's mount point, not a change.
+    #[serde(default)]
+    mounts: std::collections::BTreeSet<String>,
 }
 
 /// A staged run: the copy of a project and its records.
@@ -260,18 +264,47 @@ fn valid_id(id: &str) -> bool {
 impl Stage {
     /// Copy the project at `root` (a real path) into a new stage under `dir`, for `command`.
     pub fn create(dir: &Path, root: &Path, command: &str) -> Result<Stage, StageError> {
+        Stage::create_skipping(dir, root, command, &|_| false, &[])
+    }
+
+    /// [`Stage::create`], leaving out the entries for which `skip` is true (and what is below
+    /// them): the secrets the sandbox hides are not copied. `mounts`: the paths the sandbox
+    /// mounts over (see [`Stage::changes`]).
+    pub fn create_skipping(
+        dir: &Path,
+        root: &Path,
+        command: &str,
+        skip: &dyn Fn(&Path) -> bool,
+        mounts: &[&Path],
+    ) -> Result<Stage, StageError> {
         let id: String = wicket_audit::new_session_id().chars().take(12).collect();
         let stage_dir = dir.join(&id);
         fs::create_dir_all(&stage_dir).map_err(io_err("create", &stage_dir))?;
         let tree = stage_dir.join(TREE);
         let result = (|| {
-            let project = walk(root)?;
+            let mut project = walk(root)?;
+            let skipped: Vec<String> = project.keys().filter(|k| skip(&root.join(k))).cloned().collect();
+            project.retain(|k, _| {
+                !skipped.iter().any(|s| k == s || k.strip_prefix(s.as_str()).is_some_and(|r| r.starts_with('/')))
+            });
             copy_tree(root, &tree, &project)?;
             let copy = walk(&tree)?;
             let created =
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-            let record =
-                Record { version: 1, root: root.to_path_buf(), command: command.to_string(), created, project, copy };
+            let mounts = mounts
+                .iter()
+                .filter_map(|p| p.strip_prefix(root).ok()?.to_str().map(str::to_string))
+                .filter(|r| !r.is_empty() && !project.contains_key(r))
+                .collect();
+            let record = Record {
+                version: 1,
+                root: root.to_path_buf(),
+                command: command.to_string(),
+                created,
+                project,
+                copy,
+                mounts,
+            };
             write_record(&stage_dir, &record)?;
             Ok(record)
         })();
@@ -335,6 +368,8 @@ impl Stage {
             let after = now.get(rel).filter(|s| s.kind != Kind::Other);
             let change = match (before, after) {
                 (None, None) => None,
+                // The sandbox's own mount point, left by a run that was killed.
+                (None, Some(a)) if self.record.mounts.contains(rel) && self.is_empty(rel, a) => None,
                 (None, Some(a)) => Some((What::Added, a.kind, None, Some(a.mode))),
                 (Some(b), None) => Some((What::Deleted, b.kind, Some(b.mode), None)),
                 (Some(b), Some(a)) if b == a => None,
@@ -371,6 +406,33 @@ impl Stage {
         };
         let new_text = crate::approver::read_for_showing(&self.tree().join(&c.path))?;
         Some(Change { path: c.path.clone(), old_text, new_text })
+    }
+
+    /// Remove from the copy what the sandbox made there only to mount over it (an empty file
+    /// or folder at one of the recorded mount points): not the command's.
+    pub fn remove_mount_points(&self) {
+        let tree = self.tree();
+        let mut found: Vec<&String> = self.record.mounts.iter().collect();
+        // Deepest first: a folder made for a mount point below it empties in turn.
+        found.sort_by_key(|rel| std::cmp::Reverse(rel.matches('/').count()));
+        for rel in found {
+            let p = tree.join(rel);
+            let Ok(meta) = fs::symlink_metadata(&p) else { continue };
+            if meta.is_file() && meta.len() == 0 {
+                let _ = fs::remove_file(&p);
+            } else if meta.is_dir() {
+                let _ = fs::remove_dir(&p);
+            }
+        }
+    }
+
+    /// Whether the copy's entry is an empty file or folder.
+    fn is_empty(&self, rel: &str, seen: &Seen) -> bool {
+        match seen.kind {
+            Kind::File => seen.size == 0,
+            Kind::Dir => fs::read_dir(self.tree().join(rel)).is_ok_and(|mut d| d.next().is_none()),
+            _ => false,
+        }
     }
 
     /// The paths among `changes` whose project side is no longer as recorded.

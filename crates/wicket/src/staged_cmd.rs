@@ -93,17 +93,18 @@ pub fn run(args: &StagedArgs) -> Result<ExitCode> {
                 changes.iter().filter(|c| paths.iter().any(|p| under(&c.path, p))).collect()
             };
             let mut gate = open_gate(&stage)?;
-            refuse_denied(&mut gate, &stage, &chosen)?;
             if !hunks.is_empty() {
+                let refused = denied(&mut gate, &stage, &chosen);
+                if let Some((p, why)) = refused.first() {
+                    bail!("nothing was applied: the policy denies writing {} ({why})", shown(p));
+                }
                 let [path] = paths.as_slice() else { bail!("--hunks needs exactly one PATH (a modified text file)") };
                 stage.apply_hunks(path.trim_start_matches("./"), hunks)?;
                 record(&mut gate, &stage, path, &format!("hunks {hunks:?} of the staged run {id}"));
                 writeln!(out, "applied hunks {hunks:?} of {path}")?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let applied = stage.apply(paths)?;
-            for c in &applied {
-                record(&mut gate, &stage, &c.path, &format!("the staged run {id}"));
+            for c in apply_checked(&mut gate, &mut stage, paths)? {
                 writeln!(out, "applied: {} {}", what_word(c.what), shown(&c.path))?;
             }
         }
@@ -145,22 +146,50 @@ fn write_call(stage: &Stage, path: &str) -> ToolCall {
     ToolCall::new("write_file", serde_json::json!({ "path": abs.to_string_lossy(), "content": "" }))
 }
 
-/// Applying is the person's answer to the changes they were shown, but never to a write the
-/// project's policy denies outright (a protected or sensitive path): then nothing is applied.
-fn refuse_denied(gate: &mut Gate, stage: &Stage, chosen: &[&Staged]) -> Result<()> {
-    let mut denied = Vec::new();
+/// The paths among `chosen` whose write the project's policy denies outright (a protected or
+/// sensitive path: the repository's internals, wicket's settings), with why; each is recorded.
+/// Applying is the person's answer to the changes they were shown, but never to such a write.
+fn denied(gate: &mut Gate, stage: &Stage, chosen: &[&Staged]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
     for c in chosen {
         let call = write_call(stage, &c.path);
         let v = gate.decide(&call).into_verdict();
         if v.decision == Decision::Deny {
             let v = gate.record(&call, v);
-            denied.push(format!("{} ({})", c.path, v.reason));
+            out.push((c.path.clone(), v.reason));
         }
     }
-    if !denied.is_empty() {
-        bail!("nothing was applied: the policy denies writing {}", denied.join("; "));
+    out
+}
+
+/// Apply `paths` (all when empty) after the policy's word on each: paths named outright that
+/// it denies stop everything; of "all", those are left out and said.
+fn apply_checked(gate: &mut Gate, stage: &mut Stage, paths: &[String]) -> Result<Vec<Staged>> {
+    let changes = stage.changes()?;
+    let chosen: Vec<&Staged> = if paths.is_empty() {
+        changes.iter().collect()
+    } else {
+        changes.iter().filter(|c| paths.iter().any(|p| under(&c.path, p))).collect()
+    };
+    let refused = denied(gate, stage, &chosen);
+    let list = || refused.iter().map(|(p, why)| format!("{} ({why})", shown(p))).collect::<Vec<_>>().join("; ");
+    if !paths.is_empty() && !refused.is_empty() {
+        bail!("nothing was applied: the policy denies writing {}", list());
     }
-    Ok(())
+    if !refused.is_empty() {
+        eprintln!("wicket: left out, as the policy denies writing them: {}", list());
+    }
+    let wanted: Vec<String> =
+        chosen.iter().filter(|c| !refused.iter().any(|(p, _)| p == &c.path)).map(|c| c.path.clone()).collect();
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let id = stage.id().to_string();
+    let applied = stage.apply(&wanted)?;
+    for c in &applied {
+        record(gate, stage, &c.path, &format!("the staged run {id}"));
+    }
+    Ok(applied)
 }
 
 /// The audit line for an applied path.
@@ -206,4 +235,80 @@ fn describe(stage: &Stage, c: &Staged) -> String {
         }
     }
     s
+}
+
+/// Make the stage for a run: a copy of the project without the secrets the sandbox hides.
+pub fn stage_for(exec: &wicket_policy::exec::ExecPolicy, command: &str) -> Result<Stage> {
+    let dir = staged::stages_dir()?;
+    let hidden: Vec<&std::path::Path> =
+        exec.unreadable.iter().chain(&exec.state).map(std::path::PathBuf::as_path).collect();
+    let skip = |p: &std::path::Path| hidden.iter().any(|h| p.starts_with(h));
+    Stage::create_skipping(&dir, &exec.root, command, &skip, &mount_points(exec)).context("cannot stage the project")
+}
+
+/// Where the sandbox mounts something below the root (masks, read-only holes, placeholders).
+fn mount_points(exec: &wicket_policy::exec::ExecPolicy) -> Vec<&std::path::Path> {
+    exec.unreadable
+        .iter()
+        .chain(exec.read_only.iter().map(|(p, _)| p))
+        .chain(&exec.placeholders)
+        .chain(&exec.must_not_appear)
+        .map(std::path::PathBuf::as_path)
+        .collect()
+}
+
+/// After a staged run: nothing changed (the stage goes), or the changes are shown and, at a
+/// terminal, applied, discarded or kept as the person says; unattended they are kept.
+pub fn after_run(stage: Stage, unattended: bool) -> Result<()> {
+    stage.remove_mount_points();
+    let changes = stage.changes()?;
+    if changes.is_empty() {
+        eprintln!("wicket: the staged run changed nothing in the project");
+        return Ok(stage.discard()?);
+    }
+    let id = stage.id().to_string();
+    let mut summary = String::new();
+    for c in &changes {
+        summary.push_str(&format!("  {} {}\n", what_word(c.what), shown(&c.path)));
+    }
+    let tty = if unattended { None } else { open_tty() };
+    let Some(mut tty) = tty else {
+        eprint!("wicket: the staged run changed {} paths, kept as {id}:\n{summary}", changes.len());
+        eprintln!("wicket: see them with `wicket staged diff {id}`; `wicket staged apply {id}` or `wicket staged discard {id}`");
+        return Ok(());
+    };
+    let mut diff = String::new();
+    for c in &changes {
+        diff.push_str(&describe(&stage, c));
+    }
+    write!(
+        tty,
+        "\nThe staged run changed {} paths:\n{diff}\nApply all [a], discard [d], or keep for later [k]? ",
+        changes.len()
+    )?;
+    tty.flush()?;
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(&mut tty), &mut line)?;
+    match line.trim() {
+        "a" | "apply" => {
+            let mut stage = stage;
+            let mut gate = open_gate(&stage)?;
+            let applied = apply_checked(&mut gate, &mut stage, &[])?;
+            eprintln!("wicket: applied {} changes to the project", applied.len());
+        }
+        "d" | "discard" => {
+            stage.discard()?;
+            eprintln!("wicket: discarded the staged changes");
+        }
+        _ => eprintln!(
+            "wicket: kept as {id}: `wicket staged diff {id}`, `wicket staged apply {id}`, `wicket staged discard {id}`"
+        ),
+    }
+    Ok(())
+}
+
+/// The controlling terminal, for the question after a staged run.
+fn open_tty() -> Option<std::fs::File> {
+    let f = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").ok()?;
+    rustix::termios::isatty(&f).then_some(f)
 }
