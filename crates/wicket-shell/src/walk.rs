@@ -171,6 +171,24 @@ impl RedirectParts<'_> {
     }
 }
 
+/// Where the last pieces of a `command` ended, while [`Walker::command_words`] walks its
+/// children: a piece right after one of them may continue it.
+#[derive(Default)]
+struct CommandEnds {
+    /// The end of the previous child: the text between it and the next is checked.
+    prev_end: Option<usize>,
+    /// The end of the last word: a word node right after it (no blank) continues it.
+    /// tree-sitter-bash splits `"r"\m` and `` r`x`m `` in two, one word to bash.
+    word_end: Option<usize>,
+    /// The same for a leading assignment: `a='x'\echo rm` is the assignment
+    /// `a=xecho` and the program `rm` to bash; the tree ends the value at the quote
+    /// and reads `\echo` as the program.
+    assignment_end: Option<usize>,
+    /// The end of the last redirection: a word right after it continues its target
+    /// to bash (`>''\f` writes `f`; the tree reads the program `f`).
+    redirect_end: Option<usize>,
+}
+
 impl Walker {
     fn problem(&mut self, kind: ProblemKind, detail: impl Into<String>) {
         let same_kind = self.problems.iter().filter(|p| p.kind == kind).count();
@@ -279,6 +297,9 @@ impl Walker {
         }
     }
 
+    /// Visits one node: a dispatch on its kind. Statements are matched here; every other kind
+    /// falls through to [`Walker::visit_word`], which goes on with the same match. The arms are
+    /// tried in order: an arm with a guard stays before the arm for the same kinds without one.
     #[allow(clippy::too_many_arguments)]
     fn visit<'t>(
         &mut self,
@@ -306,15 +327,7 @@ impl Walker {
                 }
                 same(stack, Mode::Stmt, ctx, depth, &inh);
             }
-            "negated_command"
-                if node.child(0).is_some_and(|bang| {
-                    bang.kind() == "!"
-                        && !matches!(
-                            src.as_bytes().get(bang.end_byte()),
-                            Some(b' ' | b'\t' | b'\n' | b'(' | b';' | b'&' | b'|' | b'<' | b'>')
-                        )
-                }) =>
-            {
+            "negated_command" if bang_glued(node, src) => {
                 // `!]` is the program `!]` to bash (`!` is a reserved word only on its own); the
                 // parser reads the negation of `]`.
                 self.problem(ProblemKind::ParseError, "a `!` glued to the word after it read as a negation");
@@ -333,26 +346,8 @@ impl Walker {
                 self.compound = true;
                 same(stack, Mode::Stmt, ctx, depth + 1, &inh);
             }
-            "c_style_for_statement" => {
-                self.compound = true;
-                let t = text(node, src);
-                let header = t.find("((").and_then(|a| t[a..].find("))").map(|b| &t[a + 2..a + b]));
-                self.arith_inert(header.unwrap_or(t), t);
-                for (field, child) in fielded_children(node).into_iter().rev() {
-                    let mode = if field == Some("body") { Mode::Stmt } else { Mode::Arith };
-                    stack.push(Task::Visit { node: child, ctx, depth: depth + 1, mode, inh: inh.clone() });
-                }
-            }
-            "compound_statement" => {
-                self.compound = true;
-                let arithmetic = node.child(0).is_some_and(|c| c.kind() == "((");
-                if arithmetic {
-                    let t = text(node, src);
-                    let inner = t.strip_prefix("((").and_then(|r| r.strip_suffix("))")).unwrap_or(t);
-                    self.arith_inert(inner, t);
-                }
-                same(stack, if arithmetic { Mode::Arith } else { mode }, ctx, depth + 1, &inh);
-            }
+            "c_style_for_statement" => self.visit_c_style_for(node, src, ctx, depth, inh, stack),
+            "compound_statement" => self.visit_compound_statement(node, src, ctx, depth, mode, inh, stack),
             "subshell" => {
                 self.compound = true;
                 same(stack, Mode::Stmt, sticky(ctx, Context::Subshell), depth + 1, &inh);
@@ -361,150 +356,49 @@ impl Walker {
                 self.compound = true;
                 same(stack, Mode::Test, ctx, depth + 1, &inh);
             }
-            "function_definition" => {
-                self.compound = true;
-                let mut parts = RedirectParts::default();
-                let mut body = None;
-                for (field, child) in fielded_children(node) {
-                    match field {
-                        Some("body") => body = Some(child),
-                        Some("redirect") => self.redirect(child, src, ctx, &mut parts),
-                        _ => {}
-                    }
-                }
-                self.compound_redirects(node, body, parts, sticky(ctx, Context::Function), depth + 1, inh, stack);
-            }
-            "redirected_statement" => {
-                let mut body = None;
-                let mut redirect_nodes = Vec::new();
-                for (field, child) in fielded_children(node) {
-                    if field == Some("body") {
-                        body = Some(child);
-                    } else if child.is_named() && child.kind() != "comment" {
-                        redirect_nodes.push(child);
-                    }
-                }
-                match body {
-                    Some(b) if is_simple(b.kind()) => {
-                        self.emit(b, &redirect_nodes, src, ctx, depth, inh, stack);
-                    }
-                    None => self.emit(node, &redirect_nodes, src, ctx, depth, inh, stack),
-                    Some(b) => {
-                        self.compound = true;
-                        let mut parts = RedirectParts::default();
-                        for r in redirect_nodes {
-                            self.redirect(r, src, ctx, &mut parts);
-                        }
-                        if !parts.extra_words.is_empty() {
-                            self.problem(
-                                ProblemKind::ParseError,
-                                format!(
-                                    "words after a redirection of a compound statement: `{}`",
-                                    snippet(text(node, src))
-                                ),
-                            );
-                        }
-                        self.compound_redirects(node, Some(b), parts, ctx, depth, inh, stack);
-                    }
-                }
-            }
+            "function_definition" => self.visit_function_definition(node, src, ctx, depth, inh, stack),
+            "redirected_statement" => self.visit_redirected_statement(node, src, ctx, depth, inh, stack),
             "command" | "declaration_command" | "unset_command" => {
                 self.emit(node, &[], src, ctx, depth, inh, stack);
             }
             "variable_assignment" | "variable_assignments" => {
-                if mode != Mode::Stmt {
-                    if node.kind() == "variable_assignment" && paren_in_value(node, src) {
-                        // `x=1(2) rm`, `x=(1)x(2) rm`: a syntax error to bash, which runs
-                        // nothing; the tree reads a word.
-                        let t = snippet(text(node, src));
-                        self.problem(ProblemKind::ParseError, format!("a parenthesis inside the value of `{t}`"));
-                    }
-                    same(stack, mode, ctx, depth, &inh);
-                } else {
-                    self.emit(node, &[], src, ctx, depth, inh, stack);
-                }
+                self.visit_assignment(node, src, ctx, depth, mode, inh, stack)
             }
             "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
                 // A redirection standing alone (`$(<file)`): a command with empty words.
                 self.emit(node, &[node], src, ctx, depth, inh, stack);
             }
-            "command_substitution" => {
-                self.compound = true;
-                if dollar_pairs_before(src.as_bytes(), node.start_byte()) {
-                    // `{e$$(d)`: bash reads `$$` (the pid) and then `(` (a syntax error, or
-                    // literal text in double quotes); the parser reads `$` and `$(d)`.
-                    self.problem(ProblemKind::ParseError, "`$$(`: bash reads `$$` before the `(`");
-                }
-                let inner_ctx = sticky(ctx, Context::CommandSubstitution);
-                if canary::backtick_reparsed(node, src) {
-                    let t = text(node, src);
-                    let inner = t.get(1..t.len().saturating_sub(1)).unwrap_or("");
-                    let in_dq = node.parent().is_some_and(|p| p.kind() == "string");
-                    let unescaped = unescape_backtick(inner, in_dq);
-                    self.walk_source(&unescaped, depth + 1, inner_ctx);
-                } else {
-                    same(stack, Mode::Stmt, inner_ctx, depth + 1, &inh);
-                }
-            }
+            _ => self.visit_word(node, src, ctx, depth, mode, inh, stack),
+        }
+    }
+
+    /// The arms of [`Walker::visit`] after the statements, in the same order: substitutions,
+    /// expansions, expressions, strings, the leaf tokens of words, and any other kind (not
+    /// understood).
+    #[allow(clippy::too_many_arguments)]
+    fn visit_word<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        mode: Mode,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        // Children in the same context, mode and depth.
+        let same = |stack: &mut Vec<Task<'t>>, mode: Mode, ctx: Context, depth: u32, inh: &Inherited| {
+            push_children(stack, node, ctx, depth, mode, inh);
+        };
+        match node.kind() {
+            "command_substitution" => self.visit_command_substitution(node, src, ctx, depth, inh, stack),
             "process_substitution" => {
                 self.compound = true;
                 same(stack, Mode::Stmt, sticky(ctx, Context::ProcessSubstitution), depth + 1, &inh);
             }
-            "arithmetic_expansion" | "subscript" => {
-                let t = text(node, src);
-                if kind == "arithmetic_expansion" {
-                    let inner = t
-                        .strip_prefix("$((")
-                        .and_then(|r| r.strip_suffix("))"))
-                        .or_else(|| t.strip_prefix("$[").and_then(|r| r.strip_suffix(']')));
-                    self.arith_inert(inner.unwrap_or(t), t);
-                } else if node.parent().is_some_and(|p| p.kind() != "expansion") {
-                    // `a[i]=1`: the index of an indexed array is arithmetic.
-                    let index = t.find('[').and_then(|a| t.rfind(']').filter(|&b| b > a).map(|b| &t[a + 1..b]));
-                    if let Some(index) = index.filter(|i| !matches!(*i, "@" | "*")) {
-                        self.arith_inert(index, t);
-                    }
-                }
-                same(stack, Mode::Arith, ctx, depth + 1, &inh)
-            }
-            "expansion" | "parenthesized_expression" => {
-                if kind == "expansion" {
-                    if let Some(why) = crate::evaluate::expansion_evaluates(text(node, src)) {
-                        self.problem(ProblemKind::EvaluatesValue, why);
-                    }
-                }
-                if kind == "expansion"
-                    && (nested_brace(text(node, src)) || unclosed_inner(text(node, src)) || open_quote(text(node, src)))
-                {
-                    // bash ends `${…}` at the first `}` outside nested `${`, `$(`, quotes; a bare
-                    // `{` does not nest. After a pattern operator (`${s%{1}>x; rm #}`) the tree
-                    // counts it and reads the redirection and the next command as pattern text;
-                    // with a nested `${` in a pattern it may end at the inner `}`, and it ends at a
-                    // `}` that bash reads inside quotes (`${R/5"}"" x}` is one word to bash).
-                    self.problem(
-                        ProblemKind::ParseError,
-                        format!(
-                            "`{}` may end elsewhere to bash (a bare `{{`, a nested `${{` or an open quote inside)",
-                            snippet(text(node, src))
-                        ),
-                    );
-                }
-                same(stack, mode.inner(), ctx, depth + 1, &inh)
-            }
-            "array" => {
-                if node.parent().is_some_and(|p| p.kind() == "variable_assignment")
-                    && crate::parse::array_glued(node, src.as_bytes())
-                {
-                    // `a=(1 2)x`: one scalar assignment word to bash, which the tree splits.
-                    let t = snippet(text(node, src));
-                    self.problem(ProblemKind::ParseError, format!("text glued after the array value `{t}`"));
-                }
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    self.array_key(child, src);
-                }
-                same(stack, mode.inner(), ctx, depth + 1, &inh);
-            }
+            "arithmetic_expansion" | "subscript" => self.visit_arithmetic(node, src, ctx, depth, inh, stack),
+            "expansion" | "parenthesized_expression" => self.visit_expansion(node, src, ctx, depth, mode, inh, stack),
+            "array" => self.visit_array(node, src, ctx, depth, mode, inh, stack),
             "binary_expression" | "unary_expression" => {
                 if mode == Mode::Test {
                     self.test_operands(node, src);
@@ -515,82 +409,13 @@ impl Walker {
             | "command_name" | "number" | "simple_expansion" | "brace_expression" => {
                 same(stack, mode.inner(), ctx, depth, &inh)
             }
-            "heredoc_body" => {
-                // Literal text first (backticks in it are re-parsed), then the expansions.
-                for (start, end) in canary::heredoc_text_segments(node) {
-                    match heredoc_backticks(src.get(start..end).unwrap_or("")) {
-                        Ok(found) => {
-                            for inner in found {
-                                self.compound = true;
-                                self.walk_source(&inner, depth + 1, Context::HereDoc);
-                            }
-                        }
-                        Err(e) => self.problem(ProblemKind::ParseError, e),
-                    }
-                }
-                let mut cursor = node.walk();
-                let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-                for child in children.into_iter().rev() {
-                    if let Some(inner) = heredoc_arithmetic(child, src) {
-                        // tree-sitter-bash reads `$((…))` in a body as `$( (…) )`; bash reads
-                        // arithmetic. Its text is re-parsed as the arithmetic command `((…))`.
-                        self.walk_source(&format!("({inner})"), depth + 1, Context::HereDoc);
-                    } else {
-                        stack.push(Task::Visit {
-                            node: child,
-                            ctx: Context::HereDoc,
-                            depth,
-                            mode: Mode::Expr,
-                            inh: inh.clone(),
-                        });
-                    }
-                }
-            }
+            "heredoc_body" => self.visit_heredoc_body(node, src, depth, inh, stack),
             "heredoc_content" => {}
             "raw_string" | "ansi_c_string" if in_quoted_expansion(node) => {
-                // `"${x:-'$(id)'}"`: in a double-quoted `${…}` single quotes are ordinary
-                // characters, so bash expands what they hold. Read it as double-quoted text.
-                let t = text(node, src);
-                if t.contains(['$', '`']) {
-                    if t.contains(['"', '\\']) {
-                        self.problem(
-                            ProblemKind::Unsupported,
-                            format!(
-                                "quotes inside a double-quoted `${{…}}` (bash expands what they hold): `{}`",
-                                snippet(t)
-                            ),
-                        );
-                    } else {
-                        let start = self.commands.len();
-                        self.walk_source(&format!(": \"{t}\""), depth + 1, ctx);
-                        // Drop the `:` that carried the text; keep what runs inside it.
-                        if self.commands.get(start).is_some_and(|c| c.canonical().starts_with(':')) {
-                            self.commands.remove(start);
-                        }
-                    }
-                }
+                self.visit_single_quoted_in_expansion(node, src, ctx, depth)
             }
-            "raw_string" | "ansi_c_string" => match mode {
-                Mode::Arith if text(node, src).contains(['$', '`']) => self.problem(
-                    ProblemKind::Unsupported,
-                    format!(
-                        "`$` in a quoted string in arithmetic (bash expands it there): `{}`",
-                        snippet(text(node, src))
-                    ),
-                ),
-                _ => {}
-            },
-            "regex" | "extglob_pattern" if text(node, src).contains(['`', '$']) => {
-                // The pattern of `${R/a$(d)}`, `${R%a$(d)}`: one opaque token to the parser,
-                // while bash expands the substitution in it when `R` is set.
-                let t = text(node, src);
-                if t.contains("$(") || t.contains("$[") || t.contains('`') {
-                    self.problem(
-                        ProblemKind::Unsupported,
-                        format!("a substitution inside a pattern the parser reads as one token: `{}`", snippet(t)),
-                    );
-                }
-            }
+            "raw_string" | "ansi_c_string" => self.visit_single_quoted(node, src, mode),
+            "regex" | "extglob_pattern" if text(node, src).contains(['`', '$']) => self.visit_pattern(node, src),
             "word"
             | "string_content"
             | "variable_name"
@@ -609,6 +434,352 @@ impl Walker {
             other => {
                 self.problem(ProblemKind::Unsupported, format!("unsupported shell construct `{other}`"));
             }
+        }
+    }
+
+    /// `for ((…; …; …)); do …; done`: the header is arithmetic (it must evaluate no value), the
+    /// body statements.
+    fn visit_c_style_for<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        self.compound = true;
+        let t = text(node, src);
+        let header = t.find("((").and_then(|a| t[a..].find("))").map(|b| &t[a + 2..a + b]));
+        self.arith_inert(header.unwrap_or(t), t);
+        for (field, child) in fielded_children(node).into_iter().rev() {
+            let mode = if field == Some("body") { Mode::Stmt } else { Mode::Arith };
+            stack.push(Task::Visit { node: child, ctx, depth: depth + 1, mode, inh: inh.clone() });
+        }
+    }
+
+    /// `{ …; }`, and the arithmetic command `((…))`, which the tree also reads as a compound
+    /// statement: its text must evaluate no value, and its children are arithmetic.
+    #[allow(clippy::too_many_arguments)]
+    fn visit_compound_statement<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        mode: Mode,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        self.compound = true;
+        let arithmetic = node.child(0).is_some_and(|c| c.kind() == "((");
+        if arithmetic {
+            let t = text(node, src);
+            let inner = t.strip_prefix("((").and_then(|r| r.strip_suffix("))")).unwrap_or(t);
+            self.arith_inert(inner, t);
+        }
+        push_children(stack, node, ctx, depth + 1, if arithmetic { Mode::Arith } else { mode }, &inh);
+    }
+
+    /// `f() { …; } > f`: the body runs in the function context, with the definition's
+    /// redirections on every command inside it.
+    fn visit_function_definition<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        self.compound = true;
+        let mut parts = RedirectParts::default();
+        let mut body = None;
+        for (field, child) in fielded_children(node) {
+            match field {
+                Some("body") => body = Some(child),
+                Some("redirect") => self.redirect(child, src, ctx, &mut parts),
+                _ => {}
+            }
+        }
+        self.compound_redirects(node, body, parts, sticky(ctx, Context::Function), depth + 1, inh, stack);
+    }
+
+    /// A statement with redirections: a simple command (or none, a bare redirection) takes them
+    /// as its own; a compound statement hands them to every command inside it.
+    fn visit_redirected_statement<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        let mut body = None;
+        let mut redirect_nodes = Vec::new();
+        for (field, child) in fielded_children(node) {
+            if field == Some("body") {
+                body = Some(child);
+            } else if child.is_named() && child.kind() != "comment" {
+                redirect_nodes.push(child);
+            }
+        }
+        match body {
+            Some(b) if is_simple(b.kind()) => {
+                self.emit(b, &redirect_nodes, src, ctx, depth, inh, stack);
+            }
+            None => self.emit(node, &redirect_nodes, src, ctx, depth, inh, stack),
+            Some(b) => {
+                self.compound = true;
+                let mut parts = RedirectParts::default();
+                for r in redirect_nodes {
+                    self.redirect(r, src, ctx, &mut parts);
+                }
+                if !parts.extra_words.is_empty() {
+                    self.problem(
+                        ProblemKind::ParseError,
+                        format!("words after a redirection of a compound statement: `{}`", snippet(text(node, src))),
+                    );
+                }
+                self.compound_redirects(node, Some(b), parts, ctx, depth, inh, stack);
+            }
+        }
+    }
+
+    /// One or more assignments: a command of its own where a statement stands; elsewhere (a
+    /// command's assignment or word, scanned for substitutions) only its parts are walked.
+    #[allow(clippy::too_many_arguments)]
+    fn visit_assignment<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        mode: Mode,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        if mode != Mode::Stmt {
+            if node.kind() == "variable_assignment" && paren_in_value(node, src) {
+                // `x=1(2) rm`, `x=(1)x(2) rm`: a syntax error to bash, which runs
+                // nothing; the tree reads a word.
+                let t = snippet(text(node, src));
+                self.problem(ProblemKind::ParseError, format!("a parenthesis inside the value of `{t}`"));
+            }
+            push_children(stack, node, ctx, depth, mode, &inh);
+        } else {
+            self.emit(node, &[], src, ctx, depth, inh, stack);
+        }
+    }
+
+    /// `$(…)` or `` `…` ``: its commands run in a command substitution. A backtick whose text
+    /// bash unescapes before parsing it is walked again as that unescaped text.
+    fn visit_command_substitution<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        self.compound = true;
+        if dollar_pairs_before(src.as_bytes(), node.start_byte()) {
+            // `{e$$(d)`: bash reads `$$` (the pid) and then `(` (a syntax error, or
+            // literal text in double quotes); the parser reads `$` and `$(d)`.
+            self.problem(ProblemKind::ParseError, "`$$(`: bash reads `$$` before the `(`");
+        }
+        let inner_ctx = sticky(ctx, Context::CommandSubstitution);
+        if canary::backtick_reparsed(node, src) {
+            let t = text(node, src);
+            let inner = t.get(1..t.len().saturating_sub(1)).unwrap_or("");
+            let in_dq = node.parent().is_some_and(|p| p.kind() == "string");
+            let unescaped = unescape_backtick(inner, in_dq);
+            self.walk_source(&unescaped, depth + 1, inner_ctx);
+        } else {
+            push_children(stack, node, inner_ctx, depth + 1, Mode::Stmt, &inh);
+        }
+    }
+
+    /// `$((…))`, `$[…]` and subscripts: arithmetic, whose text must evaluate no value (a
+    /// variable in it has its value evaluated).
+    fn visit_arithmetic<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        let t = text(node, src);
+        if node.kind() == "arithmetic_expansion" {
+            let inner = t
+                .strip_prefix("$((")
+                .and_then(|r| r.strip_suffix("))"))
+                .or_else(|| t.strip_prefix("$[").and_then(|r| r.strip_suffix(']')));
+            self.arith_inert(inner.unwrap_or(t), t);
+        } else if node.parent().is_some_and(|p| p.kind() != "expansion") {
+            // `a[i]=1`: the index of an indexed array is arithmetic.
+            let index = t.find('[').and_then(|a| t.rfind(']').filter(|&b| b > a).map(|b| &t[a + 1..b]));
+            if let Some(index) = index.filter(|i| !matches!(*i, "@" | "*")) {
+                self.arith_inert(index, t);
+            }
+        }
+        push_children(stack, node, ctx, depth + 1, Mode::Arith, &inh)
+    }
+
+    /// `${…}` (and a parenthesized expression): an operator that evaluates a value is not
+    /// understood, nor a `${…}` that bash may end at another `}` than the parser.
+    #[allow(clippy::too_many_arguments)]
+    fn visit_expansion<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        mode: Mode,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        let kind = node.kind();
+        if kind == "expansion" {
+            if let Some(why) = crate::evaluate::expansion_evaluates(text(node, src)) {
+                self.problem(ProblemKind::EvaluatesValue, why);
+            }
+        }
+        if kind == "expansion"
+            && (nested_brace(text(node, src)) || unclosed_inner(text(node, src)) || open_quote(text(node, src)))
+        {
+            // bash ends `${…}` at the first `}` outside nested `${`, `$(`, quotes; a bare
+            // `{` does not nest. After a pattern operator (`${s%{1}>x; rm #}`) the tree
+            // counts it and reads the redirection and the next command as pattern text;
+            // with a nested `${` in a pattern it may end at the inner `}`, and it ends at a
+            // `}` that bash reads inside quotes (`${R/5"}"" x}` is one word to bash).
+            self.problem(
+                ProblemKind::ParseError,
+                format!(
+                    "`{}` may end elsewhere to bash (a bare `{{`, a nested `${{` or an open quote inside)",
+                    snippet(text(node, src))
+                ),
+            );
+        }
+        push_children(stack, node, ctx, depth + 1, mode.inner(), &inh)
+    }
+
+    /// `x=(…)`: text glued after it makes one scalar word to bash, and every key is arithmetic
+    /// (see [`Walker::array_key`]).
+    #[allow(clippy::too_many_arguments)]
+    fn visit_array<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        depth: u32,
+        mode: Mode,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        if node.parent().is_some_and(|p| p.kind() == "variable_assignment")
+            && crate::parse::array_glued(node, src.as_bytes())
+        {
+            // `a=(1 2)x`: one scalar assignment word to bash, which the tree splits.
+            let t = snippet(text(node, src));
+            self.problem(ProblemKind::ParseError, format!("text glued after the array value `{t}`"));
+        }
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            self.array_key(child, src);
+        }
+        push_children(stack, node, ctx, depth + 1, mode.inner(), &inh);
+    }
+
+    /// A here-document body: backticks in its literal text, and the `$((…))` the tree misreads,
+    /// are re-parsed; its other expansions are walked in the here-document context.
+    fn visit_heredoc_body<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        depth: u32,
+        inh: Inherited,
+        stack: &mut Vec<Task<'t>>,
+    ) {
+        // Literal text first (backticks in it are re-parsed), then the expansions.
+        for (start, end) in canary::heredoc_text_segments(node) {
+            match heredoc_backticks(src.get(start..end).unwrap_or("")) {
+                Ok(found) => {
+                    for inner in found {
+                        self.compound = true;
+                        self.walk_source(&inner, depth + 1, Context::HereDoc);
+                    }
+                }
+                Err(e) => self.problem(ProblemKind::ParseError, e),
+            }
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        for child in children.into_iter().rev() {
+            if let Some(inner) = heredoc_arithmetic(child, src) {
+                // tree-sitter-bash reads `$((…))` in a body as `$( (…) )`; bash reads
+                // arithmetic. Its text is re-parsed as the arithmetic command `((…))`.
+                self.walk_source(&format!("({inner})"), depth + 1, Context::HereDoc);
+            } else {
+                stack.push(Task::Visit {
+                    node: child,
+                    ctx: Context::HereDoc,
+                    depth,
+                    mode: Mode::Expr,
+                    inh: inh.clone(),
+                });
+            }
+        }
+    }
+
+    /// `'…'` or `$'…'` in the operand of a double-quoted `${…}` (see [`in_quoted_expansion`]).
+    fn visit_single_quoted_in_expansion(&mut self, node: Node<'_>, src: &str, ctx: Context, depth: u32) {
+        // `"${x:-'$(id)'}"`: in a double-quoted `${…}` single quotes are ordinary
+        // characters, so bash expands what they hold. Read it as double-quoted text.
+        let t = text(node, src);
+        if t.contains(['$', '`']) {
+            if t.contains(['"', '\\']) {
+                self.problem(
+                    ProblemKind::Unsupported,
+                    format!("quotes inside a double-quoted `${{…}}` (bash expands what they hold): `{}`", snippet(t)),
+                );
+            } else {
+                let start = self.commands.len();
+                self.walk_source(&format!(": \"{t}\""), depth + 1, ctx);
+                // Drop the `:` that carried the text; keep what runs inside it.
+                if self.commands.get(start).is_some_and(|c| c.canonical().starts_with(':')) {
+                    self.commands.remove(start);
+                }
+            }
+        }
+    }
+
+    /// `'…'` or `$'…'` anywhere else: literal text, except in arithmetic, where bash expands a
+    /// `$` inside it.
+    fn visit_single_quoted(&mut self, node: Node<'_>, src: &str, mode: Mode) {
+        match mode {
+            Mode::Arith if text(node, src).contains(['$', '`']) => self.problem(
+                ProblemKind::Unsupported,
+                format!("`$` in a quoted string in arithmetic (bash expands it there): `{}`", snippet(text(node, src))),
+            ),
+            _ => {}
+        }
+    }
+
+    /// A `${…}` pattern holding `$` or a backtick, which the parser reads as one token.
+    fn visit_pattern(&mut self, node: Node<'_>, src: &str) {
+        // The pattern of `${R/a$(d)}`, `${R%a$(d)}`: one opaque token to the parser,
+        // while bash expands the substitution in it when `R` is set.
+        let t = text(node, src);
+        if t.contains("$(") || t.contains("$[") || t.contains('`') {
+            self.problem(
+                ProblemKind::Unsupported,
+                format!("a substitution inside a pattern the parser reads as one token: `{}`", snippet(t)),
+            );
         }
     }
 
@@ -672,149 +843,10 @@ impl Walker {
         let mut parts = RedirectParts::default();
         // Later tasks (pushed after the command is recorded): scans and subshells.
         let mut later: Vec<(Node<'t>, Context, Mode)> = Vec::new();
-        let mut start = node.start_byte();
-        let mut end = node.end_byte();
         match node.kind() {
-            "command" => {
-                let children = fielded_children(node);
-                let mut prev_end: Option<usize> = None;
-                // The end of the last word: a word node right after it (no blank) continues it.
-                // tree-sitter-bash splits `"r"\m` and `` r`x`m `` in two, one word to bash.
-                let mut word_end: Option<usize> = None;
-                // The same for a leading assignment: `a='x'\echo rm` is the assignment
-                // `a=xecho` and the program `rm` to bash; the tree ends the value at the quote
-                // and reads `\echo` as the program.
-                let mut assignment_end: Option<usize> = None;
-                // The end of the last redirection: a word right after it continues its target
-                // to bash (`>''\f` writes `f`; the tree reads the program `f`).
-                let mut redirect_end: Option<usize> = None;
-                let mut i = 0;
-                while let Some(&(field, child)) = children.get(i) {
-                    i += 1;
-                    if let Some(from) = prev_end {
-                        self.gap(src, from, child.start_byte(), &mut cmd.words);
-                    }
-                    prev_end = Some(child.end_byte());
-                    match (field, child.kind()) {
-                        (_, "comment") => {}
-                        (_, "regex") => {
-                            // Only `[[ … =~ … ]]` has a regex; in a command the parser lexed the
-                            // text after an `==`/`=~` argument as one token (see `parse`).
-                            self.problem(
-                                ProblemKind::ParseError,
-                                format!(
-                                    "text after `==`/`=~` read as one regex token: `{}`",
-                                    snippet(text(child, src))
-                                ),
-                            );
-                        }
-                        (Some("name"), _) | (Some("argument"), _) => {
-                            if redirect_end == Some(child.start_byte()) {
-                                self.problem(
-                                    ProblemKind::ParseError,
-                                    format!(
-                                        "`{}` is glued to the redirection before it (bash reads one target)",
-                                        snippet(text(child, src))
-                                    ),
-                                );
-                            }
-                            if self.fd_prefix(child, src, &mut parts) {
-                                continue;
-                            }
-                            // `$"…"`: the tree has a lone `$` token before the string.
-                            let next = children.get(i).map(|&(_, n)| n);
-                            let (w, scan) = match next.filter(|&n| is_gettext_dollar(child, n)) {
-                                Some(next) => {
-                                    i += 1;
-                                    prev_end = Some(next.end_byte());
-                                    // The token may carry text before the `$` (`-g$"b"`).
-                                    let mut w = word_of(child, src);
-                                    w.value = w.value.map(|v| v.strip_suffix('$').unwrap_or(&v).to_string());
-                                    let next_word = word_of(next, src);
-                                    self.newline_glued(&next_word);
-                                    glue(&mut w, next_word);
-                                    (w, next)
-                                }
-                                None => (word_of(child, src), child),
-                            };
-                            let glued = !w.raw.starts_with('\n');
-                            match (cmd.words.last_mut(), cmd.assignments.last_mut()) {
-                                // (A word starting at a newline is here-document text the
-                                // tree misread: kept apart, it is reported below.)
-                                (Some(last), _) if word_end == Some(child.start_byte()) && glued => {
-                                    self.newline_glued(&w);
-                                    glue(last, w)
-                                }
-                                (None, Some(a)) if assignment_end == Some(child.start_byte()) && glued => {
-                                    self.newline_glued(&w);
-                                    glue(&mut a.value, w);
-                                    assignment_end = Some(scan.end_byte());
-                                }
-                                _ => cmd.words.push(w),
-                            }
-                            if !cmd.words.is_empty() {
-                                word_end = Some(scan.end_byte());
-                            }
-                            if scan.named_child_count() > 0 {
-                                later.push((scan, ctx, Mode::Expr));
-                            }
-                        }
-                        (Some("redirect"), _) => {
-                            redirect_end = Some(child.end_byte());
-                            self.redirect(child, src, ctx, &mut parts)
-                        }
-                        (_, "variable_assignment") => {
-                            if cmd.words.is_empty() && valid_assignment(child, src) {
-                                cmd.assignments.push(assignment(child, src));
-                                assignment_end = Some(child.end_byte());
-                            } else {
-                                // `4x=1 ls`: not an assignment to bash, the program word.
-                                cmd.words.push(word_of(child, src));
-                                word_end = Some(child.end_byte());
-                            }
-                            later.push((child, ctx, Mode::Expr));
-                        }
-                        (_, "subshell") => later.push((child, ctx, Mode::Stmt)),
-                        _ if child.is_named() => {
-                            let k = child.kind();
-                            self.problem(ProblemKind::Unsupported, format!("unsupported part `{k}` in a command"));
-                        }
-                        _ => {}
-                    }
-                }
-            }
+            "command" => self.command_words(node, src, ctx, &mut cmd, &mut parts, &mut later),
             "declaration_command" | "unset_command" => {
-                let mut cursor = node.walk();
-                // The end of the previous word, when the next node may continue it: the tree
-                // splits `unset a[0]` into `a` and `[0]`, one word to bash.
-                let mut glued_end: Option<usize> = None;
-                for child in node.children(&mut cursor) {
-                    match child.kind() {
-                        "comment" => glued_end = None,
-                        "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
-                            glued_end = None;
-                            self.redirect(child, src, ctx, &mut parts)
-                        }
-                        _ => {
-                            if self.fd_prefix(child, src, &mut parts) {
-                                glued_end = None;
-                                continue;
-                            }
-                            let w = word_of(child, src);
-                            match cmd.words.last_mut() {
-                                Some(last) if glued_end == Some(child.start_byte()) => {
-                                    self.newline_glued(&w);
-                                    glue(last, w)
-                                }
-                                _ => cmd.words.push(w),
-                            }
-                            glued_end = Some(child.end_byte());
-                            if child.named_child_count() > 0 {
-                                later.push((child, ctx, Mode::Expr));
-                            }
-                        }
-                    }
-                }
+                self.declaration_words(node, src, ctx, &mut cmd, &mut parts, &mut later)
             }
             "variable_assignment" => {
                 if valid_assignment(node, src) {
@@ -824,60 +856,13 @@ impl Walker {
                 }
                 later.push((node, ctx, Mode::Expr));
             }
-            "variable_assignments" => {
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    if child.kind() == "variable_assignment" {
-                        if cmd.words.is_empty() && valid_assignment(child, src) {
-                            cmd.assignments.push(assignment(child, src));
-                        } else {
-                            cmd.words.push(word_of(child, src));
-                        }
-                        later.push((child, ctx, Mode::Expr));
-                    } else if child.kind() != "comment" {
-                        let k = child.kind();
-                        self.problem(ProblemKind::Unsupported, format!("unsupported part `{k}` in assignments"));
-                    }
-                }
-            }
+            "variable_assignments" => self.assignments_words(node, src, ctx, &mut cmd, &mut later),
             _ => {}
         }
-        let mut prev_end = node.end_byte();
-        for r in outer {
-            self.gap(src, prev_end, r.start_byte(), &mut parts.extra_words);
-            prev_end = prev_end.max(r.end_byte());
-            self.redirect(*r, src, ctx, &mut parts);
-            start = start.min(r.start_byte());
-            end = end.max(r.end_byte());
-        }
-        if !parts.pending_fds.is_empty() {
-            self.problem(
-                ProblemKind::ParseError,
-                "a descriptor number the parse tree does not attach to a redirection",
-            );
-        }
-        cmd.words.extend(parts.extra_words);
-        if cmd.words.iter().any(|w| w.raw.starts_with('\n')) {
-            // A word cannot start with a newline: the tree read here-document text as words.
-            self.problem(ProblemKind::ParseError, "a word starting with a newline (here-document text read as words)");
-        }
-        for r in &parts.redirects {
-            if !(r.op == RedirectOp::Duplicate || r.target.value.as_deref() == Some("/dev/null")) {
-                self.compound = true;
-            }
-        }
-        cmd.redirects.extend(parts.redirects);
+        let (start, end) = self.outer_redirects(node, outer, src, ctx, &mut parts);
+        self.attach_redirects(&mut cmd, &mut parts);
         // The source text: the command with its own redirections, up to the here-doc line end.
-        let source_end = outer
-            .iter()
-            .filter(|r| r.kind() == "heredoc_redirect")
-            .filter_map(|r| {
-                let mut c = r.walk();
-                let start_node = r.children(&mut c).find(|c| c.kind() == "heredoc_start");
-                start_node.map(|s| s.end_byte())
-            })
-            .min()
-            .unwrap_or(end);
+        let source_end = heredoc_line_end(outer).unwrap_or(end);
         cmd.source = src.get(start..source_end.max(start)).unwrap_or("").to_string();
         self.loop_words(&mut cmd, src, node.start_byte());
         self.note_arrays(&cmd);
@@ -894,6 +879,249 @@ impl Walker {
         for (n, c, mode) in later.into_iter().rev() {
             stack.push(Task::Visit { node: n, ctx: c, depth, mode, inh: None });
         }
+    }
+
+    /// The words, assignments and redirections of a `command` node, in order, with the pieces
+    /// the tree splits out of one word of bash's joined again.
+    fn command_words<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        cmd: &mut SimpleCommand,
+        parts: &mut RedirectParts<'t>,
+        later: &mut Vec<(Node<'t>, Context, Mode)>,
+    ) {
+        let children = fielded_children(node);
+        let mut ends = CommandEnds::default();
+        let mut i = 0;
+        while let Some(&(field, child)) = children.get(i) {
+            i += 1;
+            if let Some(from) = ends.prev_end {
+                self.gap(src, from, child.start_byte(), &mut cmd.words);
+            }
+            ends.prev_end = Some(child.end_byte());
+            match (field, child.kind()) {
+                (_, "comment") => {}
+                (_, "regex") => {
+                    // Only `[[ … =~ … ]]` has a regex; in a command the parser lexed the
+                    // text after an `==`/`=~` argument as one token (see `parse`).
+                    self.problem(
+                        ProblemKind::ParseError,
+                        format!("text after `==`/`=~` read as one regex token: `{}`", snippet(text(child, src))),
+                    );
+                }
+                (Some("name"), _) | (Some("argument"), _) => {
+                    let next = children.get(i).map(|&(_, n)| n);
+                    if self.command_word(child, next, src, ctx, cmd, parts, later, &mut ends) {
+                        i += 1;
+                    }
+                }
+                (Some("redirect"), _) => {
+                    ends.redirect_end = Some(child.end_byte());
+                    self.redirect(child, src, ctx, parts)
+                }
+                (_, "variable_assignment") => {
+                    if cmd.words.is_empty() && valid_assignment(child, src) {
+                        cmd.assignments.push(assignment(child, src));
+                        ends.assignment_end = Some(child.end_byte());
+                    } else {
+                        // `4x=1 ls`: not an assignment to bash, the program word.
+                        cmd.words.push(word_of(child, src));
+                        ends.word_end = Some(child.end_byte());
+                    }
+                    later.push((child, ctx, Mode::Expr));
+                }
+                (_, "subshell") => later.push((child, ctx, Mode::Stmt)),
+                _ if child.is_named() => {
+                    let k = child.kind();
+                    self.problem(ProblemKind::Unsupported, format!("unsupported part `{k}` in a command"));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The program or an argument of a `command`: a new word, or the continuation of the word,
+    /// assignment value or redirection target right before it. `next` is the child after it,
+    /// the string of a `$"…"`; returns true when the word took it in.
+    #[allow(clippy::too_many_arguments)]
+    fn command_word<'t>(
+        &mut self,
+        child: Node<'t>,
+        next: Option<Node<'t>>,
+        src: &str,
+        ctx: Context,
+        cmd: &mut SimpleCommand,
+        parts: &mut RedirectParts<'t>,
+        later: &mut Vec<(Node<'t>, Context, Mode)>,
+        ends: &mut CommandEnds,
+    ) -> bool {
+        if ends.redirect_end == Some(child.start_byte()) {
+            self.problem(
+                ProblemKind::ParseError,
+                format!(
+                    "`{}` is glued to the redirection before it (bash reads one target)",
+                    snippet(text(child, src))
+                ),
+            );
+        }
+        if self.fd_prefix(child, src, parts) {
+            return false;
+        }
+        // `$"…"`: the tree has a lone `$` token before the string.
+        let gettext = next.filter(|&n| is_gettext_dollar(child, n));
+        let (w, scan) = match gettext {
+            Some(next) => {
+                ends.prev_end = Some(next.end_byte());
+                // The token may carry text before the `$` (`-g$"b"`).
+                let mut w = word_of(child, src);
+                w.value = w.value.map(|v| v.strip_suffix('$').unwrap_or(&v).to_string());
+                let next_word = word_of(next, src);
+                self.newline_glued(&next_word);
+                glue(&mut w, next_word);
+                (w, next)
+            }
+            None => (word_of(child, src), child),
+        };
+        let glued = !w.raw.starts_with('\n');
+        match (cmd.words.last_mut(), cmd.assignments.last_mut()) {
+            // (A word starting at a newline is here-document text the
+            // tree misread: kept apart, it is reported in `attach_redirects`.)
+            (Some(last), _) if ends.word_end == Some(child.start_byte()) && glued => {
+                self.newline_glued(&w);
+                glue(last, w)
+            }
+            (None, Some(a)) if ends.assignment_end == Some(child.start_byte()) && glued => {
+                self.newline_glued(&w);
+                glue(&mut a.value, w);
+                ends.assignment_end = Some(scan.end_byte());
+            }
+            _ => cmd.words.push(w),
+        }
+        if !cmd.words.is_empty() {
+            ends.word_end = Some(scan.end_byte());
+        }
+        if scan.named_child_count() > 0 {
+            later.push((scan, ctx, Mode::Expr));
+        }
+        gettext.is_some()
+    }
+
+    /// The words and redirections of a `declare`-family or `unset` command, with the pieces the
+    /// tree splits out of one word of bash's joined again.
+    fn declaration_words<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        cmd: &mut SimpleCommand,
+        parts: &mut RedirectParts<'t>,
+        later: &mut Vec<(Node<'t>, Context, Mode)>,
+    ) {
+        let mut cursor = node.walk();
+        // The end of the previous word, when the next node may continue it: the tree
+        // splits `unset a[0]` into `a` and `[0]`, one word to bash.
+        let mut glued_end: Option<usize> = None;
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "comment" => glued_end = None,
+                "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
+                    glued_end = None;
+                    self.redirect(child, src, ctx, parts)
+                }
+                _ => {
+                    if self.fd_prefix(child, src, parts) {
+                        glued_end = None;
+                        continue;
+                    }
+                    let w = word_of(child, src);
+                    match cmd.words.last_mut() {
+                        Some(last) if glued_end == Some(child.start_byte()) => {
+                            self.newline_glued(&w);
+                            glue(last, w)
+                        }
+                        _ => cmd.words.push(w),
+                    }
+                    glued_end = Some(child.end_byte());
+                    if child.named_child_count() > 0 {
+                        later.push((child, ctx, Mode::Expr));
+                    }
+                }
+            }
+        }
+    }
+
+    /// A statement of bare assignments (`a=1 b=2`): one that is not an assignment to bash
+    /// (`4x=1`) is the program word, and every one after it an argument.
+    fn assignments_words<'t>(
+        &mut self,
+        node: Node<'t>,
+        src: &str,
+        ctx: Context,
+        cmd: &mut SimpleCommand,
+        later: &mut Vec<(Node<'t>, Context, Mode)>,
+    ) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.kind() == "variable_assignment" {
+                if cmd.words.is_empty() && valid_assignment(child, src) {
+                    cmd.assignments.push(assignment(child, src));
+                } else {
+                    cmd.words.push(word_of(child, src));
+                }
+                later.push((child, ctx, Mode::Expr));
+            } else if child.kind() != "comment" {
+                let k = child.kind();
+                self.problem(ProblemKind::Unsupported, format!("unsupported part `{k}` in assignments"));
+            }
+        }
+    }
+
+    /// The redirections around the command node (`outer`) into `parts`; returns the byte range
+    /// of the command with them.
+    fn outer_redirects<'t>(
+        &mut self,
+        node: Node<'t>,
+        outer: &[Node<'t>],
+        src: &str,
+        ctx: Context,
+        parts: &mut RedirectParts<'t>,
+    ) -> (usize, usize) {
+        let mut start = node.start_byte();
+        let mut end = node.end_byte();
+        let mut prev_end = node.end_byte();
+        for r in outer {
+            self.gap(src, prev_end, r.start_byte(), &mut parts.extra_words);
+            prev_end = prev_end.max(r.end_byte());
+            self.redirect(*r, src, ctx, parts);
+            start = start.min(r.start_byte());
+            end = end.max(r.end_byte());
+        }
+        (start, end)
+    }
+
+    /// Moves what the redirections contribute onto the command: their extra words (after
+    /// which no word may start with a newline), then the redirections themselves (any but a
+    /// duplication or one to `/dev/null` makes the line compound).
+    fn attach_redirects(&mut self, cmd: &mut SimpleCommand, parts: &mut RedirectParts<'_>) {
+        if !parts.pending_fds.is_empty() {
+            self.problem(
+                ProblemKind::ParseError,
+                "a descriptor number the parse tree does not attach to a redirection",
+            );
+        }
+        cmd.words.extend(std::mem::take(&mut parts.extra_words));
+        if cmd.words.iter().any(|w| w.raw.starts_with('\n')) {
+            // A word cannot start with a newline: the tree read here-document text as words.
+            self.problem(ProblemKind::ParseError, "a word starting with a newline (here-document text read as words)");
+        }
+        for r in &parts.redirects {
+            if !(r.op == RedirectOp::Duplicate || r.target.value.as_deref() == Some("/dev/null")) {
+                self.compound = true;
+            }
+        }
+        cmd.redirects.extend(std::mem::take(&mut parts.redirects));
     }
 
     /// Record a `for NAME in WORDS` loop whose variable can only take the listed words: every
@@ -1401,74 +1629,14 @@ impl Walker {
     ) {
         let h = heredoc::shape(node, src);
         let (quoted, body, misread) = (h.quoted, h.body, h.misread);
-        let mut fd = None;
-        for (field, child) in children {
-            match (*field, child.kind()) {
-                (_, "comment") | (_, "heredoc_start") | (_, "heredoc_end") | (_, "heredoc_body") => {}
-                (Some("descriptor"), _) => fd = self.descriptor(*child, src, parts),
-                (Some("redirect"), _) => {
-                    let mut nested =
-                        RedirectParts { pending_fds: std::mem::take(&mut parts.pending_fds), ..Default::default() };
-                    self.redirect(*child, src, ctx, &mut nested);
-                    parts.redirects.extend(nested.redirects);
-                    parts.extra_words.extend(nested.extra_words);
-                    parts.scan.extend(nested.scan);
-                    parts.pending_fds = nested.pending_fds;
-                }
-                (Some("argument"), _) => {
-                    if misread.is_some_and(|m| child.start_byte() + 1 >= m) {
-                        // Body text the tree read as words.
-                        continue;
-                    }
-                    if self.fd_prefix(*child, src, parts) {
-                        continue;
-                    }
-                    parts.extra_words.push(word_of(*child, src));
-                    if child.named_child_count() > 0 {
-                        parts.scan.push((*child, ctx));
-                    }
-                }
-                // `cat -<<EOF`: the tree folds the word `-` into the operator token.
-                (_, _) if !child.is_named() => {
-                    if text(*child, src).starts_with("-<<") {
-                        parts.extra_words.push(literal("-"));
-                    }
-                }
-                _ => parts.statements.push(*child),
-            }
-        }
+        let mut fd = self.heredoc_children(children, misread, src, ctx, parts);
         if fd.is_none() {
             fd = parts.take_fd(node.start_byte());
         }
-        let bytes = src.as_bytes();
         let end_line = h.end_line;
         let body_end = body.map(|b| b.end_byte()).or(end_line);
         let body_start = h.body_start;
-        if let (Some(s), Some(d)) = (body_start, h.start) {
-            match h.delimiter(src) {
-                None => self
-                    .problem(ProblemKind::Unsupported, format!("here-document delimiter `{}`", snippet(text(d, src)))),
-                Some(delim) => {
-                    let scan = heredoc::scan(bytes, s, &delim, h.strip_tabs, !quoted);
-                    if scan.end != end_line {
-                        self.problem(
-                            ProblemKind::ParseError,
-                            format!(
-                                "here-document `{}`: bash ends the body on another line than the parser \
-                                 (a delimiter line with blanks, or joined by `\\` newline)",
-                                snippet(&delim)
-                            ),
-                        );
-                    }
-                    if let Some(at) = scan.dollar_join {
-                        self.problem(
-                            ProblemKind::ParseError,
-                            format!("`$\\` newline at byte {at} in a here-document: bash joins it into an expansion"),
-                        );
-                    }
-                }
-            }
-        }
+        self.heredoc_end(&h, src);
         let mut dynamic = false;
         if let Some(m) = misread {
             let region = src.get(m..body.map_or(m, |b| b.start_byte()).max(m)).unwrap_or("");
@@ -1507,8 +1675,114 @@ impl Walker {
         };
         parts.redirects.push(Redirect { fd, op: RedirectOp::HereDoc, target });
     }
+
+    /// The children of a here-document redirection other than its body, into `parts`: nested
+    /// redirections, argument words (not the body text the tree misread as words, from
+    /// `misread` on) and the statements riding on its line. Returns the descriptor.
+    fn heredoc_children<'t>(
+        &mut self,
+        children: &[(Option<&'static str>, Node<'t>)],
+        misread: Option<usize>,
+        src: &str,
+        ctx: Context,
+        parts: &mut RedirectParts<'t>,
+    ) -> Option<u32> {
+        let mut fd = None;
+        for (field, child) in children {
+            match (*field, child.kind()) {
+                (_, "comment") | (_, "heredoc_start") | (_, "heredoc_end") | (_, "heredoc_body") => {}
+                (Some("descriptor"), _) => fd = self.descriptor(*child, src, parts),
+                (Some("redirect"), _) => {
+                    let mut nested =
+                        RedirectParts { pending_fds: std::mem::take(&mut parts.pending_fds), ..Default::default() };
+                    self.redirect(*child, src, ctx, &mut nested);
+                    parts.redirects.extend(nested.redirects);
+                    parts.extra_words.extend(nested.extra_words);
+                    parts.scan.extend(nested.scan);
+                    parts.pending_fds = nested.pending_fds;
+                }
+                (Some("argument"), _) => {
+                    if misread.is_some_and(|m| child.start_byte() + 1 >= m) {
+                        // Body text the tree read as words.
+                        continue;
+                    }
+                    if self.fd_prefix(*child, src, parts) {
+                        continue;
+                    }
+                    parts.extra_words.push(word_of(*child, src));
+                    if child.named_child_count() > 0 {
+                        parts.scan.push((*child, ctx));
+                    }
+                }
+                // `cat -<<EOF`: the tree folds the word `-` into the operator token.
+                (_, _) if !child.is_named() => {
+                    if text(*child, src).starts_with("-<<") {
+                        parts.extra_words.push(literal("-"));
+                    }
+                }
+                _ => parts.statements.push(*child),
+            }
+        }
+        fd
+    }
+
+    /// Where bash ends a here-document body: on the line the parser does, with no `$\` newline
+    /// joined into an expansion (see [`heredoc::scan`]).
+    fn heredoc_end(&mut self, h: &heredoc::Shape<'_>, src: &str) {
+        let bytes = src.as_bytes();
+        let end_line = h.end_line;
+        if let (Some(s), Some(d)) = (h.body_start, h.start) {
+            match h.delimiter(src) {
+                None => self
+                    .problem(ProblemKind::Unsupported, format!("here-document delimiter `{}`", snippet(text(d, src)))),
+                Some(delim) => {
+                    let scan = heredoc::scan(bytes, s, &delim, h.strip_tabs, !h.quoted);
+                    if scan.end != end_line {
+                        self.problem(
+                            ProblemKind::ParseError,
+                            format!(
+                                "here-document `{}`: bash ends the body on another line than the parser \
+                                 (a delimiter line with blanks, or joined by `\\` newline)",
+                                snippet(&delim)
+                            ),
+                        );
+                    }
+                    if let Some(at) = scan.dollar_join {
+                        self.problem(
+                            ProblemKind::ParseError,
+                            format!("`$\\` newline at byte {at} in a here-document: bash joins it into an expansion"),
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
 
+/// Where the first here-document among `redirects` leaves its command line: the end of its
+/// `<<DELIM` (the body on the lines after it is not part of the command's text).
+fn heredoc_line_end(redirects: &[Node<'_>]) -> Option<usize> {
+    redirects
+        .iter()
+        .filter(|r| r.kind() == "heredoc_redirect")
+        .filter_map(|r| {
+            let mut c = r.walk();
+            let start_node = r.children(&mut c).find(|c| c.kind() == "heredoc_start");
+            start_node.map(|s| s.end_byte())
+        })
+        .min()
+}
+
+/// True when the `!` starting a `negated_command` is glued to the word after it (`!]`).
+fn bang_glued(node: Node<'_>, src: &str) -> bool {
+    node.child(0).is_some_and(|bang| {
+        bang.kind() == "!"
+            && !matches!(
+                src.as_bytes().get(bang.end_byte()),
+                Some(b' ' | b'\t' | b'\n' | b'(' | b';' | b'&' | b'|' | b'<' | b'>')
+            )
+    })
+}
 /// The `(…)` of a `$((…))` that tree-sitter-bash read as a command substitution holding one
 /// subshell (in a here-document body). Bash reads `$((` as arithmetic when the parenthesis
 /// that closes the first one is followed by `)`, which is what this shape is.
