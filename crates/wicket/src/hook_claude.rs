@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::{json, Map, Value};
-use wicket::config::{self, Placement};
+use wicket::config::Placement;
 use wicket_policy::{Decision, Mode};
 
 use crate::hook_core::{self, HookGate, HookReply};
@@ -126,7 +126,7 @@ fn decide(args: &ClaudeArgs, payload: &Value) -> Result<HookReply> {
     let call_id = p.get("tool_use_id").and_then(Value::as_str);
     let (decision, reason) = gate.decide_all(calls, call_id, "Claude Code", true)?;
     let sandbox = if args.sandbox_commands && call.tool == "bash" {
-        match config::placement(&gate.loaded, false) {
+        match wicket::gate::place(&gate.loaded, false) {
             Ok(Placement::Sandbox(_)) => Some(()),
             _ => None,
         }

@@ -75,7 +75,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let mut asker = TerminalConsent;
     let loaded = config::load_with(&root, if args.unattended { None } else { Some(&mut asker) })?;
     loaded.print_notices();
-    let placement = config::placement(&loaded, args.no_sandbox)?;
+    let placement = wicket::gate::place(&loaded, args.no_sandbox)?;
     if let Placement::Host(why) = &placement {
         if !args.no_sandbox {
             eprintln!("wicket: notice: {why}");

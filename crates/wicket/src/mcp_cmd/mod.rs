@@ -111,7 +111,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     // Never asks about project settings: stdin and stdout belong to the client.
     let loaded = config::load(&root)?;
     loaded.print_notices();
-    let placement = config::placement(&loaded, args.no_sandbox)?;
+    let placement = wicket::gate::place(&loaded, args.no_sandbox)?;
     if let (Placement::Host(why), false) = (&placement, args.no_sandbox) {
         bail!("cannot start the MCP server in the OS sandbox: {why}; or pass --no-sandbox to run it on the host");
     }
