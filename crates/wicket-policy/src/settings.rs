@@ -37,6 +37,9 @@ pub struct Settings {
     /// `"strict"`: commands run only in the OS sandbox (a project can turn it on, never off).
     #[serde(default)]
     pub profile: Option<Profile>,
+    /// How `wicket run` runs commands.
+    #[serde(default)]
+    pub commands: CommandSettings,
     /// Examples for rules, checked by `wicket policy lint`: for each rule (as written in
     /// `permissions`), calls it must match and calls it must not.
     #[serde(default)]
@@ -120,6 +123,26 @@ impl NetworkSettings {
     pub fn opens(&self) -> bool {
         !self.allow.is_empty() || !self.addresses.is_empty()
     }
+}
+
+/// `commands`: how `wicket run` runs commands.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSettings {
+    /// `"staged"`: every run is a staged run (its changes wait for you); `"direct"`: runs
+    /// write the project (the default). A layer that says staged wins.
+    #[serde(default)]
+    pub mode: Option<CommandMode>,
+}
+
+/// `commands.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandMode {
+    /// Commands write the project.
+    Direct,
+    /// Commands run on a copy; their changes wait for the person (`wicket staged`).
+    Staged,
 }
 
 /// `executor`: where commands run.

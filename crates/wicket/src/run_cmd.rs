@@ -121,7 +121,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let check = pending.map(|p| std::thread::Builder::new().name("scan check".into()).spawn(move || p.holds()));
     let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
     let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true, supervisor: Some(exe.clone()) };
-    if args.staged && !matches!(placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. })) {
+    // `commands.mode: "staged"` in any settings layer makes every run staged.
+    let staged = args.staged
+        || loaded
+            .user
+            .iter()
+            .chain(loaded.project.iter())
+            .any(|s| s.commands.mode == Some(wicket_policy::settings::CommandMode::Staged));
+    if staged && !matches!(placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. })) {
         eprintln!(
             "wicket: refused: a staged run needs bubblewrap (it shows a copy of the project at the project's path), and commands here run {}; install bubblewrap or run the command unstaged",
             match &placement {
@@ -133,7 +140,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     }
     // A staged run starts once its copy is made, after the decision.
     let early = match (&placement, &exec, &net_config) {
-        (Placement::Sandbox(backend @ wicket_sandbox::Backend::Bwrap { .. }), Ok(e), None) if !args.staged => {
+        (Placement::Sandbox(backend @ wicket_sandbox::Backend::Bwrap { .. }), Ok(e), None) if !staged => {
             let sandbox = wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe.clone() };
             Some(sandbox.start(e, &args.command, &opts)?)
         }
@@ -187,7 +194,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(126));
         }
     };
-    let stage = if args.staged {
+    let stage = if staged {
         let stage = crate::staged_cmd::stage_for(&exec, &command)?;
         exec.stage = Some(stage.tree());
         Some(stage)

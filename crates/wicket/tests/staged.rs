@@ -283,3 +283,25 @@ fn a_staged_run_without_bubblewrap_is_refused() {
     assert!(err.contains("needs bubblewrap"), "{err}");
     assert!(w.read("made.txt").is_none());
 }
+
+#[test]
+fn commands_mode_staged_in_the_settings_makes_every_run_staged() {
+    if bwrap_missing() {
+        eprintln!("skipped: bubblewrap does not work here");
+        return;
+    }
+    let w = World::new();
+    std::fs::create_dir_all(w.root.join(".wicket")).unwrap();
+    std::fs::write(w.root.join(".wicket/settings.json"), r#"{"commands": {"mode": "staged"}}"#).unwrap();
+    let out = w.wicket(&["run", "--unattended", "--", "bash", "-c", "echo x > made.txt"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains("kept as "), "{err}");
+    assert!(w.read("made.txt").is_none(), "the run was staged");
+    assert_eq!(w.stages().len(), 1);
+    // A broken value is an error naming the file and the place.
+    std::fs::write(w.root.join(".wicket/settings.json"), r#"{"commands": {"mode": "sometimes"}}"#).unwrap();
+    let out = w.wicket(&["run", "--unattended", "--", "true"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("settings.json:1:") && err.contains("commands.mode"), "{err}");
+}
