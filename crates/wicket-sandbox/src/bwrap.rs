@@ -32,9 +32,7 @@ pub fn args(
             _ => p.clone(),
         }
     };
-    let fd_of = |p: &PathBuf| {
-        pinned.iter().find(|(q, _)| q == p && !staged_below(p)).map(|(_, fd)| fd.to_string())
-    };
+    let fd_of = |p: &PathBuf| pinned.iter().find(|(q, _)| q == p && !staged_below(p)).map(|(_, fd)| fd.to_string());
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
         for i in items {
