@@ -15,6 +15,9 @@ pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
 /// The MCP SDKs' "request timeout" code: the answer came too late and the call was refused.
 pub const REQUEST_TIMEOUT: i64 = -32001;
+/// Understood and refused: the state does not allow it (a staged change whose project changed
+/// since the run).
+pub const REFUSED: i64 = -32002;
 
 /// An error response.
 pub fn error(id: Value, code: i64, message: &str) -> Value {

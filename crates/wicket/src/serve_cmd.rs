@@ -117,6 +117,8 @@ struct RunJob {
     audit: SharedRecorder,
     blocked: Arc<Mutex<Vec<Blocked>>>,
     verdict: Verdict,
+    /// A staged run's copy: the command writes it, never the project.
+    stage: Option<wicket::staged::Stage>,
 }
 
 /// A host the session was refused, and why (for `blocked_hosts`).
@@ -284,6 +286,10 @@ impl Server {
                     Err(e) => Err(e),
                 },
                 "blocked_hosts" => Ok(self.blocked_hosts()),
+                "staged_list" => staged_list(),
+                "staged_diff" => staged_diff(&params),
+                "staged_apply" => self.staged_apply(&params),
+                "staged_discard" => staged_discard(&params),
                 "verify_audit" => verify_audit(&params),
                 "shutdown" => {
                     self.finish_runs();
@@ -294,7 +300,10 @@ impl Server {
                 }
                 other => Err((
                     METHOD_NOT_FOUND,
-                    format!("no method {other:?}: use decide, run, blocked_hosts, verify_audit or shutdown"),
+                    format!(
+                        "no method {other:?}: use decide, run, blocked_hosts, staged_list, staged_diff, staged_apply, \
+                         staged_discard, verify_audit or shutdown"
+                    ),
                 )),
             };
             // Notifications (no id) get no answer.
@@ -431,11 +440,18 @@ impl Server {
     /// [`RunJob`] (run with `bash -c` in the OS sandbox, or on the host when so configured,
     /// its stdin closed, its output captured).
     fn run_command(&mut self, params: &Value) -> Result<Run, (i64, String)> {
-        let bad = |m: &str| (INVALID_PARAMS, format!("{m}: expected {{\"command\": \"…\", \"timeout\"?: SECS}}"));
+        let bad = |m: &str| {
+            (INVALID_PARAMS, format!("{m}: expected {{\"command\": \"…\", \"timeout\"?: SECS, \"staged\"?: BOOL}}"))
+        };
         let Value::Object(p) = params else { return Err(bad("params must be an object")) };
-        if let Some(k) = p.keys().find(|k| !matches!(k.as_str(), "command" | "timeout")) {
+        if let Some(k) = p.keys().find(|k| !matches!(k.as_str(), "command" | "timeout" | "staged")) {
             return Err(bad(&format!("unknown field {k:?}")));
         }
+        let staged = match p.get("staged") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(bad("staged must be true or false")),
+        };
         let Some(command) = p.get("command").and_then(Value::as_str) else { return Err(bad("no command")) };
         let timeout = match p.get("timeout") {
             None | Some(Value::Null) => None,
@@ -458,12 +474,25 @@ impl Server {
         let policy = self.gate.policy();
         let mut inputs = wicket::config::exec_inputs(policy.root(), &self.loaded, policy.mode(), timeout);
         inputs.no_scan = !sandboxed;
-        let exec = match exec_policy(&inputs) {
+        let mut exec = match exec_policy(&inputs) {
             Ok(e) => e,
             Err(e) => {
                 let v = self.gate.record(&call, Verdict::deny(By::Policy, e.to_string()));
                 return Ok(Run::Answered(verdict_json(&v)));
             }
+        };
+        let stage = if staged {
+            if !matches!(self.placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. })) {
+                let why = "a staged run needs bubblewrap (it shows a copy of the project at the project's path); run the command unstaged";
+                let v = self.gate.record(&call, Verdict::deny(By::Policy, why));
+                return Ok(Run::Answered(verdict_json(&v)));
+            }
+            let stage = crate::staged_cmd::stage_for(&exec, command)
+                .map_err(|e| (INTERNAL_ERROR, format!("cannot stage the project: {e:#}")))?;
+            exec.stage = Some(stage.tree());
+            Some(stage)
+        } else {
+            None
         };
         Ok(Run::Started(Box::new(RunJob {
             command: command.to_string(),
@@ -474,6 +503,7 @@ impl Server {
             audit: self.audit.clone(),
             blocked: self.blocked.clone(),
             verdict: v,
+            stage,
         })))
     }
 
@@ -616,7 +646,14 @@ impl RunJob {
         if let Some(msg) = AuditSink::execution(&mut self.audit.clone(), &ran) {
             eprintln!("wicket: {msg}");
         }
+        let staged = match &self.stage {
+            Some(stage) => Some(staged_result(stage)?),
+            None => None,
+        };
         if let Value::Object(o) = &mut out {
+            if let Some(s) = staged {
+                o.insert("staged".into(), s);
+            }
             o.insert("exit_code".into(), json!(outcome.code));
             o.insert("stdout".into(), json!(outcome.stdout.text()));
             o.insert("stderr".into(), json!(outcome.stderr.text()));
@@ -665,4 +702,116 @@ fn verdict_json(v: &Verdict) -> Value {
         o.insert("rule".into(), json!(r));
     }
     out
+}
+
+/// A staged run's part of the `run` answer: the stage's id and its changes, or (nothing
+/// changed, the stage removed) a null id and no changes.
+fn staged_result(stage: &wicket::staged::Stage) -> Result<Value, (i64, String)> {
+    stage.remove_mount_points();
+    let changes = crate::staged_cmd::changes_json(stage, false).map_err(|e| (INTERNAL_ERROR, format!("{e:#}")))?;
+    if changes.is_empty() {
+        let gone = wicket::staged::Stage::open(&stage_dir()?, stage.id()).and_then(wicket::staged::Stage::discard);
+        if let Err(e) = gone {
+            eprintln!("wicket: cannot remove an empty stage: {e}");
+        }
+        return Ok(json!({"id": null, "changes": []}));
+    }
+    Ok(json!({"id": stage.id(), "changes": changes}))
+}
+
+fn stage_dir() -> Result<std::path::PathBuf, (i64, String)> {
+    wicket::staged::stages_dir().map_err(|e| (INTERNAL_ERROR, e.to_string()))
+}
+
+/// The `id` of a `staged_*` request, opened.
+fn open_stage(params: &Value) -> Result<wicket::staged::Stage, (i64, String)> {
+    let Some(id) = params.get("id").and_then(Value::as_str) else {
+        return Err((INVALID_PARAMS, "expected {\"id\": \"…\"} (the id a staged run gave)".into()));
+    };
+    wicket::staged::Stage::open(&stage_dir()?, id).map_err(stage_error)
+}
+
+fn stage_error(e: wicket::staged::StageError) -> (i64, String) {
+    (stage_error_code(&e), e.to_string())
+}
+
+/// `staged_list`: the kept stages.
+fn staged_list() -> Result<Value, (i64, String)> {
+    let list = wicket::staged::list(&stage_dir()?).map_err(stage_error)?;
+    Ok(json!({ "stages": list }))
+}
+
+/// `staged_diff {id}`: every change, with the texts and hunks of text files.
+fn staged_diff(params: &Value) -> Result<Value, (i64, String)> {
+    let stage = open_stage(params)?;
+    let changes = crate::staged_cmd::changes_json(&stage, true).map_err(|e| (INTERNAL_ERROR, format!("{e:#}")))?;
+    Ok(json!({ "id": stage.id(), "changes": changes }))
+}
+
+/// `staged_discard {id}`.
+fn staged_discard(params: &Value) -> Result<Value, (i64, String)> {
+    open_stage(params)?.discard().map_err(stage_error)?;
+    Ok(json!({}))
+}
+
+impl Server {
+    /// `staged_apply {id, paths?, hunks?}`: apply all, the changes at or below `paths`, or (with
+    /// one path) only the numbered `hunks` of that file.
+    fn staged_apply(&mut self, params: &Value) -> Result<Value, (i64, String)> {
+        let bad = |m: &str| {
+            (INVALID_PARAMS, format!("{m}: expected {{\"id\": \"…\", \"paths\"?: [\"…\"], \"hunks\"?: [N]}}"))
+        };
+        let Value::Object(p) = params else { return Err(bad("params must be an object")) };
+        if let Some(k) = p.keys().find(|k| !matches!(k.as_str(), "id" | "paths" | "hunks")) {
+            return Err(bad(&format!("unknown field {k:?}")));
+        }
+        let strings = |v: Option<&Value>| -> Option<Vec<String>> {
+            match v {
+                None | Some(Value::Null) => Some(Vec::new()),
+                Some(Value::Array(a)) => a.iter().map(|x| x.as_str().map(str::to_string)).collect(),
+                _ => None,
+            }
+        };
+        let Some(paths) = strings(p.get("paths")) else { return Err(bad("paths must be a list of strings")) };
+        let hunks: Option<Vec<usize>> = match p.get("hunks") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(a)) => {
+                let n: Option<Vec<usize>> =
+                    a.iter().map(|x| x.as_u64().and_then(|n| usize::try_from(n).ok())).collect();
+                Some(n.ok_or_else(|| bad("hunks must be a list of hunk numbers"))?)
+            }
+            Some(_) => return Err(bad("hunks must be a list of hunk numbers")),
+        };
+        let mut stage = open_stage(params)?;
+        if stage.root() != self.gate.policy().real_root() {
+            return Err((
+                INVALID_PARAMS,
+                format!("the staged change is for {}, not this server's project", stage.root().display()),
+            ));
+        }
+        if let Some(hunks) = hunks {
+            let [path] = paths.as_slice() else { return Err(bad("hunks need exactly one path")) };
+            let done = crate::staged_cmd::apply_hunks_checked(&mut self.gate, &mut stage, path, &hunks)
+                .map_err(|e| (wicket::jsonrpc::REFUSED, format!("{e:#}")))?;
+            return Ok(json!({ "applied": [done], "left_out": [] }));
+        }
+        let done = crate::staged_cmd::apply_checked(&mut self.gate, &mut stage, &paths).map_err(|e| {
+            let code = match e.downcast_ref::<wicket::staged::StageError>() {
+                Some(se) => stage_error_code(se),
+                None => wicket::jsonrpc::REFUSED,
+            };
+            (code, format!("{e:#}"))
+        })?;
+        let left_out: Vec<Value> = done.left_out.iter().map(|(p, why)| json!({"path": p, "reason": why})).collect();
+        Ok(json!({ "applied": done.applied, "left_out": left_out }))
+    }
+}
+
+fn stage_error_code(e: &wicket::staged::StageError) -> i64 {
+    use wicket::staged::StageError as E;
+    match e {
+        E::Unknown(_) | E::NotInStage { .. } | E::Hunks { .. } => INVALID_PARAMS,
+        E::Conflicts(_) => wicket::jsonrpc::REFUSED,
+        _ => INTERNAL_ERROR,
+    }
 }

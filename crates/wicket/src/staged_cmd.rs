@@ -70,41 +70,28 @@ pub fn run(args: &StagedArgs) -> Result<ExitCode> {
             if changes.is_empty() && !json {
                 writeln!(out, "the staged run changed nothing")?;
             }
-            for c in &changes {
-                if *json {
-                    let mut v = serde_json::to_value(c)?;
-                    if let (serde_json::Value::Object(o), Some(t)) = (&mut v, stage.text_change(c)) {
-                        o.insert("old_text".into(), serde_json::json!(t.old_text));
-                        o.insert("new_text".into(), serde_json::json!(t.new_text));
-                        o.insert("hunks".into(), serde_json::json!(t.hunk_texts()));
-                    }
+            if *json {
+                for v in changes_json(&stage, true)? {
                     writeln!(out, "{v}")?;
-                } else {
+                }
+            } else {
+                for c in &changes {
                     write!(out, "{}", describe(&stage, c))?;
                 }
             }
         }
         StagedCommand::Apply { id, paths, hunks } => {
             let mut stage = Stage::open(&dir, id)?;
-            let changes = stage.changes()?;
-            let chosen: Vec<&Staged> = if paths.is_empty() {
-                changes.iter().collect()
-            } else {
-                changes.iter().filter(|c| paths.iter().any(|p| under(&c.path, p))).collect()
-            };
             let mut gate = open_gate(&stage)?;
             if !hunks.is_empty() {
-                let refused = denied(&mut gate, &stage, &chosen);
-                if let Some((p, why)) = refused.first() {
-                    bail!("nothing was applied: the policy denies writing {} ({why})", shown(p));
-                }
                 let [path] = paths.as_slice() else { bail!("--hunks needs exactly one PATH (a modified text file)") };
-                stage.apply_hunks(path.trim_start_matches("./"), hunks)?;
-                record(&mut gate, &stage, path, &format!("hunks {hunks:?} of the staged run {id}"));
-                writeln!(out, "applied hunks {hunks:?} of {path}")?;
+                let path = apply_hunks_checked(&mut gate, &mut stage, path, hunks)?;
+                writeln!(out, "applied hunks {hunks:?} of {}", shown(&path))?;
                 return Ok(ExitCode::SUCCESS);
             }
-            for c in apply_checked(&mut gate, &mut stage, paths)? {
+            let done = apply_checked(&mut gate, &mut stage, paths)?;
+            say_left_out(&done.left_out);
+            for c in done.applied {
                 writeln!(out, "applied: {} {}", what_word(c.what), shown(&c.path))?;
             }
         }
@@ -162,9 +149,18 @@ fn denied(gate: &mut Gate, stage: &Stage, chosen: &[&Staged]) -> Vec<(String, St
     out
 }
 
+/// What applying did: the changes applied, and those left out because the policy denies
+/// writing them (path, why).
+pub struct Applied {
+    /// The applied changes.
+    pub applied: Vec<Staged>,
+    /// The changes left out, with the policy's reason.
+    pub left_out: Vec<(String, String)>,
+}
+
 /// Apply `paths` (all when empty) after the policy's word on each: paths named outright that
-/// it denies stop everything; of "all", those are left out and said.
-fn apply_checked(gate: &mut Gate, stage: &mut Stage, paths: &[String]) -> Result<Vec<Staged>> {
+/// it denies stop everything; of "all", those are left out.
+pub fn apply_checked(gate: &mut Gate, stage: &mut Stage, paths: &[String]) -> Result<Applied> {
     let changes = stage.changes()?;
     let chosen: Vec<&Staged> = if paths.is_empty() {
         changes.iter().collect()
@@ -176,20 +172,25 @@ fn apply_checked(gate: &mut Gate, stage: &mut Stage, paths: &[String]) -> Result
     if !paths.is_empty() && !refused.is_empty() {
         bail!("nothing was applied: the policy denies writing {}", list());
     }
-    if !refused.is_empty() {
-        eprintln!("wicket: left out, as the policy denies writing them: {}", list());
-    }
     let wanted: Vec<String> =
         chosen.iter().filter(|c| !refused.iter().any(|(p, _)| p == &c.path)).map(|c| c.path.clone()).collect();
     if wanted.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Applied { applied: Vec::new(), left_out: refused });
     }
     let id = stage.id().to_string();
     let applied = stage.apply(&wanted)?;
     for c in &applied {
         record(gate, stage, &c.path, &format!("the staged run {id}"));
     }
-    Ok(applied)
+    Ok(Applied { applied, left_out: refused })
+}
+
+/// Say what was left out of an apply, on stderr.
+fn say_left_out(left_out: &[(String, String)]) {
+    if !left_out.is_empty() {
+        let list: Vec<String> = left_out.iter().map(|(p, why)| format!("{} ({why})", shown(p))).collect();
+        eprintln!("wicket: left out, as the policy denies writing them: {}", list.join("; "));
+    }
 }
 
 /// The audit line for an applied path.
@@ -293,8 +294,9 @@ pub fn after_run(stage: Stage, unattended: bool) -> Result<()> {
         "a" | "apply" => {
             let mut stage = stage;
             let mut gate = open_gate(&stage)?;
-            let applied = apply_checked(&mut gate, &mut stage, &[])?;
-            eprintln!("wicket: applied {} changes to the project", applied.len());
+            let done = apply_checked(&mut gate, &mut stage, &[])?;
+            say_left_out(&done.left_out);
+            eprintln!("wicket: applied {} changes to the project", done.applied.len());
         }
         "d" | "discard" => {
             stage.discard()?;
@@ -311,4 +313,35 @@ pub fn after_run(stage: Stage, unattended: bool) -> Result<()> {
 fn open_tty() -> Option<std::fs::File> {
     let f = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").ok()?;
     rustix::termios::isatty(&f).then_some(f)
+}
+
+/// The changes of a stage as JSON objects (`path`, `what`, `kind`, `old_mode`, `new_mode`, and
+/// with `texts` for a text file `old_text`, `new_text` and `hunks`).
+pub fn changes_json(stage: &Stage, texts: bool) -> Result<Vec<serde_json::Value>> {
+    let mut out = Vec::new();
+    for c in stage.changes()? {
+        let mut v = serde_json::to_value(&c)?;
+        if let (true, serde_json::Value::Object(o), Some(t)) = (texts, &mut v, stage.text_change(&c)) {
+            o.insert("old_text".into(), serde_json::json!(t.old_text));
+            o.insert("new_text".into(), serde_json::json!(t.new_text));
+            o.insert("hunks".into(), serde_json::json!(t.hunk_texts()));
+        }
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// Apply only `hunks` of the one modified text file `path`, after the policy's word on it; the
+/// path applied.
+pub fn apply_hunks_checked(gate: &mut Gate, stage: &mut Stage, path: &str, hunks: &[usize]) -> Result<String> {
+    let path = path.trim_start_matches("./").to_string();
+    let changes = stage.changes()?;
+    let chosen: Vec<&Staged> = changes.iter().filter(|c| c.path == path).collect();
+    if let Some((p, why)) = denied(gate, stage, &chosen).first() {
+        bail!("nothing was applied: the policy denies writing {} ({why})", shown(p));
+    }
+    stage.apply_hunks(&path, hunks)?;
+    let id = stage.id().to_string();
+    record(gate, stage, &path, &format!("hunks {hunks:?} of the staged run {id}"));
+    Ok(path)
 }

@@ -305,3 +305,93 @@ fn commands_mode_staged_in_the_settings_makes_every_run_staged() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("settings.json:1:") && err.contains("commands.mode"), "{err}");
 }
+
+/// `wicket serve` for `w`, and a way to send a request and read its answer.
+struct Serve {
+    child: std::process::Child,
+    out: std::io::BufReader<std::process::ChildStdout>,
+    next: u64,
+}
+
+impl Serve {
+    fn start(w: &World) -> Serve {
+        let mut child = w
+            .cmd(&["serve", "--root", w.root.to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        Serve { child, out, next: 1 }
+    }
+
+    fn call(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        use std::io::{BufRead, Write};
+        let id = self.next;
+        self.next += 1;
+        let msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+        assert_eq!(v["id"], id, "{v}");
+        v
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn serve_runs_staged_shows_the_diff_and_applies_hunks_and_paths() {
+    if bwrap_missing() {
+        eprintln!("skipped: bubblewrap does not work here");
+        return;
+    }
+    let w = World::new();
+    let mut s = Serve::start(&w);
+    let v = s.call("run", serde_json::json!({"command": EDITS, "staged": true}));
+    let r = &v["result"];
+    assert_eq!((r["decision"].as_str(), r["exit_code"].as_i64()), (Some("allow"), Some(0)), "{v}");
+    let id = r["staged"]["id"].as_str().unwrap_or_else(|| panic!("no stage id: {v}")).to_string();
+    let paths: Vec<&str> =
+        r["staged"]["changes"].as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["new", "new/file.txt", "notes.txt", "src/lib.rs", "tracked.txt", "untracked.txt"], "{v}");
+    assert!(w.read("tracked.txt").is_some(), "nothing applied yet");
+    // The diff carries the texts and the hunks.
+    let d = s.call("staged_diff", serde_json::json!({"id": id}));
+    let lib = d["result"]["changes"].as_array().unwrap().iter().find(|c| c["path"] == "src/lib.rs").unwrap().clone();
+    assert!(lib["old_text"].as_str().unwrap().contains("one()") && lib["new_text"].as_str().unwrap().contains("ONE()"));
+    assert_eq!(lib["hunks"].as_array().unwrap().len(), 2, "{lib}");
+    // One hunk, then some paths.
+    let a = s.call("staged_apply", serde_json::json!({"id": id, "paths": ["src/lib.rs"], "hunks": [0]}));
+    assert!(a.get("error").is_none(), "{a}");
+    let text = w.read("src/lib.rs").unwrap();
+    assert!(text.contains("ONE()") && text.contains("three()"), "{text}");
+    let a = s.call("staged_apply", serde_json::json!({"id": id, "paths": ["tracked.txt"]}));
+    assert_eq!(a["result"]["applied"][0]["path"], "tracked.txt", "{a}");
+    assert!(w.read("tracked.txt").is_none());
+    // The person edits a staged file meanwhile: refused, naming it.
+    std::fs::write(w.root.join("untracked.txt"), "mine\n").unwrap();
+    let a = s.call("staged_apply", serde_json::json!({"id": id}));
+    assert_eq!(a["error"]["code"], -32002, "{a}");
+    assert!(a["error"]["message"].as_str().unwrap().contains("untracked.txt"), "{a}");
+    let l = s.call("staged_list", serde_json::json!({}));
+    assert_eq!(l["result"]["stages"][0]["id"], id.as_str(), "{l}");
+    let x = s.call("staged_discard", serde_json::json!({"id": id}));
+    assert!(x.get("error").is_none(), "{x}");
+    let l = s.call("staged_list", serde_json::json!({}));
+    assert_eq!(l["result"]["stages"], serde_json::json!([]), "{l}");
+    // A staged run that changes nothing keeps nothing.
+    let v = s.call("run", serde_json::json!({"command": "true", "staged": true}));
+    assert_eq!(v["result"]["staged"], serde_json::json!({"id": null, "changes": []}), "{v}");
+    let bad = s.call("staged_apply", serde_json::json!({"id": "../etc"}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+}
