@@ -78,13 +78,36 @@ class Wicket:
             params["call_id"] = call_id
         return self.call("decide", params)
 
-    def run(self, command, timeout=None):
+    def run(self, command, timeout=None, staged=False):
         """Decide a command and, when allowed, run it in the sandbox: the decision fields plus
-        exit_code, stdout, stderr, timed_out, duration_ms and sandbox when it ran."""
+        exit_code, stdout, stderr, timed_out, duration_ms and sandbox when it ran. staged=True
+        runs it on a copy of the project: the result's "staged" has the stage's id and what the
+        command changed, and nothing reaches the project until staged_apply."""
         params = {"command": command}
         if timeout is not None:
             params["timeout"] = timeout
+        if staged:
+            params["staged"] = True
         return self.call("run", params)
+
+    def staged_diff(self, stage_id):
+        """What a staged run changed: [{path, what, kind, old_mode, new_mode, and for text
+        old_text, new_text, hunks}]."""
+        return self.call("staged_diff", {"id": stage_id})["changes"]
+
+    def staged_apply(self, stage_id, paths=None, hunks=None):
+        """Apply a staged run's changes: all, those at or below paths, or only the numbered hunks
+        of the one path. Raises WicketError -32002 (naming the files) when the project changed
+        since the run."""
+        params = {"id": stage_id}
+        if paths:
+            params["paths"] = list(paths)
+        if hunks is not None:
+            params["hunks"] = list(hunks)
+        return self.call("staged_apply", params)
+
+    def staged_discard(self, stage_id):
+        return self.call("staged_discard", {"id": stage_id})
 
     def blocked_hosts(self):
         """The hosts refused during this session: [{host, tool, reason, count}]."""
@@ -113,10 +136,47 @@ class Wicket:
         self.close()
 
 
+def show_line(line):
+    """A line of a diff for the terminal: controls and bidi marks shown escaped."""
+    return "".join(c if c.isprintable() else f"\\u{{{ord(c):x}}}" for c in line)
+
+
+def staged(w, command):
+    """Run a command staged, show what it changed, and apply all, some paths, or discard."""
+    result = w.run(command, staged=True)
+    print(json.dumps({k: v for k, v in result.items() if k != "staged"}), file=sys.stderr)
+    stage = result.get("staged") or {}
+    if not stage.get("id"):
+        print("the command changed nothing", file=sys.stderr)
+        return 0
+    for change in w.staged_diff(stage["id"]):
+        print(f"{change['what']} {show_line(change['path'])}", file=sys.stderr)
+        for n, hunk in enumerate(change.get("hunks") or []):
+            print(f"  hunk {n}:", file=sys.stderr)
+            for line in hunk.splitlines():
+                print(f"    {show_line(line)}", file=sys.stderr)
+    reply = input("apply all (a), some paths (p), discard (d), or keep (k)? ").strip().lower()
+    if reply == "a":
+        print(json.dumps(w.staged_apply(stage["id"])))
+    elif reply == "p":
+        print(json.dumps(w.staged_apply(stage["id"], paths=input("paths, separated by spaces: ").split())))
+    elif reply == "d":
+        w.staged_discard(stage["id"])
+        print("discarded", file=sys.stderr)
+    else:
+        print(f"kept as {stage['id']}", file=sys.stderr)
+    return 0
+
+
 def main():
-    """Decide the tool call given as JSON on the command line, asking on the terminal."""
+    """Decide the tool call given as JSON on the command line, asking on the terminal; or, with
+    --staged COMMAND, run a command staged and apply or discard what it changed."""
+    if len(sys.argv) == 3 and sys.argv[1] == "--staged":
+        with Wicket(wicket=os.environ.get("WICKET", "wicket")) as w:
+            return staged(w, sys.argv[2])
     if len(sys.argv) != 2:
         print('usage: wicket_client.py \'{"tool": "bash", "input": {"command": "ls"}}\'', file=sys.stderr)
+        print("       wicket_client.py --staged 'COMMAND'", file=sys.stderr)
         return 2
     call = json.loads(sys.argv[1])
 
@@ -129,8 +189,7 @@ def main():
             print(f"  hunk {n}:", file=sys.stderr)
             for line in hunk.splitlines():
                 # Nothing hidden reaches the terminal: controls and bidi marks are shown escaped.
-                shown = "".join(c if c.isprintable() else f"\\u{{{ord(c):x}}}" for c in line)
-                print(f"    {shown}", file=sys.stderr)
+                print(f"    {show_line(line)}", file=sys.stderr)
         rule = params.get("always_allow_rule")
         offer = f", always {rule} (a)" if rule else ""
         pick = ", some hunks (p)" if len(hunks) > 1 else ""

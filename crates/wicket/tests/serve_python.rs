@@ -281,3 +281,47 @@ fn run_uses_the_allowlist_proxy_and_lists_refused_hosts() {
     assert_eq!(blocked[0]["tool"], "network", "{v}");
     assert!(blocked[0]["reason"].as_str().unwrap().contains("unlisted.example"), "{v}");
 }
+
+/// The example client's staged run: the command's changes are shown, and only the path the
+/// person picks is applied.
+#[test]
+fn the_example_client_runs_staged_and_applies_the_paths_picked() {
+    if Command::new("python3").arg("--version").output().is_err()
+        || Command::new("bwrap").args(["--ro-bind", "/", "/", "true"]).output().map_or(true, |o| !o.status.success())
+    {
+        eprintln!("python3 or bubblewrap is missing: skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir_in(common::outside_temp("serve")).unwrap();
+    let root = tmp.path().join("proj");
+    let home = tmp.path().join("home");
+    // `.wicket` makes the folder the project root (the client names none).
+    std::fs::create_dir_all(root.join(".wicket")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(root.join("a.txt"), "one\n").unwrap();
+    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/wicket_client.py");
+    let mut child = Command::new("python3")
+        .arg(&client)
+        .arg("--staged")
+        .arg("echo two >> a.txt; echo new > b.txt")
+        .env("WICKET", env!("CARGO_BIN_EXE_wicket"))
+        .env("WICKET_HOME", home.join(".wicket"))
+        .env("HOME", &home)
+        .current_dir(&root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child.stdin.as_mut().unwrap().write_all(b"p\nb.txt\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("modified a.txt") && stderr.contains("added b.txt") && stderr.contains("+two"), "{stderr}");
+    assert!(stdout.contains("\"applied\""), "{stdout}");
+    assert_eq!(std::fs::read_to_string(root.join("b.txt")).unwrap(), "new\n");
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "one\n", "a.txt was not picked");
+}
