@@ -395,3 +395,27 @@ fn serve_runs_staged_shows_the_diff_and_applies_hunks_and_paths() {
     let bad = s.call("staged_apply", serde_json::json!({"id": "../etc"}));
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
 }
+
+/// At a terminal, the staged run shows the diff (escaped) and asks; `a` applies, `d` discards.
+#[test]
+fn at_a_terminal_the_person_sees_the_diff_and_applies_or_discards() {
+    if bwrap_missing() {
+        eprintln!("skipped: bubblewrap does not work here");
+        return;
+    }
+    use common::pty::{self, Spawn};
+    let w = World::new();
+    // The count of lines the command added that reached the project, after each answer.
+    for (key, reached) in [("a", 1), ("d", 1)] {
+        let mut cmd = w.cmd(&["run", "--staged", "--", "bash", "-c", "printf 'safe\\u202e line\\n' >> notes.txt"]);
+        cmd.env("TERM", "dumb");
+        let child = pty::spawn(cmd, Spawn::default());
+        let screen = child.wait_for("keep for later [k]?", 1);
+        assert!(screen.contains("+safe\\u{202e} line") && screen.contains("notes.txt"), "{screen}");
+        child.type_keys(format!("{key}\n").as_bytes());
+        let (out, _) = child.finish();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(w.read("notes.txt").unwrap().matches("safe").count(), reached, "{key}");
+        assert!(w.stages().is_empty(), "{key}: nothing is kept");
+    }
+}
