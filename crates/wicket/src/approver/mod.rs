@@ -293,6 +293,26 @@ mod tests {
     }
 
     #[test]
+    fn a_long_diff_is_paged_and_paging_is_no_answer() {
+        let old: String = (0..200).map(|n| format!("line {n}\n")).collect();
+        let new: String = (0..200).map(|n| format!("LINE {n}\n")).collect();
+        let mut question = q("write_file", "big.txt");
+        question.change = Some(Change { path: "big.txt".into(), old_text: Some(old), new_text: new });
+        // m pages on, y answers; the page after the last one is no choice.
+        let mut line = fake(&["m", "m", "y"]);
+        assert_eq!(converse(&mut line, &question, false), Answer::Once);
+        let shown = &line.shown;
+        for want in ["-line 0", "-line 39", "-line 100", "[m] the next 40 lines of the diff"] {
+            assert!(shown.contains(want), "{want}: {shown}");
+        }
+        assert!(!shown.contains("-line 150") && !shown.contains("+LINE 0"), "only the pages asked for are shown");
+        // Paging never counts as a wrong answer, and stops when the diff ends.
+        let mut line = fake(&["m"; 12]);
+        assert_eq!(converse(&mut line, &question, false), Answer::Deny);
+        assert!(line.shown.contains("+LINE 199") && line.shown.contains("not a choice"), "{}", line.shown);
+    }
+
+    #[test]
     fn typed_ahead_keys_never_answer() {
         let mut line = fake(&["n"]);
         line.typed_ahead = vec!["y\n".into()];

@@ -122,17 +122,23 @@ pub fn render(q: &Question, color: bool) -> String {
         let _ = writeln!(out, "  {what} {}:", escape_inline(&cut(&c.path, 1_000)));
         // Each line escaped on its own, so no character can redraw the screen or reorder text.
         for line in c.unified_diff(MAX_SHOWN_LINES) {
-            let shown = escape_inline(&cut(&line, MAX_PART_CHARS * 2));
-            let painted = match line.as_bytes().first() {
-                Some(b'+') => p.green(&shown),
-                Some(b'-') => p.red(&shown),
-                Some(b'@') => p.yellow(&shown),
-                _ => shown,
-            };
-            let _ = writeln!(out, "    {painted}");
+            let _ = writeln!(out, "    {}", diff_line(&line, color));
         }
     }
     out
+}
+
+/// One line of a diff for the terminal: escaped on its own (so no character can redraw the
+/// screen or reorder text), cut, and coloured by its first character.
+pub(super) fn diff_line(line: &str, color: bool) -> String {
+    let p = Paint(color);
+    let shown = escape_inline(&cut(line, MAX_PART_CHARS * 2));
+    match line.as_bytes().first() {
+        Some(b'+') => p.green(&shown),
+        Some(b'-') => p.red(&shown),
+        Some(b'@') => p.yellow(&shown),
+        _ => shown,
+    }
 }
 
 /// The choices line that ends every prompt.

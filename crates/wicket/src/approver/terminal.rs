@@ -279,7 +279,14 @@ pub(super) fn converse(line: &mut impl Line, q: &Question, color: bool) -> Answe
     }
     let p = Paint(color);
     let mut text = render(q, color);
-    for attempt in 0..=MAX_REPROMPTS {
+    // A long diff is paged: the question shows its first lines, `m` the next page.
+    let diff: Vec<String> = q.change.as_ref().map(|c| c.unified_diff(usize::MAX)).unwrap_or_default();
+    let mut shown = MAX_SHOWN_LINES.min(diff.len());
+    let mut attempt = 0;
+    while attempt <= MAX_REPROMPTS {
+        if shown < diff.len() {
+            let _ = writeln!(text, "  [m] the next {} lines of the diff", MAX_SHOWN_LINES.min(diff.len() - shown));
+        }
         text.push_str(&choices(q, color));
         // Flush right before the prompt is written: a key already waiting was pressed before
         // this question was on the screen, so it never answers it.
@@ -293,6 +300,19 @@ pub(super) fn converse(line: &mut impl Line, q: &Question, color: bool) -> Answe
                 return Answer::Deny;
             }
         };
+        if typed.trim().eq_ignore_ascii_case("m") && shown < diff.len() {
+            let end = (shown + MAX_SHOWN_LINES).min(diff.len());
+            text = String::new();
+            for l in &diff[shown..end] {
+                let _ = writeln!(text, "    {}", diff_line(l, color));
+            }
+            if end < diff.len() {
+                let _ = writeln!(text, "    … {} more lines", diff.len() - end);
+            }
+            shown = end;
+            continue;
+        }
+        attempt += 1;
         text = match parse_reply(&typed, q.always.as_ref()) {
             Reply::Answer(answer) => {
                 let said = match &answer {
@@ -314,9 +334,6 @@ pub(super) fn converse(line: &mut impl Line, q: &Question, color: bool) -> Answe
                 format!("  {}\n", p.yellow(&format!("\"{shown}\" is not a choice; type y, s, a or n and press Enter")))
             }
         };
-        if attempt == MAX_REPROMPTS {
-            break;
-        }
     }
     let _ = line.show(&format!("  {}\n", p.red("no valid answer: denied")));
     Answer::Deny
