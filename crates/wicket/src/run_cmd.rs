@@ -138,9 +138,17 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(126));
     }
-    // A staged run starts once its copy is made, after the decision.
+    // A staged run's copy is made now, so its sandbox too is built while the engine decides;
+    // the copy is removed again when the call is refused (the guard's drop).
+    let mut exec = exec;
+    let mut unused_stage = None;
+    if let (true, Ok(e)) = (staged, exec.as_mut()) {
+        let stage = crate::staged_cmd::stage_for(e, &wicket_policy::text::shell_join(&words))?;
+        e.stage = Some(stage.tree());
+        unused_stage = Some(crate::staged_cmd::Unused::new(stage));
+    }
     let early = match (&placement, &exec, &net_config) {
-        (Placement::Sandbox(backend @ wicket_sandbox::Backend::Bwrap { .. }), Ok(e), None) if !staged => {
+        (Placement::Sandbox(backend @ wicket_sandbox::Backend::Bwrap { .. }), Ok(e), None) => {
             let sandbox = wicket_sandbox::Sandbox { backend: backend.clone(), shim_exe: exe.clone() };
             Some(sandbox.start(e, &args.command, &opts)?)
         }
@@ -179,9 +187,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     }
     // A check that could not run counts as failed.
     let holds = |c: std::io::Result<std::thread::JoinHandle<bool>>| c.ok().and_then(|h| h.join().ok()).unwrap_or(false);
-    let (exec, early) = if check.is_some_and(|c| !holds(c)) {
-        // Never started: the sandbox built on the stale scan runs nothing.
+    let stale = check.is_some_and(|c| !holds(c));
+    let (exec, early) = if stale {
+        // Never started: the sandbox built on the stale scan runs nothing (nor its copy, made
+        // without the secrets that scan missed).
         drop(early);
+        drop(unused_stage.take());
         (exec_policy(&inputs), None)
     } else {
         (exec, early)
@@ -194,12 +205,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(126));
         }
     };
-    let stage = if staged {
-        let stage = crate::staged_cmd::stage_for(&exec, &command)?;
-        exec.stage = Some(stage.tree());
-        Some(stage)
-    } else {
-        None
+    let stage = match unused_stage.and_then(crate::staged_cmd::Unused::take) {
+        Some(stage) => Some(stage),
+        None if staged => {
+            let stage = crate::staged_cmd::stage_for(&exec, &command)?;
+            exec.stage = Some(stage.tree());
+            Some(stage)
+        }
+        None => None,
     };
     if let (Placement::Sandbox(backend), Some(n)) = (&placement, masked_notice(&exec)) {
         eprintln!("wicket: notice: {n}");

@@ -352,3 +352,26 @@ pub fn apply_hunks_checked(gate: &mut Gate, stage: &mut Stage, path: &str, hunks
     record(gate, stage, &path, &format!("hunks {hunks:?} of the staged run {id}"));
     Ok(path)
 }
+
+/// A stage made before the decision: removed when dropped, unless [`Unused::take`]n for the run.
+pub struct Unused(Option<Stage>);
+
+impl Unused {
+    /// Guard `stage`.
+    pub fn new(stage: Stage) -> Unused {
+        Unused(Some(stage))
+    }
+
+    /// The stage, for the run: no longer removed.
+    pub fn take(mut self) -> Option<Stage> {
+        self.0.take()
+    }
+}
+
+impl Drop for Unused {
+    fn drop(&mut self) {
+        if let Some(s) = self.0.take() {
+            let _ = s.discard();
+        }
+    }
+}

@@ -271,6 +271,19 @@ fn a_staged_run_that_changes_nothing_keeps_nothing_and_one_killed_is_listed() {
 }
 
 #[test]
+fn a_refused_staged_run_keeps_no_copy() {
+    if bwrap_missing() {
+        eprintln!("skipped: bubblewrap does not work here");
+        return;
+    }
+    let w = World::new();
+    let out = w.wicket(&["run", "--staged", "--unattended", "--deny", "bash(touch*)", "--", "touch", "made.txt"]);
+    assert_eq!(out.status.code(), Some(126), "{}", String::from_utf8_lossy(&out.stderr));
+    let left: Vec<_> = std::fs::read_dir(w.dir.join("wicket-home/staged")).into_iter().flatten().flatten().collect();
+    assert!(left.is_empty(), "the copy made while the engine decided is gone: {left:?}");
+}
+
+#[test]
 fn a_staged_run_without_bubblewrap_is_refused() {
     let w = World::new();
     let out = w
