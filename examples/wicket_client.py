@@ -81,7 +81,7 @@ class Wicket:
     def run(self, command, timeout=None, staged=False):
         """Decide a command and, when allowed, run it in the sandbox: the decision fields plus
         exit_code, stdout, stderr, timed_out, duration_ms and sandbox when it ran. staged=True
-        runs it on a copy of the project: the result's "staged" has the stage's id and what the
+        runs it on an overlay of the project: the result's "staged" has the stage's id and what the
         command changed, and nothing reaches the project until staged_apply."""
         params = {"command": command}
         if timeout is not None:

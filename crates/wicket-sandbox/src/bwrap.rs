@@ -23,15 +23,10 @@ pub fn args(
     pinned: &[(PathBuf, i32)],
     mask: Option<&std::path::Path>,
 ) -> Vec<OsString> {
-    // A staged run shows the copy at the root: a bind below the root takes its source from the
-    // copy, by path (the descriptors were opened on the project's own folders).
+    // A staged run's project is an overlay mounted at the root before bwrap starts (see
+    // `layers`): a bind below the root is made by path, so it takes the overlay (the
+    // descriptors were opened on the project itself, below it).
     let staged_below = |p: &PathBuf| policy.stage.is_some() && p.starts_with(&policy.root);
-    let src = |p: &PathBuf| -> PathBuf {
-        match (&policy.stage, p.strip_prefix(&policy.root)) {
-            (Some(copy), Ok(rest)) => copy.join(rest),
-            _ => p.clone(),
-        }
-    };
     let fd_of = |p: &PathBuf| pinned.iter().find(|(q, _)| q == p && !staged_below(p)).map(|(_, fd)| fd.to_string());
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
@@ -55,7 +50,7 @@ pub fn args(
         } else if let Some(fd) = fd_of(w) {
             push(&[&"--bind-fd", &fd, w]);
         } else {
-            push(&[&"--bind", &src(w), w]);
+            push(&[&"--bind", w, w]);
         }
     }
     // Wicket's own state is pinned: every folder between a writable path and the state becomes
@@ -63,7 +58,7 @@ pub fn args(
     // or removed, so no folder above the state can be moved away and rebuilt with forged
     // settings that the next run would read by path.
     for a in pins(policy) {
-        push(&[&"--bind", &src(&a), &a]);
+        push(&[&"--bind", &a, &a]);
     }
     // Git folders (bound on themselves: a mount point cannot be renamed or replaced) and the
     // read-only holes, shallow before deep, so `.git/modules` (read-only) comes before
@@ -72,20 +67,17 @@ pub fn args(
     layered.extend(policy.read_only.iter().map(|(p, _)| (p, false)));
     layered.sort_by_key(|(p, _)| p.components().count());
     for (p, writable) in layered {
-        // The copy's own entry when it has one; a placeholder made after the copy is the
-        // project's.
-        let from = Some(src(p)).filter(|s| s.exists()).unwrap_or_else(|| p.clone());
         // A dangling link or a missing path has nothing to bind (and bwrap would fail).
-        if !from.exists() {
+        if !p.exists() {
             continue;
         }
         if writable {
             match fd_of(p) {
                 Some(fd) => push(&[&"--bind-fd", &fd, p]),
-                None => push(&[&"--bind", &from, p]),
+                None => push(&[&"--bind", p, p]),
             }
         } else {
-            push(&[&"--ro-bind", &from, p]);
+            push(&[&"--ro-bind", p, p]);
         }
     }
     for u in &policy.unreadable {

@@ -159,10 +159,39 @@ fn remove_stale_work(dir: &Path) {
 /// fallback, which mounts in its own namespaces and must mask the hidden paths in the overlays
 /// itself.
 pub fn arrange(policy: &ExecPolicy, fallback: bool) -> Result<Arranged, SandboxError> {
-    if policy.caches.is_empty() {
+    if policy.caches.is_empty() && policy.stage.is_none() {
         return Ok(Arranged::default());
     }
     let state = policy.state_dir.clone().unwrap_or_else(crate::placeholders::default_state);
+    // A staged run: the project itself is an overlay, the project below (never written) and
+    // the stage's `upper` above, where every write of the command lands.
+    let staged = match &policy.stage {
+        Some(stage) => {
+            // Mount options cannot carry these characters in a folder's name.
+            if policy.root.as_os_str().as_bytes().iter().any(|b| matches!(b, b',' | b':' | b'\\')) {
+                return Err(SandboxError::Unavailable(format!(
+                    "a staged run cannot overlay {}: its path holds a `,`, `:` or `\\`",
+                    policy.root.display()
+                )));
+            }
+            available(&state).map_err(|why| {
+                SandboxError::Unavailable(format!(
+                    "a staged run needs an overlay over the project, and none can be made here: {why}"
+                ))
+            })?;
+            for d in [stage.join("upper"), stage.join("work")] {
+                private_dir(&d).map_err(|e| SandboxError::Unavailable(format!("cannot make {}: {e}", d.display())))?;
+            }
+            let opts = format!(
+                "lowerdir={},upperdir={},workdir={},userxattr,index=off",
+                policy.root.display(),
+                stage.join("upper").display(),
+                stage.join("work").display()
+            );
+            Some((cstring(&policy.root)?, CString::new(opts).map_err(|e| SandboxError::Seccomp(e.to_string()))?))
+        }
+        None => None,
+    };
     let project = project_dir(&state, &policy.root);
     let works = available(&state);
     let mut layered = Vec::new();
@@ -173,7 +202,7 @@ pub fn arrange(policy: &ExecPolicy, fallback: bool) -> Result<Arranged, SandboxE
             None => layered.push(c.clone()),
         }
     }
-    let mut overlays = Vec::new();
+    let mut overlays: Vec<(CString, CString)> = staged.into_iter().collect();
     let mut kept = Vec::new();
     let mut out = Arranged::default();
     for c in layered {

@@ -41,7 +41,7 @@ pub struct RunArgs {
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
-    /// Run on a copy of the project: its changes reach the project only when you apply them
+    /// Run on an overlay of the project: its changes reach the project only when you apply them
     /// (asked after the run at a terminal; else kept for `wicket staged`).
     #[arg(long)]
     pub staged: bool,
@@ -130,7 +130,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             .any(|s| s.commands.mode == Some(wicket_policy::settings::CommandMode::Staged));
     if staged && !matches!(placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. })) {
         eprintln!(
-            "wicket: refused: a staged run needs bubblewrap (it shows a copy of the project at the project's path), and commands here run {}; install bubblewrap or run the command unstaged",
+            "wicket: refused: a staged run needs bubblewrap (it mounts an overlay over the project), and commands here run {}; install bubblewrap or run the command unstaged",
             match &placement {
                 Placement::Sandbox(b) => format!("in the {} sandbox", b.name()),
                 Placement::Host(_) => "on the host".to_string(),
@@ -144,7 +144,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let mut unused_stage = None;
     if let (true, Ok(e)) = (staged, exec.as_mut()) {
         let stage = crate::staged_cmd::stage_for(e, &wicket_policy::text::shell_join(&words))?;
-        e.stage = Some(stage.tree());
+        e.stage = Some(stage.dir().to_path_buf());
         unused_stage = Some(crate::staged_cmd::Unused::new(stage));
     }
     let early = match (&placement, &exec, &net_config) {
@@ -209,7 +209,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         Some(stage) => Some(stage),
         None if staged => {
             let stage = crate::staged_cmd::stage_for(&exec, &command)?;
-            exec.stage = Some(stage.tree());
+            exec.stage = Some(stage.dir().to_path_buf());
             Some(stage)
         }
         None => None,

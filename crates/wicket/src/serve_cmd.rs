@@ -483,13 +483,14 @@ impl Server {
         };
         let stage = if staged {
             if !matches!(self.placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. })) {
-                let why = "a staged run needs bubblewrap (it shows a copy of the project at the project's path); run the command unstaged";
+                let why =
+                    "a staged run needs bubblewrap (it mounts an overlay over the project); run the command unstaged";
                 let v = self.gate.record(&call, Verdict::deny(By::Policy, why));
                 return Ok(Run::Answered(verdict_json(&v)));
             }
             let stage = crate::staged_cmd::stage_for(&exec, command)
                 .map_err(|e| (INTERNAL_ERROR, format!("cannot stage the project: {e:#}")))?;
-            exec.stage = Some(stage.tree());
+            exec.stage = Some(stage.dir().to_path_buf());
             Some(stage)
         } else {
             None

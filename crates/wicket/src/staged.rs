@@ -1,19 +1,22 @@
-//! Staged commands: a command runs on a copy of the project, and what it changed reaches the
-//! project only when the person applies it ([`Stage::create`], [`Stage::changes`],
+//! Staged commands: a command runs on an overlay of the project, and what it changed reaches
+//! the project only when the person applies it ([`Stage::create`], [`Stage::changes`],
 //! [`Stage::apply`], [`Stage::discard`]).
 //!
-//! The hard question: **what did the command change, and is it still safe to apply?** The copy
-//! is made with a record of every entry on both sides (the project's and the copy's kind, mode,
-//! size, modification time and, for a link, its target). After the run, an entry of the copy
-//! whose record changed, appeared or went away is a change; a file whose content came out the
-//! same as the project's (touched, rewritten identically) is not. Applying checks first that
-//! every path to be written is still as recorded in the project (a file edited meanwhile, a
-//! file that appeared where the command added one): if any is not, nothing is applied and the
-//! error names them. Each file is applied atomically (written beside it, then renamed over it).
+//! The hard question: **what did the command change, and is it still safe to apply?** The
+//! sandbox mounts the project as an overlay: the project below, never written, and the stage's
+//! `upper` folder above, which receives every write (a whole file for a file written or whose
+//! mode changed, a whiteout for a deletion, an opaque folder for a folder replaced). After the
+//! run, each entry of `upper` is compared with the project: new, changed, or only a new mode;
+//! a file rewritten with the same bytes is no change. The project's entries are recorded when
+//! the stage is made (kind, mode, size, modification time, a link's target), and applying
+//! checks first that every path to be written is still as recorded: if any is not (a file
+//! edited meanwhile, a file that appeared where the command added one), nothing is applied and
+//! the error names them. Each file is applied atomically (written beside it, then renamed over
+//! it).
 //!
-//! A stage lives in `$WICKET_HOME/staged/<id>/`: `tree/` (the copy) and `stage.json` (the
-//! records), written last, so a folder without it is a stage whose creation never finished
-//! (wicket was killed), which [`list`] removes.
+//! A stage lives in `$WICKET_HOME/staged/<id>/`: `upper/`, `work/` (overlayfs's) and
+//! `stage.json` (the records), written before the run, so a folder without it is a stage whose
+//! creation never finished (wicket was killed), which [`list`] removes.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -27,9 +30,9 @@ use crate::approver::Change;
 
 /// The file in a stage's folder that holds its records.
 const RECORD: &str = "stage.json";
-/// The folder in a stage's folder that holds the copy.
-const TREE: &str = "tree";
-/// The most entries a staged project may have: a copy of more is not a cheap undo.
+/// The folder in a stage's folder that holds the layer above the project.
+const UPPER: &str = "upper";
+/// The most entries a staged project may have (each is recorded when the stage is made).
 pub const MAX_ENTRIES: usize = 200_000;
 
 /// Why a stage could not be made, read or applied.
@@ -57,7 +60,7 @@ pub enum StageError {
         /// What was wrong.
         why: String,
     },
-    /// The project has too many entries to copy.
+    /// The project has too many entries to record.
     #[error("the project has more than {MAX_ENTRIES} files and folders: too many to stage; run the command unstaged")]
     TooLarge,
     /// Paths named for applying that the stage does not change.
@@ -186,17 +189,15 @@ struct Record {
     command: String,
     /// When the stage was made, in seconds since the epoch.
     created: u64,
-    /// Every entry of the project when it was copied.
+    /// Every entry of the project when the stage was made.
     project: BTreeMap<String, Seen>,
-    /// Every entry of the copy right after it was made.
-    copy: BTreeMap<String, Seen>,
     /// Paths the project did not have where the sandbox mounts something (a mask, a read-only
     /// placeholder): an empty file or folder there is the sandbox's mount point, not a change.
     #[serde(default)]
     mounts: std::collections::BTreeSet<String>,
 }
 
-/// A staged run: the copy of a project and its records.
+/// A staged run: the layer above the project and the project's records.
 #[derive(Debug)]
 pub struct Stage {
     id: String,
@@ -262,33 +263,19 @@ fn valid_id(id: &str) -> bool {
 }
 
 impl Stage {
-    /// Copy the project at `root` (a real path) into a new stage under `dir`, for `command`.
-    pub fn create(dir: &Path, root: &Path, command: &str) -> Result<Stage, StageError> {
-        Stage::create_skipping(dir, root, command, &|_| false, &[])
-    }
-
-    /// [`Stage::create`], leaving out the entries for which `skip` is true (and what is below
-    /// them): the secrets the sandbox hides are not copied. `mounts`: the paths the sandbox
-    /// mounts over (see [`Stage::changes`]).
-    pub fn create_skipping(
-        dir: &Path,
-        root: &Path,
-        command: &str,
-        skip: &dyn Fn(&Path) -> bool,
-        mounts: &[&Path],
-    ) -> Result<Stage, StageError> {
+    /// A new stage under `dir` for running `command` on the project at `root` (a real path):
+    /// the project's entries recorded, an empty `upper`. `mounts`: the paths the sandbox mounts
+    /// over (see [`Stage::changes`]).
+    pub fn create(dir: &Path, root: &Path, command: &str, mounts: &[&Path]) -> Result<Stage, StageError> {
         let id: String = wicket_audit::new_session_id().chars().take(12).collect();
         let stage_dir = dir.join(&id);
         fs::create_dir_all(&stage_dir).map_err(io_err("create", &stage_dir))?;
-        let tree = stage_dir.join(TREE);
         let result = (|| {
-            let mut project = walk(root)?;
-            let skipped: Vec<String> = project.keys().filter(|k| skip(&root.join(k))).cloned().collect();
-            project.retain(|k, _| {
-                !skipped.iter().any(|s| k == s || k.strip_prefix(s.as_str()).is_some_and(|r| r.starts_with('/')))
-            });
-            copy_tree(root, &tree, &project)?;
-            let copy = walk(&tree)?;
+            let upper = stage_dir.join(UPPER);
+            fs::create_dir(&upper).map_err(io_err("create", &upper))?;
+            fs::set_permissions(&upper, fs::Permissions::from_mode(0o700))
+                .map_err(io_err("set the mode of", &upper))?;
+            let project = walk(root)?;
             let created =
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
             let mounts = mounts
@@ -296,22 +283,15 @@ impl Stage {
                 .filter_map(|p| p.strip_prefix(root).ok()?.to_str().map(str::to_string))
                 .filter(|r| !r.is_empty() && !project.contains_key(r))
                 .collect();
-            let record = Record {
-                version: 1,
-                root: root.to_path_buf(),
-                command: command.to_string(),
-                created,
-                project,
-                copy,
-                mounts,
-            };
+            let record =
+                Record { version: 2, root: root.to_path_buf(), command: command.to_string(), created, project, mounts };
             write_record(&stage_dir, &record)?;
             Ok(record)
         })();
         match result {
             Ok(record) => Ok(Stage { id, dir: stage_dir, record }),
             Err(e) => {
-                let _ = fs::remove_dir_all(&stage_dir);
+                let _ = remove_tree(&stage_dir);
                 Err(e)
             }
         }
@@ -331,7 +311,7 @@ impl Stage {
         };
         let record: Record = serde_json::from_str(&text)
             .map_err(|e| StageError::Broken { id: id.to_string(), why: format!("{}: {e}", path.display()) })?;
-        if record.version != 1 {
+        if record.version != 2 {
             return Err(StageError::Broken { id: id.to_string(), why: format!("unknown version {}", record.version) });
         }
         Ok(Stage { id: id.to_string(), dir: stage_dir, record })
@@ -352,49 +332,98 @@ impl Stage {
         &self.record.command
     }
 
-    /// The copy: where the command runs, at the project's path.
-    pub fn tree(&self) -> PathBuf {
-        self.dir.join(TREE)
+    /// The stage's folder, which the sandbox mounts the project's overlay from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
-    /// What the command changed in the copy, in path order.
+    /// The layer above the project: what the command wrote.
+    fn upper(&self) -> PathBuf {
+        self.dir.join(UPPER)
+    }
+
+    /// What the command changed, in path order.
     pub fn changes(&self) -> Result<Vec<Staged>, StageError> {
-        let tree = self.tree();
-        let now = walk(&tree)?;
-        let mut out = Vec::new();
-        let keys: std::collections::BTreeSet<&String> = self.record.copy.keys().chain(now.keys()).collect();
-        for rel in keys {
-            let before = self.record.copy.get(rel).filter(|s| s.kind != Kind::Other);
-            let after = now.get(rel).filter(|s| s.kind != Kind::Other);
-            let change = match (before, after) {
-                (None, None) => None,
-                // The sandbox's own mount point, left by a run that was killed.
-                (None, Some(a)) if self.record.mounts.contains(rel) && self.is_empty(rel, a) => None,
-                (None, Some(a)) => Some((What::Added, a.kind, None, Some(a.mode))),
-                (Some(b), None) => Some((What::Deleted, b.kind, Some(b.mode), None)),
-                (Some(b), Some(a)) if b == a => None,
-                (Some(b), Some(a)) => {
-                    let old_mode = self.record.project.get(rel).map_or(b.mode, |p| p.mode);
-                    let content = b.kind != a.kind
-                        || b.link != a.link
-                        || (a.kind == Kind::File && !same_content(&self.record.root.join(rel), &tree.join(rel)));
-                    if content {
-                        Some((What::Modified, a.kind, Some(old_mode), Some(a.mode)))
-                    } else if old_mode != a.mode {
-                        Some((What::Mode, a.kind, Some(old_mode), Some(a.mode)))
-                    } else {
-                        None
+        let upper = self.upper();
+        let root = &self.record.root;
+        let layer = walk_layer(&upper)?;
+        let mut out: BTreeMap<String, Staged> = BTreeMap::new();
+        let project = &self.record.project;
+        // Every recorded entry at or below `rel` that the layer does not have: deleted.
+        let deleted_below = |rel: &str, out: &mut BTreeMap<String, Staged>| {
+            let below = format!("{rel}/");
+            for (p, seen) in project.range(rel.to_string()..) {
+                if p != rel && !p.starts_with(&below) {
+                    if p.as_str() > below.as_str() {
+                        break;
+                    }
+                    continue;
+                }
+                if seen.kind == Kind::Other || layer.get(p).is_some_and(|e| !e.whiteout) {
+                    continue;
+                }
+                out.insert(
+                    p.clone(),
+                    Staged {
+                        path: p.clone(),
+                        what: What::Deleted,
+                        kind: seen.kind,
+                        old_mode: Some(seen.mode),
+                        new_mode: None,
+                    },
+                );
+            }
+        };
+        for (rel, entry) in &layer {
+            let before = project.get(rel).filter(|s| s.kind != Kind::Other);
+            if entry.whiteout {
+                deleted_below(rel, &mut out);
+                continue;
+            }
+            let a = &entry.seen;
+            if a.kind == Kind::Other {
+                continue;
+            }
+            if entry.opaque {
+                // A folder replaced: what the project had inside it is gone unless written anew.
+                let below = format!("{rel}/");
+                for (p, seen) in project.range(below.clone()..) {
+                    if !p.starts_with(&below) {
+                        break;
+                    }
+                    if seen.kind != Kind::Other && !layer.contains_key(p) {
+                        out.insert(
+                            p.clone(),
+                            Staged {
+                                path: p.clone(),
+                                what: What::Deleted,
+                                kind: seen.kind,
+                                old_mode: Some(seen.mode),
+                                new_mode: None,
+                            },
+                        );
                     }
                 }
+            }
+            let change = match before {
+                // The sandbox's own mount point, not the command's.
+                None if self.record.mounts.contains(rel) && is_empty(&upper.join(rel), a) => None,
+                None => Some((What::Added, Some(a.mode), None)),
+                Some(b) if b.kind != a.kind || b.link != a.link => Some((What::Modified, Some(a.mode), Some(b.mode))),
+                Some(b) if a.kind == Kind::File && !same_content(&root.join(rel), &upper.join(rel)) => {
+                    Some((What::Modified, Some(a.mode), Some(b.mode)))
+                }
+                Some(b) if b.mode != a.mode => Some((What::Mode, Some(a.mode), Some(b.mode))),
+                Some(_) => None,
             };
-            if let Some((what, kind, old_mode, new_mode)) = change {
-                out.push(Staged { path: rel.clone(), what, kind, old_mode, new_mode });
+            if let Some((what, new_mode, old_mode)) = change {
+                out.insert(rel.clone(), Staged { path: rel.clone(), what, kind: a.kind, old_mode, new_mode });
             }
         }
-        Ok(out)
+        Ok(out.into_values().collect())
     }
 
-    /// One changed file as a text change (the project's text now, the copy's text), when both
+    /// One changed file as a text change (the project's text now, the command's), when both
     /// sides are text small enough to show.
     pub fn text_change(&self, c: &Staged) -> Option<Change> {
         if c.kind != Kind::File || matches!(c.what, What::Deleted | What::Mode) {
@@ -404,34 +433,25 @@ impl Stage {
             What::Added => None,
             _ => Some(crate::approver::read_for_showing(&self.record.root.join(&c.path))?),
         };
-        let new_text = crate::approver::read_for_showing(&self.tree().join(&c.path))?;
+        let new_text = crate::approver::read_for_showing(&self.upper().join(&c.path))?;
         Some(Change { path: c.path.clone(), old_text, new_text })
     }
 
-    /// Remove from the copy what the sandbox made there only to mount over it (an empty file
+    /// Remove from the layer what the sandbox made there only to mount over it (an empty file
     /// or folder at one of the recorded mount points): not the command's.
     pub fn remove_mount_points(&self) {
-        let tree = self.tree();
+        let upper = self.upper();
         let mut found: Vec<&String> = self.record.mounts.iter().collect();
         // Deepest first: a folder made for a mount point below it empties in turn.
         found.sort_by_key(|rel| std::cmp::Reverse(rel.matches('/').count()));
         for rel in found {
-            let p = tree.join(rel);
+            let p = upper.join(rel);
             let Ok(meta) = fs::symlink_metadata(&p) else { continue };
             if meta.is_file() && meta.len() == 0 {
                 let _ = fs::remove_file(&p);
             } else if meta.is_dir() {
                 let _ = fs::remove_dir(&p);
             }
-        }
-    }
-
-    /// Whether the copy's entry is an empty file or folder.
-    fn is_empty(&self, rel: &str, seen: &Seen) -> bool {
-        match seen.kind {
-            Kind::File => seen.size == 0,
-            Kind::Dir => fs::read_dir(self.tree().join(rel)).is_ok_and(|mut d| d.next().is_none()),
-            _ => false,
         }
     }
 
@@ -465,12 +485,12 @@ impl Stage {
         if !conflicts.is_empty() {
             return Err(StageError::Conflicts(conflicts));
         }
-        let tree = self.tree();
+        let upper = self.upper();
         let root = self.record.root.clone();
         // Folders and files first, shallow before deep; removals last, deep before shallow.
         let (removals, writes): (Vec<&Staged>, Vec<&Staged>) = chosen.iter().partition(|c| c.what == What::Deleted);
         for c in &writes {
-            put(&tree.join(&c.path), &root.join(&c.path), c)?;
+            put(&upper.join(&c.path), &root.join(&c.path), c)?;
         }
         for c in removals.iter().rev() {
             let p = root.join(&c.path);
@@ -522,7 +542,7 @@ impl Stage {
 
     /// Remove the stage: the project is left as it is.
     pub fn discard(self) -> Result<(), StageError> {
-        fs::remove_dir_all(&self.dir).map_err(io_err("remove", &self.dir))
+        remove_tree(&self.dir)
     }
 
     /// The changes at or below `paths` (all when empty); an unknown path is an error.
@@ -550,18 +570,19 @@ impl Stage {
             .collect())
     }
 
-    /// After applying: the applied paths are recorded as they now are on both sides, so they
-    /// no longer show as changes; a stage with nothing left is removed.
+    /// After applying: the applied paths leave the layer (so they no longer show as changes)
+    /// and are recorded as the project now has them; a stage with nothing left is removed.
     fn settle(&mut self, applied: &[Staged]) -> Result<(), StageError> {
-        let tree = self.tree();
-        for c in applied {
-            match Seen::of(&tree.join(&c.path))? {
-                Some(s) => {
-                    self.record.copy.insert(c.path.clone(), s);
+        let upper = self.upper();
+        // Deepest first, so a folder is empty when its turn comes.
+        for c in applied.iter().rev() {
+            let p = upper.join(&c.path);
+            match fs::symlink_metadata(&p) {
+                Ok(m) if m.is_dir() => {
+                    let _ = fs::remove_dir(&p);
                 }
-                None => {
-                    self.record.copy.remove(&c.path);
-                }
+                Ok(_) => fs::remove_file(&p).map_err(io_err("remove", &p))?,
+                Err(_) => {}
             }
             match Seen::of(&self.record.root.join(&c.path))? {
                 Some(s) => {
@@ -573,7 +594,7 @@ impl Stage {
             }
         }
         if self.changes()?.is_empty() {
-            return fs::remove_dir_all(&self.dir).map_err(io_err("remove", &self.dir));
+            return remove_tree(&self.dir);
         }
         write_record(&self.dir, &self.record)
     }
@@ -609,30 +630,64 @@ fn walk(root: &Path) -> Result<BTreeMap<String, Seen>, StageError> {
     Ok(out)
 }
 
-/// Copy the entries of `project` from `from` to `to` (which must not exist).
-fn copy_tree(from: &Path, to: &Path, project: &BTreeMap<String, Seen>) -> Result<(), StageError> {
-    fs::create_dir(to).map_err(io_err("create", to))?;
-    for (rel, seen) in project {
-        let (src, dst) = (from.join(rel), to.join(rel));
-        match seen.kind {
-            Kind::Dir => fs::create_dir(&dst).map_err(io_err("create", &dst))?,
-            Kind::File => {
-                fs::copy(&src, &dst).map_err(io_err("copy", &src))?;
+/// An entry of the layer.
+struct LayerEntry {
+    seen: Seen,
+    /// A whiteout: the entry was deleted.
+    whiteout: bool,
+    /// An opaque folder: it replaced the project's folder of that name.
+    opaque: bool,
+}
+
+/// Every entry of the layer above the project, by relative path.
+fn walk_layer(upper: &Path) -> Result<BTreeMap<String, LayerEntry>, StageError> {
+    use std::os::unix::fs::FileTypeExt;
+    let seen = walk(upper)?;
+    let mut out = BTreeMap::new();
+    for (rel, s) in seen {
+        let path = upper.join(&rel);
+        let meta = fs::symlink_metadata(&path).map_err(io_err("read", &path))?;
+        let whiteout = meta.file_type().is_char_device() && meta.rdev() == 0;
+        let opaque = s.kind == Kind::Dir && opaque(&path);
+        out.insert(rel, LayerEntry { seen: s, whiteout, opaque });
+    }
+    Ok(out)
+}
+
+/// Whether overlayfs marked a folder of the layer opaque (`userxattr`: `user.overlay.opaque`).
+fn opaque(path: &Path) -> bool {
+    let mut buf = [0u8; 8];
+    ["user.overlay.opaque", "trusted.overlay.opaque"]
+        .iter()
+        .any(|name| matches!(rustix::fs::lgetxattr(path, *name, &mut buf[..]), Ok(n) if buf[..n].starts_with(b"y")))
+}
+
+/// Whether an entry is an empty file or folder.
+fn is_empty(path: &Path, seen: &Seen) -> bool {
+    match seen.kind {
+        Kind::File => seen.size == 0,
+        Kind::Dir => fs::read_dir(path).is_ok_and(|mut d| d.next().is_none()),
+        _ => false,
+    }
+}
+
+/// Remove a stage's folder. overlayfs leaves its `work/work` folder with mode 000, which only
+/// root could list; folders are opened up (0700, never following a link) when a plain
+/// removal fails.
+fn remove_tree(dir: &Path) -> Result<(), StageError> {
+    if fs::remove_dir_all(dir).is_ok() || fs::symlink_metadata(dir).is_err() {
+        return Ok(());
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        if fs::symlink_metadata(&d).is_ok_and(|m| m.is_dir()) {
+            let _ = fs::set_permissions(&d, fs::Permissions::from_mode(0o700));
+            for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+                stack.push(e.path());
             }
-            Kind::Link => {
-                if let Some(target) = &seen.link {
-                    std::os::unix::fs::symlink(target, &dst).map_err(io_err("copy the link", &src))?;
-                }
-            }
-            Kind::Other => {}
         }
     }
-    // Folder modes last: a read-only folder could not be filled.
-    for (rel, seen) in project.iter().rev().filter(|(_, s)| s.kind == Kind::Dir) {
-        let dst = to.join(rel);
-        fs::set_permissions(&dst, fs::Permissions::from_mode(seen.mode)).map_err(io_err("set the mode of", &dst))?;
-    }
-    Ok(())
+    fs::remove_dir_all(dir).map_err(io_err("remove", dir))
 }
 
 /// Whether two files have the same bytes.
@@ -659,7 +714,7 @@ fn same_content(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Put the copy's entry `src` at `dest` in the project, atomically for a file or a link.
+/// Put the layer's entry `src` at `dest` in the project, atomically for a file or a link.
 fn put(src: &Path, dest: &Path, c: &Staged) -> Result<(), StageError> {
     let mode = c.new_mode.unwrap_or(0o644);
     match (c.what, c.kind) {
@@ -726,40 +781,57 @@ fn write_record(stage_dir: &Path, record: &Record) -> Result<(), StageError> {
 mod tests {
     use super::*;
 
-    /// A project with a file to edit, one to delete, one to chmod, one left alone, a folder.
+    /// A project with a file to edit, one to delete, one to chmod, one left alone, a link.
     fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
         let t = tempfile::tempdir().expect("a temp folder");
         let root = t.path().join("proj");
         let stages = t.path().join("staged");
         fs::create_dir_all(root.join("src")).expect("mkdir");
-        fs::write(root.join("src/main.rs"), "fn main() {\n    one();\n    two();\n    three();\n    four();\n    five();\n    six();\n    seven();\n}\n").expect("write");
+        fs::write(root.join("src/main.rs"), MAIN).expect("write");
         fs::write(root.join("gone.txt"), "bye\n").expect("write");
         fs::write(root.join("run.sh"), "echo hi\n").expect("write");
+        fs::set_permissions(root.join("run.sh"), fs::Permissions::from_mode(0o644)).expect("chmod");
         fs::write(root.join("same.txt"), "same\n").expect("write");
         std::os::unix::fs::symlink("same.txt", root.join("link")).expect("symlink");
         (t, root, stages)
     }
 
-    /// What a command does in the copy: edit, add (a folder too), delete, chmod, touch.
-    fn run_command(tree: &Path) {
-        fs::write(tree.join("src/main.rs"), "fn main() {\n    ONE();\n    two();\n    three();\n    four();\n    five();\n    six();\n    SEVEN();\n}\n").expect("edit");
-        fs::create_dir(tree.join("new")).expect("mkdir");
-        fs::write(tree.join("new/file.txt"), "new\n").expect("add");
-        fs::remove_file(tree.join("gone.txt")).expect("delete");
-        fs::set_permissions(tree.join("run.sh"), fs::Permissions::from_mode(0o755)).expect("chmod");
-        // Rewritten with the same bytes: no change.
-        fs::write(tree.join("same.txt"), "same\n").expect("touch");
+    const MAIN: &str =
+        "fn main() {\n    one();\n    two();\n    three();\n    four();\n    five();\n    six();\n    seven();\n}\n";
+
+    /// What overlayfs leaves in the layer for a command that edits, adds (a folder too),
+    /// deletes (a whiteout), chmods and rewrites a file with the same bytes. `None` where a
+    /// whiteout cannot be made here (not root).
+    fn run_command(stage: &Stage) -> Option<()> {
+        let up = stage.upper();
+        fs::create_dir_all(up.join("src")).expect("mkdir");
+        fs::write(up.join("src/main.rs"), MAIN.replace("one()", "ONE()").replace("seven()", "SEVEN()")).expect("edit");
+        fs::create_dir(up.join("new")).expect("mkdir");
+        fs::write(up.join("new/file.txt"), "new\n").expect("add");
+        fs::write(up.join("run.sh"), "echo hi\n").expect("copy up");
+        fs::set_permissions(up.join("run.sh"), fs::Permissions::from_mode(0o755)).expect("chmod");
+        fs::write(up.join("same.txt"), "same\n").expect("touch");
+        use rustix::fs::{mknodat, FileType, Mode, CWD};
+        mknodat(CWD, up.join("gone.txt"), FileType::CharacterDevice, Mode::empty(), 0).ok()
     }
 
     fn summary(changes: &[Staged]) -> Vec<(String, What)> {
         changes.iter().map(|c| (c.path.clone(), c.what)).collect()
     }
 
+    fn staged(root: &Path, stages: &Path) -> Option<Stage> {
+        let stage = Stage::create(stages, root, "edit things", &[]).expect("stage");
+        if run_command(&stage).is_none() {
+            eprintln!("skipped: a whiteout (a character device) cannot be made here");
+            return None;
+        }
+        Some(stage)
+    }
+
     #[test]
-    fn a_staged_command_changes_only_the_copy_and_every_kind_of_change_is_listed() {
+    fn every_kind_of_change_in_the_layer_is_listed_and_the_project_is_untouched() {
         let (_t, root, stages) = project();
-        let stage = Stage::create(&stages, &root, "edit things").expect("stage");
-        run_command(&stage.tree());
+        let Some(stage) = staged(&root, &stages) else { return };
         let changes = stage.changes().expect("changes");
         assert_eq!(
             summary(&changes),
@@ -773,28 +845,22 @@ mod tests {
         );
         let mode = changes.iter().find(|c| c.path == "run.sh").expect("run.sh");
         assert_eq!((mode.old_mode, mode.new_mode), (Some(0o644), Some(0o755)));
-        // The project is untouched.
         assert!(root.join("gone.txt").exists() && !root.join("new").exists());
-        assert!(fs::read_to_string(root.join("src/main.rs")).expect("read").contains("one()"));
         let listed = list(&stages).expect("list");
-        assert_eq!(listed.len(), 1);
-        assert_eq!((listed[0].id.as_str(), listed[0].command.as_str()), (stage.id(), "edit things"));
+        assert_eq!((listed.len(), listed[0].command.as_str()), (1, "edit things"));
     }
 
     #[test]
-    fn apply_all_makes_the_project_the_copy_and_removes_the_stage() {
+    fn apply_all_makes_the_project_what_the_command_left_and_removes_the_stage() {
         let (_t, root, stages) = project();
-        let mut stage = Stage::create(&stages, &root, "c").expect("stage");
-        run_command(&stage.tree());
-        let applied = stage.apply(&[]).expect("apply");
-        assert_eq!(applied.len(), 5);
+        let Some(mut stage) = staged(&root, &stages) else { return };
+        assert_eq!(stage.apply(&[]).expect("apply").len(), 5);
         assert!(!root.join("gone.txt").exists());
         assert_eq!(fs::read_to_string(root.join("new/file.txt")).expect("read"), "new\n");
         assert_eq!(fs::metadata(root.join("run.sh")).expect("stat").mode() & 0o777, 0o755);
         assert!(fs::read_to_string(root.join("src/main.rs")).expect("read").contains("SEVEN()"));
         assert_eq!(fs::read_link(root.join("link")).expect("link"), Path::new("same.txt"));
         assert!(list(&stages).expect("list").is_empty(), "an applied stage is removed");
-        // No temp file is left beside the applied ones.
         let stray: Vec<_> = fs::read_dir(&root)
             .expect("ls")
             .flatten()
@@ -804,17 +870,14 @@ mod tests {
     }
 
     #[test]
-    fn apply_some_paths_leaves_the_rest_staged() {
+    fn apply_some_paths_then_hunks_leaves_the_rest_staged() {
         let (_t, root, stages) = project();
-        let mut stage = Stage::create(&stages, &root, "c").expect("stage");
-        run_command(&stage.tree());
+        let Some(mut stage) = staged(&root, &stages) else { return };
         let applied = stage.apply(&["new/file.txt".into(), "./run.sh".into()]).expect("apply");
-        // The new folder comes with the file in it.
         assert_eq!(
             summary(&applied),
             vec![("new".into(), What::Added), ("new/file.txt".into(), What::Added), ("run.sh".into(), What::Mode)]
         );
-        assert!(root.join("new/file.txt").exists() && root.join("gone.txt").exists());
         let again = Stage::open(&stages, stage.id()).expect("still there");
         assert_eq!(
             summary(&again.changes().expect("changes")),
@@ -825,34 +888,20 @@ mod tests {
             matches!(&err, StageError::NotInStage { paths, .. } if paths == &["nothing/here".to_string()]),
             "{err}"
         );
-    }
-
-    #[test]
-    fn apply_selected_hunks_of_a_file() {
-        let (_t, root, stages) = project();
-        let mut stage = Stage::create(&stages, &root, "c").expect("stage");
-        run_command(&stage.tree());
         let c = stage.changes().expect("changes").into_iter().find(|c| c.path == "src/main.rs").expect("main.rs");
-        let change = stage.text_change(&c).expect("a text change");
-        assert_eq!(change.hunk_count(), 2, "{:?}", change.hunk_texts());
+        assert_eq!(stage.text_change(&c).expect("a text change").hunk_count(), 2);
         stage.apply_hunks("src/main.rs", &[1]).expect("apply hunk 1");
         let text = fs::read_to_string(root.join("src/main.rs")).expect("read");
         assert!(text.contains("one()") && text.contains("SEVEN()"), "{text}");
-        // The other hunk is still staged, and applies on the file as it is now.
-        let again = Stage::open(&stages, stage.id()).expect("open");
-        let c = again.changes().expect("changes").into_iter().find(|c| c.path == "src/main.rs").expect("still changed");
-        assert_eq!(again.text_change(&c).expect("text").hunk_count(), 1);
-        let mut again = again;
-        assert!(matches!(again.apply_hunks("src/main.rs", &[5]), Err(StageError::Hunks { .. })));
-        again.apply(&["src/main.rs".into()]).expect("the rest");
+        assert!(matches!(stage.apply_hunks("src/main.rs", &[5]), Err(StageError::Hunks { .. })));
+        stage.apply(&["src/main.rs".into()]).expect("the rest");
         assert!(fs::read_to_string(root.join("src/main.rs")).expect("read").contains("ONE()"));
     }
 
     #[test]
-    fn a_project_changed_since_the_run_is_refused_and_named_and_nothing_is_applied() {
+    fn a_project_changed_since_the_stage_was_made_is_refused_and_named() {
         let (_t, root, stages) = project();
-        let mut stage = Stage::create(&stages, &root, "c").expect("stage");
-        run_command(&stage.tree());
+        let Some(mut stage) = staged(&root, &stages) else { return };
         fs::write(root.join("src/main.rs"), "edited by the person meanwhile\n").expect("edit");
         fs::write(root.join("new"), "a file where the stage adds a folder\n").expect("write");
         let err = stage.apply(&[]).expect_err("conflicts");
@@ -860,30 +909,23 @@ mod tests {
             matches!(&err, StageError::Conflicts(p) if p == &["new".to_string(), "src/main.rs".to_string()]),
             "{err}"
         );
-        assert!(err.to_string().contains("src/main.rs"), "{err}");
         assert!(root.join("gone.txt").exists(), "nothing was applied");
-        assert_eq!(fs::metadata(root.join("run.sh")).expect("stat").mode() & 0o777, 0o644);
-        // What does not touch the changed files still applies.
         stage.apply(&["gone.txt".into()]).expect("apply one");
         assert!(!root.join("gone.txt").exists());
     }
 
     #[test]
-    fn discard_leaves_the_project_and_removes_the_stage() {
+    fn discard_leaves_the_project_and_removes_the_stage_and_unfinished_ones_go() {
         let (_t, root, stages) = project();
-        let stage = Stage::create(&stages, &root, "c").expect("stage");
-        run_command(&stage.tree());
+        let Some(stage) = staged(&root, &stages) else { return };
+        // overlayfs leaves a folder no one may list.
+        fs::create_dir_all(stage.dir().join("work/work")).expect("mkdir");
+        fs::set_permissions(stage.dir().join("work/work"), fs::Permissions::from_mode(0o000)).expect("chmod");
         let id = stage.id().to_string();
         stage.discard().expect("discard");
         assert!(root.join("gone.txt").exists() && !root.join("new").exists());
         assert!(matches!(Stage::open(&stages, &id), Err(StageError::Unknown(_))));
-        assert!(list(&stages).expect("list").is_empty());
-    }
-
-    #[test]
-    fn a_stage_whose_creation_never_finished_is_removed_by_list_and_ids_cannot_name_paths() {
-        let (_t, _root, stages) = project();
-        fs::create_dir_all(stages.join("abc123/tree/half")).expect("mkdir");
+        fs::create_dir_all(stages.join("abc123/upper/half")).expect("mkdir");
         assert!(list(&stages).expect("list").is_empty());
         assert!(!stages.join("abc123").exists(), "the unfinished stage is gone");
         for id in ["../x", "", "a/b", "."] {

@@ -238,20 +238,10 @@ fn describe(stage: &Stage, c: &Staged) -> String {
     s
 }
 
-/// Make the stage for a run: a copy of the project without the secrets the sandbox hides.
+/// Make the stage for a run: the project's records and an empty layer above it.
 pub fn stage_for(exec: &wicket_policy::exec::ExecPolicy, command: &str) -> Result<Stage> {
     let dir = staged::stages_dir()?;
-    // Only what lies inside the project: a hidden folder above it (the project inside a
-    // masked folder) hides nothing of the copy.
-    let hidden: Vec<&std::path::Path> = exec
-        .unreadable
-        .iter()
-        .chain(&exec.state)
-        .filter(|h| h.starts_with(&exec.root) && **h != exec.root)
-        .map(std::path::PathBuf::as_path)
-        .collect();
-    let skip = |p: &std::path::Path| hidden.iter().any(|h| p.starts_with(h));
-    Stage::create_skipping(&dir, &exec.root, command, &skip, &mount_points(exec)).context("cannot stage the project")
+    Stage::create(&dir, &exec.root, command, &mount_points(exec)).context("cannot stage the project")
 }
 
 /// Where the sandbox mounts something below the root (masks, read-only holes, placeholders).

@@ -186,12 +186,12 @@ fn a_concurrent_edit_is_refused_and_named_and_discard_leaves_the_project() {
     let out = w.wicket(&["staged", "discard", &id]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(w.stages().is_empty());
-    assert!(!w.dir.join("wicket-home/staged").join(&id).exists(), "the copy is gone");
+    assert!(!w.dir.join("wicket-home/staged").join(&id).exists(), "the stage is gone");
     assert_eq!(w.mode("notes.txt"), 0o644);
 }
 
 #[test]
-fn a_staged_command_cannot_write_protected_paths_or_read_secrets_and_secrets_are_not_copied() {
+fn a_staged_command_cannot_write_protected_paths_or_read_secrets_and_no_secret_is_copied() {
     if bwrap_missing() {
         eprintln!("skipped: bubblewrap does not work here");
         return;
@@ -257,7 +257,7 @@ fn a_staged_run_that_changes_nothing_keeps_nothing_and_one_killed_is_listed() {
     let staged = w.dir.join("wicket-home/staged");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let made =
-        || std::fs::read_dir(&staged).into_iter().flatten().flatten().any(|e| e.path().join("tree/made.txt").exists());
+        || std::fs::read_dir(&staged).into_iter().flatten().flatten().any(|e| e.path().join("upper/made.txt").exists());
     while !made() {
         assert!(std::time::Instant::now() < deadline, "the staged command never ran");
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -271,7 +271,7 @@ fn a_staged_run_that_changes_nothing_keeps_nothing_and_one_killed_is_listed() {
 }
 
 #[test]
-fn a_refused_staged_run_keeps_no_copy() {
+fn a_refused_staged_run_keeps_no_stage() {
     if bwrap_missing() {
         eprintln!("skipped: bubblewrap does not work here");
         return;
@@ -280,7 +280,7 @@ fn a_refused_staged_run_keeps_no_copy() {
     let out = w.wicket(&["run", "--staged", "--unattended", "--deny", "bash(touch*)", "--", "touch", "made.txt"]);
     assert_eq!(out.status.code(), Some(126), "{}", String::from_utf8_lossy(&out.stderr));
     let left: Vec<_> = std::fs::read_dir(w.dir.join("wicket-home/staged")).into_iter().flatten().flatten().collect();
-    assert!(left.is_empty(), "the copy made while the engine decided is gone: {left:?}");
+    assert!(left.is_empty(), "the stage made while the engine decided is gone: {left:?}");
 }
 
 #[test]
