@@ -6,6 +6,7 @@
 #   bash bench/sandbox.sh            # needs hyperfine and bwrap; srt is installed with npm if missing
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo="$PWD"
 cargo build --release -q -p wicket
 bin="$PWD/target/release/wicket"
 # Not in /tmp: the home must not sit inside a writable temp folder, as it never does for real.
@@ -80,4 +81,4 @@ if len(med) > 4:
 PY
 
 # The project scan at command start, in a 100,000-file project (issue 13, item 7).
-bash bench/sandbox_scan.sh
+bash "$repo/bench/sandbox_scan.sh"

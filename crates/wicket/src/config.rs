@@ -470,8 +470,17 @@ pub fn placement(loaded: &Loaded, no_sandbox: bool) -> Result<Placement, Placeme
     Ok(Placement::Host(format!("no OS sandbox here ({why}), so commands run on the host and ask first; {fix}")))
 }
 
+/// The permission mode: the flag, else the project's, else the user's, else `default`.
+pub fn mode(loaded: &Loaded, o: &Overrides) -> wicket_policy::Mode {
+    o.mode
+        .or_else(|| loaded.project.as_ref().and_then(|s| s.mode))
+        .or_else(|| loaded.user.as_ref().and_then(|s| s.mode))
+        .unwrap_or_default()
+}
+
 /// Build the engine's configuration: user rules, project rules, then flags (which count as
-/// the user's own). The mode comes from the flag, else the project, else the user.
+/// the user's own). The mode comes from the flag, else the project, else the user. Asks git
+/// for its configuration (a process): build it once per run.
 pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfig {
     let layers: Vec<&Settings> = loaded.user.iter().chain(loaded.project.iter()).collect();
     let mut cfg = PolicyConfig { root: root.to_path_buf(), home: home_dir(), ..PolicyConfig::default() };
@@ -483,7 +492,7 @@ pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfi
     cfg.allow.extend(o.allow.iter().cloned());
     cfg.deny.extend(o.deny.iter().cloned());
     cfg.ask.extend(o.ask.iter().cloned());
-    cfg.mode = o.mode.or_else(|| layers.iter().rev().find_map(|s| s.mode)).unwrap_or_default();
+    cfg.mode = mode(loaded, o);
     cfg.unattended = o.unattended;
     cfg.sandbox = matches!(placement(loaded, o.no_sandbox), Ok(Placement::Sandbox(_)));
     cfg.sandbox_network = layers.iter().any(|s| s.network.opens());

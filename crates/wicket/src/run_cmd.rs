@@ -87,7 +87,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         no_sandbox: args.no_sandbox,
         ..Overrides::default()
     });
-    let cfg = config::policy_config(&root, &loaded, &overrides);
+    // The mode alone (the whole engine configuration asks git, which the gate does once).
+    let mode = config::mode(&loaded, &overrides);
     // The network settings are checked before anything runs: a broken entry is an error.
     let net_config = wicket::net::net_config_of(&loaded)?;
     // What the sandbox allows does not depend on the decision, so bubblewrap is started now
@@ -96,7 +97,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // The team's deny paths are matched on disk here; if they cannot all be enforced, the
     // command does not run.
     let timeout = args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
-    let mut inputs = config::exec_inputs(&root, &loaded, cfg.mode, timeout);
+    let mut inputs = config::exec_inputs(&root, &loaded, mode, timeout);
     // On the host nothing is masked: the project is not walked.
     inputs.no_scan = matches!(placement, Placement::Host(_));
     // A cached scan of the project is checked in a thread of its own while bubblewrap builds
