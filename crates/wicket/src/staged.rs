@@ -490,11 +490,15 @@ impl Stage {
         // Folders and files first, shallow before deep; removals last, deep before shallow.
         let (removals, writes): (Vec<&Staged>, Vec<&Staged>) = chosen.iter().partition(|c| c.what == What::Deleted);
         for c in &writes {
+            inside(&root, &c.path)?;
             put(&upper.join(&c.path), &root.join(&c.path), c)?;
         }
         for c in removals.iter().rev() {
+            inside(&root, &c.path)?;
             let p = root.join(&c.path);
-            let r = if c.kind == Kind::Dir { fs::remove_dir(&p) } else { fs::remove_file(&p) };
+            // A folder that has become a link since is removed as the link, never followed.
+            let real_dir = fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir());
+            let r = if c.kind == Kind::Dir && real_dir { fs::remove_dir(&p) } else { fs::remove_file(&p) };
             match r {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -531,6 +535,7 @@ impl Stage {
                 why: format!("it has {n} hunks (0 to {})", n.saturating_sub(1)),
             });
         };
+        inside(&self.record.root, path)?;
         let dest = self.record.root.join(path);
         write_atomically(&dest, text.as_bytes(), c.old_mode.unwrap_or(0o644))?;
         // The project side is now this text; what is left of the change stays staged.
@@ -717,13 +722,18 @@ fn same_content(a: &Path, b: &Path) -> bool {
 /// Put the layer's entry `src` at `dest` in the project, atomically for a file or a link.
 fn put(src: &Path, dest: &Path, c: &Staged) -> Result<(), StageError> {
     let mode = c.new_mode.unwrap_or(0o644);
+    // What is at `dest` itself, never followed: a link there is replaced, not written through.
+    let here = fs::symlink_metadata(dest).ok();
+    let is_dir = here.as_ref().is_some_and(fs::Metadata::is_dir);
+    let is_link = here.as_ref().is_some_and(|m| m.file_type().is_symlink());
     match (c.what, c.kind) {
+        (What::Mode, _) if is_link => Ok(()),
         (What::Mode, _) => {
             fs::set_permissions(dest, fs::Permissions::from_mode(mode)).map_err(io_err("set the mode of", dest))
         }
         (_, Kind::Dir) => {
-            if !dest.is_dir() {
-                if fs::symlink_metadata(dest).is_ok() {
+            if !is_dir {
+                if here.is_some() {
                     fs::remove_file(dest).map_err(io_err("replace", dest))?;
                 }
                 fs::create_dir(dest).map_err(io_err("create", dest))?;
@@ -744,6 +754,30 @@ fn put(src: &Path, dest: &Path, c: &Staged) -> Result<(), StageError> {
         }
         (_, Kind::Other) => Ok(()),
     }
+}
+
+/// Refuse a path whose folders below the root are not all real folders: a link among them
+/// (made by anyone since the stage was made) would carry a write or a removal out of the
+/// project.
+fn inside(root: &Path, rel: &str) -> Result<(), StageError> {
+    let mut at = root.to_path_buf();
+    let parts: Vec<&str> = rel.split('/').collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        at.push(part);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => {}
+            // Missing: a folder the apply makes (shallow before deep), checked when made.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            _ => {
+                return Err(StageError::Io {
+                    what: "apply a change below",
+                    path: at,
+                    source: io::Error::other("it is not a folder of the project (a link or a file)"),
+                })
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A new name in `dest`'s folder for writing before the rename.
@@ -912,6 +946,35 @@ mod tests {
         assert!(root.join("gone.txt").exists(), "nothing was applied");
         stage.apply(&["gone.txt".into()]).expect("apply one");
         assert!(!root.join("gone.txt").exists());
+    }
+
+    #[test]
+    fn applying_never_writes_through_a_link_out_of_the_project() {
+        let (t, root, stages) = project();
+        let outside = t.path().join("outside");
+        fs::create_dir(&outside).expect("mkdir");
+        fs::set_permissions(&outside, fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::os::unix::fs::symlink(&outside, root.join("sub")).expect("symlink");
+        // The command replaced the link with a folder holding a file (what overlayfs leaves).
+        let mut stage = Stage::create(&stages, &root, "c", &[]).expect("stage");
+        fs::create_dir(stage.upper().join("sub")).expect("mkdir");
+        fs::set_permissions(stage.upper().join("sub"), fs::Permissions::from_mode(0o700)).expect("chmod");
+        fs::write(stage.upper().join("sub/x"), "planted\n").expect("write");
+        let what = summary(&stage.changes().expect("changes"));
+        assert_eq!(what, vec![("sub".into(), What::Modified), ("sub/x".into(), What::Added)]);
+        stage.apply(&[]).expect("apply");
+        assert!(!outside.join("x").exists(), "written through the link");
+        assert_eq!(fs::metadata(&outside).expect("stat").mode() & 0o777, 0o755, "the link's target was chmodded");
+        assert!(fs::symlink_metadata(root.join("sub")).expect("sub").is_dir(), "the link became the folder");
+        assert_eq!(fs::read_to_string(root.join("sub/x")).expect("read"), "planted\n");
+        // A link put among a path's folders after the run stops the apply.
+        let mut stage = Stage::create(&stages, &root, "c", &[]).expect("stage");
+        fs::create_dir(stage.upper().join("sub")).expect("mkdir");
+        fs::write(stage.upper().join("sub/y"), "y\n").expect("write");
+        fs::remove_dir_all(root.join("sub")).expect("rm");
+        std::os::unix::fs::symlink(&outside, root.join("sub")).expect("symlink");
+        assert!(stage.apply(&["sub/y".into()]).is_err());
+        assert!(!outside.join("y").exists(), "written through the link");
     }
 
     #[test]
