@@ -479,8 +479,15 @@ impl Stage {
     /// would write ([`StageError::Conflicts`]). The applied paths no longer show as changes; a
     /// stage with none left is removed. The applied changes are returned.
     pub fn apply(&mut self, paths: &[String]) -> Result<Vec<Staged>, StageError> {
+        self.apply_leaving_out(paths, &[])
+    }
+
+    /// [`Stage::apply`], but never the changes at exactly the paths in `leave_out` (they stay
+    /// staged).
+    pub fn apply_leaving_out(&mut self, paths: &[String], leave_out: &[String]) -> Result<Vec<Staged>, StageError> {
         let all = self.changes()?;
-        let chosen = self.choose(&all, paths)?;
+        let mut chosen = self.choose(&all, paths)?;
+        chosen.retain(|c| !leave_out.contains(&c.path));
         let conflicts = self.conflicts(&chosen)?;
         if !conflicts.is_empty() {
             return Err(StageError::Conflicts(conflicts));

@@ -139,6 +139,20 @@ fn write_call(stage: &Stage, path: &str) -> ToolCall {
 fn denied(gate: &mut Gate, stage: &Stage, chosen: &[&Staged]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for c in chosen {
+        // Git takes a folder with a `.git` entry, or holding a `HEAD`, for a repository and runs
+        // its configuration: an unstaged run's new repositories are moved aside, a staged one's
+        // are never applied.
+        let name = c.path.rsplit('/').next().unwrap_or("");
+        let repo = wicket_policy::nested_git::is_candidate_name(std::ffi::OsStr::new(name)) || name == "HEAD";
+        if repo && c.what != What::Deleted {
+            out.push((
+                c.path.clone(),
+                "a repository's entry: git on the host would take its folder for a repository and run its \
+                 configuration, so wicket never applies one"
+                    .to_string(),
+            ));
+            continue;
+        }
         let call = write_call(stage, &c.path);
         let v = gate.decide(&call).into_verdict();
         if v.decision == Decision::Deny {
@@ -172,13 +186,12 @@ pub fn apply_checked(gate: &mut Gate, stage: &mut Stage, paths: &[String]) -> Re
     if !paths.is_empty() && !refused.is_empty() {
         bail!("nothing was applied: the policy denies writing {}", list());
     }
-    let wanted: Vec<String> =
-        chosen.iter().filter(|c| !refused.iter().any(|(p, _)| p == &c.path)).map(|c| c.path.clone()).collect();
-    if wanted.is_empty() {
+    if chosen.iter().all(|c| refused.iter().any(|(p, _)| p == &c.path)) {
         return Ok(Applied { applied: Vec::new(), left_out: refused });
     }
     let id = stage.id().to_string();
-    let applied = stage.apply(&wanted)?;
+    let leave_out: Vec<String> = refused.iter().map(|(p, _)| p.clone()).collect();
+    let applied = stage.apply_leaving_out(paths, &leave_out)?;
     for c in &applied {
         record(gate, stage, &c.path, &format!("the staged run {id}"));
     }

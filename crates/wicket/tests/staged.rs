@@ -271,6 +271,47 @@ fn a_staged_run_that_changes_nothing_keeps_nothing_and_one_killed_is_listed() {
 }
 
 #[test]
+fn a_repository_made_by_a_staged_command_is_never_applied() {
+    if bwrap_missing() {
+        eprintln!("skipped: bubblewrap does not work here");
+        return;
+    }
+    let w = World::new();
+    // A bare repository in `sub` (HEAD, objects, refs, a config that runs code), and a `.git`
+    // file that points git elsewhere, next to an ordinary file; from a script outside the
+    // project, so the gate does not see it and the stage must hold it.
+    let plant = w.dir.join("plant.py");
+    std::fs::write(
+        &plant,
+        "import os\n\
+         for d in ['sub/objects', 'sub/refs', 'other']:\n\
+         \tos.makedirs(d, exist_ok=True)\n\
+         open('sub/HEAD', 'w').write('ref: refs/heads/main\\n')\n\
+         open('sub/config', 'w').write('[core]\\n\\tfsmonitor = touch /tmp/pwned\\n')\n\
+         open('other/.git', 'w').write('gitdir: /tmp/elsewhere\\n')\n\
+         open('fine.txt', 'w').write('ok\\n')\n",
+    )
+    .unwrap();
+    let out = w.wicket(&["run", "--staged", "--unattended", "--", "python3", plant.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let id: String = err
+        .split("kept as ")
+        .nth(1)
+        .map(|r| r.chars().take_while(char::is_ascii_alphanumeric).collect())
+        .unwrap_or_else(|| panic!("no stage id: {err}"));
+    let out = w.wicket(&["staged", "apply", &id]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("sub/HEAD") && err.contains("other/.git") && err.contains("repository"), "{err}");
+    assert!(w.read("fine.txt").is_some());
+    assert!(w.read("sub/HEAD").is_none() && w.read("other/.git").is_none(), "a repository reached the project");
+    // Named outright, it refuses the whole apply.
+    let out = w.wicket(&["staged", "apply", &id, "sub/HEAD"]);
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(w.read("sub/HEAD").is_none());
+}
+
+#[test]
 fn a_refused_staged_run_keeps_no_stage() {
     if bwrap_missing() {
         eprintln!("skipped: bubblewrap does not work here");
