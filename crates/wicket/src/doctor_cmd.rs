@@ -99,6 +99,15 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
                 "package caches (~/.cargo/registry, ~/.npm, ~/.cache …): read-only in the sandbox, because overlays cannot be mounted here ({e}); package installs that write them may fail"
             ),
         }
+        let bwrap = matches!(probe.backend, wicket_sandbox::Backend::Bwrap { .. });
+        match (bwrap, wicket_sandbox::layers::available(&home)) {
+            (true, Ok(())) => println!(
+                "staged runs (`wicket run --staged`): available, an overlay over the project; stages in {}",
+                home.join("staged").display()
+            ),
+            (false, _) => println!("staged runs (`wicket run --staged`): not available (they need bubblewrap)"),
+            (true, Err(e)) => println!("staged runs (`wicket run --staged`): not available (no overlay: {e})"),
+        }
     }
     for line in agent_hooks(&root) {
         println!("{line}");

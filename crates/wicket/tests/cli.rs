@@ -308,6 +308,12 @@ fn doctor_reports_the_backend_and_fails_when_commands_cannot_run() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("best backend:") && text.contains("Landlock"), "{text}");
     assert_eq!(out.status.code(), Some(0), "{text}");
+    // Whether staged runs work, and why not when they do not.
+    let staged = text.lines().find(|l| l.starts_with("staged runs (`wicket run --staged`): ")).unwrap_or_default();
+    assert!(
+        staged.contains(": available, an overlay over the project") || staged.contains("not available ("),
+        "{text}"
+    );
     std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
     std::fs::write(e.root.join(".wicket/settings.json"), r#"{"profile":"strict","executor":"host"}"#).unwrap();
     let out = run_plain(&e, &["doctor", "--root", e.root.to_str().unwrap()]);
