@@ -51,10 +51,17 @@ fn read_into(
     seen: &mut usize,
     out: &mut Vec<GitEntry>,
 ) -> Result<(), String> {
-    let listed = git(dir, home)
+    // The two questions are asked at once: each is a process of several milliseconds, and a
+    // hook pays for them on every call.
+    let listing = git(dir, home)
         .args(["config", "--list", "--show-scope", "--show-origin", "-z"])
-        .output()
+        .spawn()
         .map_err(|e| format!("cannot run git config in {}: {e}", dir.display()))?;
+    let top = toplevel_start(dir, home);
+    let listed = listing.wait_with_output();
+    // Both answers are collected before either can fail the read: no child is left unwaited.
+    let top = toplevel(dir, top);
+    let listed = listed.map_err(|e| format!("cannot run git config in {}: {e}", dir.display()))?;
     // `git config --list` fails when there is nothing to list at all; that is no risk.
     let nothing = listed.stdout.is_empty() && listed.stderr.is_empty();
     if !listed.status.success() && !nothing {
@@ -64,7 +71,7 @@ fn read_into(
             String::from_utf8_lossy(&listed.stderr).trim()
         ));
     }
-    let top = toplevel(dir, home)?;
+    let top = top?;
     let mut entries = parse_list(&listed.stdout, submodule)?;
     // Git prints origins of the repository's files relative to the top of the work tree.
     if let Some(top) = &top {
@@ -89,11 +96,15 @@ fn read_into(
     Ok(())
 }
 
+/// Start asking git for the top of the work tree `dir` is in ([`toplevel`] takes the answer).
+fn toplevel_start(dir: &Path, home: Option<&Path>) -> std::io::Result<std::process::Child> {
+    git(dir, home).args(["rev-parse", "--show-toplevel"]).spawn()
+}
+
 /// The top of the work tree `dir` is in, or `None` outside one (or in a bare repository).
-fn toplevel(dir: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, String> {
-    let top = git(dir, home)
-        .args(["rev-parse", "--show-toplevel"])
-        .output()
+fn toplevel(dir: &Path, asked: std::io::Result<std::process::Child>) -> Result<Option<PathBuf>, String> {
+    let top = asked
+        .and_then(std::process::Child::wait_with_output)
         .map_err(|e| format!("cannot run git rev-parse in {}: {e}", dir.display()))?;
     if !top.status.success() {
         return Ok(None);
