@@ -178,6 +178,19 @@ pub struct Staged {
     pub new_mode: Option<u32>,
 }
 
+impl Staged {
+    /// The deletion of the project's entry `path`, recorded as `seen`.
+    fn deleted(path: &str, seen: &Seen) -> Staged {
+        Staged {
+            path: path.to_string(),
+            what: What::Deleted,
+            kind: seen.kind,
+            old_mode: Some(seen.mode),
+            new_mode: None,
+        }
+    }
+}
+
 /// The records of a stage, as `stage.json` keeps them.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Record {
@@ -362,16 +375,7 @@ impl Stage {
                 if seen.kind == Kind::Other || layer.get(p).is_some_and(|e| !e.whiteout) {
                     continue;
                 }
-                out.insert(
-                    p.clone(),
-                    Staged {
-                        path: p.clone(),
-                        what: What::Deleted,
-                        kind: seen.kind,
-                        old_mode: Some(seen.mode),
-                        new_mode: None,
-                    },
-                );
+                out.insert(p.clone(), Staged::deleted(p, seen));
             }
         };
         for (rel, entry) in &layer {
@@ -392,16 +396,7 @@ impl Stage {
                         break;
                     }
                     if seen.kind != Kind::Other && !layer.contains_key(p) {
-                        out.insert(
-                            p.clone(),
-                            Staged {
-                                path: p.clone(),
-                                what: What::Deleted,
-                                kind: seen.kind,
-                                old_mode: Some(seen.mode),
-                                new_mode: None,
-                            },
-                        );
+                        out.insert(p.clone(), Staged::deleted(p, seen));
                     }
                 }
             }
