@@ -12,6 +12,7 @@ pub mod audit;
 pub mod config;
 pub mod consent;
 pub mod gate;
+pub mod gitcache;
 pub mod gitconfig;
 pub mod jsonrpc;
 pub mod mcp_server;

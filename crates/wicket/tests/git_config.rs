@@ -135,3 +135,61 @@ fn repository_git_configuration_fixtures() {
     assert!(attacks >= 8 && benign >= 4);
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
+
+/// Git's answer is kept between calls (`$WICKET_HOME/cache/git`), and what changes it is
+/// noticed: a variable that adds configuration, and the repository's own file changed after
+/// the answer was kept. The answer is only kept for files older than two seconds, hence the
+/// waits.
+#[test]
+fn a_kept_answer_gives_way_to_a_changed_environment_or_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    std::fs::create_dir_all(base.join("home/.wicket")).unwrap();
+    let set = bash(&base, &base, "repo proj");
+    assert!(set.status.success(), "{}", String::from_utf8_lossy(&set.stderr));
+    let root = base.join("proj");
+    let case = Case {
+        id: "cache".into(),
+        setup: String::new(),
+        root: "proj".into(),
+        command: "git status".into(),
+        // No rule: the exact safe list allows it while no configuration git reads, the user's
+        // included, can make it run a program.
+        allow: Vec::new(),
+        deny: Vec::new(),
+        expect: "allow".into(),
+        proof: None,
+    };
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    for _ in 0..3 {
+        assert_eq!(check(&base, &root, &case)["decision"], "allow");
+    }
+    let records: Vec<_> = std::fs::read_dir(base.join("home/.wicket/cache/git")).unwrap().collect();
+    assert_eq!(records.len(), 1, "one kept answer");
+    // A variable that sets core.fsmonitor: the kept answer is not used.
+    let out = Command::new(env!("CARGO_BIN_EXE_wicket"))
+        .args(["check", "--no-audit", "--no-sandbox", "--root"])
+        .arg(&root)
+        .env("HOME", base.join("home"))
+        .env("WICKET_HOME", base.join("home/.wicket"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_COUNT", "1")
+        .env("GIT_CONFIG_KEY_0", "core.fsmonitor")
+        .env("GIT_CONFIG_VALUE_0", "touch MARK")
+        .current_dir(&root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(br#"{"tool":"bash","input":{"command":"git status"}}"#)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_ne!(v["decision"], "allow", "a variable's configuration is seen: {v}");
+    // The repository's file, changed after the answer was kept.
+    assert_eq!(check(&base, &root, &case)["decision"], "allow", "the kept answer again");
+    let set = bash(&base, &root, "git config core.fsmonitor 'touch MARK'");
+    assert!(set.status.success());
+    assert_ne!(check(&base, &root, &case)["decision"], "allow", "the changed file is seen");
+}
