@@ -53,6 +53,11 @@ impl Stamp {
     fn of(path: &Path) -> Stamp {
         use std::os::unix::fs::MetadataExt;
         match std::fs::metadata(path) {
+            // Git reads an empty configuration file as it reads a missing one, and a sandboxed
+            // run puts empty placeholders where a git folder's configuration is missing (see
+            // wicket-policy's gitdirs) for as long as it lasts; an empty file that carries
+            // meaning by being there (a `.git` or a `HEAD`) stays itself.
+            Ok(m) if m.is_file() && m.len() == 0 && !present_matters(path) => Stamp::Missing,
             Ok(m) if m.is_file() => Stamp::File {
                 dev: m.dev(),
                 ino: m.ino(),
@@ -80,6 +85,14 @@ impl Stamp {
             at >= limit
         })
     }
+}
+
+/// Whether an empty file at `path` means something other than no file: the entries git's
+/// discovery looks for (an empty `.git` is a broken repository, not none).
+fn present_matters(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_none_or(|n| matches!(n, ".git" | "HEAD" | "objects" | "refs" | "commondir" | ".gitmodules"))
 }
 
 /// One kept answer.
@@ -301,6 +314,7 @@ fn store(file: &Path, record: &Record) {
     }
 }
 
+#[allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,6 +531,27 @@ mod tests {
         let (view, asked) = w.cached(Duration::ZERO);
         assert!(!asked, "work that changes no configuration keeps the answer");
         assert_eq!(view, w.fresh());
+    }
+
+    /// A sandboxed run's empty placeholder for a missing `config.worktree` (there while the
+    /// run lasts) is what git reads as no file: the answer is kept; content in it is noticed.
+    #[test]
+    fn an_empty_placeholder_keeps_the_answer_and_content_in_it_does_not() {
+        let w = World::new();
+        w.git(&["init", "-q"]);
+        w.git(&["config", "extensions.worktreeConfig", "true"]);
+        let kept = w.warm("a repository");
+        w.write(".git/config.worktree", "");
+        let (view, asked) = w.cached(Duration::ZERO);
+        assert!(!asked && view == kept, "an empty placeholder changes nothing git reads");
+        w.write(".git/config.worktree", "[core]\n\tfsmonitor = evil\n");
+        let (view, asked) = w.cached(Duration::ZERO);
+        assert!(asked && has(&view, "core.fsmonitor"), "content in it is read");
+        // An empty `.git` file where there was none is a broken repository, not nothing.
+        let w = World::new();
+        w.warm("no repository");
+        w.write(".git", "");
+        assert!(w.cached(Duration::ZERO).1, "an empty .git is looked at anew");
     }
 
     #[test]
