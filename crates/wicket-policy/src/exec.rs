@@ -248,6 +248,9 @@ fn runtime_dir() -> Option<PathBuf> {
 
 /// The real path of an existing path, else `None`.
 fn real(p: &Path) -> Option<PathBuf> {
+    // Most paths asked about (every home's secrets) do not exist: one lstat says so, where
+    // resolving looks at each component in turn (a thousand system calls a run).
+    std::fs::symlink_metadata(p).ok()?;
     std::fs::canonicalize(p).ok()
 }
 

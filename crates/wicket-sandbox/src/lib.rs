@@ -32,6 +32,7 @@ mod seccomp;
 pub mod shim;
 pub mod signals;
 pub mod supervise;
+mod under;
 
 pub use probe::{Backend, Probe};
 pub use runner::{run_on_host, spawn_on_host, Network, Outcome, RunOptions, Running, Sandbox, SandboxError, Started};

@@ -395,7 +395,7 @@ fn close_inherited() {
 }
 
 fn start_keeper(exe: &Path, dir: &Path, wanted: &[(PathBuf, Kind)]) -> Result<(), SandboxError> {
-    let mut c = std::process::Command::new(exe);
+    let mut c = std::process::Command::new(crate::shim::program(exe));
     c.arg(crate::KEEPER_ARG).arg(dir).current_dir("/");
     c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
     #[cfg(unix)]

@@ -314,8 +314,9 @@ impl Sandbox {
             let mut keep = policy.writable.clone();
             keep.push(policy.root.clone());
             let mut p = policy.clone();
+            let mut masked: std::collections::HashSet<PathBuf> = p.unreadable.iter().cloned().collect();
             for m in crate::rootonly::root_only_paths(&keep) {
-                if !p.unreadable.contains(&m) {
+                if masked.insert(m.clone()) {
                     p.unreadable.push(m);
                 }
             }
@@ -350,6 +351,12 @@ impl Sandbox {
             no_network: !policy.network,
             bridge,
             start_fd,
+            exec: crate::shim::resolve(
+                program,
+                policy.env_allow.iter().any(|n| n == "PATH").then(|| std::env::var_os("PATH")).flatten().as_deref(),
+                &policy.root,
+                &policy.unreadable.iter().chain(&policy.private_temp).cloned().collect::<Vec<_>>(),
+            ),
         };
         let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
         let mut guards = Guards { _placeholders: placeholders, ..Guards::default() };
@@ -400,11 +407,11 @@ impl Sandbox {
                 // is hidden there (wicket under /tmp, which becomes a fresh tmpfs, or under a
                 // masked folder) it is bound back, read-only. Nowhere else: a bind would make
                 // the file a mount point that a build in the project could not replace.
-                let exe = &self.shim_exe;
+                let exe = &crate::shim::program(&self.shim_exe);
                 if policy.private_temp.iter().chain(&policy.unreadable).any(|p| exe.starts_with(p)) {
                     c.arg("--ro-bind").arg(exe).arg(exe);
                 }
-                c.arg("--").arg(&self.shim_exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
+                c.arg("--").arg(exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
                 if let Some(mounts) = mounts {
                     // SAFETY: the closure runs in the forked child before exec; `enter` makes
                     // system calls only, on what `arrange` prepared, and allocates nothing.
@@ -633,7 +640,7 @@ pub fn run_on_host(policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) ->
     let mut c = match &opts.supervisor {
         #[cfg(target_os = "linux")]
         Some(wicket) => {
-            let mut c = Command::new(wicket);
+            let mut c = Command::new(crate::shim::program(wicket));
             c.arg(crate::SUPERVISE_ARG).arg(std::process::id().to_string()).arg(program);
             c
         }

@@ -35,6 +35,75 @@ pub struct ShimPolicy {
     /// starts the sandbox while it still decides, and says go only when the call is allowed.
     #[serde(default)]
     pub start_fd: Option<i32>,
+    /// The program's path, found on the host from the command's `PATH` (the program's name
+    /// stays its `argv[0]`), so the shim searches nothing; `None`: the shim searches `PATH`.
+    #[serde(default)]
+    pub exec: Option<PathBuf>,
+}
+
+/// The small shim's file name, installed next to `wicket`.
+pub const SMALL_SHIM: &str = "wicket-shim";
+
+/// The program to start as the shim: `wicket-shim` next to `exe` (a small binary that links
+/// nothing but the confinement, so it starts in about half the time) when it is a regular,
+/// executable file with `exe`'s owner that nobody else may write; else `exe` itself.
+pub fn program(exe: &std::path::Path) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let small = exe.with_file_name(SMALL_SHIM);
+        let (Ok(m), Ok(e)) = (std::fs::symlink_metadata(&small), std::fs::metadata(exe)) else {
+            return exe.to_path_buf();
+        };
+        if m.is_file() && m.mode() & 0o111 == 0o111 && m.mode() & 0o022 == 0 && m.uid() == e.uid() {
+            return small;
+        }
+    }
+    exe.to_path_buf()
+}
+
+/// Where `name` (a bare program name) is found on `path` (the command's `PATH`), as the
+/// shim's own search would find it, leaving out anything under `hidden` (hidden or replaced
+/// inside the sandbox, where the search would go on): `None` when the shim must search.
+pub fn resolve(
+    name: &std::ffi::OsStr,
+    path: Option<&std::ffi::OsStr>,
+    root: &std::path::Path,
+    hidden: &[PathBuf],
+) -> Option<PathBuf> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if name.is_empty()
+            || std::path::Path::new(name).components().count() != 1
+            || name.to_str().is_some_and(|n| n.contains('/'))
+        {
+            return None;
+        }
+        for dir in std::env::split_paths(path?) {
+            // A relative entry is relative to the command's folder, the root.
+            let dir = if dir.as_os_str().is_empty() { root.to_path_buf() } else { root.join(dir) };
+            let candidate = crate::under::normal(&dir.join(name));
+            if hidden.iter().any(|h| candidate.starts_with(h)) {
+                return None;
+            }
+            match std::fs::metadata(&candidate) {
+                Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => {
+                    // Only a real path is certain to be the same file inside.
+                    let real = std::fs::canonicalize(&candidate).ok()?;
+                    return (!hidden.iter().any(|h| real.starts_with(h))).then_some(candidate);
+                }
+                // A folder or a file without the right to run: the search goes on, as execvp's.
+                _ => continue,
+            }
+        }
+        None
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (name, path, root, hidden);
+        None
+    }
 }
 
 /// The byte wicket writes on the start pipe when the command may run.
@@ -104,7 +173,15 @@ pub fn main(args: &[OsString]) -> i32 {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
-        let err = std::process::Command::new(program).args(rest).envs(env).exec();
+        let mut command = match &policy.exec {
+            Some(found) => {
+                let mut c = std::process::Command::new(found);
+                c.arg0(program);
+                c
+            }
+            None => std::process::Command::new(program),
+        };
+        let err = command.args(rest).envs(env).exec();
         eprintln!("wicket sandbox: cannot run {}: {err}", program.to_string_lossy());
         if err.kind() == std::io::ErrorKind::NotFound {
             127
@@ -334,15 +411,17 @@ pub fn cloexec_beyond_stdio() -> Result<(), String> {
 /// The folders and files to grant access beneath so that everything under `roots` is covered
 /// but the hidden paths: each root that holds a hidden path is replaced by its entries, all but
 /// the one on the way to the hidden path, down to the hidden path's parent.
-pub fn without(mut roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
+pub fn without(roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = roots.iter().map(|r| crate::under::normal(r)).collect();
     for h in hidden {
         if std::fs::symlink_metadata(h).is_err() {
             continue;
         }
+        let h = &crate::under::normal(h);
         // Every root that holds the hidden path is split, also a second one that holds it
         // (the project inside a writable temp folder): stopping at the first would leave the
         // path reachable through the other.
-        while let Some(i) = roots.iter().position(|r| h.starts_with(r)) {
+        while let Some(i) = roots.iter().position(|r| crate::under::under(h, r)) {
             let r = roots.swap_remove(i);
             if r == *h {
                 continue;
@@ -397,5 +476,57 @@ mod tests {
         // Nested roots: the project inside a writable temp folder.
         let roots = without(vec![home.clone(), dir.path().to_path_buf()], &[home.join(".ssh/id_rsa")]);
         assert!(!roots.iter().any(|r| home.join(".ssh/id_rsa").starts_with(r)), "{roots:?}");
+    }
+}
+
+#[allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test
+#[cfg(all(test, unix))]
+mod resolve_tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn file(p: &std::path::Path, mode: u32) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_program_is_found_as_the_shims_search_would_find_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path().canonicalize().unwrap();
+        file(&b.join("a/tool"), 0o644); // not runnable: passed over
+        std::fs::create_dir_all(b.join("b/tool")).unwrap(); // a folder: passed over
+        file(&b.join("c/tool"), 0o755);
+        file(&b.join("d/tool"), 0o755);
+        file(&b.join("root/bin/local"), 0o755);
+        let path = std::env::join_paths([b.join("a"), b.join("b"), b.join("c"), b.join("d"), "bin".into()]).unwrap();
+        let root = b.join("root");
+        let find = |name: &str, hidden: &[PathBuf]| resolve(name.as_ref(), Some(&path), &root, hidden);
+        assert_eq!(find("tool", &[]), Some(b.join("c/tool")));
+        assert_eq!(find("local", &[]), Some(b.join("root/bin/local")), "a relative entry is read from the root");
+        assert_eq!(find("missing", &[]), None);
+        assert_eq!(find("c/tool", &[]), None, "a path is left as it is");
+        assert_eq!(find("", &[]), None);
+        assert_eq!(find("tool", &[b.join("c")]), None, "hidden inside: the shim searches");
+        assert_eq!(resolve("tool".as_ref(), None, &root, &[]), None, "no PATH: the shim searches");
+    }
+
+    #[test]
+    fn the_small_shim_is_used_only_when_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("wicket");
+        file(&exe, 0o755);
+        assert_eq!(program(&exe), exe, "missing");
+        let small = dir.path().join(SMALL_SHIM);
+        file(&small, 0o755);
+        assert_eq!(program(&exe), small);
+        std::fs::set_permissions(&small, std::fs::Permissions::from_mode(0o775)).unwrap();
+        assert_eq!(program(&exe), exe, "group-writable");
+        std::fs::set_permissions(&small, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(program(&exe), exe, "not runnable");
+        std::fs::remove_file(&small).unwrap();
+        std::os::unix::fs::symlink("/bin/sh", &small).unwrap();
+        assert_eq!(program(&exe), exe, "a link");
     }
 }
