@@ -16,6 +16,10 @@ mkdir -p "$work/proj/src" "$work/home"
 export WICKET_HOME="$work/home/.wicket" HOME="$work/home"
 cd "$work/proj"
 echo 'fn main() {}' > src/main.rs
+# A repository, as an agent's project is: every hook call needs git's configuration, which
+# wicket keeps between calls once the files git reads are two seconds old.
+git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init
+sleep 2.1
 python3 - "$work/proj" <<'PY'
 import json, sys
 root = sys.argv[1]

@@ -14,6 +14,8 @@ mkdir -p target/bench
 work="$(mktemp -d -p "$PWD/target/bench")"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/proj" "$work/home"
+# cargo and rustup must still find their own homes once HOME is the throwaway one.
+export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 export WICKET_HOME="$work/home/.wicket" HOME="$work/home"
 cd "$work/proj"
 # A git project, as most are: wicket then also protects the git folder (bound on itself, config,
@@ -56,6 +58,9 @@ fi
 # The host baseline: the same wicket run (settings, decision, audit line) without a sandbox.
 # (in your own settings: a project's allow rules would wait for consent)
 mkdir -p "$WICKET_HOME" && printf '{"permissions":{"allow":["bash(true)"]}}' > "$WICKET_HOME/settings.json"
+# Wicket keeps git's answer about its configuration once the files git reads are two seconds
+# old (a project's usually are); measure that, not the first seconds of a new repository.
+sleep 2.1
 cmds=("$bin run -- true" "$bare" "env WICKET_SANDBOX_BACKEND=landlock $bin run -- true" "$bin run --no-sandbox -- true")
 # A peer that cannot run here (srt needs ripgrep and socat) is left out, with a note.
 if [ -n "$srt" ] && ! "$srt" -c true >/dev/null 2>&1; then

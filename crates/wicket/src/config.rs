@@ -406,7 +406,12 @@ pub struct Overrides {
 
 /// The sandbox backends that work here, probed once and cached in `$WICKET_HOME/cache`.
 pub fn probe() -> wicket_sandbox::Probe {
-    let cache = wicket_home().ok().map(|h| h.join("cache").join("sandbox-probe.json"));
+    // A forced backend has its own file, so runs with and without it do not probe in turn.
+    let name = match std::env::var("WICKET_SANDBOX_BACKEND") {
+        Ok(b) if !b.is_empty() && b.chars().all(|c| c.is_ascii_alphanumeric()) => format!("sandbox-probe-{b}.json"),
+        _ => "sandbox-probe.json".to_string(),
+    };
+    let cache = wicket_home().ok().map(|h| h.join("cache").join(name));
     wicket_sandbox::Probe::cached(cache.as_deref())
 }
 
