@@ -64,6 +64,17 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
     }
     println!("seccomp: {}", if probe.seccomp { "available" } else { "not available" });
     println!("best backend: {}: {}", probe.backend.name(), isolates(&probe.backend));
+    if let Ok(exe) = std::env::current_exe() {
+        let shim = wicket_sandbox::shim::program(&exe);
+        if shim == exe {
+            println!(
+                "helper: wicket itself (no trusted {} next to it; it starts faster)",
+                wicket_sandbox::shim::SMALL_SHIM
+            );
+        } else {
+            println!("helper: {}", shim.display());
+        }
+    }
     // A bwrap found on PATH that is not the trusted one is never run; say so.
     if let Some(on_path) = wicket_sandbox::probe::which("bwrap") {
         let trusted = probe.bwrap_path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());

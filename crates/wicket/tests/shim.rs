@@ -92,6 +92,27 @@ fn the_small_binary_next_to_wicket_is_the_shim() {
     assert!(w.root.join("shim-was-used").exists(), "wicket-shim next to wicket is started");
 }
 
+/// `wicket doctor` says which helper runs.
+fn doctor_helper(w: &World) -> String {
+    let out = Command::new(w.bin.join("wicket"))
+        .args(["doctor", "--root"])
+        .arg(&w.root)
+        .env("WICKET_HOME", w.home.join(".wicket"))
+        .env("HOME", &w.home)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines().find(|l| l.starts_with("helper: ")).unwrap_or_default().to_string()
+}
+
+#[test]
+fn doctor_names_the_helper() {
+    let w = world("doctor");
+    assert!(doctor_helper(&w).starts_with("helper: wicket itself"), "{}", doctor_helper(&w));
+    std::fs::copy(env!("CARGO_BIN_EXE_wicket-shim"), w.bin.join("wicket-shim")).unwrap();
+    assert_eq!(doctor_helper(&w), format!("helper: {}", w.bin.join("wicket-shim").display()));
+}
+
 #[test]
 fn a_small_binary_others_can_write_is_never_started() {
     if !bwrap_here() {
