@@ -343,6 +343,17 @@ impl Sandbox {
                 }
             }
         }
+        // Where the sandbox shows other files than the host (hidden, fresh temp folders, the
+        // caches' layers), the program is left to the shim's own search; a staged run's project
+        // is a layer too.
+        let mut elsewhere: Vec<PathBuf> = policy.unreadable.iter().chain(&policy.private_temp).cloned().collect();
+        #[cfg(target_os = "linux")]
+        elsewhere.extend(layered.iter().cloned());
+        let path = policy.env_allow.iter().any(|n| n == "PATH").then(|| std::env::var_os("PATH")).flatten();
+        let exec = match policy.stage {
+            Some(_) => None,
+            None => crate::shim::resolve(program, path.as_deref(), &policy.root, &elsewhere),
+        };
         let shim = ShimPolicy {
             writable,
             hidden: policy.unreadable.clone(),
@@ -351,12 +362,7 @@ impl Sandbox {
             no_network: !policy.network,
             bridge,
             start_fd,
-            exec: crate::shim::resolve(
-                program,
-                policy.env_allow.iter().any(|n| n == "PATH").then(|| std::env::var_os("PATH")).flatten().as_deref(),
-                &policy.root,
-                &policy.unreadable.iter().chain(&policy.private_temp).cloned().collect::<Vec<_>>(),
-            ),
+            exec,
         };
         let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
         let mut guards = Guards { _placeholders: placeholders, ..Guards::default() };

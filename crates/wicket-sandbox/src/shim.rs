@@ -63,8 +63,9 @@ pub fn program(exe: &std::path::Path) -> PathBuf {
 }
 
 /// Where `name` (a bare program name) is found on `path` (the command's `PATH`), as the
-/// shim's own search would find it, leaving out anything under `hidden` (hidden or replaced
-/// inside the sandbox, where the search would go on): `None` when the shim must search.
+/// shim's own search would find it; `None` when the shim must search: also when the search
+/// reaches a folder under `hidden` (hidden, replaced or layered inside the sandbox, where the
+/// shim could find another file).
 pub fn resolve(
     name: &std::ffi::OsStr,
     path: Option<&std::ffi::OsStr>,
@@ -509,6 +510,12 @@ mod resolve_tests {
         assert_eq!(find("c/tool", &[]), None, "a path is left as it is");
         assert_eq!(find("", &[]), None);
         assert_eq!(find("tool", &[b.join("c")]), None, "hidden inside: the shim searches");
+        assert_eq!(
+            find("tool", &[b.join("a")]),
+            None,
+            "a folder shown otherwise inside comes first: the shim searches"
+        );
+        assert_eq!(find("tool", &[b.join("d")]), Some(b.join("c/tool")), "one after the find does not matter");
         assert_eq!(resolve("tool".as_ref(), None, &root, &[]), None, "no PATH: the shim searches");
     }
 
