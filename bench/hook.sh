@@ -73,6 +73,29 @@ print(f"{name}: wicket hook {agent} median {wm*1e3:.2f} ms (p99 {p99*1e3:.2f} ms
       f"cat median {cm*1e3:.2f} ms, ratio {wm/cm:.2f}x (issue 20 target <= 1.5x)")
 PY
 done
+# The floor: starting wicket's binary at all (--version does no other work), and the small
+# helper binary (no arguments: it prints its usage and ends), against cat.
+python3 - "$bin" <<'PY'
+import os, statistics, subprocess, sys, time
+bin = sys.argv[1]
+shim = os.path.join(os.path.dirname(bin), "wicket-shim")
+def once(argv):
+    with open("bash.json", "rb") as f:
+        t = time.perf_counter()
+        subprocess.run(argv, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        return time.perf_counter() - t
+cmds = [["cat"], [bin, "--version"], [shim]]
+times = [[] for _ in cmds]
+for r in range(320):
+    for i, c in enumerate(cmds):
+        t = once(c)
+        if r >= 20:
+            times[i].append(t)
+cat = statistics.median(times[0])
+for c, ts in zip(cmds[1:], times[1:]):
+    m = statistics.median(ts)
+    print(f"floor: {os.path.basename(c[0])} {' '.join(c[1:])} starts in {m*1e3:.2f} ms, {m/cat:.2f}x cat ({cat*1e3:.2f} ms)")
+PY
 if command -v hyperfine >/dev/null 2>&1; then
   hyperfine -N --warmup 20 --runs 300 "cat bash.json" 2>/dev/null | grep -E "Time \(mean" | sed 's/^/cross-check, cat without a shell: /'
 fi
