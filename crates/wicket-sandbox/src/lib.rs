@@ -21,6 +21,8 @@ pub mod fallback;
 pub mod layers;
 pub mod output;
 pub mod placeholders;
+#[cfg(unix)]
+pub mod private;
 pub mod probe;
 pub mod quarantine;
 #[cfg(target_os = "linux")]

@@ -296,16 +296,10 @@ impl Probe {
 /// trusted one. Anything else is probed anew (a stale or planted cache costs one probe).
 fn read_cache(file: &Path, key: &str) -> Option<Probe> {
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let me = rustix_uid();
-        let own = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.uid() == me && m.mode() & 0o022 == 0);
-        if !own(file) || !std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) || !own(file.parent()?) {
-            return None;
-        }
-    }
-    let text = std::fs::read_to_string(file).ok()?;
-    let (k, p) = serde_json::from_str::<(String, Probe)>(&text).ok()?;
+    let text = crate::private::read(file)?;
+    #[cfg(not(unix))]
+    let text = std::fs::read(file).ok()?;
+    let (k, p) = serde_json::from_slice::<(String, Probe)>(&text).ok()?;
     if k != key {
         return None;
     }
@@ -322,27 +316,11 @@ fn read_cache(file: &Path, key: &str) -> Option<Probe> {
 /// Write the probe (private folder and file, replaced atomically); a failure only costs the
 /// next run a probe.
 fn write_cache(file: &Path, key: &str, p: &Probe) {
-    let (Some(dir), Ok(text)) = (file.parent(), serde_json::to_string(&(key, p))) else { return };
+    let Ok(text) = serde_json::to_vec(&(key, p)) else { return };
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-        let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir);
-        let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-        let _ = std::fs::remove_file(&tmp);
-        let written = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
-        if written.is_ok() {
-            let _ = std::fs::rename(&tmp, file);
-        }
-    }
+    crate::private::write(file, &text);
     #[cfg(not(unix))]
-    {
-        let _ = (dir, text);
-    }
+    let _ = (file, text);
 }
 
 /// What a cached probe depends on: the kernel, the bwrap binary, and the user.

@@ -281,36 +281,15 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The record in `file`, if it can be believed: it and its folder are this user's, nobody
-/// else can write them, and it reads.
+/// The record in `file`, if it can be believed (see [`wicket_sandbox::private::read`]).
 fn load(file: &Path) -> Option<Record> {
-    use std::os::unix::fs::MetadataExt;
-    let me = rustix::process::geteuid().as_raw();
-    let own = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.uid() == me && m.mode() & 0o022 == 0);
-    if !own(file) || !std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) || !own(file.parent()?) {
-        return None;
-    }
-    serde_json::from_slice(&std::fs::read(file).ok()?).ok()
+    serde_json::from_slice(&wicket_sandbox::private::read(file)?).ok()
 }
 
-/// Keep `record` in `file` (a private folder and file, replaced at once); a failure only
-/// costs the next call a question to git.
+/// Keep `record` in `file`; a failure only costs the next call a question to git.
 fn store(file: &Path, record: &Record) {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-    let (Some(dir), Ok(text)) = (file.parent(), serde_json::to_vec(record)) else { return };
-    let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir);
-    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, &text));
-    if written.is_ok() {
-        let _ = std::fs::rename(&tmp, file);
-    } else {
-        let _ = std::fs::remove_file(&tmp);
+    if let Ok(text) = serde_json::to_vec(record) {
+        wicket_sandbox::private::write(file, &text);
     }
 }
 
