@@ -12,11 +12,12 @@
 #   bash bench/sandbox_scan.sh [RUNS]   # needs hyperfine and bwrap; also run by bench/sandbox.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p wicket
+[ -n "${BENCH_BUILT:-}" ] || cargo build --release -q -p wicket
 bin="$PWD/target/release/wicket"
 # Not in /tmp: the home must not sit inside a writable temp folder, as it never does for real.
-mkdir -p target/bench
-work="$(mktemp -d -p "$PWD/target/bench")"
+bench_dir="${BENCH_DIR:-$PWD/target/bench}"
+mkdir -p "$bench_dir"
+work="$(mktemp -d -p "$bench_dir")"
 trap 'rm -rf "$work"' EXIT
 big="$work/big" empty="$work/empty"
 mkdir -p "$empty" "$work/home/.wicket"
