@@ -106,8 +106,21 @@ if [ -n "$codex" ] && ! "$codex" sandbox -- true >/dev/null 2>&1; then
 fi
 [ -n "$codex" ] && cmds+=("$codex sandbox -- true")
 for c in "${cmds[@]}"; do $c >/dev/null 2>&1 || echo "fails ($?): ${c:0:120}"; done
-hyperfine -N --warmup 10 --runs 200 --export-json "$work/t.json" "${cmds[@]}" >/dev/null 2>&1 || \
-  hyperfine --warmup 10 --runs 200 --export-json "$work/t.json" "${cmds[@]}" >/dev/null
+if ! hyperfine -N --warmup 10 --runs 200 --export-json "$work/t.json" "${cmds[@]}" >/dev/null 2>&1 &&
+  ! hyperfine --warmup 10 --runs 200 --export-json "$work/t.json" "${cmds[@]}" >/dev/null 2>&1; then
+  # hyperfine names no command when one fails: find it, with its status and what it said.
+  echo "a command failed during the measurement; looking for it (each run 200 times):"
+  for c in "${cmds[@]}"; do
+    for _ in $(seq 200); do
+      rc=0
+      $c >/dev/null 2>"$work/err" || rc=$?
+      if [ "$rc" != 0 ]; then
+        echo "fails (status $rc): ${c:0:120}"; tail -n 5 "$work/err"; break
+      fi
+    done
+  done
+  exit 1
+fi
 extra=()
 [ -n "$srt" ] && extra+=("srt -c true")
 [ -n "$codex" ] && extra+=("codex sandbox -- true")
