@@ -19,7 +19,7 @@ if [ -n "${BENCH_USER:-}" ] && [ "$(id -u)" = 0 ]; then
   home="$(getent passwd "$BENCH_USER" | cut -d: -f6)"
   exec setpriv --reuid="$BENCH_USER" --regid="$BENCH_USER" --init-groups \
     env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" USER="$BENCH_USER" \
-    BENCH_BUILT=1 BENCH_DIR="$repo/target/bench/user" bash "$0" "$@"
+    BENCH_BUILT=1 BENCH_DIR="$repo/target/bench/user" bash "$repo/bench/sandbox.sh" "$@"
 fi
 [ -n "${BENCH_BUILT:-}" ] || cargo build --release -q -p wicket
 bin="$PWD/target/release/wicket"
