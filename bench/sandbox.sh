@@ -40,22 +40,31 @@ git init -q .
 WICKET_SANDBOX_BACKEND=landlock "$bin" run -- true 2>/dev/null
 
 # Bare bwrap with exactly wicket's namespaces and mounts (minus the seccomp programs and the
-# Landlock shim, which are what wicket adds). Placeholders for missing protected paths are
-# made here as wicket makes them.
+# Landlock shim, which are what wicket adds). Some protected paths exist here for good; for
+# the missing ones wicket makes a placeholder during each run (removed after it), which a
+# bare bwrap line cannot. So the bare line runs in a twin of the project where those
+# placeholders stand for good: the same mounts, none of wicket's work. Only the last bwrap
+# line wicket prints counts (a run whose cached scan is stale builds its sandbox twice).
 mkdir -p .wicket .vscode .claude .cursor .gemini .codex .git/modules .git/worktrees && touch .mcp.json .git/config.worktree
-bare="bwrap $(WICKET_PRINT_BWRAP=1 "$bin" run -- true 2>&1 >/dev/null | sed -n 's/^wicket: bwrap //p' \
+bare="bwrap $(WICKET_PRINT_BWRAP=1 "$bin" run -- true 2>&1 >/dev/null | sed -n 's/^wicket: bwrap //p' | tail -n 1 \
   | sed -E -e 's/--add-seccomp-fd [0-9]+//g' -e 's/--sync-fd [0-9]+//g' -e 's/--bind-fd [0-9]+ ([^ ]+)/--bind \1 \1/g' \
   | python3 -c '
-import os, sys
-# Mounts over paths that do not exist here are dropped: wicket makes placeholders for them
-# (leased and removed after the run), which a bare bwrap line cannot.
+import os, shutil, sys
+proj = os.getcwd()
+twin = os.path.join(os.path.dirname(proj), "twin")
+shutil.copytree(proj, twin, symlinks=True)
 a = sys.stdin.read().split()
 out, i, made, ro = [], 0, [], []
+def here(p):
+    return p == proj or p.startswith(proj + "/")
 while i < len(a):
-    if a[i] == "--ro-bind" and i + 2 < len(a) and a[i + 2].startswith(os.getcwd() + "/"):
+    if a[i] == "--ro-bind" and i + 2 < len(a) and a[i + 2].startswith(proj + "/"):
         ro.append(a[i + 2])
     if a[i] in ("--ro-bind", "--bind") and i + 2 < len(a) and not os.path.lexists(a[i + 2]):
-        made.append(a[i + 2])
+        if here(a[i + 2]):
+            made.append(a[i + 2])
+            os.makedirs(twin + a[i + 2][len(proj):], exist_ok=True)
+            out.extend(a[i:i + 3])
         i += 3
     elif a[i] == "--tmpfs" and i + 1 < len(a) and not os.path.lexists(a[i + 1]):
         i += 2
@@ -70,7 +79,7 @@ with open("../placeholders.txt", "w") as f:
 # The read-only binds inside the project, which the fallback makes in its own mount namespace.
 with open("../readonly.txt", "w") as f:
     f.write("".join(p + "\n" for p in ro))
-print(" ".join(out))') true"
+print(" ".join(twin + w[len(proj):] if here(w) else w for w in out))') true"
 
 srt=""
 if command -v srt >/dev/null 2>&1; then
@@ -106,21 +115,30 @@ if [ -n "$codex" ] && ! "$codex" sandbox -- true >/dev/null 2>&1; then
 fi
 [ -n "$codex" ] && cmds+=("$codex sandbox -- true")
 for c in "${cmds[@]}"; do $c >/dev/null 2>&1 || echo "fails ($?): ${c:0:120}"; done
-if ! hyperfine -N --warmup 10 --runs 200 --export-json "$work/t.json" "${cmds[@]}" >/dev/null 2>&1 &&
-  ! hyperfine --warmup 10 --runs 200 --export-json "$work/t.json" "${cmds[@]}" >/dev/null 2>&1; then
-  # hyperfine names no command when one fails: find it, with its status and what it said.
-  echo "a command failed during the measurement; looking for it (each run 200 times):"
-  for c in "${cmds[@]}"; do
-    for _ in $(seq 200); do
-      rc=0
-      $c >/dev/null 2>"$work/err" || rc=$?
-      if [ "$rc" != 0 ]; then
-        echo "fails (status $rc): ${c:0:120}"; tail -n 5 "$work/err"; break
-      fi
-    done
-  done
-  exit 1
-fi
+# Interleaved, command by command in each round, so that the load on the machine (it drifts
+# by a third over minutes on this VM) weighs on every command alike; medians.
+python3 - "$work/t.json" "${cmds[@]}" <<'PY'
+import json, os, shutil, statistics, subprocess, sys, time
+out, cmds = sys.argv[1], [c.split() for c in sys.argv[2:]]
+for c in cmds:
+    c[0] = shutil.which(c[0]) or c[0]
+null = os.open(os.devnull, os.O_RDWR)
+quiet = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
+times = [[] for _ in cmds]
+for r in range(210):
+    for i, c in enumerate(cmds):
+        t = time.perf_counter()
+        pid = os.posix_spawn(c[0], c, os.environ, file_actions=quiet)
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            # Which command, its status and what it said (run once more, stderr kept).
+            again = subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            sys.exit(f"a command failed during the measurement (round {r}, wait status {status}): {' '.join(c)[:160]}\n"
+                     f"run again: status {again.returncode}; {again.stderr.strip()[-600:]}")
+        if r >= 10:
+            times[i].append(time.perf_counter() - t)
+json.dump({"results": [{"median": statistics.median(t)} for t in times]}, open(out, "w"))
+PY
 extra=()
 [ -n "$srt" ] && extra+=("srt -c true")
 [ -n "$codex" ] && extra+=("codex sandbox -- true")
