@@ -170,27 +170,29 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
     if !keeper_alive && needed {
         start_keeper(exe, dir, wanted)?;
     }
-    let mut record = read_record(&made_path);
+    let record = read_record(&made_path);
     let mut absent = Vec::new();
+    let mut missing = Vec::new();
     for (p, kind) in wanted {
-        if *kind == Kind::Absent {
-            if std::fs::symlink_metadata(p).is_err() {
-                absent.push(p.clone());
-                if !record.iter().any(|(q, k)| q == p && k == kind) {
-                    append(&made_path, p, *kind)?;
-                    record.push((p.clone(), *kind));
-                }
-            }
-            continue;
-        }
         if std::fs::symlink_metadata(p).is_ok() {
             continue;
         }
-        // Recorded before it exists: a run killed right after still has it cleaned.
-        if !record.iter().any(|(q, k)| q == p && k == kind) {
-            append(&made_path, p, *kind)?;
-            record.push((p.clone(), *kind));
+        if *kind == Kind::Absent {
+            absent.push(p.clone());
+        } else {
+            missing.push((p, *kind));
         }
+    }
+    // All recorded before any exists, in one write: a run killed right after still has them
+    // cleaned.
+    let new: Vec<(&Path, Kind)> = absent
+        .iter()
+        .map(|p| (p.as_path(), Kind::Absent))
+        .chain(missing.iter().map(|(p, k)| (p.as_path(), *k)))
+        .filter(|(p, k)| !record.iter().any(|(q, j)| q == p && j == k))
+        .collect();
+    append_all(&made_path, &new)?;
+    for (p, kind) in missing {
         let res = match kind {
             Kind::Dir => std::fs::create_dir(p),
             _ => std::fs::OpenOptions::new().write(true).create_new(true).open(p).map(|_| ()),
@@ -497,9 +499,17 @@ fn parse_record(text: &str) -> Vec<(PathBuf, Kind)> {
 }
 
 fn append(made: &Path, p: &Path, kind: Kind) -> Result<(), SandboxError> {
+    append_all(made, &[(p, kind)])
+}
+
+/// Add entries to the record with one write (none: the record is not touched).
+fn append_all(made: &Path, entries: &[(&Path, Kind)]) -> Result<(), SandboxError> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let text: String = entries.iter().map(|(p, kind)| format!("{} {}\n", kind.tag(), hex(p))).collect();
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(made).map_err(io_err(made))?;
-    let line = format!("{} {}\n", kind.tag(), hex(p));
-    f.write_all(line.as_bytes()).map_err(io_err(made))
+    f.write_all(text.as_bytes()).map_err(io_err(made))
 }
 
 fn hex(p: &Path) -> String {
