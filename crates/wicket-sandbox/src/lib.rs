@@ -34,6 +34,7 @@ mod seccomp;
 pub mod shim;
 pub mod signals;
 pub mod supervise;
+pub mod trace;
 mod under;
 
 pub use probe::{Backend, Probe};

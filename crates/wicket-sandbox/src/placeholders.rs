@@ -100,6 +100,7 @@ impl Drop for Lease {
             let Ok(live) = open(&live_path) else { return };
             if try_flock(&live, &live_path).unwrap_or(false) {
                 clean(&self.dir.join("made"), &self.wanted);
+                crate::trace::phase("placeholders removed");
                 return;
             }
         }

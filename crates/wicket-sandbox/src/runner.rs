@@ -332,7 +332,9 @@ impl Sandbox {
             crate::layers::arrange(policy, !matches!(self.backend, Backend::Bwrap { .. }))?;
         #[cfg(target_os = "linux")]
         let policy = without_caches.as_ref().unwrap_or(policy);
+        crate::trace::phase("sandbox planned");
         let placeholders = lease(policy, &self.shim_exe)?;
+        crate::trace::phase("placeholders made");
         // Under bwrap, the git folders outside the writable paths are bound writable (their
         // config, hooks and links stay read-only on top); Landlock must let them be written.
         let mut writable = policy.writable.clone();
@@ -464,6 +466,7 @@ impl Sandbox {
                 // notice of what the fallback lacks (printed at each run) says so.
                 let holes = crate::fallback::Holes::plan(policy).map_err(SandboxError::Seccomp)?;
                 let prepared = prepared.with_holes(holes);
+                crate::trace::phase("walls prepared");
                 let slot = std::sync::Mutex::new(Some(prepared));
                 let mut c = Command::new(program);
                 c.args(args);
@@ -746,6 +749,7 @@ fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static 
     }
     let mut child =
         cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
+    crate::trace::phase("spawned");
     let tracked = crate::signals::track(child.id());
     let passthrough = opts.passthrough;
     let out_pipe = child.stdout.take();
@@ -824,6 +828,7 @@ fn finish(
             waiter.join().map_err(|_| std::io::Error::other("the waiting thread panicked"))??
         }
     };
+    crate::trace::phase("command ended");
     // The command is done: nothing it started may stay. Under bwrap its pid namespace is gone
     // already, once its process 1 is (see `end_group`); without it, orphans were reparented to
     // wicket (the subreaper).
@@ -879,7 +884,9 @@ impl Started {
             }
             None => return Err(SandboxError::Unavailable("the sandbox was already used".into())),
         };
+        crate::trace::phase("output closed");
         let moved = crate::quarantine::after_run(&self.policy);
+        crate::trace::phase("checked for new repositories");
         result.map(|o| Outcome { moved_aside: moved, ..o })
     }
 }

@@ -118,7 +118,11 @@ fn main() -> ExitCode {
     let result = match command {
         Command::Check(args) => check_cmd::check(&args, false).map(|()| ExitCode::SUCCESS),
         Command::Explain(args) => check_cmd::check(&args, true).map(|()| ExitCode::SUCCESS),
-        Command::Run(args) => run_cmd::run(&args),
+        Command::Run(args) => {
+            let code = run_cmd::run(&args);
+            wicket_sandbox::trace::phase("cleaned up");
+            code
+        }
         Command::Fetch(args) => fetch_cmd::fetch(&args),
         Command::Doctor(args) => doctor_cmd::doctor(&args),
         Command::Audit(args) => audit_cmd::run(&args),

@@ -60,6 +60,7 @@ pub fn shell_join(argv: &[OsString]) -> String {
 
 /// Decide, ask if needed, run; the exit status to return.
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    wicket_sandbox::trace::phase("arguments parsed");
     // The engine judges text: a word that is not UTF-8 would be judged as something other than
     // what runs, so the command is refused instead.
     let Some(words) = args.command.iter().map(|a| a.to_str()).collect::<Option<Vec<&str>>>() else {
@@ -76,6 +77,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let loaded = config::load_with(&root, if args.unattended { None } else { Some(&mut asker) })?;
     loaded.print_notices();
     let placement = wicket::gate::place(&loaded, args.no_sandbox)?;
+    wicket_sandbox::trace::phase("settings loaded");
     if let Placement::Host(why) = &placement {
         if !args.no_sandbox {
             eprintln!("wicket: notice: {why}");
@@ -108,6 +110,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         Err(e) => (Err(e), None),
     };
     let mut pending = pending;
+    wicket_sandbox::trace::phase("exec policy built");
     if let (Ok(e), Some(p)) = (&exec, pending.as_mut()) {
         // The folders that get this run's placeholders are checked before they do (a folder
         // whose entries changed since the walk is read again, and would differ).
@@ -155,6 +158,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         _ => None,
     };
+    if early.is_some() {
+        wicket_sandbox::trace::phase("sandbox started");
+    }
     let sandboxed = matches!(placement, Placement::Sandbox(_));
     let opening =
         Opening { overrides, no_audit: args.no_audit, placement: Some(placement.clone()), ..Opening::default() };
@@ -166,6 +172,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // engine then words its asks as denies).
     let resolved = gate.resolve(&call, &mut OnDemand::new());
     let verdict = resolved.verdict;
+    wicket_sandbox::trace::phase("decided");
     match &resolved.asked {
         Some((pending, Answer::Deny)) => {
             eprintln!("wicket: refused by you: {}", pending.question(sandboxed).what);
@@ -189,6 +196,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // A check that could not run counts as failed.
     let holds = |c: std::io::Result<std::thread::JoinHandle<bool>>| c.ok().and_then(|h| h.join().ok()).unwrap_or(false);
     let stale = check.is_some_and(|c| !holds(c));
+    wicket_sandbox::trace::phase("scan checked");
     let (exec, early) = if stale {
         // Never started: the sandbox built on the stale scan runs nothing (nor its copy, made
         // without the secrets that scan missed).
@@ -277,6 +285,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             wicket_sandbox::run_on_host(&exec, &args.command, &opts)?
         }
     };
+    wicket_sandbox::trace::phase("run over");
     if outcome.timed_out {
         eprintln!("wicket: the command ran out of time and was stopped");
     }
@@ -310,6 +319,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         risk: wicket::audit::risk(&verdict),
         note: &note,
     });
+    wicket_sandbox::trace::phase("recorded");
     Ok(ExitCode::from(outcome.code.clamp(0, 255) as u8))
 }
 

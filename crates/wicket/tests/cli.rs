@@ -738,3 +738,39 @@ fn serve_applies_selected_hunks_exactly() {
     drop(stdin);
     let _ = child.wait();
 }
+
+/// `WICKET_TRACE_PHASES` makes `wicket run` stamp its phases on stderr, in order and on one
+/// clock (for `bench/phases.sh`); without it, nothing of the kind is printed.
+#[test]
+fn run_stamps_its_phases_only_when_asked() {
+    let e = env();
+    let root = e.root.to_str().unwrap();
+    let phases = |out: &Output| -> Vec<(i128, String)> {
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter_map(|l| l.strip_prefix("wicket: phase "))
+            .map(|l| {
+                let (t, label) = l.split_once(' ').unwrap();
+                (t.parse().unwrap(), label.to_string())
+            })
+            .collect()
+    };
+    let out = run_plain(&e, &["run", "--root", root, "--", "sh", "-c", "exit 3"]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(phases(&out).is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut c = Command::new("setsid");
+    c.arg("-w").arg(env!("CARGO_BIN_EXE_wicket")).args(["run", "--root", root, "--", "sh", "-c", "exit 3"]);
+    c.env("WICKET_HOME", e.home.join(".wicket")).env("HOME", &e.home).env("WICKET_TRACE_PHASES", "1");
+    let out = c.current_dir(&e.root).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "the command's status is kept: {}", String::from_utf8_lossy(&out.stderr));
+    let got = phases(&out);
+    let labels: Vec<&str> = got.iter().map(|(_, l)| l.as_str()).collect();
+    for want in
+        ["arguments parsed", "exec policy built", "decided", "spawned", "command ended", "recorded", "cleaned up"]
+    {
+        assert!(labels.contains(&want), "{want} missing from {labels:?}");
+    }
+    assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "stamps in order: {got:?}");
+    assert_eq!(labels.first(), Some(&"arguments parsed"));
+    assert_eq!(labels.last(), Some(&"cleaned up"));
+}

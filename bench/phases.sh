@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Where a `wicket run -- true` spends its time, phase by phase: wicket prints a timestamp at
+# each phase when WICKET_TRACE_PHASES is set, and this script starts the run N times (in a git
+# project like bench/sandbox.sh's), lines the stamps up with the moment it spawned wicket
+# (the same monotonic clock) and prints the median time of each phase from that moment.
+#
+#   bash bench/phases.sh [RUNS]                    # default 200 runs a backend
+#   BENCH_USER=name bash bench/phases.sh [RUNS]    # as root: build, then measure as that user
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+runs="${1:-200}"
+if [ -n "${BENCH_USER:-}" ] && [ "$(id -u)" = 0 ]; then
+  cargo build --release -q -p wicket
+  mkdir -p target/bench/user && chown "$BENCH_USER" target/bench/user
+  home="$(getent passwd "$BENCH_USER" | cut -d: -f6)"
+  exec setpriv --reuid="$BENCH_USER" --regid="$BENCH_USER" --init-groups \
+    env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" USER="$BENCH_USER" \
+    BENCH_BUILT=1 BENCH_DIR="$repo/target/bench/user" bash "$repo/bench/phases.sh" "$@"
+fi
+[ -n "${BENCH_BUILT:-}" ] || cargo build --release -q -p wicket
+bin="$PWD/target/release/wicket"
+bench_dir="${BENCH_DIR:-$PWD/target/bench}"
+mkdir -p "$bench_dir"
+work="$(mktemp -d -p "$bench_dir")"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/proj" "$work/home/.wicket"
+export WICKET_HOME="$work/home/.wicket" HOME="$work/home"
+printf '{"permissions":{"allow":["bash(true)"]}}' > "$WICKET_HOME/settings.json"
+cd "$work/proj"
+git init -q .
+mkdir -p .wicket .vscode .claude .cursor .gemini .codex .git/modules .git/worktrees && touch .mcp.json .git/config.worktree
+"$bin" run -- true
+# Git's answer is kept once the files git reads are two seconds old (see bench/sandbox.sh).
+sleep 2.1
+python3 - "$bin" "$runs" <<'PY'
+import os, statistics, sys, time
+bin, runs = sys.argv[1], int(sys.argv[2])
+cases = [("bubblewrap", {"WICKET_SANDBOX_BACKEND": "bwrap"}, ["run", "--", "true"]),
+         ("Landlock fallback", {"WICKET_SANDBOX_BACKEND": "landlock"}, ["run", "--", "true"]),
+         ("host (--no-sandbox)", {}, ["run", "--no-sandbox", "--", "true"])]
+null = os.open(os.devnull, os.O_RDWR)
+for name, extra, args in cases:
+    env = {**os.environ, "WICKET_TRACE_PHASES": "1", **extra}
+    at, totals = {}, []
+    for i in range(runs + 10):
+        r, w = os.pipe()
+        t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+        pid = os.posix_spawn(bin, [bin] + args, env,
+                             file_actions=[(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1),
+                                           (os.POSIX_SPAWN_DUP2, w, 2), (os.POSIX_SPAWN_CLOSE, r)])
+        os.close(w)
+        chunks = []
+        while True:
+            b = os.read(r, 65536)
+            if not b:
+                break
+            chunks.append(b)
+        _, status = os.waitpid(pid, 0)
+        t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+        os.close(r)
+        if status != 0:
+            sys.exit(f"{name}: wicket {' '.join(args)} failed (wait status {status}): {b''.join(chunks).decode(errors='replace')[-400:]}")
+        if i < 10:
+            continue
+        totals.append(t1 - t0)
+        for line in b"".join(chunks).decode(errors="replace").splitlines():
+            parts = line.split(" ", 3)
+            if len(parts) == 4 and parts[:2] == ["wicket:", "phase"]:
+                at.setdefault(parts[3], []).append(int(parts[2]) - t0)
+    print(f"== wicket {' '.join(args)}, {name}: median of {runs} runs, from the spawn of wicket")
+    prev = 0.0
+    for label, ts in sorted(at.items(), key=lambda kv: statistics.median(kv[1])):
+        m = statistics.median(ts) / 1000
+        print(f"  {m:7.2f} ms  (+{m - prev:5.2f})  {label}")
+        prev = m
+    end = statistics.median(totals) / 1000
+    print(f"  {end:7.2f} ms  (+{end - prev:5.2f})  exited (reaped by the caller)")
+PY

@@ -1,0 +1,19 @@
+//! Phase timestamps, for finding where a run's time goes: off unless `WICKET_TRACE_PHASES` is
+//! set (one look at the environment per process). `bench/phases.sh` collects them. Linux only.
+
+/// When tracing is on, print `wicket: phase MICROSECONDS LABEL` to stderr. The time is the
+/// system's monotonic clock (not this process's), so a caller lines it up with its own.
+pub fn phase(label: &str) {
+    #[cfg(target_os = "linux")]
+    {
+        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        if !*ON.get_or_init(|| std::env::var_os("WICKET_TRACE_PHASES").is_some()) {
+            return;
+        }
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+        let us = i128::from(t.tv_sec) * 1_000_000 + i128::from(t.tv_nsec) / 1_000;
+        eprintln!("wicket: phase {us} {label}");
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = label;
+}
