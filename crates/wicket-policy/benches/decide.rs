@@ -78,3 +78,12 @@ fn policy_new_1000_rules(b: Bencher) {
     let cfg = PolicyConfig { root: tmp.path().to_path_buf(), allow, deny, ..PolicyConfig::default() };
     b.bench(|| Policy::new(black_box(&cfg)).unwrap());
 }
+
+/// A policy with no rules: mostly the built-in lists (sensitive files, protected paths, code
+/// configuration), compiled at every process start, so part of every hook call.
+#[divan::bench]
+fn policy_new_no_rules(b: Bencher) {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = PolicyConfig { root: tmp.path().to_path_buf(), ..PolicyConfig::default() };
+    b.bench(|| Policy::new(black_box(&cfg)).unwrap());
+}

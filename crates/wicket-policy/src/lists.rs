@@ -691,6 +691,7 @@ impl PathList {
             let pat = Pat { segs, below };
             let first = &pat.segs[0];
             let last = &pat.segs[pat.segs.len() - 1];
+            let mut by_ext = false;
             if below && first.literal {
                 list.by_dir.entry(first.pieces.concat()).or_default().push(i);
             } else if !below && last.literal {
@@ -703,12 +704,13 @@ impl PathList {
                 && !last.pieces[0][1..].contains('.')
             {
                 list.by_ext.entry(last.pieces[0].clone()).or_default().push(i);
+                by_ext = true;
             } else {
                 list.rest.push(i);
             }
             if last.literal {
                 list.last_names.insert(last.pieces.concat());
-            } else if !list.by_ext.values().flatten().any(|&j| j == i) {
+            } else if !by_ext {
                 list.last_wild.push(last.clone());
             }
             list.pats.push(pat);
