@@ -7,23 +7,8 @@
 #   bash bench/phases.sh [RUNS]                    # default 200 runs a backend
 #   BENCH_USER=name bash bench/phases.sh [RUNS]    # as root: build, then measure as that user
 set -euo pipefail
-cd "$(dirname "$0")/.."
-repo="$PWD"
+. "$(dirname "$0")/common.sh" "$0" "$@"
 runs="${1:-200}"
-if [ -n "${BENCH_USER:-}" ] && [ "$(id -u)" = 0 ]; then
-  cargo build --release -q -p wicket
-  mkdir -p target/bench/user && chown "$BENCH_USER" target/bench/user
-  home="$(getent passwd "$BENCH_USER" | cut -d: -f6)"
-  exec setpriv --reuid="$BENCH_USER" --regid="$BENCH_USER" --init-groups \
-    env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" USER="$BENCH_USER" \
-    BENCH_BUILT=1 BENCH_DIR="$repo/target/bench/user" bash "$repo/bench/phases.sh" "$@"
-fi
-[ -n "${BENCH_BUILT:-}" ] || cargo build --release -q -p wicket
-bin="$PWD/target/release/wicket"
-bench_dir="${BENCH_DIR:-$PWD/target/bench}"
-mkdir -p "$bench_dir"
-work="$(mktemp -d -p "$bench_dir")"
-trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/proj" "$work/home/.wicket"
 export WICKET_HOME="$work/home/.wicket" HOME="$work/home"
 printf '{"permissions":{"allow":["bash(true)"]}}' > "$WICKET_HOME/settings.json"

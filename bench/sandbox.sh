@@ -9,25 +9,7 @@
 # It ends with the floor under each issue-20 target: the work a run cannot skip (starting the
 # two binaries, the placeholders, the namespaces), timed with other programs doing just that.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-repo="$PWD"
-if [ -n "${BENCH_USER:-}" ] && [ "$(id -u)" = 0 ]; then
-  # Most people run wicket as themselves: bubblewrap and the fallback then make a user
-  # namespace, which root does not need. Build as root, then measure as that user.
-  cargo build --release -q -p wicket
-  mkdir -p target/bench/user && chown "$BENCH_USER" target/bench/user
-  home="$(getent passwd "$BENCH_USER" | cut -d: -f6)"
-  exec setpriv --reuid="$BENCH_USER" --regid="$BENCH_USER" --init-groups \
-    env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" USER="$BENCH_USER" \
-    BENCH_BUILT=1 BENCH_DIR="$repo/target/bench/user" bash "$repo/bench/sandbox.sh" "$@"
-fi
-[ -n "${BENCH_BUILT:-}" ] || cargo build --release -q -p wicket
-bin="$PWD/target/release/wicket"
-# Not in /tmp: the home must not sit inside a writable temp folder, as it never does for real.
-bench_dir="${BENCH_DIR:-$PWD/target/bench}"
-mkdir -p "$bench_dir"
-work="$(mktemp -d -p "$bench_dir")"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/common.sh" "$0" "$@"
 mkdir -p "$work/proj" "$work/home"
 # cargo and rustup must still find their own homes once HOME is the throwaway one.
 export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"

@@ -11,14 +11,7 @@
 #
 #   bash bench/sandbox_scan.sh [RUNS]   # needs hyperfine and bwrap; also run by bench/sandbox.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-[ -n "${BENCH_BUILT:-}" ] || cargo build --release -q -p wicket
-bin="$PWD/target/release/wicket"
-# Not in /tmp: the home must not sit inside a writable temp folder, as it never does for real.
-bench_dir="${BENCH_DIR:-$PWD/target/bench}"
-mkdir -p "$bench_dir"
-work="$(mktemp -d -p "$bench_dir")"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/common.sh" "$0" "$@"
 big="$work/big" empty="$work/empty"
 mkdir -p "$empty" "$work/home/.wicket"
 export WICKET_HOME="$work/home/.wicket" HOME="$work/home"
