@@ -175,7 +175,8 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
     let mut absent = Vec::new();
     let mut missing = Vec::new();
     for (p, kind) in wanted {
-        if std::fs::symlink_metadata(p).is_ok() {
+        // A path named twice is made once (the second `mkdir` would fail).
+        if std::fs::symlink_metadata(p).is_ok() || absent.contains(p) || missing.iter().any(|(q, _)| *q == p) {
             continue;
         }
         if *kind == Kind::Absent {
@@ -625,6 +626,27 @@ mod tests {
             read_record(&made),
             vec![(PathBuf::from("/a b/\u{e9}\n.x"), Kind::Dir), (PathBuf::from("/c"), Kind::Absent)]
         );
+    }
+
+    /// Every missing path is recorded before any is made, each once, also when it is asked for
+    /// twice; the lease's end removes them again.
+    #[test]
+    fn acquire_records_then_makes_each_placeholder_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let state = dir.path().join("state");
+        let (a, b, there) = (dir.path().join("a"), dir.path().join("b.md"), dir.path().join("there"));
+        std::fs::create_dir(&there).expect("mkdir");
+        let wanted =
+            vec![(a.clone(), Kind::Dir), (b.clone(), Kind::File), (a.clone(), Kind::Dir), (there.clone(), Kind::Dir)];
+        // A keeper seems to run (this test holds its lock), so none is started.
+        private_dir(&state).expect("state");
+        let keeper = open(&state.join("keeper")).expect("keeper");
+        flock(&keeper, Lock::Exclusive, &state).expect("lock");
+        let lease = acquire(&state, &wanted, Path::new("/nonexistent/wicket")).expect("acquire");
+        assert!(a.is_dir() && b.is_file() && there.is_dir());
+        assert_eq!(read_record(&state.join("made")), vec![(a.clone(), Kind::Dir), (b.clone(), Kind::File)]);
+        drop(lease);
+        assert!(!a.exists() && !b.exists() && there.is_dir(), "what was there before stays");
     }
 
     #[test]
