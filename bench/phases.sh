@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Where a `wicket run -- true` spends its time, phase by phase: wicket prints a timestamp at
-# each phase when WICKET_TRACE_PHASES is set, and this script starts the run N times (in a git
-# project like bench/sandbox.sh's), lines the stamps up with the moment it spawned wicket
-# (the same monotonic clock) and prints the median time of each phase from that moment.
+# Where a `wicket run -- true` (bubblewrap, the fallback, the host) and a `wicket hook claude`
+# (a Bash payload) spend their time, phase by phase: wicket prints a timestamp at each phase
+# when WICKET_TRACE_PHASES is set, and this script starts each N times (in a git project like
+# bench/sandbox.sh's), lines the stamps up with the moment it spawned wicket (the same
+# monotonic clock) and prints the median time of each phase from that moment.
 #
 #   bash bench/phases.sh [RUNS]                    # default 200 runs a backend
 #   BENCH_USER=name bash bench/phases.sh [RUNS]    # as root: build, then measure as that user
@@ -19,22 +20,32 @@ mkdir -p .wicket .vscode .claude .cursor .gemini .codex .git/modules .git/worktr
 # Git's answer is kept once the files git reads are two seconds old (see bench/sandbox.sh).
 sleep 2.1
 python3 - "$bin" "$runs" <<'PY'
-import os, statistics, sys, time
+import json, os, statistics, sys, time
 bin, runs = sys.argv[1], int(sys.argv[2])
-cases = [("bubblewrap", {"WICKET_SANDBOX_BACKEND": "bwrap"}, ["run", "--", "true"]),
-         ("Landlock fallback", {"WICKET_SANDBOX_BACKEND": "landlock"}, ["run", "--", "true"]),
-         ("host (--no-sandbox)", {}, ["run", "--no-sandbox", "--", "true"])]
+# The hook gets the Bash payload of bench/hook.sh on stdin.
+payload = {"session_id": "3f1c2b7e-9a44-4b8e-8d2f-6e0c1a5b7d90", "transcript_path": "/tmp/t.jsonl", "cwd": os.getcwd(),
+           "hook_event_name": "PreToolUse", "tool_name": "Bash",
+           "tool_input": {"command": "git status && cargo test --all 2>&1 | tail -n 20"}}
+with open("../payload.json", "w") as f:
+    f.write(json.dumps(payload) + "\n")
+cases = [("bubblewrap", {"WICKET_SANDBOX_BACKEND": "bwrap"}, ["run", "--", "true"], None),
+         ("Landlock fallback", {"WICKET_SANDBOX_BACKEND": "landlock"}, ["run", "--", "true"], None),
+         ("host (--no-sandbox)", {}, ["run", "--no-sandbox", "--", "true"], None),
+         ("a Bash payload (each line: the moment a step starts)", {}, ["hook", "claude"], "../payload.json")]
 null = os.open(os.devnull, os.O_RDWR)
-for name, extra, args in cases:
+for name, extra, args, stdin in cases:
     env = {**os.environ, "WICKET_TRACE_PHASES": "1", **extra}
     at, totals = {}, []
     for i in range(runs + 10):
         r, w = os.pipe()
+        inp = os.open(stdin, os.O_RDONLY) if stdin else null
         t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
         pid = os.posix_spawn(bin, [bin] + args, env,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1),
+                             file_actions=[(os.POSIX_SPAWN_DUP2, inp, 0), (os.POSIX_SPAWN_DUP2, null, 1),
                                            (os.POSIX_SPAWN_DUP2, w, 2), (os.POSIX_SPAWN_CLOSE, r)])
         os.close(w)
+        if stdin:
+            os.close(inp)
         chunks = []
         while True:
             b = os.read(r, 65536)

@@ -1,9 +1,19 @@
 //! Phase timestamps, for finding where a run's time goes: off unless `WICKET_TRACE_PHASES` is
 //! set (one look at the environment per process). `bench/phases.sh` collects them. Linux only.
 
-/// When tracing is on, print `wicket: phase MICROSECONDS LABEL` to stderr. The time is the
-/// system's monotonic clock (not this process's), so a caller lines it up with its own.
+/// When tracing is on, print `wicket: phase MICROSECONDS LABEL` to stderr: `label` has just
+/// ended. The time is the system's monotonic clock (not this process's), so a caller lines it
+/// up with its own.
 pub fn phase(label: &str) {
+    stamp(label, "");
+}
+
+/// Like [`phase`], for a step that begins now (printed as `start: LABEL`).
+pub fn begins(label: &str) {
+    stamp(label, "start: ");
+}
+
+fn stamp(label: &str, prefix: &str) {
     #[cfg(target_os = "linux")]
     {
         static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -12,8 +22,8 @@ pub fn phase(label: &str) {
         }
         let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
         let us = i128::from(t.tv_sec) * 1_000_000 + i128::from(t.tv_nsec) / 1_000;
-        eprintln!("wicket: phase {us} {label}");
+        eprintln!("wicket: phase {us} {prefix}{label}");
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = label;
+    let _ = (label, prefix);
 }

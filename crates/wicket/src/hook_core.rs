@@ -62,6 +62,7 @@ static STAGE: Mutex<&str> = Mutex::new("reading the payload on stdin");
 
 /// Say what the hook does next (for the deadline's reason).
 pub fn stage(what: &'static str) {
+    wicket_sandbox::trace::begins(what);
     if let Ok(mut s) = STAGE.lock() {
         *s = what;
     }
@@ -153,6 +154,7 @@ pub fn serve<E: Copy + Send + 'static>(
         // Nobody reads the answer; exit 2 still blocks the call.
         return ExitCode::from(2);
     }
+    wicket_sandbox::trace::phase("answered");
     ExitCode::from(answer.code)
 }
 

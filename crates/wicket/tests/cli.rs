@@ -774,3 +774,26 @@ fn run_stamps_its_phases_only_when_asked() {
     assert_eq!(labels.first(), Some(&"arguments parsed"));
     assert_eq!(labels.last(), Some(&"cleaned up"));
 }
+
+/// The hook stamps the start of each step too, on stderr only: its answer on stdout stays the
+/// one JSON line the agent reads.
+#[test]
+fn the_hook_stamps_its_steps_on_stderr_only() {
+    let e = env();
+    let payload = serde_json::json!({
+        "session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": e.root, "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "ls"}
+    });
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    c.args(["hook", "claude"]).env("WICKET_HOME", e.home.join(".wicket")).env("HOME", &e.home);
+    c.env("WICKET_TRACE_PHASES", "1").current_dir(&e.root);
+    let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(format!("{payload}\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for want in ["start: loading the settings", "start: deciding", "start: writing the audit line", "answered"] {
+        assert!(stderr.lines().any(|l| l.starts_with("wicket: phase ") && l.ends_with(want)), "{want}: {stderr}");
+    }
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(answer["hookSpecificOutput"]["permissionDecision"].is_string(), "{answer}");
+}
