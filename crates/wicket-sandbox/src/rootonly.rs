@@ -55,7 +55,12 @@ pub fn root_only_paths(keep: &[PathBuf]) -> Vec<PathBuf> {
             (0..helpers).filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok()).collect();
         let mut out = work();
         for h in started {
-            out.extend(h.join().unwrap_or_default());
+            // A helper that panicked found paths that would then stay readable: the panic goes
+            // on, as it would have in one thread, and the command does not run.
+            match h.join() {
+                Ok(found) => out.extend(found),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
         }
         out
     });
