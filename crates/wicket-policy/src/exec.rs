@@ -117,6 +117,12 @@ pub struct ExecPolicy {
     /// A staged run: the copy of the project that the sandbox shows at `root`, so every write
     /// the command makes below the root lands in the copy, never in the project.
     pub stage: Option<PathBuf>,
+    /// Folders hidden whole (every home, `/run`) but for `sealed_readable` (see
+    /// [`crate::sealed`]); the writable paths inside them stay writable.
+    pub sealed: Vec<PathBuf>,
+    /// Paths inside `sealed` that the command may read (read-only), as reached from the sealed
+    /// folder: a link among them is kept as a link.
+    pub sealed_readable: Vec<PathBuf>,
 }
 
 /// What the exec policy is built from.
@@ -498,6 +504,16 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         ))
     });
     let denied = scan.denied;
+    let path_var = std::env::var_os("PATH");
+    let sealed = crate::sealed::plan(&crate::sealed::SealInputs {
+        homes: &homes,
+        root: &root,
+        path: path_var.as_deref(),
+        tool_roots: crate::sealed::tool_roots_from_env(),
+        allow: &i.allow,
+        home,
+        run: Some(Path::new("/run")),
+    });
     let mut env_allow: Vec<String> = ENV_ALLOW.iter().map(|s| s.to_string()).collect();
     for v in &i.env_allow {
         if !env_allow.contains(v) {
@@ -527,6 +543,8 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         state,
         git_watch,
         stage: None,
+        sealed: sealed.sealed,
+        sealed_readable: sealed.readable,
     };
     Ok((policy, pending))
 }

@@ -40,6 +40,7 @@ pub mod options;
 pub mod paths;
 pub mod rules;
 pub mod scan_cache;
+pub mod sealed;
 mod session;
 pub mod settings;
 pub mod team;

@@ -6,7 +6,7 @@
 //! Order matters: later mounts cover earlier ones, so holes and masks come last.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use wicket_policy::exec::ExecPolicy;
 
@@ -16,12 +16,14 @@ use wicket_policy::exec::ExecPolicy;
 ///
 /// `pinned` maps writable paths (and git folders) to descriptors opened on them: those are bound
 /// with `--bind-fd`, so the source is the folder that was checked, not whatever the path leads
-/// to when bwrap mounts it.
+/// to when bwrap mounts it. `bind_back` are files bound read-only on themselves where a seal or
+/// a fresh temp folder would hide them (the shim, which bubblewrap starts by path).
 pub fn args(
     policy: &ExecPolicy,
     seccomp_fds: &[i32],
     pinned: &[(PathBuf, i32)],
     mask: Option<&std::path::Path>,
+    bind_back: &[PathBuf],
 ) -> Vec<OsString> {
     // A staged run's project is an overlay mounted at the root before bwrap starts (see
     // `layers`): a bind below the root is made by path, so it takes the overlay (the
@@ -40,9 +42,45 @@ pub fn args(
     }
     push(&[&"--disable-userns", &"--die-with-parent", &"--new-session"]);
     push(&[&"--ro-bind", &"/", &"/", &"--dev", &"/dev", &"--proc", &"/proc"]);
-    let mut writable: Vec<&PathBuf> = policy.writable.iter().collect();
-    writable.sort_by_key(|p| p.components().count());
-    for w in writable {
+    let seal = Seal::new(policy, bind_back);
+    // The writable paths, the sealed folders (a fresh tmpfs each) and what is readable in them,
+    // shallow before deep: a home inside the private /tmp is sealed after /tmp is made, and the
+    // project inside a home is bound after the home is sealed. At one depth a seal comes first.
+    let mut base: Vec<(usize, u8, Base<'_>)> = Vec::new();
+    for w in &policy.writable {
+        base.push((w.components().count(), 1, Base::Writable(w)));
+    }
+    for s in &policy.sealed {
+        base.push((s.components().count(), 0, Base::Seal(s)));
+    }
+    for r in seal.readable.iter().chain(bind_back) {
+        base.push((r.components().count(), 1, Base::Readable(r)));
+    }
+    base.sort_by_key(|(depth, order, _)| (*depth, *order));
+    let mut linked: Vec<PathBuf> = Vec::new();
+    for (_, _, b) in base {
+        let w = match b {
+            Base::Seal(s) => {
+                push(&[&"--tmpfs", s]);
+                continue;
+            }
+            Base::Readable(r) => {
+                for (link, target, real) in seal.links(r) {
+                    if !linked.contains(&link) {
+                        push(&[&"--symlink", &target, &link]);
+                        linked.push(link);
+                    }
+                    if let Some(real) = real {
+                        push(&[&"--ro-bind", &real, &real]);
+                    }
+                }
+                if seal.plain(r) {
+                    push(&[&"--ro-bind", r, r]);
+                }
+                continue;
+            }
+            Base::Writable(w) => w,
+        };
         if policy.private_temp.contains(w) {
             // A fresh temp folder per run: nothing there is shared with the host or other
             // runs, so no later run can be steered through it.
@@ -58,7 +96,11 @@ pub fn args(
     // or removed, so no folder above the state can be moved away and rebuilt with forged
     // settings that the next run would read by path.
     for a in pins(policy) {
-        push(&[&"--bind", &a, &a]);
+        // Under a seal the folder is not the host's and cannot be renamed (the seal is
+        // read-only); binding it would show the host's folder instead.
+        if !seal.hides(&a) {
+            push(&[&"--bind", &a, &a]);
+        }
     }
     // Git folders (bound on themselves: a mount point cannot be renamed or replaced) and the
     // read-only holes, shallow before deep, so `.git/modules` (read-only) comes before
@@ -67,8 +109,9 @@ pub fn args(
     layered.extend(policy.read_only.iter().map(|(p, _)| (p, false)));
     layered.sort_by_key(|(p, _)| p.components().count());
     for (p, writable) in layered {
-        // A dangling link or a missing path has nothing to bind (and bwrap would fail).
-        if !p.exists() {
+        // A dangling link or a missing path has nothing to bind (and bwrap would fail); a path
+        // a seal hides needs no hole (and binding it would show it).
+        if !p.exists() || seal.hides(p) {
             continue;
         }
         if writable {
@@ -81,6 +124,9 @@ pub fn args(
         }
     }
     for u in &policy.unreadable {
+        if seal.hides(u) {
+            continue;
+        }
         match std::fs::symlink_metadata(u) {
             Ok(m) if m.is_dir() => push(&[&"--tmpfs", u, &"--remount-ro", u]),
             Ok(_) => match mask.filter(|_| policy.denied.contains(u)) {
@@ -89,6 +135,10 @@ pub fn args(
             },
             Err(_) => {}
         }
+    }
+    // Read-only only now: bubblewrap made the mount points of everything above in them.
+    for s in &policy.sealed {
+        push(&[&"--remount-ro", s]);
     }
     push(&[&"--clearenv"]);
     for name in &policy.env_allow {
@@ -103,11 +153,80 @@ pub fn args(
     a
 }
 
+/// One of the first mounts, ordered by depth.
+enum Base<'a> {
+    Writable(&'a PathBuf),
+    Seal(&'a PathBuf),
+    Readable(&'a PathBuf),
+}
+
+/// The sealed folders of a policy, and how each readable path in them is shown.
+struct Seal<'a> {
+    policy: &'a ExecPolicy,
+    /// The readable paths that need a bind of their own (not inside a writable path, which is
+    /// bound whole and writable).
+    readable: Vec<PathBuf>,
+    /// The real paths of everything shown inside the seals: readable, writable, bound back.
+    shown: Vec<PathBuf>,
+}
+
+impl<'a> Seal<'a> {
+    fn new(policy: &'a ExecPolicy, bind_back: &[PathBuf]) -> Seal<'a> {
+        let under_writable = |p: &Path| policy.writable.iter().any(|w| p.starts_with(w));
+        let readable: Vec<PathBuf> = if policy.sealed.is_empty() {
+            Vec::new()
+        } else {
+            policy.sealed_readable.iter().filter(|r| !under_writable(r)).cloned().collect()
+        };
+        let mut shown: Vec<PathBuf> = policy.writable.clone();
+        for r in policy.sealed_readable.iter().chain(bind_back) {
+            shown.push(r.clone());
+            if let Ok(real) = std::fs::canonicalize(r) {
+                shown.push(real);
+            }
+        }
+        Seal { policy, readable, shown }
+    }
+
+    /// Is `p` out of sight under a seal (inside a sealed folder, and not inside anything shown)?
+    fn hides(&self, p: &Path) -> bool {
+        self.policy.sealed.iter().any(|s| p.starts_with(s)) && !self.shown.iter().any(|r| p.starts_with(r))
+    }
+
+    /// The links on the way from the seal to `r` (each link's path, its text, and its target's
+    /// real path when a seal would hide that): the tmpfs holds no links, so each is made again.
+    fn links(&self, r: &Path) -> Vec<(PathBuf, PathBuf, Option<PathBuf>)> {
+        let mut out = Vec::new();
+        let Some(seal) = self.policy.sealed.iter().find(|s| r.starts_with(s)) else { return out };
+        let mut at = seal.clone();
+        let Ok(rest) = r.strip_prefix(seal) else { return out };
+        for c in rest.components() {
+            at.push(c);
+            let Ok(m) = std::fs::symlink_metadata(&at) else { break };
+            if !m.file_type().is_symlink() {
+                continue;
+            }
+            let Ok(text) = std::fs::read_link(&at) else { break };
+            let real = std::fs::canonicalize(r).ok().filter(|t| self.policy.sealed.iter().any(|s| t.starts_with(s)));
+            out.push((at.clone(), text, real));
+            // The rest of the way is the link's target, bound above when a seal hides it.
+            break;
+        }
+        out
+    }
+
+    /// Is `r` bound as itself (no link on its way from the seal)?
+    fn plain(&self, r: &Path) -> bool {
+        self.links(r).is_empty()
+    }
+}
+
 /// The folders strictly between a writable path and a piece of wicket's state, outermost first.
 fn pins(policy: &ExecPolicy) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for s in &policy.state {
-        for w in policy.writable.iter().filter(|w| s.starts_with(w) && *w != s) {
+        // A fresh temp folder is not the host's: nothing in it can be renamed on the host.
+        for w in policy.writable.iter().filter(|w| s.starts_with(w) && *w != s && !policy.private_temp.contains(w)) {
             let mut between: Vec<PathBuf> =
                 s.ancestors().skip(1).take_while(|a| a != w).map(|a| a.to_path_buf()).collect();
             between.reverse();

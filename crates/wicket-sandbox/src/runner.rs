@@ -348,7 +348,8 @@ impl Sandbox {
         // Where the sandbox shows other files than the host (hidden, fresh temp folders, the
         // caches' layers), the program is left to the shim's own search; a staged run's project
         // is a layer too.
-        let mut elsewhere: Vec<PathBuf> = policy.unreadable.iter().chain(&policy.private_temp).cloned().collect();
+        let mut elsewhere: Vec<PathBuf> =
+            policy.unreadable.iter().chain(&policy.private_temp).chain(&policy.sealed).cloned().collect();
         #[cfg(target_os = "linux")]
         elsewhere.extend(layered.iter().cloned());
         let path = policy.env_allow.iter().any(|n| n == "PATH").then(|| std::env::var_os("PATH")).flatten();
@@ -356,9 +357,19 @@ impl Sandbox {
             Some(_) => None,
             None => crate::shim::resolve(program, path.as_deref(), &policy.root, &elsewhere),
         };
+        let fallback = !matches!(self.backend, Backend::Bwrap { .. });
+        // The fallback hides the sealed folders by leaving them out of its read rules; under
+        // bwrap they are a tmpfs and the shim's own hidden list is unused.
+        let mut hidden = policy.unreadable.clone();
+        let mut readable = Vec::new();
+        if fallback {
+            hidden.extend(policy.sealed.iter().cloned());
+            readable = policy.sealed_readable.clone();
+        }
         let shim = ShimPolicy {
             writable,
-            hidden: policy.unreadable.clone(),
+            hidden,
+            readable,
             pinned: policy.state.clone(),
             fallback: !matches!(self.backend, Backend::Bwrap { .. }),
             no_network: !policy.network,
@@ -397,8 +408,26 @@ impl Sandbox {
                     pinned.push((w.clone(), raw(&fd)));
                     guards.fds.push(fd);
                 }
-                let bwrap_args =
-                    crate::bwrap::args(policy, &fds, &pinned, guards.mask.as_ref().map(|m| m.socket.as_path()));
+                // The shim is this binary, started by path inside the sandbox: where that path
+                // is hidden there (wicket under /tmp, which becomes a fresh tmpfs, in a sealed
+                // home, or under a masked folder) it is bound back, read-only. Nowhere else: a
+                // bind would make the file a mount point that a build in the project could not
+                // replace.
+                let exe = crate::shim::program(&self.shim_exe);
+                let shown = |p: &Path| {
+                    policy.writable.iter().any(|w| p.starts_with(w) && !policy.private_temp.contains(w))
+                        || policy.sealed_readable.iter().any(|r| p.starts_with(r))
+                };
+                let hidden = policy.private_temp.iter().chain(&policy.unreadable).any(|p| exe.starts_with(p))
+                    || (policy.sealed.iter().any(|s| exe.starts_with(s)) && !shown(&exe));
+                let bind_back: Vec<PathBuf> = if hidden { vec![exe.clone()] } else { Vec::new() };
+                let bwrap_args = crate::bwrap::args(
+                    policy,
+                    &fds,
+                    &pinned,
+                    guards.mask.as_ref().map(|m| m.socket.as_path()),
+                    &bind_back,
+                );
                 // For benchmarks and bug reports: the exact bwrap command line.
                 if std::env::var_os("WICKET_PRINT_BWRAP").is_some() {
                     let shown: Vec<String> = bwrap_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -411,15 +440,7 @@ impl Sandbox {
                     c.arg("--sync-fd").arg(raw(&live).to_string());
                     guards.fds.push(live);
                 }
-                // The shim is this binary, started by path inside the sandbox: where that path
-                // is hidden there (wicket under /tmp, which becomes a fresh tmpfs, or under a
-                // masked folder) it is bound back, read-only. Nowhere else: a bind would make
-                // the file a mount point that a build in the project could not replace.
-                let exe = &crate::shim::program(&self.shim_exe);
-                if policy.private_temp.iter().chain(&policy.unreadable).any(|p| exe.starts_with(p)) {
-                    c.arg("--ro-bind").arg(exe).arg(exe);
-                }
-                c.arg("--").arg(exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
+                c.arg("--").arg(&exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
                 if let Some(mounts) = mounts {
                     // SAFETY: the closure runs in the forked child before exec; `enter` makes
                     // system calls only, on what `arrange` prepared, and allocates nothing.

@@ -30,6 +30,17 @@ pub fn profile(policy: &ExecPolicy) -> String {
     p.push_str("(allow process-exec process-fork signal (target same-sandbox))\n");
     p.push_str("(allow sysctl-read mach-lookup ipc-posix-shm iokit-open pseudo-tty)\n");
     p.push_str("(allow file-read*)\n");
+    // The sealed folders (the homes) are hidden but for their readable parts and the writable
+    // paths in them; the secrets' denials come after, so they hold inside those too.
+    for s in &policy.sealed {
+        p.push_str(&format!("(deny file-read* (subpath {}))\n", lit(s)));
+        p.push_str(&format!("(allow file-read-metadata (literal {}))\n", lit(s)));
+    }
+    if !policy.sealed.is_empty() {
+        for r in policy.sealed_readable.iter().chain(&policy.writable) {
+            p.push_str(&format!("(allow file-read* (subpath {}))\n", lit(r)));
+        }
+    }
     for u in &policy.unreadable {
         p.push_str(&format!("(deny file-read* (subpath {}))\n", lit(u)));
     }
@@ -80,11 +91,16 @@ mod tests {
             caches: vec![],
             state: vec![],
             stage: None,
+            sealed: vec![PathBuf::from("/Users/a")],
+            sealed_readable: vec![PathBuf::from("/Users/a/.cargo/bin")],
         };
         let text = profile(&policy);
         for want in [
             "(deny default)",
             "(deny file-read* (subpath \"/Users/a/.ssh\"))",
+            "(deny file-read* (subpath \"/Users/a\"))",
+            "(allow file-read* (subpath \"/Users/a/.cargo/bin\"))",
+            "(allow file-read* (subpath \"/Users/a/proj\"))",
             "(allow file-write* (subpath \"/Users/a/proj\"))",
             "(deny file-write* (subpath \"/Users/a/proj/.git/hooks\"))",
             "(deny file-write* (literal \"/Users/a/proj/.mcp.json\"))",
@@ -94,6 +110,12 @@ mod tests {
         ] {
             assert!(text.contains(want), "missing {want} in\n{text}");
         }
+        // The home's seal comes before what is readable in it, and the secrets after both.
+        let at = |t: &str| text.find(t).unwrap_or(usize::MAX);
+        assert!(at("(deny file-read* (subpath \"/Users/a\"))") < at("(allow file-read* (subpath \"/Users/a/proj\"))"));
+        assert!(
+            at("(allow file-read* (subpath \"/Users/a/proj\"))") < at("(deny file-read* (subpath \"/Users/a/.ssh\"))")
+        );
         // Denials of holes come after the writable allows: in Seatbelt the last match wins.
         assert!(
             text.find("(deny file-write* (subpath \"/Users/a/proj/.git/hooks\"))")

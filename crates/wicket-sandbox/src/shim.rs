@@ -25,6 +25,10 @@ pub struct ShimPolicy {
     pub pinned: Vec<PathBuf>,
     /// No bwrap: Landlock and seccomp are the only walls, so they must hold fully.
     pub fallback: bool,
+    /// In the fallback, paths inside hidden folders (the sealed homes) that the command may
+    /// still read: granted reading on their own.
+    #[serde(default)]
+    pub readable: Vec<PathBuf>,
     /// Refuse network sockets (the fallback has no network namespace).
     pub no_network: bool,
     /// The proxy bridge (bwrap only): hand a listener on this port to wicket, and let the
@@ -290,12 +294,20 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
         (Vec::new(), Vec::new())
     };
     let writable = if p.fallback { without(writable, &p.hidden) } else { writable };
+    // What may be read inside a sealed folder, but for the secrets hidden inside that.
+    let readable: Vec<PathBuf> = if p.fallback {
+        without(p.readable.iter().filter(|r| r.exists()).cloned().collect(), &p.hidden)
+    } else {
+        Vec::new()
+    };
     let folder_rights = AccessFs::from_all(abi)
         & !(AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Execute | AccessFs::Truncate | AccessFs::IoctlDev);
     let ruleset = ruleset
         .create()
         .map_err(|e| e.to_string())?
         .add_rules(landlock::path_beneath_rules(&read_roots, AccessFs::from_read(abi)))
+        .map_err(|e| e.to_string())?
+        .add_rules(landlock::path_beneath_rules(&readable, AccessFs::from_read(abi)))
         .map_err(|e| e.to_string())?
         .add_rules(landlock::path_beneath_rules(&writable, AccessFs::from_all(abi)))
         .map_err(|e| e.to_string())?
@@ -414,6 +426,9 @@ pub fn cloexec_beyond_stdio() -> Result<(), String> {
 /// the one on the way to the hidden path, down to the hidden path's parent.
 pub fn without(roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = roots.iter().map(|r| crate::under::normal(r)).collect();
+    // Outer hidden paths only (a secret inside a sealed home is hidden with it): splitting for
+    // an inner one first would grant the outer one's other entries.
+    let hidden: Vec<&PathBuf> = hidden.iter().filter(|h| !hidden.iter().any(|o| o != *h && h.starts_with(o))).collect();
     for h in hidden {
         if std::fs::symlink_metadata(h).is_err() {
             continue;
@@ -429,6 +444,12 @@ pub fn without(roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
             }
             let Ok(entries) = std::fs::read_dir(&r) else { continue };
             for e in entries.flatten() {
+                // A link is granted by what it leads to (Landlock opens the path and follows
+                // it): `/var/run` would grant the hidden `/run`. Its target, where readable,
+                // is granted at its own place.
+                if e.file_type().is_ok_and(|t| t.is_symlink()) {
+                    continue;
+                }
                 roots.push(e.path());
             }
         }
@@ -441,7 +462,10 @@ pub fn without(roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
 /// parent of a hidden path inside it.
 pub fn split_folders(roots: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
-    for h in hidden.iter().filter(|h| std::fs::symlink_metadata(h).is_ok()) {
+    // A hidden path inside another (a secret in a sealed home) splits nothing: the folders
+    // between them are hidden too, and listing them would show the names inside.
+    let outer = |h: &&PathBuf| !hidden.iter().any(|o| o != *h && h.starts_with(o));
+    for h in hidden.iter().filter(outer).filter(|h| std::fs::symlink_metadata(h).is_ok()) {
         for r in roots.iter().filter(|r| h.starts_with(r) && *r != h) {
             for a in h.ancestors().skip(1) {
                 if !a.starts_with(r) {

@@ -5,7 +5,7 @@
 //! after the timeout; 2 for wicket's own errors (bad flags, broken settings).
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -309,6 +309,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
              see docs/network.md)"
         );
     }
+    if sandboxed && outcome.code != 0 && !outcome.timed_out && wicket_sandbox::signals::received().is_none() {
+        if let Some(h) = sealed_hint(&exec) {
+            eprintln!("wicket: hint: {h}");
+        }
+    }
     let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
     let note = moved_note(&outcome, &exec);
     gate.record_execution(&Execution {
@@ -350,6 +355,34 @@ pub fn masked_notice(exec: &wicket_policy::exec::ExecPolicy) -> Option<String> {
         names.join(", "),
         if more > 0 { format!(" and {more} more") } else { String::new() },
         names.first().map(String::as_str).unwrap_or(".env")
+    ))
+}
+
+/// After a failed run: what the sealed homes hid, in one line, and how to show a part of one.
+pub fn sealed_hint(exec: &wicket_policy::exec::ExecPolicy) -> Option<String> {
+    let mut open = exec.writable.clone();
+    open.push(exec.root.clone());
+    let hidden = wicket_policy::sealed::hidden_entries(
+        &wicket_policy::sealed::Sealed { sealed: exec.sealed.clone(), readable: exec.sealed_readable.clone() },
+        &open,
+    );
+    if hidden.is_empty() {
+        return None;
+    }
+    let home = config::home_dir();
+    let show = |p: &Path| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
+        Some(rest) => format!("~/{}", rest.display()),
+        None => p.display().to_string(),
+    };
+    const SHOWN: usize = 5;
+    let names: Vec<String> = hidden.iter().take(SHOWN).map(|p| show(p)).collect();
+    let more = hidden.len().saturating_sub(SHOWN);
+    Some(format!(
+        "the sandbox hides {} entries of the home and /run that no toolchain needs ({}{}); if the command needs one, \
+         allow that part for reading, e.g. read_file(~/.config/TOOL/**) (docs/sandbox.md, \"What a command can read\")",
+        hidden.len(),
+        names.join(", "),
+        if more > 0 { format!(" and {more} more") } else { String::new() },
     ))
 }
 

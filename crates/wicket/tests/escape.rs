@@ -445,7 +445,12 @@ fn wicket_state_is_out_of_reach_wherever_it_lives() {
                     wh.with_extension("moved").exists() || wh.parent().unwrap().with_extension("moved").exists();
                 let probe_forged = *name == "probe_cache"
                     && std::fs::read_to_string(wh.join("cache/sandbox-probe.json")).is_ok_and(|t| t == "[]");
-                if got.starts_with("ESCAPED") || moved || probe_forged || (*name != "probe_cache" && after != before) {
+                // Under bubblewrap /tmp is a fresh tmpfs: a rename there moves the run's own
+                // folders, never the host's (what `moved` and the snapshot check). Binding the
+                // host's folders back to stop it would show the host's /tmp inside.
+                let private_rename = backend == "bwrap" && wh.starts_with(tmp.path()) && name.starts_with("rename");
+                let escaped = got.starts_with("ESCAPED") && !private_rename;
+                if escaped || moved || probe_forged || (*name != "probe_cache" && after != before) {
                     failures.push(format!(
                         "{backend} {}: {name}: {got} (moved: {moved}; stderr: {})",
                         wh.display(),
@@ -2357,3 +2362,174 @@ fn overlapping_runs_never_open_a_protected_path() {
         assert!(String::from_utf8_lossy(&control.stdout).contains("WROTE"), "control: the script writes outside");
     }
 }
+
+/// Secrets that no list names, relative to the home: each line is one class (a tool's token
+/// under `~/.config/<tool>/`, an editor's state database, another agent's settings with an MCP
+/// token, a plain notes file). `{r}` is replaced by a name made for the run, so no list of
+/// names in wicket can know it.
+const UNLISTED_HOME_SECRETS: &[&str] = &[
+    ".config/{r}/token",
+    ".config/{r}/hosts.yml",
+    ".local/share/{r}/state.db",
+    ".config/Code/User/globalStorage/state.vscdb",
+    ".{r}/settings.json",
+    ".{r}rc",
+    "{r}.txt",
+    "Documents/{r}/passwords.txt",
+    ".local/state/{r}/session",
+    ".cargo/credentials-{r}.toml",
+];
+
+/// What a toolchain keeps in the home, which must stay readable (and runnable) inside.
+const TOOLCHAIN_FILES: &[&str] = &[
+    ".cargo/bin/{r}-tool",
+    ".rustup/toolchains/{r}/lib/x.so",
+    ".local/bin/{r}-cli",
+    ".gitconfig",
+    ".npm/_cacache/{r}",
+];
+
+#[test]
+fn secrets_no_list_names_are_unreadable_inside_and_toolchains_still_run() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let tag = format!("t{}x{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
+        let at = |rel: &str| w.home.join(rel.replace("{r}", &tag));
+        let mut secrets = Vec::new();
+        for rel in UNLISTED_HOME_SECRETS {
+            write_file(&at(rel), "secret");
+            secrets.push(at(rel).to_string_lossy().into_owned());
+        }
+        // The machine's own secret stores: a container's /run/secrets, a Kubernetes token
+        // under /var/run/secrets (a link to /run here). Only root can make them.
+        let run_dir = PathBuf::from(format!("/run/wicket-escape-{tag}"));
+        if is_root() {
+            write_file(&run_dir.join("secrets/db_password"), "secret");
+            write_file(&run_dir.join("serviceaccount/token"), "secret");
+            secrets.push(run_dir.join("secrets/db_password").to_string_lossy().into_owned());
+            secrets.push(
+                Path::new("/var/run")
+                    .join(run_dir.file_name().unwrap())
+                    .join("serviceaccount/token")
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+        let mut tools = Vec::new();
+        for rel in TOOLCHAIN_FILES {
+            write_file(&at(rel), "#!/bin/sh\necho TOOL-RAN\n");
+            tools.push(at(rel).to_string_lossy().into_owned());
+        }
+        let exe = at(".cargo/bin/{r}-tool");
+        std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let script = w.script("unlisted", READ_EACH);
+        let all: Vec<&str> = secrets.iter().chain(&tools).map(String::as_str).collect();
+        let list = path_list(&w, "unlisted", &all);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = w.wicket(backend, None, &args);
+        let _ = std::fs::remove_dir_all(&run_dir);
+        assert!(verdict(&inside).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&inside.stderr));
+        let got = readable(&inside);
+        let leaked: Vec<&String> = got.iter().filter(|p| secrets.contains(p)).collect();
+        assert!(leaked.is_empty(), "{backend}: secrets no list names were read inside: {leaked:?}");
+        let missing: Vec<&String> = tools.iter().filter(|t| !got.contains(t)).collect();
+        assert!(missing.is_empty(), "{backend}: toolchain files hidden inside: {missing:?}");
+        // A program in ~/.cargo/bin still runs.
+        let ran = w.wicket(backend, None, &[exe.to_str().unwrap()]);
+        assert!(
+            String::from_utf8_lossy(&ran.stdout).contains("TOOL-RAN"),
+            "{backend}: a toolchain program did not run: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        // Control: outside, everything is readable (the /run files were removed above, so the
+        // control makes them again).
+        if is_root() {
+            write_file(&run_dir.join("secrets/db_password"), "secret");
+            write_file(&run_dir.join("serviceaccount/token"), "secret");
+        }
+        let control = readable(&w.direct(&args));
+        let _ = std::fs::remove_dir_all(&run_dir);
+        assert_eq!(control.len(), all.len(), "control: {control:?}");
+    }
+}
+
+/// A read allow rule that names a folder in the home keeps it readable inside; nothing else is.
+#[test]
+fn an_allow_rule_opens_one_folder_of_the_sealed_home() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        write_file(&w.home.join(".config/mytool/config.toml"), "fine");
+        write_file(&w.home.join(".config/other/token"), "secret");
+        // The person's own settings (a project's allow rules would need consent first).
+        write_file(
+            &w.dir.join("wicket-home/settings.json"),
+            r#"{"permissions":{"allow":["read_file(~/.config/mytool/**)"]}}"#,
+        );
+        let script = w.script("allowed", READ_EACH);
+        let a = w.home.join(".config/mytool/config.toml");
+        let b = w.home.join(".config/other/token");
+        let list = path_list(&w, "allowed", &[a.to_str().unwrap(), b.to_str().unwrap()]);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = w.wicket(backend, None, &args);
+        assert!(verdict(&inside).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&inside.stderr));
+        assert_eq!(readable(&inside), vec![a.to_string_lossy().into_owned()], "{backend}");
+    }
+}
+
+/// With `HOME` (and wicket's state) under `/tmp`, as in many containers and CI jobs, the home
+/// stays read-only inside on both backends: nothing a command writes there lands on the host.
+#[test]
+fn a_home_under_tmp_stays_read_only() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let tmp_home = host_tmp(&format!("home-{backend}"));
+        for d in [".cargo/bin", "bin", ".config"] {
+            std::fs::create_dir_all(tmp_home.join(d)).unwrap();
+        }
+        write_file(&tmp_home.join(".bashrc"), "# mine\n");
+        let targets: Vec<PathBuf> = ["bin/evil", ".cargo/bin/evil", ".bashrc", ".config/evil.conf", "new-file"]
+            .iter()
+            .map(|r| tmp_home.join(r))
+            .collect();
+        let paths: Vec<String> = targets.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        let list = path_list(&w, "tmphome", &paths.iter().map(String::as_str).collect::<Vec<_>>());
+        let script = w.script("tmphome", WRITE_EACH);
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&w.root).arg("--").args(args);
+        c.env("HOME", &tmp_home)
+            .env("WICKET_HOME", tmp_home.join(".wicket"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null());
+        let out = c.output().unwrap();
+        assert!(verdict(&out).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        // Nor can it read what the home holds.
+        write_file(&tmp_home.join(".config/tool/token"), "secret");
+        let tok = tmp_home.join(".config/tool/token");
+        let reader = w.script("tmphome-read", READ_EACH);
+        let rlist = path_list(&w, "tmphome-read", &[tok.to_str().unwrap()]);
+        let mut r = Command::new(wicket_bin());
+        r.arg("run").arg("--root").arg(&w.root).arg("--").args(["python3", reader.to_str().unwrap(), rlist.as_str()]);
+        r.env("HOME", &tmp_home)
+            .env("WICKET_HOME", tmp_home.join(".wicket"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null());
+        let read = r.output().unwrap();
+        assert!(verdict(&read).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&read.stderr));
+        assert_eq!(readable(&read), Vec::<String>::new(), "{backend}: the home under /tmp was read");
+        let landed: Vec<&PathBuf> =
+            targets.iter().filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("evil"))).collect();
+        assert!(landed.is_empty(), "{backend}: writes landed in the home under /tmp: {landed:?}");
+        // Control: the same script outside writes every one.
+        let control = Command::new("python3").args(&args[1..]).env("HOME", &tmp_home).output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&control.stdout).lines().filter(|l| l.starts_with("WROTE")).count(),
+            targets.len()
+        );
+        let _ = std::fs::remove_dir_all(&tmp_home);
+    }
+}
+
+const WRITE_EACH: &str = "for p in open(ARGS[0]).read().split('\\n'):\n    try:\n        open(p, 'a').write('evil')\n        print('WROTE', p)\n    except Exception:\n        pass";
