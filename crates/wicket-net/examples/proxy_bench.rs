@@ -150,7 +150,7 @@ fn basic(user_pass: &str) -> String {
     out
 }
 
-/// The child: a proxy allowing `bench.test` (pinned to loopback) on `port`, on its own
+/// The child: a proxy allowing `bench.test` (pinned to loopback, a test origin) on `port`, on its own
 /// two-worker runtime as in `wicket run`. Prints `PORT BASIC` and serves until stdin closes.
 fn serve(port: u16, splice: bool) -> Res<()> {
     pin("PROXY_CPUS")?;
@@ -158,6 +158,8 @@ fn serve(port: u16, splice: bool) -> Res<()> {
     rt.block_on(async {
         let policy = NetConfig::new().pin("bench.test", IpAddr::V4(Ipv4Addr::LOCALHOST))?.port(port);
         let mut cfg = ProxyConfig::new(policy)?;
+        // The bench's endpoint is on loopback, which the proxy reaches only through this seam.
+        cfg.test_origins = vec![std::net::SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)];
         cfg.splice = splice;
         let cred = cfg.credential.clone().ok_or("no credential")?;
         let proxy = Proxy::new(cfg);

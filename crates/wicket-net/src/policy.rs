@@ -6,8 +6,9 @@
 //! never reachable, names that stand for a restricted address (`localhost`, `*.nip.io`,
 //! `metadata.google.internal` …) are refused by name, and after resolution *every* address of
 //! the answer is classified: one restricted address refuses the whole answer. Only a host pinned
-//! to explicit addresses ([`NetConfig::pin`]) may reach a private or loopback address, and only
-//! those addresses.
+//! to explicit addresses ([`NetConfig::pin`]) may reach a private address, and only those
+//! addresses. An address of this machine (loopback included) is refused by the proxy whatever
+//! the policy says ([`crate::local`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -184,8 +185,9 @@ impl NetConfig {
     }
 
     /// Pin `host` to `addr` (repeatable): the host is allowed, the proxy connects to the pinned
-    /// addresses without asking DNS, and these addresses may be private or loopback. This is the
-    /// explicit-address setting for corporate mirrors and local stand-ins.
+    /// addresses without asking DNS, and these addresses may be private. This is the
+    /// explicit-address setting for corporate mirrors. An address of this machine may be pinned,
+    /// but the proxy refuses it at each connection (the machine's addresses are known only then).
     pub fn pin(mut self, host: &str, addr: IpAddr) -> Result<NetConfig, ConfigError> {
         let err = |why: String| ConfigError::Pin { host: host.to_string(), why };
         let h = parse_host(host).map_err(|e| err(e.to_string()))?;

@@ -4,7 +4,8 @@
 //! target, get through?** Every connection must carry the per-run credential (unless the
 //! caller turned it off for a socket only the run can reach); every target passes
 //! [`NetConfig::decide`], is resolved here (never by the client) and every address of the answer
-//! is checked before the proxy connects to one of exactly those addresses. Headers are bounded
+//! is checked before the proxy connects to one of exactly those addresses; none may be an
+//! address of this machine, whatever name or setting led to it ([`crate::local`]). Headers are bounded
 //! in size and in time, connections in number, tunnels by idle and total timeouts. A request
 //! with ambiguous framing is refused before anything is forwarded (see `framing`).
 
@@ -23,6 +24,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch, Semaphore};
 use wicket_policy::host::{parse_host, parse_url, Host};
 
+use crate::local::LocalAddrs;
 use crate::policy::{Blocked, HostVerdict, NetConfig};
 use crate::splice::Socket;
 
@@ -225,6 +227,11 @@ pub struct ProxyConfig {
     /// Called once for each distinct refusal, as it happens (for the audit log); at most
     /// [`MAX_BLOCKED`] times a run.
     pub on_block: Option<BlockHook>,
+    /// Test seam, empty unless a test fills it: exact `address:port` pairs of this machine the
+    /// proxy connects to even so, for tests whose origins can only listen on this machine. No
+    /// setting fills it; wicket does only in debug builds (`WICKET_NET_TEST_ORIGINS`). The
+    /// policy's checks still apply to these addresses.
+    pub test_origins: Vec<SocketAddr>,
 }
 
 /// A function told about each refusal.
@@ -249,6 +256,7 @@ impl ProxyConfig {
             tunnel_buffer: 256 * 1024,
             splice: true,
             on_block: None,
+            test_origins: Vec::new(),
         })
     }
 }
@@ -486,6 +494,10 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<Upstream, Refus
             Err(_) => return Err(refuse(format!("resolving {name} timed out"), RefusalKind::Unreachable)),
         },
     };
+    // First, so that the reason says so when an address is also in a class the policy refuses.
+    if let Err(r) = not_this_machine(host, port, &addrs, cfg.policy.pinned(host).is_some(), &cfg.test_origins) {
+        return Err(refuse(r, RefusalKind::Policy));
+    }
     if let Err(r) = cfg.policy.check_addrs(host, &addrs) {
         return Err(refuse(r, RefusalKind::Policy));
     }
@@ -503,6 +515,33 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<Upstream, Refus
         }
     }
     Err(refuse(format!("cannot connect to {name} ({last})"), RefusalKind::Unreachable))
+}
+
+/// Refuse the whole answer when one address is this machine's. The interfaces are read again
+/// for every connection, so an address added while the proxy runs is seen.
+fn not_this_machine(
+    host: &Host,
+    port: u16,
+    addrs: &[IpAddr],
+    pinned: bool,
+    exempt: &[SocketAddr],
+) -> Result<(), String> {
+    let here = LocalAddrs::read().map_err(|e| {
+        format!("cannot list this machine's addresses to keep {host} from reaching them ({e}); refused")
+    })?;
+    for a in addrs {
+        if exempt.contains(&SocketAddr::new(*a, port)) {
+            continue;
+        }
+        if let Some(why) = here.of(*a) {
+            let led = if pinned { "is pinned to" } else { "resolved to" };
+            return Err(format!(
+                "{host} {led} {a}, {why}; the proxy never connects to this machine, whatever name or setting \
+                 leads there (its services are not reachable from the sandbox)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 async fn ask(shared: &Shared, name: &str, port: u16) -> bool {

@@ -68,6 +68,8 @@ async fn out_of_descriptors_the_proxy_waits_and_recovers() {
     let port = echo().await;
     let policy = NetConfig::new().pin("echo.test", IpAddr::V4(Ipv4Addr::LOCALHOST)).unwrap().port(port);
     let mut cfg = ProxyConfig::new(policy).unwrap();
+    // The test server is on loopback, which the proxy reaches only through this test seam.
+    cfg.test_origins = vec![SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)];
     // No credential: only this test reaches the port, and it keeps the test to the point.
     cfg.credential = None;
     let proxy = Proxy::new(cfg);

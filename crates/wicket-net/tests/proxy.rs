@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use wicket_net::{Ask, Credential, NetConfig, Proxy, ProxyConfig, Resolve};
+use wicket_net::{Ask, Credential, NetConfig, Proxy, ProxyConfig, Resolve, DEFAULT_PORTS};
 
 const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
@@ -88,7 +88,12 @@ fn policy(ports: &[u16]) -> NetConfig {
 }
 
 fn config(policy: NetConfig) -> ProxyConfig {
+    // The test servers listen on loopback, which the proxy never reaches but through this seam:
+    // the exact address and port of each (the ports the test opened).
+    let origins = policy.ports().iter().filter(|p| !DEFAULT_PORTS.contains(p)).map(|p| SocketAddr::new(LOCAL, *p));
+    let origins = origins.collect();
     let mut cfg = ProxyConfig::new(policy).unwrap();
+    cfg.test_origins = origins;
     cfg.resolver = Arc::new(Fixed(HashMap::from([
         ("rebind.example.com".to_string(), vec!["93.184.216.34".parse().unwrap(), LOCAL]),
         ("asked.example.org".to_string(), vec![LOCAL]),
@@ -675,4 +680,275 @@ async fn ambiguous_framing_is_refused_before_anything_is_forwarded() {
         assert_eq!(reached, c.want.0 == 200, "{}: upstream log {log:?}", c.name);
     }
     assert_eq!(log.len(), cases.iter().filter(|c| c.want.0 == 200).count(), "{log:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// This machine's own addresses
+
+/// Whether CI asked that nothing be skipped.
+fn in_ci() -> bool {
+    ["CI", "WICKET_CI"].iter().any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty() && x != "0" && x != "false"))
+}
+
+/// The addresses of this machine's interfaces (`getifaddrs`, read here independently of the
+/// proxy's own reading), loopback ones left out.
+fn interface_addresses() -> Vec<(IpAddr, String)> {
+    let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: getifaddrs fills `head` with a list this function frees below.
+    assert_eq!(unsafe { libc::getifaddrs(&mut head) }, 0, "getifaddrs: {}", io::Error::last_os_error());
+    let mut out = Vec::new();
+    let mut cur = head;
+    while !cur.is_null() {
+        // SAFETY: `cur` is a node of the list getifaddrs returned, not yet freed.
+        let ifa = unsafe { &*cur };
+        cur = ifa.ifa_next;
+        if ifa.ifa_addr.is_null() {
+            continue;
+        }
+        // SAFETY: a non-null ifa_addr points at a socket address of the family it names.
+        let ip = unsafe {
+            match i32::from((*ifa.ifa_addr).sa_family) {
+                libc::AF_INET => {
+                    let sin = std::ptr::read_unaligned(ifa.ifa_addr.cast::<libc::sockaddr_in>());
+                    IpAddr::V4(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)))
+                }
+                libc::AF_INET6 => {
+                    let sin6 = std::ptr::read_unaligned(ifa.ifa_addr.cast::<libc::sockaddr_in6>());
+                    IpAddr::V6(std::net::Ipv6Addr::from(sin6.sin6_addr.s6_addr))
+                }
+                _ => continue,
+            }
+        };
+        // SAFETY: ifa_name is a NUL-terminated string owned by the list.
+        let name = unsafe { std::ffi::CStr::from_ptr(ifa.ifa_name) }.to_string_lossy().into_owned();
+        if !ip.is_loopback() {
+            out.push((ip, name));
+        }
+    }
+    // SAFETY: `head` came from getifaddrs and is freed once.
+    unsafe { libc::freeifaddrs(head) };
+    out
+}
+
+/// An HTTP server on `ip` that counts the connections it accepts and answers each with 200.
+async fn counting_origin(ip: IpAddr) -> (SocketAddr, Arc<std::sync::atomic::AtomicUsize>) {
+    let l = TcpListener::bind(SocketAddr::new(ip, 0)).await.unwrap();
+    let addr = l.local_addr().unwrap();
+    let hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = hits.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut s, _)) = l.accept().await else { return };
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf).await;
+                let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello").await;
+            });
+        }
+    });
+    (addr, hits)
+}
+
+/// What the proxy answered one request: the HTTP status (SOCKS5: the reply code) and the
+/// refusal reason it gave, if any.
+#[derive(Debug)]
+struct Answer {
+    code: u16,
+    reason: String,
+}
+
+/// A `CONNECT host:port` through the proxy, then (if established) a GET through the tunnel.
+async fn via_connect(proxy: SocketAddr, auth: &str, host: &str, port: u16) -> Answer {
+    let mut s = TcpStream::connect(proxy).await.unwrap();
+    let req =
+        format!("CONNECT {host}:{port} HTTP/1.1\r\nProxy-Authorization: Basic {auth}\r\n\r\nGET / HTTP/1.0\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    http_answer(s).await
+}
+
+/// An absolute-form `GET http://host:port/` through the proxy.
+async fn via_plain(proxy: SocketAddr, auth: &str, host: &str, port: u16) -> Answer {
+    let mut s = TcpStream::connect(proxy).await.unwrap();
+    let req = format!("GET http://{host}:{port}/ HTTP/1.1\r\nProxy-Authorization: Basic {auth}\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    http_answer(s).await
+}
+
+async fn http_answer(mut s: TcpStream) -> Answer {
+    let mut resp = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut resp)).await.unwrap().unwrap();
+    let resp = String::from_utf8_lossy(&resp).into_owned();
+    let code = resp.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let reason = resp.lines().find_map(|l| l.strip_prefix("X-Wicket-Reason: ")).unwrap_or("").to_string();
+    // Through an established tunnel, the origin's answer follows the proxy's 200.
+    let code = if code == 200 && resp.contains("hello") { 200 } else { code };
+    Answer { code, reason }
+}
+
+/// A SOCKS5 request for `target` (a name, or an IP address as SOCKS sends one), with the
+/// credential; the code of the proxy's reply (0 is success).
+async fn via_socks(proxy: SocketAddr, cred: &Credential, target: &str, port: u16) -> Answer {
+    let mut s = TcpStream::connect(proxy).await.unwrap();
+    s.write_all(&[5, 1, 2]).await.unwrap();
+    let mut two = [0u8; 2];
+    s.read_exact(&mut two).await.unwrap();
+    assert_eq!(two, [5, 2]);
+    let mut auth = vec![1, cred.user.len() as u8];
+    auth.extend_from_slice(cred.user.as_bytes());
+    auth.push(cred.password.len() as u8);
+    auth.extend_from_slice(cred.password.as_bytes());
+    s.write_all(&auth).await.unwrap();
+    s.read_exact(&mut two).await.unwrap();
+    assert_eq!(two, [1, 0]);
+    let mut req = vec![5, 1, 0];
+    match target.parse::<IpAddr>() {
+        Ok(IpAddr::V4(a)) => {
+            req.push(1);
+            req.extend_from_slice(&a.octets());
+        }
+        Ok(IpAddr::V6(a)) => {
+            req.push(4);
+            req.extend_from_slice(&a.octets());
+        }
+        Err(_) => {
+            req.extend_from_slice(&[3, target.len() as u8]);
+            req.extend_from_slice(target.as_bytes());
+        }
+    }
+    req.extend_from_slice(&port.to_be_bytes());
+    s.write_all(&req).await.unwrap();
+    let mut reply = [0u8; 10];
+    tokio::time::timeout(Duration::from_secs(20), s.read_exact(&mut reply)).await.unwrap().unwrap();
+    if reply[1] == 0 {
+        // Connected: the origin must answer through the tunnel.
+        s.write_all(b"GET / HTTP/1.0\r\n\r\n").await.unwrap();
+        let mut rest = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut rest)).await;
+        assert!(String::from_utf8_lossy(&rest).contains("hello"), "{rest:?}");
+    }
+    Answer { code: u16::from(reply[1]), reason: String::new() }
+}
+
+/// Whether a refusal names the host and the address and says the address is this machine's.
+fn says_this_machine(reason: &str, host: &str, addr: IpAddr) -> bool {
+    reason.contains(host) && reason.contains(&addr.to_string()) && reason.contains("never connects to this machine")
+}
+
+/// The rule: the proxy never connects to an address of this machine, whatever name led
+/// there. A server listens on each non-loopback address of this machine; names that lead to it
+/// (a DNS answer, a pin in the settings, the IPv4-mapped form of the address), and a pin to
+/// loopback, are refused through CONNECT, plain HTTP and SOCKS5, and the server sees no
+/// connection. The control: the same server answers a direct connection.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_proxy_never_connects_to_an_address_of_this_machine() {
+    let all = interface_addresses();
+    // Link-local IPv6 addresses cannot be bound or reached without a zone; they are checked
+    // through names below, without a server.
+    let here: Vec<IpAddr> = all
+        .iter()
+        .map(|(a, _)| *a)
+        .filter(|a| !matches!(a, IpAddr::V6(v) if v.segments()[0] & 0xffc0 == 0xfe80))
+        .collect();
+    if here.is_empty() {
+        assert!(!in_ci(), "this machine has no non-loopback address to test with (WICKET_CI is set: no skipping)");
+        eprintln!("no non-loopback address on this machine; only loopback is tested");
+    }
+    let link_local: Vec<IpAddr> = all.iter().map(|(a, _)| *a).filter(|a| !here.contains(a)).collect();
+    let (loop_addr, loop_hits) = counting_origin(LOCAL).await;
+    let mut targets: Vec<(IpAddr, SocketAddr, Arc<std::sync::atomic::AtomicUsize>)> =
+        vec![(LOCAL, loop_addr, loop_hits)];
+    for ip in &here {
+        let (addr, hits) = counting_origin(*ip).await;
+        targets.push((*ip, addr, hits));
+    }
+    let mut failures = Vec::new();
+    for (ip, addr, hits) in &targets {
+        // Control: the server answers directly.
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(b"GET / HTTP/1.0\r\n\r\n").await.unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).await.unwrap();
+        assert!(resp.contains("200 OK") && resp.contains("hello"), "control, {addr}: {resp}");
+        assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 1, "control, {addr}");
+
+        // Names that lead to this address: a DNS answer of an allowed name, a pin (the person's
+        // explicit address), and for IPv4 the IPv4-mapped IPv6 form in a DNS answer.
+        let port = addr.port();
+        let mut table = HashMap::from([("own.example.com".to_string(), vec![*ip])]);
+        let mut policy =
+            NetConfig::new().allow("own.example.com").and_then(|c| c.pin("pinned.test", *ip)).unwrap().port(port);
+        let mut names = vec![("own.example.com".to_string(), *ip), ("pinned.test".to_string(), *ip)];
+        if let IpAddr::V4(v4) = ip {
+            let mapped = IpAddr::V6(v4.to_ipv6_mapped());
+            table.insert("mapped.example.com".to_string(), vec![mapped]);
+            policy = policy.allow("mapped.example.com").unwrap();
+            names.push(("mapped.example.com".to_string(), mapped));
+        }
+        // This machine's link-local addresses, in an answer and pinned (no server: nothing may
+        // even be tried).
+        for (i, ll) in link_local.iter().enumerate() {
+            let (dns, pin) = (format!("ll{i}.example.com"), format!("ll{i}.test"));
+            table.insert(dns.clone(), vec![*ll]);
+            policy = policy.allow(&dns).and_then(|c| c.pin(&pin, *ll)).unwrap();
+            names.push((dns, *ll));
+            names.push((pin, *ll));
+        }
+        let mut cfg = ProxyConfig::new(policy.clone()).unwrap();
+        cfg.resolver = Arc::new(Fixed(table.clone()));
+        // The test seam exempts exact address:port pairs only: another port of the same address
+        // opens nothing.
+        cfg.test_origins = vec![SocketAddr::new(*ip, port.wrapping_add(1))];
+        let (proxy, paddr) = start(cfg).await;
+        let cred = proxy.credential().unwrap().clone();
+        let auth = basic(&cred);
+        for (name, led_to) in &names {
+            for (how, a) in [
+                ("CONNECT", via_connect(paddr, &auth, name, port).await),
+                ("plain HTTP", via_plain(paddr, &auth, name, port).await),
+                ("SOCKS5", via_socks(paddr, &cred, name, port).await),
+            ] {
+                let refused = if how == "SOCKS5" { a.code == 2 } else { a.code == 403 };
+                let said = how == "SOCKS5" || says_this_machine(&a.reason, name, *led_to);
+                if !refused || !said {
+                    failures.push(format!("{addr}: {how} {name} -> {led_to}: {a:?}"));
+                }
+            }
+            let blocked = proxy.blocked();
+            let listed = blocked.iter().any(|b| b.host == *name && says_this_machine(&b.reason, name, *led_to));
+            if !listed {
+                failures.push(format!("{addr}: {name} -> {led_to}: not listed as this machine's address: {blocked:?}"));
+            }
+        }
+        // The address itself, as SOCKS sends it (IP literals are refused before anything else).
+        let a = via_socks(paddr, &cred, &ip.to_string(), port).await;
+        if a.code != 2 {
+            failures.push(format!("{addr}: SOCKS5 {ip}: {a:?}"));
+        }
+        let seen = hits.load(std::sync::atomic::Ordering::SeqCst);
+        if seen != 1 {
+            failures.push(format!("{addr}: the server saw {} connection(s) through the proxy", seen - 1));
+        }
+        // Control through the proxy: with this server's exact address and port exempted (the
+        // test seam), the pinned name reaches it by all three ways, so the refusals above are
+        // the own-address rule's doing.
+        let mut cfg = ProxyConfig::new(policy).unwrap();
+        cfg.resolver = Arc::new(Fixed(table));
+        cfg.test_origins = vec![*addr];
+        let (proxy, paddr) = start(cfg).await;
+        let cred = proxy.credential().unwrap().clone();
+        let auth = basic(&cred);
+        let c = via_connect(paddr, &auth, "pinned.test", port).await;
+        let p = via_plain(paddr, &auth, "pinned.test", port).await;
+        let x = via_socks(paddr, &cred, "pinned.test", port).await;
+        if (c.code, p.code, x.code) != (200, 200, 0) {
+            failures.push(format!("{addr}: control through the proxy: {c:?} {p:?} {x:?}"));
+        }
+        let seen = hits.load(std::sync::atomic::Ordering::SeqCst);
+        if seen != 4 {
+            failures
+                .push(format!("{addr}: control through the proxy: the server saw {} connection(s), not 3", seen - 1));
+        }
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
 }

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -49,6 +49,8 @@ async fn a_closed_far_end_does_not_kill_a_process_with_default_sigpipe() {
     let port = rude_server().await;
     let policy = NetConfig::new().pin("rude.test", IpAddr::V4(Ipv4Addr::LOCALHOST)).unwrap().port(port);
     let mut cfg = ProxyConfig::new(policy).unwrap();
+    // The test server is on loopback, which the proxy reaches only through this test seam.
+    cfg.test_origins = vec![SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)];
     cfg.credential = None;
     let proxy = Proxy::new(cfg);
     let addr = proxy.listen_tcp("127.0.0.1:0".parse().unwrap()).await.unwrap();

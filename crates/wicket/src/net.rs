@@ -26,6 +26,11 @@ pub const BLOCKED_LINE: &str = "wicket: blocked network access to ";
 /// names to loopback servers with it, to show such answers are refused unless pinned).
 pub const HOSTS_ENV: &str = "WICKET_NET_HOSTS";
 
+/// Debug builds only: `ADDRESS:PORT` pairs (separated by commas or spaces) of this machine the
+/// proxy connects to even so. The proxy never reaches this machine otherwise, and the tests'
+/// servers can only listen on it; release builds ignore the variable.
+pub const TEST_ORIGINS_ENV: &str = "WICKET_NET_TEST_ORIGINS";
+
 /// Network settings that cannot be used.
 #[derive(Debug, thiserror::Error)]
 #[error("{source_name}: {error}")]
@@ -87,6 +92,22 @@ pub fn resolver() -> Result<Arc<dyn Resolve>, String> {
     Ok(Arc::new(wicket_net::SystemResolver))
 }
 
+/// The proxy's test origins: in debug builds those of [`TEST_ORIGINS_ENV`], else none.
+pub fn test_origins() -> Result<Vec<std::net::SocketAddr>, String> {
+    if !cfg!(debug_assertions) {
+        return Ok(Vec::new());
+    }
+    let Some(value) = std::env::var_os(TEST_ORIGINS_ENV).filter(|v| !v.is_empty()) else {
+        return Ok(Vec::new());
+    };
+    let value = value.to_str().ok_or_else(|| format!("{TEST_ORIGINS_ENV} is not UTF-8"))?;
+    value
+        .split([',', ' '])
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().map_err(|_| format!("{TEST_ORIGINS_ENV}: {s:?} is not ADDRESS:PORT")))
+        .collect()
+}
+
 pub use crate::audit::SharedRecorder;
 
 fn host_call(host: &str, port: u16) -> ToolCall {
@@ -125,6 +146,7 @@ impl NetRun {
             .map_err(|e| format!("cannot start the proxy's runtime: {e}"))?;
         let mut cfg = ProxyConfig::new(config).map_err(|e| e.to_string())?;
         cfg.resolver = resolver()?;
+        cfg.test_origins = test_origins()?;
         let hook_audit = audit.clone();
         cfg.on_block = Some(Arc::new(move |b: &Blocked| {
             let _ = record(&hook_audit, &b.host, b.port, Verdict::deny(By::Policy, b.reason.clone()));

@@ -619,8 +619,11 @@ fn the_sandboxed_server_reaches_only_allowed_hosts_through_the_proxy() {
     let scenario = format!(
         "async def scenario(s):\n    await s.initialize()\n    return {{'allowed': await call(s, 'probe', {{'attempt': 'fetch:http://allowed.test:{port}/'}}), 'unlisted': await call(s, 'probe', {{'attempt': 'fetch:http://unlisted.example/'}}), 'direct': await call(s, 'probe', {{'attempt': 'network'}})}}\n"
     );
-    let v =
-        w.drive(&p, &w.gateway(&["--name", "netprobe", "--allow", "mcp__netprobe__probe"], &probe), "", &[], &scenario);
+    // The proxy never connects to this machine but for the debug build's test seam, which names
+    // this server's exact address and port.
+    let origin = format!("127.0.0.1:{port}");
+    let gateway = w.gateway(&["--name", "netprobe", "--allow", "mcp__netprobe__probe"], &probe);
+    let v = w.drive_with(&p, &gateway, "", &[], &scenario, &[("WICKET_NET_TEST_ORIGINS", &origin)]);
     let text = |k: &str| v["out"][k]["text"].as_str().unwrap_or_default().to_string();
     assert_eq!(text("allowed"), "ESCAPED 200 hello", "{v}");
     assert!(text("unlisted").starts_with("BLOCKED") && text("unlisted").contains("403"), "{v}");

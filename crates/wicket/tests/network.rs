@@ -1,7 +1,9 @@
 //! The network allowlist end to end: real clients (curl, Python, npm) inside `wicket run` (the
 //! real binary, real bubblewrap) reach loopback servers only through wicket's proxy, and only
 //! the hosts the settings allow. Servers run on the host's loopback; names are mapped to them
-//! with the explicit-address setting (`network.addresses`), never by touching /etc/hosts.
+//! with the explicit-address setting (`network.addresses`), never by touching /etc/hosts. The
+//! proxy never connects to this machine, so the stand-in's exact address and port are named to
+//! the debug build's test seam (`WICKET_NET_TEST_ORIGINS`).
 //!
 //! Needs bwrap, curl, python3 and npm; missing ones fail the test (never skip).
 
@@ -71,6 +73,7 @@ impl World {
             .env("HOME", &self.home)
             .env("WICKET_HOME", &self.wicket_home)
             .env("WICKET_NET_HOSTS", &self.hosts)
+            .env("WICKET_NET_TEST_ORIGINS", format!("127.0.0.1:{}", self.port))
             .env_remove("WICKET_SANDBOX_BACKEND")
             .current_dir(&self.root)
             .stdin(Stdio::null());
@@ -111,14 +114,16 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).trim().to_string()
 }
 
-/// The settings of the client cases: `registry.test` pinned to loopback, `rebind.test` listed
-/// but resolving to loopback without a pin, the registry's port opened.
+/// The settings of the client cases: `registry.test` pinned to loopback (the test origin),
+/// `rebind.test` listed but resolving to loopback without a pin, `mapped-loop.test` pinned to the
+/// IPv4-mapped spelling of the same server's address (this machine, not the test origin), the
+/// registry's port opened.
 fn client_settings(port: u16) -> serde_json::Value {
     serde_json::json!({
         "network": {
             "allow": ["npm", "rebind.test"],
             "ports": [port],
-            "addresses": { "registry.test": ["127.0.0.1"] }
+            "addresses": { "registry.test": ["127.0.0.1"], "mapped-loop.test": ["::ffff:127.0.0.1"] }
         }
     })
 }
@@ -149,6 +154,10 @@ fn cases() -> Vec<Case> {
         Case { name: "curl_ip_literal_socks5", script: "$CURL --noproxy '' --socks5 \"${ALL_PROXY#http://}\" http://127.0.0.1:{port}/wicket-demo || true", stdout: "000", blocked: Some("127.0.0.1:{port}") },
         Case { name: "curl_localhost_name", script: "$CURL --noproxy '' http://localhost:{port}/wicket-demo", stdout: "403", blocked: Some("localhost:{port}") },
         Case { name: "curl_listed_name_resolving_to_loopback", script: "$CURL http://rebind.test:{port}/wicket-demo", stdout: "403", blocked: Some("rebind.test:{port}: rebind.test resolved to 127.0.0.1") },
+        // A name the person pinned to this machine: the proxy never connects there.
+        Case { name: "curl_pinned_to_this_machine", script: "$CURL http://mapped-loop.test:{port}/wicket-demo", stdout: "403", blocked: Some("mapped-loop.test:{port}: mapped-loop.test is pinned to ::ffff:127.0.0.1, a loopback address of this machine; the proxy never connects to this machine") },
+        Case { name: "curl_connect_pinned_to_this_machine", script: "curl -sS -o /dev/null -w '%{http_connect}' --proxytunnel http://mapped-loop.test:{port}/wicket-demo || true", stdout: "403", blocked: Some("mapped-loop.test:{port}: mapped-loop.test is pinned to ::ffff:127.0.0.1") },
+        Case { name: "curl_socks5_pinned_to_this_machine", script: "$CURL --socks5-hostname \"${ALL_PROXY#http://}\" http://mapped-loop.test:{port}/wicket-demo || true", stdout: "000", blocked: Some("mapped-loop.test:{port}: mapped-loop.test is pinned to ::ffff:127.0.0.1") },
         Case { name: "curl_port_not_opened", script: "$CURL http://registry.test:81/ || true", stdout: "403", blocked: Some("registry.test:81: port 81") },
         Case { name: "curl_direct_by_ip", script: "curl -sS -m 5 --noproxy '*' -o /dev/null -w '%{http_code}' http://127.0.0.1:{port}/wicket-demo || true", stdout: "000", blocked: None },
         Case { name: "python_direct_by_ip", script: "python3 -c \"import socket\ntry: socket.create_connection(('127.0.0.1', {port}), timeout=5); print('ESCAPED')\nexcept OSError as e: print('BLOCKED')\"", stdout: "BLOCKED", blocked: None },
