@@ -160,6 +160,34 @@ pub struct ExecInputs {
     pub scan_cache: Option<PathBuf>,
     /// The command runs on the host: the project is not walked (its result would be unused).
     pub no_scan: bool,
+    /// The path patterns of the person's deny rules for reading (`read_file(secrets/**)`,
+    /// `Read(...)`): matched on disk like `denyPaths`, and out of reach in the sandbox too.
+    pub rule_deny_read: Vec<String>,
+    /// The path patterns of the person's deny rules for writing (`write_file(P)`,
+    /// `edit_file(P)`, `Edit(P)`): matched on disk, and read-only in the sandbox.
+    pub rule_deny_write: Vec<String>,
+}
+
+impl ExecInputs {
+    /// Take the person's deny rules (settings and flags, in the gate's syntax or Claude Code's)
+    /// into the walls: the path pattern of each rule for reading or writing a file.
+    pub fn add_deny_rules<S: AsRef<str>>(&mut self, rules: &[S]) {
+        for text in rules {
+            // A rule that does not parse is reported when the policy is built.
+            let Ok(expanded) = crate::rules::expand(text.as_ref()) else { continue };
+            for r in expanded {
+                let Some(p) = r.pattern.clone() else { continue };
+                let list = match r.tool.as_str() {
+                    "read_file" | "glob" | "grep" => &mut self.rule_deny_read,
+                    "write_file" | "edit_file" => &mut self.rule_deny_write,
+                    _ => continue,
+                };
+                if !list.contains(&p) {
+                    list.push(p);
+                }
+            }
+        }
+    }
 }
 
 /// More matches of `denyPaths` on disk than this and the command does not run: the sandbox
@@ -455,6 +483,12 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     for m in &scan.secrets {
         push_unique(&mut unreadable, m.clone());
     }
+    for k in &scan.kept {
+        if !read_only.iter().any(|(p, _)| p == k) {
+            let dir = std::fs::symlink_metadata(k).is_ok_and(|m| m.is_dir());
+            read_only.push((k.clone(), dir));
+        }
+    }
     // A mask inside a masked folder has nothing to cover (and bwrap could not make its mount
     // point in the read-only empty folder).
     let dirs: Vec<PathBuf> =
@@ -623,8 +657,10 @@ impl Guarded {
     }
 }
 
-/// One `denyPaths` pattern, compiled for the disk search.
+/// One `denyPaths` pattern (or a deny rule's), compiled for the disk search.
 struct DenyGlob {
+    /// A deny rule for writing only: a match stays readable and becomes read-only.
+    write_only: bool,
     /// Matches the path itself.
     glob: globset::GlobMatcher,
     /// For `x/**`: matches the folder `x`, which is then denied whole.
@@ -636,8 +672,11 @@ struct DenyGlob {
 /// What the walk of the root found at command start.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Scan {
-    /// Paths `denyPaths` matched (links replaced by their targets).
+    /// Paths `denyPaths` and the deny rules for reading matched (links replaced by their
+    /// targets).
     pub(crate) denied: Vec<PathBuf>,
+    /// Paths only a deny rule for writing matched: read-only in the sandbox.
+    pub(crate) kept: Vec<PathBuf>,
     /// Sensitive files and folders inside the root (or reached from it by a link) that no allow
     /// rule names.
     pub(crate) secrets: Vec<PathBuf>,
@@ -649,10 +688,33 @@ pub(crate) struct Scan {
 }
 
 fn compile_deny(patterns: &[String], home: Option<&Path>, case_insensitive: bool) -> Result<Vec<DenyGlob>, ExecError> {
+    let all: Vec<(&String, bool)> = patterns.iter().map(|p| (p, false)).collect();
+    compile_globs(&all, home, case_insensitive)
+}
+
+/// The team's `denyPaths` and the person's deny rules for reading (denied whole), then those
+/// for writing (kept read-only).
+fn deny_globs(i: &ExecInputs, case_insensitive: bool) -> Result<Vec<DenyGlob>, ExecError> {
+    let all: Vec<(&String, bool)> = i
+        .deny_paths
+        .iter()
+        .chain(&i.rule_deny_read)
+        .map(|p| (p, false))
+        .chain(i.rule_deny_write.iter().map(|p| (p, true)))
+        .collect();
+    compile_globs(&all, i.home.as_deref(), case_insensitive)
+}
+
+fn compile_globs(
+    patterns: &[(&String, bool)],
+    home: Option<&Path>,
+    case_insensitive: bool,
+) -> Result<Vec<DenyGlob>, ExecError> {
     let opts = crate::rules::GlobOptions { case_insensitive };
     let home_text = home.map(|h| h.to_string_lossy().into_owned());
     let mut globs = Vec::new();
-    for p in patterns {
+    for (p, write_only) in patterns {
+        let (p, write_only) = (*p, *write_only);
         let err = |why: String| ExecError::Pattern { pattern: p.clone(), why };
         let (glob, absolute) = crate::rules::path_glob(p, home_text.as_deref());
         let compile = |g: &str| crate::rules::compile_glob(g, opts).map(|g| g.compile_matcher());
@@ -662,7 +724,7 @@ fn compile_deny(patterns: &[String], home: Option<&Path>, case_insensitive: bool
             _ => None,
         };
         let base = absolute.then(|| literal_base(&glob));
-        globs.push(DenyGlob { glob: matcher, folder, base });
+        globs.push(DenyGlob { write_only, glob: matcher, folder, base });
     }
     Ok(globs)
 }
@@ -681,13 +743,21 @@ pub fn denied_paths(
         return Ok(Vec::new());
     }
     let globs = compile_deny(patterns, home, case_insensitive)?;
-    let mut walk =
-        Walk { globs: Vec::new(), secrets: None, found: Vec::new(), searched: 0, seen: None, repos: None, packages: 0 };
+    let mut walk = Walk {
+        globs: Vec::new(),
+        secrets: None,
+        found: Vec::new(),
+        kept: Vec::new(),
+        searched: 0,
+        seen: None,
+        repos: None,
+        packages: 0,
+    };
     walk.globs = globs.iter().filter(|g| g.base.is_none()).collect();
     if !walk.globs.is_empty() {
         walk.run(root)?;
     }
-    absolute_denied(&globs, &mut walk.found, &mut walk.searched)?;
+    absolute_denied(&globs, &mut walk.found, &mut walk.kept, &mut walk.searched)?;
     Ok(walk.found)
 }
 
@@ -703,7 +773,7 @@ pub(crate) fn scan_root(
     case_insensitive: bool,
     record: bool,
 ) -> Result<(Scan, Option<crate::scan_cache::Seen>, bool), ExecError> {
-    let globs = compile_deny(&i.deny_paths, i.home.as_deref(), case_insensitive)?;
+    let globs = deny_globs(i, case_insensitive)?;
     let lists = crate::lists::BuiltinLists::new()
         .map_err(|e| ExecError::Pattern { pattern: e.0.to_string(), why: e.to_string() })?
         .with_homes(homes);
@@ -719,6 +789,7 @@ pub(crate) fn scan_root(
         globs: globs.iter().filter(|g| g.base.is_none()).collect(),
         secrets: Some(secrets),
         found: Vec::new(),
+        kept: Vec::new(),
         searched: 0,
         seen: record.then(crate::scan_cache::Seen::default),
         repos: Some(Vec::new()),
@@ -728,14 +799,20 @@ pub(crate) fn scan_root(
     let seen = walk.seen.take();
     // What an absolute `denyPaths` finds outside the root is not cached.
     let cacheable = globs.iter().all(|g| g.base.is_none());
-    absolute_denied(&globs, &mut walk.found, &mut walk.searched)?;
+    absolute_denied(&globs, &mut walk.found, &mut walk.kept, &mut walk.searched)?;
     let secrets = walk.secrets.map(|s| s.found).unwrap_or_default();
     let repos = walk.repos.take().unwrap_or_default();
-    Ok((Scan { denied: walk.found, secrets, repos, stamps: None }, seen, cacheable))
+    let kept = walk.kept;
+    Ok((Scan { denied: walk.found, kept, secrets, repos, stamps: None }, seen, cacheable))
 }
 
 /// The absolute `denyPaths`, each searched from its literal folder.
-fn absolute_denied(globs: &[DenyGlob], found: &mut Vec<PathBuf>, searched: &mut usize) -> Result<(), ExecError> {
+fn absolute_denied(
+    globs: &[DenyGlob],
+    found: &mut Vec<PathBuf>,
+    kept: &mut Vec<PathBuf>,
+    searched: &mut usize,
+) -> Result<(), ExecError> {
     for g in globs.iter().filter(|g| g.base.is_some()) {
         let Some(base) = &g.base else { continue };
         let text = base.to_string_lossy();
@@ -744,13 +821,14 @@ fn absolute_denied(globs: &[DenyGlob], found: &mut Vec<PathBuf>, searched: &mut 
         }
         // The base itself may be what is denied (`~/.kube`, `/srv/secret/**`).
         if g.glob.is_match(text.as_ref()) || g.folder.as_ref().is_some_and(|f| f.is_match(text.as_ref())) {
-            add_found(base, found)?;
+            add_found(base, if g.write_only { &mut *kept } else { &mut *found })?;
             continue;
         }
         let mut walk = Walk {
             globs: vec![g],
             secrets: None,
             found: std::mem::take(found),
+            kept: std::mem::take(kept),
             searched: *searched,
             seen: None,
             repos: None,
@@ -758,6 +836,7 @@ fn absolute_denied(globs: &[DenyGlob], found: &mut Vec<PathBuf>, searched: &mut 
         };
         walk.run_from(base, false)?;
         *found = walk.found;
+        *kept = walk.kept;
         *searched = walk.searched;
     }
     Ok(())
@@ -836,6 +915,8 @@ struct Walk<'g, 'a> {
     globs: Vec<&'g DenyGlob>,
     secrets: Option<SecretScan<'a>>,
     found: Vec<PathBuf>,
+    /// What only a deny rule for writing matched.
+    kept: Vec<PathBuf>,
     searched: usize,
     /// The folders read and links met, for the cache.
     seen: Option<crate::scan_cache::Seen>,
@@ -923,13 +1004,19 @@ impl Walk<'_, '_> {
                     } else {
                         path.to_string_lossy().into_owned()
                     };
-                    let whole =
-                        is_dir && self.globs.iter().any(|g| g.folder.as_ref().is_some_and(|f| f.is_match(&text)));
-                    if whole || self.globs.iter().any(|g| g.glob.is_match(&text)) {
+                    let hit = |g: &&DenyGlob| {
+                        (is_dir && g.folder.as_ref().is_some_and(|f| f.is_match(&text))) || g.glob.is_match(&text)
+                    };
+                    if self.globs.iter().filter(|g| !g.write_only).any(hit) {
                         add_found(&path, &mut self.found)?;
                         if is_dir {
                             continue;
                         }
+                    } else if self.globs.iter().filter(|g| g.write_only).any(hit)
+                        && !self.kept.iter().any(|k| path.starts_with(k))
+                    {
+                        // Entered still: a deny rule for reading may match inside.
+                        add_found(&path, &mut self.kept)?;
                     }
                 }
                 let mut look = look;

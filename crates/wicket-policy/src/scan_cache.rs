@@ -247,6 +247,9 @@ struct Header {
     key: String,
     links: Vec<(String, Option<String>)>,
     denied: Vec<PathBuf>,
+    /// What only a deny rule for writing matched.
+    #[serde(default)]
+    kept: Vec<PathBuf>,
     secrets: Vec<PathBuf>,
     /// The repository candidates the walk found (see [`crate::nested_git`]).
     repos: Vec<PathBuf>,
@@ -372,13 +375,15 @@ fn key(root: &Path, homes: &[PathBuf], i: &ExecInputs, case_insensitive: bool) -
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (crate::lists::SENSITIVE, crate::lists::HOME_SENSITIVE, crate::exec::SCAN_SKIPPED).hash(&mut h);
     let value = serde_json::json!([
-        "v3",
+        "v4",
         env!("CARGO_PKG_VERSION"),
         format!("{:x}", h.finish()),
         root,
         homes,
         i.home,
         i.deny_paths,
+        i.rule_deny_read,
+        i.rule_deny_write,
         i.allow,
         case_insensitive,
     ]);
@@ -617,6 +622,7 @@ pub(crate) fn scan(
         if let Some((header, stamps)) = loaded {
             let scan = Scan {
                 denied: header.denied.clone(),
+                kept: header.kept.clone(),
                 secrets: header.secrets.clone(),
                 repos: header.repos.clone(),
                 stamps: Some(Stamps { bytes: std::sync::Arc::new(stamps.clone()), count: header.folders }),
@@ -640,6 +646,7 @@ pub(crate) fn scan(
                 key,
                 links,
                 denied: scan.denied.clone(),
+                kept: scan.kept.clone(),
                 secrets: scan.secrets.clone(),
                 repos: scan.repos.clone(),
                 folders: folders.len(),

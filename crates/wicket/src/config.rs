@@ -557,6 +557,7 @@ pub fn exec_inputs(
         inputs.deny_read.extend(s.sandbox.deny_read.iter().cloned());
         inputs.env_allow.extend(s.env.allow.iter().cloned());
         inputs.allow.extend(s.permissions.allow.iter().cloned());
+        inputs.add_deny_rules(&s.permissions.deny);
     }
     inputs
 }

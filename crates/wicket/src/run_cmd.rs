@@ -302,16 +302,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     for b in &blocked {
         eprintln!("{BLOCKED_LINE}{}", b.to_string().replace(['\r', '\n'], " "));
     }
-    if offline && outcome.code != 0 && !outcome.timed_out && wicket_sandbox::signals::received().is_none() {
-        eprintln!(
-            "wicket: hint: the command failed, and it ran with no network at all; if it needs one, list its hosts \
-             in network.allow in .wicket/settings.json (e.g. \"network\": {{\"allow\": [\"registry.npmjs.org\"]}}, \
-             see docs/network.md)"
-        );
-    }
+    // One hint after a failure: what the sandbox withheld that the command may have needed.
     if sandboxed && outcome.code != 0 && !outcome.timed_out && wicket_sandbox::signals::received().is_none() {
-        if let Some(h) = sealed_hint(&exec) {
-            eprintln!("wicket: hint: {h}");
+        let mut parts = Vec::new();
+        if offline {
+            parts.push(
+                "it ran with no network at all; if it needs one, list its hosts in network.allow in \
+                 .wicket/settings.json (e.g. \"network\": {\"allow\": [\"registry.npmjs.org\"]}, see docs/network.md)"
+                    .to_string(),
+            );
+        }
+        parts.extend(sealed_hint(&exec));
+        if !parts.is_empty() {
+            eprintln!("wicket: hint: the command failed, and {}", parts.join("; and "));
         }
     }
     let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
@@ -378,7 +381,7 @@ pub fn sealed_hint(exec: &wicket_policy::exec::ExecPolicy) -> Option<String> {
     let names: Vec<String> = hidden.iter().take(SHOWN).map(|p| show(p)).collect();
     let more = hidden.len().saturating_sub(SHOWN);
     Some(format!(
-        "the sandbox hides {} entries of the home and /run that no toolchain needs ({}{}); if the command needs one, \
+        "the sandbox hid {} entries of the home and /run that no toolchain needs ({}{}); if it needs one, \
          allow that part for reading, e.g. read_file(~/.config/TOOL/**) (docs/sandbox.md, \"What a command can read\")",
         hidden.len(),
         names.join(", "),

@@ -535,7 +535,7 @@ fn a_failed_run_without_network_says_how_to_open_it() {
     let failed = run_in(&e, &e.root, &["run", "--", "sh", "-c", "exit 3"], "");
     assert_eq!(failed.status.code(), Some(3));
     let err = String::from_utf8_lossy(&failed.stderr);
-    assert_eq!(err.matches("hint:").count(), 1, "{err}");
+    assert_eq!(err.matches("hint:").count(), 1, "one hint line: {err}");
     assert!(err.contains("network.allow"), "{err}");
     let fine = run_in(&e, &e.root, &["run", "--", "true"], "");
     assert!(fine.status.success() && !String::from_utf8_lossy(&fine.stderr).contains("hint:"));

@@ -2533,3 +2533,50 @@ fn a_home_under_tmp_stays_read_only() {
 }
 
 const WRITE_EACH: &str = "for p in open(ARGS[0]).read().split('\\n'):\n    try:\n        open(p, 'a').write('evil')\n        print('WROTE', p)\n    except Exception:\n        pass";
+
+/// The person's own deny rules hold in the kernel: a path a deny rule for reading names is out
+/// of reach of a sandboxed command, and one a deny rule for writing names is read-only (still
+/// readable), on both backends. Rules from the user's settings and the project's, in wicket's
+/// syntax and Claude Code's.
+#[test]
+fn the_persons_deny_rules_hold_inside_the_sandbox() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        write_file(&w.root.join("secrets/db.txt"), "secret");
+        write_file(&w.root.join("deep/a/b/private.key.txt"), "secret");
+        write_file(&w.root.join("config/prod.yml"), "mine");
+        write_file(&w.root.join("ledger/2026.csv"), "mine");
+        write_file(&w.root.join("config/dev.yml"), "mine");
+        write_file(
+            &w.dir.join("wicket-home/settings.json"),
+            r#"{"permissions":{"deny":["read_file(secrets/**)","Read(**/*.key.txt)","Edit(ledger/**)"]}}"#,
+        );
+        write_file(
+            &w.root.join(".wicket/settings.json"),
+            r#"{"permissions":{"deny":["write_file(config/prod.yml)"]}}"#,
+        );
+        let code = "import json\nr = {}\nfor p in ['secrets/db.txt', 'deep/a/b/private.key.txt', 'config/prod.yml', 'ledger/2026.csv']:\n    try:\n        open(ROOT + '/' + p).read(); r['read ' + p] = True\n    except Exception:\n        r['read ' + p] = False\nfor p in ['config/prod.yml', 'ledger/2026.csv', 'ledger/new.csv', 'config/dev.yml']:\n    try:\n        open(ROOT + '/' + p, 'a').write('x'); r['write ' + p] = True\n    except Exception:\n        r['write ' + p] = False\nprint(json.dumps(r, sort_keys=True))";
+        let script = w.script("denyrules", code);
+        let out = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let line = text.lines().next().unwrap_or_default();
+        let got: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|_| panic!("{backend}: {text} {}", String::from_utf8_lossy(&out.stderr)));
+        let want = serde_json::json!({
+            "read secrets/db.txt": false,
+            "read deep/a/b/private.key.txt": false,
+            "read config/prod.yml": true,
+            "read ledger/2026.csv": true,
+            "write config/prod.yml": false,
+            "write ledger/2026.csv": false,
+            // New files under a folder a write rule denies whole: the folder is read-only.
+            "write ledger/new.csv": false,
+            "write config/dev.yml": true,
+        });
+        assert_eq!(got, want, "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read_to_string(w.root.join("config/prod.yml")).unwrap(), "mine");
+        // Control: outside the sandbox every access succeeds.
+        let control = String::from_utf8_lossy(&w.direct(&["python3", script.to_str().unwrap()]).stdout).to_string();
+        assert!(!control.contains("false"), "control: {control}");
+    }
+}
