@@ -130,9 +130,10 @@ impl Isolation {
         }
     }
 
-    /// Grant `read` on the fresh `/proc` and `all` on the fresh `/dev/shm` in this ruleset.
-    pub fn with_ruleset(mut self, fd: Option<std::os::fd::OwnedFd>, read: u64, all: u64) -> Isolation {
-        self.ruleset = fd.map(|f| (f, read, all));
+    /// Grant `read` on the fresh `/proc` and `write` (the writable folders' rights) on the
+    /// fresh `/dev/shm` and the cache layers in this ruleset.
+    pub fn with_ruleset(mut self, fd: Option<std::os::fd::OwnedFd>, read: u64, write: u64) -> Isolation {
+        self.ruleset = fd.map(|f| (f, read, write));
         self
     }
 
@@ -172,12 +173,12 @@ impl Isolation {
                 l.mount().map_err(|_| "cannot mount the package cache layers")?;
             }
             self.holes.mount()?;
-            if let Some((fd, read, all)) = &self.ruleset {
+            if let Some((fd, read, write)) = &self.ruleset {
                 use std::os::fd::AsRawFd;
                 grant(fd.as_raw_fd(), c"/proc", *read);
-                grant(fd.as_raw_fd(), c"/dev/shm", *all);
+                grant(fd.as_raw_fd(), c"/dev/shm", *write);
                 for t in self.layers.iter().flat_map(|l| l.targets()) {
-                    grant(fd.as_raw_fd(), t, *all);
+                    grant(fd.as_raw_fd(), t, *write);
                 }
             }
             // The command must not be the namespace's first process: the kernel gives that

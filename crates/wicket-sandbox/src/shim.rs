@@ -300,7 +300,10 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
     } else {
         Vec::new()
     };
-    let folder_rights = AccessFs::from_all(abi)
+    // Every right but making device nodes (the seccomp filter refuses them too), which the
+    // ruleset handles and so refuses wherever it is not granted.
+    let write_rights = AccessFs::from_all(abi) & !(AccessFs::MakeChar | AccessFs::MakeBlock);
+    let folder_rights = write_rights
         & !(AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Execute | AccessFs::Truncate | AccessFs::IoctlDev);
     let ruleset = ruleset
         .create()
@@ -309,9 +312,9 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
         .map_err(|e| e.to_string())?
         .add_rules(landlock::path_beneath_rules(&readable, AccessFs::from_read(abi)))
         .map_err(|e| e.to_string())?
-        .add_rules(landlock::path_beneath_rules(&writable, AccessFs::from_all(abi)))
+        .add_rules(landlock::path_beneath_rules(&writable, write_rights))
         .map_err(|e| e.to_string())?
-        .add_rules(landlock::path_beneath_rules(&dev, AccessFs::from_all(abi)))
+        .add_rules(landlock::path_beneath_rules(&dev, write_rights))
         .map_err(|e| e.to_string())?
         .add_rules(landlock::path_beneath_rules(&split_read, AccessFs::ReadDir))
         .map_err(|e| e.to_string())?
@@ -328,7 +331,8 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
             let eff = std::cmp::min(ABI::from(crate::probe::landlock_abi() as i32), abi);
             let dup: Option<std::os::fd::OwnedFd> = ruleset.try_clone().map_err(|e| e.to_string())?.into();
             let iso = crate::fallback::Isolation::plan(p.no_network);
-            Some(iso.with_ruleset(dup, AccessFs::from_read(eff).bits(), AccessFs::from_all(eff).bits()))
+            let write = AccessFs::from_all(eff) & !(AccessFs::MakeChar | AccessFs::MakeBlock);
+            Some(iso.with_ruleset(dup, AccessFs::from_read(eff).bits(), write.bits()))
         }
         false => None,
     };

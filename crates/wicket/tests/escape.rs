@@ -67,7 +67,7 @@ impl World {
     fn script(&self, name: &str, body: &str) -> PathBuf {
         let path = self.dir.join(format!("{name}.py"));
         let text = format!(
-            "import os, sys, socket, shutil, signal, time\nROOT={:?}\nHOME={:?}\nOUT={:?}\nARGS=sys.argv[1:]\ntry:\n{}\n    print('ESCAPED')\nexcept Exception as e:\n    print('BLOCKED', type(e).__name__, e)\n",
+            "import os, sys, socket, shutil, signal, time\nROOT={:?}\nHOME={:?}\nOUT={:?}\nPRIV=ROOT + '/priv'\nARGS=sys.argv[1:]\n{HAS}try:\n{}\n    print('ESCAPED')\nexcept Exception as e:\n    print('BLOCKED', type(e).__name__, e)\n",
             self.root.to_string_lossy(),
             self.home.to_string_lossy(),
             self.out.to_string_lossy(),
@@ -126,6 +126,10 @@ impl Drop for World {
     }
 }
 
+/// `has(path, bits)` in every script: raises unless the mode of `path` has all of `bits` (a
+/// call the kernel answers with success may still have dropped a bit).
+const HAS: &str = "def has(p, bits):\n    m = os.lstat(p).st_mode\n    assert m & bits == bits, oct(m)\n";
+
 /// One escape attempt: Python statements that raise when blocked.
 struct Attempt {
     name: &'static str,
@@ -180,7 +184,99 @@ const ATTEMPTS: &[Attempt] = &[
     },
     Attempt { name: "signal_outside", code: "os.kill(int(ARGS[2]), signal.SIGTERM)", root_control: false },
     Attempt { name: "secret_env", code: "assert os.environ['WICKET_TEST_SECRET'] == 'hunter2'", root_control: false },
+    // Issue 34 item 5: no setuid or setgid file, device node or file capability left in the
+    // project for the host, by any call that makes one (`PRIV` is an empty folder of the
+    // runner's in the project). The user's own file: the control works for a user too.
+    Attempt {
+        name: "setuid_chmod",
+        code: "p = PRIV + '/f'\nopen(p, 'w').close()\nos.chmod(p, 0o4755)\nhas(p, 0o4000)",
+        root_control: false,
+    },
+    Attempt {
+        name: "setgid_chmod",
+        code: "p = PRIV + '/f'\nopen(p, 'w').close()\nos.chmod(p, 0o2755)\nhas(p, 0o2000)",
+        root_control: false,
+    },
+    Attempt {
+        name: "setgid_folder",
+        code: "d = PRIV + '/d'\nos.mkdir(d, 0o2775)\nos.chmod(d, 0o2775)\nhas(d, 0o2000)",
+        root_control: false,
+    },
+    Attempt {
+        name: "setuid_fchmod",
+        code: "fd = os.open(PRIV + '/f', os.O_CREAT | os.O_WRONLY, 0o644)\nos.fchmod(fd, 0o4755)\nhas(PRIV + '/f', 0o4000)",
+        root_control: false,
+    },
+    Attempt {
+        // fchmodat2 (452 everywhere, Linux 6.6); an older kernel's ENOSYS makes it a chmod.
+        name: "setuid_fchmodat2",
+        code: "import ctypes\nc = ctypes.CDLL(None, use_errno=True)\np = PRIV + '/f'\nopen(p, 'w').close()\nif c.syscall(452, -100, p.encode(), 0o4755, 0) != 0:\n    assert ctypes.get_errno() == 38, ctypes.get_errno()\n    os.chmod(p, 0o4755)\nhas(p, 0o4000)",
+        root_control: false,
+    },
+    Attempt {
+        name: "setuid_open_create",
+        code: "os.close(os.open(PRIV + '/f', os.O_CREAT | os.O_WRONLY, 0o4755))\nhas(PRIV + '/f', 0o4000)",
+        root_control: false,
+    },
+    Attempt {
+        name: "setgid_open_create",
+        code: "os.close(os.open(PRIV + '/f', os.O_CREAT | os.O_WRONLY, 0o2755))\nhas(PRIV + '/f', 0o2000)",
+        root_control: false,
+    },
+    Attempt {
+        // An unnamed file with the bit, linked in afterwards.
+        name: "setuid_tmpfile",
+        code: "import ctypes\nc = ctypes.CDLL(None, use_errno=True)\nfd = os.open(PRIV, os.O_TMPFILE | os.O_WRONLY, 0o4755)\nassert c.linkat(-100, b'/proc/self/fd/%d' % fd, -100, (PRIV + '/f').encode(), 0x400) == 0, ctypes.get_errno()\nhas(PRIV + '/f', 0o4000)",
+        root_control: false,
+    },
+    Attempt {
+        // glibc's creat() is the creat system call where the architecture has one.
+        name: "setuid_creat",
+        code: "import ctypes\nc = ctypes.CDLL(None, use_errno=True)\nassert c.creat((PRIV + '/f').encode(), 0o4755) >= 0, ctypes.get_errno()\nhas(PRIV + '/f', 0o4000)",
+        root_control: false,
+    },
+    Attempt {
+        // open(2) itself, which glibc never calls (x86_64 only; elsewhere this is openat).
+        name: "setuid_open_syscall",
+        code: "import ctypes, platform\nc = ctypes.CDLL(None, use_errno=True)\np = PRIV + '/f'\nif platform.machine() == 'x86_64':\n    assert c.syscall(2, p.encode(), os.O_CREAT | os.O_WRONLY, 0o4755) >= 0, ctypes.get_errno()\nelse:\n    os.close(os.open(p, os.O_CREAT | os.O_WRONLY, 0o4755))\nhas(p, 0o4000)",
+        root_control: false,
+    },
+    Attempt {
+        // mknod makes regular files too, with any mode.
+        name: "setuid_mknod_file",
+        code: "os.mknod(PRIV + '/f', 0o104755)\nhas(PRIV + '/f', 0o4000)",
+        root_control: false,
+    },
+    Attempt {
+        // A whiteout (character device 0:0) needs no capability since Linux 5.8.
+        name: "whiteout_device",
+        code: "os.mknod(PRIV + '/w', 0o020600, 0)",
+        root_control: false,
+    },
+    Attempt { name: "block_device", code: "os.mknod(PRIV + '/b', 0o060600, os.makedev(7, 0))", root_control: true },
+    Attempt {
+        name: "user_xattr",
+        code: "p = PRIV + '/f'\nopen(p, 'w').close()\nos.setxattr(p, 'user.x', b'1')",
+        root_control: false,
+    },
+    Attempt {
+        // cap_net_raw, permitted and effective (a version 2 capability set).
+        name: "file_capability",
+        code: "import struct\np = PRIV + '/f'\nopen(p, 'w').close()\nos.setxattr(p, 'security.capability', struct.pack('<5I', 0x02000001, 1 << 13, 0, 0, 0))",
+        root_control: true,
+    },
 ];
+
+/// Setuid and setgid files and device nodes under `dir`, as `find` lists them.
+fn privileged_files(dir: &Path) -> String {
+    let out = Command::new("find")
+        .arg(dir)
+        .args(["-perm", "/6000", "-o", "-type", "b", "-o", "-type", "c"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "find: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
 
 fn verdict(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
@@ -209,7 +305,14 @@ fn run_suite(backend: &str) {
         let script = w.script(a.name, a.code);
         let script = script.to_str().unwrap();
         let args = ["python3", script, port.as_str(), sock.to_str().unwrap(), pid.as_str()];
+        std::fs::create_dir_all(w.root.join("priv")).unwrap();
         let inside = w.wicket(backend, None, &args);
+        let left = privileged_files(&w.root);
+        if !left.is_empty() {
+            failures.push(format!("{backend}: {} left privileged files in the project: {left}", a.name));
+        }
+        let _ = std::fs::remove_dir_all(w.root.join("priv"));
+        std::fs::create_dir_all(w.root.join("priv")).unwrap();
         let got = verdict(&inside);
         let victim_alive = victim.try_wait().unwrap().is_none();
         if !got.starts_with("BLOCKED") || !victim_alive {
@@ -238,6 +341,7 @@ fn run_suite(backend: &str) {
         let _ = std::fs::remove_file(w.root.join(".mcp.json"));
         let _ = std::fs::remove_file(w.root.join("lnk"));
         let _ = std::fs::remove_file("/etc/wicket-escape-test");
+        let _ = std::fs::remove_dir_all(w.root.join("priv"));
     }
     assert!(failures.is_empty(), "{} escape(s):\n{}", failures.len(), failures.join("\n"));
     assert!(!w.root.join(".mcp.json").exists(), "the placeholder for .mcp.json was removed after the run");
@@ -1292,16 +1396,27 @@ fn a_write_path_that_opens_the_home_or_a_secret_is_refused() {
 }
 
 /// Everyday work keeps working in the sandbox (both backends): a Python venv, `npm ci` of a
-/// package with no dependencies, and (where cargo is on PATH) an offline `cargo build` of a
-/// tiny crate, in a git project with none of the protected paths present.
+/// package with no dependencies, (where cargo is on PATH) an offline `cargo build` of a tiny
+/// crate, and the file tools the setuid, device and xattr rules touch (`cp -a` and `tar` of a
+/// file with an extended attribute, `mkfifo`, `chmod`), in a git project with none of the
+/// protected paths present.
 #[test]
 fn everyday_tools_work_inside_the_sandbox() {
     let real_home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
     let rustup = std::env::var_os("RUSTUP_HOME").map(PathBuf::from).unwrap_or_else(|| real_home.join(".rustup"));
     let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|| real_home.join(".cargo"));
     let has_cargo = Command::new("cargo").arg("--version").output().is_ok_and(|o| o.status.success());
+    // A tree to copy: a runnable script, and a file with a user attribute, which a copy
+    // inside cannot keep (every xattr call is "not supported" there) and must do without.
+    let files = "mkdir -p keep/sub && echo hi > keep/a && printf '#!/bin/sh\\n' > keep/sub/run.sh && chmod 755 keep/sub/run.sh && python3 -c \"import os; os.setxattr('keep/a', 'user.x', b'1')\"";
+    let file_tools = "cp -a keep copy && test -x copy/sub/run.sh && echo cp ok\n\
+        tar cf k.tar keep && mkdir un && tar xpf k.tar -C un && test -x un/keep/sub/run.sh && echo tar ok\n\
+        tar --xattrs -cf kx.tar keep && mkdir unx && tar --xattrs -xpf kx.tar -C unx 2>/dev/null && echo tar xattrs ok\n\
+        mkfifo pipe && test -p pipe && echo fifo ok\n\
+        chmod 755 keep/a && chmod u-x,g+w keep/a && chmod 644 keep/a && echo chmod ok\n\
+        python3 -c 'import shutil; shutil.copytree(\"keep\", \"tree\")' && echo copytree ok\n";
     for backend in ["bwrap", "landlock"] {
-        let w = git_world("");
+        let w = git_world(files);
         let home = w.dir.join("wicket-home");
         std::fs::create_dir_all(&home).unwrap();
         std::fs::write(home.join("settings.json"), r#"{"env": {"allow": ["RUSTUP_HOME", "CARGO_HOME"]}}"#).unwrap();
@@ -1322,6 +1437,7 @@ fn everyday_tools_work_inside_the_sandbox() {
         let mut script = String::from(
             "set -e\npython3 -m venv .venv && .venv/bin/python -c 'print(\"venv ok\")'\n(cd js && npm ci --offline --no-audit --no-fund >/dev/null 2>&1 && echo npm ok)\n",
         );
+        script.push_str(file_tools);
         if has_cargo {
             script.push_str("(cd crate && cargo build -q --offline && ./target/debug/tiny)\n");
         } else {
@@ -1332,6 +1448,9 @@ fn everyday_tools_work_inside_the_sandbox() {
         let text = String::from_utf8_lossy(&out.stdout);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(text.contains("venv ok") && text.contains("npm ok"), "{backend}: {text} {err}");
+        for tool in ["cp", "tar", "tar xattrs", "fifo", "chmod", "copytree"] {
+            assert!(text.contains(&format!("{tool} ok")), "{backend}: {tool}: {text} {err}");
+        }
         if has_cargo {
             assert!(text.contains("tiny ok"), "{backend}: {text} {err}");
         }
