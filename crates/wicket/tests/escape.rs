@@ -565,8 +565,8 @@ fn a_planted_git_in_the_projects_virtualenv_is_never_run() {
         assert_eq!(verdict(&out), "RAN", "{backend}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(!marker.exists(), "{backend}: the planted git ran on the host in a repository");
         // Control: a plain lookup on that PATH finds and runs the plant.
-        let status = Command::new("sh").args(["-c", "git --version"]).env("PATH", &path).status().unwrap();
-        assert!(status.success() && marker.exists(), "{backend}: control: the planted git is first on PATH");
+        let control = Command::new("sh").args(["-c", "git --version"]).env("PATH", &path).output().unwrap();
+        assert!(control.status.success() && marker.exists(), "{backend}: control: the planted git is first on PATH");
     }
 }
 
