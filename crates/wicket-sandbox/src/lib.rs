@@ -17,6 +17,7 @@ pub mod bridge;
 mod bwrap;
 #[cfg(target_os = "linux")]
 pub mod fallback;
+pub mod helper;
 #[cfg(target_os = "linux")]
 pub mod layers;
 pub mod output;

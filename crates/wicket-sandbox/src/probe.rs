@@ -1,12 +1,11 @@
 //! Which sandbox backends work on this machine, found once and cached.
 //!
 //! The hard question: can we really confine a command here, and how? Every probe runs with a
-//! timeout; a probe that hangs or fails counts as "not available", never as "available". The
-//! helpers wicket runs on the host (bubblewrap) come only from fixed system folders, owned by
-//! root and writable by nobody else, never from `PATH` (a sandbox can write a folder on `PATH`,
-//! such as a package manager's bin folder, and plant a fake `bwrap` there). The cached probe is
-//! used only when the file is the user's own, writable by nobody else, and names that same
-//! trusted binary.
+//! timeout; a probe that hangs or fails counts as "not available", never as "available".
+//! Bubblewrap comes from [`crate::helper`] (root's folders only, never `PATH`: a sandbox can
+//! write a folder on `PATH`, such as a package manager's bin folder, and plant a fake `bwrap`
+//! there). The cached probe is used only when the file is the user's own, writable by nobody
+//! else, and names that same trusted binary.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -97,65 +96,10 @@ pub struct Probe {
     pub kernel: String,
 }
 
-/// Find a program on PATH (for reports only: helpers wicket runs come from [`trusted_helper`]).
+/// Find a program on PATH (for reports only: helpers wicket runs come from [`crate::helper`]).
 pub fn which(name: &str) -> Option<PathBuf> {
     let paths = std::env::var_os("PATH")?;
     std::env::split_paths(&paths).map(|d| d.join(name)).find(|p| p.is_file())
-}
-
-/// The folders a helper that wicket runs on the host may come from, in this order.
-pub const TRUSTED_DIRS: &[&str] = &["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin"];
-
-/// A helper program from [`TRUSTED_DIRS`] that passes [`check_trusted`]; `PATH` is never read.
-/// The error says what was found and why it was refused.
-pub fn trusted_helper(name: &str) -> Result<PathBuf, String> {
-    let mut refused = Vec::new();
-    for dir in TRUSTED_DIRS {
-        let p = Path::new(dir).join(name);
-        if !p.is_file() {
-            continue;
-        }
-        match check_trusted(&p) {
-            Ok(()) => return Ok(p),
-            Err(e) => refused.push(e),
-        }
-    }
-    if refused.is_empty() {
-        Err(format!("{name} is not installed in {}", TRUSTED_DIRS.join(", ")))
-    } else {
-        Err(refused.join("; "))
-    }
-}
-
-/// A program wicket may run on the host: its real path is a regular file, and it and every
-/// folder above it are owned by root and writable by neither group nor others, so only root
-/// could have put it there.
-pub fn check_trusted(p: &Path) -> Result<(), String> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let real = std::fs::canonicalize(p).map_err(|e| format!("{}: cannot resolve: {e}", p.display()))?;
-        let meta = std::fs::metadata(&real).map_err(|e| format!("{}: {e}", real.display()))?;
-        if !meta.is_file() {
-            return Err(format!("{} is not a regular file", real.display()));
-        }
-        for q in real.ancestors() {
-            let m = std::fs::metadata(q).map_err(|e| format!("{}: {e}", q.display()))?;
-            if m.uid() != 0 || m.mode() & 0o022 != 0 {
-                return Err(format!(
-                    "{} is not used: {} is {} (a helper wicket runs must be owned by root and writable by nobody else)",
-                    p.display(),
-                    q.display(),
-                    if m.uid() != 0 { "not owned by root" } else { "writable by group or others" }
-                ));
-            }
-        }
-        Ok(())
-    }
-    #[cfg(not(unix))]
-    {
-        Err(format!("{}: no ownership checks on this platform", p.display()))
-    }
 }
 
 /// Run a command with a timeout; `Ok(stdout)` when it exits 0.
@@ -229,17 +173,14 @@ impl Probe {
                 kernel,
             };
         }
-        let bwrap_found = trusted_helper("bwrap");
-        let bwrap_path = bwrap_found.as_ref().ok().cloned();
+        let bwrap_found = crate::helper::find("bwrap");
+        let bwrap_path = bwrap_found.as_ref().ok().map(|h| h.path().to_path_buf());
         let bwrap_version =
-            bwrap_path.as_ref().and_then(|b| run_with_timeout(Command::new(b).arg("--version"), PROBE_TIMEOUT).ok());
-        let bwrap_works = match &bwrap_path {
-            None => Err(format!(
-                "no trusted bwrap ({}; Debian/Ubuntu: apt-get install bubblewrap)",
-                bwrap_found.as_ref().err().map_or("", String::as_str)
-            )),
-            Some(b) => run_with_timeout(
-                Command::new(b).args([
+            bwrap_found.as_ref().ok().and_then(|b| run_with_timeout(b.command().arg("--version"), PROBE_TIMEOUT).ok());
+        let bwrap_works = match &bwrap_found {
+            Err(e) => Err(format!("no trusted bwrap ({e}; Debian/Ubuntu: apt-get install bubblewrap)")),
+            Ok(b) => run_with_timeout(
+                b.command().args([
                     "--unshare-user",
                     "--unshare-pid",
                     "--unshare-net",
@@ -303,7 +244,7 @@ fn read_cache(file: &Path, key: &str) -> Option<Probe> {
     if k != key {
         return None;
     }
-    let trusted = trusted_helper("bwrap").ok();
+    let trusted = crate::helper::find("bwrap").ok().map(|h| h.path().to_path_buf());
     let names_trusted = |b: &Option<PathBuf>| b.is_none() || *b == trusted;
     if let Backend::Bwrap { path } = &p.backend {
         if Some(path) != trusted.as_ref() {
@@ -325,10 +266,11 @@ fn write_cache(file: &Path, key: &str, p: &Probe) {
 
 /// What a cached probe depends on: the kernel, the bwrap binary, and the user.
 fn cache_key() -> String {
-    let bwrap = trusted_helper("bwrap")
+    let bwrap = crate::helper::find("bwrap")
         .ok()
-        .and_then(|p| {
-            let m = std::fs::metadata(&p).ok()?;
+        .and_then(|h| {
+            let p = h.path();
+            let m = std::fs::metadata(p).ok()?;
             let mtime = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
             Some(format!("{}:{}:{}", p.display(), m.len(), mtime))
         })
@@ -357,20 +299,6 @@ fn rustix_uid() -> u32 {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
-
-    #[test]
-    fn helpers_come_from_root_owned_system_folders_only() {
-        let found = trusted_helper("sh").expect("sh is in a system folder");
-        assert!(TRUSTED_DIRS.iter().any(|d| found.starts_with(d)), "{}", found.display());
-        // A program in a folder the user owns (as the sandbox's caches are) is refused.
-        let dir = tempfile::tempdir().expect("tempdir");
-        let fake = dir.path().join("bwrap");
-        std::fs::write(&fake, "#!/bin/sh\n").expect("write");
-        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        let e = check_trusted(&fake).expect_err("a world-writable temp folder is not trusted");
-        assert!(e.contains("not used"), "{e}");
-        assert!(trusted_helper("no-such-helper-wicket").is_err());
-    }
 
     fn probe_with(backend: Backend) -> Probe {
         Probe {

@@ -4,7 +4,9 @@
 //! module computes key and hash by Codex's rule (codex-rs `hooks` discovery and `config`
 //! fingerprint, checked against what Codex 0.171 itself reports), records trust for wicket's
 //! own handlers, reads it back for `wicket doctor`, and asks a real `codex app-server` to
-//! confirm when one is on `PATH`.
+//! confirm: the one the person names, else one in root's folders ([`wicket_sandbox::helper`]),
+//! never one found elsewhere on `PATH` (a sandboxed command may have planted it there, and
+//! this codex runs on the host).
 //!
 //! The rule: the key is `<absolute hooks file>:<event in snake case>:<group index>:<handler
 //! index>`; the hash is `sha256:` and the hex SHA-256 of the compact JSON, keys sorted at every
@@ -228,10 +230,43 @@ pub struct Listed {
     pub enabled: bool,
 }
 
+/// A codex wicket may run on the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodexBin {
+    /// One from root's folders, run as a helper (by its real path, `PATH` of root's folders).
+    Trusted(wicket_sandbox::helper::Helper),
+    /// The file the person named (`--codex`), run as they would run it.
+    Named(PathBuf),
+}
+
+impl CodexBin {
+    /// The file that runs.
+    pub fn path(&self) -> &Path {
+        match self {
+            CodexBin::Trusted(h) => h.path(),
+            CodexBin::Named(p) => p,
+        }
+    }
+
+    /// The file that runs, for messages.
+    pub fn display(&self) -> std::path::Display<'_> {
+        self.path().display()
+    }
+
+    fn command(&self) -> Command {
+        match self {
+            CodexBin::Trusted(h) => h.command(),
+            CodexBin::Named(p) => Command::new(p),
+        }
+    }
+}
+
 /// The hooks a real Codex sees from `cwd`, and its version, asked through `codex app-server`
 /// (`initialize`, then `hooks/list`). Errors say what failed.
-pub fn ask_codex(codex: &Path, cwd: &Path) -> Result<(String, Vec<Listed>)> {
-    let mut child = Command::new(codex)
+pub fn ask_codex(bin: &CodexBin, cwd: &Path) -> Result<(String, Vec<Listed>)> {
+    let codex = bin.path();
+    let mut child = bin
+        .command()
         .arg("app-server")
         .current_dir(cwd)
         .stdin(Stdio::piped())

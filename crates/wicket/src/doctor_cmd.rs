@@ -39,6 +39,26 @@ git config and agent/editor config"
     }
 }
 
+/// Say so when the `name` first on `PATH` is not the helper wicket runs (`trusted`, a real
+/// path): wicket never runs one from `PATH`.
+fn not_on_path(name: &str, trusted: Option<&std::path::Path>) {
+    let Some(on_path) = wicket_sandbox::probe::which(name) else { return };
+    if std::fs::canonicalize(&on_path).ok().as_deref() == trusted {
+        return;
+    }
+    let dirs = wicket_sandbox::helper::TRUSTED_DIRS.join(", ");
+    match wicket_sandbox::helper::check(&on_path) {
+        Ok(_) => println!(
+            "  note: {} (first on PATH) is not the {name} wicket runs: wicket takes the first in {dirs}, in that order",
+            on_path.display()
+        ),
+        Err(why) => println!(
+            "  note: {} (first on PATH) is never run: {why} (helpers come only from {dirs}, owned by root)",
+            on_path.display()
+        ),
+    }
+}
+
 /// Print the report; the exit status says whether commands can run as configured.
 pub fn doctor(args: &DoctorArgs) -> Result<ExitCode> {
     let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
@@ -75,17 +95,17 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
             println!("helper: {}", shim.display());
         }
     }
-    // A bwrap found on PATH that is not the trusted one is never run; say so.
-    if let Some(on_path) = wicket_sandbox::probe::which("bwrap") {
-        let trusted = probe.bwrap_path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
-        if std::fs::canonicalize(&on_path).ok() != trusted {
-            println!(
-                "  note: {} (first on PATH) is not used: helpers come only from {} (owned by root)",
-                on_path.display(),
-                wicket_sandbox::probe::TRUSTED_DIRS.join(", ")
-            );
-        }
+    not_on_path("bwrap", probe.bwrap_path.as_deref());
+    // The git wicket asks for a project's configuration; without one, every git command is
+    // treated as one that may run code.
+    let git = wicket_sandbox::helper::find("git");
+    match &git {
+        Ok(g) => println!("git (to read a project's git configuration): {}", g.path().display()),
+        Err(e) => println!(
+            "git (to read a project's git configuration): none wicket may run ({e}); the configuration counts as unreadable, so git commands are treated as ones that may run code"
+        ),
     }
+    not_on_path("git", git.as_ref().ok().map(wicket_sandbox::helper::Helper::path));
     #[cfg(target_os = "linux")]
     println!(
         "fallback namespaces (pid, mount, ipc, uts, net without bubblewrap): {}",

@@ -116,9 +116,10 @@ struct Record {
 /// Git's answer for `root`, from the cache in `dir` when every input is unchanged, else asked
 /// (and kept when it can be).
 pub(crate) fn answer(dir: &Path, root: &Path, home: Option<&Path>, margin: Duration) -> Result<Asked, String> {
-    let (Ok(real), Some(git)) = (std::fs::canonicalize(root), git_binary()) else {
+    let (Ok(real), Ok(git)) = (std::fs::canonicalize(root), crate::gitconfig::trusted_git()) else {
         return ask(root, home, false);
     };
+    let git = git.path().to_path_buf();
     let fingerprint = fingerprint(root, home, &git);
     let file = dir.join(format!("{}.json", &hex(&Sha256::digest(fingerprint.as_bytes()))[..32]));
     let before = SystemTime::now();
@@ -245,18 +246,9 @@ fn include_target(value: &str, origin: Option<&str>, top: Option<&Path>, home: O
     Some(including.parent()?.join(value))
 }
 
-/// The `git` a command named `git` runs: the first executable file of that name on `PATH`.
-fn git_binary() -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join("git"))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
-}
-
 /// What git's answer depends on besides files: wicket's version, the user, the root as
-/// given, the home folder, the binary's path and every variable git reads for it.
+/// given, the home folder, the binary's path and every variable git reads for it (not the
+/// caller's `PATH`: git runs with root's folders as its `PATH`).
 fn fingerprint(root: &Path, home: Option<&Path>, git: &Path) -> String {
     let mut parts = vec![
         format!("wicket {}", env!("CARGO_PKG_VERSION")),
@@ -269,7 +261,7 @@ fn fingerprint(root: &Path, home: Option<&Path>, git: &Path) -> String {
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned())))
         .filter(|(k, _)| {
             (k.starts_with("GIT_") && !REMOVED_ENV.contains(&k.as_str()))
-                || matches!(k.as_str(), "HOME" | "XDG_CONFIG_HOME" | "PATH" | "PWD")
+                || matches!(k.as_str(), "HOME" | "XDG_CONFIG_HOME" | "PWD")
         })
         .collect();
     vars.sort();

@@ -7,13 +7,16 @@
 //! versions, so we do not re-implement it: we run `git config --list --show-scope
 //! --show-origin -z` in the root, and in every populated submodule (`git status` recurses into
 //! them, with their own configuration). Listing configuration runs no program the
-//! configuration names. Anything that goes wrong is reported as unreadable, which the engine
-//! treats as risky.
+//! configuration names. The git asked is the one from root's folders ([`wicket_sandbox::helper`]),
+//! never the caller's `PATH`: a folder on it may be one a sandboxed command can write (an
+//! activated virtualenv's `bin/`), and this git runs on the host. Anything that goes wrong, a
+//! missing trusted git too, is reported as unreadable, which the engine treats as risky.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use wicket_policy::gitconfig::{parse_list, GitConfigView, GitEntry};
+use wicket_sandbox::helper::Helper;
 
 /// How deep submodules of submodules are followed.
 const MAX_SUBMODULE_DEPTH: usize = 3;
@@ -43,8 +46,13 @@ pub fn read_with(root: &Path, home: Option<&Path>, cache: Option<&Path>, margin:
     }
 }
 
-pub(crate) fn git(dir: &Path, home: Option<&Path>) -> Command {
-    let mut c = Command::new("git");
+/// The git wicket may run, or why there is none (the answer is then unreadable).
+pub(crate) fn trusted_git() -> Result<Helper, String> {
+    wicket_sandbox::helper::find("git").map_err(|e| format!("no git wicket may run: {e}"))
+}
+
+pub(crate) fn git(git: &Helper, dir: &Path, home: Option<&Path>) -> Command {
+    let mut c = git.command();
     c.arg("-C").arg(dir).stdin(Stdio::null()).stderr(Stdio::piped()).stdout(Stdio::piped());
     // The repository is found from the root, as for the agent's own commands.
     for v in REMOVED_ENV {
@@ -83,18 +91,20 @@ pub(crate) struct Asked {
 pub(crate) fn ask(dir: &Path, home: Option<&Path>, for_cache: bool) -> Result<Asked, String> {
     #[cfg(test)]
     ASKED.with(|n| n.set(n.get() + 1));
+    let g = trusted_git()?;
     // The questions are asked at once: each is a process of several milliseconds, and a hook
     // pays for them when the cache cannot answer.
-    let listing = git(dir, home)
+    let listing = git(&g, dir, home)
         .args(["config", "--list", "--show-scope", "--show-origin", "-z"])
         .spawn()
         .map_err(|e| format!("cannot run git config in {}: {e}", dir.display()))?;
-    let top = toplevel_start(dir, home);
-    let dirs = for_cache
-        .then(|| git(dir, home).args(["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"]).spawn());
+    let top = toplevel_start(&g, dir, home);
+    let dirs = for_cache.then(|| {
+        git(&g, dir, home).args(["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"]).spawn()
+    });
     // The files depend on the environment only; asked at the root of the file system so that
     // no repository's configuration is involved.
-    let files = for_cache.then(|| git(Path::new("/"), home).args(["var", "-l"]).spawn());
+    let files = for_cache.then(|| git(&g, Path::new("/"), home).args(["var", "-l"]).spawn());
     let listed = listing.wait_with_output();
     // Every answer is collected before any can fail the read: no child is left unwaited.
     let top = toplevel(dir, top);
@@ -180,8 +190,8 @@ fn collect(
 }
 
 /// Start asking git for the top of the work tree `dir` is in ([`toplevel`] takes the answer).
-fn toplevel_start(dir: &Path, home: Option<&Path>) -> std::io::Result<std::process::Child> {
-    git(dir, home).args(["rev-parse", "--show-toplevel"]).spawn()
+fn toplevel_start(g: &Helper, dir: &Path, home: Option<&Path>) -> std::io::Result<std::process::Child> {
+    git(g, dir, home).args(["rev-parse", "--show-toplevel"]).spawn()
 }
 
 /// The top of the work tree `dir` is in, or `None` outside one (or in a bare repository).
@@ -203,7 +213,7 @@ fn submodules(top: &Path, home: Option<&Path>) -> Result<Vec<PathBuf>, String> {
     if !gitmodules.exists() {
         return Ok(Vec::new());
     }
-    let paths = git(&top, home)
+    let paths = git(&trusted_git()?, &top, home)
         .arg("config")
         .arg("--file")
         .arg(&gitmodules)

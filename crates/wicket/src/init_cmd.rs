@@ -49,9 +49,14 @@ pub struct InitCodexArgs {
     #[arg(long)]
     pub permission_request: bool,
     /// Also record in Codex's config.toml that you trust wicket's hook, as Codex's /hooks
-    /// does (Codex skips an untrusted hook silently); a codex on PATH confirms it.
+    /// does (Codex skips an untrusted hook silently); a codex confirms it (see --codex).
     #[arg(long, conflicts_with = "uninstall")]
     pub trust: bool,
+    /// The codex that confirms --trust (default: one in root's system folders, /usr/local/bin
+    /// or /usr/bin; a codex elsewhere on PATH is never run, as a sandboxed command may have
+    /// planted it).
+    #[arg(long, value_name = "FILE", requires = "trust")]
+    pub codex: Option<PathBuf>,
     /// The command Codex runs (default: this wicket binary's full path, `hook codex`).
     #[arg(long, value_name = "CMD")]
     pub command: Option<String>,
@@ -237,6 +242,25 @@ run `wicket init codex --trust` (add --project for the project's hooks), or star
 
 /// Record trust for wicket's handlers in the plan's hooks file, in Codex's user config.toml,
 /// then have a real codex (when on PATH) confirm it.
+/// A codex from root's folders; one elsewhere on `PATH` is named and left alone.
+fn trusted_codex() -> Option<crate::codex_trust::CodexBin> {
+    match wicket_sandbox::helper::find("codex") {
+        Ok(h) => Some(crate::codex_trust::CodexBin::Trusted(h)),
+        Err(e) => {
+            if let Some(on_path) = wicket_sandbox::probe::which("codex") {
+                let why = match e {
+                    wicket_sandbox::helper::HelperError::Missing { .. } => {
+                        "wicket runs only a codex in root's system folders, as a sandboxed command may have planted one elsewhere".to_string()
+                    }
+                    other => other.to_string(),
+                };
+                println!("note: {} (on PATH) is not run: {why}; name it with --codex to ask it", on_path.display());
+            }
+            None
+        }
+    }
+}
+
 fn codex_trust(plan: &Plan<'_>, args: &InitCodexArgs) -> Result<ExitCode> {
     use crate::codex_trust as ct;
     let file =
@@ -251,7 +275,12 @@ fn codex_trust(plan: &Plan<'_>, args: &InitCodexArgs) -> Result<ExitCode> {
         (true, Some(r)) => r.clone(),
         _ => std::env::current_dir().context("cannot read the current folder")?,
     };
-    let codex = wicket_sandbox::probe::which("codex");
+    let codex = match &args.codex {
+        Some(p) => Some(ct::CodexBin::Named(
+            std::path::absolute(p).with_context(|| format!("{}: cannot make absolute", p.display()))?,
+        )),
+        None => trusted_codex(),
+    };
     // Where a codex can be asked, its own hash wins: a newer Codex may hash differently.
     let listed = match (&codex, args.dry_run) {
         (Some(c), false) => match ct::ask_codex(c, &cwd) {
@@ -308,7 +337,7 @@ fn codex_trust(plan: &Plan<'_>, args: &InitCodexArgs) -> Result<ExitCode> {
     }
     let Some(codex) = codex else {
         println!(
-            "note: codex is not on PATH, so Codex itself could not confirm this; the hash follows Codex's rule as of Codex 0.171, and `wicket doctor` shows the trust."
+            "note: no codex was asked (none in root's system folders; --codex names one), so Codex itself could not confirm this; the hash follows Codex's rule as of Codex 0.171, and `wicket doctor` shows the trust."
         );
         return Ok(ExitCode::SUCCESS);
     };

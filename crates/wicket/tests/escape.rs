@@ -633,6 +633,52 @@ fn a_planted_bwrap_earlier_on_path_is_never_run() {
     assert!(status.success() && marker.exists(), "control: the fake bwrap is first on PATH");
 }
 
+/// A `git` planted by a sandboxed command in the project's virtualenv (`.venv/bin`, first on
+/// `PATH` once activated, and writable inside the sandbox) is never run by wicket on the host:
+/// every run asks git for the project's configuration, but only a git from root's folders. The
+/// plant logs to a folder outside the project, then runs the real git, so nothing else shows
+/// that it ran. The control: a shell with that `PATH` runs the plant.
+#[test]
+fn a_planted_git_in_the_projects_virtualenv_is_never_run() {
+    let real_git = ["/usr/bin/git", "/usr/local/bin/git"].into_iter().find(|g| Path::new(g).is_file()).unwrap();
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let venv = w.root.join(".venv");
+        let bin = venv.join("bin");
+        let marker = w.out.join("fake-git-ran");
+        let fake = format!("#!/bin/sh\necho \"$@\" >> {}\nexec {real_git} \"$@\"\n", marker.display());
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+        let activated = [("PATH", path.as_str()), ("VIRTUAL_ENV", venv.to_str().unwrap())];
+        // The plant, from inside the sandbox: the project is writable there.
+        let plant = format!(
+            "import os\nos.makedirs('{0}', exist_ok=True)\nopen('{0}/git', 'w').write({1:?})\nos.chmod('{0}/git', 0o755)\nprint('ESCAPED')",
+            bin.display(),
+            fake
+        );
+        let home = |n: &str| w.dir.join(format!("wicket-home-{n}"));
+        let out = wicket_with(&w, backend, &home("plant"), &activated, &["python3", "-c", &plant]);
+        assert!(
+            verdict(&out).contains("ESCAPED"),
+            "{backend}: the plant runs: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(bin.join("git").is_file(), "{backend}: the plant is in the project on the host");
+        // The next runs, each with a fresh wicket home so git is asked, not a cached answer:
+        // outside a repository, then in one (its configuration is read for the gate).
+        let out = wicket_with(&w, backend, &home("plain"), &activated, &["echo", "RAN"]);
+        assert_eq!(verdict(&out), "RAN", "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!marker.exists(), "{backend}: the planted git ran on the host outside a repository");
+        let init = Command::new(real_git).args(["init", "-q"]).arg(&w.root).env("HOME", &w.home).output().unwrap();
+        assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+        let out = wicket_with(&w, backend, &home("repo"), &activated, &["echo", "RAN"]);
+        assert_eq!(verdict(&out), "RAN", "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!marker.exists(), "{backend}: the planted git ran on the host in a repository");
+        // Control: a plain lookup on that PATH finds and runs the plant.
+        let control = Command::new("sh").args(["-c", "git --version"]).env("PATH", &path).output().unwrap();
+        assert!(control.status.success() && marker.exists(), "{backend}: control: the planted git is first on PATH");
+    }
+}
+
 /// Socket families a network namespace does not cut off from the host, one a line: (name,
 /// family, type, protocol, control needs root). Each must be refused inside on both backends;
 /// outside, creating one succeeds (the control).

@@ -599,7 +599,7 @@ fn init_codex_trust_records_the_trust_and_doctor_reads_it() {
     let out = init(&e, "codex", &["--trust", "--permission-request", "--command", "/opt/w/wicket hook codex"], &path);
     let shown = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{shown}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(shown.contains("codex is not on PATH"), "{shown}");
+    assert!(shown.contains("no codex was asked"), "{shown}");
     let config = std::fs::read_to_string(ch.join("config.toml")).unwrap();
     assert!(config.starts_with("# mine\nmodel = \"o3\"\n"), "the rest of the file stays: {config}");
     let file = ch.join("hooks.json");
@@ -637,6 +637,38 @@ fn init_codex_trust_records_the_trust_and_doctor_reads_it() {
     assert!(!e3.home.join(".codex/hooks.json").exists(), "no hook without its trust");
 }
 
+/// A `codex` first on `PATH` in a folder that is not root's (a sandboxed command may have
+/// planted it, as in a project's activated virtualenv) is never run by `wicket init codex
+/// --trust`; init says so and falls back to Codex's rule. The control: named with `--codex`,
+/// the same file runs.
+#[test]
+fn init_codex_trust_never_runs_a_codex_found_outside_roots_folders() {
+    let e = env();
+    let bin = e.root.join(".venv/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let marker = e.home.join("fake-codex-ran");
+    let fake = bin.join("codex");
+    std::fs::write(&fake, format!("#!/bin/sh\necho ran > {}\nexit 1\n", marker.display())).unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let args = ["--trust", "--command", "/opt/w/wicket hook codex"];
+    let out = init(&e, "codex", &args, &[("PATH", &path)]);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{shown}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!marker.exists(), "the codex on PATH ran: {shown}");
+    assert!(shown.contains(&format!("{} (on PATH) is not run", fake.display())), "{shown}");
+    assert!(shown.contains("no codex was asked"), "{shown}");
+    // Control: the person names it, so it runs (and, being no codex, cannot confirm).
+    let fake_arg = fake.to_str().unwrap();
+    let out = init(
+        &e,
+        "codex",
+        &["--trust", "--command", "/opt/w/wicket hook codex", "--codex", fake_arg],
+        &[("PATH", &path)],
+    );
+    assert!(marker.exists(), "control: the named codex runs: {}", String::from_utf8_lossy(&out.stdout));
+}
+
 /// The trust is the one the real Codex CLI (pinned, from npm) accepts: it reports wicket's hooks
 /// as trusted, and as modified once changed, as `wicket doctor` does.
 #[test]
@@ -666,23 +698,24 @@ fn real_codex_trusts_what_init_codex_trust_records() {
     assert!(codex_hooks(&codex, &e, &ch, &e.root).iter().all(|(_, s)| s == "modified"));
     let report = String::from_utf8_lossy(&wicket(&e, &["doctor"], "", &no_codex).stdout).into_owned();
     assert_eq!(report.matches("changed since Codex trusted it").count(), 2, "{report}");
-    // With codex on PATH, init asks it and reports its answer.
+    // With codex named (it is not in root's folders), init asks it and reports its answer.
+    let codex_arg = codex.to_str().unwrap();
+    let args = ["--trust", "--permission-request", "--command", "/opt/w/wicket hook codex", "--codex", codex_arg];
     let out = init(&e, "codex", &args, &[("PATH", &node_path)]);
     let shown = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{shown}{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(shown.matches("is trusted").count(), 2, "{shown}");
     assert!(shown.contains("Codex 0.171.0"), "{shown}");
     // A project's hooks: Codex ignores them until the project is trusted, and init says so.
-    let out =
-        init(&e, "codex", &["--project", "--trust", "--command", "/opt/w/wicket hook codex"], &[("PATH", &node_path)]);
+    let project_args = ["--project", "--trust", "--command", "/opt/w/wicket hook codex", "--codex", codex_arg];
+    let out = init(&e, "codex", &project_args, &[("PATH", &node_path)]);
     let shown = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(1), "{shown}");
     assert!(shown.contains("only once you trust the project"), "{shown}");
     let mut config = std::fs::read_to_string(ch.join("config.toml")).unwrap();
     config.push_str(&format!("\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n", e.root.display()));
     std::fs::write(ch.join("config.toml"), config).unwrap();
-    let out =
-        init(&e, "codex", &["--project", "--trust", "--command", "/opt/w/wicket hook codex"], &[("PATH", &node_path)]);
+    let out = init(&e, "codex", &project_args, &[("PATH", &node_path)]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let project_key = format!("{}:pre_tool_use:0:0", e.root.join(".codex/hooks.json").display());
     assert!(codex_hooks(&codex, &e, &ch, &e.root).contains(&(project_key, "trusted".to_string())));
