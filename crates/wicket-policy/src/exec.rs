@@ -948,11 +948,24 @@ impl Walk<'_, '_> {
             if let Some(seen) = self.seen.as_mut() {
                 seen.folder(&dir);
             }
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                if let Some(seen) = self.seen.as_mut() {
-                    seen.unreadable();
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    if let Some(seen) = self.seen.as_mut() {
+                        seen.unreadable();
+                    }
+                    // A folder that vanished holds nothing. One that cannot be read (its mode,
+                    // a path past PATH_MAX) may hide a secret, a denied file or a repository
+                    // from this walk: it is hidden whole, never skipped (see `unwalkable`).
+                    if e.kind() != std::io::ErrorKind::NotFound && dir != base {
+                        let hide = unwalkable(&dir, base);
+                        match self.secrets.as_mut() {
+                            Some(sc) => sc.add(hide)?,
+                            None => add_found(&hide, &mut self.found)?,
+                        }
+                    }
+                    continue;
                 }
-                continue;
             };
             let mut has_head = false;
             for e in entries {
@@ -1070,6 +1083,26 @@ fn literal_base(glob: &str) -> PathBuf {
         base.push(seg);
     }
     base
+}
+
+/// Longest path the sandbox can mask: a mount point's path must fit in PATH_MAX (4096 bytes
+/// with its NUL), with room for what bubblewrap puts before it.
+pub const MAX_MASK_PATH: usize = 3800;
+
+/// What to hide for a folder the walk could not read: the folder, or, when its path is too long
+/// to mask, its deepest ancestor whose path is short enough (never above `base`).
+fn unwalkable(dir: &Path, base: &Path) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    dir.ancestors()
+        .take_while(|a| a.starts_with(base) && *a != base)
+        .find(|a| a.as_os_str().as_bytes().len() <= MAX_MASK_PATH)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| dir.to_path_buf())
+}
+
+/// [`unwalkable`], for the check after the run.
+pub(crate) fn unwalkable_path(dir: &Path, base: &Path) -> PathBuf {
+    unwalkable(dir, base)
 }
 
 fn add_found(p: &Path, found: &mut Vec<PathBuf>) -> Result<(), ExecError> {

@@ -120,8 +120,19 @@ impl Watch {
         let mut candidates: Vec<PathBuf> = Vec::new();
         let mut read = 0usize;
         let mut complete = true;
+        let mut unreadable: Vec<PathBuf> = Vec::new();
         while let Some(dir) = queue.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    // A folder the run left that this check cannot read (its mode, a depth past
+                    // PATH_MAX) could hide a repository from it: suspicious, never skipped.
+                    if e.kind() != std::io::ErrorKind::NotFound && dir != self.root {
+                        unreadable.push(crate::exec::unwalkable_path(&dir, &self.root));
+                    }
+                    continue;
+                }
+            };
             let mut has_head = false;
             for e in entries.flatten() {
                 read += 1;
@@ -181,6 +192,20 @@ impl Watch {
                     out.push(q);
                 }
             }
+        }
+        unreadable.sort();
+        unreadable.dedup();
+        for u in unreadable {
+            if out.iter().any(|q| u.starts_with(&q.path)) {
+                continue;
+            }
+            let rel = u.strip_prefix(&self.root).unwrap_or(&u).display().to_string();
+            out.push(Quarantine {
+                why: format!(
+                    "{rel} could not be read after the run (its permissions, or a depth past what a path can name), so a repository git would use could hide in it"
+                ),
+                path: u,
+            });
         }
         (out, complete)
     }

@@ -2745,3 +2745,77 @@ fn the_persons_deny_rules_hold_inside_the_sandbox() {
         assert!(!control.contains("false"), "control: {control}");
     }
 }
+
+/// Python that builds (or walks) a chain of folders below ROOT deeper than a path can name,
+/// one relative step at a time, as a command can. `DEPTH` steps of a 60-byte name.
+const DEEP_CHAIN: &str = "DEPTH = 80\nNAME = 'd' * 60\ndef down(make):\n    os.chdir(ROOT)\n    for _ in range(DEPTH):\n        if make:\n            os.makedirs(NAME, exist_ok=True)\n        os.chdir(NAME)\n";
+
+/// A folder the walks cannot read (its mode) or reach (a depth past PATH_MAX) hides nothing:
+/// the pre-run scan hides it whole, so a secret left in it cannot be read by the next run, and
+/// the check after the run moves aside such a folder the run left, so a repository in it cannot
+/// make the host's git run code. Both backends, root and user.
+#[test]
+fn walks_fail_closed_on_what_they_cannot_read() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        // The state a first run could leave: a secret at the bottom of a chain deeper than
+        // PATH_MAX, and one in a folder of mode 000.
+        let plant = w.script(
+            "plant",
+            &format!(
+                "{DEEP_CHAIN}down(True)\nopen('.env', 'w').write('DEEP-SECRET')\nos.makedirs(ROOT + '/locked', exist_ok=True)\nopen(ROOT + '/locked/.env', 'w').write('LOCKED-SECRET')\nos.chmod(ROOT + '/locked', 0)"
+            ),
+        );
+        assert_eq!(verdict(&w.direct(&["python3", plant.to_str().unwrap()])), "ESCAPED", "set-up");
+        let read = w.script(
+            "readdeep",
+            &format!(
+                "{DEEP_CHAIN}got = []\ntry:\n    down(False)\n    got.append(open('.env').read())\nexcept Exception:\n    pass\ntry:\n    os.chmod(ROOT + '/locked', 0o755)\n    got.append(open(ROOT + '/locked/.env').read())\nexcept Exception:\n    pass\nprint('GOT', ' '.join(got))"
+            ),
+        );
+        let inside = w.wicket(backend, None, &["python3", read.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&inside.stdout);
+        assert!(text.contains("GOT"), "{backend}: {text} {}", String::from_utf8_lossy(&inside.stderr));
+        assert!(!text.contains("SECRET"), "{backend}: a secret hidden from the scan was read: {text}");
+        // Control: the same script outside reads both.
+        let _ = std::fs::set_permissions(w.root.join("locked"), std::os::unix::fs::PermissionsExt::from_mode(0));
+        let control = String::from_utf8_lossy(&w.direct(&["python3", read.to_str().unwrap()]).stdout).to_string();
+        assert!(control.contains("DEEP-SECRET") && control.contains("LOCKED-SECRET"), "control: {control}");
+        let _ = std::fs::set_permissions(w.root.join("locked"), std::os::unix::fs::PermissionsExt::from_mode(0o755));
+        let _ = std::fs::remove_dir_all(w.root.join("locked"));
+        let _ = Command::new("rm").arg("-rf").arg(w.root.join("d".repeat(60))).status();
+
+        // A run that leaves a repository whose config runs a program inside a folder it then
+        // makes unreadable (mode 000): the person's next `chmod` and `git status` there.
+        let marker = w.out.join(format!("hidden-fsmonitor-{backend}"));
+        let make_repo = w.script(
+            "hiddenrepo",
+            &format!(
+                "R = ROOT + '/hide/sub/.git'\nos.makedirs(R + '/objects', exist_ok=True)\nos.makedirs(R + '/refs', exist_ok=True)\nopen(R + '/HEAD', 'w').write('ref: refs/heads/main\\n')\nopen(R + '/config', 'w').write('[core]\\n\\tfsmonitor = \"touch {}\"\\n')\nos.chmod(ROOT + '/hide', 0)",
+                marker.display()
+            ),
+        );
+        let made = w.wicket(backend, None, &["python3", make_repo.to_str().unwrap()]);
+        assert!(verdict(&made).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&made.stderr));
+        let host_git = |w: &World| {
+            let hide = w.root.join("hide");
+            if hide.exists() {
+                std::fs::set_permissions(&hide, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+            }
+            let _ = Command::new("git").arg("status").current_dir(w.root.join("hide/sub")).output();
+        };
+        host_git(&w);
+        assert!(!marker.exists(), "{backend}: the host's git ran a repository the check could not read");
+        // Control: the same repository made outside does run it.
+        let _ = std::fs::remove_dir_all(w.root.join("hide"));
+        let _ = w.direct(&["python3", make_repo.to_str().unwrap()]);
+        host_git(&w);
+        assert!(marker.exists(), "control: the host's git did not run the hidden repository's fsmonitor");
+        let _ = std::fs::remove_dir_all(w.root.join("hide"));
+        for e in std::fs::read_dir(&w.root).unwrap().flatten() {
+            if e.file_name().to_string_lossy().contains("wicket-quarantine") {
+                let _ = Command::new("rm").arg("-rf").arg(e.path()).status();
+            }
+        }
+    }
+}
