@@ -2778,7 +2778,7 @@ fn walks_fail_closed_on_what_they_cannot_read() {
         assert!(text.contains("GOT"), "{backend}: {text} {}", String::from_utf8_lossy(&inside.stderr));
         assert!(!text.contains("SECRET"), "{backend}: a secret hidden from the scan was read: {text}");
         // Control: the same script outside reads both.
-        let _ = std::fs::set_permissions(w.root.join("locked"), std::os::unix::fs::PermissionsExt::from_mode(0));
+        let _ = std::fs::set_permissions(w.root.join("locked"), std::os::unix::fs::PermissionsExt::from_mode(0o000));
         let control = String::from_utf8_lossy(&w.direct(&["python3", read.to_str().unwrap()]).stdout).to_string();
         assert!(control.contains("DEEP-SECRET") && control.contains("LOCKED-SECRET"), "control: {control}");
         let _ = std::fs::set_permissions(w.root.join("locked"), std::os::unix::fs::PermissionsExt::from_mode(0o755));
