@@ -56,6 +56,7 @@ impl Backend {
             Backend::Landlock { .. } => {
                 let mut m = vec![
                     "secrets and wicket's own state are hidden by Landlock rules, not masked: a writable folder that holds one gets no new entries at its top level",
+                    "the sealed homes and /run are hidden by Landlock rules, not an empty folder: their files cannot be read, but the names of their entries can be listed",
                     "no network at all: seccomp refuses every socket (the allowlist proxy needs bubblewrap)",
                 ];
                 #[cfg(target_os = "linux")]
