@@ -7,9 +7,8 @@
 //! ([`RealDisk`] by default, another with [`Policy::new_with_disk`]). That is fenced:
 //! `clippy.toml` forbids file, environment and process calls in this crate, and the places
 //! allowed to make them say so (`#[allow(clippy::disallowed_methods)]`): [`disk`], the decision
-//! engine's one door to the disk, and the edge modules that build the sandbox's exec policy
-//! and walk the project ([`exec`], `gitdirs`, [`nested_git`], [`scan_cache`]), which front ends
-//! run, never the engine. `wicket-shell` allows none.
+//! engine's one door to the disk. The walk of the project that plans the sandbox's walls lives in
+//! `wicket-planner`, which front ends run, never the engine. `wicket-shell` allows none.
 //!
 //! ```
 //! use wicket_policy::{Policy, PolicyConfig, Session, ToolCall, Decision};
@@ -27,20 +26,15 @@ mod effects;
 pub mod engine;
 mod equivalents;
 pub mod examples;
-pub mod exec;
 pub mod flags;
 mod gitalias;
 pub mod gitconfig;
-mod gitdirs;
 pub mod host;
-mod lists;
+pub mod lists;
 pub mod mode;
-pub mod nested_git;
 pub mod options;
 pub mod paths;
 pub mod rules;
-pub mod scan_cache;
-pub mod sealed;
 mod session;
 pub mod settings;
 pub mod team;

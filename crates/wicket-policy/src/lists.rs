@@ -4,7 +4,7 @@
 //! when written? The lists are the union of the reference systems' lists; names match in any
 //! letter case on every filesystem (a `.ENV` on macOS is the same file as `.env`). They are the
 //! one place for both walls: the gate refuses or asks by them, and the sandbox masks and keeps
-//! read-only by them ([`crate::exec`]); a test checks that nothing the sandbox hides or guards
+//! read-only by them (`wicket-planner`'s `exec`); a test checks that nothing the sandbox hides or guards
 //! is free in the gate.
 
 use std::collections::HashMap;

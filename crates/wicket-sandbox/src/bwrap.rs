@@ -8,7 +8,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use wicket_policy::exec::ExecPolicy;
+use wicket_planner::exec::ExecPolicy;
 
 /// The bwrap arguments (without the program and the command after `--`). `mask` is a socket
 /// file bound over each file of `policy.denied`: opening a socket file fails (ENXIO) for every

@@ -45,7 +45,7 @@ pub struct Holes {
 
 impl Holes {
     /// The holes of `policy` that exist now (the placeholders are made before this).
-    pub fn plan(policy: &wicket_policy::exec::ExecPolicy) -> Result<Holes, String> {
+    pub fn plan(policy: &wicket_planner::exec::ExecPolicy) -> Result<Holes, String> {
         use std::os::unix::ffi::OsStrExt;
         let mut layered: Vec<(&std::path::PathBuf, bool)> = policy.git_dirs.iter().map(|g| (g, false)).collect();
         layered.extend(policy.read_only.iter().map(|(p, _)| (p, true)));

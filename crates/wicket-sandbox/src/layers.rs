@@ -19,7 +19,7 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use wicket_policy::exec::ExecPolicy;
+use wicket_planner::exec::ExecPolicy;
 
 use crate::runner::SandboxError;
 

@@ -1,4 +1,4 @@
-//! Runs a command confined by an [`ExecPolicy`](wicket_policy::exec::ExecPolicy).
+//! Runs a command confined by an [`ExecPolicy`](wicket_planner::exec::ExecPolicy).
 //!
 //! The main entry point is [`Sandbox::run`]: pick a [`Backend`] with [`Sandbox::detect`], then
 //! run a command under the policy. On Linux the layers are bubblewrap (user, pid, net, ipc and

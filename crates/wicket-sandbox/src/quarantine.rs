@@ -2,7 +2,7 @@
 //!
 //! The hard question: once the command has ended, what must change on disk so that the
 //! host's next `git` in a folder of the project runs nothing the command chose? The finding and
-//! judging is [`wicket_policy::nested_git`]'s (it only reads); here each repository it names is
+//! judging is [`wicket_planner::nested_git`]'s (it only reads); here each repository it names is
 //! renamed in place to a name git does not discover (`.git` → `.git.wicket-quarantine`, a bare
 //! repository's `HEAD` → `HEAD.wicket-quarantine`), never deleted, so the person can look at it
 //! and put it back. Every sandboxed run passes here after its command (and everything it
@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use wicket_policy::exec::ExecPolicy;
-use wicket_policy::nested_git::{Watch, QUARANTINE_SUFFIX};
+use wicket_planner::exec::ExecPolicy;
+use wicket_planner::nested_git::{Watch, QUARANTINE_SUFFIX};
 
 /// A repository moved aside after a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub fn settle(watch: &Watch) -> Vec<MovedAside> {
     if !complete {
         eprintln!(
             "wicket: notice: the run made more than {} entries; the check for new git repositories stopped there",
-            wicket_policy::nested_git::MAX_CHECKED
+            wicket_planner::nested_git::MAX_CHECKED
         );
     }
     found.into_iter().map(|q| MovedAside { to: move_aside(&q.path), path: q.path, why: q.why }).collect()

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use wicket_policy::exec::ExecPolicy;
+use wicket_planner::exec::ExecPolicy;
 
 use crate::output::{capture, Captured};
 use crate::probe::Backend;

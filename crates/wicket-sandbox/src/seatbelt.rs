@@ -5,7 +5,7 @@
 //! network; no starting other apps through Launch Services. Generated here and unit-tested on
 //! every platform; it runs only on macOS.
 
-use wicket_policy::exec::ExecPolicy;
+use wicket_planner::exec::ExecPolicy;
 
 /// Quote a path as a Seatbelt string literal.
 fn lit(p: &std::path::Path) -> String {

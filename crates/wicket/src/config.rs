@@ -416,7 +416,7 @@ pub fn probe() -> wicket_sandbox::Probe {
 }
 
 /// The project scan's cache for `root`, in `$WICKET_HOME/cache/scan/`, one file a project (see
-/// `wicket_policy::scan_cache`).
+/// `wicket_planner::scan_cache`).
 pub fn scan_cache(root: &Path) -> Option<PathBuf> {
     let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let name = crate::trust::sha256_hex(real.as_os_str().as_encoded_bytes());
@@ -540,8 +540,8 @@ pub fn exec_inputs(
     loaded: &Loaded,
     mode: Mode,
     timeout: Option<std::time::Duration>,
-) -> wicket_policy::exec::ExecInputs {
-    let mut inputs = wicket_policy::exec::ExecInputs {
+) -> wicket_planner::exec::ExecInputs {
+    let mut inputs = wicket_planner::exec::ExecInputs {
         root: root.to_path_buf(),
         home: home_dir(),
         mode,
@@ -549,7 +549,7 @@ pub fn exec_inputs(
         deny_paths: loaded.team.deny_paths.clone(),
         scan_cache: scan_cache(root),
         state_dir: wicket_home().ok(),
-        ..wicket_policy::exec::ExecInputs::default()
+        ..wicket_planner::exec::ExecInputs::default()
     };
     inputs.wicket_state = wicket_state();
     for s in loaded.user.iter().chain(loaded.project.iter()) {

@@ -17,7 +17,7 @@ use wicket::config::{self, Overrides, Placement};
 use wicket::consent::TerminalConsent;
 use wicket::gate::{Gate, Opening};
 use wicket::net::{NetRun, SharedRecorder, BLOCKED_LINE};
-use wicket_policy::exec::exec_policy;
+use wicket_planner::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, ToolCall, Verdict};
 
 /// The flags of `wicket run` (a public contract: add, never change).
@@ -105,7 +105,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // A cached scan of the project is checked in a thread of its own while bubblewrap builds
     // the sandbox and the engine decides; the command starts only once the check has passed
     // (otherwise that sandbox is thrown away and the project walked).
-    let (exec, pending) = match wicket_policy::exec::exec_policy_deferred(&inputs) {
+    let (exec, pending) = match wicket_planner::exec::exec_policy_deferred(&inputs) {
         Ok((e, p)) => (Ok(e), p),
         Err(e) => (Err(e), None),
     };
@@ -333,7 +333,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 
 /// The repositories the run left that were moved aside (see `wicket_sandbox::quarantine`), as
 /// the audit line's note; empty when none were.
-pub fn moved_note(outcome: &wicket_sandbox::Outcome, exec: &wicket_policy::exec::ExecPolicy) -> String {
+pub fn moved_note(outcome: &wicket_sandbox::Outcome, exec: &wicket_planner::exec::ExecPolicy) -> String {
     outcome
         .moved_aside
         .iter()
@@ -344,7 +344,7 @@ pub fn moved_note(outcome: &wicket_sandbox::Outcome, exec: &wicket_policy::exec:
 
 /// The one notice about the project's own secrets that the sandbox hides (none when there are
 /// none, or when the command runs on the host).
-pub fn masked_notice(exec: &wicket_policy::exec::ExecPolicy) -> Option<String> {
+pub fn masked_notice(exec: &wicket_planner::exec::ExecPolicy) -> Option<String> {
     if exec.masked.is_empty() {
         return None;
     }
@@ -362,11 +362,11 @@ pub fn masked_notice(exec: &wicket_policy::exec::ExecPolicy) -> Option<String> {
 }
 
 /// After a failed run: what the sealed homes hid, in one line, and how to show a part of one.
-pub fn sealed_hint(exec: &wicket_policy::exec::ExecPolicy) -> Option<String> {
+pub fn sealed_hint(exec: &wicket_planner::exec::ExecPolicy) -> Option<String> {
     let mut open = exec.writable.clone();
     open.push(exec.root.clone());
-    let hidden = wicket_policy::sealed::hidden_entries(
-        &wicket_policy::sealed::Sealed { sealed: exec.sealed.clone(), readable: exec.sealed_readable.clone() },
+    let hidden = wicket_planner::sealed::hidden_entries(
+        &wicket_planner::sealed::Sealed { sealed: exec.sealed.clone(), readable: exec.sealed_readable.clone() },
         &open,
     );
     if hidden.is_empty() {

@@ -27,7 +27,7 @@ use clap::Args;
 use serde_json::{json, Value};
 use wicket::config::Placement;
 use wicket::net::{NetRun, SharedRecorder};
-use wicket_policy::exec::exec_policy;
+use wicket_planner::exec::exec_policy;
 use wicket_policy::{By, Decision, Mode, Target, ToolCall, Verdict};
 
 use wicket::gate::{AuditSink, Gate, Opening, Pending, Step};
@@ -111,7 +111,7 @@ const MAX_RUNS: usize = 8;
 struct RunJob {
     command: String,
     argv: Vec<OsString>,
-    exec: wicket_policy::exec::ExecPolicy,
+    exec: wicket_planner::exec::ExecPolicy,
     placement: Placement,
     net_config: Option<wicket_net::policy::NetConfig>,
     audit: SharedRecorder,

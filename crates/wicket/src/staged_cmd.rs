@@ -143,7 +143,7 @@ fn denied(gate: &mut Gate, stage: &Stage, chosen: &[&Staged]) -> Vec<(String, St
         // its configuration: an unstaged run's new repositories are moved aside, a staged one's
         // are never applied.
         let name = c.path.rsplit('/').next().unwrap_or("");
-        let repo = wicket_policy::nested_git::is_candidate_name(std::ffi::OsStr::new(name)) || name == "HEAD";
+        let repo = wicket_planner::nested_git::is_candidate_name(std::ffi::OsStr::new(name)) || name == "HEAD";
         if repo && c.what != What::Deleted {
             out.push((
                 c.path.clone(),
@@ -252,13 +252,13 @@ fn describe(stage: &Stage, c: &Staged) -> String {
 }
 
 /// Make the stage for a run: the project's records and an empty layer above it.
-pub fn stage_for(exec: &wicket_policy::exec::ExecPolicy, command: &str) -> Result<Stage> {
+pub fn stage_for(exec: &wicket_planner::exec::ExecPolicy, command: &str) -> Result<Stage> {
     let dir = staged::stages_dir()?;
     Stage::create(&dir, &exec.root, command, &mount_points(exec)).context("cannot stage the project")
 }
 
 /// Where the sandbox mounts something below the root (masks, read-only holes, placeholders).
-fn mount_points(exec: &wicket_policy::exec::ExecPolicy) -> Vec<&std::path::Path> {
+fn mount_points(exec: &wicket_planner::exec::ExecPolicy) -> Vec<&std::path::Path> {
     exec.unreadable
         .iter()
         .chain(exec.read_only.iter().map(|(p, _)| p))

@@ -33,7 +33,7 @@ use wicket::config::{self, Overrides, Placement};
 use wicket::gate::{Gate, Opening};
 use wicket::jsonrpc::{self};
 use wicket::trust::{PinKind, TrustStore, TRUST_FILE};
-use wicket_policy::exec::exec_policy;
+use wicket_planner::exec::exec_policy;
 use wicket_policy::{By, Mode, Verdict};
 
 use crate::owed::Owed;

@@ -19,9 +19,6 @@
 //! only once the check has passed. Folders found moved but unchanged are stamped anew and
 //! written back, so the number re-read on each run stays small.
 
-// An edge module of this otherwise pure crate: it reads and writes the project scan cache.
-#![allow(clippy::disallowed_methods)]
-
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -373,7 +370,7 @@ fn racy(id: Id, limit: Option<std::time::Duration>) -> bool {
 fn key(root: &Path, homes: &[PathBuf], i: &ExecInputs, case_insensitive: bool) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (crate::lists::SENSITIVE, crate::lists::HOME_SENSITIVE, crate::exec::SCAN_SKIPPED).hash(&mut h);
+    (wicket_policy::lists::SENSITIVE, wicket_policy::lists::HOME_SENSITIVE, crate::exec::SCAN_SKIPPED).hash(&mut h);
     let value = serde_json::json!([
         "v4",
         env!("CARGO_PKG_VERSION"),

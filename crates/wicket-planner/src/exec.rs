@@ -8,13 +8,10 @@
 //! network is off; the environment is a short list. This module only computes the policy; the
 //! `wicket-sandbox` crate enforces it.
 
-// An edge module of this otherwise pure crate: it resolves and checks the paths the sandbox will open.
-#![allow(clippy::disallowed_methods)]
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::mode::Mode;
+use wicket_policy::Mode;
 
 /// Variables passed to every command; everything else (API keys included) stays out.
 pub const ENV_ALLOW: &[&str] =
@@ -38,16 +35,16 @@ pub const HOME_CACHES: &[&str] = &[
     "Library/pnpm",
 ];
 
-/// The lists the sandbox shares with the gate live in `crate::lists`; these names stay here
+/// The lists the sandbox shares with the gate live in `wicket_policy::lists`; these names stay here
 /// for the code that reads them from this module.
-pub use crate::lists::{HOME_READ_ONLY, ROOT_PLACEHOLDERS, ROOT_READ_ONLY};
+pub use wicket_policy::lists::{HOME_READ_ONLY, ROOT_PLACEHOLDERS, ROOT_READ_ONLY};
 
 /// Secrets below a home folder that commands may not read: every literal entry of the gate's
-/// sensitive list (`crate::lists::SENSITIVE`) and the home-only ones
-/// (`crate::lists::HOME_SENSITIVE`), relative to the home.
+/// sensitive list (`wicket_policy::lists::SENSITIVE`) and the home-only ones
+/// (`wicket_policy::lists::HOME_SENSITIVE`), relative to the home.
 pub fn home_secrets() -> Vec<&'static str> {
-    let mut v = crate::lists::literal_paths(crate::lists::SENSITIVE);
-    v.extend(crate::lists::HOME_SENSITIVE.iter().copied());
+    let mut v = wicket_policy::lists::literal_paths(wicket_policy::lists::SENSITIVE);
+    v.extend(wicket_policy::lists::HOME_SENSITIVE.iter().copied());
     v
 }
 
@@ -174,7 +171,7 @@ impl ExecInputs {
     pub fn add_deny_rules<S: AsRef<str>>(&mut self, rules: &[S]) {
         for text in rules {
             // A rule that does not parse is reported when the policy is built.
-            let Ok(expanded) = crate::rules::expand(text.as_ref()) else { continue };
+            let Ok(expanded) = wicket_policy::rules::expand(text.as_ref()) else { continue };
             for r in expanded {
                 let Some(p) = r.pattern.clone() else { continue };
                 let list = match r.tool.as_str() {
@@ -261,8 +258,8 @@ pub enum ExecError {
 }
 
 fn place(p: &str, root: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    let expanded = crate::paths::expand_tilde(p, home).ok()?;
-    Some(crate::paths::normalize(&if expanded.is_absolute() { expanded } else { root.join(expanded) }))
+    let expanded = wicket_policy::paths::expand_tilde(p, home).ok()?;
+    Some(wicket_policy::paths::normalize(&if expanded.is_absolute() { expanded } else { root.join(expanded) }))
 }
 
 /// The per-user runtime folder: `$XDG_RUNTIME_DIR`, else `/run/user/UID` when it exists.
@@ -313,7 +310,7 @@ pub fn exec_policy_deferred(i: &ExecInputs) -> Result<(ExecPolicy, Option<crate:
 }
 
 fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan_cache::Pending>), ExecError> {
-    let root = real(&i.root).unwrap_or_else(|| crate::paths::normalize(&i.root));
+    let root = real(&i.root).unwrap_or_else(|| wicket_policy::paths::normalize(&i.root));
     let home = i.home.as_deref();
     let mut writable = Vec::new();
     if i.mode != Mode::Plan {
@@ -406,7 +403,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     }
     // Home files the host runs later, where a writable path (`~/.cache`, writePaths) covers
     // them; a missing prompt cache folder gets a placeholder so that it cannot be planted.
-    let homes = crate::paths::homes(home);
+    let homes = wicket_policy::paths::homes(home);
     for h in &homes {
         let Some(h) = real(h) else { continue };
         let under_writable = |p: &Path| writable.iter().any(|w| p.starts_with(w));
@@ -428,7 +425,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
             for e in std::fs::read_dir(&cache).into_iter().flatten().flatten() {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                if crate::lists::HOME_CACHE_SOURCED.iter().any(|pre| name.starts_with(pre)) {
+                if wicket_policy::lists::HOME_CACHE_SOURCED.iter().any(|pre| name.starts_with(pre)) {
                     read_only.push((e.path(), false));
                 }
             }
@@ -457,7 +454,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     // the path as written and its real path, so a link cannot lead around the mask.
     let mut state = Vec::new();
     for s in &i.wicket_state {
-        let lexical = crate::paths::normalize(&if s.is_absolute() { s.clone() } else { root.join(s) });
+        let lexical = wicket_policy::paths::normalize(&if s.is_absolute() { s.clone() } else { root.join(s) });
         for p in [real(&lexical), Some(lexical)].into_iter().flatten() {
             for q in state_masks(&p, &root) {
                 push_unique(&mut state, q);
@@ -620,15 +617,15 @@ impl Guarded {
             for s in home_secrets() {
                 let p = h.join(s);
                 // The link and its target both: a secret folder may be a link (dotfiles).
-                for q in [real(&p), Some(crate::paths::normalize(&p))].into_iter().flatten() {
+                for q in [real(&p), Some(wicket_policy::paths::normalize(&p))].into_iter().flatten() {
                     if seen.insert(q.clone()) {
                         secrets.push(q);
                     }
                 }
             }
         }
-        let home = home.map(|h| real(h).unwrap_or_else(|| crate::paths::normalize(h)));
-        let state = state.map(|s| real(s).unwrap_or_else(|| crate::paths::normalize(s)));
+        let home = home.map(|h| real(h).unwrap_or_else(|| wicket_policy::paths::normalize(h)));
+        let state = state.map(|s| real(s).unwrap_or_else(|| wicket_policy::paths::normalize(s)));
         Guarded { home, secrets, state }
     }
 
@@ -710,14 +707,14 @@ fn compile_globs(
     home: Option<&Path>,
     case_insensitive: bool,
 ) -> Result<Vec<DenyGlob>, ExecError> {
-    let opts = crate::rules::GlobOptions { case_insensitive };
+    let opts = wicket_policy::rules::GlobOptions { case_insensitive };
     let home_text = home.map(|h| h.to_string_lossy().into_owned());
     let mut globs = Vec::new();
     for (p, write_only) in patterns {
         let (p, write_only) = (*p, *write_only);
         let err = |why: String| ExecError::Pattern { pattern: p.clone(), why };
-        let (glob, absolute) = crate::rules::path_glob(p, home_text.as_deref());
-        let compile = |g: &str| crate::rules::compile_glob(g, opts).map(|g| g.compile_matcher());
+        let (glob, absolute) = wicket_policy::rules::path_glob(p, home_text.as_deref());
+        let compile = |g: &str| wicket_policy::rules::compile_glob(g, opts).map(|g| g.compile_matcher());
         let matcher = compile(&glob).map_err(|e| err(e.to_string()))?;
         let folder = match glob.strip_suffix("/**") {
             Some(f) if !f.is_empty() => Some(compile(f).map_err(|e| err(e.to_string()))?),
@@ -774,14 +771,17 @@ pub(crate) fn scan_root(
     record: bool,
 ) -> Result<(Scan, Option<crate::scan_cache::Seen>, bool), ExecError> {
     let globs = deny_globs(i, case_insensitive)?;
-    let lists = crate::lists::BuiltinLists::new()
+    let lists = wicket_policy::lists::BuiltinLists::new()
         .map_err(|e| ExecError::Pattern { pattern: e.0.to_string(), why: e.to_string() })?
         .with_homes(homes);
     let home_text = i.home.as_ref().map(|h| h.to_string_lossy().into_owned());
     // Rules that do not parse unlock nothing (the policy reports them when it is built).
-    let allow =
-        crate::rules::RuleSet::parse(&i.allow, home_text.as_deref(), crate::rules::GlobOptions { case_insensitive })
-            .ok();
+    let allow = wicket_policy::rules::RuleSet::parse(
+        &i.allow,
+        home_text.as_deref(),
+        wicket_policy::rules::GlobOptions { case_insensitive },
+    )
+    .ok();
     let root_text = root.to_string_lossy().to_lowercase();
     let root_comps: Vec<String> = root_text.split('/').filter(|c| !c.is_empty()).map(String::from).collect();
     let secrets = SecretScan { lists, allow, root, root_comps, found: Vec::new() };
@@ -844,8 +844,8 @@ fn absolute_denied(
 
 /// The built-in sensitive list matched by name during the walk.
 struct SecretScan<'a> {
-    lists: crate::lists::BuiltinLists,
-    allow: Option<crate::rules::RuleSet>,
+    lists: wicket_policy::lists::BuiltinLists,
+    allow: Option<wicket_policy::rules::RuleSet>,
     root: &'a Path,
     /// The root's lowercase components, the start of every path matched.
     root_comps: Vec<String>,
@@ -864,7 +864,7 @@ impl SecretScan<'_> {
         is_link: bool,
     ) -> Result<bool, ExecError> {
         let named = self.lists.sensitive.may_match_name(lname)
-            || crate::lists::HOME_SENSITIVE
+            || wicket_policy::lists::HOME_SENSITIVE
                 .iter()
                 .any(|h| h.rsplit('/').next().is_some_and(|l| l.eq_ignore_ascii_case(lname)));
         let hit = named && {
@@ -897,7 +897,9 @@ impl SecretScan<'_> {
         paths.iter().all(|p| {
             let abs = p.to_string_lossy();
             let rel = p.strip_prefix(self.root).ok().map(|r| r.to_string_lossy().into_owned());
-            allow.match_path_named("read_file", crate::rules::PathView { rel: rel.as_deref(), abs: &abs }).is_some()
+            allow
+                .match_path_named("read_file", wicket_policy::rules::PathView { rel: rel.as_deref(), abs: &abs })
+                .is_some()
         })
     }
 
@@ -1319,7 +1321,7 @@ mod tests {
         assert!(p.unreadable.contains(&home.join(".docker")));
         assert!(!p.unreadable.contains(&home.join(".docker/config.json")), "nothing to mask inside a masked folder");
         // The account's own home is masked too when HOME points elsewhere.
-        if let Some(real) = crate::paths::account_home().and_then(|h| std::fs::canonicalize(h).ok()) {
+        if let Some(real) = wicket_policy::paths::account_home().and_then(|h| std::fs::canonicalize(h).ok()) {
             if real.join(".ssh").exists() {
                 assert!(p.unreadable.contains(&std::fs::canonicalize(real.join(".ssh")).expect("real")));
             }
@@ -1381,7 +1383,7 @@ mod tests {
 
     #[test]
     fn the_sandbox_lists_are_the_gate_lists() {
-        let lists = crate::lists::BuiltinLists::new().expect("lists");
+        let lists = wicket_policy::lists::BuiltinLists::new().expect("lists");
         for (rel, dir) in ROOT_READ_ONLY {
             let p = format!("/p/{rel}{}", if *dir { "/x" } else { "" });
             let c = lists.classify(&p);
@@ -1397,14 +1399,14 @@ mod tests {
         for p in ROOT_PLACEHOLDERS {
             assert!(ROOT_READ_ONLY.iter().any(|(r, _)| r == p), "{p}");
         }
-        let home = crate::lists::BuiltinLists::new().expect("lists").with_homes(&["/h"]);
+        let home = wicket_policy::lists::BuiltinLists::new().expect("lists").with_homes(&["/h"]);
         for s in home_secrets() {
             let gate = |p: String| home.classify(&p).sensitive.is_some();
             assert!(gate(format!("/h/{s}")), "{s} is masked but readable by the gate");
             // A folder mask hides everything in it: the gate must refuse those reads too.
             let below = format!("/h/{s}/x");
-            let folder = crate::lists::SENSITIVE.contains(&format!("**/{s}/**").as_str())
-                || crate::lists::HOME_SENSITIVE.contains(&s);
+            let folder = wicket_policy::lists::SENSITIVE.contains(&format!("**/{s}/**").as_str())
+                || wicket_policy::lists::HOME_SENSITIVE.contains(&s);
             assert!(!folder || gate(below), "{s}/ is masked but its files are readable by the gate");
         }
         for old in

@@ -13,9 +13,6 @@
 //! placeholder (git refuses an empty one), so where it is missing it must not appear: it is
 //! removed after the run. This module only computes the view; the sandbox enforces it.
 
-// An edge module of this otherwise pure crate: it finds the repository's git folders on disk.
-#![allow(clippy::disallowed_methods)]
-
 use std::path::{Path, PathBuf};
 
 /// Entries of a git folder that git writes during everyday work (`add`, `commit`, `stash`,
@@ -167,7 +164,7 @@ pub fn protect_nested(found: &Path, inside: &[PathBuf], view: &mut GitView) -> V
         let Ok(text) = std::fs::read_to_string(&file) else { continue };
         let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
         for inc in include_paths(&text) {
-            let p = crate::paths::normalize(&if Path::new(&inc).is_absolute() {
+            let p = wicket_policy::paths::normalize(&if Path::new(&inc).is_absolute() {
                 PathBuf::from(&inc)
             } else {
                 base.join(&inc)
@@ -346,7 +343,7 @@ fn config_scopes(home: Option<&Path>, repo: Option<&[PathBuf]>, writable: &[Path
                 None if Path::new(&inc).is_absolute() => PathBuf::from(&inc),
                 None => base.join(&inc),
             };
-            let p = crate::paths::normalize(&p);
+            let p = wicket_policy::paths::normalize(&p);
             let inside_git =
                 view.git_dirs.iter().any(|g| p.starts_with(g)) || writable.iter().any(|w| p.starts_with(w));
             if std::fs::symlink_metadata(&p).is_ok() {

@@ -13,9 +13,6 @@
 //! sandbox enforces it (bubblewrap: a read-only tmpfs over each sealed folder with binds of the
 //! readable parts; the Landlock fallback: read rules for the readable parts only).
 
-// An edge module of this otherwise pure crate: it resolves the paths the sandbox will open.
-#![allow(clippy::disallowed_methods)]
-
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -185,7 +182,7 @@ pub fn plan(i: &SealInputs<'_>) -> Sealed {
         if r.parent().is_none() || r == i.root {
             continue;
         }
-        let lexical = crate::paths::normalize(h);
+        let lexical = wicket_policy::paths::normalize(h);
         match homes.iter_mut().find(|(q, _)| *q == r) {
             Some((_, names)) => push_unique(names, lexical),
             None => homes.push((r.clone(), vec![lexical, r])),
@@ -197,7 +194,7 @@ pub fn plan(i: &SealInputs<'_>) -> Sealed {
     // Below which sealed home, by which spelling, does `p` lie? Returns the path rebased on
     // the home's real path.
     let in_home = |p: &Path| -> Option<PathBuf> {
-        let p = crate::paths::normalize(p);
+        let p = wicket_policy::paths::normalize(p);
         for (home, names) in &homes {
             for n in names {
                 if let Ok(rest) = p.strip_prefix(n) {
@@ -242,13 +239,13 @@ pub fn plan(i: &SealInputs<'_>) -> Sealed {
     // the first wildcard), strictly below the home; `read_file(~/**)` opens nothing here.
     let home_text = i.home.map(|h| h.to_string_lossy().into_owned());
     for text in i.allow {
-        let Ok(rules) = crate::rules::expand(text) else { continue };
+        let Ok(rules) = wicket_policy::rules::expand(text) else { continue };
         for r in rules {
             if r.tool != "read_file" {
                 continue;
             }
             let Some(pattern) = &r.pattern else { continue };
-            let (glob, absolute) = crate::rules::path_glob(pattern, home_text.as_deref());
+            let (glob, absolute) = wicket_policy::rules::path_glob(pattern, home_text.as_deref());
             if !absolute {
                 continue;
             }

@@ -15,9 +15,6 @@
 //! folder protected at start, and it must be moved aside. This module only finds and judges
 //! (it reads, never writes); the sandbox moves.
 
-// An edge module of this otherwise pure crate: it finds nested repositories and reads their config.
-#![allow(clippy::disallowed_methods)]
-
 use std::path::{Path, PathBuf};
 
 use crate::scan_cache::Stamps;
@@ -289,19 +286,19 @@ pub fn judge_git_dir(g: &Path, protected: &[PathBuf], root: &Path) -> Option<Str
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(e) => return Some(format!("{} cannot be read ({e})", f.display())),
         };
-        let keys = match crate::gitconfig::parse_config(&text) {
+        let keys = match wicket_policy::gitconfig::parse_config(&text) {
             Ok(k) => k,
             Err(e) => return Some(format!("{} cannot be parsed as git config ({e})", name_in(&f, g))),
         };
         for k in &keys {
             if (k.section.as_str(), k.sub.as_deref(), k.var.as_str()) == ("core", None, "worktree") {
                 let v = Path::new(k.value.as_deref().unwrap_or(""));
-                let p = crate::paths::normalize(&g.join(v));
+                let p = wicket_policy::paths::normalize(&g.join(v));
                 if std::fs::canonicalize(&p).unwrap_or(p).starts_with(root) {
                     continue;
                 }
             }
-            if let Some(why) = crate::gitconfig::unsafe_config_key(k) {
+            if let Some(why) = wicket_policy::gitconfig::unsafe_config_key(k) {
                 return Some(format!("{} sets {why}", name_in(&f, g)));
             }
         }
@@ -423,7 +420,7 @@ fn fingerprint(found: &Path) -> Print {
                 if inc.starts_with('~') {
                     continue;
                 }
-                let p = crate::paths::normalize(&dir.join(&inc));
+                let p = wicket_policy::paths::normalize(&dir.join(&inc));
                 if depth < 10 && !paths.contains(&p) {
                     paths.push(p.clone());
                     queue.push((p, depth + 1));

@@ -1,0 +1,15 @@
+//! The sandbox's walls, derived from the project and the machine.
+//!
+//! The main entry point is [`exec::exec_policy`]: from the settings' [`exec::ExecInputs`] it walks
+//! the project (secrets, `denyPaths`, the person's deny rules, repositories; cached in
+//! [`scan_cache`]), finds the git folders and what git would run (`gitdirs`), seals the homes
+//! and `/run` but for what toolchains need ([`sealed`]), and returns the [`exec::ExecPolicy`] that
+//! `wicket-sandbox` enforces; [`nested_git::Watch`] is the check after the run. This is the edge
+//! of the decision engine (`wicket-policy`, which does no disk walk): it reads the disk, the
+//! environment and git's files, never decides a call, and never runs a program.
+
+pub mod exec;
+mod gitdirs;
+pub mod nested_git;
+pub mod scan_cache;
+pub mod sealed;
