@@ -123,17 +123,30 @@ pub fn args(
             push(&[&"--ro-bind", p, p]);
         }
     }
-    for u in &policy.unreadable {
-        if seal.hides(u) {
+    // A folder's mask is an empty read-only tmpfs, so a mask inside it has nothing to cover,
+    // and bubblewrap cannot make its mount point there ("Can't mkdir …: Read-only file
+    // system", and the command never runs). The policy leaves such masks out, but masks are
+    // added after it (root's own files, found as root): a `$WICKET_HOME` in /var/lib, /opt or
+    // /srv that the person made (0755) gets wicket's private sub-folders (0700) at its first
+    // run, each a root-only folder inside the masked state, and every run from then on failed.
+    let masks: Vec<(&PathBuf, bool)> = policy
+        .unreadable
+        .iter()
+        .filter(|u| !seal.hides(u))
+        .filter_map(|u| std::fs::symlink_metadata(u).ok().map(|m| (u, m.is_dir())))
+        .collect();
+    let folders: Vec<&PathBuf> = masks.iter().filter(|(_, dir)| *dir).map(|(u, _)| *u).collect();
+    for (u, dir) in masks {
+        if folders.iter().any(|f| u != *f && u.starts_with(f)) {
             continue;
         }
-        match std::fs::symlink_metadata(u) {
-            Ok(m) if m.is_dir() => push(&[&"--tmpfs", u, &"--remount-ro", u]),
-            Ok(_) => match mask.filter(|_| policy.denied.contains(u)) {
+        if dir {
+            push(&[&"--tmpfs", u, &"--remount-ro", u]);
+        } else {
+            match mask.filter(|_| policy.denied.contains(u)) {
                 Some(m) => push(&[&"--ro-bind", &m, u]),
                 None => push(&[&"--ro-bind", &"/dev/null", u]),
-            },
-            Err(_) => {}
+            }
         }
     }
     // Read-only only now: bubblewrap made the mount points of everything above in them.
@@ -239,4 +252,79 @@ fn pins(policy: &ExecPolicy) -> Vec<PathBuf> {
     }
     out.sort_by_key(|p| p.components().count());
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // test set-up: a failure is a broken test
+mod tests {
+    use super::*;
+
+    fn policy(root: &Path) -> ExecPolicy {
+        ExecPolicy {
+            root: root.to_path_buf(),
+            writable: vec![root.to_path_buf()],
+            read_only: Vec::new(),
+            placeholders: Vec::new(),
+            must_not_appear: Vec::new(),
+            git_dirs: Vec::new(),
+            state_dir: None,
+            private_temp: Vec::new(),
+            unreadable: Vec::new(),
+            denied: Vec::new(),
+            masked: Vec::new(),
+            network: false,
+            env_allow: Vec::new(),
+            timeout: None,
+            output_cap: 0,
+            caches: Vec::new(),
+            state: Vec::new(),
+            git_watch: None,
+            stage: None,
+            sealed: Vec::new(),
+            sealed_readable: Vec::new(),
+        }
+    }
+
+    /// The paths each mask (`--tmpfs` of a folder, a bind over a file) is made at.
+    fn masked_at(args: &[OsString]) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for w in args.windows(3) {
+            if w[0] == "--tmpfs" || (w[0] == "--ro-bind" && w[1] == "/dev/null") {
+                out.push(PathBuf::from(if w[0] == "--tmpfs" { &w[1] } else { &w[2] }));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn no_mask_is_made_inside_a_masked_folder_and_every_other_one_is() {
+        let d = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(d.path()).unwrap();
+        let (root, state, home) = (base.join("proj"), base.join("state"), base.join("home"));
+        for dir in [root.clone(), state.join("cache"), home.join(".config/tool"), base.join("other")] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        for f in [state.join("settings.json"), home.join(".config/tool/token"), base.join("other/key")] {
+            std::fs::write(f, "x").unwrap();
+        }
+        let mut p = policy(&root);
+        // The state, and what a later search found in it (root's own folder and file); a
+        // folder a seal hides (no mask made) whose shown part holds a secret; a lone file.
+        p.unreadable = vec![
+            state.clone(),
+            state.join("cache"),
+            state.join("settings.json"),
+            home.join(".config"),
+            home.join(".config/tool/token"),
+            base.join("other/key"),
+        ];
+        p.sealed = vec![home.clone()];
+        p.sealed_readable = vec![home.join(".config/tool")];
+        let got = masked_at(&args(&p, &[], &[], None, &[]));
+        assert!(got.contains(&state) && got.contains(&base.join("other/key")), "{got:?}");
+        assert!(!got.contains(&state.join("cache")) && !got.contains(&state.join("settings.json")), "{got:?}");
+        // The seal hides `.config` without a mask, so the secret in its shown part keeps its own.
+        assert!(!got.contains(&home.join(".config")), "{got:?}");
+        assert!(got.contains(&home.join(".config/tool/token")), "{got:?}");
+    }
 }

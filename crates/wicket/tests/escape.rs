@@ -593,6 +593,107 @@ fn wicket_state_is_out_of_reach_wherever_it_lives() {
     }
 }
 
+/// The person's settings as a first run finds them: rules, an extra variable; nothing else.
+const FIRST_SETTINGS: &str =
+    r#"{"permissions": {"allow": ["bash(python3 *)"], "deny": ["read_file(secrets/**)"]}, "env": {"allow": ["LANG"]}}"#;
+
+/// First runs from a state folder that the person made (0755) and that holds only their
+/// `settings.json`, one a line: (name, the home, `$WICKET_HOME` (`None`: the default
+/// `~/.wicket`), the project, the settings). `{w}` is the test world's folder; a path elsewhere
+/// lies in a system folder that root's own files are looked for in (/var/lib, /opt, /srv; `{n}`
+/// is a name of this test's own there) and is tried as root only. There the first run's private
+/// sub-folders (0700, owned by root) were root-only files inside the masked state, and bubblewrap
+/// failed every run with "Can't mkdir …: Read-only file system"; a deny rule on a system folder
+/// with root's files in it failed the same way. A user can make no such folder, and no
+/// root-only search runs for one: the other rows hold as a user too.
+const FIRST_RUNS: &[(&str, &str, Option<&str>, &str, &str)] = &[
+    ("the default ~/.wicket", "{w}/home", None, "{w}/proj", FIRST_SETTINGS),
+    ("the project in the home", "{w}/home", None, "{w}/home/proj", FIRST_SETTINGS),
+    ("WICKET_HOME beside the home", "{w}/home", Some("{w}/wh"), "{w}/proj", FIRST_SETTINGS),
+    ("a service's state in /var/lib", "{w}/home", Some("/var/lib/{n}"), "{w}/proj", FIRST_SETTINGS),
+    ("WICKET_HOME in /opt", "{w}/home", Some("/opt/{n}/wicket"), "{w}/proj", FIRST_SETTINGS),
+    ("WICKET_HOME in /srv", "{w}/home", Some("/srv/{n}/wicket"), "{w}/proj", FIRST_SETTINGS),
+    ("a home in /srv", "/srv/{n}/home", None, "{w}/proj", FIRST_SETTINGS),
+    ("a deny rule on /var/lib", "{w}/home", None, "{w}/proj", r#"{"permissions": {"deny": ["Read(//var/lib/**)"]}}"#),
+];
+
+/// Folders of a test's own outside its world, removed when dropped (also after a panic).
+struct RemovedAfter(Vec<PathBuf>);
+
+impl Drop for RemovedAfter {
+    fn drop(&mut self) {
+        for d in &self.0 {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// A first `wicket run` and the one after it, from a state folder holding only `settings.json`,
+/// run the command (status 0) on both backends wherever the state is, and the command still
+/// cannot read the state. The control reads it outside.
+#[test]
+fn a_first_run_from_settings_alone_works_wherever_the_state_is() {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let mut failures = Vec::new();
+    for backend in ["bwrap", "landlock"] {
+        for (name, home, wicket_home, root, settings) in FIRST_RUNS {
+            let w = World::new();
+            let n = format!("wicket-firstrun-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
+            let place = |t: &str| PathBuf::from(t.replace("{w}", w.dir.to_str().unwrap()).replace("{n}", &n));
+            let (home, root) = (place(home), place(root));
+            let wh = wicket_home.map(place).unwrap_or_else(|| home.join(".wicket"));
+            // This row's folders in a system folder: the part up to `{n}`.
+            let system: Vec<PathBuf> = [&home, &wh, &root]
+                .iter()
+                .filter(|p| !p.starts_with(&w.dir))
+                .filter_map(|p| p.ancestors().find(|a| a.file_name().is_some_and(|f| *f == *n)).map(Path::to_path_buf))
+                .collect();
+            if !system.is_empty() && (!is_root() || system.iter().any(|s| !s.parent().unwrap().is_dir())) {
+                continue;
+            }
+            let _removed = RemovedAfter(system);
+            std::fs::create_dir_all(&home).unwrap();
+            write_file(&root.join(".git/config"), "[core]\n");
+            // Made by the person, as `mkdir -p` with the usual umask makes it.
+            std::fs::DirBuilder::new().recursive(true).mode(0o755).create(&wh).unwrap();
+            std::fs::set_permissions(&wh, std::fs::Permissions::from_mode(0o755)).unwrap();
+            std::fs::write(wh.join("settings.json"), settings).unwrap();
+            assert_eq!(listing(&wh), ["settings.json"], "{name}");
+            let script = w.script("firstrun", "open(ARGS[0] + '/settings.json').read()");
+            let args = ["python3", script.to_str().unwrap(), wh.to_str().unwrap()];
+            for attempt in ["first", "second"] {
+                let mut c = Command::new(wicket_bin());
+                c.arg("run").arg("--root").arg(&root).arg("--").args(args);
+                c.env("HOME", &home).env("WICKET_SANDBOX_BACKEND", backend).current_dir(&root).stdin(Stdio::null());
+                match wicket_home {
+                    Some(_) => c.env("WICKET_HOME", &wh),
+                    None => c.env_remove("WICKET_HOME"),
+                };
+                let out = c.output().unwrap();
+                let got = verdict(&out);
+                if !out.status.success() || !got.starts_with("BLOCKED") {
+                    failures.push(format!(
+                        "{backend}: {name}: {attempt} run: {:?} {got} ({})",
+                        out.status.code(),
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    ));
+                }
+            }
+            // The state the trigger needs was there: wicket's own private folders in the
+            // person's open one.
+            let cache = std::fs::metadata(wh.join("cache")).map(|m| m.permissions().mode() & 0o777);
+            if cache.as_ref().ok() != Some(&0o700) {
+                failures.push(format!("{backend}: {name}: no private cache folder in {}: {cache:?}", wh.display()));
+            }
+            let control = verdict(&w.direct(&args));
+            if control != "ESCAPED" {
+                failures.push(format!("control {name}: {control}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} first run(s) failed:\n{}", failures.len(), failures.join("\n"));
+}
+
 /// A fake `bwrap` planted by a sandboxed command in a writable cache folder that comes first
 /// on `PATH` (pnpm's home, as `pnpm setup` arranges) is never run: the next run still uses the
 /// system's bubblewrap. The control: a shell with that `PATH` runs the fake.
