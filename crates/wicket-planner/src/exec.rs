@@ -536,7 +536,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     });
     let denied = scan.denied;
     let path_var = std::env::var_os("PATH");
-    let sealed = crate::sealed::plan(&crate::sealed::SealInputs {
+    let mut sealed = crate::sealed::plan(&crate::sealed::SealInputs {
         homes: &homes,
         root: &root,
         path: path_var.as_deref(),
@@ -544,6 +544,15 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         allow: &i.allow,
         home,
         run: Some(Path::new("/run")),
+    });
+    // Nothing inside wicket's own state is shown back (a `~/.wicket/bin` on PATH, an allow
+    // rule naming it): the state stays out of reach wherever it lives.
+    sealed.readable.retain(|r| {
+        let real = real(r);
+        !state
+            .iter()
+            .chain(&i.wicket_state)
+            .any(|s| r.starts_with(s) || real.as_ref().is_some_and(|x| x.starts_with(s)))
     });
     let mut env_allow: Vec<String> = ENV_ALLOW.iter().map(|s| s.to_string()).collect();
     for v in &i.env_allow {

@@ -2920,3 +2920,32 @@ fn walks_fail_closed_on_what_they_cannot_read() {
         }
     }
 }
+
+/// Wicket's own state in the home stays hidden even where the sealed home would show a part of
+/// it: a `~/.wicket/bin` on `PATH`, or an allow rule that names it.
+#[test]
+fn a_path_folder_or_allow_rule_inside_wickets_state_shows_nothing_of_it() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let state = w.home.join(".wicket");
+        write_file(&state.join("bin/tool"), "#!/bin/sh\necho hi\n");
+        write_file(&state.join("settings.json"), r#"{"permissions":{"allow":["read_file(~/.wicket/**)"]}}"#);
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", state.join("bin").display());
+        let script = w.script("statepath", READ_EACH);
+        let a = state.join("bin/tool");
+        let b = state.join("settings.json");
+        let list = path_list(&w, "statepath", &[a.to_str().unwrap(), b.to_str().unwrap()]);
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&w.root).arg("--").args(["python3", script.to_str().unwrap(), list.as_str()]);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", &state)
+            .env("PATH", &path)
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null());
+        let out = c.output().unwrap();
+        assert!(verdict(&out).ends_with("ESCAPED"), "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(readable(&out), Vec::<String>::new(), "{backend}: wicket's state was read");
+        assert_eq!(readable(&w.direct(&["python3", script.to_str().unwrap(), list.as_str()])).len(), 2, "control");
+    }
+}
