@@ -17,6 +17,16 @@ use crate::under::{normal, under};
 const SYSTEM: &[(&str, usize)] =
     &[("/etc", 8), ("/boot", 3), ("/var", 2), ("/srv", 3), ("/opt", 3), ("/usr/local/etc", 4)];
 
+/// Top-level folders not searched beyond [`SYSTEM`]: the operating system's own trees (files
+/// every user may read, by the distribution's design), the kernel's file systems, and the
+/// folders the sandbox replaces anyway (`/run` is sealed, the temp folders are fresh).
+const NOT_SEARCHED: &[&str] =
+    &["proc", "sys", "dev", "run", "tmp", "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "nix", "snap"];
+
+/// How deep the other top-level folders (`/mnt`, `/media`, `/data`, `/workspace`, a container's
+/// own folders …) are searched.
+const OTHER_DEPTH: usize = 3;
+
 /// Entries looked at, at most (a few thousand on a usual system).
 const MAX_ENTRIES: usize = 200_000;
 
@@ -31,6 +41,13 @@ pub fn root_only_paths(keep: &[PathBuf]) -> Vec<PathBuf> {
     // a sandboxed command's start as root: the entries are shared out between threads, which
     // then take about half the time on two cores.
     let mut items: Vec<(PathBuf, usize, Vec<PathBuf>)> = Vec::new();
+    // Every top-level folder beyond the system ones is visited itself (a root-only one is
+    // hidden whole): a root-only file is hidden wherever it is, not only where the list
+    // expected one.
+    for p in other_top_level(&keep) {
+        let here: Vec<PathBuf> = keep.iter().filter(|k| under(k, &p)).cloned().collect();
+        items.push((p, OTHER_DEPTH, here));
+    }
     for (dir, depth) in SYSTEM {
         let dir = Path::new(dir);
         if keep.iter().any(|k| dir.starts_with(k)) {
@@ -65,6 +82,23 @@ pub fn root_only_paths(keep: &[PathBuf]) -> Vec<PathBuf> {
         out
     });
     out.sort();
+    out
+}
+
+/// The top-level folders searched beyond [`SYSTEM`] (each visited itself), but those kept.
+fn other_top_level(keep: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/").into_iter().flatten().flatten() {
+        let name = e.file_name();
+        let p = e.path();
+        let listed = SYSTEM.iter().any(|(d, _)| Path::new(d).starts_with(&p));
+        if listed || NOT_SEARCHED.iter().any(|n| name == *n) || !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        if !keep.iter().any(|k| p.starts_with(k)) {
+            out.push(p);
+        }
+    }
     out
 }
 
@@ -119,27 +153,30 @@ mod tests {
     fn reference(dir: &Path, depth: usize, keep: &[PathBuf], out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for e in entries.flatten() {
-            let p = e.path();
-            if keep.iter().any(|k| k.starts_with(&p) && p != *k) {
-                reference(&p, depth.saturating_sub(1), keep, out);
-                continue;
-            }
-            if keep.iter().any(|k| p.starts_with(k)) {
-                continue;
-            }
-            let Ok(m) = std::fs::symlink_metadata(&p) else { continue };
-            if m.file_type().is_symlink() || m.uid() != 0 {
-                continue;
-            }
-            if m.is_dir() {
-                if m.mode() & 0o005 != 0o005 {
-                    out.push(p);
-                } else if depth > 0 {
-                    reference(&p, depth - 1, keep, out);
-                }
-            } else if m.mode() & 0o004 == 0 {
+            reference_entry(e.path(), depth, keep, out);
+        }
+    }
+
+    fn reference_entry(p: PathBuf, depth: usize, keep: &[PathBuf], out: &mut Vec<PathBuf>) {
+        if keep.iter().any(|k| k.starts_with(&p) && p != *k) {
+            reference(&p, depth.saturating_sub(1), keep, out);
+            return;
+        }
+        if keep.iter().any(|k| p.starts_with(k)) {
+            return;
+        }
+        let Ok(m) = std::fs::symlink_metadata(&p) else { return };
+        if m.file_type().is_symlink() || m.uid() != 0 {
+            return;
+        }
+        if m.is_dir() {
+            if m.mode() & 0o005 != 0o005 {
                 out.push(p);
+            } else if depth > 0 {
+                reference(&p, depth - 1, keep, out);
             }
+        } else if m.mode() & 0o004 == 0 {
+            out.push(p);
         }
     }
 
@@ -195,6 +232,9 @@ mod tests {
                 if !normal.iter().any(|k| Path::new(dir).starts_with(k)) {
                     reference(Path::new(dir), *depth, &normal, &mut want);
                 }
+            }
+            for p in other_top_level(&normal) {
+                reference_entry(p, OTHER_DEPTH, &normal, &mut want);
             }
             want.sort();
             assert_eq!(root_only_paths(&keep), want, "keep {keep:?}");

@@ -2949,3 +2949,39 @@ fn a_path_folder_or_allow_rule_inside_wickets_state_shows_nothing_of_it() {
         assert_eq!(readable(&w.direct(&["python3", script.to_str().unwrap(), list.as_str()])).len(), 2, "control");
     }
 }
+
+/// As root, a root-only file outside the folders the list expected (a top-level folder of a
+/// container or a mount: `/data`, `/workspace` …) is hidden too, and so is everything in a
+/// root-only folder there (a file others could read if they could reach it).
+#[test]
+fn root_only_files_anywhere_stay_out_of_the_sandbox() {
+    if !is_root() {
+        eprintln!("only root owns root-only files to test with");
+        return;
+    }
+    let tag = format!("wicket-esc-rootonly-{}", std::process::id());
+    let top = PathBuf::from("/").join(&tag);
+    let _ = std::fs::remove_dir_all(&top);
+    write_file(&top.join("app/config/token"), "secret");
+    std::fs::set_permissions(top.join("app/config/token"), std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .unwrap();
+    write_file(&top.join("vault/readable-inside"), "secret");
+    std::fs::set_permissions(top.join("vault"), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let paths = [top.join("app/config/token"), top.join("vault/readable-inside")];
+    let mut failures = Vec::new();
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let script = w.script("rootonly-any", READ_EACH);
+        let list = path_list(&w, "rootonly-any", &paths.iter().map(|p| p.to_str().unwrap()).collect::<Vec<_>>());
+        let args = ["python3", script.to_str().unwrap(), list.as_str()];
+        let inside = w.wicket(backend, None, &args);
+        if !verdict(&inside).ends_with("ESCAPED") || !readable(&inside).is_empty() {
+            failures.push(format!("{backend}: {:?} {}", readable(&inside), String::from_utf8_lossy(&inside.stderr)));
+        }
+        if readable(&w.direct(&args)).len() != 2 {
+            failures.push("control".into());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&top);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
