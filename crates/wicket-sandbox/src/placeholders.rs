@@ -509,7 +509,7 @@ const LET_GO_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// started and wait until each has ended (it cleans what is left and exits at once) or said it
 /// stays for runs of other processes that still hold `live`. So no keeper lingers idle after
 /// the wicket that started it; one whose wicket is killed instead sees the same end of its pipe
-/// and exits as soon as the sandbox is gone. Bounded by [`LET_GO_LIMIT`].
+/// and exits as soon as the sandbox is gone. Bounded (5 s).
 pub fn let_go() {
     let deadline = std::time::Instant::now() + LET_GO_LIMIT;
     let mut answers = Vec::new();
