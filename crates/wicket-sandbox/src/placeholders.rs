@@ -15,7 +15,10 @@
 //!   command has ended (its process dying releases it, whatever the signal);
 //! - `keeper`: held exclusively by the keeper, a small process (wicket's own binary, in its own
 //!   session, so it outlives a killed wicket) that waits until nobody holds `live`, then, holding
-//!   `lock`, checks again and removes every placeholder in the record;
+//!   `lock`, checks again and removes every placeholder in the record. It outlives the wicket
+//!   that started it only for that: its stdin is a pipe from that wicket, and once the pipe
+//!   closes (wicket let go of it at its end, or died) the keeper cleans and exits as soon as no
+//!   run holds `live`, instead of waiting for a next run;
 //! - `made`: what wicket made (written before each placeholder is made), and the paths that must
 //!   not appear (checked at the end of each run and by the keeper).
 //!
@@ -219,15 +222,25 @@ pub fn acquire(dir: &Path, wanted: &[(PathBuf, Kind)], exe: &Path) -> Result<Lea
 }
 
 /// The keeper's body (`wicket __sandbox-keeper DIR`): hold `keeper`, say ready on stdout, wait
-/// until no run holds `live`, then clean under `lock`. Returns the exit status.
+/// until no run holds `live`, then clean under `lock`; linger for the next run while the wicket
+/// that started it lives. Returns the exit status.
 pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
     let [dir] = args else { return 2 };
     let dir = Path::new(dir);
     close_inherited();
-    // What the run that started it may make or watch, one record line each, on stdin.
+    // What the run that started it may make or watch, one record line each, then an empty
+    // line; stdin stays open after that, as long as the starter lives.
     let mut text = String::new();
-    if std::io::stdin().read_to_string(&mut text).is_err() {
-        return 1;
+    {
+        let mut input = std::io::stdin().lock();
+        loop {
+            let mut line = String::new();
+            match std::io::BufRead::read_line(&mut input, &mut line) {
+                Ok(0) | Err(_) => return 1,
+                Ok(_) if line == "\n" => break,
+                Ok(_) => text.push_str(&line),
+            }
+        }
     }
     let wanted = parse_record(&text);
     let keeper_path = dir.join("keeper");
@@ -241,11 +254,12 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
             return 1;
         }
     }
+    let mut starter = Starter::default();
     let live_path = dir.join("live");
     let lock_path = dir.join("lock");
     loop {
         let Ok(live) = open(&live_path) else { return 1 };
-        if wait_for_live(&live, &live_path).is_err() {
+        if wait_for_live(&live, &live_path, &mut starter).is_err() {
             return 1;
         }
         // Let go before taking `lock` (runs take `lock`, then `live`): never the other order.
@@ -259,11 +273,20 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
             continue;
         }
         clean(&dir.join("made"), &wanted);
+        // Its wicket let go and no run holds `live`: nobody is left to serve, so it leaves now
+        // (in the order of the last exit below).
+        if starter.gone {
+            drop(keeper);
+            drop(live);
+            drop(lock);
+            return 0;
+        }
         drop(live);
         drop(lock);
-        // Stay a little for the next run (an agent's tool calls come seconds apart), so it
-        // need not start a keeper of its own; leave once nobody came.
-        if linger(&live_path, &lock_path) {
+        // Stay a little for the next run (calls from one `serve` or `mcp` session come seconds
+        // apart), so it need not start a keeper of its own; leave once nobody came or the
+        // starter let go.
+        if linger(&live_path, &lock_path, &mut starter) {
             continue;
         }
         let Ok(lock) = open(&lock_path) else { return 1 };
@@ -284,31 +307,92 @@ pub fn keeper_main(args: &[std::ffi::OsString]) -> i32 {
     }
 }
 
+/// The wicket that started the keeper, as the keeper sees it: the keeper's stdin is a pipe
+/// from it, which closes when it lets go ([`let_go`]) or dies, whatever kills it; the keeper's
+/// stdout is how a wicket that let go learns that the keeper stays on for runs of other
+/// processes (`s`), rather than ending (the end of the pipe).
+#[derive(Default)]
+struct Starter {
+    /// Its end of the pipe closed (or cannot be read: then, as when it closed, the keeper
+    /// stays only while runs hold `live`).
+    gone: bool,
+    /// `s` was written.
+    told: bool,
+}
+
+impl Starter {
+    /// Wait `step`, or less when the starter lets go meanwhile.
+    fn wait(&mut self, step: std::time::Duration) {
+        if self.gone {
+            std::thread::sleep(step);
+            return;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let mut fd = libc::pollfd { fd: 0, events: libc::POLLIN, revents: 0 };
+            let ms = i32::try_from(step.as_millis()).unwrap_or(i32::MAX);
+            // SAFETY: poll on one descriptor record on this stack.
+            let n = unsafe { libc::poll(&mut fd, 1, ms) };
+            let interrupted = || std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted;
+            if n > 0 {
+                let mut buf = [0u8; 64];
+                // SAFETY: read into a buffer on this stack, at most its length.
+                let got = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
+                // Bytes after the record mean nothing; only the end counts.
+                if got == 0 || (got < 0 && !interrupted()) {
+                    self.gone = true;
+                }
+            } else if n < 0 && !interrupted() {
+                self.gone = true;
+                std::thread::sleep(step);
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        std::thread::sleep(step);
+    }
+
+    /// Tell a starter that let go while runs of other processes hold `live` that the keeper
+    /// stays for them (it does not wait for that), once.
+    fn stay_for_others(&mut self) {
+        if self.told {
+            return;
+        }
+        self.told = true;
+        let mut out = std::io::stdout();
+        // A starter that died has no reader: the write fails, which is fine.
+        let _ = out.write_all(b"s").and_then(|()| out.flush());
+    }
+}
+
 /// Take `live` exclusively, waiting for every run to let go of it. While waiting, a
 /// bubblewrap process that holds it although its own parent is neither bubblewrap nor wicket is
 /// killed: its wicket and the bubblewrap that started it are gone, so its `--die-with-parent`
 /// never fired. bubblewrap 0.8's inner process does that when its parent dies during start-up
 /// (it blocks for good on its start-up descriptor, before arming the signal, with no command
 /// started), and would otherwise keep the placeholders forever.
+/// A starter that let go (or died) meanwhile is told when runs still hold `live`.
 #[cfg(target_os = "linux")]
-fn wait_for_live(live: &File, live_path: &Path) -> Result<(), SandboxError> {
+fn wait_for_live(live: &File, live_path: &Path, starter: &mut Starter) -> Result<(), SandboxError> {
     let step = std::time::Duration::from_millis(100);
     let mut n: u32 = 0;
     loop {
         if try_flock(live, live_path)? {
             return Ok(());
         }
+        if starter.gone {
+            starter.stay_for_others();
+        }
         // Every second: a scan of /proc is cheap, but not free.
         if n % 10 == 9 {
             kill_orphaned_holders(live);
         }
         n = n.wrapping_add(1);
-        std::thread::sleep(step);
+        starter.wait(step);
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn wait_for_live(live: &File, live_path: &Path) -> Result<(), SandboxError> {
+fn wait_for_live(live: &File, live_path: &Path, _: &mut Starter) -> Result<(), SandboxError> {
     flock(live, Lock::Exclusive, live_path)
 }
 
@@ -355,14 +439,18 @@ fn kill_orphaned_holders(live: &File) {
 /// How long an idle keeper waits for the next run.
 const LINGER: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Wait up to [`LINGER`] for a run to start: true when one did. Each look is made holding
-/// `lock` (or counts as a run when `lock` is busy), so it never takes `live` for a moment
-/// while a run is checking whether it is the last one out.
-fn linger(live_path: &Path, lock_path: &Path) -> bool {
+/// Wait up to [`LINGER`] for a run to start: true when one did; false at once when the
+/// starter lets go. Each look is made holding `lock` (or counts as a run when `lock` is busy),
+/// so it never takes `live` for a moment while a run is checking whether it is the last one
+/// out.
+fn linger(live_path: &Path, lock_path: &Path, starter: &mut Starter) -> bool {
     let step = std::time::Duration::from_millis(100);
     let mut waited = std::time::Duration::ZERO;
     while waited < LINGER {
-        std::thread::sleep(step);
+        starter.wait(step);
+        if starter.gone {
+            return false;
+        }
         waited += step;
         let Ok(lock) = open(lock_path) else { return false };
         if !try_flock(&lock, lock_path).unwrap_or(false) {
@@ -398,6 +486,88 @@ fn close_inherited() {
     }
 }
 
+/// A keeper this process started, until it has ended and was reaped.
+struct Kept {
+    pid: u32,
+    /// Its stdin: closing it lets the keeper go (see [`let_go`]).
+    to: Option<std::process::ChildStdin>,
+    /// Its stdout: `s` when it stays for runs of other processes, the end when it ends.
+    from: Option<std::process::ChildStdout>,
+}
+
+/// The keepers this process started and has not reaped yet.
+static KEPT: std::sync::Mutex<Vec<Kept>> = std::sync::Mutex::new(Vec::new());
+
+/// Signalled each time a keeper of [`KEPT`] was reaped.
+static REAPED: std::sync::Condvar = std::sync::Condvar::new();
+
+/// How long [`let_go`] waits at most: a keeper ends in milliseconds once let go (it cleans
+/// under `lock`), unless a hung file system holds it; then wicket leaves it and exits anyway.
+const LET_GO_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// This process is done with sandboxes (it is about to exit): let go of every keeper it
+/// started and wait until each has ended (it cleans what is left and exits at once) or said it
+/// stays for runs of other processes that still hold `live`. So no keeper lingers idle after
+/// the wicket that started it; one whose wicket is killed instead sees the same end of its pipe
+/// and exits as soon as the sandbox is gone. Bounded (5 s).
+pub fn let_go() {
+    let deadline = std::time::Instant::now() + LET_GO_LIMIT;
+    let mut answers = Vec::new();
+    {
+        let Ok(mut kept) = KEPT.lock() else { return };
+        for k in kept.iter_mut() {
+            drop(k.to.take());
+            if let Some(from) = k.from.take() {
+                answers.push((k.pid, from));
+            }
+        }
+    }
+    let mut ending = Vec::new();
+    for (pid, from) in answers {
+        if answer(from, deadline) != Some(b's') {
+            ending.push(pid);
+        }
+    }
+    let Ok(mut kept) = KEPT.lock() else { return };
+    while kept.iter().any(|k| ending.contains(&k.pid)) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        kept = match REAPED.wait_timeout(kept, left) {
+            Ok((k, _)) => k,
+            Err(_) => return,
+        };
+    }
+}
+
+/// The keeper's one-byte answer after it was let go (`None`: it ended, or no answer came
+/// before `deadline`).
+fn answer(mut from: std::process::ChildStdout, deadline: std::time::Instant) -> Option<u8> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let mut fd = libc::pollfd { fd: from.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let ms = i32::try_from(left.as_millis()).unwrap_or(i32::MAX);
+        // SAFETY: poll on one descriptor record on this stack; the descriptor is `from`'s.
+        if unsafe { libc::poll(&mut fd, 1, ms) } <= 0 {
+            return None;
+        }
+        let mut byte = [0u8; 1];
+        match from.read(&mut byte) {
+            Ok(1) => Some(byte[0]),
+            _ => None,
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // No bounded wait here: the keeper is let go, not waited for.
+        let _ = (from, deadline);
+        Some(b's')
+    }
+}
+
 fn start_keeper(exe: &Path, dir: &Path, wanted: &[(PathBuf, Kind)]) -> Result<(), SandboxError> {
     let mut c = std::process::Command::new(crate::shim::program(exe));
     c.arg(crate::KEEPER_ARG).arg(dir).current_dir("/");
@@ -415,28 +585,46 @@ fn start_keeper(exe: &Path, dir: &Path, wanted: &[(PathBuf, Kind)]) -> Result<()
         .spawn()
         .map_err(|e| SandboxError::Spawn { what: format!("the placeholder keeper {}", exe.display()), source: e })?;
     crate::runner::spare(child.id());
-    let lines: String = wanted.iter().map(|(p, k)| format!("{} {}\n", k.tag(), hex(p))).collect();
-    let sent = child.stdin.take().map(|mut i| i.write_all(lines.as_bytes()));
-    if !matches!(sent, Some(Ok(()))) {
+    let fail = |mut child: std::process::Child| {
         let _ = child.kill();
         let _ = child.wait();
-        return Err(not_ready(exe));
+        crate::runner::unspare(child.id());
+        Err(not_ready(exe))
+    };
+    // The record, then an empty line; the pipe stays open as long as this process wants the
+    // keeper (see `Starter`).
+    let lines: String = wanted.iter().map(|(p, k)| format!("{} {}\n", k.tag(), hex(p))).chain(["\n".into()]).collect();
+    let Some(mut to) = child.stdin.take() else { return fail(child) };
+    if to.write_all(lines.as_bytes()).is_err() {
+        return fail(child);
     }
+    let Some(mut from) = child.stdout.take() else { return fail(child) };
     let mut byte = [0u8; 1];
-    let ready = child.stdout.take().map(|mut o| o.read(&mut byte));
-    if !matches!(ready, Some(Ok(1))) || byte[0] != b'r' {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(not_ready(exe));
+    if !matches!(from.read(&mut byte), Ok(1)) || byte[0] != b'r' {
+        return fail(child);
+    }
+    let pid = child.id();
+    if let Ok(mut kept) = KEPT.lock() {
+        kept.push(Kept { pid, to: Some(to), from: Some(from) });
     }
     // Reap it when it ends (wicket may live on: `serve`, `mcp`).
     std::thread::Builder::new()
         .stack_size(64 * 1024)
         .spawn(move || {
             let _ = child.wait();
-            crate::runner::unspare(child.id());
+            if let Ok(mut kept) = KEPT.lock() {
+                kept.retain(|k| k.pid != pid);
+            }
+            REAPED.notify_all();
+            crate::runner::unspare(pid);
         })
-        .map_err(|e| SandboxError::Spawn { what: "a thread".into(), source: e })?;
+        .map_err(|e| {
+            // Not waited for by anyone: dropping its pipe lets it go.
+            if let Ok(mut kept) = KEPT.lock() {
+                kept.retain(|k| k.pid != pid);
+            }
+            SandboxError::Spawn { what: "a thread".into(), source: e }
+        })?;
     Ok(())
 }
 

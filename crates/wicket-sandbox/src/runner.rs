@@ -555,6 +555,9 @@ pub struct Running {
     start: Instant,
     /// The policy of a sandboxed command, for the check after it (see [`crate::quarantine`]).
     watch: Option<ExecPolicy>,
+    /// Signals to wicket reach the command's group while this is held (once the caller
+    /// called [`crate::signals::forward`]).
+    _tracked: crate::signals::Tracked,
 }
 
 impl Running {
@@ -638,7 +641,8 @@ fn spawn_piped(cmd: &mut Command, guards: Guards, backend: &'static str) -> Resu
     cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
     let start = Instant::now();
     let child = cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
-    Ok(Running { child, guards, backend, start, watch: None })
+    let tracked = crate::signals::track(child.id());
+    Ok(Running { child, guards, backend, start, watch: None, _tracked: tracked })
 }
 
 /// Put the command in its own process group, and make wicket the subreaper of what it leaves.

@@ -98,6 +98,7 @@ pub fn received() -> Option<i32> {
 }
 
 /// A running command's process group, known to the handler until this is dropped.
+#[derive(Debug)]
 pub(crate) struct Tracked(Option<usize>);
 
 impl Drop for Tracked {

@@ -146,6 +146,10 @@ fn main() -> ExitCode {
                 .map_err(|e| anyhow::anyhow!("cannot write the manual page: {e}"))
         }
     };
+    // Whatever ran sandboxes (`run`, `serve`, `mcp`) is done with them: the placeholders'
+    // keepers it started end now, not some seconds after wicket.
+    wicket_sandbox::placeholders::let_go();
+    wicket_sandbox::trace::phase("keepers let go");
     match result {
         Ok(code) => code,
         Err(e) => {

@@ -147,6 +147,11 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     // Lives as long as the server: the proxy's runtime serves the sandbox's listener.
     let mut net_run: Option<wicket::net::NetRun> = None;
 
+    // From here INT, TERM and HUP to the gateway are passed on to the server's process group
+    // instead of killing the gateway outright: the server ends, the relay sees its output
+    // close, and the gateway ends the session as when the client closes it (waiting for what
+    // it started, recording the run).
+    wicket_sandbox::signals::forward();
     // Started before any thread of ours: the Landlock backend confines between fork and exec.
     let mut server = match placement {
         Placement::Sandbox(backend) => {
@@ -273,6 +278,10 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         risk: if sandboxed { wicket_audit::Risk::Low } else { wicket_audit::Risk::Medium },
         note: "",
     });
+    if let Some(sig) = wicket_sandbox::signals::received() {
+        eprintln!("wicket: ended the MCP server {:?} on signal {sig} (its status {code})", gw.name);
+        return Ok(ExitCode::from((128 + sig).clamp(1, 255) as u8));
+    }
     if gw.client_open {
         // The server ended the session on its own: a crash, even with status 0.
         eprintln!("wicket: the MCP server {:?} exited (status {code}) while the client was still connected", gw.name);
