@@ -120,6 +120,9 @@ pub struct ExecPolicy {
     /// Paths inside `sealed` that the command may read (read-only), as reached from the sealed
     /// folder: a link among them is kept as a link.
     pub sealed_readable: Vec<PathBuf>,
+    /// The root's names at start, for the new ones that run code somewhere, which are held for
+    /// a person after the run (see [`crate::held`]); `None` when the project is not walked.
+    pub top_level: Option<std::sync::Arc<crate::held::TopLevel>>,
 }
 
 /// What the exec policy is built from.
@@ -535,6 +538,9 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         ))
     });
     let denied = scan.denied;
+    let top_level = (!i.no_scan && i.mode != Mode::Plan)
+        .then(|| crate::held::TopLevel::snapshot(&root).map(std::sync::Arc::new))
+        .flatten();
     let path_var = std::env::var_os("PATH");
     let mut sealed = crate::sealed::plan(&crate::sealed::SealInputs {
         homes: &homes,
@@ -585,6 +591,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         stage: None,
         sealed: sealed.sealed,
         sealed_readable: sealed.readable,
+        top_level,
     };
     Ok((policy, pending))
 }

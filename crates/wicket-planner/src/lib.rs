@@ -10,6 +10,7 @@
 
 pub mod exec;
 mod gitdirs;
+pub mod held;
 pub mod nested_git;
 pub mod scan_cache;
 pub mod sealed;

@@ -282,6 +282,7 @@ mod tests {
             stage: None,
             sealed: Vec::new(),
             sealed_readable: Vec::new(),
+            top_level: None,
         }
     }
 

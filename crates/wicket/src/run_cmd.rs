@@ -317,8 +317,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             eprintln!("wicket: hint: the command failed, and {}", parts.join("; and "));
         }
     }
+    // New names at the top level that run code somewhere are held for a person.
+    let held = if sandboxed { wicket::staged::hold_after_run(&exec, &command) } else { None };
+    if let Some(h) = &held {
+        eprintln!("wicket: {h}");
+    }
     let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
-    let note = moved_note(&outcome, &exec);
+    let mut note = moved_note(&outcome, &exec);
+    if let Some(h) = held {
+        if !note.is_empty() {
+            note.push_str("; ");
+        }
+        note.push_str(&h);
+    }
     gate.record_execution(&Execution {
         tool: "bash",
         target: &command,

@@ -634,8 +634,18 @@ impl RunJob {
         for b in refused {
             note_host(&self.blocked, &b.host, "network", &b.reason);
         }
+        let held = match (&self.placement, &self.stage) {
+            (Placement::Sandbox(_), None) => wicket::staged::hold_after_run(&self.exec, &self.command),
+            _ => None,
+        };
         let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
-        let note = crate::run_cmd::moved_note(&outcome, &self.exec);
+        let mut note = crate::run_cmd::moved_note(&outcome, &self.exec);
+        if let Some(h) = &held {
+            if !note.is_empty() {
+                note.push_str("; ");
+            }
+            note.push_str(h);
+        }
         let ran = wicket::audit::Execution {
             tool: "bash",
             target: &self.command,
@@ -654,6 +664,9 @@ impl RunJob {
         if let Value::Object(o) = &mut out {
             if let Some(s) = staged {
                 o.insert("staged".into(), s);
+            }
+            if let Some(h) = &held {
+                o.insert("held".into(), json!(h));
             }
             o.insert("exit_code".into(), json!(outcome.code));
             o.insert("stdout".into(), json!(outcome.stdout.text()));

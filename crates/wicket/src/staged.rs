@@ -236,6 +236,38 @@ pub fn stages_dir() -> Result<PathBuf, crate::config::ConfigError> {
     Ok(crate::config::wicket_home()?.join("staged"))
 }
 
+/// After a sandboxed run: move the new names at the project's top level that run code somewhere
+/// (see `wicket_planner::held`) into a stage a person can look at and apply, and say so in one
+/// line (`None`: nothing to hold). A name that cannot be moved is named in the line as still in
+/// the project.
+pub fn hold_after_run(exec: &wicket_planner::exec::ExecPolicy, command: &str) -> Option<String> {
+    let top = exec.top_level.as_ref()?;
+    if exec.stage.is_some() {
+        return None;
+    }
+    let made: Vec<PathBuf> = exec.placeholders.iter().chain(&exec.must_not_appear).cloned().collect();
+    let held = top.to_hold(&made);
+    if held.is_empty() {
+        return None;
+    }
+    let names: Vec<String> =
+        held.iter().map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()).collect();
+    let made = stages_dir()
+        .map_err(|e| e.to_string())
+        .and_then(|dir| Stage::hold(&dir, &exec.root, command, &held).map_err(|e| e.to_string()));
+    Some(match made {
+        Ok(stage) => format!(
+            "held for you: {} (new in the project, and read by an agent, editor, CI system or hook at your next step, so not left there); look with `wicket staged show {id}`, put back with `wicket staged apply {id}`",
+            names.join(", "),
+            id = stage.id()
+        ),
+        Err(e) => format!(
+            "could not hold {} (new in the project, and run by some program at your next step): {e}; check them before anything runs them",
+            names.join(", ")
+        ),
+    })
+}
+
 /// Every finished stage under `dir`, oldest first. A stage whose creation never finished (no
 /// records: wicket was stopped while copying) is removed.
 pub fn list(dir: &Path) -> Result<Vec<Listed>, StageError> {
@@ -308,6 +340,36 @@ impl Stage {
                 Err(e)
             }
         }
+    }
+
+    /// Hold new entries of the project for a person: a stage under `dir` whose layer receives
+    /// `held` (paths of the project, moved out of it), recorded as absent from the project, so
+    /// [`Stage::apply`] puts each back only while that path is still free. Used after a
+    /// sandboxed run for new names that run code somewhere (`wicket_planner::held`). An entry
+    /// that cannot be moved is an error naming it; those moved before stay held.
+    pub fn hold(dir: &Path, root: &Path, command: &str, held: &[PathBuf]) -> Result<Stage, StageError> {
+        let id: String = wicket_audit::new_session_id().chars().take(12).collect();
+        let stage_dir = dir.join(&id);
+        let upper = stage_dir.join(UPPER);
+        fs::create_dir_all(&upper).map_err(io_err("create", &upper))?;
+        fs::set_permissions(&upper, fs::Permissions::from_mode(0o700)).map_err(io_err("set the mode of", &upper))?;
+        let created =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        // Absent from the project: the record holds only what was there (nothing, here).
+        let record = Record {
+            version: 2,
+            root: root.to_path_buf(),
+            command: command.to_string(),
+            created,
+            project: BTreeMap::new(),
+            mounts: Default::default(),
+        };
+        write_record(&stage_dir, &record)?;
+        for p in held {
+            let Some(name) = p.file_name() else { continue };
+            move_entry(p, &upper.join(name))?;
+        }
+        Ok(Stage { id, dir: stage_dir, record })
     }
 
     /// The stage `id` under `dir`.
@@ -604,6 +666,47 @@ impl Stage {
             return remove_tree(&self.dir);
         }
         write_record(&self.dir, &self.record)
+    }
+}
+
+/// Move `from` to `to` (not following links): a rename, or where they are on different file
+/// systems a copy (files, folders, links, their modes) and then the removal of `from`.
+fn move_entry(from: &Path, to: &Path) -> Result<(), StageError> {
+    match fs::rename(from, to) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.raw_os_error() != Some(rustix::io::Errno::XDEV.raw_os_error()) => {
+            return Err(io_err("move", from)(e));
+        }
+        Err(_) => {}
+    }
+    copy_entry(from, to)?;
+    let meta = fs::symlink_metadata(from).map_err(io_err("read", from))?;
+    if meta.is_dir() {
+        fs::remove_dir_all(from).map_err(io_err("remove", from))
+    } else {
+        fs::remove_file(from).map_err(io_err("remove", from))
+    }
+}
+
+fn copy_entry(from: &Path, to: &Path) -> Result<(), StageError> {
+    let meta = fs::symlink_metadata(from).map_err(io_err("read", from))?;
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        let target = fs::read_link(from).map_err(io_err("read", from))?;
+        std::os::unix::fs::symlink(&target, to).map_err(io_err("create", to))
+    } else if ft.is_dir() {
+        fs::create_dir(to).map_err(io_err("create", to))?;
+        for e in fs::read_dir(from).map_err(io_err("list", from))? {
+            let e = e.map_err(io_err("list", from))?;
+            copy_entry(&e.path(), &to.join(e.file_name()))?;
+        }
+        fs::set_permissions(to, fs::Permissions::from_mode(meta.mode() & 0o7777)).map_err(io_err("set the mode of", to))
+    } else if ft.is_file() {
+        fs::copy(from, to).map_err(io_err("copy", from))?;
+        Ok(())
+    } else {
+        // A socket or device: nothing a person would apply; left out.
+        Ok(())
     }
 }
 

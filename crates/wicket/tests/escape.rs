@@ -2985,3 +2985,61 @@ fn root_only_files_anywhere_stay_out_of_the_sandbox() {
     let _ = std::fs::remove_dir_all(&top);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// New names at the project's top level that some program runs at the person's next step (an
+/// agent's settings no list names, CI files, hook managers, direnv) are held for a person after
+/// a sandboxed run, never left in the project; caches, build output and data stay. A person
+/// puts a held one back with `wicket staged apply`.
+#[test]
+fn new_code_running_names_are_held_for_a_person() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let tag = format!("agent{}x{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
+        let made = [
+            format!(".{tag}/settings.json"),
+            "Jenkinsfile".into(),
+            "opencode.jsonc".into(),
+            "Makefile".into(),
+            "notes.txt".into(),
+            ".pytest_cache/v".into(),
+            "target/out".into(),
+        ];
+        let code = format!(
+            "for p in {made:?}:\n    d = os.path.dirname(ROOT + '/' + p)\n    os.makedirs(d, exist_ok=True)\n    open(ROOT + '/' + p, 'w').write('run me')"
+        );
+        let script = w.script("newnames", &code);
+        let out = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(verdict(&out).ends_with("ESCAPED"), "{backend}: {err}");
+        let held = [format!(".{tag}"), "Jenkinsfile".into(), "opencode.jsonc".into(), "Makefile".into()];
+        for h in &held {
+            assert!(!w.root.join(h).exists(), "{backend}: {h} was left in the project: {err}");
+            assert!(err.contains(h.as_str()), "{backend}: the notice does not name {h}: {err}");
+        }
+        for kept in ["notes.txt", ".pytest_cache/v", "target/out"] {
+            assert!(w.root.join(kept).exists(), "{backend}: {kept} was held: {err}");
+        }
+        // The person puts one back.
+        let id = err
+            .split("wicket staged apply ")
+            .nth(1)
+            .and_then(|r| r.split(|c: char| !c.is_ascii_alphanumeric()).next())
+            .unwrap_or_default();
+        assert!(!id.is_empty(), "{backend}: no stage id in: {err}");
+        let apply = Command::new(wicket_bin())
+            .args(["staged", "apply", id, "Jenkinsfile"])
+            .env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(apply.status.success(), "{backend}: {}", String::from_utf8_lossy(&apply.stderr));
+        assert_eq!(std::fs::read_to_string(w.root.join("Jenkinsfile")).unwrap(), "run me");
+        assert!(!w.root.join("Makefile").exists());
+        // Control: outside the sandbox the same script leaves them all.
+        let _ = std::fs::remove_file(w.root.join("Jenkinsfile"));
+        assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
+        assert!(held.iter().all(|h| w.root.join(h).exists()), "control");
+    }
+}
