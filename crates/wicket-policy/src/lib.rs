@@ -8,7 +8,8 @@
 //! `clippy.toml` forbids file, environment and process calls in this crate, and the places
 //! allowed to make them say so (`#[allow(clippy::disallowed_methods)]`): [`disk`], the decision
 //! engine's one door to the disk, and the edge modules that build the sandbox's exec policy
-//! and walk the project ([`exec`], `gitdirs`, [`nested_git`], [`scan_cache`]), which front ends
+//! and walk the project ([`exec`], `gitdirs`, [`nested_git`], [`pointers`], `direnv`, [`shadow`],
+//! [`scan_cache`]), which front ends
 //! run, never the engine. `wicket-shell` allows none.
 //!
 //! ```
@@ -22,6 +23,7 @@
 pub mod call;
 pub mod capability;
 pub mod command;
+mod direnv;
 pub mod disk;
 mod effects;
 pub mod engine;
@@ -38,11 +40,13 @@ pub mod mode;
 pub mod nested_git;
 pub mod options;
 pub mod paths;
+pub mod pointers;
 pub mod rules;
 pub mod scan_cache;
 pub mod sealed;
 mod session;
 pub mod settings;
+pub mod shadow;
 pub mod team;
 pub mod text;
 mod verdict;

@@ -93,6 +93,9 @@ mod tests {
             stage: None,
             sealed: vec![PathBuf::from("/Users/a")],
             sealed_readable: vec![PathBuf::from("/Users/a/.cargo/bin")],
+            pinned: vec![],
+            notices: vec![],
+            shadow_watch: None,
         };
         let text = profile(&policy);
         for want in [
