@@ -8,9 +8,9 @@
 //! `clippy.toml` forbids file, environment and process calls in this crate, and the places
 //! allowed to make them say so (`#[allow(clippy::disallowed_methods)]`): [`disk`], the decision
 //! engine's one door to the disk, and the edge modules that build the sandbox's exec policy
-//! and walk the project ([`exec`], `gitdirs`, [`nested_git`], [`pointers`], `direnv`, [`shadow`],
-//! [`scan_cache`]), which front ends
-//! run, never the engine. `wicket-shell` allows none.
+//! and walk the project ([`exec`], `gitdirs`, [`nested_git`], [`pointers`], `direnv`,
+//! [`shadow`], [`scan_cache`]), which front ends run, never the engine. `wicket-shell` allows
+//! none.
 //!
 //! ```
 //! use wicket_policy::{Policy, PolicyConfig, Session, ToolCall, Decision};

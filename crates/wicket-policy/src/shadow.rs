@@ -132,21 +132,15 @@ impl Watch {
         out
     }
 
-    /// The system program `path` (named `name`) would run instead of, unless it is that program.
+    /// The system program `path` (named `name`) would run instead of, unless it is one of the
+    /// system's programs of that name (a virtualenv's `python3` is a link to the system's).
     fn shadowed(&self, name: &std::ffi::OsStr, path: &Path) -> Option<PathBuf> {
         let real = std::fs::canonicalize(path).ok();
-        for s in &self.system {
-            let other = s.join(name);
-            if !is_program(&other) {
-                continue;
-            }
-            if real.is_some() && std::fs::canonicalize(&other).ok() == real {
-                // A link to the very program it would shadow (a virtualenv's `python3`).
-                return None;
-            }
-            return Some(other);
+        let others: Vec<PathBuf> = self.system.iter().map(|s| s.join(name)).filter(|o| is_program(o)).collect();
+        if real.is_some() && others.iter().any(|o| std::fs::canonicalize(o).ok() == real) {
+            return None;
         }
-        None
+        others.into_iter().next()
     }
 }
 
