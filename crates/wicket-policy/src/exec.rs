@@ -616,6 +616,27 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     Ok((policy, pending))
 }
 
+/// The repository git finds for a folder of `root` when the root has none of its own: the
+/// first folder above it with a `.git` (a folder, a file or a link) that leads to a git folder,
+/// or that is a git folder itself.
+fn enclosing_repository(root: &Path) -> Option<crate::pointers::Repo> {
+    for dir in root.ancestors().skip(1) {
+        let dot = dir.join(".git");
+        if std::fs::symlink_metadata(&dot).is_ok() {
+            let g = crate::gitdirs::repository_dir(&dot).filter(|g| crate::gitdirs::is_git_directory(g))?;
+            return Some(crate::pointers::Repo { git_dir: g, top: dir.to_path_buf(), placeholders: true });
+        }
+        if crate::gitdirs::is_git_directory(dir) {
+            return Some(crate::pointers::Repo {
+                git_dir: dir.to_path_buf(),
+                top: dir.to_path_buf(),
+                placeholders: true,
+            });
+        }
+    }
+    None
+}
+
 /// What [`pointer_walls`] reads.
 struct PointerInputs<'a> {
     root: &'a Path,
@@ -651,7 +672,7 @@ fn pointer_walls(
 ) -> Walls {
     let mut walls = Walls::default();
     let own_git = real(&p.root.join(".git"));
-    let repos: Vec<crate::pointers::Repo> = p
+    let mut repos: Vec<crate::pointers::Repo> = p
         .git_dirs
         .iter()
         .enumerate()
@@ -661,6 +682,11 @@ fn pointer_walls(
             placeholders: k < p.root_git,
         })
         .collect();
+    if p.root_git == 0 {
+        // The root is a folder of a repository above it (a `.wicket` marker, `--root`): git run
+        // here uses that one, whose config may point into the project.
+        repos.extend(enclosing_repository(p.root));
+    }
     let ctx = crate::pointers::Ctx { writable: p.writable };
     let mut found = crate::pointers::Found::default();
     crate::pointers::protect_git(&repos, p.home, &ctx, &mut found);

@@ -1022,6 +1022,12 @@ mod tests {
             assert!(p.pinned.contains(&root.join(d)), "{d}: {:?}", p.pinned);
         }
         assert!(p.notices.is_empty());
+        // A root inside the repository (a `.wicket` marker): the repository above still runs
+        // what its config names in the project.
+        let sub = root.join("scripts");
+        let inner = crate::exec::ExecInputs { root: sub.clone(), ..Default::default() };
+        let q = crate::exec::exec_policy(&inner).expect("policy");
+        assert!(q.read_only.contains(&(sub.join("clean.sh"), false)), "{:?}", q.read_only);
         std::fs::write(root.join(".envrc"), "eval \"$(thing)\"\n").expect("write");
         let p = crate::exec::exec_policy(&inputs).expect("policy");
         assert!(p.read_only.contains(&(root.clone(), true)), "the project is read-only");
