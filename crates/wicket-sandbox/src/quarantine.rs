@@ -25,16 +25,20 @@ pub struct MovedAside {
     pub to: Option<PathBuf>,
     /// Why (the key, the hook, the link).
     pub why: String,
-    /// What moving it prevents (`git does not use it`, `it never runs in place of …`).
+    /// What moving it prevents (`git does not use it`, `nothing runs it in place of what was
+    /// there`).
     pub so_that: &'static str,
 }
 
-/// Check the project after a run under `policy` and move aside what git must not use; one
-/// notice on stderr names each path and why.
+/// Check the project after a run under `policy` and move aside what git must not use, the new
+/// programs that would shadow a system program on `PATH` and the links re-pointed on the way to
+/// a protected path; one notice on stderr names each path and why.
 pub fn after_run(policy: &ExecPolicy) -> Vec<MovedAside> {
     let mut moved = policy.git_watch.as_deref().map(settle).unwrap_or_default();
     if let Some(shadow) = policy.shadow_watch.as_deref() {
-        moved.extend(shadow.after_run().into_iter().map(|q| MovedAside {
+        // A parallel run's check may have moved it already.
+        let found = shadow.after_run().into_iter().filter(|q| std::fs::symlink_metadata(&q.path).is_ok());
+        moved.extend(found.map(|q| MovedAside {
             to: move_aside(&q.path),
             path: q.path,
             why: q.why,
