@@ -123,6 +123,17 @@ pub struct ExecPolicy {
     /// The root's names at start, for the new ones that run code somewhere, which are held for
     /// a person after the run (see [`crate::held`]); `None` when the project is not walked.
     pub top_level: Option<std::sync::Arc<crate::held::TopLevel>>,
+    /// Folders on the way from a writable path to a read-only one (see [`crate::pointers::ways`]):
+    /// each is bound on itself, still writable, so that it cannot be renamed and rebuilt with
+    /// what the read-only path protected.
+    pub pinned: Vec<PathBuf>,
+    /// What the person should know about this policy (a file the sandbox could not follow made
+    /// a folder read-only), one line each.
+    pub notices: Vec<String>,
+    /// The check after the run for new programs in the project's `PATH` folders and for links
+    /// on the way to protected paths (see [`crate::shadow`]); `None` when there is nothing to
+    /// check or the host runs the command.
+    pub shadow_watch: Option<std::sync::Arc<crate::shadow::Watch>>,
 }
 
 /// What the exec policy is built from.
@@ -496,6 +507,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     unreadable.retain(|u| !dirs.iter().any(|d| u != d && u.starts_with(d)));
     // Repositories below the root: each that is one now gets the root's rule (without
     // placeholders), and all are fingerprinted for the check after the run.
+    let root_git = git_dirs.len();
     let git_watch = (!i.no_scan).then(|| {
         let root_git = git_dirs.clone();
         let mut protected = git_dirs.clone();
@@ -535,6 +547,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
             protected,
             root_git,
             not_entered,
+            home,
         ))
     });
     let denied = scan.denied;
@@ -542,6 +555,23 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         .then(|| crate::held::TopLevel::snapshot(&root).map(std::sync::Arc::new))
         .flatten();
     let path_var = std::env::var_os("PATH");
+    let mut walls = Walls::default();
+    if i.mode != Mode::Plan && !i.no_scan {
+        let frozen_masks: Vec<PathBuf> = unreadable.iter().filter(|u| u.is_dir()).cloned().collect();
+        walls = pointer_walls(
+            &PointerInputs {
+                root: &root,
+                home,
+                writable: &writable,
+                git_dirs: &git_dirs,
+                root_git,
+                not_bases: caches.iter().chain(&private_temp).chain(&frozen_masks).cloned().collect(),
+                path: path_var.as_deref(),
+            },
+            &mut read_only,
+            &mut placeholders,
+        );
+    }
     let mut sealed = crate::sealed::plan(&crate::sealed::SealInputs {
         homes: &homes,
         root: &root,
@@ -592,8 +622,135 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         sealed: sealed.sealed,
         sealed_readable: sealed.readable,
         top_level,
+        pinned: walls.pinned,
+        notices: walls.notices,
+        shadow_watch: walls.watch,
     };
     Ok((policy, pending))
+}
+
+/// The repository git finds for a folder of `root` when the root has none of its own: the
+/// first folder above it with a `.git` (a folder, a file or a link) that leads to a git folder,
+/// or that is a git folder itself.
+fn enclosing_repository(root: &Path) -> Option<crate::pointers::Repo> {
+    for dir in root.ancestors().skip(1) {
+        let dot = dir.join(".git");
+        if std::fs::symlink_metadata(&dot).is_ok() {
+            let g = crate::gitdirs::repository_dir(&dot).filter(|g| crate::gitdirs::is_git_directory(g))?;
+            return Some(crate::pointers::Repo { git_dir: g, top: dir.to_path_buf(), placeholders: true });
+        }
+        if crate::gitdirs::is_git_directory(dir) {
+            return Some(crate::pointers::Repo {
+                git_dir: dir.to_path_buf(),
+                top: dir.to_path_buf(),
+                placeholders: true,
+            });
+        }
+    }
+    None
+}
+
+/// What [`pointer_walls`] reads.
+struct PointerInputs<'a> {
+    root: &'a Path,
+    home: Option<&'a Path>,
+    writable: &'a [PathBuf],
+    /// Every git folder protected, the root's first.
+    git_dirs: &'a [PathBuf],
+    /// How many of `git_dirs` are the root's (missing targets get placeholders there).
+    root_git: usize,
+    /// Writable paths whose folders are not the host's to pin: the caches' layers, the fresh
+    /// temp folders, the masked folders.
+    not_bases: Vec<PathBuf>,
+    /// The caller's `PATH`.
+    path: Option<&'a std::ffi::OsStr>,
+}
+
+/// What [`pointer_walls`] adds to the policy.
+#[derive(Default)]
+struct Walls {
+    pinned: Vec<PathBuf>,
+    notices: Vec<String>,
+    watch: Option<std::sync::Arc<crate::shadow::Watch>>,
+}
+
+/// Protect what the protected files point at (git's hooks folder and programs, see
+/// [`crate::pointers`]; what an `.envrc` loads, see `direnv`), pin the way to every read-only
+/// path, and plan the check after the run for the project's `PATH` folders and the links on
+/// those ways (see [`crate::shadow`]).
+fn pointer_walls(
+    p: &PointerInputs<'_>,
+    read_only: &mut Vec<(PathBuf, bool)>,
+    placeholders: &mut Vec<PathBuf>,
+) -> Walls {
+    let mut walls = Walls::default();
+    let own_git = real(&p.root.join(".git"));
+    let mut repos: Vec<crate::pointers::Repo> = p
+        .git_dirs
+        .iter()
+        .enumerate()
+        .map(|(k, g)| crate::pointers::Repo {
+            git_dir: g.clone(),
+            top: if own_git.as_ref() == Some(g) { p.root.to_path_buf() } else { crate::pointers::top_of(g, p.home) },
+            placeholders: k < p.root_git,
+        })
+        .collect();
+    if p.root_git == 0 {
+        // The root is a folder of a repository above it (a `.wicket` marker, `--root`): git run
+        // here uses that one, whose config may point into the project.
+        repos.extend(enclosing_repository(p.root));
+    }
+    let ctx = crate::pointers::Ctx { writable: p.writable };
+    let mut found = crate::pointers::Found::default();
+    crate::pointers::protect_git(&repos, p.home, &ctx, &mut found);
+    crate::direnv::protect(p.root, p.home, &ctx, &mut found);
+    for (q, dir) in found.read_only {
+        if !read_only.iter().any(|(r, _)| *r == q) {
+            read_only.push((q, dir));
+        }
+    }
+    for q in found.placeholders {
+        push_unique(placeholders, q);
+    }
+    for (folder, why) in found.guarded {
+        read_only.retain(|(r, _)| *r != folder);
+        read_only.push((folder, true));
+        walls.notices.push(why);
+    }
+    // The way to each read-only path, from the writable path it lies in.
+    let bases: Vec<PathBuf> = p.writable.iter().filter(|w| !p.not_bases.contains(w)).cloned().collect();
+    let frozen: Vec<PathBuf> = read_only.iter().filter(|(r, dir)| *dir && r.is_dir()).map(|(r, _)| r.clone()).collect();
+    let paths = read_only.iter().map(|(r, _)| r.as_path()).chain(placeholders.iter().map(PathBuf::as_path));
+    let (pins, links) = crate::pointers::ways(paths, &bases, p.git_dirs, &frozen);
+    walls.pinned = pins;
+    // The `PATH` folders the command may write: the caller's, and those an `.envrc` adds.
+    let inside = |d: &Path| {
+        let lexical = |q: &Path| p.writable.iter().any(|w| q.starts_with(w));
+        lexical(d) || real(d).is_some_and(|r| lexical(&r))
+    };
+    let entries: Vec<PathBuf> = p
+        .path
+        .map(|v| {
+            std::env::split_paths(v).filter(|e| e.is_absolute()).map(|e| wicket_policy::paths::normalize(&e)).collect()
+        })
+        .unwrap_or_default();
+    let mut folders: Vec<PathBuf> = entries.iter().filter(|e| inside(e)).cloned().collect();
+    for f in found.path_folders {
+        // A pattern's folders lie below its literal part.
+        let literal: PathBuf = f.components().take_while(|c| !c.as_os_str().to_string_lossy().contains('*')).collect();
+        if inside(&literal) && !folders.contains(&f) {
+            folders.push(f);
+        }
+    }
+    let mut system: Vec<PathBuf> = Vec::new();
+    for s in entries.iter().cloned().chain(crate::shadow::SYSTEM_FOLDERS.iter().map(PathBuf::from)) {
+        if !inside(&s) && s.is_dir() && !system.contains(&s) {
+            system.push(s);
+        }
+    }
+    let watch = crate::shadow::Watch::new(p.root, folders, system, links);
+    walls.watch = (!watch.is_empty()).then(|| std::sync::Arc::new(watch));
+    walls
 }
 
 /// What to mask for one state folder: the folder itself, or, when the project lies inside it

@@ -8,9 +8,12 @@
 //! of the decision engine (`wicket-policy`, which does no disk walk): it reads the disk, the
 //! environment and git's files, never decides a call, and never runs a program.
 
+mod direnv;
 pub mod exec;
 mod gitdirs;
 pub mod held;
 pub mod nested_git;
+pub mod pointers;
 pub mod scan_cache;
 pub mod sealed;
+pub mod shadow;

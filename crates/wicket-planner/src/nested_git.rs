@@ -34,6 +34,9 @@ struct Known {
     /// Git would use it at start.
     was_repo: bool,
     print: Print,
+    /// The fingerprint of what its configuration (and the user's) points at: hooks folders,
+    /// programs (see [`crate::pointers`]), also where they are missing.
+    pointers: Print,
 }
 
 /// What the check after the run needs, made when the sandbox is built.
@@ -49,6 +52,10 @@ pub struct Watch {
     root_git: Vec<PathBuf>,
     /// Folders the walk did not enter (masked secrets: unreachable in the sandbox).
     not_entered: Vec<PathBuf>,
+    /// The home, for `~/` in git's configuration.
+    home: Option<PathBuf>,
+    /// The config files git reads for every repository (the system's, the user's).
+    globals: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for Watch {
@@ -81,7 +88,8 @@ pub fn is_candidate_name(name: &std::ffi::OsStr) -> bool {
 
 impl Watch {
     /// Fingerprint the candidates the walk found (`found`: `.git` entries and folders with a
-    /// `HEAD`), but the root's own `.git` and the root itself.
+    /// `HEAD`), but the root's own `.git` and the root itself. `home`: where git finds the
+    /// user's configuration.
     pub fn new(
         root: &Path,
         stamps: Option<Stamps>,
@@ -89,16 +97,32 @@ impl Watch {
         protected: Vec<PathBuf>,
         root_git: Vec<PathBuf>,
         not_entered: Vec<PathBuf>,
+        home: Option<&Path>,
     ) -> Watch {
         let mut found = found.to_vec();
         found.sort();
         found.dedup();
+        let globals = crate::pointers::global_config_files(home);
         let known = found
             .iter()
             .filter(|f| **f != root.join(".git") && *f != root && !root_git.iter().any(|g| f.starts_with(g)))
-            .map(|f| Known { found: f.clone(), was_repo: is_repository(f), print: fingerprint(f) })
+            .map(|f| Known {
+                found: f.clone(),
+                was_repo: is_repository(f),
+                print: fingerprint(f),
+                pointers: pointer_print(f, &globals, home),
+            })
             .collect();
-        Watch { root: root.to_path_buf(), stamps, known, protected, root_git, not_entered }
+        Watch {
+            root: root.to_path_buf(),
+            stamps,
+            known,
+            protected,
+            root_git,
+            not_entered,
+            home: home.map(Path::to_path_buf),
+            globals,
+        }
     }
 
     /// The candidates known at start (for the sandbox's protections and tests).
@@ -187,7 +211,17 @@ impl Watch {
             if now && (!k.was_repo || fingerprint(&k.found) != k.print) {
                 if let Some(q) = self.judge_known(&k.found) {
                     out.push(q);
+                    continue;
                 }
+            }
+            if now && pointer_print(&k.found, &self.globals, self.home.as_deref()) != k.pointers {
+                let rel = k.found.strip_prefix(&self.root).unwrap_or(&k.found).display().to_string();
+                out.push(Quarantine {
+                    path: k.found.clone(),
+                    why: format!(
+                        "{rel}: a hook or program its git configuration points at appeared or changed during the run"
+                    ),
+                });
             }
         }
         unreadable.sort();
@@ -258,10 +292,67 @@ impl Watch {
         if !crate::gitdirs::is_git_directory(found) {
             return None;
         }
-        let why = judge_git_dir(found, protected, &self.root)?;
+        let why = judge_git_dir(found, protected, &self.root).or_else(|| self.judge_pointers(found))?;
         let path = if is_dot_git { found.to_path_buf() } else { found.join("HEAD") };
         Some(Quarantine { path, why: format!("{rel}: {why}") })
     }
+}
+
+impl Watch {
+    /// Why git must not use the new git folder `g` for what the user's own configuration points
+    /// at from its work tree (a relative `core.hooksPath`, a program named by a relative path):
+    /// the repository's own configuration is judged by [`judge_git_dir`].
+    fn judge_pointers(&self, g: &Path) -> Option<String> {
+        let repo = crate::pointers::Repo {
+            git_dir: g.to_path_buf(),
+            top: crate::pointers::top_of(g, self.home.as_deref()),
+            placeholders: false,
+        };
+        for (p, kind) in crate::pointers::git_targets(&repo, &self.globals, self.home.as_deref()) {
+            if !p.starts_with(&self.root) || !repo.top.starts_with(&self.root) {
+                continue;
+            }
+            let hooks = |d: &Path| {
+                std::fs::read_dir(d)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .any(|e| !e.file_name().to_string_lossy().ends_with(".sample"))
+            };
+            let there = match kind {
+                crate::pointers::Kind::Folder => hooks(&p),
+                crate::pointers::Kind::File => std::fs::symlink_metadata(&p).is_ok(),
+            };
+            if there {
+                return Some(format!("git's configuration makes it run {} there", p.display()));
+            }
+        }
+        None
+    }
+}
+
+/// The fingerprint of what git's configuration for the candidate `found` points at.
+fn pointer_print(found: &Path, globals: &[PathBuf], home: Option<&Path>) -> Print {
+    let Some(g) = crate::gitdirs::repository_dir(found) else { return Vec::new() };
+    let repo = crate::pointers::Repo { top: crate::pointers::top_of(&g, home), git_dir: g, placeholders: false };
+    let mut paths = Vec::new();
+    for (p, kind) in crate::pointers::git_targets(&repo, globals, home) {
+        if kind == crate::pointers::Kind::Folder {
+            for e in std::fs::read_dir(&p).into_iter().flatten().flatten() {
+                paths.push(e.path());
+            }
+        }
+        paths.push(p);
+    }
+    paths.sort();
+    paths.dedup();
+    paths
+        .into_iter()
+        .map(|p| {
+            let (ino, len, hash) = id(&p);
+            (p, ino, len, hash)
+        })
+        .collect()
 }
 
 /// Why git must not use the git folder `g` (`None`: only safe configuration and sample hooks).
@@ -539,7 +630,7 @@ mod tests {
         write(&root.join("almost/HEAD"), "junk\n");
         let found = vec![root.join("vendor/x/.git"), root.join("almost")];
         let protected = vec![root.join("vendor/x/.git")];
-        let w = Watch::new(&root, None, &found, protected, vec![], vec![]);
+        let w = Watch::new(&root, None, &found, protected, vec![], vec![], None);
         assert_eq!(w.after_run(), (vec![], true), "nothing changed");
         // New: a repository with fsmonitor, a safe one, a bare one with a pager, a `.git`
         // file into a folder the run wrote, and one into the protected folder.
@@ -583,7 +674,7 @@ mod tests {
         // appearing later is a change too.
         let y = root.join("vendor/y/.git");
         repo(&y, "[include]\n\tpath = ../inc.cfg\n");
-        let w = Watch::new(&root, None, std::slice::from_ref(&y), vec![y.clone()], vec![], vec![]);
+        let w = Watch::new(&root, None, std::slice::from_ref(&y), vec![y.clone()], vec![], vec![], None);
         assert!(!w.after_run().0.iter().any(|q| q.path == y));
         write(&root.join("vendor/y/inc.cfg"), "[core]\n\tfsmonitor = ./evil\n");
         assert!(w.after_run().0.iter().any(|q| q.path == y), "the included file appeared");

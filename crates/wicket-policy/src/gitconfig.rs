@@ -386,9 +386,62 @@ fn config_value(chars: &[char], i: &mut usize) -> Result<(String, usize), &'stat
     Ok((v, lines))
 }
 
+/// Git commands an alias in a repository the sandbox made may expand to, with plain arguments:
+/// each takes only revisions, paths and names, and runs no program its arguments name (`submodule
+/// foreach`, `bisect run`, `config`, `difftool` and every option are left out on purpose).
+const ALIAS_COMMANDS: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "branch",
+    "checkout",
+    "switch",
+    "restore",
+    "add",
+    "rm",
+    "mv",
+    "commit",
+    "reset",
+    "stash",
+    "tag",
+    "fetch",
+    "pull",
+    "push",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "blame",
+    "shortlog",
+    "describe",
+    "reflog",
+    "ls-files",
+    "rev-parse",
+    "whatchanged",
+    "grep",
+];
+
+/// Why an alias body (`alias.NAME`'s value) is not known to be safe, as git expands it: a
+/// leading `!` is a shell command; otherwise the words (split as git's `split_cmdline` does)
+/// are git's own arguments, where any option can run a program (`-c core.fsmonitor=…`,
+/// `--upload-pack=…`, `rebase -x …`), so only an everyday command with plain words passes.
+fn unsafe_alias(body: &str) -> Option<&'static str> {
+    if body.trim_start().starts_with('!') {
+        return Some("a shell alias");
+    }
+    let Some(words) = crate::gitalias::split_cmdline(body) else { return Some("an alias git cannot split") };
+    match words.first() {
+        None => None,
+        Some(w) if !ALIAS_COMMANDS.contains(&w.as_str()) => Some("an alias to a command that may run a program"),
+        Some(_) if words.iter().any(|w| w.starts_with('-')) => Some("an alias that passes options"),
+        Some(_) => None,
+    }
+}
+
 /// Variables that name a program (or a hook) in any section: never safe in a repository the
 /// sandbox made.
-const PROGRAM_VARS: &[&str] = &[
+pub const PROGRAM_VARS: &[&str] = &[
     "command",
     "cmd",
     "program",
@@ -530,9 +583,7 @@ pub fn unsafe_config_key(k: &ConfigKey) -> Option<String> {
         ("core", None) if var == "fsmonitor" => {
             return (!is_false(value) && !is_true(value)).then(|| format!("{name} (runs a program as a hook)"))
         }
-        ("alias", None) => {
-            return value.is_some_and(|v| v.trim_start().starts_with('!')).then(|| format!("{name} (a shell alias)"))
-        }
+        ("alias", None) => return value.and_then(unsafe_alias).map(|w| format!("{name} ({w})")),
         ("submodule", Some(_)) if var == "path" => return None,
         ("submodule", Some(_)) if var == "update" => {
             return value.is_some_and(|v| v.trim_start().starts_with('!')).then(|| format!("{name} (runs a command)"))
@@ -686,7 +737,7 @@ mod tests {
             "[remote \"origin\"]\n\turl = https://example.com/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
             "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n",
             "[init]\n\tdefaultBranch = main\n[user]\n\tname = A\n\temail = a@b\n",
-            "[alias]\n\tst = status -s\n",
+            "[alias]\n\tst = status\n\tco = checkout main\n\tlast = log HEAD\n",
             "[core]\n\tfsmonitor = false\n",
             "[diff \"pdf\"]\n\tbinary = true\n",
             "[submodule \"m\"]\n\turl = ../m\n\tactive = true\n\tupdate = rebase\n",
@@ -721,6 +772,14 @@ mod tests {
             ("[uploadpack]\n\tpackObjectsHook = x\n", "uploadpack.packobjectshook"),
             ("[alias]\n\tst = !touch x\n", "alias.st"),
             ("[alias]\n\tst = \"  !touch x\"\n", "alias.st"),
+            ("[alias]\n\tst = -c core.fsmonitor=./x status\n", "alias.st"),
+            ("[alias]\n\tst = status -s\n", "alias.st"),
+            ("[alias]\n\tf = fetch --upload-pack=./x\n", "alias.f"),
+            ("[alias]\n\tr = rebase -x ./x main\n", "alias.r"),
+            ("[alias]\n\tx = submodule foreach ./x\n", "alias.x"),
+            ("[alias]\n\tx = config core.hooksPath h\n", "alias.x"),
+            ("[alias]\n\tx = log \"--ext-diff\"\n", "alias.x"),
+            ("[alias]\n\tx = log 'unclosed\n", "alias.x"),
             ("[include]\n\tpath = x.inc\n", "include.path"),
             ("[includeIf \"gitdir:/\"]\n\tpath = x.inc\n", "includeif.gitdir:/.path"),
             ("[hook \"h\"]\n\tcommand = x\n", "hook.h.command"),

@@ -27,7 +27,7 @@ pub mod engine;
 mod equivalents;
 pub mod examples;
 pub mod flags;
-mod gitalias;
+pub mod gitalias;
 pub mod gitconfig;
 pub mod host;
 pub mod lists;

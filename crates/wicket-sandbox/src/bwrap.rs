@@ -105,7 +105,8 @@ pub fn args(
     // Git folders (bound on themselves: a mount point cannot be renamed or replaced) and the
     // read-only holes, shallow before deep, so `.git/modules` (read-only) comes before
     // `.git/modules/sub` (a writable git folder) and that before `.git/modules/sub/config`.
-    let mut layered: Vec<(&PathBuf, bool)> = policy.git_dirs.iter().map(|g| (g, true)).collect();
+    // The folders on the way to a read-only path are pinned the same way (still writable).
+    let mut layered: Vec<(&PathBuf, bool)> = policy.git_dirs.iter().chain(&policy.pinned).map(|g| (g, true)).collect();
     layered.extend(policy.read_only.iter().map(|(p, _)| (p, false)));
     layered.sort_by_key(|(p, _)| p.components().count());
     for (p, writable) in layered {
@@ -283,6 +284,9 @@ mod tests {
             sealed: Vec::new(),
             sealed_readable: Vec::new(),
             top_level: None,
+            pinned: Vec::new(),
+            notices: Vec::new(),
+            shadow_watch: None,
         }
     }
 

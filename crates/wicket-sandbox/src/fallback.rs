@@ -47,7 +47,9 @@ impl Holes {
     /// The holes of `policy` that exist now (the placeholders are made before this).
     pub fn plan(policy: &wicket_planner::exec::ExecPolicy) -> Result<Holes, String> {
         use std::os::unix::ffi::OsStrExt;
-        let mut layered: Vec<(&std::path::PathBuf, bool)> = policy.git_dirs.iter().map(|g| (g, false)).collect();
+        // The folders on the way to a read-only path are pinned like git folders (writable).
+        let mut layered: Vec<(&std::path::PathBuf, bool)> =
+            policy.git_dirs.iter().chain(&policy.pinned).map(|g| (g, false)).collect();
         layered.extend(policy.read_only.iter().map(|(p, _)| (p, true)));
         // Stable: at one depth a git folder comes before a read-only path, as under bwrap.
         layered.sort_by_key(|(p, _)| p.components().count());

@@ -1,12 +1,15 @@
-//! Moving aside the repositories a run left that the host's git must not use.
+//! Moving aside what a run left that the host must not use: repositories git would follow, new
+//! programs that would shadow a system program on `PATH`, links re-pointed on the way to a
+//! protected path.
 //!
 //! The hard question: once the command has ended, what must change on disk so that the
-//! host's next `git` in a folder of the project runs nothing the command chose? The finding and
-//! judging is [`wicket_planner::nested_git`]'s (it only reads); here each repository it names is
-//! renamed in place to a name git does not discover (`.git` → `.git.wicket-quarantine`, a bare
-//! repository's `HEAD` → `HEAD.wicket-quarantine`), never deleted, so the person can look at it
-//! and put it back. Every sandboxed run passes here after its command (and everything it
-//! started) is gone, on every backend and for every front end.
+//! host's next `git` in a folder of the project, or the next program the person types, runs
+//! nothing the command chose? The finding and judging is [`wicket_planner::nested_git`]'s and
+//! [`wicket_planner::shadow`]'s (they only read); here each path they name is renamed in place to
+//! a name nothing looks for (`.git` → `.git.wicket-quarantine`, a bare repository's `HEAD` →
+//! `HEAD.wicket-quarantine`, `.venv/bin/git` → `.venv/bin/git.wicket-quarantine`), never
+//! deleted, so the person can look at it and put it back. Every sandboxed run passes here after
+//! its command (and everything it started) is gone, on every backend and for every front end.
 
 use std::path::{Path, PathBuf};
 
@@ -22,13 +25,26 @@ pub struct MovedAside {
     pub to: Option<PathBuf>,
     /// Why (the key, the hook, the link).
     pub why: String,
+    /// What moving it prevents (`git does not use it`, `nothing runs it in place of what was
+    /// there`).
+    pub so_that: &'static str,
 }
 
-/// Check the project after a run under `policy` and move aside what git must not use; one
-/// notice on stderr names each path and why.
+/// Check the project after a run under `policy` and move aside what git must not use, the new
+/// programs that would shadow a system program on `PATH` and the links re-pointed on the way to
+/// a protected path; one notice on stderr names each path and why.
 pub fn after_run(policy: &ExecPolicy) -> Vec<MovedAside> {
-    let Some(watch) = policy.git_watch.as_deref() else { return Vec::new() };
-    let moved = settle(watch);
+    let mut moved = policy.git_watch.as_deref().map(settle).unwrap_or_default();
+    if let Some(shadow) = policy.shadow_watch.as_deref() {
+        // A parallel run's check may have moved it already.
+        let found = shadow.after_run().into_iter().filter(|q| std::fs::symlink_metadata(&q.path).is_ok());
+        moved.extend(found.map(|q| MovedAside {
+            to: move_aside(&q.path),
+            path: q.path,
+            why: q.why,
+            so_that: "nothing runs it in place of what was there",
+        }));
+    }
     for m in &moved {
         eprintln!("wicket: notice: {}", describe(m, &policy.root));
     }
@@ -49,15 +65,18 @@ pub fn settle(watch: &Watch) -> Vec<MovedAside> {
             wicket_planner::nested_git::MAX_CHECKED
         );
     }
-    found.into_iter().map(|q| MovedAside { to: move_aside(&q.path), path: q.path, why: q.why }).collect()
+    found
+        .into_iter()
+        .map(|q| MovedAside { to: move_aside(&q.path), path: q.path, why: q.why, so_that: "git does not use it" })
+        .collect()
 }
 
 /// One line for a person (and the audit log).
 pub fn describe(m: &MovedAside, root: &Path) -> String {
     let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     match &m.to {
-        Some(to) => format!("moved {} aside to {} so that git does not use it: {}", rel(&m.path), rel(to), m.why),
-        None => format!("could not move {} aside (git may use it): {}", rel(&m.path), m.why),
+        Some(to) => format!("moved {} aside to {} so that {}: {}", rel(&m.path), rel(to), m.so_that, m.why),
+        None => format!("could not move {} aside (it is still there and may be used): {}", rel(&m.path), m.why),
     }
 }
 

@@ -94,6 +94,9 @@ mod tests {
             sealed: vec![PathBuf::from("/Users/a")],
             sealed_readable: vec![PathBuf::from("/Users/a/.cargo/bin")],
             top_level: None,
+            pinned: vec![],
+            notices: vec![],
+            shadow_watch: None,
         };
         let text = profile(&policy);
         for want in [

@@ -223,6 +223,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         None => None,
     };
+    if matches!(placement, Placement::Sandbox(_)) {
+        for n in &exec.notices {
+            eprintln!("wicket: notice: {n}");
+        }
+    }
     if let (Placement::Sandbox(backend), Some(n)) = (&placement, masked_notice(&exec)) {
         eprintln!("wicket: notice: {n}");
         if !matches!(backend, wicket_sandbox::Backend::Bwrap { .. }) {

@@ -681,6 +681,9 @@ impl RunJob {
             if !moved.is_empty() {
                 o.insert("moved_aside".into(), json!(moved));
             }
+            if !self.exec.notices.is_empty() {
+                o.insert("notices".into(), json!(self.exec.notices));
+            }
         }
         Ok(out)
     }

@@ -734,8 +734,8 @@ fn a_planted_bwrap_earlier_on_path_is_never_run() {
     assert!(status.success() && marker.exists(), "control: the fake bwrap is first on PATH");
 }
 
-/// A `git` planted by a sandboxed command in the project's virtualenv (`.venv/bin`, first on
-/// `PATH` once activated, and writable inside the sandbox) is never run by wicket on the host:
+/// A `git` planted in the project's virtualenv (`.venv/bin`, first on `PATH` once activated,
+/// and writable inside the sandbox) is never run by wicket on the host:
 /// every run asks git for the project's configuration, but only a git from root's folders. The
 /// plant logs to a folder outside the project, then runs the real git, so nothing else shows
 /// that it ran. The control: a shell with that `PATH` runs the plant.
@@ -763,7 +763,15 @@ fn a_planted_git_in_the_projects_virtualenv_is_never_run() {
             "{backend}: the plant runs: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(bin.join("git").is_file(), "{backend}: the plant is in the project on the host");
+        // After the run the new `git` that shadows the system's is moved aside (the pointer
+        // rows below test that); here the plant is put back on the host, as a folder that is
+        // not watched would hold it, to test wicket's own lookup.
+        assert!(
+            !bin.join("git").exists() && bin.join("git.wicket-quarantine").is_file(),
+            "{backend}: the plant was moved aside after the run: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::rename(bin.join("git.wicket-quarantine"), bin.join("git")).unwrap();
         // The next runs, each with a fresh wicket home so git is asked, not a cached answer:
         // outside a repository, then in one (its configuration is read for the gate).
         let out = wicket_with(&w, backend, &home("plain"), &activated, &["echo", "RAN"]);
@@ -2451,6 +2459,12 @@ const NESTED_ATTACKS: &[NestedAttack] = &[
         host: "git -C sub -c user.name=a -c user.email=a@b commit -q --allow-empty -m x",
     },
     NestedAttack {
+        name: "alias_with_a_config_option_in_a_new_repo",
+        setup: "",
+        attack: "import subprocess\nsubprocess.run(['git', 'init', '-q', ROOT + '/sub'], check=True)\nsubprocess.run(['git', '-C', ROOT + '/sub', 'config', 'alias.st', '-c core.fsmonitor=\"touch ' + OUT + '/pwned; false\" status'], check=True)",
+        host: "git -C sub st",
+    },
+    NestedAttack {
         name: "new_repo_in_a_package_tree",
         setup: "mkdir -p node_modules/pkg && echo '{}' > node_modules/pkg/package.json",
         attack: "fake(ROOT + '/node_modules/pkg/.git', FSMON)",
@@ -3041,5 +3055,349 @@ fn new_code_running_names_are_held_for_a_person() {
         let _ = std::fs::remove_file(w.root.join("Jenkinsfile"));
         assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
         assert!(held.iter().all(|h| w.root.join(h).exists()), "control");
+    }
+}
+
+// ---- Pointers: what a protected file names is protected too (issue 34, item 3) ----
+
+/// A pointer attack: `setup` runs on the host first (shell, in the root of a fresh repository),
+/// `attack` is Python run inside the sandbox (and again outside as the control), then `host`
+/// runs on the host (shell, in the root, `$OUT` set), as the person's next `git`, `cd` (direnv)
+/// or program would. `path`: a folder of the project put first on `PATH` (for wicket and the
+/// host), or "". The payload touches `OUT/pwned`: absent after the sandboxed run, present after
+/// the control.
+struct PointerAttack {
+    name: &'static str,
+    setup: &'static str,
+    attack: &'static str,
+    host: &'static str,
+    path: &'static str,
+}
+
+/// Python helpers for every pointer attack: `PAY`, a script that runs the payload; `plant(p,
+/// text)` writes an executable file (folders made); `FSMON`, a config that runs the payload on
+/// `git status`.
+const POINTER_HELPERS: &str = "PAY = '#!/bin/sh\\ntouch ' + OUT + '/pwned\\n'\ndef plant(p, text=None):\n    os.makedirs(os.path.dirname(p), exist_ok=True)\n    open(p, 'w').write(PAY if text is None else text)\n    os.chmod(p, 0o755)\nFSMON = '[core]\\n\\tfsmonitor = \"touch ' + OUT + '/pwned; false\"\\n'\n";
+
+const HOST_COMMIT: &str = "git -c user.name=a -c user.email=a@b commit -q --allow-empty -m x";
+
+const POINTER_ATTACKS: &[PointerAttack] = &[
+    PointerAttack {
+        name: "hooks_path_folder",
+        setup: "git config core.hooksPath tools/hooks && mkdir -p tools/hooks",
+        attack: "plant(ROOT + '/tools/hooks/pre-commit')",
+        host: HOST_COMMIT,
+        path: "",
+    },
+    PointerAttack {
+        name: "hooks_path_missing_folder",
+        setup: "git config core.hooksPath tools/hooks",
+        attack: "plant(ROOT + '/tools/hooks/pre-commit')",
+        host: HOST_COMMIT,
+        path: "",
+    },
+    PointerAttack {
+        name: "hooks_path_parent_renamed",
+        setup: "git config core.hooksPath tools/hooks && mkdir -p tools/hooks",
+        attack: "os.rename(ROOT + '/tools', ROOT + '/tools.old')\nplant(ROOT + '/tools/hooks/pre-commit')",
+        host: HOST_COMMIT,
+        path: "",
+    },
+    PointerAttack {
+        name: "hooks_path_from_the_users_config",
+        setup: "git config --global core.hooksPath .hooks",
+        attack: "plant(ROOT + '/.hooks/pre-commit')",
+        host: HOST_COMMIT,
+        path: "",
+    },
+    PointerAttack {
+        name: "hook_linked_into_the_work_tree",
+        setup: "mkdir -p scripts .git/hooks && printf '#!/bin/sh\\ntrue\\n' > scripts/pre-commit && chmod +x scripts/pre-commit && ln -s ../../scripts/pre-commit .git/hooks/pre-commit",
+        attack: "plant(ROOT + '/scripts/pre-commit')",
+        host: HOST_COMMIT,
+        path: "",
+    },
+    PointerAttack {
+        name: "hooks_folder_link_parent_renamed",
+        setup: "mkdir -p tools/hooks && rm -rf .git/hooks && ln -s ../tools/hooks .git/hooks",
+        attack: "os.rename(ROOT + '/tools', ROOT + '/t2')\nplant(ROOT + '/tools/hooks/pre-commit')",
+        host: HOST_COMMIT,
+        path: "",
+    },
+    PointerAttack {
+        name: "hooks_folder_link_repointed",
+        setup: "mkdir -p tools/hooks && rm -rf .git/hooks && ln -s ../tools/hooks .git/hooks",
+        attack: "plant(ROOT + '/evil/pre-commit')\nos.remove(ROOT + '/.git/hooks')\nos.symlink('../evil', ROOT + '/.git/hooks')",
+        host: HOST_COMMIT,
+        path: "",
+    },
+    PointerAttack {
+        name: "include_parent_renamed",
+        setup: "mkdir cfg && printf '[user]\\n' > cfg/team.inc && git config include.path ../cfg/team.inc",
+        attack: "os.rename(ROOT + '/cfg', ROOT + '/cfg.old')\nos.makedirs(ROOT + '/cfg')\nopen(ROOT + '/cfg/team.inc', 'w').write(FSMON)",
+        host: "git status",
+        path: "",
+    },
+    PointerAttack {
+        name: "include_from_the_users_config_parent_renamed",
+        setup: "mkdir cfg && printf '[user]\\n' > cfg/g.inc && git config --global include.path \"$PWD/cfg/g.inc\"",
+        attack: "os.rename(ROOT + '/cfg', ROOT + '/cfg.old')\nos.makedirs(ROOT + '/cfg')\nopen(ROOT + '/cfg/g.inc', 'w').write(FSMON)",
+        host: "git status",
+        path: "",
+    },
+    PointerAttack {
+        name: "filter_program",
+        setup: "mkdir scripts && printf '#!/bin/sh\\ncat\\n' > scripts/clean.sh && chmod +x scripts/clean.sh && git config filter.x.clean ./scripts/clean.sh && echo '*.txt filter=x' > .gitattributes",
+        attack: "plant(ROOT + '/scripts/clean.sh', PAY + 'cat\\n')",
+        host: "echo a > a.txt && git add a.txt",
+        path: "",
+    },
+    PointerAttack {
+        name: "filter_program_missing",
+        setup: "git config filter.x.clean ./scripts/clean.sh && echo '*.txt filter=x' > .gitattributes",
+        attack: "plant(ROOT + '/scripts/clean.sh', PAY + 'cat\\n')",
+        host: "echo a > a.txt && git add a.txt",
+        path: "",
+    },
+    PointerAttack {
+        name: "textconv_script_for_an_interpreter",
+        setup: "mkdir scripts && echo 'import sys; print(open(sys.argv[1]).read())' > scripts/tc.py && git config diff.x.textconv 'python3 scripts/tc.py' && echo '*.bin diff=x' > .gitattributes && echo a > a.bin && git add -A && git -c user.name=a -c user.email=a@b commit -q -m a && echo b > a.bin",
+        attack: "open(ROOT + '/scripts/tc.py', 'w').write('import sys; open(' + repr(OUT + '/pwned') + ', \"w\"); print(open(sys.argv[1]).read())')",
+        host: "git diff a.bin > /dev/null",
+        path: "",
+    },
+    PointerAttack {
+        name: "fsmonitor_program",
+        setup: "mkdir tools && printf '#!/bin/sh\\nexit 1\\n' > tools/fsm && chmod +x tools/fsm && git config core.fsmonitor ./tools/fsm",
+        attack: "plant(ROOT + '/tools/fsm')",
+        host: "git status",
+        path: "",
+    },
+    PointerAttack {
+        name: "alias_with_a_config_option",
+        setup: "git config alias.st '-c core.fsmonitor=./tools/fsm status'",
+        attack: "plant(ROOT + '/tools/fsm')",
+        host: "git st",
+        path: "",
+    },
+    PointerAttack {
+        name: "shell_alias_script",
+        setup: "mkdir scripts && printf '#!/bin/sh\\ntrue\\n' > scripts/lint.sh && chmod +x scripts/lint.sh && git config alias.lint '!./scripts/lint.sh'",
+        attack: "plant(ROOT + '/scripts/lint.sh')",
+        host: "git lint",
+        path: "",
+    },
+    PointerAttack {
+        name: "ssh_command",
+        setup: "git config core.sshCommand ./tools/ssh",
+        attack: "plant(ROOT + '/tools/ssh')",
+        host: "git ls-remote ssh://example.invalid/x",
+        path: "",
+    },
+    PointerAttack {
+        name: "gpg_program",
+        setup: "git config gpg.program ./tools/gpg",
+        attack: "plant(ROOT + '/tools/gpg')",
+        host: "git -c user.name=a -c user.email=a@b commit -q -S --allow-empty -m s",
+        path: "",
+    },
+    PointerAttack {
+        name: "nested_hooks_path_folder",
+        setup: "git init -q vendor/x && git -C vendor/x config core.hooksPath hooks2 && mkdir -p vendor/x/hooks2",
+        attack: "plant(ROOT + '/vendor/x/hooks2/pre-commit')",
+        host: "git -C vendor/x -c user.name=a -c user.email=a@b commit -q --allow-empty -m y",
+        path: "",
+    },
+    PointerAttack {
+        name: "nested_hooks_path_missing",
+        setup: "git init -q vendor/x && git -C vendor/x config core.hooksPath hooks2",
+        attack: "plant(ROOT + '/vendor/x/hooks2/pre-commit')",
+        host: "git -C vendor/x -c user.name=a -c user.email=a@b commit -q --allow-empty -m y",
+        path: "",
+    },
+    PointerAttack {
+        name: "new_repository_under_the_users_relative_hooks_path",
+        setup: "git config --global core.hooksPath .hooks",
+        attack: "import subprocess\nsubprocess.run(['git', 'init', '-q', ROOT + '/sub'], check=True)\nplant(ROOT + '/sub/.hooks/pre-commit')",
+        host: "git -C sub -c user.name=a -c user.email=a@b commit -q --allow-empty -m y",
+        path: "",
+    },
+    PointerAttack {
+        name: "envrc_sources_a_missing_file",
+        setup: "printf 'source_env_if_exists .envrc.local\\n' > .envrc && direnv allow .",
+        attack: "open(ROOT + '/.envrc.local', 'w').write('touch ' + OUT + '/pwned\\n')",
+        host: "direnv exec . true",
+        path: "",
+    },
+    PointerAttack {
+        name: "envrc_sources_a_file",
+        setup: "mkdir env && echo 'export A=1' > env/dev.sh && printf 'source_env env/dev.sh\\n' > .envrc && direnv allow .",
+        attack: "open(ROOT + '/env/dev.sh', 'a').write('touch ' + OUT + '/pwned\\n')",
+        host: "direnv exec . true",
+        path: "",
+    },
+    PointerAttack {
+        name: "envrc_dotenv",
+        setup: "printf 'dotenv_if_exists .env.local\\n' > .envrc && direnv allow .",
+        attack: "open(ROOT + '/.env.local', 'w').write('EVIL=yes\\n')",
+        host: "direnv exec . sh -c 'test \"$EVIL\" = yes && touch \"$OUT/pwned\"'",
+        path: "",
+    },
+    PointerAttack {
+        name: "allowed_envrc_in_a_subfolder",
+        setup: "mkdir -p sub shared && echo 'export A=1' > shared/env.sh && printf 'source_env ../shared/env.sh\\n' > sub/.envrc && direnv allow sub",
+        attack: "open(ROOT + '/shared/env.sh', 'a').write('touch ' + OUT + '/pwned\\n')",
+        host: "direnv exec sub true",
+        path: "",
+    },
+    PointerAttack {
+        name: "envrc_line_wicket_cannot_follow",
+        setup: "mkdir envrc.d && printf 'for f in envrc.d/*.sh; do source \"$f\"; done\\n' > .envrc && direnv allow .",
+        attack: "open(ROOT + '/envrc.d/x.sh', 'w').write('touch ' + OUT + '/pwned\\n')",
+        host: "direnv exec . true",
+        path: "",
+    },
+    PointerAttack {
+        name: "envrc_path_folder_shadows_git",
+        setup: "mkdir bin && printf 'PATH_add bin\\n' > .envrc && direnv allow .",
+        attack: "plant(ROOT + '/bin/git')",
+        host: "direnv exec . git --version",
+        path: "",
+    },
+    PointerAttack {
+        name: "envrc_layout_node_shadows_ls",
+        setup: "mkdir -p node_modules/.bin && printf 'layout node\\n' > .envrc && direnv allow .",
+        attack: "plant(ROOT + '/node_modules/.bin/ls')",
+        host: "direnv exec . ls",
+        path: "",
+    },
+    PointerAttack {
+        name: "activated_virtualenv_shadows_git",
+        setup: "mkdir -p .venv/bin",
+        attack: "plant(ROOT + '/.venv/bin/git')",
+        host: "git --version",
+        path: ".venv/bin",
+    },
+];
+
+/// The environment of a pointer attack's host steps and of its wicket run: the test's home,
+/// `OUT`, and the row's folder first on `PATH`.
+fn pointer_env(w: &World, a: &PointerAttack, c: &mut Command) {
+    host_git_env(w, c);
+    c.env("OUT", &w.out);
+    if !a.path.is_empty() {
+        let path = std::env::var("PATH").unwrap_or_default();
+        c.env("PATH", format!("{}:{path}", w.root.join(a.path).display()));
+    }
+}
+
+fn pointer_world(a: &PointerAttack) -> World {
+    let w = git_world("");
+    let mut c = Command::new("sh");
+    c.args(["-c", a.setup]).current_dir(&w.root);
+    pointer_env(&w, a, &mut c);
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{}: {}", a.setup, String::from_utf8_lossy(&out.stderr));
+    w
+}
+
+fn run_pointer_attacks(backend: &str) {
+    assert!(
+        Command::new("direnv").arg("version").output().is_ok_and(|o| o.status.success()),
+        "direnv is needed (.ci/run installs it)"
+    );
+    let mut failures = Vec::new();
+    for a in POINTER_ATTACKS {
+        let code = format!("{POINTER_HELPERS}{}", a.attack);
+        let pwned = |w: &World| w.out.join("pwned").exists();
+        let host = |w: &World| {
+            let mut c = Command::new("sh");
+            c.args(["-c", a.host]).current_dir(&w.root).stdin(Stdio::null());
+            pointer_env(w, a, &mut c);
+            c.output().unwrap()
+        };
+        let w = pointer_world(a);
+        let script = w.script(a.name, &code);
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&w.root).arg("--").args(["python3", script.to_str().unwrap()]);
+        c.env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null());
+        pointer_env(&w, a, &mut c);
+        let inside = c.output().unwrap();
+        let _ = host(&w);
+        if pwned(&w) {
+            failures.push(format!(
+                "{backend}: {}: the host ran the payload ({}; stderr: {})",
+                a.name,
+                verdict(&inside),
+                String::from_utf8_lossy(&inside.stderr).trim()
+            ));
+        }
+        // The control, in a fresh world: the same attack outside any sandbox runs it.
+        let w = pointer_world(a);
+        let script = w.script(a.name, &code);
+        let control = verdict(&w.direct(&["python3", script.to_str().unwrap()]));
+        let out = host(&w);
+        if control != "ESCAPED" || !pwned(&w) {
+            failures.push(format!(
+                "control for {}: {control}, payload ran: {} ({})",
+                a.name,
+                pwned(&w),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{} pointer escape(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn what_protected_files_point_at_is_protected_under_bwrap() {
+    run_pointer_attacks("bwrap");
+}
+
+#[test]
+fn what_protected_files_point_at_is_protected_under_the_landlock_fallback() {
+    run_pointer_attacks("landlock");
+}
+
+/// Everyday work in a project whose protected files point into it still runs inside (files at
+/// the top are made by the set-up: the Landlock fallback makes none beside the masked
+/// `.envrc`, a limit of its own): a commit
+/// runs the project's hook from its `core.hooksPath` folder and its clean filter; branches
+/// switch; a new program that shadows nothing, and a program that was on `PATH` before the run
+/// (rewritten), stay where they are; a new folder beside the hooks folder can be made.
+#[test]
+fn everyday_work_with_pointers_still_runs_inside() {
+    for backend in ["bwrap", "landlock"] {
+        let a = PointerAttack {
+            name: "everyday",
+            setup: "git config core.hooksPath tools/hooks && mkdir -p tools/hooks scripts .venv/bin bin log && echo a > a.txt && printf '#!/bin/sh\\necho ran > log/hook-ran\\n' > tools/hooks/pre-commit && chmod +x tools/hooks/pre-commit && printf '#!/bin/sh\\ncat\\n' > scripts/clean.sh && chmod +x scripts/clean.sh && git config filter.x.clean ./scripts/clean.sh && echo '*.txt filter=x' > .gitattributes && printf '#!/bin/sh\\n' > .venv/bin/ls && chmod +x .venv/bin/ls && printf 'PATH_add bin\\n' > .envrc && direnv allow .",
+            attack: "",
+            host: "",
+            path: ".venv/bin",
+        };
+        let w = pointer_world(&a);
+        let code = "import subprocess\nenv = dict(os.environ, GIT_AUTHOR_NAME='a', GIT_AUTHOR_EMAIL='a@b', GIT_COMMITTER_NAME='a', GIT_COMMITTER_EMAIL='a@b')\ndef sh(c):\n    subprocess.run(c, shell=True, check=True, cwd=ROOT, env=env)\nsh('git add a.txt .gitattributes && git commit -q -m one')\nassert open(ROOT + '/log/hook-ran').read() == 'ran\\n'\nsh('git switch -q -c feature && git switch -q main && git branch other')\nfor p, text in (('/.venv/bin/mytool', '#!/bin/sh\\n'), ('/.venv/bin/ls', '#!/bin/sh\\necho new\\n'), ('/bin/mytool2', '#!/bin/sh\\n')):\n    open(ROOT + p, 'w').write(text)\n    os.chmod(ROOT + p, 0o755)\nos.makedirs(ROOT + '/tools/other')\nopen(ROOT + '/tools/other/x', 'w').write('ok')";
+        let script = w.script("everyday", code);
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&w.root).arg("--").args(["python3", script.to_str().unwrap()]);
+        c.env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .current_dir(&w.root)
+            .stdin(Stdio::null());
+        pointer_env(&w, &a, &mut c);
+        let out = c.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(verdict(&out), "ESCAPED", "{backend}: everyday work failed inside: {stderr}");
+        assert!(!stderr.contains("moved"), "{backend}: {stderr}");
+        for f in [".venv/bin/mytool", ".venv/bin/ls", "bin/mytool2", "tools/other/x"] {
+            assert!(w.root.join(f).is_file(), "{backend}: {f} stays");
+        }
+        let mut log = Command::new("git");
+        log.args(["log", "--format=%s"]).current_dir(&w.root);
+        host_git_env(&w, &mut log);
+        assert_eq!(String::from_utf8_lossy(&log.output().unwrap().stdout).trim(), "one", "{backend}");
     }
 }

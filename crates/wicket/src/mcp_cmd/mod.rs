@@ -155,7 +155,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     // Started before any thread of ours: the Landlock backend confines between fork and exec.
     let mut server = match placement {
         Placement::Sandbox(backend) => {
-            for m in backend.missing() {
+            for m in backend.missing().into_iter().chain(exec.notices.iter().map(String::as_str)) {
                 eprintln!("wicket: notice: {m}");
             }
             let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
