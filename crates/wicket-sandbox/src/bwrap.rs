@@ -151,8 +151,12 @@ pub fn args(
         }
     }
     // Read-only only now: bubblewrap made the mount points of everything above in them.
+    // A seal inside a folder that is masked whole (a deny rule on `/var/lib` with the home in
+    // it) is gone under that mask, and bubblewrap could not reach it to remount it.
     for s in &policy.sealed {
-        push(&[&"--remount-ro", s]);
+        if !folders.iter().any(|f| s.starts_with(f)) {
+            push(&[&"--remount-ro", s]);
+        }
     }
     push(&[&"--clearenv"]);
     for name in &policy.env_allow {
@@ -331,5 +335,26 @@ mod tests {
         // The seal hides `.config` without a mask, so the secret in its shown part keeps its own.
         assert!(!got.contains(&home.join(".config")), "{got:?}");
         assert!(got.contains(&home.join(".config/tool/token")), "{got:?}");
+    }
+
+    /// A home inside a folder masked whole (a deny rule on the folder that holds it) is sealed
+    /// but never remounted: under the mask bubblewrap cannot reach it ("Can't mkdir parents").
+    #[test]
+    fn a_seal_under_a_masked_folder_is_not_remounted() {
+        let d = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(d.path()).unwrap();
+        let (root, denied, home, other) = (base.join("proj"), base.join("lib"), base.join("lib/home"), base.join("h2"));
+        for dir in [&root, &home, &other] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let mut p = policy(&root);
+        p.unreadable = vec![denied.clone()];
+        p.sealed = vec![home.clone(), other.clone()];
+        let a: Vec<String> = args(&p, &[], &[], None, &[]).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let remounted: Vec<&String> = a.windows(2).filter(|w| w[0] == "--remount-ro").map(|w| &w[1]).collect();
+        let text = |p: &PathBuf| p.to_string_lossy().into_owned();
+        assert!(remounted.contains(&&text(&other)), "{a:?}");
+        assert!(remounted.contains(&&text(&denied)), "{a:?}");
+        assert!(!remounted.contains(&&text(&home)), "{a:?}");
     }
 }
