@@ -292,14 +292,14 @@ fn runtime_dir() -> Option<PathBuf> {
 }
 
 /// The real path of an existing path, else `None`.
-fn real(p: &Path) -> Option<PathBuf> {
+pub(crate) fn real(p: &Path) -> Option<PathBuf> {
     // Most paths asked about (every home's secrets) do not exist: one lstat says so, where
     // resolving looks at each component in turn (a thousand system calls a run).
     std::fs::symlink_metadata(p).ok()?;
     std::fs::canonicalize(p).ok()
 }
 
-fn push_unique(v: &mut Vec<PathBuf>, p: PathBuf) {
+pub(crate) fn push_unique(v: &mut Vec<PathBuf>, p: PathBuf) {
     if !v.contains(&p) {
         v.push(p);
     }
@@ -1249,7 +1249,7 @@ impl Walk<'_, '_> {
 }
 
 /// The folder before a glob's first wildcard (`/srv/a/*/b` → `/srv/a`).
-fn literal_base(glob: &str) -> PathBuf {
+pub(crate) fn literal_base(glob: &str) -> PathBuf {
     let mut base = PathBuf::from("/");
     for seg in glob.split('/').filter(|s| !s.is_empty()) {
         if seg.contains(['*', '?', '[', '{', '\\']) {

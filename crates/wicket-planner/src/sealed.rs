@@ -16,6 +16,8 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+use crate::exec::{literal_base, push_unique, real};
+
 /// What a command may read in a home, relative to it, with why. Entries stop below any folder
 /// that also holds credentials (`~/.cargo/bin`, never `~/.cargo`, whose `credentials.toml`
 /// holds a registry token); the home's known secrets are masked on top of these anyway.
@@ -158,17 +160,6 @@ pub fn tool_roots_from_env() -> Vec<(&'static str, PathBuf)> {
         .collect()
 }
 
-fn real(p: &Path) -> Option<PathBuf> {
-    std::fs::symlink_metadata(p).ok()?;
-    std::fs::canonicalize(p).ok()
-}
-
-fn push_unique(v: &mut Vec<PathBuf>, p: PathBuf) {
-    if !v.contains(&p) {
-        v.push(p);
-    }
-}
-
 /// The sealed folders and their readable parts.
 pub fn plan(i: &SealInputs<'_>) -> Sealed {
     let mut out = Sealed::default();
@@ -280,18 +271,6 @@ pub fn plan(i: &SealInputs<'_>) -> Sealed {
     }
     out.readable.sort();
     out
-}
-
-/// The folder a glob starts in: its segments up to the first with a wildcard.
-fn literal_base(glob: &str) -> PathBuf {
-    let mut base = PathBuf::from("/");
-    for seg in glob.split('/').filter(|s| !s.is_empty()) {
-        if seg.contains(['*', '?', '[', '{', '\\']) {
-            break;
-        }
-        base.push(seg);
-    }
-    base
 }
 
 /// The entries of the sealed folders that a command cannot see, for the notice: each sealed
