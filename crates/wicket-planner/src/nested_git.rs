@@ -344,6 +344,11 @@ fn pointer_print(found: &Path, globals: &[PathBuf], home: Option<&Path>) -> Prin
         }
         paths.push(p);
     }
+    print_of(paths)
+}
+
+/// The fingerprint of these paths: each once, sorted, with its inode, length and content hash.
+fn print_of(mut paths: Vec<PathBuf>) -> Print {
     paths.sort();
     paths.dedup();
     paths
@@ -519,15 +524,7 @@ fn fingerprint(found: &Path) -> Print {
             }
         }
     }
-    paths.sort();
-    paths.dedup();
-    paths
-        .into_iter()
-        .map(|p| {
-            let (ino, len, hash) = id(&p);
-            (p, ino, len, hash)
-        })
-        .collect()
+    print_of(paths)
 }
 
 #[cfg(test)]
