@@ -120,9 +120,10 @@ pub struct ExecPolicy {
     /// Paths inside `sealed` that the command may read (read-only), as reached from the sealed
     /// folder: a link among them is kept as a link.
     pub sealed_readable: Vec<PathBuf>,
-    /// The root's names at start, for the new ones that run code somewhere, which are held for
-    /// a person after the run (see [`crate::held`]); `None` when the project is not walked.
-    pub top_level: Option<std::sync::Arc<crate::held::TopLevel>>,
+    /// The project's code-running names and files at start, for the new and changed ones,
+    /// which are held for a person after the run (see [`crate::held`]); `None` when the project
+    /// is not walked.
+    pub guard: Option<std::sync::Arc<crate::held::Guard>>,
     /// Folders on the way from a writable path to a read-only one (see [`crate::pointers::ways`]):
     /// each is bound on itself, still writable, so that it cannot be renamed and rebuilt with
     /// what the read-only path protected.
@@ -505,6 +506,17 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     let dirs: Vec<PathBuf> =
         unreadable.iter().filter(|u| std::fs::symlink_metadata(u).is_ok_and(|m| m.is_dir())).cloned().collect();
     unreadable.retain(|u| !dirs.iter().any(|d| u != d && u.starts_with(d)));
+    // What may run code somewhere, kept for the check after the run; what is too big to keep is
+    // read-only for the run instead.
+    let guard = (!i.no_scan && i.mode != Mode::Plan).then(|| {
+        let ro = |p: &Path| read_only.iter().any(|(q, dir)| p == q || (*dir && p.starts_with(q)));
+        let (guard, too_big) = crate::held::Guard::snapshot(&root, &scan.guarded, &ro);
+        for p in too_big {
+            let dir = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir());
+            read_only.push((p, dir));
+        }
+        std::sync::Arc::new(guard)
+    });
     // Repositories below the root: each that is one now gets the root's rule (without
     // placeholders), and all are fingerprinted for the check after the run.
     let root_git = git_dirs.len();
@@ -540,20 +552,20 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         // cannot reach into them.
         let mut not_entered = scan.secrets.clone();
         not_entered.extend(scan.denied.iter().cloned());
-        std::sync::Arc::new(crate::nested_git::Watch::new(
-            &root,
-            scan.stamps.clone(),
-            &scan.repos,
-            protected,
-            root_git,
-            not_entered,
-            home,
-        ))
+        std::sync::Arc::new(
+            crate::nested_git::Watch::new(
+                &root,
+                scan.stamps.clone(),
+                &scan.repos,
+                protected,
+                root_git,
+                not_entered,
+                home,
+            )
+            .with_guard(guard.clone()),
+        )
     });
     let denied = scan.denied;
-    let top_level = (!i.no_scan && i.mode != Mode::Plan)
-        .then(|| crate::held::TopLevel::snapshot(&root).map(std::sync::Arc::new))
-        .flatten();
     let path_var = std::env::var_os("PATH");
     let mut walls = Walls::default();
     if i.mode != Mode::Plan && !i.no_scan {
@@ -621,7 +633,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         stage: None,
         sealed: sealed.sealed,
         sealed_readable: sealed.readable,
-        top_level,
+        guard,
         pinned: walls.pinned,
         notices: walls.notices,
         shadow_watch: walls.watch,
@@ -855,6 +867,9 @@ pub(crate) struct Scan {
     pub(crate) repos: Vec<PathBuf>,
     /// The folders the walk stamped, for the check after the run (`None`: not stamped).
     pub(crate) stamps: Option<crate::scan_cache::Stamps>,
+    /// Entries outside package trees and git folders that may run code somewhere: every
+    /// dot-name, and every name the code-running list may match (see [`crate::held`]).
+    pub(crate) guarded: Vec<PathBuf>,
 }
 
 fn compile_deny(patterns: &[String], home: Option<&Path>, case_insensitive: bool) -> Result<Vec<DenyGlob>, ExecError> {
@@ -957,7 +972,7 @@ pub(crate) fn scan_root(
     .ok();
     let root_text = root.to_string_lossy().to_lowercase();
     let root_comps: Vec<String> = root_text.split('/').filter(|c| !c.is_empty()).map(String::from).collect();
-    let secrets = SecretScan { lists, allow, root, root_comps, found: Vec::new() };
+    let secrets = SecretScan { lists, allow, root, root_comps, found: Vec::new(), guarded: Vec::new() };
     let mut walk = Walk {
         globs: globs.iter().filter(|g| g.base.is_none()).collect(),
         secrets: Some(secrets),
@@ -973,10 +988,10 @@ pub(crate) fn scan_root(
     // What an absolute `denyPaths` finds outside the root is not cached.
     let cacheable = globs.iter().all(|g| g.base.is_none());
     absolute_denied(&globs, &mut walk.found, &mut walk.kept, &mut walk.searched)?;
-    let secrets = walk.secrets.map(|s| s.found).unwrap_or_default();
+    let (secrets, guarded) = walk.secrets.map(|s| (s.found, s.guarded)).unwrap_or_default();
     let repos = walk.repos.take().unwrap_or_default();
     let kept = walk.kept;
-    Ok((Scan { denied: walk.found, kept, secrets, repos, stamps: None }, seen, cacheable))
+    Ok((Scan { denied: walk.found, kept, secrets, repos, stamps: None, guarded }, seen, cacheable))
 }
 
 /// The absolute `denyPaths`, each searched from its literal folder.
@@ -1023,9 +1038,23 @@ struct SecretScan<'a> {
     /// The root's lowercase components, the start of every path matched.
     root_comps: Vec<String>,
     found: Vec<PathBuf>,
+    /// See [`Scan::guarded`].
+    guarded: Vec<PathBuf>,
 }
 
 impl SecretScan<'_> {
+    /// Note an entry that may run code somewhere (its lowercase name `lname`, in a folder with
+    /// lowercase components `comps` below the root), for [`crate::held`]. Git folders are left
+    /// to the checks for repositories.
+    fn note_guarded(&mut self, comps: &[String], lname: &str, path: &Path) {
+        if comps.iter().any(|c| c == ".git") || lname == ".git" {
+            return;
+        }
+        if lname.starts_with('.') || self.lists.config.may_match_name(lname) {
+            self.guarded.push(path.to_path_buf());
+        }
+    }
+
     /// Look at one entry (its lowercase name, in a folder with lowercase components `comps`
     /// below the root). True when it is masked (a folder is then not entered).
     fn check(
@@ -1221,6 +1250,8 @@ impl Walk<'_, '_> {
                     lname.push_str(&name.to_lowercase());
                 }
                 if let Some(sc) = self.secrets.as_mut().filter(|_| look) {
+                    // Noted also when masked: a secret there at the start is not new after the run.
+                    sc.note_guarded(&comps, &lname, &path);
                     if sc.check(&comps, &lname, &path, is_dir, is_link)? {
                         continue;
                     }

@@ -56,6 +56,20 @@ pub struct Watch {
     home: Option<PathBuf>,
     /// The config files git reads for every repository (the system's, the user's).
     globals: Vec<PathBuf>,
+    /// The new names that run code somewhere are found in the same walk (see [`crate::held`]).
+    guard: Option<std::sync::Arc<crate::held::Guard>>,
+}
+
+/// What the check after the run found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Checked {
+    /// The repositories git would now use that it must not.
+    pub quarantine: Vec<Quarantine>,
+    /// False when the check was cut short (more than [`MAX_CHECKED`] entries to read).
+    pub complete: bool,
+    /// New entries that run code somewhere, to hold for a person (see
+    /// [`crate::held::Guard::is_new_held`]), none inside another, sorted.
+    pub held: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for Watch {
@@ -122,7 +136,14 @@ impl Watch {
             not_entered,
             home: home.map(Path::to_path_buf),
             globals,
+            guard: None,
         }
+    }
+
+    /// Find, in the same walk after the run, the new names `guard` would hold.
+    pub fn with_guard(mut self, guard: Option<std::sync::Arc<crate::held::Guard>>) -> Watch {
+        self.guard = guard;
+        self
     }
 
     /// The candidates known at start (for the sandbox's protections and tests).
@@ -130,10 +151,9 @@ impl Watch {
         self.known.iter().map(|k| k.found.as_path())
     }
 
-    /// After the run: the repositories git would now use that it must not. Reads only.
-    /// The second value is false when the check was cut short (more than [`MAX_CHECKED`]
-    /// entries to read).
-    pub fn after_run(&self) -> (Vec<Quarantine>, bool) {
+    /// After the run: the repositories git would now use that it must not, and the new names
+    /// to hold. Reads only.
+    pub fn after_run(&self) -> Checked {
         let (mut queue, map) = match self.stamps.as_ref().and_then(|s| s.since(&self.root)) {
             Some((changed, map)) => (changed.into_iter().map(|r| self.root.join(r)).collect::<Vec<_>>(), Some(map)),
             None => (vec![self.root.clone()], None),
@@ -142,6 +162,7 @@ impl Watch {
         let mut read = 0usize;
         let mut complete = true;
         let mut unreadable: Vec<PathBuf> = Vec::new();
+        let mut held: Vec<PathBuf> = Vec::new();
         while let Some(dir) = queue.pop() {
             let entries = match std::fs::read_dir(&dir) {
                 Ok(entries) => entries,
@@ -170,10 +191,15 @@ impl Watch {
                 if name == "HEAD" {
                     has_head = true;
                 }
+                let p = e.path();
+                if self.guard.as_ref().is_some_and(|g| g.is_new_held(&p)) {
+                    // Held whole: what is inside goes with it.
+                    held.push(p);
+                    continue;
+                }
                 if !ft.is_dir() {
                     continue;
                 }
-                let p = e.path();
                 if self.not_entered.contains(&p) {
                     continue;
                 }
@@ -238,7 +264,9 @@ impl Watch {
                 path: u,
             });
         }
-        (out, complete)
+        held.sort();
+        held.dedup();
+        Checked { quarantine: out, complete, held }
     }
 
     /// [`Watch::judge`] with the candidate's own git folders not counted as protected.
@@ -628,7 +656,8 @@ mod tests {
         let found = vec![root.join("vendor/x/.git"), root.join("almost")];
         let protected = vec![root.join("vendor/x/.git")];
         let w = Watch::new(&root, None, &found, protected, vec![], vec![], None);
-        assert_eq!(w.after_run(), (vec![], true), "nothing changed");
+        let c = w.after_run();
+        assert_eq!((c.quarantine, c.complete), (vec![], true), "nothing changed");
         // New: a repository with fsmonitor, a safe one, a bare one with a pager, a `.git`
         // file into a folder the run wrote, and one into the protected folder.
         repo(&root.join("a/b/sub/.git"), "[core]\n\tfsmonitor = \"touch /tmp/x\"\n");
@@ -643,7 +672,7 @@ mod tests {
         // The almost-repository becomes one by a write in place.
         std::fs::write(root.join("almost/config"), "[core]\n\tsshcommand = x\n").expect("write");
         std::fs::write(root.join("almost/HEAD"), "ref: refs/heads/main\n").expect("write");
-        let (q, complete) = w.after_run();
+        let Checked { quarantine: q, complete, .. } = w.after_run();
         assert!(complete);
         let mut paths: Vec<PathBuf> = q.iter().map(|q| q.path.clone()).collect();
         paths.sort();
@@ -662,18 +691,18 @@ mod tests {
         let x = root.join("vendor/x/.git");
         std::fs::write(x.join("index"), "data").expect("write");
         std::fs::write(x.join("HEAD"), "ref: refs/heads/other\n").expect("write");
-        let (q, _) = w.after_run();
+        let q = w.after_run().quarantine;
         assert!(!q.iter().any(|q| q.path == x), "{q:#?}");
         std::fs::write(x.join("config"), "[core]\n\tfsmonitor = ./evil\n").expect("write");
-        let (q, _) = w.after_run();
+        let q = w.after_run().quarantine;
         assert!(q.iter().any(|q| q.path == x && q.why.contains("core.fsmonitor")), "{q:#?}");
         // A known repository whose config includes a file that is missing at start: the file
         // appearing later is a change too.
         let y = root.join("vendor/y/.git");
         repo(&y, "[include]\n\tpath = ../inc.cfg\n");
         let w = Watch::new(&root, None, std::slice::from_ref(&y), vec![y.clone()], vec![], vec![], None);
-        assert!(!w.after_run().0.iter().any(|q| q.path == y));
+        assert!(!w.after_run().quarantine.iter().any(|q| q.path == y));
         write(&root.join("vendor/y/inc.cfg"), "[core]\n\tfsmonitor = ./evil\n");
-        assert!(w.after_run().0.iter().any(|q| q.path == y), "the included file appeared");
+        assert!(w.after_run().quarantine.iter().any(|q| q.path == y), "the included file appeared");
     }
 }

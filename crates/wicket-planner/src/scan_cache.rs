@@ -250,6 +250,9 @@ struct Header {
     secrets: Vec<PathBuf>,
     /// The repository candidates the walk found (see [`crate::nested_git`]).
     repos: Vec<PathBuf>,
+    /// The entries that may run code somewhere (see [`crate::held`]).
+    #[serde(default)]
+    guarded: Vec<PathBuf>,
     /// How many stamps follow.
     folders: usize,
 }
@@ -370,9 +373,15 @@ fn racy(id: Id, limit: Option<std::time::Duration>) -> bool {
 fn key(root: &Path, homes: &[PathBuf], i: &ExecInputs, case_insensitive: bool) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (wicket_policy::lists::SENSITIVE, wicket_policy::lists::HOME_SENSITIVE, crate::exec::SCAN_SKIPPED).hash(&mut h);
+    (
+        wicket_policy::lists::SENSITIVE,
+        wicket_policy::lists::HOME_SENSITIVE,
+        wicket_policy::lists::CODE_CONFIG,
+        crate::exec::SCAN_SKIPPED,
+    )
+        .hash(&mut h);
     let value = serde_json::json!([
-        "v4",
+        "v5",
         env!("CARGO_PKG_VERSION"),
         format!("{:x}", h.finish()),
         root,
@@ -622,6 +631,7 @@ pub(crate) fn scan(
                 kept: header.kept.clone(),
                 secrets: header.secrets.clone(),
                 repos: header.repos.clone(),
+                guarded: header.guarded.clone(),
                 stamps: Some(Stamps { bytes: std::sync::Arc::new(stamps.clone()), count: header.folders }),
             };
             let pending =
@@ -646,6 +656,7 @@ pub(crate) fn scan(
                 kept: scan.kept.clone(),
                 secrets: scan.secrets.clone(),
                 repos: scan.repos.clone(),
+                guarded: scan.guarded.clone(),
                 folders: folders.len(),
             };
             write(file, &header, &folders)

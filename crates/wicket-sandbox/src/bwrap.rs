@@ -287,7 +287,7 @@ mod tests {
             stage: None,
             sealed: Vec::new(),
             sealed_readable: Vec::new(),
-            top_level: None,
+            guard: None,
             pinned: Vec::new(),
             notices: Vec::new(),
             shadow_watch: None,

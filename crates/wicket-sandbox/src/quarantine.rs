@@ -30,11 +30,22 @@ pub struct MovedAside {
     pub so_that: &'static str,
 }
 
+/// What the check after a run did and found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AfterRun {
+    /// What was moved aside.
+    pub moved: Vec<MovedAside>,
+    /// New entries that run code somewhere, for the front end to hold for a person (see
+    /// [`wicket_planner::held`]); nothing is done with them here.
+    pub held: Vec<PathBuf>,
+}
+
 /// Check the project after a run under `policy` and move aside what git must not use, the new
 /// programs that would shadow a system program on `PATH` and the links re-pointed on the way to
-/// a protected path; one notice on stderr names each path and why.
-pub fn after_run(policy: &ExecPolicy) -> Vec<MovedAside> {
-    let mut moved = policy.git_watch.as_deref().map(settle).unwrap_or_default();
+/// a protected path; one notice on stderr names each path and why. The same walk finds the new
+/// names to hold.
+pub fn after_run(policy: &ExecPolicy) -> AfterRun {
+    let (mut moved, held) = policy.git_watch.as_deref().map(settle).unwrap_or_default();
     if let Some(shadow) = policy.shadow_watch.as_deref() {
         // A parallel run's check may have moved it already.
         let found = shadow.after_run().into_iter().filter(|q| std::fs::symlink_metadata(&q.path).is_ok());
@@ -48,14 +59,17 @@ pub fn after_run(policy: &ExecPolicy) -> Vec<MovedAside> {
     for m in &moved {
         eprintln!("wicket: notice: {}", describe(m, &policy.root));
     }
-    moved
+    // A held name inside what was moved aside went with it.
+    let held = held.into_iter().filter(|h| std::fs::symlink_metadata(h).is_ok()).collect();
+    AfterRun { moved, held }
 }
 
-/// [`after_run`] without the notice.
-pub fn settle(watch: &Watch) -> Vec<MovedAside> {
+/// [`after_run`] without the notice: what was moved aside, and the new names to hold.
+pub fn settle(watch: &Watch) -> (Vec<MovedAside>, Vec<PathBuf>) {
     let timing = std::env::var_os("WICKET_SCAN_TIMING").is_some();
     let t0 = std::time::Instant::now();
-    let (found, complete) = watch.after_run();
+    let checked = watch.after_run();
+    let (found, complete) = (checked.quarantine, checked.complete);
     if timing {
         eprintln!("wicket: nested repositories: checked after the run in {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
@@ -65,10 +79,11 @@ pub fn settle(watch: &Watch) -> Vec<MovedAside> {
             wicket_planner::nested_git::MAX_CHECKED
         );
     }
-    found
+    let moved = found
         .into_iter()
         .map(|q| MovedAside { to: move_aside(&q.path), path: q.path, why: q.why, so_that: "git does not use it" })
-        .collect()
+        .collect();
+    (moved, checked.held)
 }
 
 /// One line for a person (and the audit log).

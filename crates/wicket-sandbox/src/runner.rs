@@ -79,6 +79,9 @@ pub struct Outcome {
     /// Repositories the run left that git must not use, moved aside after it (see
     /// [`crate::quarantine`]); each was named in a notice on stderr.
     pub moved_aside: Vec<crate::quarantine::MovedAside>,
+    /// New entries that run code somewhere, found after the run, for the front end to hold for
+    /// a person (see [`wicket_planner::held`]).
+    pub held: Vec<std::path::PathBuf>,
 }
 
 /// The network a sandboxed command gets: the proxy, served by the caller on the listener the
@@ -184,8 +187,8 @@ impl Sandbox {
         let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name(), hook);
         drop(guards);
         // Whatever the command left, also when waiting for it failed.
-        let moved = crate::quarantine::after_run(policy);
-        result.map(|o| Outcome { moved_aside: moved, ..o })
+        let after = crate::quarantine::after_run(policy);
+        result.map(|o| Outcome { moved_aside: after.moved, held: after.held, ..o })
     }
 
     /// Start `argv` under `policy` with its stdin and stdout piped to the caller and its
@@ -592,8 +595,9 @@ impl Running {
     }
 
     /// Wait for the command to end, then kill whatever it left behind; its exit code
-    /// (128 + signal for a signal) and how long it ran.
-    pub fn wait(mut self) -> Result<(i32, Duration), SandboxError> {
+    /// (128 + signal for a signal), how long it ran, and the new entries to hold for a person
+    /// (see [`Outcome::held`]).
+    pub fn wait(mut self) -> Result<(i32, Duration, Vec<std::path::PathBuf>), SandboxError> {
         drop(self.child.stdin.take());
         let status = self.child.wait()?;
         end_group(self.child.id());
@@ -601,10 +605,8 @@ impl Running {
             reap_orphans();
         }
         drop(self.guards);
-        if let Some(policy) = &self.watch {
-            crate::quarantine::after_run(policy);
-        }
-        Ok((exit_code(status), self.start.elapsed()))
+        let held = self.watch.as_ref().map(|policy| crate::quarantine::after_run(policy).held).unwrap_or_default();
+        Ok((exit_code(status), self.start.elapsed(), held))
     }
 }
 
@@ -864,7 +866,16 @@ fn finish(
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
     let code = if timed_out { 124 } else { exit_code(status) };
-    Ok(Outcome { code, stdout, stderr, timed_out, duration: start.elapsed(), backend, moved_aside: Vec::new() })
+    Ok(Outcome {
+        code,
+        stdout,
+        stderr,
+        timed_out,
+        duration: start.elapsed(),
+        backend,
+        moved_aside: Vec::new(),
+        held: Vec::new(),
+    })
 }
 
 /// What [`Sandbox::start`] built ahead of the decision.
@@ -910,9 +921,9 @@ impl Started {
             None => return Err(SandboxError::Unavailable("the sandbox was already used".into())),
         };
         crate::trace::phase("output closed");
-        let moved = crate::quarantine::after_run(&self.policy);
+        let after = crate::quarantine::after_run(&self.policy);
         crate::trace::phase("checked for new repositories");
-        result.map(|o| Outcome { moved_aside: moved, ..o })
+        result.map(|o| Outcome { moved_aside: after.moved, held: after.held, ..o })
     }
 }
 

@@ -93,7 +93,7 @@ mod tests {
             stage: None,
             sealed: vec![PathBuf::from("/Users/a")],
             sealed_readable: vec![PathBuf::from("/Users/a/.cargo/bin")],
-            top_level: None,
+            guard: None,
             pinned: vec![],
             notices: vec![],
             shadow_watch: None,

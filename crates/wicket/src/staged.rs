@@ -236,36 +236,60 @@ pub fn stages_dir() -> Result<PathBuf, crate::config::ConfigError> {
     Ok(crate::config::wicket_home()?.join("staged"))
 }
 
-/// After a sandboxed run: move the new names at the project's top level that run code somewhere
-/// (see `wicket_planner::held`) into a stage a person can look at and apply, and say so in one
-/// line (`None`: nothing to hold). A name that cannot be moved is named in the line as still in
-/// the project.
-pub fn hold_after_run(exec: &wicket_planner::exec::ExecPolicy, command: &str) -> Option<String> {
-    let top = exec.top_level.as_ref()?;
+/// After a sandboxed run: hold for a person what the run left that runs code somewhere (see
+/// `wicket_planner::held`): the `new` entries the check after the run found are moved into a
+/// stage, and the code-running files the run changed are put back as they were, their new
+/// version in the same stage. One line says so (`None`: nothing to hold); a path that could not
+/// be held is named in the line as still in the project.
+pub fn hold_after_run(exec: &wicket_planner::exec::ExecPolicy, new: &[PathBuf], command: &str) -> Option<String> {
+    let guard = exec.guard.as_ref()?;
     if exec.stage.is_some() {
         return None;
     }
-    let made: Vec<PathBuf> = exec.placeholders.iter().chain(&exec.must_not_appear).cloned().collect();
-    let held = top.to_hold(&made);
-    if held.is_empty() {
+    // What wicket itself makes for runs (the placeholders, which any run of the project may
+    // have made meanwhile, and what is removed after a run if it appears) is never held.
+    let made: Vec<&PathBuf> = exec.placeholders.iter().chain(&exec.must_not_appear).collect();
+    let new: Vec<&PathBuf> = new.iter().filter(|p| !made.contains(p)).collect();
+    let changed = guard.changed();
+    if new.is_empty() && changed.is_empty() {
         return None;
     }
-    let names: Vec<String> =
-        held.iter().map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()).collect();
+    let rel = |p: &Path| p.strip_prefix(&exec.root).unwrap_or(p).display().to_string();
+    let mut items: Vec<Hold<'_>> = new.iter().map(|p| Hold::New(p)).collect();
+    items.extend(changed.iter().map(|k| Hold::Changed(k)));
+    let mut parts = Vec::new();
+    if !new.is_empty() {
+        parts.push(format!("new {}", new.iter().map(|p| rel(p)).collect::<Vec<_>>().join(", ")));
+    }
+    if !changed.is_empty() {
+        parts.push(format!(
+            "changes to {} (put back as they were)",
+            changed.iter().map(|k| rel(&k.path)).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let what = parts.join("; ");
     let made = stages_dir()
         .map_err(|e| e.to_string())
-        .and_then(|dir| Stage::hold(&dir, &exec.root, command, &held).map_err(|e| e.to_string()));
+        .and_then(|dir| Stage::hold(&dir, &exec.root, command, &items).map_err(|e| e.to_string()));
     Some(match made {
         Ok(stage) => format!(
-            "held for you: {} (new in the project, and read by an agent, editor, CI system or hook at your next step, so not left there); look with `wicket staged show {id}`, put back with `wicket staged apply {id}`",
-            names.join(", "),
+            "held for you: {what} (read by an agent, editor, CI system, build or hook at your next step, so not left in the project); look with `wicket staged show {id}`, apply with `wicket staged apply {id}`",
             id = stage.id()
         ),
         Err(e) => format!(
-            "could not hold {} (new in the project, and run by some program at your next step): {e}; check them before anything runs them",
-            names.join(", ")
+            "could not hold {what} (run by some program at your next step): {e}; check them before anything runs them"
         ),
     })
+}
+
+/// One thing [`Stage::hold`] holds.
+#[derive(Debug, Clone, Copy)]
+pub enum Hold<'a> {
+    /// A new entry of the project: moved into the stage.
+    New(&'a Path),
+    /// A code-running file the run changed: its new version goes into the stage, and the file
+    /// is put back as it was.
+    Changed(&'a wicket_planner::held::Kept),
 }
 
 /// Every finished stage under `dir`, oldest first. A stage whose creation never finished (no
@@ -342,12 +366,15 @@ impl Stage {
         }
     }
 
-    /// Hold new entries of the project for a person: a stage under `dir` whose layer receives
-    /// `held` (paths of the project, moved out of it), recorded as absent from the project, so
-    /// [`Stage::apply`] puts each back only while that path is still free. Used after a
-    /// sandboxed run for new names that run code somewhere (`wicket_planner::held`). An entry
-    /// that cannot be moved is an error naming it; those moved before stay held.
-    pub fn hold(dir: &Path, root: &Path, command: &str, held: &[PathBuf]) -> Result<Stage, StageError> {
+    /// Hold changes of the project for a person: a stage under `dir` whose layer receives the
+    /// `held` entries (paths of the project): a new one is moved out of the project and recorded
+    /// as absent, so [`Stage::apply`] puts it back only while that path is still free; a changed
+    /// one is copied into the layer and put back in the project as it was, which is recorded,
+    /// so applying writes the change only over that. The folders on the way are recorded as
+    /// they are. An entry that cannot be held is an error naming it; those held before stay
+    /// held. The records are written last: a stage stopped half way has none, and is removed by
+    /// [`list`] (what it took from the project is then gone, never back in the project).
+    pub fn hold(dir: &Path, root: &Path, command: &str, held: &[Hold<'_>]) -> Result<Stage, StageError> {
         let id: String = wicket_audit::new_session_id().chars().take(12).collect();
         let stage_dir = dir.join(&id);
         let upper = stage_dir.join(UPPER);
@@ -355,8 +382,7 @@ impl Stage {
         fs::set_permissions(&upper, fs::Permissions::from_mode(0o700)).map_err(io_err("set the mode of", &upper))?;
         let created =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-        // Absent from the project: the record holds only what was there (nothing, here).
-        let record = Record {
+        let mut record = Record {
             version: 2,
             root: root.to_path_buf(),
             command: command.to_string(),
@@ -364,11 +390,44 @@ impl Stage {
             project: BTreeMap::new(),
             mounts: Default::default(),
         };
+        let result = (|| {
+            for h in held {
+                let path = match h {
+                    Hold::New(p) => *p,
+                    Hold::Changed(k) => k.path.as_path(),
+                };
+                let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str).filter(|r| !r.is_empty()) else {
+                    continue;
+                };
+                // The folders on the way, as the project has them.
+                let mut at = PathBuf::new();
+                for c in Path::new(rel).parent().into_iter().flat_map(Path::components) {
+                    at.push(c);
+                    let r = at.to_string_lossy().into_owned();
+                    if let Some(seen) = Seen::of(&root.join(&at))? {
+                        record.project.insert(r.clone(), seen);
+                    }
+                    let d = upper.join(&at);
+                    if !d.is_dir() {
+                        fs::create_dir(&d).map_err(io_err("create", &d))?;
+                    }
+                }
+                let to = upper.join(rel);
+                match h {
+                    Hold::New(p) => move_entry(p, &to)?,
+                    Hold::Changed(k) => {
+                        put_back(&k.path, &to, &k.before)?;
+                        if let Some(seen) = Seen::of(&k.path)? {
+                            record.project.insert(rel.to_string(), seen);
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        // What was held so far stays held, with its records.
         write_record(&stage_dir, &record)?;
-        for p in held {
-            let Some(name) = p.file_name() else { continue };
-            move_entry(p, &upper.join(name))?;
-        }
+        result?;
         Ok(Stage { id, dir: stage_dir, record })
     }
 
@@ -666,6 +725,26 @@ impl Stage {
             return remove_tree(&self.dir);
         }
         write_record(&self.dir, &self.record)
+    }
+}
+
+/// Take the command's version of the code-running file at `path` into the layer at `to`, then
+/// put back what it was before the run (`before`), atomically: the project never lacks it.
+fn put_back(path: &Path, to: &Path, before: &wicket_planner::held::Before) -> Result<(), StageError> {
+    let is_dir = fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+    if is_dir {
+        // A folder where the file was cannot be renamed over: moved out first.
+        move_entry(path, to)?;
+    } else {
+        copy_entry(path, to)?;
+    }
+    match before {
+        wicket_planner::held::Before::File { bytes, mode } => write_atomically(path, bytes, *mode),
+        wicket_planner::held::Before::Link(target) => {
+            let tmp = beside(path);
+            std::os::unix::fs::symlink(target, &tmp).map_err(io_err("create", &tmp))?;
+            replace(&tmp, path)
+        }
     }
 }
 

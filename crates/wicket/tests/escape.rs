@@ -3000,48 +3000,125 @@ fn root_only_files_anywhere_stay_out_of_the_sandbox() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// New names at the project's top level that some program runs at the person's next step (an
-/// agent's settings no list names, CI files, hook managers, direnv) are held for a person after
-/// a sandboxed run, never left in the project; caches, build output and data stay. A person
-/// puts a held one back with `wicket staged apply`.
+/// What a sandboxed command writes where some program runs it at the person's next step, one
+/// case a line: `held|kept new|edit PATH`. `new`: the command makes PATH; `edit`: PATH holds
+/// `before` at the start and the command rewrites it. `held`: after the run the project is as it
+/// was (a new name absent, an edited file back to `before`) and the notice names the path;
+/// `kept`: the command's write stays. `{tag}` is a name no list knows. The folders `pkg/app/`
+/// and `sub/` exist at the start.
+const HOLD_CASES: &str = "
+held new  .{tag}/settings.json
+held new  Jenkinsfile
+held new  opencode.jsonc
+held new  Makefile
+held new  sub/.envrc
+held new  sub/.{tag}rc
+held new  pkg/app/.vscode/tasks.json
+held new  pkg/app/package.json
+held new  pkg/app/conftest.py
+held new  pkg/new/.husky/pre-commit
+held edit package.json
+held edit pkg/app/Makefile
+held edit pkg/app/.vscode/settings.json
+held edit sub/pyproject.toml
+kept new  notes.txt
+kept new  sub/notes.txt
+kept new  .pytest_cache/v
+kept new  target/debug/.fingerprint/x
+kept new  node_modules/x/package.json
+kept new  pkg/app/node_modules/.bin/x
+kept new  src/__pycache__/x.pyc
+kept edit README.md
+kept edit pkg/app/index.js
+";
+
+struct HoldCase {
+    held: bool,
+    edit: bool,
+    path: String,
+}
+
+fn hold_cases(tag: &str) -> Vec<HoldCase> {
+    HOLD_CASES
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), 3, "bad case line {l:?}");
+            HoldCase { held: f[0] == "held", edit: f[1] == "edit", path: f[2].replace("{tag}", tag) }
+        })
+        .collect()
+}
+
+/// The paths from the first component of `path` that is new (not under `root`) down to
+/// `path` itself: one of them is what is held (a new folder that runs code is held whole).
+fn new_prefixes(path: &str, root: &Path) -> Vec<String> {
+    let mut at = PathBuf::new();
+    let mut out = Vec::new();
+    for c in Path::new(path).components() {
+        at.push(c);
+        if !root.join(&at).exists() {
+            out.push(at.to_string_lossy().into_owned());
+        }
+    }
+    out
+}
+
+/// New names that some program runs at the person's next step (an agent's settings no list
+/// names, CI files, hook managers, direnv, a package's manifest), anywhere in the project, and
+/// changes to the code-running files already there, are held for a person after a sandboxed
+/// run, never left in the project; caches, build output, packages and data stay. A person
+/// applies a held change with `wicket staged apply`.
 #[test]
-fn new_code_running_names_are_held_for_a_person() {
+fn code_running_names_and_changes_are_held_for_a_person() {
     for backend in ["bwrap", "landlock"] {
         let w = World::new();
         let tag = format!("agent{}x{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
-        let made = [
-            format!(".{tag}/settings.json"),
-            "Jenkinsfile".into(),
-            "opencode.jsonc".into(),
-            "Makefile".into(),
-            "notes.txt".into(),
-            ".pytest_cache/v".into(),
-            "target/out".into(),
-        ];
+        let cases = hold_cases(&tag);
+        write_file(&w.root.join("pkg/app/index.js"), "before");
+        write_file(&w.root.join("sub/keep.txt"), "before");
+        for c in cases.iter().filter(|c| c.edit) {
+            write_file(&w.root.join(&c.path), "before");
+        }
+        let paths: Vec<&str> = cases.iter().map(|c| c.path.as_str()).collect();
         let code = format!(
-            "for p in {made:?}:\n    d = os.path.dirname(ROOT + '/' + p)\n    os.makedirs(d, exist_ok=True)\n    open(ROOT + '/' + p, 'w').write('run me')"
+            "for p in {paths:?}:\n    d = os.path.dirname(ROOT + '/' + p)\n    os.makedirs(d, exist_ok=True)\n    open(ROOT + '/' + p, 'w').write('run me')"
         );
-        let script = w.script("newnames", &code);
+        let script = w.script("holds", &code);
+        let prefixes: Vec<Vec<String>> = cases.iter().map(|c| new_prefixes(&c.path, &w.root)).collect();
         let out = w.wicket(backend, None, &["python3", script.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&out.stderr).to_string();
         assert!(verdict(&out).ends_with("ESCAPED"), "{backend}: {err}");
-        let held = [format!(".{tag}"), "Jenkinsfile".into(), "opencode.jsonc".into(), "Makefile".into()];
-        for h in &held {
-            assert!(!w.root.join(h).exists(), "{backend}: {h} was left in the project: {err}");
-            assert!(err.contains(h.as_str()), "{backend}: the notice does not name {h}: {err}");
+        let mut failures = Vec::new();
+        for (c, new) in cases.iter().zip(&prefixes) {
+            let now = std::fs::read_to_string(w.root.join(&c.path)).ok();
+            let ok = match (c.held, c.edit) {
+                (true, false) => {
+                    !w.root.join(&c.path).exists()
+                        && new.iter().any(|p| [",", " (", ";"].iter().any(|end| err.contains(&format!(" {p}{end}"))))
+                }
+                (true, true) => now.as_deref() == Some("before") && err.contains(c.path.as_str()),
+                (false, _) => now.as_deref() == Some("run me"),
+            };
+            if !ok {
+                failures.push(format!("{} {}: now {now:?}", if c.held { "held" } else { "kept" }, c.path));
+            }
         }
-        for kept in ["notes.txt", ".pytest_cache/v", "target/out"] {
-            assert!(w.root.join(kept).exists(), "{backend}: {kept} was held: {err}");
-        }
-        // The person puts one back.
+        assert!(failures.is_empty(), "{backend}:\n{}\n{err}", failures.join("\n"));
+        // The person applies one new name and one change.
         let id = err
             .split("wicket staged apply ")
             .nth(1)
             .and_then(|r| r.split(|c: char| !c.is_ascii_alphanumeric()).next())
             .unwrap_or_default();
         assert!(!id.is_empty(), "{backend}: no stage id in: {err}");
+        // The sandboxed command cannot apply it itself: the stages are out of its reach.
+        let bin = wicket_bin();
+        let inside = w.wicket(backend, None, &[bin.to_str().unwrap(), "staged", "apply", id, "package.json"]);
+        assert_ne!(inside.status.code(), Some(0), "{backend}: a sandboxed command applied a held change");
+        assert_eq!(std::fs::read_to_string(w.root.join("package.json")).unwrap(), "before", "{backend}");
         let apply = Command::new(wicket_bin())
-            .args(["staged", "apply", id, "Jenkinsfile"])
+            .args(["staged", "apply", id, "Jenkinsfile", "package.json"])
             .env("HOME", &w.home)
             .env("WICKET_HOME", w.dir.join("wicket-home"))
             .current_dir(&w.root)
@@ -3050,11 +3127,19 @@ fn new_code_running_names_are_held_for_a_person() {
             .unwrap();
         assert!(apply.status.success(), "{backend}: {}", String::from_utf8_lossy(&apply.stderr));
         assert_eq!(std::fs::read_to_string(w.root.join("Jenkinsfile")).unwrap(), "run me");
+        assert_eq!(std::fs::read_to_string(w.root.join("package.json")).unwrap(), "run me");
         assert!(!w.root.join("Makefile").exists());
+        assert_eq!(std::fs::read_to_string(w.root.join("pkg/app/Makefile")).unwrap(), "before");
+        // A second run that changes nothing holds nothing.
+        let again = w.wicket(backend, None, &["true"]);
+        let err2 = String::from_utf8_lossy(&again.stderr);
+        assert!(!err2.contains("held for you"), "{backend}: a run that changed nothing held: {err2}");
         // Control: outside the sandbox the same script leaves them all.
         let _ = std::fs::remove_file(w.root.join("Jenkinsfile"));
         assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED");
-        assert!(held.iter().all(|h| w.root.join(h).exists()), "control");
+        for c in &cases {
+            assert_eq!(std::fs::read_to_string(w.root.join(&c.path)).ok().as_deref(), Some("run me"), "control");
+        }
     }
 }
 

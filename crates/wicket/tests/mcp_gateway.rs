@@ -440,6 +440,35 @@ fn the_sandboxed_server_cannot_escape() {
     assert!(w.out.join("fs.txt").exists());
 }
 
+/// What a sandboxed server leaves that some program runs at the person's next step (a new
+/// `.envrc` in a subfolder, a change to `package.json`) is held for a person when the server
+/// ends, as after a `wicket run`; unsandboxed (the control) it stays.
+#[test]
+fn code_running_files_a_sandboxed_server_leaves_are_held() {
+    let Some(p) = peers() else { return };
+    let w = World::new();
+    std::fs::create_dir_all(w.root.join("sub")).unwrap();
+    let probe = [s(&p.python), s(&tests_dir().join("probe_server.py")), s(&w.out), "0".into()];
+    let probe: Vec<&str> = probe.iter().map(String::as_str).collect();
+    let scenario = format!(
+        "async def scenario(s):\n    await s.initialize()\n    return [await call(s, 'probe', {{'attempt': 'write:' + p}}) for p in ({:?}, {:?})]\n",
+        s(&w.root.join("sub/.envrc")),
+        s(&w.root.join("package.json"))
+    );
+    let sandboxed = w.gateway(&["--name", "probe", "--allow", "mcp__probe__probe"], &probe);
+    for backend in ["bwrap", "landlock"] {
+        std::fs::write(w.root.join("package.json"), "before").unwrap();
+        let v = w.drive_with(&p, &sandboxed, "", &[], &scenario, &[("WICKET_SANDBOX_BACKEND", backend)]);
+        assert!(v.to_string().contains("ESCAPED"), "{backend}: the server wrote nothing: {v}");
+        assert!(!w.root.join("sub/.envrc").exists(), "{backend}: the new .envrc was left in the project: {v}");
+        assert_eq!(std::fs::read_to_string(w.root.join("package.json")).unwrap(), "before", "{backend}: {v}");
+    }
+    let control = w.gateway(&["--name", "probectl", "--no-sandbox", "--allow", "mcp__probectl__probe"], &probe);
+    w.drive(&p, &control, "", &[], &scenario);
+    assert!(w.root.join("sub/.envrc").exists(), "the control must write, else the test proves nothing");
+    assert_eq!(std::fs::read_to_string(w.root.join("package.json")).unwrap(), "run me");
+}
+
 fn run_gateway(w: &World, flags: &[&str], server: &[&str]) -> Output {
     let argv = w.gateway(flags, server);
     let mut c = Command::new("setsid");

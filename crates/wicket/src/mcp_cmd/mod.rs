@@ -260,7 +260,13 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
             server.signal(true);
         }
     }
-    let (code, ran) = server.wait().context("while waiting for the MCP server to exit")?;
+    let (code, ran, new) = server.wait().context("while waiting for the MCP server to exit")?;
+    let target = format!("{} (mcp server {:?})", shell_join(&args.command), gw.name);
+    // What the server left that runs code somewhere is held for a person, as after a run.
+    let held = if sandboxed { wicket::staged::hold_after_run(&exec, &new, &target) } else { None };
+    if let Some(h) = &held {
+        eprintln!("wicket: {h}");
+    }
     if let Some(run) = net_run {
         // The refusals, for the person reading stderr (each is in the audit log already).
         for b in run.blocked() {
@@ -269,14 +275,13 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         run.stop();
     }
     let ms = u64::try_from(ran.as_millis()).unwrap_or(u64::MAX);
-    let target = format!("{} (mcp server {:?})", shell_join(&args.command), gw.name);
     gw.gate.record_execution(&wicket::audit::Execution {
         tool: "mcp_server",
         target: &target,
         duration_ms: ms,
         exit_code: i64::from(code),
         risk: if sandboxed { wicket_audit::Risk::Low } else { wicket_audit::Risk::Medium },
-        note: "",
+        note: held.as_deref().unwrap_or(""),
     });
     if let Some(sig) = wicket_sandbox::signals::received() {
         eprintln!("wicket: ended the MCP server {:?} on signal {sig} (its status {code})", gw.name);

@@ -1,6 +1,7 @@
 """An MCP server (official Python SDK) whose one tool tries to leave the sandbox it runs in:
-`probe(attempt)` with read_secret, write_outside, env_secret, network, or fetch:URL (through
-the proxy variables the sandbox sets, if any). Prints ESCAPED or BLOCKED. Arguments: OUTSIDE_DIR PORT. Used by tests/mcp_gateway.rs, which also runs it unsandboxed as the control."""
+`probe(attempt)` with read_secret, write_outside, env_secret, network, fetch:URL (through
+the proxy variables the sandbox sets, if any), or write:PATH (writes "run me" there, folders
+made). Prints ESCAPED or BLOCKED. Arguments: OUTSIDE_DIR PORT. Used by tests/mcp_gateway.rs, which also runs it unsandboxed as the control."""
 
 import os
 import socket
@@ -31,6 +32,12 @@ def probe(attempt: str) -> str:
             import urllib.request
             with urllib.request.urlopen(attempt[len("fetch:"):], timeout=10) as r:
                 return f"ESCAPED {r.status} {r.read().decode()}"
+        if attempt.startswith("write:"):
+            path = attempt[len("write:"):]
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write("run me")
+            return "ESCAPED"
         return "unknown attempt"
     except Exception as e:
         return f"BLOCKED {type(e).__name__} {e}"
