@@ -509,8 +509,22 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     // What may run code somewhere, kept for the check after the run; what is too big to keep is
     // read-only for the run instead.
     let guard = (!i.no_scan && i.mode != Mode::Plan).then(|| {
-        let ro = |p: &Path| read_only.iter().any(|(q, dir)| p == q || (*dir && p.starts_with(q)));
+        // Looked up for every code-running file: a set, and the path's folders up to the root.
+        let files: std::collections::HashSet<&Path> = read_only.iter().map(|(q, _)| q.as_path()).collect();
+        let dirs: std::collections::HashSet<&Path> =
+            read_only.iter().filter(|(_, dir)| *dir).map(|(q, _)| q.as_path()).collect();
+        let ro = |p: &Path| {
+            files.contains(p) || p.ancestors().skip(1).take_while(|a| a.starts_with(&root)).any(|a| dirs.contains(a))
+        };
+        let t0 = std::time::Instant::now();
         let (guard, too_big) = crate::held::Guard::snapshot(&root, &scan.guarded, &ro);
+        if std::env::var_os("WICKET_SCAN_TIMING").is_some() {
+            eprintln!(
+                "wicket: held: {} code-running files kept in {:.2} ms",
+                guard.kept_count(),
+                t0.elapsed().as_secs_f64() * 1e3
+            );
+        }
         for p in too_big {
             let dir = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir());
             read_only.push((p, dir));

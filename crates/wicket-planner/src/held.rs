@@ -107,6 +107,30 @@ pub struct Kept {
     stat: (u64, u64, i128),
 }
 
+/// What a snapshot has noted so far: bytes of files to keep, the files themselves (read at the
+/// end), and the paths too big to keep.
+#[derive(Default)]
+struct Notes {
+    total: u64,
+    files: Vec<(PathBuf, std::fs::Metadata)>,
+    too_big: Vec<PathBuf>,
+}
+
+/// Note a code-running file (or link) to keep, within the budget; its reading is
+/// [`Guard::read_noted`]'s.
+fn keep(p: &Path, meta: std::fs::Metadata, notes: &mut Notes) {
+    if meta.is_file() {
+        if meta.len() > MAX_KEPT_FILE || notes.total + meta.len() > MAX_KEPT_TOTAL {
+            notes.too_big.push(p.to_path_buf());
+            return;
+        }
+        notes.total += meta.len();
+    } else if !meta.file_type().is_symlink() {
+        return;
+    }
+    notes.files.push((p.to_path_buf(), meta));
+}
+
 /// What the check after a run needs, made with the exec policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Guard {
@@ -166,12 +190,11 @@ impl Guard {
             frozen: Vec::new(),
             taken_ns: now_ns(),
         };
-        let mut too_big = Vec::new();
+        let mut notes = Notes::default();
         let Some(lists) = lists() else {
             // Without the lists nothing can be judged: every new name is held, nothing kept.
-            return (guard, too_big);
+            return (guard, notes.too_big);
         };
-        let mut total = 0u64;
         for g in guarded {
             guard.known.insert(g.clone());
             if in_built_tree(root, g) {
@@ -186,23 +209,18 @@ impl Guard {
             }
             if meta.is_dir() {
                 if is_code_folder(root, g, lists) {
-                    guard.keep_folder(g, read_only, &mut total, &mut too_big);
+                    guard.keep_folder(g, read_only, &mut notes);
                 }
             } else if is_code(root, g, lists) {
-                guard.keep(g, &meta, &mut total, &mut too_big);
+                keep(g, meta, &mut notes);
             }
         }
-        (guard, too_big)
+        guard.read_noted(&mut notes);
+        (guard, notes.too_big)
     }
 
     /// Keep every file below a code-running folder; a folder too big to read is read-only.
-    fn keep_folder(
-        &mut self,
-        dir: &Path,
-        read_only: &dyn Fn(&Path) -> bool,
-        total: &mut u64,
-        too_big: &mut Vec<PathBuf>,
-    ) {
+    fn keep_folder(&mut self, dir: &Path, read_only: &dyn Fn(&Path) -> bool, notes: &mut Notes) {
         let mut stack = vec![dir.to_path_buf()];
         let mut seen = 0usize;
         let mut found: Vec<(PathBuf, std::fs::Metadata)> = Vec::new();
@@ -214,7 +232,7 @@ impl Guard {
             for e in entries.flatten() {
                 seen += 1;
                 if seen > MAX_FOLDER_ENTRIES {
-                    too_big.push(dir.to_path_buf());
+                    notes.too_big.push(dir.to_path_buf());
                     return;
                 }
                 let p = e.path();
@@ -228,39 +246,37 @@ impl Guard {
         for (p, m) in found {
             self.known.insert(p.clone());
             if !m.is_dir() && !read_only(&p) {
-                self.keep(&p, &m, total, too_big);
+                keep(&p, m, notes);
             }
         }
     }
 
-    fn keep(&mut self, p: &Path, meta: &std::fs::Metadata, total: &mut u64, too_big: &mut Vec<PathBuf>) {
+    /// Read the files [`keep`] noted (after the budget is settled, so the reads are the last
+    /// step). A file that cannot be read is too big to keep (read-only for the run).
+    fn read_noted(&mut self, notes: &mut Notes) {
         use std::os::unix::fs::PermissionsExt;
-        let before = if meta.file_type().is_symlink() {
-            match std::fs::read_link(p) {
-                Ok(t) => Before::Link(t),
-                Err(_) => return,
-            }
-        } else if meta.is_file() {
-            if meta.len() > MAX_KEPT_FILE || *total + meta.len() > MAX_KEPT_TOTAL {
-                too_big.push(p.to_path_buf());
-                return;
-            }
-            match std::fs::read(p) {
-                Ok(bytes) => {
-                    *total += bytes.len() as u64;
-                    Before::File { bytes, mode: meta.permissions().mode() & 0o777 }
-                }
-                // Unreadable to wicket: the command cannot have it either (same user); a
-                // change to it would still show, so it is read-only for the run.
-                Err(_) => {
-                    too_big.push(p.to_path_buf());
-                    return;
-                }
-            }
-        } else {
-            return;
+        let noted = std::mem::take(&mut notes.files);
+        let read = |(p, meta): &(PathBuf, std::fs::Metadata)| -> Result<Kept, PathBuf> {
+            let before = if meta.file_type().is_symlink() {
+                Before::Link(std::fs::read_link(p).map_err(|_| p.clone())?)
+            } else {
+                let bytes = std::fs::read(p).map_err(|_| p.clone())?;
+                Before::File { bytes, mode: meta.permissions().mode() & 0o777 }
+            };
+            Ok(Kept { path: p.clone(), before, stat: stat_of(meta) })
         };
-        self.kept.push(Kept { path: p.to_path_buf(), before, stat: stat_of(meta) });
+        let results: Vec<Result<Kept, PathBuf>> = noted.iter().map(read).collect();
+        for r in results {
+            match r {
+                Ok(k) => self.kept.push(k),
+                Err(p) => notes.too_big.push(p),
+            }
+        }
+    }
+
+    /// How many code-running files were kept.
+    pub fn kept_count(&self) -> usize {
+        self.kept.len()
     }
 
     /// The project root.

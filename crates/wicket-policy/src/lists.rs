@@ -660,6 +660,9 @@ pub struct PathList {
     last_names: std::collections::HashSet<String>,
     /// The last segments with a wildcard that are not a plain `*.ext`.
     last_wild: Vec<Seg>,
+    /// The first bytes a name matching one of `last_wild` can start with (all of them when
+    /// one starts with `*`): most names are ruled out by one lookup.
+    wild_first: [bool; 256],
 }
 
 /// A built-in pattern that is not of the supported shape (a bug in the list).
@@ -679,6 +682,7 @@ impl PathList {
             rest: Vec::new(),
             last_names: std::collections::HashSet::new(),
             last_wild: Vec::new(),
+            wild_first: [false; 256],
         };
         for (i, p) in patterns.iter().enumerate() {
             let lower = p.to_lowercase();
@@ -711,6 +715,10 @@ impl PathList {
             if last.literal {
                 list.last_names.insert(last.pieces.concat());
             } else if !by_ext {
+                match last.pieces.first().and_then(|p| p.bytes().next()).filter(|_| !last.leading) {
+                    Some(b) => list.wild_first[usize::from(b)] = true,
+                    None => list.wild_first = [true; 256],
+                }
                 list.last_wild.push(last.clone());
             }
             list.pats.push(pat);
@@ -730,7 +738,8 @@ impl PathList {
                 return true;
             }
         }
-        self.last_wild.iter().any(|s| s.matches(name))
+        let first = name.bytes().next().is_none_or(|b| self.wild_first[usize::from(b)]);
+        first && self.last_wild.iter().any(|s| s.matches(name))
     }
 
     /// The first pattern matching an absolute path.

@@ -211,3 +211,31 @@ proptest! {
         prop_assert_ne!(v.decision, Decision::Allow, "{:?} was allowed: {}", injected, v.reason);
     }
 }
+
+/// Names built from the pieces of the built-in lists' patterns, mixed with other text.
+fn list_name() -> impl Strategy<Value = String> {
+    use wicket_policy::lists::{CODE_CONFIG, SENSITIVE};
+    let pieces: Vec<String> = CODE_CONFIG
+        .iter()
+        .chain(SENSITIVE)
+        .filter_map(|p| p.rsplit('/').find(|s| *s != "**"))
+        .flat_map(|s| s.split('*').map(str::to_string).collect::<Vec<_>>())
+        .filter(|s| !s.is_empty())
+        .chain(["x", ".", "-", "a1", ""].map(String::from))
+        .collect();
+    prop::collection::vec(prop::sample::select(pieces), 1..4).prop_map(|v| v.concat().to_lowercase())
+}
+
+proptest! {
+    /// `may_match_name` is the scan's quick filter: it never rules out a name that a list
+    /// matches, as a file or as a folder whose content the list reaches.
+    #[test]
+    fn the_name_filter_never_says_no_to_a_match(name in list_name()) {
+        let lists = wicket_policy::lists::BuiltinLists::new().unwrap();
+        for (list, which) in [(&lists.config, "config"), (&lists.sensitive, "sensitive")] {
+            let file = list.matching(&format!("/p/q/{name}")).is_some();
+            let folder = list.matching(&format!("/p/q/{name}/x")).is_some();
+            prop_assert!(!(file || folder) || list.may_match_name(&name), "{which}: {name:?}");
+        }
+    }
+}

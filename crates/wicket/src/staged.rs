@@ -250,7 +250,15 @@ pub fn hold_after_run(exec: &wicket_planner::exec::ExecPolicy, new: &[PathBuf], 
     // have made meanwhile, and what is removed after a run if it appears) is never held.
     let made: Vec<&PathBuf> = exec.placeholders.iter().chain(&exec.must_not_appear).collect();
     let new: Vec<&PathBuf> = new.iter().filter(|p| !made.contains(p)).collect();
+    let t0 = std::time::Instant::now();
     let changed = guard.changed();
+    if std::env::var_os("WICKET_SCAN_TIMING").is_some() {
+        eprintln!(
+            "wicket: held: {} kept files compared after the run in {:.2} ms",
+            guard.kept_count(),
+            t0.elapsed().as_secs_f64() * 1e3
+        );
+    }
     if new.is_empty() && changed.is_empty() {
         return None;
     }
