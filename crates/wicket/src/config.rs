@@ -255,6 +255,20 @@ impl Loaded {
         self.user.as_ref().and_then(|u| u.mode).unwrap_or_default()
     }
 
+    /// `commands.host` of the user's settings and the project's (as they apply): the commands
+    /// that run on the host where an agent's hook would move them into the sandbox.
+    pub fn host_commands(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in self.user.iter().chain(self.project.iter()) {
+            for p in &s.commands.host {
+                if !out.contains(p) {
+                    out.push(p.clone());
+                }
+            }
+        }
+        out
+    }
+
     /// Print the notices on stderr, one line each.
     pub fn print_notices(&self) {
         for n in &self.notices {

@@ -3,7 +3,7 @@
 //! The hard question: which parts of `<root>/.wicket/settings.json` may apply without the
 //! person's yes? Everything that makes wicket stricter (deny and ask rules, `sandbox.denyRead`,
 //! a stricter mode, the strict profile) always applies. The parts that loosen safety (allow
-//! rules, `executor: "host"`, `sandbox.writePaths`, `env.allow`, `network.allow`, a mode looser
+//! rules, `executor: "host"`, `commands.host`, `sandbox.writePaths`, `env.allow`, `network.allow`, a mode looser
 //! than the person's own) apply only when their canonical SHA-256 is pinned for that root in
 //! the trust store, or the person says yes on the terminal. Without a yes they are dropped, and
 //! one notice lists them.
@@ -38,6 +38,9 @@ pub struct Loosening {
     /// `network.addresses`, as `host=address` (left out of the hash when empty).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub network_addresses: Vec<String>,
+    /// `commands.host`: commands taken out of the sandbox (left out of the hash when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commands_host: Vec<String>,
 }
 
 /// How loose a mode is: plan < ask < default < accept-edits < auto.
@@ -68,6 +71,7 @@ impl Loosening {
                 .iter()
                 .flat_map(|(h, addrs)| addrs.iter().map(move |a| format!("{h}={a}")))
                 .collect(),
+            commands_host: project.commands.host.clone(),
         }
     }
 
@@ -112,6 +116,9 @@ impl Loosening {
         if !self.network_addresses.is_empty() {
             out.push(format!("network.addresses (may reach private addresses): {}", list(&self.network_addresses)));
         }
+        if !self.commands_host.is_empty() {
+            out.push(format!("commands.host (run outside the OS sandbox): {}", list(&self.commands_host)));
+        }
         out
     }
 }
@@ -128,6 +135,7 @@ pub fn without_loosening(project: &Settings, user_mode: Mode) -> Settings {
     s.network.allow.clear();
     s.network.ports.clear();
     s.network.addresses.clear();
+    s.commands.host.clear();
     if s.mode.is_some_and(|m| looseness(m) > looseness(user_mode)) {
         s.mode = None;
     }

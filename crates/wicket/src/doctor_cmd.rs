@@ -140,7 +140,7 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
             (true, Err(e)) => println!("staged runs (`wicket run --staged`): not available (no overlay: {e})"),
         }
     }
-    for line in agent_hooks(&root) {
+    for line in agent_hooks(&root).into_iter().chain(command_lines(&root)) {
         println!("{line}");
     }
     for w in hook_timeout_warnings(&root).into_iter().chain(gemini_matcher_warnings(&root)) {
@@ -267,6 +267,61 @@ fn codex_trust_lines(file: &std::path::Path, hooks: &serde_json::Value) -> Vec<S
             (Err(why), Some(_)) => format!("trust recorded, but wicket cannot check it ({why})"),
         };
         out.push(format!("  {}: {line}", h.key));
+    }
+    out
+}
+
+/// One line per installed wicket hook: where the agent's shell commands run. Confined (the
+/// hook rewrites allowed commands into `wicket run`, and an OS sandbox works here), judged as
+/// host commands (installed with `--unconfined-commands`, Codex, or no sandbox here), or not
+/// gated at all (the hook's matcher misses the shell tool).
+pub fn command_lines(root: &std::path::Path) -> Vec<String> {
+    let probe = wicket::config::probe();
+    let mut out = Vec::new();
+    for (file, _) in hook_files(root) {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        for (agent, event, shell) in [
+            ("claude", "PreToolUse", "Bash"),
+            ("codex", "PreToolUse", "Bash"),
+            ("gemini", "BeforeTool", "run_shell_command"),
+        ] {
+            let groups =
+                v.pointer(&format!("/hooks/{event}")).and_then(serde_json::Value::as_array).into_iter().flatten();
+            for g in groups {
+                let marker = format!(" hook {agent}");
+                let Some(command) = g
+                    .get("hooks")
+                    .and_then(serde_json::Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|h| h.get("command").and_then(serde_json::Value::as_str))
+                    .find(|c| c.contains(&marker))
+                else {
+                    continue;
+                };
+                let matcher = g.get("matcher").and_then(serde_json::Value::as_str).unwrap_or("").trim();
+                let gated = matcher.is_empty()
+                    || matcher == "*"
+                    || matcher.split('|').any(|m| m == shell)
+                    || regex::Regex::new(matcher).is_ok_and(|r| r.is_match(shell));
+                let state = if !gated {
+                    format!("NOT GATED: the matcher {matcher:?} misses {shell}, so its commands run unjudged and unconfined; run `wicket init {agent}` again")
+                } else if agent == "codex" {
+                    "judged as host commands (Codex runs them in its own sandbox; see docs/integrations.md)".to_string()
+                } else if !command.contains("--sandbox-commands") {
+                    format!("judged as host commands and run unconfined (installed with --unconfined-commands, or by an older wicket); `wicket init {agent}` confines them")
+                } else if probe.backend.confines() {
+                    format!("confined: allowed ones run inside the OS sandbox ({})", probe.backend.name())
+                } else {
+                    let why = probe.bwrap_works.clone().err().unwrap_or_else(|| "no sandbox backend works here".into());
+                    format!(
+                        "judged as host commands: the hook would confine them, but no OS sandbox works here ({why})"
+                    )
+                };
+                out.push(format!("hook: {agent} in {}: shell commands {state}", file.display()));
+            }
+        }
     }
     out
 }

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::{json, Map, Value};
-use wicket::config::Placement;
 use wicket_policy::{Decision, Mode};
 
 use crate::hook_core::{self, HookGate, HookReply};
@@ -118,31 +117,35 @@ fn decide(args: &ClaudeArgs, payload: &Value) -> Result<HookReply> {
         // No opinion: Claude Code's own permission flow decides.
         return Ok(HookReply { json: json!({}), code: 0 });
     };
-    let call = calls[0].0.clone();
-
     let claude_mode = p.get("permission_mode").and_then(Value::as_str);
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
     let mut gate = HookGate::open(&root, args.mode, claude_mode, args.sandbox_commands, args.no_audit, session_id)?;
+    // A command `commands.host` names is judged, and runs, as a host command.
+    let calls: Vec<_> = calls
+        .into_iter()
+        .map(|(mut c, v)| {
+            gate.mark_host_commands(&mut c);
+            (c, v)
+        })
+        .collect();
+    let call = calls[0].0.clone();
     let call_id = p.get("tool_use_id").and_then(Value::as_str);
     let (decision, reason) = gate.decide_all(calls, call_id, "Claude Code", true)?;
-    let sandbox = if args.sandbox_commands && call.tool == "bash" {
-        match wicket::gate::place(&gate.loaded, false) {
-            Ok(Placement::Sandbox(_)) => Some(()),
-            _ => None,
+    let rewrite = if gate.confines(&call) {
+        let command = call.input.get("command").and_then(Value::as_str).unwrap_or("");
+        // A rewrite that cannot be built must not let the command run unconfined.
+        match sandboxed_command(&root, command) {
+            Some(c) => Some(c),
+            None => return Ok(failure(event, "cannot build the sandboxed command (wicket's own path is unknown)")),
         }
     } else {
         None
     };
-    let rewrite = sandbox.and_then(|()| {
-        let outside = call.input.get("outside_sandbox").and_then(Value::as_bool).unwrap_or(false);
-        let command = call.input.get("command").and_then(Value::as_str)?;
-        (!outside).then(|| sandboxed_command(&root, command))
-    });
-    answer(event, rewrite.flatten().as_deref(), &input, decision, &reason)
+    answer(event, rewrite.as_deref(), &input, decision, &reason)
 }
 
-/// The Bash command that runs `command` inside `wicket run` at `root`.
-fn sandboxed_command(root: &Path, command: &str) -> Option<String> {
+/// The shell command that runs `command` inside `wicket run` at `root`.
+pub fn sandboxed_command(root: &Path, command: &str) -> Option<String> {
     let exe = std::env::current_exe().ok()?;
     Some(format!(
         "{} run --unattended --root {} -- bash -c {}",

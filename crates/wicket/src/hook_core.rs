@@ -333,12 +333,26 @@ pub fn overrides(mode: Option<Mode>, loaded: &config::Loaded, agent_mode: Option
     }
 }
 
+/// Where an agent's shell commands run, as this hook call sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confine {
+    /// The hook was not asked to move commands into the sandbox: they run on the host.
+    Off,
+    /// It was, but no OS sandbox can run them here (the text says why): they run on the host
+    /// and are judged as host commands.
+    Unavailable(String),
+    /// Allowed commands are rewritten to run inside `wicket run`.
+    On,
+}
+
 /// The configuration, policy and audit log of one hook call.
 pub struct HookGate {
     /// The project root.
     pub root: PathBuf,
     /// The loaded settings and policies.
     pub loaded: config::Loaded,
+    /// Where the agent's shell commands run.
+    pub confine: Confine,
     /// The decision flow: the policy built from them and the agent session's audit log.
     gate: Gate,
     /// The policy as it would be with the project's settings that wait for consent, to tell
@@ -348,17 +362,29 @@ pub struct HookGate {
 
 impl HookGate {
     /// Load the configuration for `root` and open the audit log for the agent's session.
+    /// `confine`: the hook moves allowed shell commands into the sandbox when one works here
+    /// (commands are then judged as sandboxed; else as host commands, never the looser way).
     pub fn open(
         root: &Path,
         mode: Option<Mode>,
         agent_mode: Option<&str>,
-        sandboxed: bool,
+        confine: bool,
         no_audit: bool,
         session_id: &str,
     ) -> Result<HookGate> {
         stage("loading the settings");
         let loaded = config::load(root)?;
         loaded.print_notices();
+        let confine = if !confine {
+            Confine::Off
+        } else {
+            match config::placement(&loaded, false) {
+                Ok(config::Placement::Sandbox(_)) => Confine::On,
+                Ok(config::Placement::Host(why)) => Confine::Unavailable(why),
+                Err(e) => Confine::Unavailable(e.to_string()),
+            }
+        };
+        let sandboxed = confine == Confine::On;
         let o = overrides(mode, &loaded, agent_mode, sandboxed);
         stage("building the policy (git's configuration, the project's paths)");
         let opening =
@@ -373,7 +399,7 @@ impl HookGate {
             wicket::gate::policy_for(root, &agreed, &overrides(mode, &agreed, agent_mode, sandboxed)).ok()
         };
         stage("deciding");
-        Ok(HookGate { root: root.to_path_buf(), loaded, gate, waiting })
+        Ok(HookGate { root: root.to_path_buf(), loaded, confine, gate, waiting })
     }
 
     /// The policy's verdict for one call. When the project's settings that wait for consent
@@ -400,6 +426,13 @@ impl HookGate {
     /// cannot write turns it into a deny).
     pub fn record(&mut self, call: &ToolCall, verdict: Verdict) -> Verdict {
         stage("writing the audit line");
+        // Where a shell command runs is part of the record (and of what the agent is told).
+        let verdict = match self.runs_where(call) {
+            Some(place) if verdict.decision != Decision::Deny => {
+                Verdict { reason: format!("{} {place}", sentence(&verdict.reason)), ..verdict }
+            }
+            _ => verdict,
+        };
         let v = self.gate.record(call, verdict);
         RECORDED.store(true, Ordering::SeqCst);
         v
@@ -407,6 +440,43 @@ impl HookGate {
 }
 
 impl HookGate {
+    /// Will the shell command `call` run in the sandbox? True when the hook confines commands
+    /// here and the call is not taken out of it (`commands.host`, the agent's own flag).
+    pub fn confines(&self, call: &ToolCall) -> bool {
+        call.tool == "bash" && self.confine == Confine::On && !outside(call)
+    }
+
+    /// For a shell command: where it runs, as one sentence.
+    fn runs_where(&self, call: &ToolCall) -> Option<String> {
+        if call.tool != "bash" {
+            return None;
+        }
+        let command = call.input.get("command").and_then(Value::as_str).unwrap_or("");
+        Some(match &self.confine {
+            _ if self.confines(call) => "It runs in the OS sandbox (wicket run).".to_string(),
+            Confine::On => match wicket_policy::settings::host_listed(&self.loaded.host_commands(), command) {
+                Some(p) => format!("It runs on the host: commands.host lists {p:?}."),
+                None => "It runs on the host: the call asks to run outside the sandbox.".to_string(),
+            },
+            Confine::Unavailable(why) => format!("It runs on the host: {why}."),
+            Confine::Off => "It runs on the host (the hook does not move commands into the sandbox).".to_string(),
+        })
+    }
+
+    /// Take a shell command that `commands.host` names out of the sandbox: it is judged, and
+    /// runs, as a host command. Nothing changes when the hook does not confine commands.
+    pub fn mark_host_commands(&self, call: &mut ToolCall) {
+        if call.tool != "bash" || self.confine != Confine::On {
+            return;
+        }
+        let command = call.input.get("command").and_then(Value::as_str).unwrap_or("");
+        if wicket_policy::settings::host_listed(&self.loaded.host_commands(), command).is_some() {
+            if let Some(obj) = call.input.as_object_mut() {
+                obj.insert("outside_sandbox".into(), Value::Bool(true));
+            }
+        }
+    }
+
     /// Decide every call of one tool call (all must pass), record each under `call_id`, and
     /// give the strongest decision with the words for the agent. Where the agent's hook cannot
     /// ask (`can_ask` false), an ask is answered, and recorded, as the deny it becomes, worded
@@ -437,6 +507,11 @@ impl HookGate {
             strongest(decided, |(d, own, _)| (*d, *own)).ok_or_else(|| anyhow::anyhow!("nothing to decide"))?;
         Ok((decision, text))
     }
+}
+
+/// The call asks to run outside the sandbox.
+fn outside(call: &ToolCall) -> bool {
+    call.input.get("outside_sandbox").and_then(Value::as_bool).unwrap_or(false)
 }
 
 /// The strongest of several decided items (deny over ask over allow; the first of equals),

@@ -28,6 +28,10 @@ pub struct GeminiArgs {
     /// The permission mode (default: the settings').
     #[arg(long, value_parser = crate::check_cmd::parse_mode)]
     pub mode: Option<Mode>,
+    /// Rewrite allowed shell commands (`hookSpecificOutput.tool_input`) so they run inside
+    /// `wicket run`, in the OS sandbox.
+    #[arg(long)]
+    pub sandbox_commands: bool,
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
@@ -77,13 +81,33 @@ fn decide(args: &GeminiArgs, payload: &Value) -> Result<HookReply> {
         return Ok(HookReply { json: json!({}), code: 0 });
     };
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
-    let mut gate = HookGate::open(&root, args.mode, None, false, args.no_audit, session_id)?;
+    let mut gate = HookGate::open(&root, args.mode, None, args.sandbox_commands, args.no_audit, session_id)?;
+    // A command `commands.host` names is judged, and runs, as a host command.
+    let calls: Vec<_> = calls
+        .into_iter()
+        .map(|(mut c, v)| {
+            gate.mark_host_commands(&mut c);
+            (c, v)
+        })
+        .collect();
+    let shell = calls.iter().find(|(c, _)| gate.confines(c)).map(|(c, _)| c.clone());
     // Gemini CLI's hook cannot ask.
     let (decision, text) = gate.decide_all(calls, None, "Gemini CLI", false)?;
     let json = match decision {
         Decision::Deny => deny_json(&text),
-        // No objection: Gemini CLI's own confirmation and policy go on as usual.
-        Decision::Allow | Decision::Ask => json!({}),
+        // Not denied: Gemini CLI's own confirmation and policy go on (the hook runs after them,
+        // just before the tool), and a shell command then runs inside the sandbox.
+        Decision::Allow | Decision::Ask => match shell {
+            Some(call) => {
+                let command = call.input.get("command").and_then(Value::as_str).unwrap_or("");
+                // A rewrite that cannot be built must not let the command run unconfined.
+                let Some(rewritten) = crate::hook_claude::sandboxed_command(&root, command) else {
+                    return Ok(failure((), "cannot build the sandboxed command (wicket's own path is unknown)"));
+                };
+                json!({"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": rewritten}}})
+            }
+            None => json!({}),
+        },
     };
     Ok(HookReply { json, code: 0 })
 }

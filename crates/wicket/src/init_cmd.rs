@@ -80,6 +80,10 @@ pub struct InitGeminiArgs {
     /// The project root for --project (default: the current folder).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Let allowed shell commands run on the host, outside the OS sandbox: only the gate's
+    /// reading of each command then stands between it and your files, secrets and network.
+    #[arg(long)]
+    pub unconfined_commands: bool,
     /// The command Gemini CLI runs (default: this wicket binary's full path, `hook gemini`).
     #[arg(long, value_name = "CMD")]
     pub command: Option<String>,
@@ -132,9 +136,14 @@ pub struct InitClaudeArgs {
     /// Also answer Claude Code's permission prompts (the PermissionRequest event).
     #[arg(long)]
     pub permission_request: bool,
-    /// Pass --sandbox-commands to the hook: allowed Bash commands run inside `wicket run`.
-    #[arg(long)]
+    /// Allowed Bash commands run inside `wicket run`, in the OS sandbox (the default; the flag
+    /// is kept for scripts that pass it).
+    #[arg(long, conflicts_with = "unconfined_commands")]
     pub sandbox_commands: bool,
+    /// Let allowed Bash commands run on the host, outside the OS sandbox: only the gate's
+    /// reading of each command then stands between it and your files, secrets and network.
+    #[arg(long)]
+    pub unconfined_commands: bool,
     /// Also bring the `permissions` rules (allow, deny, ask) of that Claude Code settings file
     /// over into wicket's settings (yours, or the project's with --project), showing each.
     #[arg(long)]
@@ -379,7 +388,8 @@ fn codex_trust(plan: &Plan<'_>, args: &InitCodexArgs) -> Result<ExitCode> {
 
 fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
     let file = settings_file(args.project, args.root.as_deref(), ".gemini", "settings.json")?;
-    let command = hook_command(args.command.as_deref(), "gemini", "")?;
+    let extra = if args.unconfined_commands { "" } else { " --sandbox-commands" };
+    let command = hook_command(args.command.as_deref(), "gemini", extra)?;
     let entry = json!({"name": "wicket", "type": "command", "command": command, "timeout": GEMINI_TIMEOUT_MS,
         "description": "wicket decides each tool call (allow, or deny with a reason)"});
     let plan =
@@ -388,6 +398,7 @@ fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
         return uninstall(&plan, args.dry_run);
     }
     let code = install(&plan, args.dry_run)?;
+    say_where_commands_run("Gemini CLI", args.unconfined_commands, "shell")?;
     // Hooks can be switched off in the same file; say so rather than leave a silent gap.
     if let Ok(text) = std::fs::read_to_string(&plan.file) {
         if let Ok(v) = serde_json::from_str::<Value>(&text) {
@@ -398,6 +409,34 @@ fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
         }
     }
     Ok(code)
+}
+
+/// Say plainly where the agent's shell commands will run: in the OS sandbox, or on the host
+/// (opted out, or no sandbox works on this machine, and why).
+fn say_where_commands_run(agent: &str, unconfined: bool, tool: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if unconfined {
+        writeln!(
+            out,
+            "note: {agent}'s {tool} commands run on the host, unconfined (--unconfined-commands): wicket judges each one,              and nothing else stands between it and your files, secrets and network"
+        )?;
+        return Ok(());
+    }
+    let probe = wicket::config::probe();
+    if probe.backend.confines() {
+        writeln!(
+            out,
+            "{agent}'s allowed {tool} commands run inside the OS sandbox ({}): writes only in the project, temp              and caches, no secrets, no network but network.allow (opt out with --unconfined-commands)",
+            probe.backend.name()
+        )?;
+    } else {
+        let why = probe.bwrap_works.err().unwrap_or_else(|| "no sandbox backend works here".into());
+        writeln!(
+            out,
+            "warning: no OS sandbox works on this machine ({why}), so {agent}'s {tool} commands run on the host and              wicket judges them as host commands; install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and              check `wicket doctor`"
+        )?;
+    }
+    Ok(())
 }
 
 /// Settings in a Gemini CLI file that keep wicket's hook from running.
@@ -428,7 +467,7 @@ fn gemini_warnings(v: &Value) -> Vec<String> {
 
 fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
     let file = settings_file(args.project, args.root.as_deref(), ".claude", "settings.json")?;
-    let extra = if args.sandbox_commands { " --sandbox-commands" } else { "" };
+    let extra = if args.unconfined_commands { "" } else { " --sandbox-commands" };
     let command = hook_command(args.command.as_deref(), "claude", extra)?;
     let mut events = vec!["PreToolUse"];
     if args.permission_request {
@@ -442,6 +481,7 @@ fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
     // Read before the hook is merged in (the rules are the person's, not ours).
     let imported = if args.import { Some(claude_rules(&plan.file)?) } else { None };
     let code = install(&plan, args.dry_run)?;
+    say_where_commands_run("Claude Code", args.unconfined_commands, "Bash")?;
     if let Some(rules) = imported {
         let target = if args.project {
             crate::check_cmd::project_root(args.root.as_deref())?.0.join(".wicket/settings.json")

@@ -276,6 +276,7 @@ pub fn render(root: &Path, loaded: &Loaded, args: &ShowArgs) -> String {
     settings_list(&mut o, "sandbox.writePaths", &|s| s.sandbox.write_paths.clone(), &[]);
     settings_list(&mut o, "sandbox.denyRead", &|s| s.sandbox.deny_read.clone(), &[]);
     settings_list(&mut o, "env.allow", &|s| s.env.allow.clone(), &[]);
+    settings_list(&mut o, "commands.host (run outside the OS sandbox)", &|s| s.commands.host.clone(), &[]);
     settings_list(&mut o, "network.allow", &|s| s.network.allow.clone(), &[]);
     settings_list(&mut o, "network.ports", &|s| s.network.ports.iter().map(u16::to_string).collect(), &[]);
     settings_list(

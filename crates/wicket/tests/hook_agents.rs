@@ -457,7 +457,7 @@ fn init_gemini_merges_settings_and_warns_when_hooks_are_off() {
     }
     let ours = &groups[1]["hooks"][0];
     assert_eq!((ours["name"].as_str(), ours["timeout"].as_u64()), (Some("wicket"), Some(10_000)));
-    assert!(ours["command"].as_str().unwrap().ends_with(" hook gemini"));
+    assert!(ours["command"].as_str().unwrap().ends_with(" hook gemini --sandbox-commands"), "confined by default");
     let again = init(&e, "gemini", &[], &[]);
     assert!(String::from_utf8_lossy(&again.stdout).contains("already set up"));
     assert_eq!(read_json(&file), after);
@@ -725,6 +725,11 @@ fn real_codex_trusts_what_init_codex_trust_records() {
 /// filesystem server, and a scripted local model that asks for one MCP tool call: what the
 /// model gets back is what it would see. Returns the log of the model requests.
 fn gemini_session(gemini: &Path, e: &Env, matcher: Option<&str>, call: Value) -> Vec<Value> {
+    gemini_steps(gemini, e, matcher, vec![call])
+}
+
+/// [`gemini_session`] with several model steps, each a tool call (`{"call": …, "args": …}`).
+fn gemini_steps(gemini: &Path, e: &Env, matcher: Option<&str>, calls: Vec<Value>) -> Vec<Value> {
     let peers = std::env::var_os("WICKET_MCP_PEERS")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("../mcp-peers"));
@@ -741,7 +746,9 @@ fn gemini_session(gemini: &Path, e: &Env, matcher: Option<&str>, call: Value) ->
     std::fs::write(&file, settings.to_string()).unwrap();
     let dir = e.home.join("model");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("script.json"), json!([call, {"text": "finished"}]).to_string()).unwrap();
+    let mut script = calls;
+    script.push(json!({"text": "finished"}));
+    std::fs::write(dir.join("script.json"), Value::Array(script).to_string()).unwrap();
     let log = dir.join("log.jsonl");
     let mut model = Command::new("python3")
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/fake_gemini.py"))
@@ -815,4 +822,72 @@ fn real_gemini_cli_mcp_calls_are_gated() {
     let log = gemini_session(&gemini, &e, None, read(&e, "README.md"));
     let text = function_responses(&log)[0].to_string();
     assert!(text.contains("hi") && !text.contains("wicket"), "{text}");
+}
+
+/// A shell command line that writes `~/.bashrc` through Python, which the gate judges as code
+/// the sandbox contains: only the sandbox can stop it.
+fn bashrc_writer(home: &Path) -> String {
+    format!("python3 -c \"open('{}/.bashrc', 'a').write('pwned')\"", home.display())
+}
+
+fn bwrap_here(e: &Env) -> bool {
+    String::from_utf8_lossy(&wicket(e, &["doctor"], "", &[]).stdout).contains("backend: bwrap")
+}
+
+/// `wicket hook gemini --sandbox-commands` (what `wicket init gemini` now installs) rewrites an
+/// allowed shell call (`hookSpecificOutput.tool_input`) into `wicket run`; run as Gemini CLI
+/// would run it, the command works in the project and cannot write the home.
+#[test]
+fn gemini_hook_rewrites_shell_calls_into_the_sandbox() {
+    let e = env();
+    if !bwrap_here(&e) {
+        eprintln!("no bubblewrap here: the hook judges commands as host commands (tested elsewhere)");
+        return;
+    }
+    std::fs::write(e.home.join(".bashrc"), "orig\n").unwrap();
+    let run = |command: &str| {
+        let payload = gemini_payload(&e.root, "run_shell_command", json!({"command": command, "description": "d"}));
+        let out = wicket(&e, &["hook", "gemini", "--sandbox-commands"], &payload, &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let v = answer(&out);
+        let new =
+            v["hookSpecificOutput"]["tool_input"]["command"].as_str().unwrap_or_else(|| panic!("{v}")).to_string();
+        assert!(new.contains(" run --unattended --root "), "{new}");
+        Command::new("bash").arg("-c").arg(&new).current_dir(&e.root).env("HOME", &e.home).output().unwrap()
+    };
+    let ok = run("echo hi > ok.txt");
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(std::fs::read_to_string(e.root.join("ok.txt")).unwrap(), "hi\n");
+    let bad = run(&bashrc_writer(&e.home));
+    assert!(!bad.status.success(), "the sandboxed write to ~/.bashrc succeeded");
+    assert_eq!(std::fs::read_to_string(e.home.join(".bashrc")).unwrap(), "orig\n");
+    // The control: the same line unconfined writes it.
+    let direct = Command::new("bash").arg("-c").arg(bashrc_writer(&e.home)).output().unwrap();
+    assert!(direct.status.success());
+    assert!(std::fs::read_to_string(e.home.join(".bashrc")).unwrap().contains("pwned"));
+}
+
+/// The real Gemini CLI, set up with a plain `wicket init gemini`, runs the model's shell calls
+/// inside the sandbox: `echo hi > ok.txt` works, a write to `~/.bashrc` fails, and the audit log
+/// records the run.
+#[test]
+fn real_gemini_cli_runs_shell_calls_confined_by_default() {
+    let Some(gemini) = real_agent("gemini") else { return };
+    let e = env();
+    if !bwrap_here(&e) {
+        eprintln!("no bubblewrap here; skipped");
+        return;
+    }
+    std::fs::write(e.home.join(".bashrc"), "orig\n").unwrap();
+    let shell = |c: String| json!({"call": "run_shell_command", "args": {"command": c, "description": "d"}});
+    let log = gemini_steps(&gemini, &e, None, vec![shell("echo hi > ok.txt".into()), shell(bashrc_writer(&e.home))]);
+    let answers = function_responses(&log);
+    assert_eq!(answers.len(), 2, "{log:?}");
+    assert_eq!(std::fs::read_to_string(e.root.join("ok.txt")).unwrap_or_default(), "hi\n", "{answers:?}");
+    assert_eq!(std::fs::read_to_string(e.home.join(".bashrc")).unwrap(), "orig\n", "{answers:?}");
+    assert!(answers[1].to_string().contains("Read-only file system"), "{answers:?}");
+    let audit = audit_lines(&e);
+    let ran: Vec<&Value> = audit.iter().filter(|l| l["kind"] == "executed" && l["tool"] == "bash").collect();
+    assert_eq!(ran.len(), 2, "{audit:?}");
+    assert!(ran[0]["target"].as_str().unwrap().contains("echo hi > ok.txt"), "{ran:?}");
 }

@@ -280,6 +280,69 @@ fn sandbox_commands_rewrites_allowed_bash_into_wicket_run() {
     assert_eq!(String::from_utf8_lossy(&last.stdout), cmd);
 }
 
+/// Where no OS sandbox can run the command (here: `executor: "host"`), a hook asked to confine
+/// commands judges them as host commands (the stricter way) and rewrites nothing: a command
+/// judged as sandboxed must never run on the host.
+#[test]
+fn a_hook_that_cannot_confine_judges_commands_as_host_commands() {
+    let e = env();
+    std::fs::write(e.home.join(".wicket/settings.json"), r#"{"executor": "host"}"#).unwrap();
+    let out = wicket(
+        &e,
+        &["hook", "claude", "--sandbox-commands"],
+        &pre_tool_use(&e.root, "Bash", json!({"command": "echo hi > ok.txt"})),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = answer(&out);
+    let hso = &v["hookSpecificOutput"];
+    assert_eq!(hso["permissionDecision"], "ask", "judged as a host command: {v}");
+    assert!(hso.get("updatedInput").is_none(), "{v}");
+    assert!(hso["permissionDecisionReason"].as_str().unwrap().contains("It runs on the host"), "{v}");
+}
+
+/// `commands.host` takes a single plain command out of the sandbox: it is judged as a host
+/// command and not rewritten. A list that starts the same way stays confined; the same entry in
+/// a project's settings waits for the person's consent and does nothing before.
+#[test]
+fn commands_host_runs_named_commands_on_the_host_judged_as_host_commands() {
+    let e = env();
+    let settings = r#"{"commands": {"host": ["git push *"]}, "permissions": {"allow": ["bash(git push *)"]}}"#;
+    std::fs::write(e.home.join(".wicket/settings.json"), settings).unwrap();
+    let ask = |cmd: &str| {
+        let out = wicket(
+            &e,
+            &["hook", "claude", "--sandbox-commands"],
+            &pre_tool_use(&e.root, "Bash", json!({"command": cmd})),
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        answer(&out)["hookSpecificOutput"].clone()
+    };
+    let host = ask("git push origin main");
+    assert!(host.get("updatedInput").is_none(), "{host}");
+    let reason = host["permissionDecisionReason"].as_str().unwrap();
+    assert!(reason.contains("runs on the host: commands.host lists \"git push *\""), "{host}");
+    let probe = wicket(&e, &["doctor"], "", &[]);
+    if !String::from_utf8_lossy(&probe.stdout).contains("backend: bwrap") {
+        return;
+    }
+    let list = ask("git push origin main; echo done");
+    assert!(list["updatedInput"]["command"].as_str().is_some_and(|c| c.contains(" run --unattended ")), "{list}");
+    // From the project's settings, before consent: nothing is taken out of the sandbox.
+    let e = env();
+    std::fs::create_dir_all(e.root.join(".wicket")).unwrap();
+    std::fs::write(e.root.join(".wicket/settings.json"), r#"{"commands": {"host": ["echo *"]}}"#).unwrap();
+    let out = wicket(
+        &e,
+        &["hook", "claude", "--sandbox-commands"],
+        &pre_tool_use(&e.root, "Bash", json!({"command": "echo hi"})),
+        &[],
+    );
+    let v = answer(&out);
+    assert!(v["hookSpecificOutput"]["updatedInput"]["command"].is_string(), "{v}");
+}
+
 fn init(e: &Env, args: &[&str]) -> Output {
     let mut a = vec!["init", "claude"];
     a.extend_from_slice(args);
@@ -308,7 +371,7 @@ fn init_user_merges_and_is_idempotent() {
     assert_eq!(groups[0], before["hooks"]["PreToolUse"][0]);
     let ours = &groups[1]["hooks"][0];
     assert_eq!(ours["type"], "command");
-    assert!(ours["command"].as_str().unwrap().ends_with(" hook claude"));
+    assert!(ours["command"].as_str().unwrap().ends_with(" hook claude --sandbox-commands"), "confined by default");
     assert_eq!(ours["timeout"], 10);
     let matcher = groups[1]["matcher"].as_str().unwrap();
     for t in
@@ -332,6 +395,12 @@ fn init_user_merges_and_is_idempotent() {
     // No stray temporary files.
     let names: Vec<_> = std::fs::read_dir(file.parent().unwrap()).unwrap().map(|d| d.unwrap().file_name()).collect();
     assert_eq!(names.len(), 1, "{names:?}");
+    // Opting out says what is lost, and the hook no longer confines.
+    let out = init(&e, &["--user", "--unconfined-commands"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("run on the host, unconfined"));
+    let after4: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(after4["hooks"]["PreToolUse"][1]["hooks"][0]["command"].as_str().unwrap().ends_with(" hook claude"));
 }
 
 #[test]
