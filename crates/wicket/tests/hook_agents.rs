@@ -1,8 +1,11 @@
 //! `wicket hook codex|gemini` and `wicket init codex|gemini` as processes: every payload in
 //! `cases/codex_hooks.jsonl` and `cases/gemini_hooks.jsonl` through the real binary, and the
-//! fail-closed paths (malformed input, a broken policy file, a crash) answer deny with exit 2.
+//! fail-closed paths (malformed input, a broken policy file, a crash) answer deny with exit 2;
+//! and the real Codex CLI, Gemini CLI and Claude Code (`.ci/agents.sh`) with wicket's hooks.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,7 +26,11 @@ impl Env {
 }
 
 fn env() -> Env {
-    let tmp = tempfile::tempdir().unwrap();
+    env_in(tempfile::tempdir().unwrap())
+}
+
+/// A project and a home in `tmp`.
+fn env_in(tmp: tempfile::TempDir) -> Env {
     let root = tmp.path().join("proj");
     let home = tmp.path().join("home");
     std::fs::create_dir_all(root.join("src")).unwrap();
@@ -538,7 +545,7 @@ fn in_ci() -> bool {
     ["CI", "WICKET_CI"].iter().any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty() && x != "0" && x != "false"))
 }
 
-/// A real agent CLI `.ci/agents.sh` installed (`WICKET_AGENTS`: `codex`, `gemini`), or `None`
+/// A real agent CLI `.ci/agents.sh` installed (`WICKET_AGENTS`: `codex`, `gemini`, `claude`), or `None`
 /// outside CI.
 fn real_agent(name: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("WICKET_AGENTS")
@@ -890,4 +897,183 @@ fn real_gemini_cli_runs_shell_calls_confined_by_default() {
     let ran: Vec<&Value> = audit.iter().filter(|l| l["kind"] == "executed" && l["tool"] == "bash").collect();
     assert_eq!(ran.len(), 2, "{audit:?}");
     assert!(ran[0]["target"].as_str().unwrap().contains("echo hi > ok.txt"), "{ran:?}");
+}
+
+/// The real Claude Code (pinned, from npm) in print mode (`claude -p`), with wicket's hook from
+/// `wicket init claude INIT_ARGS` in the user's settings (`~/.claude/settings.json` of the
+/// test's home), against a scripted local model (`tests/agents/fake_claude.py`) that asks for
+/// `steps`. Print mode needs no onboarding or trust state in the home, and with
+/// `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` Claude Code connects to nothing but the model
+/// (no DNS look-up, no `/api/hello`). Returns Claude Code's output and the model requests.
+fn claude_session(
+    claude: &Path,
+    e: &Env,
+    init_args: &[&str],
+    steps: Value,
+    extra_env: &[(&str, &str)],
+) -> (Output, Vec<Value>) {
+    let out = init(e, "claude", init_args, &[]);
+    assert!(out.status.success(), "init: {}", String::from_utf8_lossy(&out.stderr));
+    let dir = e.home.parent().unwrap().join("model");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("script.json"), steps.to_string()).unwrap();
+    let log = dir.join("log.jsonl");
+    let mut model = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/fake_claude.py"))
+        .arg(dir.join("script.json"))
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(model.stdout.take().unwrap()), &mut port).unwrap();
+    // Nothing of the caller's environment (a real key, CLAUDE_CONFIG_DIR, a proxy) reaches it;
+    // `timeout` ends a session that hangs instead of the whole test run.
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k", "5", "120"])
+        .arg(claude)
+        .args(["-p", "do the task"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into()))
+        .env("HOME", &e.home)
+        .env("WICKET_HOME", e.wicket_home())
+        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", port.trim()))
+        .env("ANTHROPIC_API_KEY", "fake")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .current_dir(&e.root)
+        .stdin(Stdio::null());
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let _ = model.kill();
+    let _ = model.wait();
+    assert!(
+        out.status.success(),
+        "claude: {:?}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(&log).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (out, log)
+}
+
+/// The tool_result blocks Claude Code sent the model, one per tool call, in the order of the
+/// calls, each with its text as `"text"` (Claude Code sends a string or text blocks).
+fn tool_results(log: &[Value]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for req in log {
+        for m in req["body"]["messages"].as_array().into_iter().flatten() {
+            for c in m["content"].as_array().into_iter().flatten() {
+                if c["type"] != "tool_result" || out.iter().any(|o| o["tool_use_id"] == c["tool_use_id"]) {
+                    continue;
+                }
+                let text = match &c["content"] {
+                    Value::String(s) => s.clone(),
+                    blocks => blocks
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|b| b["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                };
+                let mut r = c.clone();
+                r["text"] = json!(text);
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+fn bash(command: &str) -> Value {
+    json!({"tool": "Bash", "input": {"command": command, "description": "a step of the task"}})
+}
+
+/// The audit entry of `kind` for `target`.
+fn audited<'a>(lines: &'a [Value], kind: &str, target: &str) -> Option<&'a Value> {
+    lines.iter().find(|l| l["kind"] == kind && l["target"] == target)
+}
+
+/// Opted out of confinement (`--unconfined-commands`), Claude Code runs a Bash command wicket's
+/// hook allows on the host, refuses the one it denies (the model reads wicket's reason, never the
+/// secret) and, in print mode where nobody can be asked, the one it asks about; each decision is
+/// in the audit log under Claude Code's session id.
+#[test]
+fn real_claude_code_unconfined_runs_allowed_commands_through_the_hook() {
+    let Some(claude) = real_agent("claude") else { return };
+    let e = env();
+    std::fs::write(e.root.join(".env"), "SECRET=claude-hook-4b1e\n").unwrap();
+    // Without a rule wicket asks about a write to a new file.
+    std::fs::write(
+        e.wicket_home().join("settings.json"),
+        r#"{"permissions": {"allow": ["bash(echo hi *)", "write_file(ok.txt)"]}}"#,
+    )
+    .unwrap();
+    let steps = json!([bash("echo hi > ok.txt"), bash("cat .env"), bash("echo bye > asked.txt"), {"text": "finished"}]);
+    let (out, log) = claude_session(&claude, &e, &["--unconfined-commands"], steps, &[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("finished"), "{out:?}");
+    let results = tool_results(&log);
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert_eq!(std::fs::read_to_string(e.root.join("ok.txt")).ok().as_deref(), Some("hi\n"), "{results:?}");
+    assert_eq!(results[0]["is_error"], false, "{}", results[0]);
+    let denied = results[1]["text"].as_str().unwrap();
+    assert!(results[1]["is_error"] == true && denied.contains("Blocked by wicket (sensitive)"), "{denied}");
+    assert!(!log.iter().any(|r| r.to_string().contains("claude-hook-4b1e")), "the secret reached the model");
+    let asked = results[2]["text"].as_str().unwrap();
+    assert!(asked.contains("wicket asks you"), "{asked}");
+    assert!(!e.root.join("asked.txt").exists());
+    let lines = audit_lines(&e);
+    let decisions = [
+        audited(&lines, "allow_rule", "echo hi > ok.txt"),
+        audited(&lines, "deny_sensitive", "cat .env"),
+        audited(&lines, "ask_default", "echo bye > asked.txt"),
+    ];
+    assert!(decisions.iter().all(Option::is_some), "{lines:?}");
+    let session = &decisions[0].unwrap()["session"];
+    assert!(session.as_str().is_some_and(|s| s.len() > 8), "{session}");
+    assert!(decisions.iter().all(|d| &d.unwrap()["session"] == session), "one Claude Code session: {lines:?}");
+}
+
+/// Set up with a plain `wicket init claude`, the hook moves each allowed Bash command into `wicket run`: Claude
+/// Code runs the rewritten command without asking again, the command's work lands in the
+/// project, and a write to `~/.bashrc` the gate cannot see (Python's own `open`) is stopped by
+/// the OS sandbox, on both backends. The plain `>> ~/.bashrc` never runs (the gate asks, and
+/// nobody can answer in print mode).
+#[test]
+fn real_claude_code_confines_bash_by_default() {
+    let Some(claude) = real_agent("claude") else { return };
+    let python = r#"python3 -c 'import os; open(os.path.expanduser("~/.bashrc"), "a").write("pwned\n")'"#;
+    for backend in ["bwrap", "landlock"] {
+        // Outside every temp folder: the sandbox lets a command write temp folders.
+        let e = env_in(tempfile::tempdir_in(common::outside_temp("claude-sessions")).unwrap());
+        // Under Landlock a new file beside a secret cannot be made (docs/sandbox.md).
+        std::fs::remove_file(e.root.join(".env")).unwrap();
+        let rc = "# the person's own\n";
+        std::fs::write(e.home.join(".bashrc"), rc).unwrap();
+        let steps =
+            json!([bash("echo hi > ok.txt"), bash("echo pwned >> ~/.bashrc"), bash(python), {"text": "finished"}]);
+        let (out, log) = claude_session(&claude, &e, &[], steps, &[("WICKET_SANDBOX_BACKEND", backend)]);
+        let results = tool_results(&log);
+        assert_eq!(results.len(), 3, "{backend}: {results:?}\n{out:?}");
+        assert_eq!(results[0]["is_error"], false, "{backend}: {}", results[0]);
+        assert_eq!(std::fs::read_to_string(e.root.join("ok.txt")).ok().as_deref(), Some("hi\n"), "{backend}");
+        assert_eq!(std::fs::read_to_string(e.home.join(".bashrc")).unwrap(), rc, "{backend}: {results:?}");
+        assert_eq!(results[2]["is_error"], true, "{backend}: {}", results[2]);
+        // What ran, ran in `wicket run`: its own entries, with the command's exit code.
+        let lines = audit_lines(&e);
+        let ran = |cmd: &str| {
+            let target = format!("bash -c {}", wicket_policy::text::shell_quote(cmd));
+            audited(&lines, "executed", &target).map(|l| l["exit_code"].as_i64())
+        };
+        assert_eq!(ran("echo hi > ok.txt"), Some(Some(0)), "{backend}: {lines:?}");
+        assert!(ran(python).is_some_and(|c| c != Some(0)), "{backend}: {lines:?}");
+        assert!(audited(&lines, "ask_config", "echo pwned >> ~/.bashrc").is_some(), "{backend}: {lines:?}");
+        assert!(ran("echo pwned >> ~/.bashrc").is_none(), "{backend}: {lines:?}");
+    }
 }
