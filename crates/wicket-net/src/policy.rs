@@ -37,6 +37,17 @@ pub const PRESETS: &[(&str, &[&str])] = &[
     ("maven", &["repo.maven.apache.org", "repo1.maven.org", "plugins.gradle.org"]),
 ];
 
+/// What to add to `network.allow` to reach `host`: its preset when one lists it (and the
+/// command that adds the presets a project's package managers use), else the host itself.
+pub fn how_to_allow(host: &str) -> String {
+    match PRESETS.iter().find(|(_, hosts)| hosts.iter().any(|h| h.eq_ignore_ascii_case(host))) {
+        Some((preset, _)) => format!(
+            "add the preset `{preset}` to network.allow (`wicket registries --allow` adds the registries this              project's package managers use), or `{host}` alone"
+        ),
+        None => format!("add `{host}` (or a preset) to network.allow"),
+    }
+}
+
 /// The ports reachable unless settings name more.
 pub const DEFAULT_PORTS: [u16; 2] = [80, 443];
 
@@ -264,8 +275,8 @@ impl NetConfig {
         }
         if self.strict_allowlist {
             return HostVerdict::Deny(format!(
-                "{host} is not in network.allow and team policy sets strictAllowlist (no asking); \
-                 add `{host}` or a preset to network.allow"
+                "{host} is not in network.allow and team policy sets strictAllowlist (no asking); {}",
+                how_to_allow(&host.to_string())
             ));
         }
         HostVerdict::Ask
@@ -333,6 +344,13 @@ mod tests {
 
     fn h(s: &str) -> Host {
         parse_host(s).expect("host")
+    }
+
+    #[test]
+    fn a_refusal_names_the_preset_that_lists_the_host() {
+        let npm = how_to_allow("Registry.npmjs.org");
+        assert!(npm.contains("preset `npm`") && npm.contains("wicket registries --allow"), "{npm}");
+        assert_eq!(how_to_allow("x.example"), "add `x.example` (or a preset) to network.allow");
     }
 
     #[test]

@@ -480,7 +480,7 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<Upstream, Refus
             if !ask(shared, &name, port).await {
                 let how = if cfg.approver.is_some() { "the approver denied it" } else { "nobody can be asked" };
                 return Err(refuse(
-                    format!("{name} is not in network.allow and {how}; add `{name}` (or a preset) to network.allow"),
+                    format!("{name} is not in network.allow and {how}; {}", crate::policy::how_to_allow(&name)),
                     RefusalKind::Policy,
                 ));
             }

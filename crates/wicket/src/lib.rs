@@ -17,5 +17,6 @@ pub mod gitconfig;
 pub mod jsonrpc;
 pub mod mcp_server;
 pub mod net;
+pub mod registries;
 pub mod staged;
 pub mod trust;

@@ -18,6 +18,7 @@ mod lines;
 mod mcp_cmd;
 mod owed;
 mod policy_cmd;
+mod registries_cmd;
 mod run_cmd;
 mod serve_cmd;
 mod staged_cmd;
@@ -62,6 +63,8 @@ enum Command {
     Mcp(mcp_cmd::McpArgs),
     /// List, show, apply or discard what staged runs changed (`list`, `diff ID`, `apply ID [PATHS…]`, `discard ID`).
     Staged(staged_cmd::StagedArgs),
+    /// Show the package registries this project's installs need; `--allow` lets sandboxed commands reach them.
+    Registries(registries_cmd::RegistriesArgs),
     /// Print the completion script for a shell (`bash`, `zsh`, `fish`, `elvish`, `powershell`).
     Completions {
         /// The shell.
@@ -133,6 +136,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve_cmd::serve(&args),
         Command::Mcp(args) => mcp_cmd::run(&args),
         Command::Staged(args) => staged_cmd::run(&args),
+        Command::Registries(args) => registries_cmd::run(&args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "wicket", &mut std::io::stdout());

@@ -311,11 +311,21 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     if sandboxed && outcome.code != 0 && !outcome.timed_out && wicket_sandbox::signals::received().is_none() {
         let mut parts = Vec::new();
         if offline {
-            parts.push(
+            // The registries this project's package managers use, when some are not allowed yet.
+            let found = wicket::registries::detect(&exec.root);
+            let missing = wicket::registries::missing(&found, &[]);
+            parts.push(if missing.is_empty() {
                 "it ran with no network at all; if it needs one, list its hosts in network.allow in \
                  .wicket/settings.json (e.g. \"network\": {\"allow\": [\"registry.npmjs.org\"]}, see docs/network.md)"
-                    .to_string(),
-            );
+                    .to_string()
+            } else {
+                format!(
+                    "it ran with no network at all; if it installs packages, `wicket registries --allow` lets \
+                     sandboxed commands reach the registries this project uses ({}), or list hosts in \
+                     network.allow (docs/network.md)",
+                    missing.join(", ")
+                )
+            });
         }
         parts.extend(sealed_hint(&exec));
         if !parts.is_empty() {

@@ -805,3 +805,50 @@ fn the_hook_stamps_its_steps_on_stderr_only() {
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(answer["hookSpecificOutput"]["permissionDecision"].is_string(), "{answer}");
 }
+
+/// `wicket registries` names the registries the project's package managers need and, with
+/// `--allow`, adds the missing ones to the person's own `network.allow`, keeping the rest of a
+/// settings file that is already there; a sandboxed command that fails offline in that project
+/// is told the same one step.
+#[test]
+fn registries_names_what_installs_need_and_allows_it_in_one_step() {
+    let e = env();
+    std::fs::write(e.root.join("package.json"), "{}").unwrap();
+    std::fs::create_dir_all(e.root.join("crates/core")).unwrap();
+    std::fs::write(e.root.join("Cargo.toml"), "[workspace]\n").unwrap();
+    let settings = e.home.join(".wicket/settings.json");
+    std::fs::write(&settings, r#"{"mode": "default", "network": {"allow": ["cargo"]}}"#).unwrap();
+    let out = run(&e, &["registries"], "");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("npm: package.json") && text.contains("cargo: Cargo.toml"), "{text}");
+    assert!(text.contains("not allowed yet: npm;") && text.contains("wicket registries --allow"), "{text}");
+    let dry = run(&e, &["registries", "--allow", "--dry-run"], "");
+    assert!(String::from_utf8_lossy(&dry.stdout).contains("would gain npm"));
+    assert!(!std::fs::read_to_string(&settings).unwrap().contains("npm"));
+    let out = run(&e, &["registries", "--allow"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v["network"]["allow"], serde_json::json!(["cargo", "npm"]));
+    assert_eq!(v["mode"], "default", "the rest of the file stays");
+    let again = run(&e, &["registries", "--allow"], "");
+    assert!(String::from_utf8_lossy(&again.stdout).contains("in network.allow already"));
+    // An offline command that fails in a project whose managers are not allowed hears of it.
+    let e = env();
+    std::fs::write(e.root.join("package.json"), "{}").unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    let out = c
+        .args(["run", "--root"])
+        .arg(&e.root)
+        .args(["--", "false"])
+        .env("WICKET_HOME", e.home.join(".wicket"))
+        .env("HOME", &e.home)
+        .current_dir(&e.root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("no network at all") {
+        assert!(err.contains("`wicket registries --allow`") && err.contains("(npm)"), "{err}");
+    }
+}
