@@ -617,6 +617,11 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
             .any(|s| r.starts_with(s) || real.as_ref().is_some_and(|x| x.starts_with(s)))
     });
     let mut env_allow: Vec<String> = ENV_ALLOW.iter().map(|s| s.to_string()).collect();
+    // Where the toolchains live (`CARGO_HOME`, `RUSTUP_HOME`, `VIRTUAL_ENV` …): paths, no
+    // secrets, and the sealed home shows them (see `crate::sealed`). Without them a rustup or
+    // pyenv shim looks in the home, where the toolchain is not (a container's
+    // `RUSTUP_HOME=/usr/local/rustup`), and fails.
+    env_allow.extend(crate::sealed::TOOL_ROOTS.iter().map(|(name, _)| name.to_string()));
     for v in &i.env_allow {
         if !env_allow.contains(v) {
             env_allow.push(v.clone());
