@@ -39,7 +39,7 @@ impl World {
             .env("HOME", &self.home)
             .current_dir(&self.root)
             .stdin(Stdio::null())
-            .output()
+            .output_retrying()
             .unwrap();
         if !out.status.success() {
             eprintln!("{}", String::from_utf8_lossy(&out.stderr));
@@ -99,7 +99,7 @@ fn doctor_helper(w: &World) -> String {
         .arg(&w.root)
         .env("WICKET_HOME", w.home.join(".wicket"))
         .env("HOME", &w.home)
-        .output()
+        .output_retrying()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.lines().find(|l| l.starts_with("helper: ")).unwrap_or_default().to_string()
@@ -137,4 +137,25 @@ fn the_real_small_binary_runs_the_command_confined() {
     assert!(w.run(&format!("echo \"$0\" > zero; touch '{}' 2>/dev/null; true", outside.display())));
     assert_eq!(std::fs::read_to_string(w.root.join("zero")).unwrap(), "sh\n");
     assert!(!outside.exists(), "a write outside the project is refused");
+}
+
+/// Running a binary this process has just copied can fail with "Text file busy" while another
+/// test thread forks: the child holds the copy's write descriptor for a moment, until its exec.
+trait OutputRetrying {
+    fn output_retrying(&mut self) -> std::io::Result<std::process::Output>;
+}
+
+impl OutputRetrying for Command {
+    fn output_retrying(&mut self) -> std::io::Result<std::process::Output> {
+        let mut tries = 0;
+        loop {
+            match self.output() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                r => return r,
+            }
+        }
+    }
 }
