@@ -684,3 +684,28 @@ fn init_import_brings_claude_codes_rules_over_and_they_decide_the_same() {
     let again = init(&e, &["--import"]);
     assert!(String::from_utf8_lossy(&again.stdout).contains("import: nothing new"));
 }
+
+/// Input the hook cannot turn into a confined command is denied and never rewritten: the
+/// command must not reach the agent's shell unconfined. One case a line.
+#[test]
+fn bad_input_to_the_confining_hook_is_denied_never_rewritten() {
+    let e = env();
+    let root = e.root.to_string_lossy().into_owned();
+    let cases = [
+        json!({"command": "echo a\u{0}b"}).to_string(),
+        json!({"command": 42}).to_string(),
+        json!({"cmd": "echo hi"}).to_string(),
+        "\"echo hi\"".to_string(),
+    ];
+    for input in cases {
+        let payload = format!(
+            r#"{{"session_id":"s","transcript_path":"/t","cwd":{root:?},"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{input},"tool_use_id":"t"}}"#
+        );
+        let out = wicket(&e, &["hook", "claude", "--sandbox-commands"], &payload, &[]);
+        let v = answer(&out);
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{input}: {v}");
+        assert!(v["hookSpecificOutput"].get("updatedInput").is_none(), "{input}: {v}");
+    }
+    let out = wicket(&e, &["hook", "claude", "--sandbox-commands"], "{\"tool_name\": \"Bash\", ", &[]);
+    assert_fail_closed(&out);
+}
