@@ -110,8 +110,9 @@ pub fn denied(places: &Places) -> Result<Vec<String>> {
 }
 
 /// The real folder a link at `p` leads to, when `p` is a link to a folder. Codex 0.171 cannot
-/// mask a linked folder (bubblewrap cannot mount its tmpfs on the link, and then runs no
-/// command at all), but masks the folder it leads to; a linked file it masks itself.
+/// mask a folder linked by absolute path (bubblewrap resolves the link outside its new root,
+/// cannot mount the tmpfs, and then runs no command at all), but masks the folder it leads
+/// to; a linked file it masks itself.
 fn linked_folder(p: &Path) -> Option<PathBuf> {
     let link = std::fs::symlink_metadata(p).ok()?.file_type().is_symlink();
     let real = std::fs::canonicalize(p).ok()?;

@@ -293,7 +293,7 @@ fn codex_commands(root: &std::path::Path) -> String {
             let stale = if current {
                 String::new()
             } else {
-                "; the profile differs from what this wicket writes (older, or edited): `wicket init codex` renews it"
+                "; the profile differs from what this wicket writes (older, edited, or a secrets folder in the home became a link, which stops Codex's sandbox from starting): `wicket init codex` renews it"
                     .to_string()
             };
             format!(

@@ -868,8 +868,9 @@ fn codex_sandbox(codex: &Path, e: &Env, script: &str) -> Output {
 
 /// Set up with a plain `wicket init codex`, the real Codex (pinned, from npm) runs commands in
 /// its own sandbox with wicket's permission profile: a write in the project works, the home's
-/// SSH key cannot be read, `~/.bashrc` cannot be written, a connection to a listener on the
-/// host fails. The control, `--unconfined-commands` (no profile), reads the key.
+/// SSH key and the AWS keys in a linked `~/.aws` cannot be read, `~/.bashrc` cannot be
+/// written, a connection to a listener on the host fails. The control, `--unconfined-commands`
+/// (no profile), reads both.
 #[test]
 fn real_codex_sandbox_takes_wickets_profile_by_default() {
     let Some(codex) = real_agent("codex") else { return };
@@ -881,6 +882,12 @@ fn real_codex_sandbox_takes_wickets_profile_by_default() {
     std::fs::write(e.home.join(".ssh/id_rsa"), key).unwrap();
     let rc = "# the person's own\n";
     std::fs::write(e.home.join(".bashrc"), rc).unwrap();
+    // A secrets folder that is a link by absolute path (dotfiles managers make these): Codex
+    // 0.171 cannot mask the link itself and would then run no command at all; the profile
+    // names where it leads.
+    std::fs::create_dir_all(e.home.join("dotfiles/aws")).unwrap();
+    std::fs::write(e.home.join("dotfiles/aws/credentials"), "aws_secret_access_key = codex-sandbox-aws\n").unwrap();
+    std::os::unix::fs::symlink(e.home.join("dotfiles/aws"), e.home.join(".aws")).unwrap();
     let path = [("PATH", "/usr/local/bin:/usr/bin:/bin")];
     let out = init(&e, "codex", &["--command", "/opt/w/wicket hook codex"], &path);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -894,6 +901,8 @@ fn real_codex_sandbox_takes_wickets_profile_by_default() {
     assert_eq!(std::fs::read_to_string(e.root.join("ok.txt")).unwrap(), "hi\n");
     let (ok, text) = run("cat \"$HOME/.ssh/id_rsa\"");
     assert!(!ok && !text.contains("codex-sandbox-7f3a"), "the key was read: {text}");
+    let (ok, text) = run("cat \"$HOME/.aws/credentials\"");
+    assert!(!ok && !text.contains("codex-sandbox-aws"), "the linked folder was read: {text}");
     let (ok, text) = run("echo pwned >> \"$HOME/.bashrc\"");
     assert!(!ok, "{text}");
     assert_eq!(std::fs::read_to_string(e.home.join(".bashrc")).unwrap(), rc);
@@ -907,8 +916,8 @@ fn real_codex_sandbox_takes_wickets_profile_by_default() {
     // Control: without wicket's profile Codex's sandbox lets the command read the key.
     let out = init(&e, "codex", &["--unconfined-commands", "--command", "/opt/w/wicket hook codex"], &path);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let (ok, text) = run("cat \"$HOME/.ssh/id_rsa\"");
-    assert!(ok && text.contains("codex-sandbox-7f3a"), "{text}");
+    let (ok, text) = run("cat \"$HOME/.ssh/id_rsa\" \"$HOME/.aws/credentials\"");
+    assert!(ok && text.contains("codex-sandbox-7f3a") && text.contains("codex-sandbox-aws"), "{text}");
 }
 
 /// The real Gemini CLI (pinned, from npm) with wicket's hook from `wicket init gemini`, an MCP
