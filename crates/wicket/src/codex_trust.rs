@@ -147,7 +147,7 @@ pub struct State {
 
 /// Read `config.toml` (a missing file is an empty one); a file that does not parse is an error
 /// naming it and the position.
-fn read_config(file: &Path) -> Result<(String, toml_edit::DocumentMut)> {
+pub(crate) fn read_config(file: &Path) -> Result<(String, toml_edit::DocumentMut)> {
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -209,7 +209,7 @@ pub fn with_trust(config: &Path, trust: &[(String, String)]) -> Result<Option<(S
 }
 
 /// A table without entries of its own prints no header (no empty `[hooks]` where the file had none).
-fn implicit_when_empty(item: &mut toml_edit::Item) {
+pub(crate) fn implicit_when_empty(item: &mut toml_edit::Item) {
     if let Some(t) = item.as_table_mut() {
         if t.is_empty() {
             t.set_implicit(true);

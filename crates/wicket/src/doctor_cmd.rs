@@ -271,10 +271,49 @@ fn codex_trust_lines(file: &std::path::Path, hooks: &serde_json::Value) -> Vec<S
     out
 }
 
+/// Where Codex runs its shell commands: in its own sandbox with wicket's permission profile
+/// as the default (from Codex's user config.toml), or not, and why.
+fn codex_commands(root: &std::path::Path) -> String {
+    use crate::codex_profile as cp;
+    let Some(config) = crate::codex_trust::codex_home().map(|h| h.join("config.toml")) else {
+        return "judged by the hook; where Codex runs them is unknown (neither CODEX_HOME nor HOME is set)".to_string();
+    };
+    let unconfined =
+        "judged by the hook and run without wicket's permission profile, so the home's secrets are readable to them";
+    let mut line = match cp::standing(&config, &cp::Places::from_env()) {
+        Err(e) => format!("{unconfined}: {e:#}"),
+        Ok(cp::Standing::Missing) => format!(
+            "{unconfined} (no [permissions.{}] in {}: installed with --unconfined-commands, or by an older wicket); `wicket init codex` confines them",
+            cp::NAME,
+            config.display()
+        ),
+        Ok(cp::Standing::NotDefault(why)) => format!("{unconfined}: {why} (in {})", config.display()),
+        Ok(cp::Standing::Confined { via, current }) => {
+            let via = via.map(|v| format!(", through your profile \"{v}\" that extends it")).unwrap_or_default();
+            let stale = if current {
+                String::new()
+            } else {
+                "; the profile differs from what this wicket writes (older, edited, or a secrets folder in the home became a link, which stops Codex's sandbox from starting): `wicket init codex` renews it"
+                    .to_string()
+            };
+            format!(
+                "confined: Codex runs them in its own sandbox with wicket's permission profile \"{}\"{via} ({}): writes in the project and temp folders only, the home's secrets unreadable, no network{stale}",
+                cp::NAME,
+                config.display()
+            )
+        }
+    };
+    if let Some(w) = cp::project_override(root) {
+        line.push_str(&format!("; WARNING: {w}"));
+    }
+    line
+}
+
 /// One line per installed wicket hook: where the agent's shell commands run. Confined (the
-/// hook rewrites allowed commands into `wicket run`, and an OS sandbox works here), judged as
-/// host commands (installed with `--unconfined-commands`, Codex, or no sandbox here), or not
-/// gated at all (the hook's matcher misses the shell tool).
+/// hook rewrites allowed commands into `wicket run`, and an OS sandbox works here; for Codex:
+/// Codex's own sandbox with wicket's permission profile as its default), judged as host
+/// commands (installed with `--unconfined-commands`, or no sandbox here), or not gated at all
+/// (the hook's matcher misses the shell tool).
 pub fn command_lines(root: &std::path::Path) -> Vec<String> {
     let probe = wicket::config::probe();
     let mut out = Vec::new();
@@ -308,7 +347,7 @@ pub fn command_lines(root: &std::path::Path) -> Vec<String> {
                 let state = if !gated {
                     format!("NOT GATED: the matcher {matcher:?} misses {shell}, so its commands run unjudged and unconfined; run `wicket init {agent}` again")
                 } else if agent == "codex" {
-                    "judged as host commands (Codex runs them in its own sandbox; see docs/integrations.md)".to_string()
+                    codex_commands(root)
                 } else if !command.contains("--sandbox-commands") {
                     format!("judged as host commands and run unconfined (installed with --unconfined-commands, or by an older wicket); `wicket init {agent}` confines them")
                 } else if probe.backend.confines() {

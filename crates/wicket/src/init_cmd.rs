@@ -27,7 +27,8 @@ pub struct InitArgs {
 pub enum InitAgent {
     /// Add `wicket hook claude` to Claude Code's settings (~/.claude/settings.json by default).
     Claude(InitClaudeArgs),
-    /// Add `wicket hook codex` to Codex's hooks.json (~/.codex/hooks.json by default).
+    /// Add `wicket hook codex` to Codex's hooks.json (~/.codex/hooks.json by default), and
+    /// wicket's permission profile to Codex's config.toml as its default sandbox.
     Codex(InitCodexArgs),
     /// Add `wicket hook gemini` to Gemini CLI's settings (~/.gemini/settings.json by default).
     Gemini(InitGeminiArgs),
@@ -48,6 +49,12 @@ pub struct InitCodexArgs {
     /// Also answer Codex's approval prompts (the PermissionRequest event).
     #[arg(long)]
     pub permission_request: bool,
+    /// Leave Codex's commands without wicket's permission profile (and remove it if an earlier
+    /// init wrote it): they then run in whatever sandbox your Codex settings choose, where the
+    /// home's secrets (~/.ssh, ~/.aws, tokens) are readable, and only the hook's reading of each
+    /// command stands between it and them.
+    #[arg(long, conflicts_with = "uninstall")]
+    pub unconfined_commands: bool,
     /// Also record in Codex's config.toml that you trust wicket's hook, as Codex's /hooks
     /// does (Codex skips an untrusted hook silently); a codex confirms it (see --codex).
     #[arg(long, conflicts_with = "uninstall")]
@@ -63,7 +70,8 @@ pub struct InitCodexArgs {
     /// Show the change, write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Remove wicket's hook from the file instead (everything else stays).
+    /// Remove wicket's hook from the file, and wicket's profile from Codex's config.toml,
+    /// instead (everything else stays).
     #[arg(long)]
     pub uninstall: bool,
 }
@@ -229,16 +237,21 @@ fn codex(args: &InitCodexArgs) -> Result<ExitCode> {
     }
     let entry = json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS});
     let plan = Plan { file, command, events, matcher: CODEX_MATCHER, marker: " hook codex", entry };
+    let config = crate::codex_trust::codex_home()
+        .context("neither CODEX_HOME nor HOME is set, so Codex's config.toml cannot be found")?
+        .join("config.toml");
     if args.uninstall {
-        return uninstall(&plan, args.dry_run);
+        let code = uninstall(&plan, args.dry_run)?;
+        codex_profile_removed(&config, args.dry_run)?;
+        return Ok(code);
     }
-    if args.trust {
-        // A config.toml that cannot take the trust stops everything before the hook is written.
-        if let Some(home) = crate::codex_trust::codex_home() {
-            crate::codex_trust::state(&home.join("config.toml"), "")?;
-        }
-    }
+    // A config.toml that cannot take the profile (or the trust), or a profile that cannot be
+    // said, stops everything before the hook is written.
+    crate::codex_profile::settings(&config)?;
+    let places = crate::codex_profile::Places::from_env();
+    let denied = if args.unconfined_commands { Vec::new() } else { crate::codex_profile::denied(&places)? };
     let code = install(&plan, args.dry_run)?;
+    codex_commands(args, &config, &denied)?;
     if args.trust {
         return codex_trust(&plan, args);
     }
@@ -249,8 +262,82 @@ run `wicket init codex --trust` (add --project for the project's hooks), or star
     Ok(code)
 }
 
-/// Record trust for wicket's handlers in the plan's hooks file, in Codex's user config.toml,
-/// then have a real codex (when on PATH) confirm it.
+/// Show a change to Codex's config.toml and write it (unless a dry run).
+fn write_config_change(config: &Path, before: &str, after: &str, dry_run: bool, what: &str) -> Result<()> {
+    println!("{} {}:", if before.is_empty() { "new file" } else { "changes to" }, config.display());
+    for line in diff(before, after) {
+        println!("{line}");
+    }
+    if dry_run {
+        println!("(dry run: nothing written)");
+        return Ok(());
+    }
+    write_atomic(config, after)?;
+    println!("written: {} ({what})", config.display());
+    Ok(())
+}
+
+/// Remove wicket's profile from Codex's config.toml (what `--uninstall` and
+/// `--unconfined-commands` do).
+fn codex_profile_removed(config: &Path, dry_run: bool) -> Result<()> {
+    match crate::codex_profile::uninstall(config)? {
+        None => println!("{}: wicket's permission profile is not there; nothing to remove", config.display()),
+        Some((before, after)) => write_config_change(config, &before, &after, dry_run, "wicket's profile removed")?,
+    }
+    Ok(())
+}
+
+/// Write (or, with `--unconfined-commands`, remove) wicket's permission profile in Codex's
+/// user config.toml, and say plainly where Codex's shell commands will run.
+fn codex_commands(args: &InitCodexArgs, config: &Path, denied: &[String]) -> Result<()> {
+    use crate::codex_profile as cp;
+    if args.unconfined_commands {
+        codex_profile_removed(config, args.dry_run)?;
+        println!(
+            "note: Codex's shell commands run in whatever sandbox your Codex settings choose, without wicket's \
+permission profile (--unconfined-commands): wicket's hook judges each one, and the home's secrets (~/.ssh, ~/.aws, \
+tokens) are readable to them"
+        );
+        return Ok(());
+    }
+    let r = cp::install(config, denied)?;
+    match &r.change {
+        None => println!("{}: wicket's permission profile is already set up; nothing to change", config.display()),
+        Some((before, after)) => {
+            write_config_change(config, before, after, args.dry_run, "wicket's permission profile")?
+        }
+    }
+    match &r.conflict {
+        None => println!(
+            "Codex's shell commands run in Codex's own sandbox with wicket's permission profile \"{}\" ({}): writes only in \
+the project and temp folders, the home's secrets wicket knows unreadable ({} entries), no network (wicket's per-host \
+network.allow cannot be said in Codex's profile); wicket's hook judges each one first (opt out with --unconfined-commands)",
+            cp::NAME,
+            config.display(),
+            denied.len()
+        ),
+        Some(why) => println!(
+            "warning: wicket's permission profile is in {} but is not Codex's default, because of {why}. Until then \
+Codex's shell commands run as that setting says, judged by wicket's hook, with the home's secrets readable to them",
+            config.display()
+        ),
+    }
+    if args.project {
+        println!(
+            "note: the profile is in your user config.toml, which Codex reads for every project; a project's own \
+.codex/config.toml can replace it"
+        );
+    }
+    let root = match (args.project, &args.root) {
+        (true, Some(r)) => Some(r.clone()),
+        _ => std::env::current_dir().ok(),
+    };
+    if let Some(w) = root.as_deref().and_then(cp::project_override) {
+        println!("warning: {w}");
+    }
+    Ok(())
+}
+
 /// A codex from root's folders; one elsewhere on `PATH` is named and left alone.
 fn trusted_codex() -> Option<crate::codex_trust::CodexBin> {
     match wicket_sandbox::helper::find("codex") {
@@ -270,6 +357,8 @@ fn trusted_codex() -> Option<crate::codex_trust::CodexBin> {
     }
 }
 
+/// Record trust for wicket's handlers in the plan's hooks file, in Codex's user config.toml,
+/// then have a real codex (when on PATH) confirm it.
 fn codex_trust(plan: &Plan<'_>, args: &InitCodexArgs) -> Result<ExitCode> {
     use crate::codex_trust as ct;
     let file =

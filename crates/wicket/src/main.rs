@@ -4,6 +4,7 @@
 
 mod audit_cmd;
 mod check_cmd;
+mod codex_profile;
 mod codex_trust;
 mod doctor_cmd;
 mod fetch_cmd;

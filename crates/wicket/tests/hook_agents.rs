@@ -399,8 +399,128 @@ fn init_codex_merges_hooks_json_and_is_idempotent() {
     let after2 = read_json(&file);
     assert_eq!(after2["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
     assert_eq!(after2["hooks"]["PermissionRequest"].as_array().unwrap().len(), 1);
-    let names: Vec<_> = std::fs::read_dir(file.parent().unwrap()).unwrap().map(|d| d.unwrap().file_name()).collect();
-    assert_eq!(names.len(), 1, "no stray temporary files: {names:?}");
+    let mut names: Vec<_> =
+        std::fs::read_dir(file.parent().unwrap()).unwrap().map(|d| d.unwrap().file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["config.toml", "hooks.json"], "no stray temporary files");
+}
+
+/// What `wicket init codex` writes into Codex's config.toml: wicket's permission profile as
+/// Codex's default, into a file with the person's own settings and comments, which stay; a
+/// second run changes nothing, `--dry-run` writes nothing, `--uninstall` and
+/// `--unconfined-commands` take out exactly what wicket wrote; a default of the person's own is
+/// never overridden, and doctor says where the commands run in each case.
+#[test]
+fn init_codex_writes_its_permission_profile_and_removes_only_its_own() {
+    let e = env();
+    let config = e.home.join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let mine = "# my Codex settings\nmodel = \"o3\"  # the model I use\n\n[permissions.reader]\nextends = \":read-only\"\n\n# projects I trust\n[projects.\"/srv/p\"]\ntrust_level = \"trusted\"\n";
+    std::fs::write(&config, mine).unwrap();
+    let path = [("PATH", "/usr/bin:/bin")];
+    let doctor = || String::from_utf8_lossy(&wicket(&e, &["doctor"], "", &path).stdout).into_owned();
+    let dry = init(&e, "codex", &["--dry-run", "--command", "/opt/w/wicket hook codex"], &path);
+    assert!(dry.status.success(), "{}", String::from_utf8_lossy(&dry.stderr));
+    assert!(String::from_utf8_lossy(&dry.stdout).contains("+ default_permissions = \"wicket\""));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), mine, "a dry run writes nothing");
+    let out = init(&e, "codex", &["--command", "/opt/w/wicket hook codex"], &path);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{shown}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(shown.contains("run in Codex's own sandbox with wicket's permission profile"), "{shown}");
+    let after = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        after.starts_with("# my Codex settings\nmodel = \"o3\"  # the model I use\ndefault_permissions = \"wicket\"\n"),
+        "{after}"
+    );
+    for kept in [
+        "[permissions.reader]\nextends = \":read-only\"\n",
+        "# projects I trust\n[projects.\"/srv/p\"]\ntrust_level = \"trusted\"\n",
+    ] {
+        assert!(after.contains(kept), "{kept} in {after}");
+    }
+    for ours in [
+        "[permissions.wicket]\nextends = \":workspace\"\n",
+        "\"~/.ssh\" = \"deny\"\n",
+        "\"~/.aws\" = \"deny\"\n",
+        "\"~/.docker\" = \"deny\"\n",
+        "\"~/*.pem\" = \"deny\"\n",
+        "[permissions.wicket.network]\nenabled = false\n",
+    ] {
+        assert!(after.contains(ours), "{ours} in {after}");
+    }
+    assert!(doctor()
+        .contains("shell commands confined: Codex runs them in its own sandbox with wicket's permission profile"));
+    let again = init(&e, "codex", &["--command", "/opt/w/wicket hook codex"], &path);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("permission profile is already set up"));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), after, "idempotent");
+    // An edited profile is put back.
+    std::fs::write(&config, after.replace("enabled = false", "enabled = true")).unwrap();
+    assert!(doctor().contains("differs from what this wicket writes"));
+    assert!(init(&e, "codex", &["--command", "/opt/w/wicket hook codex"], &path).status.success());
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), after);
+    // Uninstall takes out what wicket wrote, and only that.
+    let out = init(&e, "codex", &["--uninstall"], &path);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), mine);
+    assert!(
+        String::from_utf8_lossy(&init(&e, "codex", &["--uninstall"], &path).stdout).contains("profile is not there")
+    );
+    // --unconfined-commands: the hook without the profile (an earlier one is removed).
+    assert!(init(&e, "codex", &["--command", "/opt/w/wicket hook codex"], &path).status.success());
+    let out = init(&e, "codex", &["--unconfined-commands", "--command", "/opt/w/wicket hook codex"], &path);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success() && shown.contains("home's secrets (~/.ssh, ~/.aws, tokens) are readable"), "{shown}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), mine);
+    assert!(read_json(&e.home.join(".codex/hooks.json"))["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .is_some_and(|c| c.ends_with(" hook codex")));
+    let report = doctor();
+    assert!(report.contains("run without wicket's permission profile, so the home's secrets are readable"), "{report}");
+    // The person's own sandbox choice is named, never overridden.
+    for (theirs, key) in [
+        ("default_permissions = \"reader\"\n", "default_permissions = \"reader\""),
+        ("sandbox_mode = \"danger-full-access\"\n", "sandbox_mode = \"danger-full-access\""),
+    ] {
+        let text = format!("{theirs}{mine}");
+        std::fs::write(&config, &text).unwrap();
+        let out = init(&e, "codex", &["--command", "/opt/w/wicket hook codex"], &path);
+        let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            shown.contains(&format!(
+                "warning: wicket's permission profile is in {} but is not Codex's default, because of {key}",
+                config.display()
+            )),
+            "{shown}"
+        );
+        let now = std::fs::read_to_string(&config).unwrap();
+        assert!(now.starts_with(theirs) && now.contains("[permissions.wicket]"), "{now}");
+        assert_eq!(
+            now.lines().filter(|l| l.starts_with("default_permissions")).count(),
+            theirs.matches("default_permissions").count()
+        );
+        let report = doctor();
+        assert!(report.contains("run without wicket's permission profile") && report.contains(key), "{report}");
+        assert!(init(&e, "codex", &["--uninstall"], &path).status.success());
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), text, "their setting stays, wicket's goes");
+    }
+    // A project's own Codex settings that would replace the profile are named.
+    std::fs::write(&config, mine).unwrap();
+    std::fs::create_dir_all(e.root.join(".codex")).unwrap();
+    std::fs::write(e.root.join(".codex/config.toml"), "sandbox_mode = \"danger-full-access\"\n").unwrap();
+    let out = init(&e, "codex", &["--command", "/opt/w/wicket hook codex"], &path);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        shown.contains("sandbox_mode = \"danger-full-access\" replaces wicket's profile for Codex in this project"),
+        "{shown}"
+    );
+    assert!(doctor().contains("WARNING:") && doctor().contains("replaces wicket's profile"));
+    // A config.toml wicket cannot read stops init before anything is written.
+    let e2 = env();
+    std::fs::create_dir_all(e2.home.join(".codex")).unwrap();
+    std::fs::write(e2.home.join(".codex/config.toml"), "model = \"o3\"\n[permissions\n").unwrap();
+    let out = init(&e2, "codex", &[], &path);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("config.toml:2:"));
+    assert!(!e2.home.join(".codex/hooks.json").exists(), "no hook without its profile");
 }
 
 #[test]
@@ -726,6 +846,78 @@ fn real_codex_trusts_what_init_codex_trust_records() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let project_key = format!("{}:pre_tool_use:0:0", e.root.join(".codex/hooks.json").display());
     assert!(codex_hooks(&codex, &e, &ch, &e.root).contains(&(project_key, "trusted".to_string())));
+}
+
+/// `sh -c SCRIPT` in the real Codex's own sandbox (`codex sandbox`, which takes the sandbox
+/// from Codex's config as a session does: `default_permissions` and its profile), in the
+/// project, with the test's home and nothing else of the caller's environment.
+fn codex_sandbox(codex: &Path, e: &Env, script: &str) -> Output {
+    Command::new("timeout")
+        .args(["-k", "5", "60"])
+        .arg(codex)
+        .args(["sandbox", "--", "sh", "-c", script])
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", &e.home)
+        .env("CODEX_HOME", e.home.join(".codex"))
+        .current_dir(&e.root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Set up with a plain `wicket init codex`, the real Codex (pinned, from npm) runs commands in
+/// its own sandbox with wicket's permission profile: a write in the project works, the home's
+/// SSH key and the AWS keys in a linked `~/.aws` cannot be read, `~/.bashrc` cannot be
+/// written, a connection to a listener on the host fails. The control, `--unconfined-commands`
+/// (no profile), reads both.
+#[test]
+fn real_codex_sandbox_takes_wickets_profile_by_default() {
+    let Some(codex) = real_agent("codex") else { return };
+    // Outside every temp folder: Codex refuses to put its helpers in a CODEX_HOME under /tmp,
+    // and writes temp folders in its sandbox.
+    let e = env_in(tempfile::tempdir_in(common::outside_temp("codex-sandbox")).unwrap());
+    let key = "-----BEGIN OPENSSH PRIVATE KEY----- codex-sandbox-7f3a\n";
+    std::fs::create_dir_all(e.home.join(".ssh")).unwrap();
+    std::fs::write(e.home.join(".ssh/id_rsa"), key).unwrap();
+    let rc = "# the person's own\n";
+    std::fs::write(e.home.join(".bashrc"), rc).unwrap();
+    // A secrets folder that is a link by absolute path (dotfiles managers make these): Codex
+    // 0.171 cannot mask the link itself and would then run no command at all; the profile
+    // names where it leads.
+    std::fs::create_dir_all(e.home.join("dotfiles/aws")).unwrap();
+    std::fs::write(e.home.join("dotfiles/aws/credentials"), "aws_secret_access_key = codex-sandbox-aws\n").unwrap();
+    std::os::unix::fs::symlink(e.home.join("dotfiles/aws"), e.home.join(".aws")).unwrap();
+    let path = [("PATH", "/usr/local/bin:/usr/bin:/bin")];
+    let out = init(&e, "codex", &["--command", "/opt/w/wicket hook codex"], &path);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = |script: &str| {
+        let out = codex_sandbox(&codex, &e, script);
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), text)
+    };
+    let (ok, text) = run("echo hi > ok.txt");
+    assert!(ok, "{text}");
+    assert_eq!(std::fs::read_to_string(e.root.join("ok.txt")).unwrap(), "hi\n");
+    let (ok, text) = run("cat \"$HOME/.ssh/id_rsa\"");
+    assert!(!ok && !text.contains("codex-sandbox-7f3a"), "the key was read: {text}");
+    let (ok, text) = run("cat \"$HOME/.aws/credentials\"");
+    assert!(!ok && !text.contains("codex-sandbox-aws"), "the linked folder was read: {text}");
+    let (ok, text) = run("echo pwned >> \"$HOME/.bashrc\"");
+    assert!(!ok, "{text}");
+    assert_eq!(std::fs::read_to_string(e.home.join(".bashrc")).unwrap(), rc);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!("python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 5)'");
+    let (ok, text) = run(&connect);
+    assert!(!ok && text.contains("Errno"), "connected: {text}");
+    // Control: the connection is possible outside the sandbox.
+    assert!(Command::new("sh").args(["-c", &connect]).status().unwrap().success());
+    // Control: without wicket's profile Codex's sandbox lets the command read the key.
+    let out = init(&e, "codex", &["--unconfined-commands", "--command", "/opt/w/wicket hook codex"], &path);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (ok, text) = run("cat \"$HOME/.ssh/id_rsa\" \"$HOME/.aws/credentials\"");
+    assert!(ok && text.contains("codex-sandbox-7f3a") && text.contains("codex-sandbox-aws"), "{text}");
 }
 
 /// The real Gemini CLI (pinned, from npm) with wicket's hook from `wicket init gemini`, an MCP
