@@ -215,12 +215,27 @@ impl SettingsError {
     }
 }
 
+/// Does a `//` or `/*` comment start at, or just before, 1-based `line`/`column` of `text`
+/// (where serde_json stops on one)?
+fn comment_at(text: &str, line: usize, column: usize) -> bool {
+    let Some(l) = text.lines().nth(line.saturating_sub(1)) else { return false };
+    let from = column.saturating_sub(2).min(l.len());
+    l.get(from..).map(str::trim_start).is_some_and(|rest| rest.starts_with("//") || rest.starts_with("/*"))
+}
+
 impl Settings {
     /// Parse settings text; `file` names the source in errors.
     pub fn parse(text: &str, file: &str) -> Result<Settings, SettingsError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let settings: Settings =
-            serde_path_to_error::deserialize(de).map_err(|e| SettingsError::from_path_error(e, file))?;
+        let settings: Settings = serde_path_to_error::deserialize(de).map_err(|e| {
+            let mut err = SettingsError::from_path_error(e, file);
+            if comment_at(text, err.line, err.column) {
+                err.message = "a comment: settings files are strict JSON, with no comments (remove it, or move the \
+                               note into a key wicket does not read, such as an \"examples\" entry)"
+                    .to_string();
+            }
+            err
+        })?;
         settings.validate(text, file)?;
         Ok(settings)
     }
@@ -462,5 +477,16 @@ no	gh *	gh pr create | tee x
         }
         assert!(bad.is_empty(), "{bad:#?}");
         assert_eq!(host_listed(&[], "git push"), None);
+    }
+
+    #[test]
+    fn a_comment_is_named_as_a_comment() {
+        for text in ["{\n  // my settings\n  \"mode\": \"default\"\n}", "{\"mode\": \"default\" /* x */}", "// top\n{}"]
+        {
+            let e = Settings::parse(text, "s.json").expect_err("a comment");
+            assert!(e.message.contains("strict JSON, with no comments"), "{text:?}: {e}");
+        }
+        let e = Settings::parse("{\"mode\": 1}", "s.json").expect_err("a type error");
+        assert!(!e.message.contains("comment"), "{e}");
     }
 }

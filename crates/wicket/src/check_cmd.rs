@@ -14,7 +14,7 @@ use crate::owed::{Owed, Ticket};
 /// The flags of `check` and `explain` (a public contract: add, never change).
 #[derive(Args)]
 pub struct CheckArgs {
-    /// The project root (default: the current folder).
+    /// The project root (default: the nearest folder at or above the current one that holds `.wicket` or `.git`, else the current folder).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// The permission mode.

@@ -61,7 +61,19 @@ fn not_on_path(name: &str, trusted: Option<&std::path::Path>) {
 
 /// Print the report; the exit status says whether commands can run as configured.
 pub fn doctor(args: &DoctorArgs) -> Result<ExitCode> {
-    let root = crate::check_cmd::project_root(args.root.as_deref())?.0;
+    // Outside any project (right after installing, in the home folder) the machine and the
+    // person's own settings are still worth checking: no project layer then.
+    let root = match crate::check_cmd::project_root(args.root.as_deref()) {
+        Ok((root, _)) => root,
+        Err(e) if args.root.is_none() => {
+            println!(
+                "project: none here ({}); the checks below use your own settings only",
+                first_clause(&e.to_string())
+            );
+            PathBuf::from("/")
+        }
+        Err(e) => return Err(e),
+    };
     let probe = Probe::run();
     println!("kernel: {}", probe.kernel);
     match (&probe.bwrap_path, &probe.bwrap_version) {
@@ -163,6 +175,11 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// The first clause of a message (up to its first `;` or `(`), for a one-line mention.
+fn first_clause(s: &str) -> &str {
+    s.split([';', '(']).next().unwrap_or(s).trim()
 }
 
 /// The agents' settings files where `wicket init` puts its hook, with the unit of their

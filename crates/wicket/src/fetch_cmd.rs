@@ -23,7 +23,7 @@ use wicket_policy::{Decision, Mode, ToolCall};
 /// The flags of `wicket fetch` (a public contract: add, never change).
 #[derive(Args)]
 pub struct FetchArgs {
-    /// The project root (default: the current folder).
+    /// The project root (default: the nearest folder at or above the current one that holds `.wicket` or `.git`, else the current folder).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// The permission mode.

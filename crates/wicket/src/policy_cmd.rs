@@ -30,7 +30,7 @@ pub enum PolicyCommand {
 /// The flags of `wicket policy show`.
 #[derive(Args)]
 pub struct ShowArgs {
-    /// The project root (default: the current folder).
+    /// The project root (default: the nearest folder at or above the current one that holds `.wicket` or `.git`, else the current folder).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// The permission mode, as `check` would be given it.
@@ -43,7 +43,7 @@ pub struct ShowArgs {
 /// The flags of `wicket policy lint`.
 #[derive(Args)]
 pub struct LintArgs {
-    /// The project root (default: the current folder).
+    /// The project root (default: the nearest folder at or above the current one that holds `.wicket` or `.git`, else the current folder).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
 }

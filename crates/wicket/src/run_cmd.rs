@@ -23,7 +23,7 @@ use wicket_policy::{By, Decision, Mode, ToolCall, Verdict};
 /// The flags of `wicket run` (a public contract: add, never change).
 #[derive(Args)]
 pub struct RunArgs {
-    /// The project root (default: the current folder).
+    /// The project root (default: the nearest folder at or above the current one that holds `.wicket` or `.git`, else the current folder).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// The permission mode.
@@ -308,7 +308,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         eprintln!("{BLOCKED_LINE}{}", b.to_string().replace(['\r', '\n'], " "));
     }
     // One hint after a failure: what the sandbox withheld that the command may have needed.
-    if sandboxed && outcome.code != 0 && !outcome.timed_out && wicket_sandbox::signals::received().is_none() {
+    // Not for a program that was not found or cannot run (126, 127): no wall of the sandbox
+    // is why, and a hint about the network would send the person the wrong way.
+    if sandboxed
+        && outcome.code != 0
+        && !matches!(outcome.code, 126 | 127)
+        && !outcome.timed_out
+        && wicket_sandbox::signals::received().is_none()
+    {
         let mut parts = Vec::new();
         if offline {
             // The registries this project's package managers use, when some are not allowed yet.

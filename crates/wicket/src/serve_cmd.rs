@@ -41,7 +41,7 @@ use crate::owed::{Owed, Ticket};
 /// The flags of `wicket serve`.
 #[derive(Args)]
 pub struct ServeArgs {
-    /// The project root (default: the current folder).
+    /// The project root (default: the nearest folder at or above the current one that holds `.wicket` or `.git`, else the current folder).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// The permission mode.

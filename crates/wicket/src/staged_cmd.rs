@@ -56,7 +56,11 @@ pub fn run(args: &StagedArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match &args.command {
         StagedCommand::List { json } => {
-            for s in staged::list(&dir)? {
+            let all = staged::list(&dir)?;
+            if all.is_empty() && !*json {
+                writeln!(out, "no staged changes (a staged run's, or what a run held for you, would be listed here)")?;
+            }
+            for s in all {
                 if *json {
                     writeln!(out, "{}", serde_json::to_string(&s)?)?;
                 } else {

@@ -33,7 +33,7 @@ pub enum TrustCommand {
     },
     /// Forget every agreement for a project (the next run asks again).
     Revoke {
-        /// The project root (default: the current folder).
+        /// The project root (default: the nearest folder at or above the current one that holds `.wicket` or `.git`, else the current folder).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },

@@ -852,3 +852,30 @@ fn registries_names_what_installs_need_and_allows_it_in_one_step() {
         assert!(err.contains("`wicket registries --allow`") && err.contains("(npm)"), "{err}");
     }
 }
+
+/// First-hour messages: a program that is not found gets no hint about the sandbox's walls, an
+/// empty `staged list` says so, and `doctor` works in the home folder, outside any project.
+#[test]
+fn first_hour_messages_name_the_right_thing() {
+    let e = env();
+    let raw = |args: &[&str], dir: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_wicket"))
+            .args(args)
+            .env("WICKET_HOME", e.home.join(".wicket"))
+            .env("HOME", &e.home)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    std::fs::create_dir_all(e.root.join(".git")).unwrap();
+    let missing = raw(&["run", "--", "no-such-program-wicket-test"], &e.root);
+    assert_eq!(missing.status.code(), Some(127), "{}", String::from_utf8_lossy(&missing.stderr));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(!err.contains("hint:"), "a missing program is not the sandbox's doing: {err}");
+    let list = raw(&["staged", "list"], &e.root);
+    assert!(String::from_utf8_lossy(&list.stdout).starts_with("no staged changes"), "{list:?}");
+    let doctor = raw(&["doctor"], &e.home);
+    let out = String::from_utf8_lossy(&doctor.stdout);
+    assert!(out.contains("project: none here") && out.contains("commands run:"), "{out}\n{doctor:?}");
+}
