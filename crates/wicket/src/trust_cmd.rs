@@ -94,7 +94,7 @@ fn approve(root: Option<&std::path::Path>, yes: bool) -> Result<ExitCode> {
         let mut fixed = wicket::consent::FixedConsent { answer: wicket::approver::Consent::Remember, asked: 0 };
         config::load_with(&root, Some(&mut fixed))?
     } else {
-        config::load_with(&root, Some(&mut wicket::consent::TerminalConsent))?
+        config::load_with(&root, Some(&mut Agreeing))?
     };
     loaded.print_notices();
     match loaded.consent {
@@ -110,5 +110,19 @@ fn approve(root: Option<&std::path::Path>, yes: bool) -> Result<ExitCode> {
             println!("not agreed: nothing changes (without a terminal, pass --yes after reading the above)");
             Ok(ExitCode::from(1))
         }
+    }
+}
+
+/// The terminal's consent question, for `trust approve`: the person asked to agree, so a "yes"
+/// agrees and is pinned (there is no run for a "yes, for this run" to apply to).
+struct Agreeing;
+
+impl wicket::consent::ConsentAsker for Agreeing {
+    fn ask(&mut self, file: &std::path::Path, parts: &[String]) -> Option<wicket::approver::Consent> {
+        use wicket::approver::Consent;
+        wicket::consent::TerminalConsent.ask(file, parts).map(|c| match c {
+            Consent::Once => Consent::Remember,
+            other => other,
+        })
     }
 }

@@ -134,3 +134,22 @@ fn no_unknown_and_empty_answers_apply_nothing() {
     let (stdout, _) = finish(child);
     assert!(stdout.contains("ALLOW: []"), "{stdout}");
 }
+
+/// `wicket trust approve` asks the same question; a plain "yes" there agrees and pins (the
+/// person asked to agree: there is no run for "yes, for this run" to apply to).
+#[test]
+fn trust_approve_takes_yes_as_agreeing() {
+    let p = project(SETTINGS);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    cmd.args(["trust", "approve", "--root"])
+        .arg(&p.root)
+        .env("WICKET_HOME", &p.home)
+        .env("HOME", p.home.parent().unwrap())
+        .env("TERM", "dumb");
+    let child = pty::spawn(cmd, Spawn::default());
+    child.wait_for(PROMPT, 1);
+    child.type_keys(b"y\n");
+    let (stdout, _) = finish(child);
+    assert!(stdout.contains("agreed and pinned"), "{stdout}");
+    assert!(p.home.join("trust.json").exists());
+}
