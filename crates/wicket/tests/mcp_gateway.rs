@@ -753,3 +753,30 @@ async def scenario(s):
     assert_eq!(std::fs::read_to_string(w.root.join("hello.txt")).unwrap(), "hello from wicket\n");
     assert!(!w.root.join("fresh.txt").exists(), "the second was refused");
 }
+
+/// A sandboxed server with no network that dies before answering (as `npx -y …` does when it
+/// cannot fetch the package) is reported with the likely reason and the ways out, to the client
+/// and on stderr; with --network the words are not said.
+#[test]
+fn a_server_that_dies_offline_is_reported_with_the_way_out() {
+    let w = World::new();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let run = |flags: &[&str]| {
+        let argv = w.gateway(flags, &["sh", "-c", "sleep 0.3; exit 3"]);
+        let mut c = Command::new(&argv[0]);
+        c.args(&argv[1..]);
+        w.env(&mut c);
+        let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, format!("{init}\n").as_bytes()).unwrap();
+        // The client stays connected until the server is gone: its input closes only then.
+        let out = child.wait_with_output().unwrap();
+        drop(stdin);
+        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (stdout, stderr) = run(&["--name", "dies"]);
+    assert!(stdout.contains("exited before answering") && stdout.contains("no network at all"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("--network") && stdout.contains("wicket registries --allow"), "{stdout}");
+    let (stdout, _) = run(&["--name", "dies2", "--network"]);
+    assert!(stdout.contains("exited before answering") && !stdout.contains("no network at all"), "{stdout}");
+}

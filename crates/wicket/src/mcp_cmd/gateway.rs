@@ -200,6 +200,9 @@ pub(super) struct Gateway {
     /// How long a forwarded request may wait for the server's answer.
     pub(super) call_timeout: Duration,
     pub(super) sandboxed: bool,
+    /// Said with "exited before answering" when the server ran with no network at all: the
+    /// likeliest reason a server that fetches itself first (`npx -y …`) never answers.
+    pub(super) gone_hint: String,
     /// Why the last line for the server could not be passed on.
     pub(super) not_sent: String,
     /// The `tools/call`s owed a decision, each denied by the deadline if the relay stalls.
@@ -841,7 +844,7 @@ impl Gateway {
     fn server_gone(&mut self) {
         self.to_server = None;
         self.server_closed = true;
-        let why = format!("the MCP server {:?} exited before answering", self.name);
+        let why = format!("the MCP server {:?} exited before answering{}", self.name, self.gone_hint);
         for (_, f) in std::mem::take(&mut self.forwarded) {
             self.send_client(&error(f.id, INTERNAL_ERROR, &why));
         }

@@ -144,6 +144,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     // `network.allow` in the settings: the server reaches the network only through the
     // allowlist proxy, as a command under `wicket run` does (`--network` opens it wholly).
     let net_config = if args.network { None } else { wicket::net::net_config_of(&loaded)? };
+    let net_config_was_none = net_config.is_none();
     // Lives as long as the server: the proxy's runtime serves the sandbox's listener.
     let mut net_run: Option<wicket::net::NetRun> = None;
 
@@ -245,6 +246,14 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         timeout: Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0)),
         call_timeout: Duration::from_secs_f64(args.call_timeout),
         sandboxed,
+        gone_hint: if sandboxed && !args.network && net_config_was_none {
+            "; it ran in the OS sandbox with no network at all, so a server that fetches itself first (`npx -y`, \
+             `uvx`) cannot start: install it beforehand, list its registry in network.allow (`wicket registries \
+             --allow` in a project that uses it), or pass --network"
+                .to_string()
+        } else {
+            String::new()
+        },
         owed,
         ticket: None,
         not_sent: String::new(),
@@ -289,7 +298,10 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     }
     if gw.client_open {
         // The server ended the session on its own: a crash, even with status 0.
-        eprintln!("wicket: the MCP server {:?} exited (status {code}) while the client was still connected", gw.name);
+        eprintln!(
+            "wicket: the MCP server {:?} exited (status {code}) while the client was still connected{}",
+            gw.name, gw.gone_hint
+        );
         return Ok(ExitCode::from(code.clamp(1, 255) as u8));
     }
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
