@@ -252,6 +252,7 @@ fn codex(args: &InitCodexArgs) -> Result<ExitCode> {
     let denied = if args.unconfined_commands { Vec::new() } else { crate::codex_profile::denied(&places)? };
     let code = install(&plan, args.dry_run)?;
     codex_commands(args, &config, &denied)?;
+    next_steps("Codex", args.dry_run);
     if args.trust {
         return codex_trust(&plan, args);
     }
@@ -488,6 +489,7 @@ fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
     }
     let code = install(&plan, args.dry_run)?;
     say_where_commands_run("Gemini CLI", args.unconfined_commands, "shell")?;
+    next_steps("Gemini CLI", args.dry_run);
     // Hooks can be switched off in the same file; say so rather than leave a silent gap.
     if let Ok(text) = std::fs::read_to_string(&plan.file) {
         if let Ok(v) = serde_json::from_str::<Value>(&text) {
@@ -498,6 +500,17 @@ fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
         }
     }
     Ok(code)
+}
+
+/// What to do next, after a hook was written: the agent reads its settings when it starts.
+fn next_steps(agent: &str, dry_run: bool) {
+    if dry_run {
+        return;
+    }
+    println!(
+        "next: restart {agent} (it reads its hooks when it starts); `wicket doctor` shows what is protected; \
+         a project's .wicket/settings.json that loosens safety applies once you agree to it (`wicket trust approve`)"
+    );
 }
 
 /// Say plainly where the agent's shell commands will run: in the OS sandbox, or on the host
@@ -571,6 +584,7 @@ fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
     let imported = if args.import { Some(claude_rules(&plan.file)?) } else { None };
     let code = install(&plan, args.dry_run)?;
     say_where_commands_run("Claude Code", args.unconfined_commands, "Bash")?;
+    next_steps("Claude Code", args.dry_run);
     if let Some(rules) = imported {
         let target = if args.project {
             crate::check_cmd::project_root(args.root.as_deref())?.0.join(".wicket/settings.json")
