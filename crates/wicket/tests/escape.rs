@@ -47,8 +47,12 @@ struct World {
 
 impl World {
     fn new() -> World {
+        World::in_base(&base())
+    }
+
+    fn in_base(base: &Path) -> World {
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let dir = base().join(format!("w{}-{n}", std::process::id()));
+        let dir = base.join(format!("w{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let root = dir.join("proj");
         let home = dir.join("home");
@@ -1732,14 +1736,53 @@ fn ids_of(user: &str) -> Option<(u32, u32)> {
     Some((id("-u")?, id("-g")?))
 }
 
+/// Can every user reach `p` (search permission for others on each folder above it)?
+fn reachable_by_all(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.ancestors().skip(1).all(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
+}
+
+/// A folder another user can reach, for a test that runs wicket as that user: the usual base
+/// when it is reachable, else one in `/var/lib/wicket-tests` (a clone in a private folder).
+fn base_for_others() -> PathBuf {
+    let b = base();
+    if reachable_by_all(&b) {
+        return b;
+    }
+    let dir = PathBuf::from("/var/lib/wicket-tests").join("for-others");
+    std::fs::create_dir_all(&dir).unwrap();
+    for a in [Path::new("/var/lib/wicket-tests"), dir.as_path()] {
+        std::fs::set_permissions(a, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    dir
+}
+
+/// wicket's binaries where another user can run them: as built when reachable, else copies in
+/// `base` (a clone in a private folder).
+fn wicket_for_others(base: &Path) -> PathBuf {
+    let bin = wicket_bin();
+    if reachable_by_all(&bin) {
+        return bin;
+    }
+    let dir = base.join(format!("bin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["wicket", "wicket-shim"] {
+        let from = bin.with_file_name(name);
+        if from.exists() {
+            std::fs::copy(&from, dir.join(name)).unwrap();
+        }
+    }
+    dir.join("wicket")
+}
+
 #[test]
 fn the_account_home_stays_masked_when_home_points_elsewhere() {
-    let w = World::new();
+    let w = if is_root() { World::in_base(&base_for_others()) } else { World::new() };
     if is_root() {
         // A user whose password-database home is a folder of this test, so no real home is
         // touched; wicket runs as that user with HOME pointing at the fake home.
         let user = "wicketpwtest";
-        let pw_home = base().join("pw-home");
+        let pw_home = w.dir.join("pw-home");
         let _ = std::fs::remove_dir_all(&pw_home);
         if ids_of(user).is_none() {
             let made = Command::new("useradd").args(["-M", "-s", "/bin/sh", "-d"]).arg(&pw_home).arg(user).status();
@@ -1759,10 +1802,11 @@ fn the_account_home_stays_masked_when_home_points_elsewhere() {
         std::os::unix::fs::chown(&script, Some(uid), Some(gid)).unwrap();
         let list = path_list(&w, "pwhome", &[secret.to_str().unwrap(), history.to_str().unwrap()]);
         let args = [script.to_str().unwrap(), list.as_str()];
+        let bin = wicket_for_others(&w.dir);
         let run = |sandboxed: bool, backend: &str| {
             use std::os::unix::process::CommandExt;
             let mut c = if sandboxed {
-                let mut c = Command::new(wicket_bin());
+                let mut c = Command::new(&bin);
                 c.arg("run").arg("--root").arg(&w.root).args(["--", "python3"]);
                 c
             } else {
