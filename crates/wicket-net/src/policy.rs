@@ -42,7 +42,7 @@ pub const PRESETS: &[(&str, &[&str])] = &[
 pub fn how_to_allow(host: &str) -> String {
     match PRESETS.iter().find(|(_, hosts)| hosts.iter().any(|h| h.eq_ignore_ascii_case(host))) {
         Some((preset, _)) => format!(
-            "add the preset `{preset}` to network.allow (`wicket registries --allow` adds the registries this              project's package managers use), or `{host}` alone"
+            "add the preset `{preset}` to network.allow (`wicket registries --allow` adds the registries this project's package managers use), or `{host}` alone"
         ),
         None => format!("add `{host}` (or a preset) to network.allow"),
     }

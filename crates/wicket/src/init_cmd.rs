@@ -520,7 +520,7 @@ fn say_where_commands_run(agent: &str, unconfined: bool, tool: &str) -> Result<(
     if unconfined {
         writeln!(
             out,
-            "note: {agent}'s {tool} commands run on the host, unconfined (--unconfined-commands): wicket judges each one,              and nothing else stands between it and your files, secrets and network"
+            "note: {agent}'s {tool} commands run on the host, unconfined (--unconfined-commands): wicket judges each one, and nothing else stands between it and your files, secrets and network"
         )?;
         return Ok(());
     }
@@ -528,14 +528,14 @@ fn say_where_commands_run(agent: &str, unconfined: bool, tool: &str) -> Result<(
     if probe.backend.confines() {
         writeln!(
             out,
-            "{agent}'s allowed {tool} commands run inside the OS sandbox ({}): writes only in the project, temp              and caches, no secrets, no network but network.allow (opt out with --unconfined-commands)",
+            "{agent}'s allowed {tool} commands run inside the OS sandbox ({}): writes only in the project, temp and caches, no secrets, no network but network.allow (opt out with --unconfined-commands)",
             probe.backend.name()
         )?;
     } else {
         let why = probe.bwrap_works.err().unwrap_or_else(|| "no sandbox backend works here".into());
         writeln!(
             out,
-            "warning: no OS sandbox works on this machine ({why}), so {agent}'s {tool} commands run on the host and              wicket judges them as host commands; install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and              check `wicket doctor`"
+            "warning: no OS sandbox works on this machine ({why}), so {agent}'s {tool} commands run on the host and wicket judges them as host commands; install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and check `wicket doctor`"
         )?;
     }
     Ok(())
