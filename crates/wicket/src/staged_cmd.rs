@@ -58,7 +58,8 @@ pub fn run(args: &StagedArgs) -> Result<ExitCode> {
         StagedCommand::List { json } => {
             let all = staged::list(&dir)?;
             if all.is_empty() && !*json {
-                writeln!(out, "no staged changes (a staged run's, or what a run held for you, would be listed here)")?;
+                // On stderr: stdout stays the list itself, which scripts read.
+                eprintln!("no staged changes (a staged run's, or what a run held for you, would be listed here)");
             }
             for s in all {
                 if *json {
