@@ -459,7 +459,11 @@ impl HookGate {
                 None => "It runs on the host: the call asks to run outside the sandbox.".to_string(),
             },
             Confine::Unavailable(why) => format!("It runs on the host: {why}."),
-            Confine::Off => "It runs on the host (the hook does not move commands into the sandbox).".to_string(),
+            // Codex's hook, or a hook installed unconfined: the agent runs it (Codex in its own
+            // sandbox when `wicket init codex` set its profile up; others on the host).
+            Confine::Off => {
+                "It runs where the agent runs it: this hook does not move commands into wicket's sandbox.".to_string()
+            }
         })
     }
 
