@@ -16,7 +16,8 @@ pub fn under_temp(p: &Path) -> bool {
 /// A folder (made if missing) for test worlds outside every temp folder: temp folders are
 /// writable inside the sandbox (and a fresh tmpfs under bubblewrap), so a world there proves
 /// nothing about confinement. `WICKET_ESCAPE_BASE`, else the target folder, else (a clone
-/// under /tmp) `/var/lib/wicket-tests` as root; anyone else sets `WICKET_ESCAPE_BASE`.
+/// under /tmp) `/srv/wicket-tests` as root (not in `/var/lib`: a test denies reading all of
+/// it); anyone else sets `WICKET_ESCAPE_BASE`.
 pub fn outside_temp(name: &str) -> PathBuf {
     let base = if let Some(b) = std::env::var_os("WICKET_ESCAPE_BASE") {
         PathBuf::from(b)
@@ -25,7 +26,7 @@ pub fn outside_temp(name: &str) -> PathBuf {
     } else {
         let root = std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
         assert!(root, "this checkout is in a temp folder: set WICKET_ESCAPE_BASE to a folder you own outside it");
-        PathBuf::from("/var/lib/wicket-tests")
+        PathBuf::from("/srv/wicket-tests")
     };
     let dir = base.join(name);
     std::fs::create_dir_all(&dir).unwrap();
