@@ -4,7 +4,7 @@
 //!
 //! Run as root and as an unprivileged user (`.ci/run` does both). The test world must not sit
 //! in a temp folder, because temp folders are writable inside the sandbox: it lives under
-//! `WICKET_ESCAPE_BASE`, else the target folder, else `/srv/wicket-tests` (root).
+//! `WICKET_ESCAPE_BASE`, else the target folder, else `common::SHARED_BASE` (root).
 //! `WICKET_BIN` overrides the binary under test (for the unprivileged run).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
@@ -1743,15 +1743,15 @@ fn reachable_by_all(p: &Path) -> bool {
 }
 
 /// A folder another user can reach, for a test that runs wicket as that user: the usual base
-/// when it is reachable, else one in `/srv/wicket-tests` (a clone in a private folder).
+/// when it is reachable, else one in [`common::SHARED_BASE`] (a clone in a private folder).
 fn base_for_others() -> PathBuf {
     let b = base();
     if reachable_by_all(&b) {
         return b;
     }
-    let dir = PathBuf::from("/srv/wicket-tests").join("for-others");
+    let dir = PathBuf::from(common::SHARED_BASE).join("for-others");
     std::fs::create_dir_all(&dir).unwrap();
-    for a in [Path::new("/srv/wicket-tests"), dir.as_path()] {
+    for a in dir.ancestors().take_while(|a| a.starts_with("/srv/wicket-tests")) {
         std::fs::set_permissions(a, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     }
     dir

@@ -13,11 +13,17 @@ pub fn under_temp(p: &Path) -> bool {
     temps.iter().any(|t| real.starts_with(std::fs::canonicalize(t).unwrap_or_else(|_| t.clone())))
 }
 
+/// Where test worlds go when the checkout is in a temp folder (root only). Not in `/var/lib`:
+/// an escape row denies reading all of it. Deeper than wicket's search for root-only files
+/// looks (three levels below `/srv`): a world's private files (its 0700 state folder) would
+/// otherwise be masked by every parallel test's run, and bubblewrap could not make the mount
+/// point once the test that owned them removed them.
+pub const SHARED_BASE: &str = "/srv/wicket-tests/not/searched/worlds";
+
 /// A folder (made if missing) for test worlds outside every temp folder: temp folders are
 /// writable inside the sandbox (and a fresh tmpfs under bubblewrap), so a world there proves
 /// nothing about confinement. `WICKET_ESCAPE_BASE`, else the target folder, else (a clone
-/// under /tmp) `/srv/wicket-tests` as root (not in `/var/lib`: a test denies reading all of
-/// it); anyone else sets `WICKET_ESCAPE_BASE`.
+/// under /tmp) [`SHARED_BASE`] as root; anyone else sets `WICKET_ESCAPE_BASE`.
 pub fn outside_temp(name: &str) -> PathBuf {
     let base = if let Some(b) = std::env::var_os("WICKET_ESCAPE_BASE") {
         PathBuf::from(b)
@@ -26,7 +32,7 @@ pub fn outside_temp(name: &str) -> PathBuf {
     } else {
         let root = std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
         assert!(root, "this checkout is in a temp folder: set WICKET_ESCAPE_BASE to a folder you own outside it");
-        PathBuf::from("/srv/wicket-tests")
+        PathBuf::from(SHARED_BASE)
     };
     let dir = base.join(name);
     std::fs::create_dir_all(&dir).unwrap();
