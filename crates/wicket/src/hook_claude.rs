@@ -121,13 +121,7 @@ fn decide(args: &ClaudeArgs, payload: &Value) -> Result<HookReply> {
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
     let mut gate = HookGate::open(&root, args.mode, claude_mode, args.sandbox_commands, args.no_audit, session_id)?;
     // A command `commands.host` names is judged, and runs, as a host command.
-    let calls: Vec<_> = calls
-        .into_iter()
-        .map(|(mut c, v)| {
-            gate.mark_host_commands(&mut c);
-            (c, v)
-        })
-        .collect();
+    let calls = gate.mark_all_host_commands(calls);
     let call = calls[0].0.clone();
     let call_id = p.get("tool_use_id").and_then(Value::as_str);
     let (decision, reason) = gate.decide_all(calls, call_id, "Claude Code", true)?;

@@ -467,6 +467,17 @@ impl HookGate {
         })
     }
 
+    /// [`HookGate::mark_host_commands`] for every call of one tool call.
+    pub fn mark_all_host_commands(&self, calls: Vec<(ToolCall, Option<Verdict>)>) -> Vec<(ToolCall, Option<Verdict>)> {
+        calls
+            .into_iter()
+            .map(|(mut c, v)| {
+                self.mark_host_commands(&mut c);
+                (c, v)
+            })
+            .collect()
+    }
+
     /// Take a shell command that `commands.host` names out of the sandbox: it is judged, and
     /// runs, as a host command. Nothing changes when the hook does not confine commands.
     pub fn mark_host_commands(&self, call: &mut ToolCall) {

@@ -83,13 +83,7 @@ fn decide(args: &GeminiArgs, payload: &Value) -> Result<HookReply> {
     let session_id = p.get("session_id").and_then(Value::as_str).unwrap_or("");
     let mut gate = HookGate::open(&root, args.mode, None, args.sandbox_commands, args.no_audit, session_id)?;
     // A command `commands.host` names is judged, and runs, as a host command.
-    let calls: Vec<_> = calls
-        .into_iter()
-        .map(|(mut c, v)| {
-            gate.mark_host_commands(&mut c);
-            (c, v)
-        })
-        .collect();
+    let calls = gate.mark_all_host_commands(calls);
     let shell = calls.iter().find(|(c, _)| gate.confines(c)).map(|(c, _)| c.clone());
     // Gemini CLI's hook cannot ask.
     let (decision, text) = gate.decide_all(calls, None, "Gemini CLI", false)?;

@@ -920,6 +920,21 @@ fn real_codex_sandbox_takes_wickets_profile_by_default() {
     assert!(ok && text.contains("codex-sandbox-7f3a") && text.contains("codex-sandbox-aws"), "{text}");
 }
 
+/// Start a scripted local model (`tests/agents/NAME`) that answers from `script` and logs every
+/// request to `log`; the process and the port it listens on.
+fn fake_model(name: &str, script: &Path, log: &Path) -> (std::process::Child, String) {
+    let mut model = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents").join(name))
+        .arg(script)
+        .arg(log)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(model.stdout.take().unwrap()), &mut port).unwrap();
+    (model, port)
+}
+
 /// The real Gemini CLI (pinned, from npm) with wicket's hook from `wicket init gemini`, an MCP
 /// filesystem server, and a scripted local model that asks for one MCP tool call: what the
 /// model gets back is what it would see. Returns the log of the model requests.
@@ -949,15 +964,7 @@ fn gemini_steps(gemini: &Path, e: &Env, matcher: Option<&str>, calls: Vec<Value>
     script.push(json!({"text": "finished"}));
     std::fs::write(dir.join("script.json"), Value::Array(script).to_string()).unwrap();
     let log = dir.join("log.jsonl");
-    let mut model = Command::new("python3")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/fake_gemini.py"))
-        .arg(dir.join("script.json"))
-        .arg(&log)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut port = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(model.stdout.take().unwrap()), &mut port).unwrap();
+    let (mut model, port) = fake_model("fake_gemini.py", &dir.join("script.json"), &log);
     let out = Command::new(gemini)
         .args(["-p", "do the task", "--approval-mode", "yolo"])
         .env("HOME", &e.home)
@@ -1110,15 +1117,7 @@ fn claude_session(
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("script.json"), steps.to_string()).unwrap();
     let log = dir.join("log.jsonl");
-    let mut model = Command::new("python3")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/fake_claude.py"))
-        .arg(dir.join("script.json"))
-        .arg(&log)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut port = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(model.stdout.take().unwrap()), &mut port).unwrap();
+    let (mut model, port) = fake_model("fake_claude.py", &dir.join("script.json"), &log);
     // Nothing of the caller's environment (a real key, CLAUDE_CONFIG_DIR, a proxy) reaches it;
     // `timeout` ends a session that hangs instead of the whole test run.
     let mut cmd = Command::new("timeout");
