@@ -61,9 +61,12 @@ struct ShowArgs {
     /// Only projects whose log folder name contains this text.
     #[arg(long, value_name = "NAME")]
     project: Option<String>,
-    /// Only the project at this root folder.
+    /// Only the project at this root folder (default, inside a project: that project).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// Every project, also when run inside one.
+    #[arg(long, conflicts_with = "root")]
+    all: bool,
     /// Only this session (the agent's session id, or the id `serve`, `mcp` or `check` made).
     #[arg(long, value_name = "ID")]
     session: Option<String>,
@@ -170,13 +173,33 @@ fn time_bound(text: &str, now_ms: u64) -> Result<String> {
     Ok(wicket_audit::format_utc(ms))
 }
 
+/// The project the current folder is in, when it is in one (a folder holding `.wicket/` or
+/// `.git` at or above it); a folder outside any project shows every project's log.
+fn here() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    match wicket::config::project_root(None, &cwd) {
+        Ok((root, wicket::config::RootFrom::Marker(_))) => Some(root),
+        _ => None,
+    }
+}
+
 fn show(args: &ShowArgs) -> Result<ExitCode> {
     let path = match &args.path {
         Some(p) => p.clone(),
         None => wicket::audit::audit_root()?,
     };
-    let path = match &args.root {
-        Some(root) if args.path.is_none() => wicket::audit::project_dir(root)?,
+    let root = match &args.root {
+        Some(root) => Some(root.clone()),
+        None if !args.all && args.path.is_none() && args.project.is_none() => here(),
+        None => None,
+    };
+    let path = match &root {
+        Some(root) if args.path.is_none() => {
+            if args.root.is_none() {
+                eprintln!("wicket: the log of the project at {} (--all: every project)", root.display());
+            }
+            wicket::audit::project_dir(root)?
+        }
         _ => path,
     };
     if let Some(d) = &args.decision {

@@ -243,8 +243,11 @@ pub struct Loaded {
     pub team_layers: Vec<TeamLayer>,
     /// The merged team policy (with the strict profile when any settings file asks for it).
     pub team: TeamPolicy,
-    /// Things the person should know (printed on stderr, `wicket: notice: …`).
+    /// Things the person should know (printed on stderr, `wicket: notice: …`, once per project
+    /// until they change: see [`crate::notices`]).
     pub notices: Vec<String>,
+    /// The project root the settings were loaded for.
+    pub root: PathBuf,
     /// The files read, for `explain`.
     pub files: Vec<PathBuf>,
 }
@@ -269,10 +272,11 @@ impl Loaded {
         out
     }
 
-    /// Print the notices on stderr, one line each.
+    /// Print the notices on stderr, one line each, those not shown before for this project.
     pub fn print_notices(&self) {
+        let seen = crate::notices::Seen::from_env();
         for n in &self.notices {
-            eprintln!("wicket: notice: {}", n.replace('\n', " "));
+            seen.print(&self.root, n);
         }
     }
 }
@@ -308,7 +312,7 @@ impl Places {
 /// Load as [`load_with`], from explicit places (for embedding and tests).
 pub fn load_in(root: &Path, places: &Places, asker: Option<&mut dyn ConsentAsker>) -> Result<Loaded, ConfigError> {
     let home = places.home.clone();
-    let mut loaded = Loaded::default();
+    let mut loaded = Loaded { root: root.to_path_buf(), ..Loaded::default() };
     // The team policy: the managed file, then the user's; never the project's.
     for (source, file) in [(Source::Managed, places.managed.clone()), (Source::UserPolicy, home.join("policy.json"))] {
         if let Some(policy) = read_policy(&file)? {

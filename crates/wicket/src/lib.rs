@@ -17,6 +17,7 @@ pub mod gitconfig;
 pub mod jsonrpc;
 pub mod mcp_server;
 pub mod net;
+pub mod notices;
 pub mod registries;
 pub mod staged;
 pub mod trust;

@@ -223,16 +223,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         None => None,
     };
+    // What the sandbox does differently here is said once per project, until it changes.
+    let seen = wicket::notices::Seen::from_env();
     if matches!(placement, Placement::Sandbox(_)) {
         for n in &exec.notices {
-            eprintln!("wicket: notice: {n}");
+            seen.print(&exec.root, n);
         }
     }
     if let (Placement::Sandbox(backend), Some(n)) = (&placement, masked_notice(&exec)) {
-        eprintln!("wicket: notice: {n}");
+        seen.print(&exec.root, &n);
         if !matches!(backend, wicket_sandbox::Backend::Bwrap { .. }) {
-            eprintln!(
-                "wicket: notice: without bubblewrap they are hidden by Landlock: files made anew directly in a folder that holds one (or in one of its parents inside the project) cannot be read or written in this run"
+            seen.print(
+                &exec.root,
+                "without bubblewrap they are hidden by Landlock: files made anew directly in a folder that holds one (or in one of its parents inside the project) cannot be read or written in this run",
             );
         }
     }
@@ -241,7 +244,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let mut blocked = Vec::new();
     if let Placement::Sandbox(backend) = &placement {
         for m in backend.missing() {
-            eprintln!("wicket: notice: {m}");
+            seen.print(&exec.root, m);
         }
     }
     // From here a signal to wicket (Ctrl-C, TERM, HUP) is passed on to the command, which
@@ -270,11 +273,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
                 }
                 Some(_) => {
                     offline = true;
-                    eprintln!(
-                        "wicket: notice: network.allow is not served by the {} sandbox: without a network namespace \
-                         the proxy cannot be the only way out (Landlock cannot limit a connection by address), so \
-                         the command has no network at all; install bubblewrap for the allowlist",
-                        sandbox.backend.name()
+                    seen.print(
+                        &exec.root,
+                        &format!(
+                            "network.allow is not served by the {} sandbox: without a network namespace \
+                             the proxy cannot be the only way out (Landlock cannot limit a connection by address), \
+                             so the command has no network at all; install bubblewrap for the allowlist",
+                            sandbox.backend.name()
+                        ),
                     );
                     sandbox.run(&exec, &args.command, &opts)?
                 }
@@ -283,9 +289,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         (None, Placement::Host(_)) => {
             if net_config.is_some() {
-                eprintln!(
-                    "wicket: notice: network.allow does not apply: the command runs on the host, with its network"
-                );
+                seen.print(&exec.root, "network.allow does not apply: the command runs on the host, with its network");
             }
             wicket_sandbox::run_on_host(&exec, &args.command, &opts)?
         }
@@ -334,6 +338,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
                 )
             });
         }
+        // Said once per project before the run; a failure is when it matters again.
+        parts.extend(masked_notice(&exec));
         parts.extend(sealed_hint(&exec));
         if !parts.is_empty() {
             eprintln!("wicket: hint: the command failed, and {}", parts.join("; and "));

@@ -253,6 +253,33 @@ fn show_filters_and_prints_json_newest_first() {
 }
 
 #[test]
+fn show_inside_a_project_shows_that_project_and_all_shows_every_one() {
+    let e = Env::new();
+    decisions(&e.check(&["--jsonl", "--unattended", "--no-sandbox"], CALLS, &[]));
+    let other = e.root.parent().unwrap().join("other");
+    std::fs::create_dir_all(other.join(".git")).unwrap();
+    std::fs::create_dir_all(other.join("src")).unwrap();
+    let mut c = e.wicket();
+    c.current_dir(&other).args(["check", "--no-sandbox"]);
+    decisions(&feed(c.spawn().unwrap(), r#"{"tool":"read_file","input":{"path":"src/a.rs"}}"#));
+    let show = |dir: &Path, args: &[&str]| {
+        let mut c = e.wicket();
+        c.current_dir(dir).args(["audit", "show", "--json"]).args(args);
+        let out = feed(c.spawn().unwrap(), "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (text(&out.stdout).lines().count(), text(&out.stderr))
+    };
+    // Inside `other/src` (a project, by its .git): its one line, and stderr says whose log it is.
+    let (n, err) = show(&other.join("src"), &[]);
+    assert_eq!(n, 1, "{err}");
+    assert!(err.contains(&other.display().to_string()) && err.contains("--all"), "{err}");
+    assert_eq!(show(&other, &["--all"]).0, 6);
+    assert_eq!(show(&other, &["--project", "proj-"]).0, 5, "--project picks among every project");
+    // A folder that is no project (no .git or .wicket above it): every project.
+    assert_eq!(show(&e.root, &[]).0, 6);
+}
+
+#[test]
 fn show_escapes_control_characters() {
     let e = Env::new();
     decisions(&e.check(&[], r#"{"tool":"bash","input":{"command":"echo \u001b[31mred"}}"#, &[]));

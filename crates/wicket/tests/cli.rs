@@ -127,6 +127,15 @@ fn settings_files_are_read_and_layered() {
     assert_eq!(decision(&out)["decision"], "ask");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not applied") && err.contains("bash(make test*)"), "{err}");
+    // Said once per project: not on the next call, again when the project's settings change.
+    let out = run(&e, &["check", "--no-sandbox"], r#"{"tool":"bash","input":{"command":"make test"}}"#);
+    assert_eq!(decision(&out)["decision"], "ask");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("not applied"), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(e.root.join(".wicket/settings.json"), r#"{"permissions":{"allow":["bash(make lint*)"]}}"#).unwrap();
+    let out = run(&e, &["check", "--no-sandbox"], r#"{"tool":"bash","input":{"command":"make test"}}"#);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not applied") && err.contains("bash(make lint*)"), "changed: {err}");
+    std::fs::write(e.root.join(".wicket/settings.json"), r#"{"permissions":{"allow":["bash(make test*)"]}}"#).unwrap();
     // Pinned in the trust store, it applies.
     let project = wicket_policy::Settings::parse(r#"{"permissions":{"allow":["bash(make test*)"]}}"#, "p").unwrap();
     let hash = wicket::consent::Loosening::of(&project, wicket_policy::Mode::Default).hash();

@@ -1968,6 +1968,16 @@ fn project_secrets_are_masked_and_everyday_work_still_runs() {
         );
         assert!(err.contains("services/api/config/.env") && err.contains(".env.test"), "{backend}: {err}");
         assert_eq!(readable(&w.direct(&args)).len(), 2, "control");
+        // Said once per project: not again on the next command, but again when one fails.
+        let again = w.wicket(backend, None, &["true"]);
+        let err = String::from_utf8_lossy(&again.stderr);
+        assert!(!err.contains("sensitive file(s)"), "{backend}: the notice came again: {err}");
+        let failed = w.wicket(backend, None, &["sh", "-c", "exit 3"]);
+        let err = String::from_utf8_lossy(&failed.stderr);
+        assert!(
+            err.contains("wicket: hint: the command failed") && err.contains("services/api/config/.env"),
+            "{backend}: a failure names the hidden secrets: {err}"
+        );
         // Everyday work beside the secret: edit a file in its folder, list it, commit.
         // (Without bubblewrap, new files directly in a folder on the way to a secret are not
         // usable, as the notice says: the fallback's new file goes to an existing folder.)

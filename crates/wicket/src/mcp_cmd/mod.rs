@@ -156,8 +156,9 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     // Started before any thread of ours: the Landlock backend confines between fork and exec.
     let mut server = match placement {
         Placement::Sandbox(backend) => {
+            let seen = wicket::notices::Seen::from_env();
             for m in backend.missing().into_iter().chain(exec.notices.iter().map(String::as_str)) {
-                eprintln!("wicket: notice: {m}");
+                seen.print(&exec.root, m);
             }
             let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
             let sandbox = wicket_sandbox::Sandbox { backend, shim_exe: exe };
