@@ -6,6 +6,7 @@ mod audit_cmd;
 mod check_cmd;
 mod codex_profile;
 mod codex_trust;
+mod docs_cmd;
 mod doctor_cmd;
 mod fetch_cmd;
 mod flags;
@@ -66,6 +67,8 @@ enum Command {
     Staged(staged_cmd::StagedArgs),
     /// Show the package registries this project's installs need; `--allow` lets sandboxed commands reach them.
     Registries(registries_cmd::RegistriesArgs),
+    /// Print the user guide: the pages, a page, or one section of it (`docs sandbox "can read"`).
+    Docs(docs_cmd::DocsArgs),
     /// Print the completion script for a shell (`bash`, `zsh`, `fish`, `elvish`, `powershell`).
     Completions {
         /// The shell.
@@ -138,6 +141,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => mcp_cmd::run(&args),
         Command::Staged(args) => staged_cmd::run(&args),
         Command::Registries(args) => registries_cmd::run(&args),
+        Command::Docs(args) => docs_cmd::run(&args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "wicket", &mut std::io::stdout());

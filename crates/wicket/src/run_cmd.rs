@@ -327,13 +327,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             let missing = wicket::registries::missing(&found, &[]);
             parts.push(if missing.is_empty() {
                 "it ran with no network at all; if it needs one, list its hosts in network.allow in \
-                 .wicket/settings.json (e.g. \"network\": {\"allow\": [\"registry.npmjs.org\"]}, see docs/network.md)"
+                 .wicket/settings.json (e.g. \"network\": {\"allow\": [\"registry.npmjs.org\"]}; `wicket docs network`)"
                     .to_string()
             } else {
                 format!(
                     "it ran with no network at all; if it installs packages, `wicket registries --allow` lets \
                      sandboxed commands reach the registries this project uses ({}), or list hosts in \
-                     network.allow (docs/network.md)",
+                     network.allow (`wicket docs network`)",
                     missing.join(", ")
                 )
             });
@@ -421,7 +421,7 @@ pub fn sealed_hint(exec: &wicket_planner::exec::ExecPolicy) -> Option<String> {
     let more = hidden.len().saturating_sub(SHOWN);
     Some(format!(
         "the sandbox hid {} entries of the home and /run that no toolchain needs ({}{}); if it needs one, \
-         allow that part for reading, e.g. read_file(~/.config/TOOL/**) (docs/sandbox.md, \"What a command can read\")",
+         allow that part for reading, e.g. read_file(~/.config/TOOL/**) (`wicket docs sandbox \"can read\"`)",
         hidden.len(),
         names.join(", "),
         if more > 0 { format!(" and {more} more") } else { String::new() },

@@ -93,3 +93,49 @@ fn every_link_in_the_guide_leads_somewhere() {
     assert!(checked > 30, "only {checked} links found: is the scan broken?");
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
+
+/// Every `wicket docs PAGE ["SECTION"]` a message or a page cites is a page (and a section)
+/// the binary has: an installed wicket has no docs folder, so hints send people there.
+#[test]
+fn every_wicket_docs_citation_opens_a_page() {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files: Vec<PathBuf> = vec![top.join("README.md")];
+    let mut dirs = vec![top.join("crates"), top.join("docs")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() && !p.ends_with("target") {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs" || x == "md") {
+                files.push(p);
+            }
+        }
+    }
+    let mut cited = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap().replace("\\\"", "\"");
+        for (at, _) in text.match_indices("`wicket docs ") {
+            let rest = &text[at + "`wicket docs ".len()..];
+            let Some(end) = rest.find('`') else { continue };
+            let cite = &rest[..end];
+            if cite.contains("PAGE") || cite.contains(['\n', '{']) {
+                continue; // the usage line itself, or this test's own source
+            }
+            let (page, section) = match cite.split_once(' ') {
+                Some((p, s)) => (p, Some(s.trim().trim_matches('"'))),
+                None => (cite, None),
+            };
+            let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_wicket"));
+            c.arg("docs").arg(page).args(section);
+            let out = c.output().unwrap();
+            assert!(
+                out.status.success() && !out.stdout.is_empty(),
+                "{}: `wicket docs {cite}` opens nothing: {}",
+                f.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            cited += 1;
+        }
+    }
+    assert!(cited >= 3, "the hints in run_cmd.rs cite the guide: found {cited}");
+}
