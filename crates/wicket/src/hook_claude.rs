@@ -33,6 +33,10 @@ pub struct ClaudeArgs {
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
+    /// Read no payload: print what the agent would receive for a few typical calls in this
+    /// project (nothing is written to the audit log).
+    #[arg(long)]
+    pub example: bool,
 }
 
 /// Which Claude Code event the payload is.
@@ -65,6 +69,16 @@ impl hook_core::AgentHook for ClaudeArgs {
     }
     fn no_audit(&self) -> bool {
         self.no_audit
+    }
+    fn example(&self) -> Option<Self> {
+        self.example.then(|| Self { no_audit: true, example: false, ..self.clone() })
+    }
+    fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+    const AGENT: &'static str = "Claude Code";
+    fn example_payload(root: &Path, call: &hook_core::Typical) -> Value {
+        example_payload(root, call)
     }
 }
 
@@ -183,6 +197,17 @@ fn answer(event: Event, rewrite: Option<&str>, input: &Value, decision: Decision
         (Event::PermissionRequest, Decision::Ask) => json!({}),
     };
     Ok(HookReply { json, code: 0 })
+}
+
+/// A typical call as Claude Code sends it, for `--example`.
+fn example_payload(root: &Path, call: &hook_core::Typical) -> Value {
+    let (tool, input) = match call {
+        hook_core::Typical::Read(p) => ("Read", json!({"file_path": root.join(p)})),
+        hook_core::Typical::Write(p, text) => ("Write", json!({"file_path": root.join(p), "content": text})),
+        hook_core::Typical::Shell(c) => ("Bash", json!({"command": c, "description": "an example"})),
+    };
+    json!({"session_id": "wicket-example", "cwd": root, "permission_mode": "default",
+        "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input})
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! how to allow it; and a patch can touch several files, so every file named by a patch
 //! header is decided, and a patch wicket cannot read completely is denied.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use clap::Args;
@@ -31,6 +31,10 @@ pub struct CodexArgs {
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
+    /// Read no payload: print what the agent would receive for a few typical calls in this
+    /// project (nothing is written to the audit log).
+    #[arg(long)]
+    pub example: bool,
 }
 
 /// Which Codex event the payload is.
@@ -62,6 +66,16 @@ impl hook_core::AgentHook for CodexArgs {
     }
     fn no_audit(&self) -> bool {
         self.no_audit
+    }
+    fn example(&self) -> Option<Self> {
+        self.example.then(|| Self { no_audit: true, example: false, ..self.clone() })
+    }
+    fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+    const AGENT: &'static str = "Codex";
+    fn example_payload(root: &Path, call: &hook_core::Typical) -> Value {
+        example_payload(root, call)
     }
 }
 
@@ -127,4 +141,19 @@ fn answer(event: Event, decision: Decision, reason: &str) -> HookReply {
         (Event::PermissionRequest, Decision::Ask) => json!({}),
     };
     HookReply { json, code: 0 }
+}
+
+/// A typical call as Codex sends it, for `--example`: Codex reads through its shell and writes
+/// with `apply_patch`.
+fn example_payload(root: &Path, call: &hook_core::Typical) -> Value {
+    let (tool, input) = match call {
+        hook_core::Typical::Read(p) => ("Bash", json!({"command": format!("cat {p}")})),
+        hook_core::Typical::Write(p, text) => {
+            let body: String = text.lines().map(|l| format!("+{l}\n")).collect();
+            ("apply_patch", json!({"command": format!("*** Begin Patch\n*** Add File: {p}\n{body}*** End Patch\n")}))
+        }
+        hook_core::Typical::Shell(c) => ("Bash", json!({"command": c})),
+    };
+    json!({"session_id": "wicket-example", "turn_id": "example", "cwd": root, "hook_event_name": "PreToolUse",
+        "permission_mode": "default", "tool_name": tool, "tool_input": input, "tool_use_id": "example"})
 }

@@ -9,7 +9,7 @@
 //! their targets (URLs inside `web_fetch`'s prompt, a shell command's `dir_path`, globs of
 //! `read_many_files`), so each is spelled out into the calls wicket can judge.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use clap::Args;
@@ -35,6 +35,10 @@ pub struct GeminiArgs {
     /// Do not write the audit log.
     #[arg(long)]
     pub no_audit: bool,
+    /// Read no payload: print what the agent would receive for a few typical calls in this
+    /// project (nothing is written to the audit log).
+    #[arg(long)]
+    pub example: bool,
 }
 
 /// Gemini CLI has one event wicket answers (`BeforeTool`), so failures have one shape.
@@ -52,6 +56,16 @@ impl hook_core::AgentHook for GeminiArgs {
     }
     fn no_audit(&self) -> bool {
         self.no_audit
+    }
+    fn example(&self) -> Option<Self> {
+        self.example.then(|| Self { no_audit: true, example: false, ..self.clone() })
+    }
+    fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+    const AGENT: &'static str = "Gemini CLI";
+    fn example_payload(root: &Path, call: &hook_core::Typical) -> Value {
+        example_payload(root, call)
     }
 }
 
@@ -104,4 +118,15 @@ fn decide(args: &GeminiArgs, payload: &Value) -> Result<HookReply> {
         },
     };
     Ok(HookReply { json, code: 0 })
+}
+
+/// A typical call as Gemini CLI sends it, for `--example`.
+fn example_payload(root: &Path, call: &hook_core::Typical) -> Value {
+    let (tool, input) = match call {
+        hook_core::Typical::Read(p) => ("read_file", json!({"file_path": p})),
+        hook_core::Typical::Write(p, text) => ("write_file", json!({"file_path": p, "content": text})),
+        hook_core::Typical::Shell(c) => ("run_shell_command", json!({"command": c})),
+    };
+    json!({"session_id": "wicket-example", "cwd": root, "hook_event_name": "BeforeTool", "tool_name": tool,
+        "tool_input": input})
 }

@@ -252,7 +252,7 @@ fn codex(args: &InitCodexArgs) -> Result<ExitCode> {
     let denied = if args.unconfined_commands { Vec::new() } else { crate::codex_profile::denied(&places)? };
     let code = install(&plan, args.dry_run)?;
     codex_commands(args, &config, &denied)?;
-    next_steps("Codex", args.dry_run);
+    next_steps("Codex", &plan.command, args.dry_run);
     if args.trust {
         return codex_trust(&plan, args);
     }
@@ -489,7 +489,7 @@ fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
     }
     let code = install(&plan, args.dry_run)?;
     say_where_commands_run("Gemini CLI", args.unconfined_commands, "shell")?;
-    next_steps("Gemini CLI", args.dry_run);
+    next_steps("Gemini CLI", &plan.command, args.dry_run);
     // Hooks can be switched off in the same file; say so rather than leave a silent gap.
     if let Ok(text) = std::fs::read_to_string(&plan.file) {
         if let Ok(v) = serde_json::from_str::<Value>(&text) {
@@ -503,12 +503,13 @@ fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
 }
 
 /// What to do next, after a hook was written: the agent reads its settings when it starts.
-fn next_steps(agent: &str, dry_run: bool) {
+fn next_steps(agent: &str, hook: &str, dry_run: bool) {
     if dry_run {
         return;
     }
     println!(
         "next: restart {agent} (it reads its hooks when it starts); `wicket doctor` shows what is protected; \
+         `{hook} --example` shows what the hook answers to a few typical calls, run in a project; \
          a project's .wicket/settings.json that loosens safety applies once you agree to it (`wicket trust approve`)"
     );
 }
@@ -584,7 +585,7 @@ fn claude(args: &InitClaudeArgs) -> Result<ExitCode> {
     let imported = if args.import { Some(claude_rules(&plan.file)?) } else { None };
     let code = install(&plan, args.dry_run)?;
     say_where_commands_run("Claude Code", args.unconfined_commands, "Bash")?;
-    next_steps("Claude Code", args.dry_run);
+    next_steps("Claude Code", &plan.command, args.dry_run);
     if let Some(rules) = imported {
         let target = if args.project {
             crate::check_cmd::project_root(args.root.as_deref())?.0.join(".wicket/settings.json")

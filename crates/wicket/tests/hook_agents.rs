@@ -1268,3 +1268,53 @@ fn real_claude_code_confines_bash_by_default() {
         assert!(ran("echo pwned >> ~/.bashrc").is_none(), "{backend}: {lines:?}");
     }
 }
+
+/// `wicket hook <agent> --example` reads no payload and shows, for each typical call, the
+/// payload in the agent's own shape and the answer the agent would get: the secret and the
+/// git hook refused, the tests allowed; nothing is logged.
+#[test]
+fn example_shows_what_each_agent_would_receive_without_a_payload_or_a_log_line() {
+    let e = env();
+    for agent in ["claude", "gemini", "codex"] {
+        // With the flags `wicket init` writes (Codex confines in its own sandbox).
+        let flags: &[&str] = if agent == "codex" { &[] } else { &["--sandbox-commands"] };
+        let out = wicket(&e, &[&["hook", agent, "--example"][..], flags].concat(), "", &[]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert_eq!(out.status.code(), Some(0), "{agent}: {text}{}", String::from_utf8_lossy(&out.stderr));
+        let part = |label: &str| {
+            let at = text.find(&format!("\n{label}:\n")).unwrap_or_else(|| panic!("{agent}: no {label:?}: {text}"));
+            let rest = &text[at + 1..];
+            rest[..rest[1..].find("\n\n").map_or(rest.len(), |n| n + 1)].to_string()
+        };
+        // The answer is the agent's own JSON: parse it back from the indented block.
+        let answer = |label: &str| -> Value {
+            let p = part(label);
+            let json = &p[p.find("):\n").unwrap() + 3..];
+            serde_json::from_str(json).unwrap_or_else(|err| panic!("{agent} {label}: {err}: {json}"))
+        };
+        let secret = answer("read the project's secrets").to_string();
+        let hook = answer("plant a git hook").to_string();
+        let tests = answer("run the tests").to_string();
+        match agent {
+            "codex" => {
+                // Codex reads through its shell and writes with apply_patch.
+                assert!(part("read the project's secrets").contains("the agent sends Bash {\"command\":\"cat .env\"}"));
+                assert!(secret.contains("deny"), "codex: {secret}");
+                assert!(hook.contains("deny") && hook.contains(".git"), "codex: {hook}");
+                assert!(tests.contains("hookSpecificOutput") && tests.contains("npm test"), "codex: {tests}");
+            }
+            _ => {
+                assert!(secret.contains("\"deny\"") && secret.contains(".env"), "{agent}: {secret}");
+                assert!(hook.contains("\"deny\"") && hook.contains(".git"), "{agent}: {hook}");
+                assert!(!tests.contains("\"deny\""), "{agent}: {tests}");
+            }
+        }
+    }
+    let audit = e.wicket_home().join("audit");
+    let logged = std::fs::read_dir(&audit).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(logged, 0, "--example writes no audit log");
+    // Outside any project it says what to do.
+    let out = wicket(&e, &["hook", "claude", "--example", "--root", e.home.to_str().unwrap()], "", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("inside a project, or give --root"));
+}

@@ -363,6 +363,7 @@ fn init_user_merges_and_is_idempotent() {
     let shown = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(shown.contains("+ ") && shown.contains("hook claude"), "shows the change: {shown}");
     assert!(shown.contains("next: restart Claude Code") && shown.contains("wicket doctor"), "next steps: {shown}");
+    assert!(shown.contains("hook claude --sandbox-commands --example`"), "the example, with the hook's flags: {shown}");
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(after["model"], "opus");
     assert_eq!(after["permissions"], before["permissions"]);
