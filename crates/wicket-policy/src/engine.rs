@@ -820,8 +820,11 @@ impl Policy {
                         }
                     });
                 if let Some(p) = hit {
-                    if scan.sensitive.is_none() {
-                        scan.sensitive = Some((arg.clone(), p));
+                    // `bash -c 'cat ~/.ssh/id_rsa; echo hi'` matches as a whole word first; the
+                    // inner command's own argument, read later, names the file for a person.
+                    let script = |a: &str| a.contains(|c: char| c.is_whitespace() || ";|&()<>`$".contains(c));
+                    if scan.sensitive.as_ref().is_none_or(|(named, _)| script(named) && !script(cand)) {
+                        scan.sensitive = Some((cand.to_string(), p));
                     }
                 }
             }

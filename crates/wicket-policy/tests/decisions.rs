@@ -46,6 +46,12 @@ struct Case {
     expect: String,
     #[serde(default)]
     by: Option<String>,
+    /// Text the reason must contain (it names the right thing).
+    #[serde(default)]
+    reason_has: Option<String>,
+    /// Text the reason must not contain.
+    #[serde(default)]
+    reason_lacks: Option<String>,
 }
 
 #[test]
@@ -92,7 +98,9 @@ fn decision_fixtures() {
         let v = policy.decide(&call, &session);
         ran += 1;
         let by_ok = case.by.as_deref().is_none_or(|b| b == v.by.as_str());
-        if v.decision.as_str() != case.expect || !by_ok {
+        let reason_ok = case.reason_has.as_deref().is_none_or(|t| v.reason.contains(t))
+            && case.reason_lacks.as_deref().is_none_or(|t| !v.reason.contains(t));
+        if v.decision.as_str() != case.expect || !by_ok || !reason_ok {
             failures.push(format!(
                 "line {} [{}] expected {} by {:?}, got {} by {} ({}) -- {}",
                 n + 1,
