@@ -9,7 +9,7 @@
 #   - HOME a fresh folder, WICKET_HOME its .wicket (the default), nothing of the real home;
 #   - the working folder a fresh sample project in that home: a git repository with a
 #     package.json whose `test` script passes, scripts/migrate.py and a .env (what the pages'
-#     examples assume a project has); commands that start with `cargo` run in this checkout;
+#     examples assume a project has); commands that run `cargo` run in this checkout;
 #   - `wicket` on PATH only once the page's `cargo install` line made it: that line runs as
 #     written, with CARGO_TARGET_DIR=<checkout>/target (it reuses the release build of the
 #     README's `cargo run --release` line) and CARGO_INSTALL_ROOT=<world home>/.cargo, so it
@@ -228,8 +228,9 @@ def words(cmd):
 
 
 def is_cargo(cmd):
-    w = words(cmd)
-    return bool(w) and w[0] == "cargo"
+    """Does the command run cargo (first, or after a pipe or `;`, `&&`)? It is about this
+    checkout then, and runs there."""
+    return re.search(r"(^|[|;&(]\s*)cargo\s", strip_comment(cmd)) is not None
 
 
 def is_mcp(cmd):
