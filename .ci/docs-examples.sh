@@ -171,12 +171,17 @@ def world_base():
     base = os.path.join(base, "docs-examples")
     if under_temp(base):
         sys.exit(f"docs-examples: {base} is in a temp folder: set WICKET_ESCAPE_BASE to another folder")
-    return base
+    # The worlds of runs that are gone (the base may be shared by several checkouts).
+    for e in os.listdir(base) if os.path.isdir(base) else []:
+        pid = e.removeprefix("run-")
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(os.path.join(base, e), ignore_errors=True)
+    return os.path.join(base, f"run-{os.getpid()}")
 
 
 BASE = world_base()
 shutil.rmtree(BASE, ignore_errors=True)
-os.makedirs(BASE, exist_ok=True)
+os.makedirs(BASE)
 
 REAL_HOME = os.path.expanduser("~")
 # The machine's toolchain, wherever HOME points (rustup's proxies look in $HOME otherwise).
