@@ -35,6 +35,31 @@ pub const HOME_CACHES: &[&str] = &[
     "Library/pnpm",
 ];
 
+/// Package caches that are made, empty, in the home when missing and the package manager that
+/// fills each is on `PATH`: only a cache that exists gets the sandbox's writable layer, and in the
+/// sealed home a sandboxed tool cannot make it itself (`npx -y` on a fresh machine fails with
+/// `ENOENT: mkdir ~/.npm`). The host's copy stays empty; the tool would have made it on first use.
+pub const MADE_CACHES: &[(&str, &str)] = &[(".npm", "npm")];
+
+/// Make the missing [`MADE_CACHES`] in `home` whose program is in a folder of `path`. Best
+/// effort: a cache that cannot be made stays missing, as before.
+pub fn make_missing_caches(home: &Path, path: Option<&std::ffi::OsStr>) {
+    let Some(path) = path else { return };
+    if !home.is_dir() {
+        return;
+    }
+    for (cache, program) in MADE_CACHES {
+        let dir = home.join(cache);
+        // Anything there already (a folder, a file, a link, a dangling one) is left as it is.
+        if std::fs::symlink_metadata(&dir).is_ok() {
+            continue;
+        }
+        if std::env::split_paths(path).any(|d| d.is_absolute() && d.join(program).is_file()) {
+            let _ = std::fs::create_dir(&dir);
+        }
+    }
+}
+
 /// The lists the sandbox shares with the gate live in `wicket_policy::lists`; these names stay here
 /// for the code that reads them from this module.
 pub use wicket_policy::lists::{HOME_READ_ONLY, ROOT_PLACEHOLDERS, ROOT_READ_ONLY};
@@ -347,6 +372,10 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     }
     let mut caches = Vec::new();
     if let Some(h) = home {
+        // A command the host runs makes its own caches as it always does.
+        if !i.no_scan {
+            make_missing_caches(h, std::env::var_os("PATH").as_deref());
+        }
         for c in HOME_CACHES {
             if let Some(r) = real(&h.join(c)) {
                 push_unique(&mut caches, r.clone());
@@ -1392,6 +1421,27 @@ mod tests {
         // Named in writePaths: the person chose to write it in place.
         let p = exec_policy(&inputs(vec!["~/.npm".into()])).expect("policy");
         assert!(!p.caches.contains(&home.join(".npm")) && p.writable.contains(&home.join(".npm")));
+    }
+
+    #[test]
+    fn a_missing_npm_cache_is_made_only_when_npm_is_on_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let (home, bin, nobin) = (base.join("home"), base.join("bin"), base.join("nobin"));
+        for d in [&home, &bin, &nobin] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        std::fs::write(bin.join("npm"), "#!/bin/sh\n").expect("npm");
+        make_missing_caches(&home, Some(nobin.as_os_str()));
+        assert!(!home.join(".npm").exists(), "no npm on PATH: nothing is made");
+        make_missing_caches(&home, Some(std::env::join_paths([&nobin, &bin]).expect("path").as_os_str()));
+        assert!(home.join(".npm").is_dir(), "npm on PATH: its cache is made");
+        // What is there already stays: a link (even one that points nowhere) is not followed.
+        let other = base.join("home2");
+        std::fs::create_dir_all(&other).expect("mkdir");
+        std::os::unix::fs::symlink(base.join("nowhere"), other.join(".npm")).expect("link");
+        make_missing_caches(&other, Some(bin.as_os_str()));
+        assert!(!base.join("nowhere").exists(), "the dangling link was followed");
     }
 
     #[test]

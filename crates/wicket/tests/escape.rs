@@ -2198,6 +2198,63 @@ fn package_caches_are_not_written_from_the_sandbox() {
     }
 }
 
+/// A fresh home has no `~/.npm`, and the sealed home lets no sandboxed tool make it: with npm on
+/// `PATH`, wicket makes it (empty) before the run, so a sandboxed `npx -y` can fill it, in the
+/// project's layer, and the host's copy stays empty (the README's MCP example on a fresh machine).
+#[test]
+fn a_fresh_home_gets_an_npm_cache_the_sandbox_can_fill() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let bin = w.dir.join("npm-bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join("npm"), "#!/bin/sh\n").unwrap();
+        let path = std::env::join_paths(
+            std::iter::once(bin.clone()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+        )
+        .unwrap();
+        assert!(!w.home.join(".npm").exists(), "the world's home starts without ~/.npm");
+        let file = w.home.join(".npm/_npx/0123abcd/package.json");
+        // In a script, as npx writes it: the gate judges `sh FILE`, not the write.
+        let script = w.dir.join("npx-like.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "mkdir -p '{}' && echo '{{}}' > '{}' && cat '{}' && echo wrote\n",
+                file.parent().unwrap().display(),
+                file.display(),
+                file.display()
+            ),
+        )
+        .unwrap();
+        let out = Command::new(wicket_bin())
+            .args(["run", "--root"])
+            .arg(&w.root)
+            .arg("--")
+            .arg("sh")
+            .arg(&script)
+            .env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("PATH", &path)
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "{}\nwrote\n",
+            "{backend}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(w.home.join(".npm").is_dir(), "{backend}: ~/.npm was made");
+        assert_eq!(
+            std::fs::read_dir(w.home.join(".npm")).unwrap().count(),
+            0,
+            "{backend}: the host's ~/.npm was written"
+        );
+    }
+}
+
 /// A script that prints one file.
 fn cache_script_read_one(w: &World, p: &Path) -> PathBuf {
     let path = w.dir.join("cache-read-one.sh");

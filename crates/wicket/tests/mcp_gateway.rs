@@ -780,3 +780,43 @@ fn a_server_that_dies_offline_is_reported_with_the_way_out() {
     let (stdout, _) = run(&["--name", "dies2", "--network"]);
     assert!(stdout.contains("exited before answering") && !stdout.contains("no network at all"), "{stdout}");
 }
+
+/// With `network.allow` set, a server that dies after the proxy refused its registry (as `npx -y`
+/// does when its registry is not listed) is reported to the client, which never sees the
+/// gateway's stderr, with the refused host and the ways to allow it. The Landlock fallback
+/// cannot serve `network.allow`: there the server had no network at all, and the client is told.
+#[test]
+fn a_server_refused_its_registry_is_reported_with_the_host_and_the_way_out() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        std::fs::write(w.dir.join("wicket-home/settings.json"), r#"{"network": {"allow": ["cargo"]}}"#).unwrap();
+        // The registry npx asks first, through the proxy the sandbox's environment names.
+        let fetch =
+            "curl -sS -o /dev/null https://registry.npmjs.org/@modelcontextprotocol%2fserver-filesystem; exit 3";
+        let argv = w.gateway(&["--name", "fetches"], &["sh", "-c", fetch]);
+        let mut c = Command::new(&argv[0]);
+        c.args(&argv[1..]);
+        w.env(&mut c);
+        c.env("WICKET_SANDBOX_BACKEND", backend);
+        let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, format!("{init}\n").as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        drop(stdin);
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            stdout.contains("exited before answering") && stdout.contains("--network"),
+            "{backend}: {stdout}\n{stderr}"
+        );
+        if backend == "bwrap" {
+            assert!(
+                stdout.contains("the sandbox refused it registry.npmjs.org:443")
+                    && stdout.contains("add the preset `npm` to network.allow"),
+                "{backend}: {stdout}\n{stderr}"
+            );
+        } else {
+            assert!(stdout.contains("no network at all"), "{backend}: {stdout}\n{stderr}");
+        }
+    }
+}

@@ -203,6 +203,9 @@ pub(super) struct Gateway {
     /// Said with "exited before answering" when the server ran with no network at all: the
     /// likeliest reason a server that fetches itself first (`npx -y …`) never answers.
     pub(super) gone_hint: String,
+    /// The proxy that serves the server's `network.allow` (it lives as long as the server): its
+    /// refusals are said with "exited before answering".
+    pub(super) net: Option<wicket::net::NetRun>,
     /// Why the last line for the server could not be passed on.
     pub(super) not_sent: String,
     /// The `tools/call`s owed a decision, each denied by the deadline if the relay stalls.
@@ -840,11 +843,32 @@ impl Gateway {
         Some(Value::Object(out))
     }
 
+    /// What the proxy refused the server, for a client that never sees the gateway's stderr
+    /// (where each refusal is also printed when the session ends): a server that could not
+    /// fetch itself names the host and the way to allow it.
+    fn refusals(&self) -> String {
+        const SHOWN: usize = 3;
+        let Some(net) = &self.net else { return String::new() };
+        let blocked = net.blocked();
+        if blocked.is_empty() {
+            return String::new();
+        }
+        let mut text = String::from("; its network goes only to network.allow, and the sandbox refused it ");
+        let shown: Vec<String> = blocked.iter().take(SHOWN).map(|b| b.to_string().replace(['\r', '\n'], " ")).collect();
+        text.push_str(&shown.join("; "));
+        if blocked.len() > SHOWN {
+            text.push_str(&format!("; and {} more", blocked.len() - SHOWN));
+        }
+        text.push_str("; or pass --network to give the server the whole network");
+        text
+    }
+
     /// The server closed its output: every request it did not answer gets an error.
     fn server_gone(&mut self) {
         self.to_server = None;
         self.server_closed = true;
-        let why = format!("the MCP server {:?} exited before answering{}", self.name, self.gone_hint);
+        let why =
+            format!("the MCP server {:?} exited before answering{}{}", self.name, self.gone_hint, self.refusals());
         for (_, f) in std::mem::take(&mut self.forwarded) {
             self.send_client(&error(f.id, INTERNAL_ERROR, &why));
         }

@@ -144,7 +144,6 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     // `network.allow` in the settings: the server reaches the network only through the
     // allowlist proxy, as a command under `wicket run` does (`--network` opens it wholly).
     let net_config = if args.network { None } else { wicket::net::net_config_of(&loaded)? };
-    let net_config_was_none = net_config.is_none();
     // Lives as long as the server: the proxy's runtime serves the sandbox's listener.
     let mut net_run: Option<wicket::net::NetRun> = None;
 
@@ -247,7 +246,9 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         timeout: Duration::from_secs_f64(args.approval_timeout.clamp(0.0, 86_400.0)),
         call_timeout: Duration::from_secs_f64(args.call_timeout),
         sandboxed,
-        gone_hint: if sandboxed && !args.network && net_config_was_none {
+        // No network at all: no --network, and no proxy for network.allow (none listed, or a
+        // backend that cannot serve it).
+        gone_hint: if sandboxed && !args.network && net_run.is_none() {
             "; it ran in the OS sandbox with no network at all, so a server that fetches itself first (`npx -y`, \
              `uvx`) cannot start: install it beforehand, list its registry in network.allow (`wicket registries \
              --allow` in a project that uses it), or pass --network"
@@ -255,6 +256,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
         } else {
             String::new()
         },
+        net: net_run,
         owed,
         ticket: None,
         not_sent: String::new(),
@@ -277,7 +279,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     if let Some(h) = &held {
         eprintln!("wicket: {h}");
     }
-    if let Some(run) = net_run {
+    if let Some(run) = gw.net.take() {
         // The refusals, for the person reading stderr (each is in the audit log already).
         for b in run.blocked() {
             eprintln!("{}{}", wicket::net::BLOCKED_LINE, b.to_string().replace(['\r', '\n'], " "));
