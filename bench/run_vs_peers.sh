@@ -89,7 +89,7 @@ print(" ".join(twin + w[len(proj):] if here(w) else w for w in out))' "$PWD" "$t
   sleep 2.1
   local cmds=("$bin run -- true"
     "bwrap --ro-bind / / --dev /dev --proc /proc --bind $PWD $PWD --unshare-net --unshare-pid true"
-    "$own true")
+    "bwrap $own true")
   local names=("wicket run -- true" "bare bwrap" "bwrap, wicket's mounts")
   if [ -n "${CODEX:-}" ] && "$CODEX" sandbox -- true >/dev/null 2>&1; then
     cmds+=("$CODEX sandbox -- true"); names+=("codex sandbox -- true")
