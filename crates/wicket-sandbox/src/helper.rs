@@ -150,10 +150,22 @@ impl Helper {
 }
 
 /// The helper `name` from [`TRUSTED_DIRS`] (the first that passes [`check`]); `PATH` is never
-/// read. The error says what was found and why it was refused.
+/// read. The error says what was found and why it was refused. A helper found is kept for the
+/// rest of the process (a run asks for git and bubblewrap several times): only root can move
+/// or replace it, and a helper gone since then fails to start, which its callers treat as no
+/// answer. A refusal is not kept: the next call looks again.
 pub fn find(name: &str) -> Result<Helper, HelperError> {
+    static FOUND: std::sync::Mutex<Vec<(String, Helper)>> = std::sync::Mutex::new(Vec::new());
+    let known = |f: &[(String, Helper)]| f.iter().find(|(n, _)| n == name).map(|(_, h)| h.clone());
+    if let Some(h) = FOUND.lock().ok().and_then(|f| known(&f)) {
+        return Ok(h);
+    }
     let dirs: Vec<&Path> = TRUSTED_DIRS.iter().map(Path::new).collect();
-    find_in(&dirs, name, &|uid| uid == 0)
+    let h = find_in(&dirs, name, &|uid| uid == 0)?;
+    if let Ok(mut f) = FOUND.lock() {
+        f.push((name.to_string(), h.clone()));
+    }
+    Ok(h)
 }
 
 /// [`find`] in `dirs`, with `owner_ok` saying which owners are trusted.

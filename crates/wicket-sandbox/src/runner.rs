@@ -318,7 +318,10 @@ impl Sandbox {
             keep.push(policy.root.clone());
             let mut p = policy.clone();
             let mut masked: std::collections::HashSet<PathBuf> = p.unreadable.iter().cloned().collect();
-            for m in crate::rootonly::root_only_paths(&keep) {
+            // The listings of the last search are kept in wicket's own state, out of the
+            // sandbox's reach (see `rootonly`).
+            let cache = policy.state_dir.as_ref().map(|s| s.join("cache").join("rootonly"));
+            for m in crate::rootonly::root_only_paths(&keep, cache.as_deref()) {
                 if masked.insert(m.clone()) {
                     p.unreadable.push(m);
                 }

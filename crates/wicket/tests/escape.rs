@@ -504,6 +504,9 @@ const STATE_ATTACKS: &[(&str, &str)] = &[
     ("audit", "open(WH + '/audit/p/log.jsonl', 'a').write('{}')"),
     ("audit_new", "os.makedirs(WH + '/audit/q', exist_ok=True)\nopen(WH + '/audit/q/log.jsonl', 'w').write('{}')"),
     ("probe_cache", "open(WH + '/cache/sandbox-probe.json', 'w').write('[]')"),
+    ("rootonly_cache", "open(WH + '/cache/rootonly', 'w').write('[]')"),
+    ("git_cache", "os.makedirs(WH + '/cache/git', exist_ok=True)\nopen(WH + '/cache/git/0.json', 'w').write('[]')"),
+    ("scan_cache", "os.makedirs(WH + '/cache/scan', exist_ok=True)\nopen(WH + '/cache/scan/0.json', 'w').write('[]')"),
     ("read_settings", "assert 'permissions' in open(WH + '/settings.json').read()"),
     ("rename_home", "os.rename(WH, WH + '.moved')\nos.makedirs(WH)\nopen(WH + '/settings.json', 'w').write('{}')"),
     (
@@ -538,27 +541,27 @@ fn wicket_state_is_out_of_reach_wherever_it_lives() {
                 let args = ["python3", script.to_str().unwrap(), wh.to_str().unwrap()];
                 let out = wicket_with(&w, backend, wh, &[], &args);
                 let got = verdict(&out);
-                // The run itself may add its own audit record and probe cache: compare what
-                // the attack touches only.
+                let cache_attack = name.ends_with("_cache");
+                // The run itself may add its own audit record and caches: compare what the
+                // attack touches only.
                 let after: Vec<_> = snapshot(wh)
                     .into_iter()
                     .filter(|(p, _)| before.iter().any(|(q, _)| q == p) || p.starts_with(wh.join("audit/q")))
-                    .filter(|(p, _)| !p.starts_with(wh.join("cache")) || *name == "probe_cache")
+                    .filter(|(p, _)| !p.starts_with(wh.join("cache")) || cache_attack)
                     .collect();
-                let before: Vec<_> = before
-                    .into_iter()
-                    .filter(|(p, _)| !p.starts_with(wh.join("cache")) || *name == "probe_cache")
-                    .collect();
+                let before: Vec<_> =
+                    before.into_iter().filter(|(p, _)| !p.starts_with(wh.join("cache")) || cache_attack).collect();
                 let moved =
                     wh.with_extension("moved").exists() || wh.parent().unwrap().with_extension("moved").exists();
-                let probe_forged = *name == "probe_cache"
-                    && std::fs::read_to_string(wh.join("cache/sandbox-probe.json")).is_ok_and(|t| t == "[]");
+                // A cache the run itself writes (the probe, the root-only listings, git's
+                // answer, the scan) is not compared: the attack's own content must not be there.
+                let probe_forged = cache_attack && snapshot(&wh.join("cache")).iter().any(|(_, c)| c == b"[]");
                 // Under bubblewrap /tmp is a fresh tmpfs: a rename there moves the run's own
                 // folders, never the host's (what `moved` and the snapshot check). Binding the
                 // host's folders back to stop it would show the host's /tmp inside.
                 let private_rename = backend == "bwrap" && wh.starts_with(tmp.path()) && name.starts_with("rename");
                 let escaped = got.starts_with("ESCAPED") && !private_rename;
-                if escaped || moved || probe_forged || (*name != "probe_cache" && after != before) {
+                if escaped || moved || probe_forged || (!cache_attack && after != before) {
                     failures.push(format!(
                         "{backend} {}: {name}: {got} (moved: {moved}; stderr: {})",
                         wh.display(),

@@ -192,4 +192,18 @@ fn a_kept_answer_gives_way_to_a_changed_environment_or_file() {
     let set = bash(&base, &root, "git config core.fsmonitor 'touch MARK'");
     assert!(set.status.success());
     assert_ne!(check(&base, &root, &case)["decision"], "allow", "the changed file is seen");
+    // A file the repository's configuration includes, changed after the answer was kept (the
+    // repository's own file unchanged): seen on the very next call.
+    let set = bash(
+        &base,
+        &root,
+        "git config --unset core.fsmonitor && printf '[core]\\n\\tquotepath = off\\n' > extra.inc && git config include.path ../extra.inc",
+    );
+    assert!(set.status.success(), "{}", String::from_utf8_lossy(&set.stderr));
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    for _ in 0..3 {
+        assert_eq!(check(&base, &root, &case)["decision"], "allow", "the include, kept");
+    }
+    std::fs::write(root.join("extra.inc"), "[core]\n\tfsmonitor = touch MARK\n").unwrap();
+    assert_ne!(check(&base, &root, &case)["decision"], "allow", "the changed include is seen");
 }
