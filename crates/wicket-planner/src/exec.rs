@@ -41,9 +41,10 @@ pub const HOME_CACHES: &[&str] = &[
 /// `ENOENT: mkdir ~/.npm`). The host's copy stays empty; the tool would have made it on first use.
 pub const MADE_CACHES: &[(&str, &str)] = &[(".npm", "npm")];
 
-/// Make the missing [`MADE_CACHES`] in `home` whose program is in a folder of `path`. Best
-/// effort: a cache that cannot be made stays missing, as before.
-pub fn make_missing_caches(home: &Path, path: Option<&std::ffi::OsStr>) {
+/// Make the missing [`MADE_CACHES`] in `home` whose program is in a folder of `path`, but none
+/// inside `keep_out` (wicket's own state: a cache there is refused, so making one would stop
+/// every run). Best effort: a cache that cannot be made stays missing, as before.
+pub fn make_missing_caches(home: &Path, path: Option<&std::ffi::OsStr>, keep_out: &[PathBuf]) {
     let Some(path) = path else { return };
     if !home.is_dir() {
         return;
@@ -52,6 +53,12 @@ pub fn make_missing_caches(home: &Path, path: Option<&std::ffi::OsStr>) {
         let dir = home.join(cache);
         // Anything there already (a folder, a file, a link, a dangling one) is left as it is.
         if std::fs::symlink_metadata(&dir).is_ok() {
+            continue;
+        }
+        let inside = |k: &PathBuf| {
+            dir.starts_with(k) || real(k).is_some_and(|r| real(home).is_some_and(|h| h.join(cache).starts_with(r)))
+        };
+        if keep_out.iter().any(inside) {
             continue;
         }
         if std::env::split_paths(path).any(|d| d.is_absolute() && d.join(program).is_file()) {
@@ -374,7 +381,8 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     if let Some(h) = home {
         // A command the host runs makes its own caches as it always does.
         if !i.no_scan {
-            make_missing_caches(h, std::env::var_os("PATH").as_deref());
+            let keep_out: Vec<PathBuf> = i.state_dir.iter().chain(&i.wicket_state).cloned().collect();
+            make_missing_caches(h, std::env::var_os("PATH").as_deref(), &keep_out);
         }
         for c in HOME_CACHES {
             if let Some(r) = real(&h.join(c)) {
@@ -1432,15 +1440,18 @@ mod tests {
             std::fs::create_dir_all(d).expect("mkdir");
         }
         std::fs::write(bin.join("npm"), "#!/bin/sh\n").expect("npm");
-        make_missing_caches(&home, Some(nobin.as_os_str()));
+        make_missing_caches(&home, Some(nobin.as_os_str()), &[]);
         assert!(!home.join(".npm").exists(), "no npm on PATH: nothing is made");
-        make_missing_caches(&home, Some(std::env::join_paths([&nobin, &bin]).expect("path").as_os_str()));
+        let both = std::env::join_paths([&nobin, &bin]).expect("path");
+        make_missing_caches(&home, Some(both.as_os_str()), std::slice::from_ref(&home));
+        assert!(!home.join(".npm").exists(), "not inside wicket's state (a home that is WICKET_HOME)");
+        make_missing_caches(&home, Some(both.as_os_str()), &[]);
         assert!(home.join(".npm").is_dir(), "npm on PATH: its cache is made");
         // What is there already stays: a link (even one that points nowhere) is not followed.
         let other = base.join("home2");
         std::fs::create_dir_all(&other).expect("mkdir");
         std::os::unix::fs::symlink(base.join("nowhere"), other.join(".npm")).expect("link");
-        make_missing_caches(&other, Some(bin.as_os_str()));
+        make_missing_caches(&other, Some(bin.as_os_str()), &[]);
         assert!(!base.join("nowhere").exists(), "the dangling link was followed");
     }
 
