@@ -267,6 +267,8 @@ mod tests {
     struct FakeDisk {
         dirs: BTreeSet<PathBuf>,
         files: BTreeMap<PathBuf, String>,
+        /// How often each path was looked at (`real_path`, `lstat`, `stat`).
+        looks: std::sync::Mutex<BTreeMap<PathBuf, usize>>,
     }
 
     impl FakeDisk {
@@ -286,6 +288,9 @@ mod tests {
 
         fn kind(&self, p: &Path) -> Option<Kind> {
             let p = normalize(p);
+            if let Ok(mut looks) = self.looks.lock() {
+                *looks.entry(p.clone()).or_default() += 1;
+            }
             if self.dirs.contains(&p) {
                 Some(Kind::Dir)
             } else {
@@ -363,6 +368,21 @@ mod tests {
         let secret = decide_on(FakeDisk::leak(&[("/fake/proj/src/keys/.env", "")]), "grep -r token src");
         assert_ne!(secret.decision, Decision::Allow, "{secret:?}");
         assert!(secret.reason.contains("/fake/proj/src/keys/.env"), "{secret:?}");
+    }
+
+    #[test]
+    fn a_call_that_asks_looks_at_each_argument_once() {
+        let disk = FakeDisk::leak(&[]);
+        // No rule covers `git status`, so the reason suggests one: from what the decision
+        // already found, not from a second look at every argument.
+        let v = decide_on(disk, "git status && npm test -- --watch=false | tee out.log");
+        assert_eq!(v.decision, Decision::Ask, "{v:?}");
+        assert!(v.reason.contains("permissions.allow"), "{v:?}");
+        let looks = disk.looks.lock().expect("looks").clone();
+        for arg in ["status", "test", "false"] {
+            let n = looks.get(&Path::new(ROOT).join(arg)).copied().unwrap_or(0);
+            assert_eq!(n, 1, "{arg} was looked at {n} times: {looks:?}");
+        }
     }
 
     #[test]
