@@ -155,7 +155,9 @@ fn judge_line(gate: &Gate, line: crate::lines::Line, sandboxed: bool) -> Judged 
     }
     match parse_call(&text, sandboxed) {
         Ok(call) => {
-            let v = gate.decide(&call).into_verdict();
+            // The engine's verdict as it is, an ask included: no question is made (a
+            // question's "always" rule would look at the disk a second time for nothing).
+            let v = gate.peek(&call);
             Judged::Call(call, text, v)
         }
         Err(e) => Judged::Broken(text, format!("{e:#}")),
@@ -163,13 +165,63 @@ fn judge_line(gate: &Gate, line: crate::lines::Line, sandboxed: bool) -> Judged 
 }
 
 /// A line of `--jsonl` input as the reader passes it on: its number, the line (blank lines are
-/// not passed), and its deadline; or why stdin could not be read.
-type Numbered = Result<(u64, crate::lines::Line, Ticket), anyhow::Error>;
+/// not passed), and its deadline.
+type Numbered = (u64, crate::lines::Line, Ticket);
+
+/// What the reader passes on at once: the lines that arrived together, or why stdin could not
+/// be read.
+type Batch = Result<Vec<Numbered>, anyhow::Error>;
+
+/// The most lines passed on at once, and how many such batches may wait: the reader stays at
+/// most about this far ahead of the decisions (a line's clock starts when it is read, so
+/// reading far ahead would spend lines' deadlines on waiting in line).
+const BATCH_LINES: usize = 256;
+const BATCHES_AHEAD: usize = 4;
+
+/// The reader of `check --jsonl`: numbers the lines and starts their deadlines as it reads
+/// them, and passes them on a batch at a time, so a stream costs one hand-off per batch, not
+/// one per line. A batch goes as soon as the next line is not all in hand (the driver may be
+/// waiting for these answers before it writes more).
+fn read_lines(owed: &Owed<u64, BufWriter<Stdout>>, tx: &std::sync::mpsc::SyncSender<Batch>) {
+    let mut input = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
+    let mut batch: Vec<(u64, crate::lines::Line)> = Vec::new();
+    let pass_on = |batch: &mut Vec<(u64, crate::lines::Line)>| -> bool {
+        if batch.is_empty() {
+            return true;
+        }
+        let lines = std::mem::take(batch);
+        let tickets = owed.owe_all(lines.iter().map(|(n, _)| *n));
+        let numbered = lines.into_iter().zip(tickets).map(|((n, line), t)| (n, line, t)).collect();
+        tx.send(Ok(numbered)).is_ok()
+    };
+    for n in 1u64.. {
+        let whole_line_in_hand = input.buffer().contains(&b'\n');
+        if (batch.len() >= BATCH_LINES || !whole_line_in_hand) && !pass_on(&mut batch) {
+            return;
+        }
+        // Capped: an over-long line is thrown away as it is read, and answered in turn.
+        match crate::lines::read_line(&mut input, MAX_LINE) {
+            Ok(None) => {
+                pass_on(&mut batch);
+                return;
+            }
+            Ok(Some(Ok(b))) if std::str::from_utf8(&b).is_ok_and(|t| t.trim().is_empty()) => {}
+            Ok(Some(line)) => batch.push((n, line)),
+            Err(e) => {
+                if pass_on(&mut batch) {
+                    let _ = tx.send(Err(anyhow::Error::from(e).context(format!("cannot read line {n} of stdin"))));
+                }
+                return;
+            }
+        }
+    }
+}
 
 /// `check --jsonl`: a reader thread numbers the lines and starts each one's deadline as it is
-/// read; this thread decides them in order. A line not answered within the deadline (a stall
-/// here: the file system, the audit lock) is denied by the deadline in its place, and lines read
-/// meanwhile behind it too, so the driver gets every answer in time and in order.
+/// read ([`read_lines`]); this thread decides them in order. A line not answered within the
+/// deadline (a stall here: the file system, the audit lock) is denied by the deadline in its
+/// place, and lines read meanwhile behind it too, so the driver gets every answer in time and
+/// in order. The watchdog wakes only when an answer is due, not per line.
 fn check_lines(gate: &mut Gate, out: BufWriter<Stdout>, sandboxed: bool) -> Result<()> {
     let owed = Owed::start(crate::hook_core::deadline(), out, |out: &mut BufWriter<Stdout>, n: u64, why: &str| {
         let v = Verdict::deny(wicket_policy::By::Input, why);
@@ -182,89 +234,89 @@ fn check_lines(gate: &mut Gate, out: BufWriter<Stdout>, sandboxed: bool) -> Resu
         }
     });
     let owed = std::sync::Arc::new(owed);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Numbered>(1024);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(BATCHES_AHEAD);
     let reader_owed = std::sync::Arc::clone(&owed);
-    std::thread::spawn(move || {
-        let mut input = std::io::BufReader::new(std::io::stdin().lock());
-        for n in 1u64.. {
-            // Capped: an over-long line is thrown away as it is read, and answered in turn.
-            let item = match crate::lines::read_line(&mut input, MAX_LINE) {
-                Ok(None) => return,
-                Ok(Some(Ok(b))) if std::str::from_utf8(&b).is_ok_and(|t| t.trim().is_empty()) => continue,
-                Ok(Some(line)) => Ok((n, line, reader_owed.owe(n))),
-                Err(e) => Err(anyhow::Error::from(e).context(format!("cannot read line {n} of stdin"))),
-            };
-            let failed = item.is_err();
-            if tx.send(item).is_err() || failed {
-                return;
-            }
-        }
-    });
+    std::thread::spawn(move || read_lines(&reader_owed, &tx));
     let flush = |owed: &Owed<u64, BufWriter<Stdout>>| owed.with_sink(|o| o.flush());
     loop {
         owed.stage("waiting for the next line");
-        let item = match rx.try_recv() {
-            Ok(item) => item,
+        let batch = match rx.try_recv() {
+            Ok(batch) => batch,
             // Nothing more yet: give up the audit lock and show the answers so far, so neither
             // another process nor the driver waits on a reader that waits.
             Err(std::sync::mpsc::TryRecvError::Empty) => {
                 gate.idle();
                 flush(&owed)?;
                 match rx.recv() {
-                    Ok(item) => item,
+                    Ok(batch) => batch,
                     Err(_) => break,
                 }
             }
             Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
         };
-        let (n, line, ticket) = item?;
-        // Denied by the deadline while it waited behind a stall: recorded, not decided again.
-        let judged = match owed.late(ticket) {
-            Some(why) => {
-                let raw = match &line {
-                    Ok(b) => String::from_utf8_lossy(b).into_owned(),
-                    Err(_) => String::new(),
-                };
-                Judged::Broken(raw, why)
-            }
-            None => {
-                owed.stage("deciding");
-                judge_line(gate, line, sandboxed)
-            }
-        };
-        let (call, raw, verdict, error) = match judged {
-            Judged::Blank => continue,
-            Judged::Call(call, raw, v) => (Some(call), raw, v, None),
-            Judged::Broken(raw, e) => {
-                let v = Verdict::deny(wicket_policy::By::Input, format!("line {n}: {e}"));
-                (None, raw, v, Some(e))
-            }
-        };
-        owed.stage("writing the audit line");
-        let verdict = record(gate, call.as_ref(), &raw, verdict);
-        let mut shown = verdict_json(&verdict);
-        if let Some(e) = &error {
-            shown.error = Some(e);
-            shown.line = Some(n);
-        }
-        let answered = owed.settle(ticket, |out| -> Result<()> {
-            serde_json::to_writer(&mut *out, &shown)?;
-            out.write_all(b"\n")?;
-            Ok(())
-        });
-        match answered {
-            Ok(r) => r?,
-            // The deadline answered first: the log says so when it recorded anything else.
-            Err(why) => {
-                if verdict.decision != wicket_policy::Decision::Deny {
-                    let fixed = Verdict::deny(wicket_policy::By::Input, format!("{why}; the deadline answered first"));
-                    record(gate, call.as_ref(), &raw, fixed);
-                }
-            }
+        for (n, line, ticket) in batch? {
+            answer_line(gate, &owed, n, line, ticket, sandboxed)?;
         }
     }
     gate.idle();
     flush(&owed)?;
+    Ok(())
+}
+
+/// Decide one line of `check --jsonl`, record it and answer it, unless the deadline answered
+/// it first.
+fn answer_line(
+    gate: &mut Gate,
+    owed: &Owed<u64, BufWriter<Stdout>>,
+    n: u64,
+    line: crate::lines::Line,
+    ticket: Ticket,
+    sandboxed: bool,
+) -> Result<()> {
+    // Denied by the deadline while it waited behind a stall: recorded, not decided again.
+    let judged = match owed.late(ticket) {
+        Some(why) => {
+            let raw = match &line {
+                Ok(b) => String::from_utf8_lossy(b).into_owned(),
+                Err(_) => String::new(),
+            };
+            Judged::Broken(raw, why)
+        }
+        None => {
+            owed.stage("deciding");
+            judge_line(gate, line, sandboxed)
+        }
+    };
+    let (call, raw, verdict, error) = match judged {
+        Judged::Blank => return Ok(()),
+        Judged::Call(call, raw, v) => (Some(call), raw, v, None),
+        Judged::Broken(raw, e) => {
+            let v = Verdict::deny(wicket_policy::By::Input, format!("line {n}: {e}"));
+            (None, raw, v, Some(e))
+        }
+    };
+    owed.stage("writing the audit line");
+    let verdict = record(gate, call.as_ref(), &raw, verdict);
+    let mut shown = verdict_json(&verdict);
+    if let Some(e) = &error {
+        shown.error = Some(e);
+        shown.line = Some(n);
+    }
+    let answered = owed.settle(ticket, |out| -> Result<()> {
+        serde_json::to_writer(&mut *out, &shown)?;
+        out.write_all(b"\n")?;
+        Ok(())
+    });
+    match answered {
+        Ok(r) => r?,
+        // The deadline answered first: the log says so when it recorded anything else.
+        Err(why) => {
+            if verdict.decision != wicket_policy::Decision::Deny {
+                let fixed = Verdict::deny(wicket_policy::By::Input, format!("{why}; the deadline answered first"));
+                record(gate, call.as_ref(), &raw, fixed);
+            }
+        }
+    }
     Ok(())
 }
 
@@ -389,7 +441,7 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
         }
     } else {
         stage("deciding and writing the audit line");
-        let v = gate.decide(&call).into_verdict();
+        let v = gate.peek(&call);
         let v = gate.record(&call, v);
         if let Some(w) = &watchdog {
             disarm(w);
