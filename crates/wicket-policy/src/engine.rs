@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use crate::call::{targets_of, Access, Target, ToolCall};
-use crate::command::{always_pattern, invisible_chars, view_with, CommandView, ViewContext, SAFE_LIST};
+use crate::command::{always_pattern, invisible_chars, CommandView, RecentViews, ViewContext, SAFE_LIST};
 use crate::disk::{Disk, Kind, RealDisk};
 use crate::gitconfig::{GitConfigView, GitRisk};
 use crate::host::{classify, parse_url, Host, HostPattern};
@@ -101,6 +101,8 @@ pub struct Policy {
     team: TeamRules,
     /// What command views need to know: the git aliases.
     view_ctx: ViewContext,
+    /// The views of the command lines seen last (made with `view_ctx`, which never changes).
+    views: RecentViews,
 }
 
 /// The team policy, compiled.
@@ -191,7 +193,7 @@ enum Fact {
         error: PathError,
     },
     Command {
-        view: Box<CommandView>,
+        view: std::sync::Arc<CommandView>,
         outside_sandbox: bool,
         scan: ArgScan,
     },
@@ -270,6 +272,7 @@ impl Policy {
             view_ctx: ViewContext {
                 git_aliases: cfg.git_config.as_ref().map(crate::gitalias::aliases).unwrap_or_default(),
             },
+            views: RecentViews::default(),
             env,
         })
     }
@@ -352,14 +355,14 @@ impl Policy {
                 Err(error) => Fact::BadPath { path: path.clone(), error },
             },
             Target::Command { command, outside_sandbox } => {
-                let view = view_with(command, &self.view_ctx);
+                let view = self.views.view(command, &self.view_ctx);
                 let mut scan = self.scan_args(&view);
                 // The OS sandbox masks secrets, so a command it runs need not be walked.
                 if !self.sandbox || *outside_sandbox {
                     scan.recursive_secret = self.recursive_secret(&view);
                     scan.foreign_git = self.foreign_git(&view);
                 }
-                Fact::Command { view: Box::new(view), outside_sandbox: *outside_sandbox, scan }
+                Fact::Command { view, outside_sandbox: *outside_sandbox, scan }
             }
             Target::Url { url } => match parse_url(url) {
                 Ok(u) => Fact::Url { host: u.host, url: url.clone() },
