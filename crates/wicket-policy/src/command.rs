@@ -96,6 +96,55 @@ pub struct ViewContext {
     pub git_aliases: Vec<(String, String)>,
 }
 
+/// The views of the last few distinct command lines a policy looked at: an agent's stream
+/// (`check --jsonl`, `serve`) repeats its commands (`npm test`, `git status`), and a view is
+/// a function of the text and the [`ViewContext`] alone, which a policy never changes, so a
+/// repeated line is not parsed again. Nothing on disk goes into a view (the engine looks at
+/// the disk for every call afresh), so nothing a command does between calls can make a kept
+/// view wrong.
+#[derive(Debug, Default)]
+pub struct RecentViews {
+    /// Newest first; at most [`RecentViews::KEEP`].
+    seen: std::sync::Mutex<std::collections::VecDeque<std::sync::Arc<CommandView>>>,
+}
+
+impl RecentViews {
+    /// How many distinct lines are kept.
+    const KEEP: usize = 32;
+    /// A longer line is viewed afresh each time (and not kept: memory stays small).
+    const LONGEST: usize = 4096;
+
+    /// The view of `command` under `ctx`: kept from an earlier call of the same text, or made
+    /// now. Every call on one `RecentViews` must pass the same `ctx`.
+    pub fn view(&self, command: &str, ctx: &ViewContext) -> std::sync::Arc<CommandView> {
+        if command.len() > Self::LONGEST {
+            return std::sync::Arc::new(view_with(command, ctx));
+        }
+        if let Ok(mut seen) = self.seen.lock() {
+            if let Some(i) = seen.iter().position(|v| v.command == command) {
+                if let Some(hit) = seen.remove(i) {
+                    seen.push_front(std::sync::Arc::clone(&hit));
+                    return hit;
+                }
+            }
+        }
+        // Made outside the lock: another thread deciding meanwhile need not wait for it.
+        let made = std::sync::Arc::new(view_with(command, ctx));
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.push_front(std::sync::Arc::clone(&made));
+            seen.truncate(Self::KEEP);
+        }
+        made
+    }
+}
+
+impl Clone for RecentViews {
+    /// A copy starts empty: the views are a cache, not state.
+    fn clone(&self) -> Self {
+        RecentViews::default()
+    }
+}
+
 impl CommandView {
     /// True when the parser understood every part.
     pub fn understood(&self) -> bool {
@@ -1117,7 +1166,27 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::expand_braces;
+    use super::{expand_braces, view_with, RecentViews, ViewContext};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_repeated_line_gets_its_kept_view_and_nothing_else_does() {
+        let ctx = ViewContext::default();
+        let views = RecentViews::default();
+        let first = views.view("npm test | tee out.log", &ctx);
+        assert!(Arc::ptr_eq(&first, &views.view("npm test | tee out.log", &ctx)), "the repeated line was parsed again");
+        let other = views.view("npm test | tee out.log ", &ctx);
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert_eq!(other.command, "npm test | tee out.log ");
+        assert_eq!(format!("{:?}", *first), format!("{:?}", view_with("npm test | tee out.log", &ctx)));
+        // Only the last few lines are kept.
+        for n in 0..RecentViews::KEEP {
+            views.view(&format!("echo {n}"), &ctx);
+        }
+        assert!(!Arc::ptr_eq(&first, &views.view("npm test | tee out.log", &ctx)));
+        let long = "x".repeat(RecentViews::LONGEST + 1);
+        assert!(!Arc::ptr_eq(&views.view(&long, &ctx), &views.view(&long, &ctx)), "a long line was kept");
+    }
 
     #[test]
     fn braces_expand_as_bash_expands_them() {

@@ -57,6 +57,17 @@ pub struct Existing {
     pub links: u64,
 }
 
+/// What one look at a path found, for resolving it ([`Disk::look_up`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// It exists.
+    Found(Existing),
+    /// A component is missing and none before it is a link: the path is its own real path.
+    Missing,
+    /// Neither is known from one look: walk the path.
+    Unknown,
+}
+
 /// A folder's entries, read as they are consumed (callers stop when they have seen enough).
 pub type Entries<'a> = Box<dyn Iterator<Item = io::Result<Entry>> + 'a>;
 
@@ -83,6 +94,11 @@ pub trait Disk: Send + Sync + std::fmt::Debug {
     /// What a command argument is on disk (asked for every argument word, so keep it cheap).
     fn arg_path(&self, p: &Path) -> ArgPath {
         portable_arg_path(self, p)
+    }
+    /// [`Disk::existing`], or that the path is missing with no link on the way, when one look
+    /// can tell (most paths a call writes do not exist yet).
+    fn look_up(&self, p: &Path) -> Lookup {
+        self.existing(p).map_or(Lookup::Unknown, Lookup::Found)
     }
 }
 
@@ -168,7 +184,7 @@ impl Disk for RealDisk {
         // the caller walks it (no `canonicalize`, which would fail too).
         #[cfg(target_os = "linux")]
         {
-            if let Some(links) = open_no_links(p) {
+            if let Ok(Some(links)) = open_no_links(p) {
                 return Some(Existing { real: normalize(p), via_link: false, links });
             }
             open_real(p).map(|(real, links)| Existing { via_link: real != normalize(p), real, links })
@@ -176,6 +192,26 @@ impl Disk for RealDisk {
         #[cfg(not(target_os = "linux"))]
         {
             portable_existing(self, p)
+        }
+    }
+
+    fn look_up(&self, p: &Path) -> Lookup {
+        #[cfg(target_os = "linux")]
+        {
+            match open_no_links(p) {
+                Ok(Some(links)) => return Lookup::Found(Existing { real: normalize(p), via_link: false, links }),
+                // The kernel refuses a link (ELOOP) as soon as it meets one, so ENOENT means
+                // it walked plain folders up to a name that is not there.
+                Err(e) if e == rustix::io::Errno::NOENT => return Lookup::Missing,
+                _ => {}
+            }
+            open_real(p).map_or(Lookup::Unknown, |(real, links)| {
+                Lookup::Found(Existing { via_link: real != normalize(p), real, links })
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            self.existing(p).map_or(Lookup::Unknown, Lookup::Found)
         }
     }
 
@@ -194,6 +230,9 @@ impl Disk for RealDisk {
                     _ => ArgPath::Plain { links: 0 },
                 },
                 Err(e) if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::XDEV => ArgPath::ViaLink,
+                // A link on the way, or as the last name, would have been refused (ELOOP)
+                // before the kernel found a name missing: no second look needed.
+                Err(e) if e == rustix::io::Errno::NOENT => ArgPath::Missing,
                 Err(e) if e == rustix::io::Errno::NOSYS => portable_arg_path(self, p),
                 Err(_) => match self.lstat(p) {
                     Some(Kind::Link) => ArgPath::ViaLink,
@@ -208,10 +247,11 @@ impl Disk for RealDisk {
     }
 }
 
-/// The hard-link count of an existing path none of whose components is a link (`None` when
-/// one is, when the path is missing, or when the kernel has no `openat2`).
+/// The hard-link count of an existing path none of whose components is a link (`Ok(None)`
+/// when the last one is a link; the error when the path cannot be opened so: a link on the
+/// way (ELOOP), a missing name (ENOENT), or no `openat2` in the kernel).
 #[cfg(target_os = "linux")]
-fn open_no_links(p: &Path) -> Option<u64> {
+fn open_no_links(p: &Path) -> Result<Option<u64>, rustix::io::Errno> {
     use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, CWD};
     let fd = rustix::fs::openat2(
         CWD,
@@ -219,15 +259,14 @@ fn open_no_links(p: &Path) -> Option<u64> {
         OFlags::PATH | OFlags::CLOEXEC | OFlags::NOFOLLOW,
         Mode::empty(),
         ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-    )
-    .ok()?;
-    let st = rustix::fs::fstat(&fd).ok()?;
+    )?;
+    let st = rustix::fs::fstat(&fd)?;
     // O_PATH|O_NOFOLLOW opens a final link itself; NO_SYMLINKS refuses it, but stay strict.
     let kind = FileType::from_raw_mode(st.st_mode);
     if kind == FileType::Symlink {
-        return None;
+        return Ok(None);
     }
-    Some(if kind == FileType::RegularFile { st.st_nlink } else { 0 })
+    Ok(Some(if kind == FileType::RegularFile { st.st_nlink } else { 0 }))
 }
 
 /// The real path and hard-link count of an existing path in four system calls, whatever its
@@ -267,6 +306,8 @@ mod tests {
     struct FakeDisk {
         dirs: BTreeSet<PathBuf>,
         files: BTreeMap<PathBuf, String>,
+        /// How often each path was looked at (`real_path`, `lstat`, `stat`).
+        looks: std::sync::Mutex<BTreeMap<PathBuf, usize>>,
     }
 
     impl FakeDisk {
@@ -286,6 +327,9 @@ mod tests {
 
         fn kind(&self, p: &Path) -> Option<Kind> {
             let p = normalize(p);
+            if let Ok(mut looks) = self.looks.lock() {
+                *looks.entry(p.clone()).or_default() += 1;
+            }
             if self.dirs.contains(&p) {
                 Some(Kind::Dir)
             } else {
@@ -366,6 +410,21 @@ mod tests {
     }
 
     #[test]
+    fn a_call_that_asks_looks_at_each_argument_once() {
+        let disk = FakeDisk::leak(&[]);
+        // No rule covers `git status`, so the reason suggests one: from what the decision
+        // already found, not from a second look at every argument.
+        let v = decide_on(disk, "git status && npm test -- --watch=false | tee out.log");
+        assert_eq!(v.decision, Decision::Ask, "{v:?}");
+        assert!(v.reason.contains("permissions.allow"), "{v:?}");
+        let looks = disk.looks.lock().expect("looks").clone();
+        for arg in ["status", "test", "false"] {
+            let n = looks.get(&Path::new(ROOT).join(arg)).copied().unwrap_or(0);
+            assert_eq!(n, 1, "{arg} was looked at {n} times: {looks:?}");
+        }
+    }
+
+    #[test]
     fn the_git_config_is_read_from_the_disk() {
         let plain = decide_on(FakeDisk::leak(&[("/fake/proj/.git/config", "[core]\n\tbare = false\n")]), "git status");
         assert_eq!(plain.decision, Decision::Allow, "{plain:?}");
@@ -373,6 +432,55 @@ mod tests {
             decide_on(FakeDisk::leak(&[("/fake/proj/.git/config", "[core]\n\tfsmonitor = ./x\n")]), "git status");
         assert_ne!(risky.decision, Decision::Allow, "{risky:?}");
         assert!(risky.reason.contains("fsmonitor"), "{risky:?}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_missing_path_is_known_missing_in_one_look_only_with_no_link_on_the_way() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = RealDisk.real_path(dir.path()).expect("real");
+        std::fs::create_dir(root.join("d")).expect("mkdir");
+        std::os::unix::fs::symlink("d", root.join("l")).expect("symlink");
+        std::os::unix::fs::symlink("nowhere", root.join("dangling")).expect("symlink");
+        assert_eq!(RealDisk.look_up(&root.join("d/new")), Lookup::Missing);
+        assert_eq!(RealDisk.look_up(&root.join("d/a/b")), Lookup::Missing);
+        assert_eq!(RealDisk.arg_path(&root.join("d/new")), ArgPath::Missing);
+        // A link on the way or at the end is never taken for a missing name.
+        assert_eq!(RealDisk.look_up(&root.join("l/new")), Lookup::Unknown);
+        assert_eq!(RealDisk.look_up(&root.join("dangling")), Lookup::Unknown);
+        assert_eq!(RealDisk.arg_path(&root.join("l/new")), ArgPath::ViaLink);
+        assert_eq!(RealDisk.arg_path(&root.join("dangling")), ArgPath::ViaLink);
+        let env = crate::paths::PathEnv::new(&root, None).expect("env");
+        let behind = crate::paths::resolve(&env, "l/new").expect("resolve");
+        assert!(behind.via_link && behind.real == root.join("d/new"), "{behind:?}");
+        let plain = crate::paths::resolve(&env, "d/../d/new").expect("resolve");
+        assert!(!plain.via_link && plain.real == root.join("d/new") && plain.links == 0, "{plain:?}");
+        let through = crate::paths::resolve(&env, "dangling").expect("resolve");
+        assert!(through.via_link && through.real == root.join("nowhere"), "{through:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_repeated_command_is_judged_by_the_disk_as_it_is_now() {
+        // The command's view is kept from the first call; what its words name on disk is not.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = RealDisk.real_path(dir.path()).expect("real");
+        std::fs::write(root.join(".env"), "KEY=1").expect("write");
+        std::fs::write(root.join("notes.txt"), "x").expect("write");
+        let cfg = PolicyConfig {
+            root: root.clone(),
+            home: Some(root.join("home")),
+            allow: vec!["bash(cat *)".to_string()],
+            ..Default::default()
+        };
+        let policy = Policy::new(&cfg).expect("policy");
+        let call = ToolCall::new("bash", serde_json::json!({ "command": "cat notes.txt" }));
+        let before = policy.decide(&call, &Session::new());
+        assert_eq!(before.decision, Decision::Allow, "{before:?}");
+        std::fs::remove_file(root.join("notes.txt")).expect("rm");
+        std::os::unix::fs::symlink(root.join(".env"), root.join("notes.txt")).expect("symlink");
+        let after = policy.decide(&call, &Session::new());
+        assert_eq!((after.decision, after.by), (Decision::Deny, By::Sensitive), "{after:?}");
     }
 
     #[test]

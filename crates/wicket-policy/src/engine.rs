@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use crate::call::{targets_of, Access, Target, ToolCall};
-use crate::command::{always_pattern, invisible_chars, view_with, CommandView, ViewContext, SAFE_LIST};
+use crate::command::{always_pattern, invisible_chars, CommandView, RecentViews, ViewContext, SAFE_LIST};
 use crate::disk::{Disk, Kind, RealDisk};
 use crate::gitconfig::{GitConfigView, GitRisk};
 use crate::host::{classify, parse_url, Host, HostPattern};
@@ -101,6 +101,8 @@ pub struct Policy {
     team: TeamRules,
     /// What command views need to know: the git aliases.
     view_ctx: ViewContext,
+    /// The views of the command lines seen last (made with `view_ctx`, which never changes).
+    views: RecentViews,
 }
 
 /// The team policy, compiled.
@@ -191,7 +193,7 @@ enum Fact {
         error: PathError,
     },
     Command {
-        view: Box<CommandView>,
+        view: std::sync::Arc<CommandView>,
         outside_sandbox: bool,
         scan: ArgScan,
     },
@@ -270,6 +272,7 @@ impl Policy {
             view_ctx: ViewContext {
                 git_aliases: cfg.git_config.as_ref().map(crate::gitalias::aliases).unwrap_or_default(),
             },
+            views: RecentViews::default(),
             env,
         })
     }
@@ -319,27 +322,8 @@ impl Policy {
     /// or session answer fits (compound commands, sensitive files, invisible characters).
     pub fn always_allow_rule(&self, call: &ToolCall) -> Option<Rule> {
         let ct = targets_of(call).ok()?;
-        let mut pattern: Option<String> = None;
-        for t in &ct.targets {
-            match self.fact(t, call.tool.as_str()) {
-                Fact::Command { view, scan, .. } => {
-                    if scan.sensitive.is_some() || !view.unseen_scripts.is_empty() {
-                        return None;
-                    }
-                    pattern = Some(always_pattern(&view)?);
-                }
-                Fact::Url { host, .. } => pattern = Some(host.to_string()),
-                Fact::Path { rp, classes, .. } => {
-                    if classes.sensitive.is_some() {
-                        return None;
-                    }
-                    pattern = Some(rp.rel.clone().filter(|r| !r.is_empty())?);
-                }
-                Fact::Input => {}
-                Fact::BadPath { .. } | Fact::BadUrl { .. } => return None,
-            }
-        }
-        Some(Rule { tool: call.tool.clone(), pattern })
+        let facts: Vec<Fact> = ct.targets.iter().map(|t| self.fact(t, call.tool.as_str())).collect();
+        always_rule_of(&call.tool, &facts)
     }
 
     /// A path fact, classified against the built-in lists as written and as a real path.
@@ -371,14 +355,14 @@ impl Policy {
                 Err(error) => Fact::BadPath { path: path.clone(), error },
             },
             Target::Command { command, outside_sandbox } => {
-                let view = view_with(command, &self.view_ctx);
+                let view = self.views.view(command, &self.view_ctx);
                 let mut scan = self.scan_args(&view);
                 // The OS sandbox masks secrets, so a command it runs need not be walked.
                 if !self.sandbox || *outside_sandbox {
                     scan.recursive_secret = self.recursive_secret(&view);
                     scan.foreign_git = self.foreign_git(&view);
                 }
-                Fact::Command { view: Box::new(view), outside_sandbox: *outside_sandbox, scan }
+                Fact::Command { view, outside_sandbox: *outside_sandbox, scan }
             }
             Target::Url { url } => match parse_url(url) {
                 Ok(u) => Fact::Url { host: u.host, url: url.clone() },
@@ -518,7 +502,8 @@ impl Policy {
             }
         }
         // Step 12: ask, or deny when nobody can be asked.
-        let what = self.suggestion(call, &facts);
+        // The targets' facts come first; the rest are a command's redirections and writes.
+        let what = self.suggestion(call, facts.get(..ct.targets.len()).unwrap_or(&[]), &facts);
         let reason = if ask_mode_blocks {
             "ask mode: every edit and command needs a person's answer".to_string()
         } else if !doubts.is_empty() {
@@ -1515,9 +1500,11 @@ impl Policy {
 
     /// The rule that would allow this call, for reasons. It goes in the person's own settings:
     /// a project's allow rules wait for consent, so pointing there would only move the question.
-    fn suggestion(&self, call: &ToolCall, facts: &[Fact]) -> String {
+    /// `targets`: the facts of the call's own targets, already made (asking the disk again
+    /// would cost a second look at every path and command word); `facts`: all of them.
+    fn suggestion(&self, call: &ToolCall, targets: &[Fact], facts: &[Fact]) -> String {
         const WHERE: &str = "to permissions.allow in your settings (~/.wicket/settings.json)";
-        match self.always_allow_rule(call) {
+        match always_rule_of(&call.tool, targets) {
             Some(rule) => format!("the allow rule {rule} {WHERE}"),
             None => {
                 if facts.iter().any(|f| matches!(f, Fact::Command { .. })) {
@@ -1528,6 +1515,32 @@ impl Policy {
             }
         }
     }
+}
+
+/// The "always allow" rule for a call whose targets' facts are `facts` (one per target, in
+/// order): [`Policy::always_allow_rule`] without looking at the disk again.
+fn always_rule_of(tool: &str, facts: &[Fact]) -> Option<Rule> {
+    let mut pattern: Option<String> = None;
+    for fact in facts {
+        match fact {
+            Fact::Command { view, scan, .. } => {
+                if scan.sensitive.is_some() || !view.unseen_scripts.is_empty() {
+                    return None;
+                }
+                pattern = Some(always_pattern(view)?);
+            }
+            Fact::Url { host, .. } => pattern = Some(host.to_string()),
+            Fact::Path { rp, classes, .. } => {
+                if classes.sensitive.is_some() {
+                    return None;
+                }
+                pattern = Some(rp.rel.clone().filter(|r| !r.is_empty())?);
+            }
+            Fact::Input => {}
+            Fact::BadPath { .. } | Fact::BadUrl { .. } => return None,
+        }
+    }
+    Some(Rule { tool: tool.to_string(), pattern })
 }
 
 /// Does an allow rule's pattern name, after its first word and outside wildcards, the program

@@ -227,9 +227,13 @@ fn proc_alias(p: &Path, env: &PathEnv) -> PathBuf {
 /// Resolve the real path: follow links through every existing component, keep the missing
 /// tail as written. `..` after a link is applied to the link's target, as the kernel does.
 fn real_path(p: &Path, disk: &dyn Disk) -> (PathBuf, bool, Option<u64>) {
-    // Fast path: the whole path exists.
-    if let Some(e) = disk.existing(p) {
-        return (e.real, e.via_link, Some(e.links));
+    match disk.look_up(p) {
+        // Fast path: the whole path exists.
+        crate::disk::Lookup::Found(e) => return (e.real, e.via_link, Some(e.links)),
+        // Nothing there, and plain folders up to where it stops: what the walk below would
+        // find, in one look instead of one per component.
+        crate::disk::Lookup::Missing => return (normalize(p), false, Some(0)),
+        crate::disk::Lookup::Unknown => {}
     }
     let mut cur = PathBuf::from("/");
     let mut missing = false;

@@ -155,7 +155,9 @@ fn judge_line(gate: &Gate, line: crate::lines::Line, sandboxed: bool) -> Judged 
     }
     match parse_call(&text, sandboxed) {
         Ok(call) => {
-            let v = gate.decide(&call).into_verdict();
+            // The engine's verdict as it is, an ask included: no question is made (a
+            // question's "always" rule would look at the disk a second time for nothing).
+            let v = gate.peek(&call);
             Judged::Call(call, text, v)
         }
         Err(e) => Judged::Broken(text, format!("{e:#}")),
@@ -163,13 +165,106 @@ fn judge_line(gate: &Gate, line: crate::lines::Line, sandboxed: bool) -> Judged 
 }
 
 /// A line of `--jsonl` input as the reader passes it on: its number, the line (blank lines are
-/// not passed), and its deadline; or why stdin could not be read.
-type Numbered = Result<(u64, crate::lines::Line, Ticket), anyhow::Error>;
+/// not passed), and its deadline.
+type Numbered = (u64, crate::lines::Line, Ticket);
+
+/// What the reader passes on at once: the lines that arrived together, or why stdin could not
+/// be read.
+type Batch = Result<Vec<Numbered>, anyhow::Error>;
+
+/// The most lines passed on at once.
+const BATCH_LINES: usize = 256;
+
+/// How many lines the reader may have passed on that the deciding thread has not taken: as
+/// many as before batches (a channel of 1,024 lines), so a driver that writes one line at a
+/// time still gets that many answered by the deadline while wicket is stuck; and no more, as
+/// a line's clock starts when it is read (reading far ahead would spend lines' deadlines on
+/// waiting in line).
+const MAX_AHEAD: usize = 1024;
+
+/// The lines passed on and not yet taken ([`MAX_AHEAD`]). The reader waits here only when it
+/// is that far ahead, and the deciding thread wakes it only then: no hand-off per line.
+#[derive(Default)]
+struct Ahead {
+    lines: std::sync::Mutex<usize>,
+    room: std::sync::Condvar,
+}
+
+impl Ahead {
+    fn lock(&self) -> std::sync::MutexGuard<'_, usize> {
+        // A count stays valid whatever panicked while holding it.
+        self.lines.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The reader passed on `n` lines: wait while [`MAX_AHEAD`] or more are not taken.
+    fn passed(&self, n: usize) {
+        let mut lines = self.lock();
+        *lines += n;
+        while *lines >= MAX_AHEAD {
+            lines = self.room.wait(lines).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    /// The deciding thread took `n` lines.
+    fn taken(&self, n: usize) {
+        let mut lines = self.lock();
+        let was = *lines;
+        *lines = was.saturating_sub(n);
+        if was >= MAX_AHEAD && *lines < MAX_AHEAD {
+            self.room.notify_one();
+        }
+    }
+}
+
+/// The reader of `check --jsonl`: numbers the lines and starts their deadlines as it reads
+/// them, and passes them on a batch at a time, so a stream costs one hand-off per batch, not
+/// one per line. A batch goes as soon as the next line is not all in hand (the driver may be
+/// waiting for these answers before it writes more).
+fn read_lines<S>(input: impl std::io::Read, owed: &Owed<u64, S>, tx: &std::sync::mpsc::Sender<Batch>, ahead: &Ahead) {
+    let mut input = std::io::BufReader::with_capacity(64 * 1024, input);
+    let mut batch: Vec<(u64, crate::lines::Line)> = Vec::new();
+    let pass_on = |batch: &mut Vec<(u64, crate::lines::Line)>| -> bool {
+        if batch.is_empty() {
+            return true;
+        }
+        let lines = std::mem::take(batch);
+        let count = lines.len();
+        let tickets = owed.owe_all(lines.iter().map(|(n, _)| *n));
+        let numbered = lines.into_iter().zip(tickets).map(|((n, line), t)| (n, line, t)).collect();
+        if tx.send(Ok(numbered)).is_err() {
+            return false;
+        }
+        ahead.passed(count);
+        true
+    };
+    for n in 1u64.. {
+        let whole_line_in_hand = input.buffer().contains(&b'\n');
+        if (batch.len() >= BATCH_LINES || !whole_line_in_hand) && !pass_on(&mut batch) {
+            return;
+        }
+        // Capped: an over-long line is thrown away as it is read, and answered in turn.
+        match crate::lines::read_line(&mut input, MAX_LINE) {
+            Ok(None) => {
+                pass_on(&mut batch);
+                return;
+            }
+            Ok(Some(Ok(b))) if std::str::from_utf8(&b).is_ok_and(|t| t.trim().is_empty()) => {}
+            Ok(Some(line)) => batch.push((n, line)),
+            Err(e) => {
+                if pass_on(&mut batch) {
+                    let _ = tx.send(Err(anyhow::Error::from(e).context(format!("cannot read line {n} of stdin"))));
+                }
+                return;
+            }
+        }
+    }
+}
 
 /// `check --jsonl`: a reader thread numbers the lines and starts each one's deadline as it is
-/// read; this thread decides them in order. A line not answered within the deadline (a stall
-/// here: the file system, the audit lock) is denied by the deadline in its place, and lines read
-/// meanwhile behind it too, so the driver gets every answer in time and in order.
+/// read ([`read_lines`]); this thread decides them in order. A line not answered within the
+/// deadline (a stall here: the file system, the audit lock) is denied by the deadline in its
+/// place, and lines read meanwhile behind it too, so the driver gets every answer in time and
+/// in order. The watchdog wakes only when an answer is due, not per line.
 fn check_lines(gate: &mut Gate, out: BufWriter<Stdout>, sandboxed: bool) -> Result<()> {
     let owed = Owed::start(crate::hook_core::deadline(), out, |out: &mut BufWriter<Stdout>, n: u64, why: &str| {
         let v = Verdict::deny(wicket_policy::By::Input, why);
@@ -182,89 +277,92 @@ fn check_lines(gate: &mut Gate, out: BufWriter<Stdout>, sandboxed: bool) -> Resu
         }
     });
     let owed = std::sync::Arc::new(owed);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Numbered>(1024);
-    let reader_owed = std::sync::Arc::clone(&owed);
-    std::thread::spawn(move || {
-        let mut input = std::io::BufReader::new(std::io::stdin().lock());
-        for n in 1u64.. {
-            // Capped: an over-long line is thrown away as it is read, and answered in turn.
-            let item = match crate::lines::read_line(&mut input, MAX_LINE) {
-                Ok(None) => return,
-                Ok(Some(Ok(b))) if std::str::from_utf8(&b).is_ok_and(|t| t.trim().is_empty()) => continue,
-                Ok(Some(line)) => Ok((n, line, reader_owed.owe(n))),
-                Err(e) => Err(anyhow::Error::from(e).context(format!("cannot read line {n} of stdin"))),
-            };
-            let failed = item.is_err();
-            if tx.send(item).is_err() || failed {
-                return;
-            }
-        }
-    });
+    let (tx, rx) = std::sync::mpsc::channel::<Batch>();
+    let ahead = std::sync::Arc::new(Ahead::default());
+    let (reader_owed, reader_ahead) = (std::sync::Arc::clone(&owed), std::sync::Arc::clone(&ahead));
+    std::thread::spawn(move || read_lines(std::io::stdin().lock(), &reader_owed, &tx, &reader_ahead));
     let flush = |owed: &Owed<u64, BufWriter<Stdout>>| owed.with_sink(|o| o.flush());
     loop {
         owed.stage("waiting for the next line");
-        let item = match rx.try_recv() {
-            Ok(item) => item,
+        let batch = match rx.try_recv() {
+            Ok(batch) => batch,
             // Nothing more yet: give up the audit lock and show the answers so far, so neither
             // another process nor the driver waits on a reader that waits.
             Err(std::sync::mpsc::TryRecvError::Empty) => {
                 gate.idle();
                 flush(&owed)?;
                 match rx.recv() {
-                    Ok(item) => item,
+                    Ok(batch) => batch,
                     Err(_) => break,
                 }
             }
             Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
         };
-        let (n, line, ticket) = item?;
-        // Denied by the deadline while it waited behind a stall: recorded, not decided again.
-        let judged = match owed.late(ticket) {
-            Some(why) => {
-                let raw = match &line {
-                    Ok(b) => String::from_utf8_lossy(b).into_owned(),
-                    Err(_) => String::new(),
-                };
-                Judged::Broken(raw, why)
-            }
-            None => {
-                owed.stage("deciding");
-                judge_line(gate, line, sandboxed)
-            }
-        };
-        let (call, raw, verdict, error) = match judged {
-            Judged::Blank => continue,
-            Judged::Call(call, raw, v) => (Some(call), raw, v, None),
-            Judged::Broken(raw, e) => {
-                let v = Verdict::deny(wicket_policy::By::Input, format!("line {n}: {e}"));
-                (None, raw, v, Some(e))
-            }
-        };
-        owed.stage("writing the audit line");
-        let verdict = record(gate, call.as_ref(), &raw, verdict);
-        let mut shown = verdict_json(&verdict);
-        if let Some(e) = &error {
-            shown.error = Some(e);
-            shown.line = Some(n);
-        }
-        let answered = owed.settle(ticket, |out| -> Result<()> {
-            serde_json::to_writer(&mut *out, &shown)?;
-            out.write_all(b"\n")?;
-            Ok(())
-        });
-        match answered {
-            Ok(r) => r?,
-            // The deadline answered first: the log says so when it recorded anything else.
-            Err(why) => {
-                if verdict.decision != wicket_policy::Decision::Deny {
-                    let fixed = Verdict::deny(wicket_policy::By::Input, format!("{why}; the deadline answered first"));
-                    record(gate, call.as_ref(), &raw, fixed);
-                }
-            }
+        let batch = batch?;
+        ahead.taken(batch.len());
+        for (n, line, ticket) in batch {
+            answer_line(gate, &owed, n, line, ticket, sandboxed)?;
         }
     }
     gate.idle();
     flush(&owed)?;
+    Ok(())
+}
+
+/// Decide one line of `check --jsonl`, record it and answer it, unless the deadline answered
+/// it first.
+fn answer_line(
+    gate: &mut Gate,
+    owed: &Owed<u64, BufWriter<Stdout>>,
+    n: u64,
+    line: crate::lines::Line,
+    ticket: Ticket,
+    sandboxed: bool,
+) -> Result<()> {
+    // Denied by the deadline while it waited behind a stall: recorded, not decided again.
+    let judged = match owed.late(ticket) {
+        Some(why) => {
+            let raw = match &line {
+                Ok(b) => String::from_utf8_lossy(b).into_owned(),
+                Err(_) => String::new(),
+            };
+            Judged::Broken(raw, why)
+        }
+        None => {
+            owed.stage("deciding");
+            judge_line(gate, line, sandboxed)
+        }
+    };
+    let (call, raw, verdict, error) = match judged {
+        Judged::Blank => return Ok(()),
+        Judged::Call(call, raw, v) => (Some(call), raw, v, None),
+        Judged::Broken(raw, e) => {
+            let v = Verdict::deny(wicket_policy::By::Input, format!("line {n}: {e}"));
+            (None, raw, v, Some(e))
+        }
+    };
+    owed.stage("writing the audit line");
+    let verdict = record(gate, call.as_ref(), &raw, verdict);
+    let mut shown = verdict_json(&verdict);
+    if let Some(e) = &error {
+        shown.error = Some(e);
+        shown.line = Some(n);
+    }
+    let answered = owed.settle(ticket, |out| -> Result<()> {
+        serde_json::to_writer(&mut *out, &shown)?;
+        out.write_all(b"\n")?;
+        Ok(())
+    });
+    match answered {
+        Ok(r) => r?,
+        // The deadline answered first: the log says so when it recorded anything else.
+        Err(why) => {
+            if verdict.decision != wicket_policy::Decision::Deny {
+                let fixed = Verdict::deny(wicket_policy::By::Input, format!("{why}; the deadline answered first"));
+                record(gate, call.as_ref(), &raw, fixed);
+            }
+        }
+    }
     Ok(())
 }
 
@@ -389,7 +487,7 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
         }
     } else {
         stage("deciding and writing the audit line");
-        let v = gate.decide(&call).into_verdict();
+        let v = gate.peek(&call);
         let v = gate.record(&call, v);
         if let Some(w) = &watchdog {
             disarm(w);
@@ -399,4 +497,88 @@ pub fn check(args: &CheckArgs, explain: bool) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::{Receiver, RecvTimeoutError};
+    use std::time::Duration;
+
+    /// Input that arrives one line per read, as from a driver that writes a line and waits.
+    struct Trickle(std::collections::VecDeque<Vec<u8>>);
+
+    impl std::io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some(line) = self.0.pop_front() else { return Ok(0) };
+            buf[..line.len()].copy_from_slice(&line);
+            Ok(line.len())
+        }
+    }
+
+    /// Start the reader on `input`; the batches, the count ahead, and a signal when it ends.
+    fn reader(input: impl std::io::Read + Send + 'static) -> (Receiver<Batch>, std::sync::Arc<Ahead>, Receiver<()>) {
+        let owed = Owed::start(Duration::from_secs(600), (), |(), _: u64, _: &str| {});
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (done_tx, done) = std::sync::mpsc::channel();
+        let ahead = std::sync::Arc::new(Ahead::default());
+        let reader_ahead = std::sync::Arc::clone(&ahead);
+        std::thread::spawn(move || {
+            read_lines(input, &owed, &tx, &reader_ahead);
+            let _ = done_tx.send(());
+        });
+        (rx, ahead, done)
+    }
+
+    fn numbers(batch: Batch) -> Vec<u64> {
+        batch.expect("no read error").into_iter().map(|(n, _, _)| n).collect()
+    }
+
+    #[test]
+    fn lines_written_one_at_a_time_are_each_passed_on_while_nothing_is_decided() {
+        // 1,000 lines (fewer than MAX_AHEAD), none taken: a stuck decision must not keep the
+        // reader from reading them, or their deadlines would never start.
+        let lines = (0..1000).map(|i| format!("{{\"n\":{i}}}\n").into_bytes()).collect();
+        let (rx, _ahead, done) = reader(Trickle(lines));
+        // A guard against a hang, not a timing assertion.
+        assert!(done.recv_timeout(Duration::from_secs(60)).is_ok(), "the reader stopped before the last line");
+        let batches: Vec<Vec<u64>> = rx.try_iter().map(numbers).collect();
+        assert!(batches.iter().all(|b| b.len() == 1), "a line was held back for the next one");
+        assert_eq!(batches.concat(), (1..=1000).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn a_bulk_stream_goes_in_batches_and_the_reader_stays_at_most_max_ahead() {
+        let mut text = String::new();
+        for n in 1..=3000 {
+            text.push_str(if n % 700 == 0 { "\n" } else { "{\"tool\":\"read\",\"input\":{\"path\":\"a\"}}\n" });
+        }
+        let (rx, ahead, done) = reader(std::io::Cursor::new(text.into_bytes()));
+        // Nothing taken: the reader stops once MAX_AHEAD lines wait.
+        for _ in 0..6000 {
+            if *ahead.lock() >= MAX_AHEAD {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let waiting = *ahead.lock();
+        assert!((MAX_AHEAD..MAX_AHEAD + BATCH_LINES).contains(&waiting), "{waiting} lines passed on, none taken");
+        assert_eq!(done.try_recv(), Err(std::sync::mpsc::TryRecvError::Empty), "the reader read everything ahead");
+        let mut seen = Vec::new();
+        loop {
+            match rx.recv_timeout(Duration::from_secs(60)) {
+                Ok(batch) => {
+                    let batch = numbers(batch);
+                    assert!(!batch.is_empty() && batch.len() <= BATCH_LINES, "a batch of {}", batch.len());
+                    ahead.taken(batch.len());
+                    seen.extend(batch);
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => panic!("the reader stopped at line {:?}", seen.last()),
+            }
+        }
+        // Blank lines are not passed on, but they are counted.
+        assert_eq!(seen, (1..=3000).filter(|n| n % 700 != 0).collect::<Vec<u64>>());
+    }
 }

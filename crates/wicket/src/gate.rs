@@ -585,7 +585,8 @@ impl Gate {
         self.audit.idle();
     }
 
-    /// The engine's verdict alone: no approver, no audit (for previews and `explain`).
+    /// The engine's verdict alone: no approver, no audit, no question made (for previews,
+    /// `explain`, and `check`, which passes an ask on as it is).
     pub fn peek(&self, call: &ToolCall) -> Verdict {
         self.policy.decide(call, &self.session)
     }

@@ -29,6 +29,9 @@ struct Shared<T, S> {
     state: Mutex<State<T, S>>,
     wake: Condvar,
     limit: Duration,
+    /// How often the watchdog woke up (tests: a stream must not wake it once per request).
+    #[cfg(test)]
+    wakes: std::sync::atomic::AtomicU64,
 }
 
 struct State<T, S> {
@@ -65,6 +68,8 @@ impl<T: Send + 'static, S: Send + 'static> Owed<T, S> {
             }),
             wake: Condvar::new(),
             limit,
+            #[cfg(test)]
+            wakes: std::sync::atomic::AtomicU64::new(0),
         });
         let watched = Arc::clone(&shared);
         // No thread, no deadline: the front end then answers as it always did (in time or not).
@@ -88,9 +93,26 @@ impl<T, S> Owed<T, S> {
         let t = s.next;
         s.next += 1;
         s.waiting.insert(t, Entry { what: Some(what), since: Instant::now(), late: None });
-        drop(s);
-        self.shared.wake.notify_all();
+        // The watchdog is not woken: it never sleeps past `limit` from when it last looked
+        // (see `watch`), and a request owed since then is due no earlier than that, so a
+        // stream of requests costs it no wake-up per request.
         Ticket(t)
+    }
+
+    /// Several requests arrived together (the lines of one read): their clocks start now,
+    /// under one lock; their tickets in order.
+    pub fn owe_all(&self, whats: impl IntoIterator<Item = T>) -> Vec<Ticket> {
+        let mut s = self.lock();
+        let since = Instant::now();
+        whats
+            .into_iter()
+            .map(|what| {
+                let t = s.next;
+                s.next += 1;
+                s.waiting.insert(t, Entry { what: Some(what), since, late: None });
+                Ticket(t)
+            })
+            .collect()
     }
 
     /// Say what the deciding thread does next.
@@ -151,7 +173,9 @@ impl<T, S> Drop for Owed<T, S> {
     }
 }
 
-/// The watchdog: sleep until the oldest owed request is due, answer it if still owed.
+/// The watchdog: sleep until the oldest owed request is due, answer it if still owed. With
+/// nothing owed it still looks again after `limit` (so [`Owed::owe`] need not wake it); a
+/// request settled in time costs it nothing.
 fn watch<T, S>(shared: &Shared<T, S>, mut late: impl FnMut(&mut S, T, &str)) {
     let mut s = shared.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     loop {
@@ -180,12 +204,15 @@ fn watch<T, S>(shared: &Shared<T, S>, mut late: impl FnMut(&mut S, T, &str)) {
                 }
                 Some(due - now)
             }
-            _ => None,
+            (None, None) => Some(shared.limit),
+            (_, Some(_)) => None,
         };
         s = match wait {
             Some(d) => shared.wake.wait_timeout(s, d).unwrap_or_else(std::sync::PoisonError::into_inner).0,
             None => shared.wake.wait(s).unwrap_or_else(std::sync::PoisonError::into_inner),
         };
+        #[cfg(test)]
+        shared.wakes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -232,6 +259,41 @@ mod tests {
         assert!(o.settle(a, |_| ()).is_err(), "a request the deadline answered was answered again");
         assert!(o.settle(b, |_| ()).is_err());
         assert_eq!(o.with_sink(|s| s.clone()), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_stream_settled_in_time_does_not_wake_the_watchdog_per_request() {
+        let (o, rx) = owed(10_000);
+        // Let the watchdog reach its first wait, so each later wake-up is counted.
+        std::thread::sleep(Duration::from_millis(50));
+        let before = o.shared.wakes.load(std::sync::atomic::Ordering::Relaxed);
+        // Each request is decided a moment after it arrives, as a stream's are.
+        for n in 0..100 {
+            let t = o.owe(n);
+            std::thread::sleep(Duration::from_millis(1));
+            assert_eq!(o.settle(t, |_| ()), Ok(()));
+        }
+        for _ in 0..100 {
+            let tickets = o.owe_all(0..3);
+            std::thread::sleep(Duration::from_millis(1));
+            for t in tickets {
+                assert_eq!(o.settle(t, |_| ()), Ok(()));
+            }
+        }
+        let woke = o.shared.wakes.load(std::sync::atomic::Ordering::Relaxed) - before;
+        assert!(woke <= 2, "the watchdog woke {woke} times for 400 requests settled in time");
+        assert!(rx.try_recv().is_err(), "a request settled in time was answered late");
+    }
+
+    #[test]
+    fn a_request_owed_while_the_watchdog_idles_is_still_answered_at_its_deadline() {
+        let (o, rx) = owed(100);
+        // Nothing is owed for longer than the limit: the watchdog idles, and is not woken.
+        std::thread::sleep(Duration::from_millis(250));
+        let t = o.owe(9);
+        let (what, _) = rx.recv_timeout(Duration::from_secs(10)).expect("no late answer");
+        assert_eq!(what, 9);
+        assert!(o.late(t).is_some());
     }
 
     #[test]

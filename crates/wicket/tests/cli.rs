@@ -273,6 +273,27 @@ fn jsonl_streams_one_decision_per_line_in_order() {
 }
 
 #[test]
+fn jsonl_numbers_lines_across_a_long_stream() {
+    // Longer than one batch of the reader, with blank and broken lines on the way.
+    let e = env();
+    let input: Vec<&str> = (1..=1200)
+        .map(|n| match n {
+            300 | 513 | 1025 => "garbage",
+            301 | 800 => "  ",
+            _ => r#"{"tool":"read_file","input":{"path":"a.txt"}}"#,
+        })
+        .collect();
+    let out = run(&e, &["check", "--jsonl"], &input.join("\n"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1198);
+    let broken: Vec<u64> = lines.iter().filter_map(|v| v["line"].as_u64()).collect();
+    assert_eq!(broken, [300, 513, 1025]);
+    assert_eq!(lines.iter().filter(|v| v["decision"] == "allow").count(), 1195);
+}
+
+#[test]
 fn explain_shows_parts_paths_and_rules() {
     let e = env();
     std::fs::write(e.root.join(".env"), "A=1").unwrap();
