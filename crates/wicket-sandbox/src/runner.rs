@@ -82,6 +82,10 @@ pub struct Outcome {
     /// New entries that run code somewhere, found after the run, for the front end to hold for
     /// a person (see [`wicket_planner::held`]).
     pub held: Vec<std::path::PathBuf>,
+    /// The sandbox failed before the command could start (bubblewrap's set-up: a path it was
+    /// to hide vanished in between, say): the command did not run, and a caller may set the
+    /// sandbox up again. Known only for [`Sandbox::start`]'s runs; false elsewhere.
+    pub never_started: bool,
 }
 
 /// The network a sandboxed command gets: the proxy, served by the caller on the listener the
@@ -256,18 +260,20 @@ impl Sandbox {
         let timeout = policy.timeout;
         #[cfg(target_os = "linux")]
         if matches!(self.backend, Backend::Bwrap { .. }) {
-            // Both ends close on exec, so the write end never leaks into the sandbox (the shim
-            // would then wait for an end of file that cannot come); only the read end is made
-            // inheritable.
-            let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
-                .map_err(|e| SandboxError::Seccomp(format!("pipe: {e}")))?;
-            // The read end crosses bwrap's exec into the shim; the write end stays here.
-            rustix::io::fcntl_setfd(&read, rustix::io::FdFlags::empty())
+            // A socket pair, both ends closed on exec, so ours never leaks into the sandbox
+            // (the shim would then wait for an end of file that cannot come); only the shim's
+            // end is made inheritable. The shim says ready on it (its set-up is over), and
+            // reads go.
+            let (ours, theirs) = std::os::unix::net::UnixStream::pair()
+                .map_err(|e| SandboxError::Seccomp(format!("socketpair: {e}")))?;
+            // The shim's end crosses bwrap's exec into the shim; ours stays here.
+            rustix::io::fcntl_setfd(&theirs, rustix::io::FdFlags::empty())
                 .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-            let (mut cmd, guards) = self.command(policy, argv, None, Some(raw(&read)))?;
+            let (mut cmd, guards) = self.command(policy, argv, None, Some(std::os::fd::AsRawFd::as_raw_fd(&theirs)))?;
             let spawned = spawn_io(&mut cmd, policy.output_cap, opts, self.backend.name());
             // The shim has its copy now; ours must go, so a dead shim is not waited for.
-            drop(read);
+            drop(theirs);
+            let write = ours;
             let spawned = spawned?;
             return Ok(Started {
                 state: Some(Ahead::Spawned(spawned, write)),
@@ -878,13 +884,15 @@ fn finish(
         backend,
         moved_aside: Vec::new(),
         held: Vec::new(),
+        never_started: false,
     })
 }
 
 /// What [`Sandbox::start`] built ahead of the decision.
 enum Ahead {
-    /// bwrap is up (or coming up); the shim waits for go on the pipe whose write end this is.
-    Spawned(Spawned, std::os::fd::OwnedFd),
+    /// bwrap is up (or coming up); the shim says ready and waits for go on the socket whose
+    /// other end this is.
+    Spawned(Spawned, std::os::unix::net::UnixStream),
     /// Nothing to build ahead: the command is spawned at go.
     Deferred(Box<Command>, usize, RunOptions, &'static str),
 }
@@ -911,12 +919,17 @@ impl Started {
     pub fn go(mut self) -> Result<Outcome, SandboxError> {
         let start = Instant::now();
         let result = match self.state.take() {
-            Some(Ahead::Spawned(spawned, go)) => {
-                let mut pipe = std::fs::File::from(go);
+            Some(Ahead::Spawned(spawned, mut go)) => {
                 // A shim that is gone already ends the run as its exit status says.
-                let _ = pipe.write_all(&[crate::shim::GO]);
-                drop(pipe);
-                finish(spawned, self.timeout, None, start)
+                let _ = go.write_all(&[crate::shim::GO]);
+                let _ = go.shutdown(std::net::Shutdown::Write);
+                let outcome = finish(spawned, self.timeout, None, start);
+                // The shim's ready byte waits unread on our end: none means bubblewrap failed
+                // before the shim ran, so the command never started.
+                let mut byte = [0u8; 1];
+                let ready = go.set_nonblocking(true).is_ok()
+                    && matches!(std::io::Read::read(&mut go, &mut byte), Ok(1) if byte[0] == crate::shim::READY);
+                outcome.map(|o| Outcome { never_started: !ready, ..o })
             }
             Some(Ahead::Deferred(mut cmd, cap, opts, backend)) => {
                 spawn_io(&mut cmd, cap, &opts, backend).and_then(|s| finish(s, self.timeout, None, start))

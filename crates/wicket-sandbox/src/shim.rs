@@ -111,8 +111,12 @@ pub fn resolve(
     }
 }
 
-/// The byte wicket writes on the start pipe when the command may run.
+/// The byte wicket writes on the start socket when the command may run.
 pub const GO: u8 = b'g';
+
+/// The byte the shim writes on the start socket once it runs, confined: bubblewrap's set-up is
+/// over, so a run without it never started (see `Outcome::never_started`).
+pub const READY: u8 = b'r';
 
 /// The shim's part of the network bridge (see [`crate::bridge`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -201,8 +205,8 @@ pub fn main(args: &[OsString]) -> i32 {
     }
 }
 
-/// Read the start pipe: true only for exactly the go byte. The pipe is closed either way, so
-/// the command never inherits it.
+/// Say ready on the start socket, then read it: true only for exactly the go byte. The socket
+/// is closed either way, so the command never inherits it.
 #[cfg(unix)]
 fn wait_for_go(fd: i32) -> bool {
     use std::io::Read;
@@ -214,6 +218,8 @@ fn wait_for_go(fd: i32) -> bool {
     // SAFETY: the fd number comes from wicket's own policy for this process; it was left open
     // across exec for this read and nothing else in this process uses it.
     let mut pipe = unsafe { std::fs::File::from_raw_fd(fd) };
+    // Read back by wicket only after the run: no wait here, no new way to stall.
+    let _ = std::io::Write::write_all(&mut pipe, &[READY]);
     let mut byte = [0u8; 1];
     loop {
         match pipe.read(&mut byte) {

@@ -252,7 +252,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     wicket_sandbox::signals::forward();
     // Whether the command runs with no network at all (for the hint after a failure).
     let mut offline = sandboxed && net_config.is_none();
-    let outcome = match (early, placement) {
+    // Without the network, a sandbox whose set-up failed can be set up again (see below).
+    let again = match (&placement, &net_config) {
+        (Placement::Sandbox(b), None) => Some(wicket_sandbox::Sandbox { backend: b.clone(), shim_exe: exe.clone() }),
+        _ => None,
+    };
+    let mut outcome = match (early, placement) {
         (Some(started), _) => started.go()?,
         (None, Placement::Sandbox(backend)) => {
             let sandbox = wicket_sandbox::Sandbox { backend, shim_exe: exe };
@@ -284,7 +289,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
                     );
                     sandbox.run(&exec, &args.command, &opts)?
                 }
-                None => sandbox.run(&exec, &args.command, &opts)?,
+                // Started and let go at once: a set-up that fails is then known (see below).
+                None => sandbox.start(&exec, &args.command, &opts)?.go()?,
             }
         }
         (None, Placement::Host(_)) => {
@@ -294,6 +300,25 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             wicket_sandbox::run_on_host(&exec, &args.command, &opts)?
         }
     };
+    // bubblewrap failed before the command could start (a root-only file it was to hide
+    // vanished in between, as a system tool's lock file does): the command did not run, so the
+    // sandbox is set up again, from a fresh look at what to hide.
+    let mut tries = 1;
+    while let Some(sandbox) = &again {
+        if !outcome.never_started
+            || outcome.timed_out
+            || tries >= SET_UP_TRIES
+            || wicket_sandbox::signals::received().is_some()
+        {
+            break;
+        }
+        tries += 1;
+        eprintln!(
+            "wicket: notice: the sandbox could not be set up (something it was to hide changed as it started); \
+             the command did not run, and the sandbox is set up again"
+        );
+        outcome = sandbox.start(&exec, &args.command, &opts)?.go()?;
+    }
     wicket_sandbox::trace::phase("run over");
     if outcome.timed_out {
         eprintln!("wicket: the command ran out of time and was stopped");
@@ -315,6 +340,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // Not for a program that was not found or cannot run (126, 127): no wall of the sandbox
     // is why, and a hint about the network would send the person the wrong way.
     if sandboxed
+        && !outcome.never_started
         && outcome.code != 0
         && !matches!(outcome.code, 126 | 127)
         && !outcome.timed_out
@@ -369,6 +395,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     wicket_sandbox::trace::phase("recorded");
     Ok(ExitCode::from(outcome.code.clamp(0, 255) as u8))
 }
+
+/// How many times a sandbox that failed before its command started is set up, in all.
+const SET_UP_TRIES: u32 = 3;
 
 /// The repositories the run left that were moved aside (see `wicket_sandbox::quarantine`), as
 /// the audit line's note; empty when none were.

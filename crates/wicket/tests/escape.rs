@@ -1307,6 +1307,66 @@ fn parallel_runs_in_one_project_all_succeed_and_leave_nothing() {
     assert_eq!(listing(&w.root), before, "the project changed");
 }
 
+/// As root, the sandbox hides root-only system files; one that vanishes between the search and
+/// bubblewrap's set-up (a system tool's lock file: `usermod` makes and removes `/etc/passwd.lock`)
+/// left bubblewrap unable to make its mount point, and the run failed without running the
+/// command. The file is removed here the moment wicket has started bubblewrap (its phase trace
+/// says so), which is that race every time; the run must be set up again and succeed.
+#[test]
+fn a_root_only_file_that_vanishes_as_the_sandbox_starts_does_not_fail_the_run() {
+    use std::io::BufRead;
+    use std::os::unix::fs::OpenOptionsExt;
+    if !is_root() {
+        return; // only root's runs hide root-only files
+    }
+    let w = git_world("");
+    let dir = PathBuf::from(format!("/opt/wicket-vanish-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("passwd.lock");
+    let mut raced = 0;
+    for attempt in 0..10 {
+        std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&file).unwrap();
+        let mut c = Command::new(wicket_bin());
+        c.arg("run").arg("--root").arg(&w.root).args(["--", "sh", "-c", "echo ok"]);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", "bwrap")
+            .env("WICKET_TRACE_PHASES", "1")
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let out_t = std::thread::spawn(move || {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut stdout, &mut s).unwrap();
+            s
+        });
+        let mut err = String::new();
+        for line in std::io::BufReader::new(child.stderr.take().unwrap()).lines() {
+            let line = line.unwrap();
+            // bubblewrap is starting: the file it was told to hide goes now.
+            if line.contains("phase") && line.ends_with(" spawned") {
+                let _ = std::fs::remove_file(&file);
+            }
+            err.push_str(&line);
+            err.push('\n');
+        }
+        let status = child.wait().unwrap();
+        let out = out_t.join().unwrap();
+        assert!(status.success() && out.trim() == "ok", "attempt {attempt}: {status:?} {out:?}\n{err}");
+        if err.contains("the sandbox is set up again") {
+            raced += 1;
+            if raced == 3 {
+                break;
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(raced > 0, "the file never vanished before bubblewrap reached it: the race was not made");
+}
+
 /// A `kill -9` of wicket mid-run leaves no placeholder behind: the keeper removes them.
 #[test]
 fn a_killed_run_leaves_no_placeholder() {
