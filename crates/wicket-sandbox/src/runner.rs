@@ -426,13 +426,29 @@ impl Sandbox {
                 // bind would make the file a mount point that a build in the project could not
                 // replace.
                 let exe = crate::shim::program(&self.shim_exe);
+                // As root, a folder on the way that only root's capabilities let it pass (another
+                // user's 0750 home) cannot be passed in the sandbox, where root has none: the
+                // shim is then started from a descriptor opened here (`/proc/self/fd/N`, which
+                // needs no path), and the shim closes it before the command starts.
+                let by_fd = if passable_without_capabilities(&exe) {
+                    None
+                } else {
+                    let file = std::fs::File::open(&exe)
+                        .map_err(|e| SandboxError::Spawn { what: exe.display().to_string(), source: e })?;
+                    let fd = std::os::fd::OwnedFd::from(file);
+                    rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::empty())
+                        .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+                    let path = PathBuf::from(format!("/proc/self/fd/{}", raw(&fd)));
+                    guards.fds.push(fd);
+                    Some(path)
+                };
                 let shown = |p: &Path| {
                     policy.writable.iter().any(|w| p.starts_with(w) && !policy.private_temp.contains(w))
                         || policy.sealed_readable.iter().any(|r| p.starts_with(r))
                 };
                 let hidden = policy.private_temp.iter().chain(&policy.unreadable).any(|p| exe.starts_with(p))
                     || (policy.sealed.iter().any(|s| exe.starts_with(s)) && !shown(&exe));
-                let bind_back: Vec<PathBuf> = if hidden { vec![exe.clone()] } else { Vec::new() };
+                let bind_back: Vec<PathBuf> = if hidden && by_fd.is_none() { vec![exe.clone()] } else { Vec::new() };
                 let bwrap_args = crate::bwrap::args(
                     policy,
                     &fds,
@@ -452,7 +468,12 @@ impl Sandbox {
                     c.arg("--sync-fd").arg(raw(&live).to_string());
                     guards.fds.push(live);
                 }
-                c.arg("--").arg(&exe).arg(crate::SHIM_ARG).arg(&shim_json).arg(program).args(args);
+                c.arg("--")
+                    .arg(by_fd.as_ref().unwrap_or(&exe))
+                    .arg(crate::SHIM_ARG)
+                    .arg(&shim_json)
+                    .arg(program)
+                    .args(args);
                 if let Some(mounts) = mounts {
                     // SAFETY: the closure runs in the forked child before exec; `enter` makes
                     // system calls only, on what `arrange` prepared, and allocates nothing.
@@ -714,6 +735,27 @@ pub fn run_on_host(policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) ->
 }
 
 #[cfg(target_os = "linux")]
+/// Can every folder on the way to `exe` be passed without capabilities by this process's
+/// user and group? Always for a user (who reached it without any); as root, a folder whose
+/// search bits let neither root as its owner, nor root's group, nor others pass, is passed
+/// only by `CAP_DAC_OVERRIDE`, which the sandbox drops.
+#[cfg(target_os = "linux")]
+fn passable_without_capabilities(exe: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let uid = rustix::process::geteuid().as_raw();
+    if uid != 0 {
+        return true;
+    }
+    let gid = rustix::process::getegid().as_raw();
+    exe.ancestors().skip(1).all(|dir| match std::fs::metadata(dir) {
+        Ok(m) => {
+            let mode = m.mode();
+            (m.uid() == uid && mode & 0o100 != 0) || (m.gid() == gid && mode & 0o010 != 0) || mode & 0o001 != 0
+        }
+        Err(_) => false,
+    })
+}
+
 fn raw(fd: &std::os::fd::OwnedFd) -> i32 {
     use std::os::fd::AsRawFd;
     fd.as_raw_fd()

@@ -314,8 +314,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         tries += 1;
         eprintln!(
-            "wicket: notice: the sandbox could not be set up (something it was to hide changed as it started); \
-             the command did not run, and the sandbox is set up again"
+            "wicket: notice: bubblewrap stopped before the command started (its message is above; a file it \
+             was to hide may have vanished as it started): the command did not run, and the sandbox is set up again"
         );
         outcome = sandbox.start(&exec, &args.command, &opts)?.go()?;
     }

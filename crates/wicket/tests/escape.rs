@@ -1367,6 +1367,59 @@ fn a_root_only_file_that_vanishes_as_the_sandbox_starts_does_not_fail_the_run() 
     assert!(raced > 0, "the file never vanished before bubblewrap reached it: the race was not made");
 }
 
+/// As root, wicket installed or built inside another user's 0750 home (a `sudo` run from a
+/// checkout there): root passes that folder only by its capabilities, which the sandbox drops,
+/// so bubblewrap could not start the shim by its path ("Permission denied") and no command ran.
+/// The shim is then started from a descriptor.
+#[test]
+fn root_runs_wicket_from_a_folder_only_its_capabilities_pass() {
+    use std::os::unix::fs::PermissionsExt;
+    if !is_root() {
+        return; // a user reaches its own binary without capabilities
+    }
+    let w = git_world("");
+    let private = w.dir.join("someone-else");
+    let bin = private.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for name in ["wicket", "wicket-shim"] {
+        let from = wicket_bin().with_file_name(name);
+        if from.exists() {
+            std::fs::copy(&from, bin.join(name)).unwrap();
+        }
+    }
+    // Another user's home: owner and group someone else, no search bit for others.
+    std::os::unix::fs::chown(&private, Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let run = || {
+        let mut c = Command::new(bin.join("wicket"));
+        c.arg("run").arg("--root").arg(&w.root).args(["--", "sh", "-c", "echo ok"]);
+        c.env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", "bwrap")
+            .current_dir(&w.root)
+            .stdin(Stdio::null());
+        c.output()
+    };
+    // A copy just made can be busy for a moment (another test's fork holds its write end).
+    let mut out = run();
+    for _ in 0..50 {
+        match &out {
+            Err(e) if e.raw_os_error() == Some(26) /* ETXTBSY */ => {
+                std::thread::sleep(Duration::from_millis(20));
+                out = run();
+            }
+            _ => break,
+        }
+    }
+    let out = out.unwrap();
+    assert!(
+        out.status.success() && verdict(&out) == "ok",
+        "{:?} {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A `kill -9` of wicket mid-run leaves no placeholder behind: the keeper removes them.
 #[test]
 fn a_killed_run_leaves_no_placeholder() {
