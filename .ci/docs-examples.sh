@@ -180,10 +180,29 @@ def under_temp(p):
     return any(p == t or p.startswith(t + "/") for t in temps)
 
 
+def passable_in_sandbox(p):
+    """As root (without capabilities inside the sandbox), can every folder on the way to `p` be
+    searched by root as owner, root's group, or anyone? Another user's 0750 home cannot."""
+    if os.geteuid() != 0:
+        return True
+    p = os.path.realpath(p)
+    while True:
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not ((st.st_uid == 0 and st.st_mode & 0o100) or
+                                   (st.st_gid == os.getegid() and st.st_mode & 0o010) or st.st_mode & 0o001):
+            return False
+        if p == "/":
+            return True
+        p = os.path.dirname(p)
+
+
 def world_base():
     if os.environ.get("WICKET_ESCAPE_BASE"):
         base = os.environ["WICKET_ESCAPE_BASE"]
-    elif not under_temp(os.path.join(REPO, "target")):
+    elif not under_temp(os.path.join(REPO, "target")) and passable_in_sandbox(os.path.join(REPO, "target")):
         base = os.path.join(REPO, "target")
     elif os.geteuid() == 0:
         base = "/srv/wicket-tests"

@@ -13,6 +13,26 @@ pub fn under_temp(p: &Path) -> bool {
     temps.iter().any(|t| real.starts_with(std::fs::canonicalize(t).unwrap_or_else(|_| t.clone())))
 }
 
+/// Can a sandboxed command reach `p`? Inside the sandbox root has no capabilities, so as root
+/// a folder on the way that lets neither root as owner, nor root's group, nor others search it
+/// (another user's 0750 home holding the checkout) hides everything below it.
+pub fn passable_in_sandbox(p: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let me = std::fs::metadata("/proc/self").map(|m| (m.uid(), m.gid())).unwrap_or((u32::MAX, u32::MAX));
+    if me.0 != 0 {
+        return true; // a user who reached it did so without capabilities
+    }
+    let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    real.ancestors().all(|dir| match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {
+            let mode = m.mode();
+            (m.uid() == me.0 && mode & 0o100 != 0) || (m.gid() == me.1 && mode & 0o010 != 0) || mode & 0o001 != 0
+        }
+        Ok(_) => true,
+        Err(_) => true, // not made yet: its parents decide
+    })
+}
+
 /// Where test worlds go when the checkout is in a temp folder (root only). Not in `/var/lib`:
 /// an escape row denies reading all of it. Deeper than wicket's search for root-only files
 /// looks (three levels below `/srv`): a world's private files (its 0700 state folder) would
@@ -27,7 +47,9 @@ pub const SHARED_BASE: &str = "/srv/wicket-tests/not/searched/worlds";
 pub fn outside_temp(name: &str) -> PathBuf {
     let base = if let Some(b) = std::env::var_os("WICKET_ESCAPE_BASE") {
         PathBuf::from(b)
-    } else if !under_temp(Path::new(env!("CARGO_TARGET_TMPDIR"))) {
+    } else if !under_temp(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        && passable_in_sandbox(Path::new(env!("CARGO_TARGET_TMPDIR")))
+    {
         PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
     } else {
         let root = std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
@@ -45,7 +67,7 @@ pub fn outside_temp(name: &str) -> PathBuf {
 /// tests start inside the sandbox read their files from here; under bubblewrap a temp folder is
 /// a fresh tmpfs, so a checkout under /tmp would hide them.
 pub fn visible_in_sandbox(dir: &Path, name: &str) -> PathBuf {
-    if !under_temp(dir) {
+    if !under_temp(dir) && passable_in_sandbox(dir) {
         return dir.to_path_buf();
     }
     static COPIED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
