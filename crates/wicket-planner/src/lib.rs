@@ -10,7 +10,7 @@
 
 mod direnv;
 pub mod exec;
-mod gitdirs;
+pub mod gitdirs;
 pub mod held;
 pub mod nested_git;
 pub mod pointers;

@@ -24,11 +24,14 @@ pub fn args(
     pinned: &[(PathBuf, i32)],
     mask: Option<&std::path::Path>,
     bind_back: &[PathBuf],
+    shelled: &[PathBuf],
 ) -> Vec<OsString> {
     // A staged run's project is an overlay mounted at the root before bwrap starts (see
-    // `layers`): a bind below the root is made by path, so it takes the overlay (the
-    // descriptors were opened on the project itself, below it).
-    let staged_below = |p: &PathBuf| policy.stage.is_some() && p.starts_with(&policy.root);
+    // `layers`), and so is each guarded folder (see `shells`): a bind there is made by path, so
+    // it takes the overlay (the descriptors were opened on the host's folder, below it).
+    let staged_below = |p: &PathBuf| {
+        (policy.stage.is_some() && p.starts_with(&policy.root)) || shelled.iter().any(|s| p.starts_with(s))
+    };
     let fd_of = |p: &PathBuf| pinned.iter().find(|(q, _)| q == p && !staged_below(p)).map(|(_, fd)| fd.to_string());
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
@@ -329,7 +332,7 @@ mod tests {
         ];
         p.sealed = vec![home.clone()];
         p.sealed_readable = vec![home.join(".config/tool")];
-        let got = masked_at(&args(&p, &[], &[], None, &[]));
+        let got = masked_at(&args(&p, &[], &[], None, &[], &[]));
         assert!(got.contains(&state) && got.contains(&base.join("other/key")), "{got:?}");
         assert!(!got.contains(&state.join("cache")) && !got.contains(&state.join("settings.json")), "{got:?}");
         // The seal hides `.config` without a mask, so the secret in its shown part keeps its own.
@@ -350,7 +353,8 @@ mod tests {
         let mut p = policy(&root);
         p.unreadable = vec![denied.clone()];
         p.sealed = vec![home.clone(), other.clone()];
-        let a: Vec<String> = args(&p, &[], &[], None, &[]).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let a: Vec<String> =
+            args(&p, &[], &[], None, &[], &[]).iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let remounted: Vec<&String> = a.windows(2).filter(|w| w[0] == "--remount-ro").map(|w| &w[1]).collect();
         let text = |p: &PathBuf| p.to_string_lossy().into_owned();
         assert!(remounted.contains(&&text(&other)), "{a:?}");

@@ -30,6 +30,9 @@ pub struct Isolation {
     layers: Option<crate::layers::Mounts>,
     /// The protected paths inside the writable ones, bound in the new mount namespace.
     holes: Holes,
+    /// Rules made again once the guarded folders' overlays are mounted (see
+    /// [`crate::shim::ShimPolicy::shelled`]): each path and its rights.
+    regrants: Vec<(std::ffi::CString, u64)>,
 }
 
 /// The project's git folders and read-only holes, bound in the fallback's mount namespace as
@@ -129,6 +132,7 @@ impl Isolation {
             parent: std::process::id() as i32,
             layers: None,
             holes: Holes::default(),
+            regrants: Vec::new(),
         }
     }
 
@@ -142,6 +146,12 @@ impl Isolation {
     /// Mount these overlays over the package caches, and grant them fully in the ruleset.
     pub fn with_layers(mut self, mounts: crate::layers::Mounts) -> Isolation {
         self.layers = Some(mounts);
+        self
+    }
+
+    /// Make these rules again after the mounts (on the overlays that now stand at the paths).
+    pub fn with_regrants(mut self, regrants: Vec<(std::ffi::CString, u64)>) -> Isolation {
+        self.regrants = regrants;
         self
     }
 
@@ -181,6 +191,9 @@ impl Isolation {
                 grant(fd.as_raw_fd(), c"/dev/shm", *write);
                 for t in self.layers.iter().flat_map(|l| l.targets()) {
                     grant(fd.as_raw_fd(), t, *write);
+                }
+                for (path, rights) in &self.regrants {
+                    grant(fd.as_raw_fd(), path, *rights);
                 }
             }
             // The command must not be the namespace's first process: the kernel gives that

@@ -59,6 +59,13 @@ pub struct Mounts {
     /// Hidden paths inside a cache (fallback only; bwrap masks them itself): whether each is a
     /// folder.
     masks: Vec<(CString, bool)>,
+    /// The guarded folders' overlays, each with its subfolders bound back (see
+    /// [`crate::shells`]), shallow first.
+    shells: Vec<crate::shells::ShellMount>,
+    /// The working folder to enter again once the shells are mounted: one entered before
+    /// (`Command::current_dir` runs before these mounts) is the host's folder below the overlay,
+    /// where writes would bypass it.
+    cwd: Option<CString>,
 }
 
 /// What [`arrange`] decided for a run.
@@ -96,7 +103,7 @@ impl Drop for WorkDirs {
 /// Remove a folder of wicket's in the layers. overlayfs makes its `work/work` folder with mode
 /// 000, which only root could then list; so each folder is opened up (0700, never following a
 /// link) when a plain removal fails.
-fn remove_tree(dir: &Path) {
+pub(crate) fn remove_tree(dir: &Path) {
     use std::os::unix::fs::PermissionsExt;
     fn open_up(p: &Path) {
         let Ok(m) = std::fs::symlink_metadata(p) else { return };
@@ -158,8 +165,12 @@ fn remove_stale_work(dir: &Path) {
 /// of the writable paths, with one notice on stderr saying why). `fallback`: the Landlock
 /// fallback, which mounts in its own namespaces and must mask the hidden paths in the overlays
 /// itself.
-pub fn arrange(policy: &ExecPolicy, fallback: bool) -> Result<Arranged, SandboxError> {
-    if policy.caches.is_empty() && policy.stage.is_none() {
+pub fn arrange(
+    policy: &ExecPolicy,
+    fallback: bool,
+    shells: Vec<crate::shells::ShellMount>,
+) -> Result<Arranged, SandboxError> {
+    if policy.caches.is_empty() && policy.stage.is_none() && shells.is_empty() {
         return Ok(Arranged::default());
     }
     let state = policy.state_dir.clone().unwrap_or_else(crate::placeholders::default_state);
@@ -253,7 +264,7 @@ pub fn arrange(policy: &ExecPolicy, fallback: bool) -> Result<Arranged, SandboxE
         p.caches.retain(|c| kept.contains(c));
         out.policy = Some(p);
     }
-    if overlays.is_empty() {
+    if overlays.is_empty() && shells.is_empty() {
         return Ok(out);
     }
     let mut masks = Vec::new();
@@ -268,7 +279,8 @@ pub fn arrange(policy: &ExecPolicy, fallback: bool) -> Result<Arranged, SandboxE
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
         (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes())
     });
-    out.mounts = Some(Mounts { user, overlays, masks });
+    let cwd = if shells.is_empty() { None } else { Some(cstring(&policy.root)?) };
+    out.mounts = Some(Mounts { user, overlays, masks, shells, cwd });
     out.layered = kept;
     Ok(out)
 }
@@ -302,7 +314,7 @@ fn why_not(cache: &Path, policy: &ExecPolicy, project: &Path, broken: Option<&St
 }
 
 /// Make `dir` if missing (mode 0700) and check that it is a folder of this user's, not a link.
-fn private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     match std::fs::DirBuilder::new().mode(0o700).create(dir) {
         Ok(()) => {}
@@ -366,6 +378,56 @@ impl Mounts {
                     return Err(libc::EROFS);
                 }
             }
+            // The guarded folders and their subfolders, opened while no overlay hides them,
+            // each onto its reserved number (never through a link: they are real paths).
+            for (path, fd) in self.shells.iter().flat_map(|s| &s.opens) {
+                let how = OpenHow {
+                    flags: (libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64,
+                    mode: 0,
+                    resolve: libc::RESOLVE_NO_SYMLINKS,
+                };
+                let got = libc::syscall(
+                    libc::SYS_openat2,
+                    libc::AT_FDCWD,
+                    path.as_ptr(),
+                    &how as *const OpenHow,
+                    std::mem::size_of::<OpenHow>(),
+                );
+                if got < 0 {
+                    return Err(errno());
+                }
+                let got = got as i32;
+                if libc::dup3(got, *fd, libc::O_CLOEXEC) < 0 {
+                    return Err(errno());
+                }
+                libc::close(got);
+            }
+            // Each guarded folder: the overlay (its lower folder is the host's, through a
+            // descriptor), then its subfolders bound back from the host, writable in place.
+            for shell in &self.shells {
+                if libc::mount(
+                    c"overlay".as_ptr(),
+                    shell.target.as_ptr(),
+                    c"overlay".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV,
+                    shell.opts.as_ptr().cast(),
+                ) != 0
+                {
+                    return Err(errno());
+                }
+                for (source, target) in &shell.binds {
+                    if libc::mount(
+                        source.as_ptr(),
+                        target.as_ptr(),
+                        none,
+                        libc::MS_BIND | libc::MS_REC,
+                        std::ptr::null(),
+                    ) != 0
+                    {
+                        return Err(errno());
+                    }
+                }
+            }
             for (path, dir) in &self.masks {
                 let ok = if *dir {
                     libc::mount(
@@ -395,6 +457,11 @@ impl Mounts {
                     return Err(errno());
                 }
             }
+            if let Some(cwd) = &self.cwd {
+                if libc::chdir(cwd.as_ptr()) != 0 {
+                    return Err(errno());
+                }
+            }
         }
         Ok(())
     }
@@ -404,6 +471,14 @@ impl Mounts {
     pub fn targets(&self) -> impl Iterator<Item = &std::ffi::CStr> {
         self.overlays.iter().map(|(t, _)| t.as_c_str())
     }
+}
+
+/// `struct open_how` of `openat2(2)` (libc's is not constructible).
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
 }
 
 /// This thread's errno (usable between fork and exec).
@@ -425,11 +500,44 @@ fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> bool {
     }
 }
 
-/// Whether overlays can be mounted here, with upper folders in `state` (tried once per process
-/// in a short-lived child: a user and mount namespace, an overlay on an empty folder, writable).
+/// Whether overlays can be mounted here, with upper folders in `state` (tried in a short-lived
+/// child: a user and mount namespace, an overlay on an empty folder, writable). A success is
+/// remembered in wicket's state (out of the sandbox's reach) for this kernel, this user and
+/// the file system of `state`, so a run does not pay for the trial; a failure is tried again
+/// by the next process.
 pub fn available(state: &Path) -> Result<(), String> {
     static WORKS: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-    WORKS.get_or_init(|| try_overlay(state)).clone()
+    WORKS
+        .get_or_init(|| {
+            let key = trial_key(state);
+            let remembered = state.join("cache").join("overlay");
+            if key.as_ref().is_some_and(|k| std::fs::read_to_string(&remembered).is_ok_and(|r| r == *k)) {
+                return Ok(());
+            }
+            let result = try_overlay(state);
+            if let (Ok(()), Some(k)) = (&result, key) {
+                if private_dir(&state.join("cache")).is_ok() {
+                    // Written beside and renamed: a reader never sees half a key.
+                    let tmp = remembered.with_extension(format!("{}", std::process::id()));
+                    if std::fs::write(&tmp, k).is_ok() && std::fs::rename(&tmp, &remembered).is_err() {
+                        let _ = std::fs::remove_file(&tmp);
+                    }
+                }
+            }
+            result
+        })
+        .clone()
+}
+
+/// What a remembered overlay trial holds for: the kernel, the user, and the file system the
+/// upper folders are on.
+fn trial_key(state: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(state).ok()?.dev();
+    let uname = rustix::system::uname();
+    let release = uname.release().to_string_lossy();
+    let version = uname.version().to_string_lossy();
+    Some(format!("ok {release} {version} uid={} dev={dev}\n", rustix::process::geteuid().as_raw()))
 }
 
 fn try_overlay(state: &Path) -> Result<(), String> {
@@ -479,6 +587,8 @@ fn trial(layers: &Path, dir: &Path) -> Result<(), String> {
         }),
         overlays: vec![(cstring(&lower).map_err(|e| e.to_string())?, CString::new(opts).map_err(|e| e.to_string())?)],
         masks: Vec::new(),
+        shells: Vec::new(),
+        cwd: None,
     };
     // The child reports on a pipe before it exits: its exit tears down the namespaces, which
     // waits for the kernel's RCU grace periods (tens of ms on a loaded machine), and nobody

@@ -32,6 +32,8 @@ mod runner;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
 mod seccomp;
+#[cfg(target_os = "linux")]
+pub mod shells;
 pub mod shim;
 pub mod signals;
 pub mod supervise;
@@ -39,7 +41,9 @@ pub mod trace;
 mod under;
 
 pub use probe::{Backend, Probe};
-pub use runner::{run_on_host, spawn_on_host, Network, Outcome, RunOptions, Running, Sandbox, SandboxError, Started};
+pub use runner::{
+    run_on_host, spawn_on_host, HeldEntry, Network, Outcome, RunOptions, Running, Sandbox, SandboxError, Started,
+};
 
 /// The hidden sub-command of the `wicket` binary that applies Landlock (and, without bwrap,
 /// seccomp) to itself, then runs the command.

@@ -82,10 +82,25 @@ pub struct Outcome {
     /// New entries that run code somewhere, found after the run, for the front end to hold for
     /// a person (see [`wicket_planner::held`]).
     pub held: Vec<std::path::PathBuf>,
+    /// Entries the command made in a guarded folder that never reached the project (see
+    /// `shells`), for the front end to hold for a person: each is still in wicket's state.
+    pub held_entries: Vec<HeldEntry>,
+    /// What keeps `held_entries` where they are: drop it only once they were moved (a folder
+    /// that still holds any stays, and a later run holds what it finds there).
+    pub keep_until_held: Vec<std::sync::Arc<dyn std::fmt::Debug + Send + Sync>>,
     /// The sandbox failed before the command could start (bubblewrap's set-up: a path it was
     /// to hide vanished in between, say): the command did not run, and a caller may set the
     /// sandbox up again. Known only for [`Sandbox::start`]'s runs; false elsewhere.
     pub never_started: bool,
+}
+
+/// An entry a run made in a guarded folder, held for a person instead of reaching the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldEntry {
+    /// Where it is now (in wicket's state).
+    pub from: PathBuf,
+    /// Where it would go in the project.
+    pub to: PathBuf,
 }
 
 /// The network a sandboxed command gets: the proxy, served by the caller on the listener the
@@ -189,10 +204,18 @@ impl Sandbox {
         #[cfg(not(target_os = "linux"))]
         let hook = None;
         let result = spawn_and_wait(&mut cmd, policy, opts, self.backend.name(), hook);
+        let mut guards = guards;
+        let settled = guards.settle(policy);
         drop(guards);
         // Whatever the command left, also when waiting for it failed.
         let after = crate::quarantine::after_run(policy);
-        result.map(|o| Outcome { moved_aside: after.moved, held: after.held, ..o })
+        result.map(|o| Outcome {
+            moved_aside: after.moved,
+            held: after.held,
+            held_entries: settled.0,
+            keep_until_held: settled.1,
+            ..o
+        })
     }
 
     /// Start `argv` under `policy` with its stdin and stdout piped to the caller and its
@@ -339,12 +362,33 @@ impl Sandbox {
         };
         // The package caches: each gets the project's own layer over it, or stays read-only
         // (see `layers`); never written in place.
+        // The folders that hold a missing protected name get a shell overlay (see `shells`);
+        // where overlays cannot be mounted (or the run is staged, its project an overlay
+        // already), placeholders stand for the missing names instead.
+        #[cfg(target_os = "linux")]
+        let (shells, shell_mounts) = {
+            let state = policy.state_dir.clone().unwrap_or_else(crate::placeholders::default_state);
+            let planned = if policy.stage.is_none() && crate::layers::available(&state).is_ok() {
+                crate::shells::plan(policy, &state)?
+            } else {
+                None
+            };
+            match planned {
+                Some((s, m)) => (Some(s), m),
+                None => (None, Vec::new()),
+            }
+        };
+        #[cfg(target_os = "linux")]
+        let shelled: Vec<PathBuf> = shells.as_ref().map(|s| s.dirs().to_vec()).unwrap_or_default();
         #[cfg(target_os = "linux")]
         let crate::layers::Arranged { policy: without_caches, mounts, layered, work } =
-            crate::layers::arrange(policy, !matches!(self.backend, Backend::Bwrap { .. }))?;
+            crate::layers::arrange(policy, !matches!(self.backend, Backend::Bwrap { .. }), shell_mounts)?;
         #[cfg(target_os = "linux")]
         let policy = without_caches.as_ref().unwrap_or(policy);
         crate::trace::phase("sandbox planned");
+        #[cfg(target_os = "linux")]
+        let placeholders = if shells.is_some() { None } else { lease(policy, &self.shim_exe)? };
+        #[cfg(not(target_os = "linux"))]
         let placeholders = lease(policy, &self.shim_exe)?;
         crate::trace::phase("placeholders made");
         // Under bwrap, the git folders outside the writable paths are bound writable (their
@@ -388,12 +432,17 @@ impl Sandbox {
             bridge,
             start_fd,
             exec,
+            #[cfg(target_os = "linux")]
+            shelled: if fallback { shelled.clone() } else { Vec::new() },
+            #[cfg(not(target_os = "linux"))]
+            shelled: Vec::new(),
         };
         let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
         let mut guards = Guards { _placeholders: placeholders, ..Guards::default() };
         #[cfg(target_os = "linux")]
         {
             guards._layers = work;
+            guards.shells = shells;
         }
         let cmd = match &self.backend {
             #[cfg(target_os = "linux")]
@@ -455,6 +504,7 @@ impl Sandbox {
                     &pinned,
                     guards.mask.as_ref().map(|m| m.socket.as_path()),
                     &bind_back,
+                    &shelled,
                 );
                 // For benchmarks and bug reports: the exact bwrap command line.
                 if std::env::var_os("WICKET_PRINT_BWRAP").is_some() {
@@ -570,6 +620,27 @@ struct Guards {
     /// Held for its `Drop`: the work folders of this run's cache overlays.
     #[cfg(target_os = "linux")]
     _layers: crate::layers::WorkDirs,
+    /// The guarded folders' overlays, settled after the command (see [`crate::shells`]).
+    #[cfg(target_os = "linux")]
+    shells: Option<crate::shells::Shells>,
+}
+
+/// What [`Guards::settle`] leaves for the outcome: the held entries and what keeps them.
+type SettledParts = (Vec<HeldEntry>, Vec<std::sync::Arc<dyn std::fmt::Debug + Send + Sync>>);
+
+impl Guards {
+    /// Once every process of the sandbox is gone: promote or hold what the command left in
+    /// the guarded folders.
+    fn settle(&mut self, policy: &ExecPolicy) -> SettledParts {
+        #[cfg(target_os = "linux")]
+        if let Some(shells) = self.shells.take() {
+            let s = shells.settle(policy);
+            let keep = s.left.into_iter().map(|l| l as std::sync::Arc<dyn std::fmt::Debug + Send + Sync>).collect();
+            return (s.held, keep);
+        }
+        let _ = policy;
+        (Vec::new(), Vec::new())
+    }
 }
 
 impl std::fmt::Debug for Guards {
@@ -633,6 +704,11 @@ impl Running {
         end_group(self.child.id());
         if self.backend != "bwrap" {
             reap_orphans();
+        }
+        // A long-running peer's entries in guarded folders stay in wicket's state: the next
+        // run in the project holds them for a person (see `shells`).
+        if let Some(policy) = &self.watch {
+            drop(self.guards.settle(policy));
         }
         drop(self.guards);
         let held = self.watch.as_ref().map(|policy| crate::quarantine::after_run(policy).held).unwrap_or_default();
@@ -926,6 +1002,8 @@ fn finish(
         backend,
         moved_aside: Vec::new(),
         held: Vec::new(),
+        held_entries: Vec::new(),
+        keep_until_held: Vec::new(),
         never_started: false,
     })
 }
@@ -979,9 +1057,17 @@ impl Started {
             None => return Err(SandboxError::Unavailable("the sandbox was already used".into())),
         };
         crate::trace::phase("output closed");
+        let settled = self._guards.settle(&self.policy);
+        crate::trace::phase("guarded folders settled");
         let after = crate::quarantine::after_run(&self.policy);
         crate::trace::phase("checked for new repositories");
-        result.map(|o| Outcome { moved_aside: after.moved, held: after.held, ..o })
+        result.map(|o| Outcome {
+            moved_aside: after.moved,
+            held: after.held,
+            held_entries: settled.0,
+            keep_until_held: settled.1,
+            ..o
+        })
     }
 }
 

@@ -43,6 +43,12 @@ pub struct ShimPolicy {
     /// stays its `argv[0]`), so the shim searches nothing; `None`: the shim searches `PATH`.
     #[serde(default)]
     pub exec: Option<PathBuf>,
+    /// In the fallback, the guarded folders (see [`crate::shells`]): overlays mounted in its
+    /// namespace after the rules were made on the host's folders. A mount point hides its
+    /// folder from Landlock's rules, so each rule on such a folder or on an entry of it is
+    /// made again on the overlay once it is mounted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shelled: Vec<PathBuf>,
 }
 
 /// The small shim's file name, installed next to `wicket`.
@@ -338,7 +344,27 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
             let dup: Option<std::os::fd::OwnedFd> = ruleset.try_clone().map_err(|e| e.to_string())?.into();
             let iso = crate::fallback::Isolation::plan(p.no_network);
             let write = AccessFs::from_all(eff) & !(AccessFs::MakeChar | AccessFs::MakeBlock);
-            Some(iso.with_ruleset(dup, AccessFs::from_read(eff).bits(), write.bits()))
+            // The rules that a guarded folder's overlay hides: on the folder itself and on
+            // its own entries (its subfolders are bound from the host, and their rules hold).
+            let handled = AccessFs::from_all(eff);
+            let in_shell = |q: &PathBuf| p.shelled.iter().any(|g| q == g || q.parent() == Some(g.as_path()));
+            let mut again: Vec<(std::ffi::CString, u64)> = Vec::new();
+            for (list, rights) in [
+                (&read_roots, AccessFs::from_read(abi)),
+                (&readable, AccessFs::from_read(abi)),
+                (&writable, write_rights),
+                (&split_read, AccessFs::ReadDir.into()),
+                (&split_write, folder_rights),
+            ] {
+                for q in list.iter().filter(|q| in_shell(q)) {
+                    use std::os::unix::ffi::OsStrExt;
+                    let c = std::ffi::CString::new(q.as_os_str().as_bytes()).map_err(|e| e.to_string())?;
+                    // A rule on a file takes a file's rights only (else the kernel refuses it).
+                    let rights = if q.is_dir() { rights } else { rights & AccessFs::from_file(abi) };
+                    again.push((c, (rights & handled).bits()));
+                }
+            }
+            Some(iso.with_ruleset(dup, AccessFs::from_read(eff).bits(), write.bits()).with_regrants(again))
         }
         false => None,
     };

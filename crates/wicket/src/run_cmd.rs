@@ -372,7 +372,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
     }
     // New names at the top level that run code somewhere are held for a person.
-    let held = if sandboxed { wicket::staged::hold_after_run(&exec, &outcome.held, &command) } else { None };
+    let held = if sandboxed {
+        wicket::staged::hold_after_run(&exec, &outcome.held, &outcome.held_entries, &command)
+    } else {
+        None
+    };
     if let Some(h) = &held {
         eprintln!("wicket: {h}");
     }

@@ -635,7 +635,9 @@ impl RunJob {
             note_host(&self.blocked, &b.host, "network", &b.reason);
         }
         let held = match (&self.placement, &self.stage) {
-            (Placement::Sandbox(_), None) => wicket::staged::hold_after_run(&self.exec, &outcome.held, &self.command),
+            (Placement::Sandbox(_), None) => {
+                wicket::staged::hold_after_run(&self.exec, &outcome.held, &outcome.held_entries, &self.command)
+            }
             _ => None,
         };
         let ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);

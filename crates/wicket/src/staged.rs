@@ -241,33 +241,49 @@ pub fn stages_dir() -> Result<PathBuf, crate::config::ConfigError> {
 /// stage, and the code-running files the run changed are put back as they were, their new
 /// version in the same stage. One line says so (`None`: nothing to hold); a path that could not
 /// be held is named in the line as still in the project.
-pub fn hold_after_run(exec: &wicket_planner::exec::ExecPolicy, new: &[PathBuf], command: &str) -> Option<String> {
-    let guard = exec.guard.as_ref()?;
+pub fn hold_after_run(
+    exec: &wicket_planner::exec::ExecPolicy,
+    new: &[PathBuf],
+    entries: &[wicket_sandbox::HeldEntry],
+    command: &str,
+) -> Option<String> {
     if exec.stage.is_some() {
+        return None;
+    }
+    // Only what belongs to the project can be staged; an entry of a guarded folder elsewhere
+    // stays in wicket's state (a later run in the project finds it again).
+    let entries: Vec<&wicket_sandbox::HeldEntry> =
+        entries.iter().filter(|e| e.to.strip_prefix(&exec.root).is_ok_and(|r| !r.as_os_str().is_empty())).collect();
+    let guard = exec.guard.as_ref();
+    if guard.is_none() && entries.is_empty() {
         return None;
     }
     // What wicket itself makes for runs (the placeholders, which any run of the project may
     // have made meanwhile, and what is removed after a run if it appears) is never held.
     let made: Vec<&PathBuf> = exec.placeholders.iter().chain(&exec.must_not_appear).collect();
-    let new: Vec<&PathBuf> = new.iter().filter(|p| !made.contains(p)).collect();
+    let new: Vec<&PathBuf> =
+        if guard.is_some() { new.iter().filter(|p| !made.contains(p)).collect() } else { Vec::new() };
     let t0 = std::time::Instant::now();
-    let changed = guard.changed();
+    let changed = guard.map(|g| g.changed()).unwrap_or_default();
     if std::env::var_os("WICKET_SCAN_TIMING").is_some() {
         eprintln!(
             "wicket: held: {} kept files compared after the run in {:.2} ms",
-            guard.kept_count(),
+            guard.map_or(0, |g| g.kept_count()),
             t0.elapsed().as_secs_f64() * 1e3
         );
     }
-    if new.is_empty() && changed.is_empty() {
+    if new.is_empty() && changed.is_empty() && entries.is_empty() {
         return None;
     }
     let rel = |p: &Path| p.strip_prefix(&exec.root).unwrap_or(p).display().to_string();
     let mut items: Vec<Hold<'_>> = new.iter().map(|p| Hold::New(p)).collect();
     items.extend(changed.iter().map(|k| Hold::Changed(k)));
+    items.extend(entries.iter().map(|e| Hold::Entry(e)));
     let mut parts = Vec::new();
-    if !new.is_empty() {
-        parts.push(format!("new {}", new.iter().map(|p| rel(p)).collect::<Vec<_>>().join(", ")));
+    let mut made_new: Vec<String> = new.iter().map(|p| rel(p)).collect();
+    made_new.extend(entries.iter().map(|e| rel(&e.to)));
+    if !made_new.is_empty() {
+        parts.push(format!("new {}", made_new.join(", ")));
     }
     if !changed.is_empty() {
         parts.push(format!(
@@ -298,6 +314,9 @@ pub enum Hold<'a> {
     /// A code-running file the run changed: its new version goes into the stage, and the file
     /// is put back as it was.
     Changed(&'a wicket_planner::held::Kept),
+    /// An entry the run made in a guarded folder, which never reached the project: moved into
+    /// the stage from wicket's state.
+    Entry(&'a wicket_sandbox::HeldEntry),
 }
 
 /// Every finished stage under `dir`, oldest first. A stage whose creation never finished (no
@@ -403,6 +422,7 @@ impl Stage {
                 let path = match h {
                     Hold::New(p) => *p,
                     Hold::Changed(k) => k.path.as_path(),
+                    Hold::Entry(e) => e.to.as_path(),
                 };
                 let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str).filter(|r| !r.is_empty()) else {
                     continue;
@@ -428,6 +448,13 @@ impl Stage {
                         if let Some(seen) = Seen::of(&k.path)? {
                             record.project.insert(rel.to_string(), seen);
                         }
+                    }
+                    Hold::Entry(e) => {
+                        // Applying writes over the project's entry only while it is as now.
+                        if let Some(seen) = Seen::of(&e.to)? {
+                            record.project.insert(rel.to_string(), seen);
+                        }
+                        move_entry(&e.from, &to)?;
                     }
                 }
             }

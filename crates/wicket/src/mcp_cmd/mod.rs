@@ -275,7 +275,7 @@ pub fn run(args: &McpArgs) -> Result<ExitCode> {
     let (code, ran, new) = server.wait().context("while waiting for the MCP server to exit")?;
     let target = format!("{} (mcp server {:?})", shell_join(&args.command), gw.name);
     // What the server left that runs code somewhere is held for a person, as after a run.
-    let held = if sandboxed { wicket::staged::hold_after_run(&exec, &new, &target) } else { None };
+    let held = if sandboxed { wicket::staged::hold_after_run(&exec, &new, &[], &target) } else { None };
     if let Some(h) = &held {
         eprintln!("wicket: {h}");
     }
