@@ -253,7 +253,7 @@ pub fn plan(policy: &ExecPolicy, state: &Path) -> Result<Option<(Shells, Vec<She
             base.display()
         )));
     }
-    let (slot, lock, recovered, recovered_dirs) = take_slot(&base)?;
+    let (slot, lock, recovered, recovered_dirs) = take_slot(&base, &policy.root)?;
     let left = Arc::new(Leftover { dir: slot.clone(), _lock: lock });
     let mut record = Vec::new();
     let mut shells = Vec::new();
@@ -328,9 +328,13 @@ const MAX_SLOTS: usize = 256;
 
 /// Take a free slot of `base` (its folders are reused run after run, so a run makes and removes
 /// no folder: removing one waits for the disk). A slot a killed run left entries in is not
-/// taken: its entries are returned to hold, and it is free again once they were moved.
+/// taken: when they belong to the project at `root`, they are returned to hold, and the slot is
+/// free again once they were moved; another project's wait for a run there.
 #[allow(clippy::type_complexity)]
-fn take_slot(base: &Path) -> Result<(PathBuf, std::fs::File, Vec<Held>, Vec<Arc<Leftover>>), SandboxError> {
+fn take_slot(
+    base: &Path,
+    root: &Path,
+) -> Result<(PathBuf, std::fs::File, Vec<Held>, Vec<Arc<Leftover>>), SandboxError> {
     let mut held = Vec::new();
     let mut dirs = Vec::new();
     for n in 0..MAX_SLOTS {
@@ -342,8 +346,10 @@ fn take_slot(base: &Path) -> Result<(PathBuf, std::fs::File, Vec<Held>, Vec<Arc<
             clear_whiteouts(&slot);
             return Ok((slot, lock, held, dirs));
         }
-        held.extend(left);
-        dirs.push(Arc::new(Leftover { dir: slot, _lock: lock }));
+        if left.iter().all(|h| h.to.starts_with(root)) {
+            held.extend(left);
+            dirs.push(Arc::new(Leftover { dir: slot, _lock: lock }));
+        }
     }
     Err(SandboxError::Unavailable(format!("all {MAX_SLOTS} slots in {} are in use", base.display())))
 }
@@ -449,6 +455,16 @@ impl Shells {
                     Fate::Drop => {
                         let _ = std::fs::remove_file(&from);
                     }
+                    // Only the project's entries can be staged for a person; one in a git folder
+                    // outside it (a linked worktree's main repository) is not kept.
+                    Fate::Hold if !to.starts_with(&policy.root) => {
+                        eprintln!(
+                            "wicket: notice: the command made {} outside the project, where wicket cannot hold it for you; it was not kept",
+                            to.display()
+                        );
+                        crate::layers::remove_tree(&from);
+                        let _ = std::fs::remove_file(&from);
+                    }
                     Fate::Hold => {
                         strip_overlay_xattrs(&from);
                         kept = true;
@@ -456,12 +472,21 @@ impl Shells {
                     }
                     Fate::Promote => {
                         if let Err(why) = promote(shell, &name, &from, &to) {
-                            eprintln!(
-                                "wicket: notice: {} was not put in place ({why}); it is held for you instead",
-                                to.display()
-                            );
-                            kept = true;
-                            out.held.push(Held { from, to });
+                            if to.starts_with(&policy.root) {
+                                eprintln!(
+                                    "wicket: notice: {} was not put in place ({why}); it is held for you instead",
+                                    to.display()
+                                );
+                                kept = true;
+                                out.held.push(Held { from, to });
+                            } else {
+                                eprintln!(
+                                    "wicket: notice: {} was not put in place ({why}), and outside the project wicket cannot hold it for you; it was not kept",
+                                    to.display()
+                                );
+                                crate::layers::remove_tree(&from);
+                                let _ = std::fs::remove_file(&from);
+                            }
                         }
                     }
                 }
@@ -632,6 +657,24 @@ mod tests {
         // `.git/objects` exists (nothing to guard); `a/b/c` has `a` missing: the root guards it;
         // `/nonexistent-wicket` lies outside every writable path.
         assert_eq!(guarded(&policy), vec![root.clone(), root.join(".git")]);
+    }
+
+    #[test]
+    fn a_killed_runs_slot_is_held_only_by_a_run_in_its_project() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("shells");
+        let slot = base.join("0");
+        std::fs::create_dir_all(slot.join("0/upper")).unwrap();
+        std::fs::write(slot.join("0/upper/NEW"), "x").unwrap();
+        std::fs::write(slot.join("record"), b"0\0/p/a\0").unwrap();
+        // Another project's run leaves it alone and takes the next slot.
+        let (taken, _lock, held, _) = take_slot(&base, Path::new("/p/b")).unwrap();
+        assert_eq!((taken, held.len()), (base.join("1"), 0));
+        assert!(slot.join("0/upper/NEW").exists());
+        // A run in the project holds what is there.
+        let (_, _lock2, held, dirs) = take_slot(&base, Path::new("/p/a")).unwrap();
+        assert_eq!(held, vec![Held { from: slot.join("0/upper/NEW"), to: PathBuf::from("/p/a/NEW") }]);
+        assert_eq!(dirs.len(), 1);
     }
 
     #[test]
