@@ -600,9 +600,11 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
             push_unique(&mut git_dirs, d);
         }
         // Masked secrets and denied folders: the walk did not enter them, and the sandbox
-        // cannot reach into them.
+        // cannot reach into them. Nor wicket's own state, where a run's overlay folders (mode
+        // 000 work folders among them) change while the sandbox cannot touch them.
         let mut not_entered = scan.secrets.clone();
         not_entered.extend(scan.denied.iter().cloned());
+        not_entered.extend(i.wicket_state.iter().chain(&i.state_dir).cloned());
         std::sync::Arc::new(
             crate::nested_git::Watch::new(
                 &root,

@@ -164,6 +164,9 @@ impl Watch {
         let mut unreadable: Vec<PathBuf> = Vec::new();
         let mut held: Vec<PathBuf> = Vec::new();
         while let Some(dir) = queue.pop() {
+            if self.not_entered.iter().any(|n| dir.starts_with(n)) {
+                continue;
+            }
             let entries = match std::fs::read_dir(&dir) {
                 Ok(entries) => entries,
                 Err(e) => {

@@ -141,6 +141,21 @@ impl Drop for Leftover {
     /// cleared) is left in its upper folders; otherwise a later run holds what is there.
     fn drop(&mut self) {
         clear_whiteouts(&self.dir);
+        open_work(&self.dir);
+    }
+}
+
+/// overlayfs makes its `work/work` folder with mode 000 at each mount; once the overlay is
+/// gone it is opened up again (0700), so that wicket's state stays readable and removable by
+/// its owner (`rm -rf $WICKET_HOME` as a user, a walk of a project that holds the state).
+fn open_work(slot: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(shells) = std::fs::read_dir(slot) else { return };
+    for e in shells.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())) {
+        let w = e.path().join("work").join("work");
+        if std::fs::symlink_metadata(&w).is_ok_and(|m| m.is_dir() && m.mode() & 0o700 != 0o700) {
+            let _ = std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o700));
+        }
     }
 }
 
