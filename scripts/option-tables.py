@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Print option tables (Rust `Opt` lines for crates/wicket-policy/src/options/tables.rs) from a
+"""Print option tables (Rust `Opt` lines for crates/wicket-programs/src/grammar/tables.rs) from a
 program's own help text, so a table can be regenerated when the program changes:
 
     scripts/option-tables.py git status        # parse-options (`git status -h`, then the hidden

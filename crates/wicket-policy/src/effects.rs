@@ -8,7 +8,7 @@
 //! (`risky`), a write no rule can cover (`unknown_writes`), a file read or written that the path
 //! checks must see (`reads`, `writes`), a secret read outright (`environment`), or folders the
 //! program reads everything below (`recursive`). Option effects (`-o`, `-x`, `--prefix`) are
-//! the option tables' job (`options.rs`, `flags.rs`); this module reads sub-commands and
+//! the option tables' job (`wicket-programs`' `grammar.rs`, `flags.rs`); this module reads sub-commands and
 //! operands as each program does.
 
 /// What one argv does that its options alone do not say.

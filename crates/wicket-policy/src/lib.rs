@@ -32,7 +32,9 @@ pub mod gitconfig;
 pub mod host;
 pub mod lists;
 pub mod mode;
-pub mod options;
+/// The option grammar, now in the program catalogue (`wicket-programs`); kept under this name
+/// so its users did not have to change.
+pub use wicket_programs::grammar as options;
 pub mod paths;
 pub mod rules;
 mod session;
