@@ -363,9 +363,6 @@ fn loop_expansions(cmd: &SimpleCommand) -> Vec<std::borrow::Cow<'_, SimpleComman
     out.into_iter().map(Cow::Owned).collect()
 }
 
-/// Shells that run a script read from stdin when given no `-c` and no script file.
-const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "rbash"];
-
 /// Programs whose arguments are only printed: a dynamic argument cannot make them do more.
 const INERT_PROGRAMS: &[&str] = &["echo", "printf", "true", "false", ":"];
 
@@ -935,7 +932,8 @@ impl Builder {
     fn stdin_scripts(&self, cmd: &SimpleCommand) -> Vec<Option<String>> {
         let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return Vec::new() };
         let base = program.rsplit('/').next().unwrap_or(program);
-        if !SHELLS.contains(&base) {
+        // A shell runs a script read from stdin when given no `-c` and no script file.
+        if !wicket_programs::is_shell(base) {
             return Vec::new();
         }
         let args: Vec<&str> = cmd.words.iter().skip(1).map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
@@ -1015,20 +1013,10 @@ pub fn confusable_word(s: &str) -> Option<String> {
 pub const SAFE_LIST: &[&str] =
     &["git status", "git log --oneline", "git branch", "pwd", "ls", "dir", "node --version", "npm --version"];
 
-/// Interpreters, shells, downloaders, destructive and privilege tools: "always allow" stores
-/// only the exact command for these, never a prefix.
+/// Interpreters, downloaders, destructive and privilege tools: "always allow" stores only the
+/// exact command for these, never a prefix. Shells are in the program catalogue
+/// (`wicket_programs::is_shell`), and are exact-only too.
 pub const EXACT_ONLY: &[&str] = &[
-    "bash",
-    "sh",
-    "zsh",
-    "dash",
-    "ksh",
-    "fish",
-    "csh",
-    "tcsh",
-    "pwsh",
-    "powershell",
-    "cmd",
     "node",
     "nodejs",
     "deno",
@@ -1144,7 +1132,12 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
     let program = *words.first()?;
     let exact = view.parts[0].written.clone();
     let risky = !view.parts[0].risky.is_empty() || view.parts[0].inner.iter().any(|i| !i.risky.is_empty());
-    if risky || program.contains('/') || EXACT_ONLY.contains(&program) || program.starts_with('.') {
+    if risky
+        || program.contains('/')
+        || EXACT_ONLY.contains(&program)
+        || wicket_programs::is_shell(program)
+        || program.starts_with('.')
+    {
         return Some(exact);
     }
     // A prefix: the program and up to two sub-command words (`npm run build`, `git commit`).

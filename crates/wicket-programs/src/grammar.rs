@@ -162,10 +162,14 @@ pub struct Program {
     /// With no `Script`/`ScriptFile` option given, the first operand is the script (`sed
     /// s/a/b/ f`, `awk '{print}' f`).
     pub script_operand: bool,
+    /// A word of a dash and digits is an option (`nice -10`).
+    pub numeric: bool,
+    /// What the program is: a shell, a launcher (and where its command starts), or plain.
+    pub role: Role,
 }
 
 /// The defaults every table starts from (`..GETOPT`).
-const GETOPT: Program = Program {
+pub(crate) const GETOPT: Program = Program {
     names: &[],
     source: "",
     abbrev: true,
@@ -181,14 +185,16 @@ const GETOPT: Program = Program {
     stop_after: 0,
     scripts: Scripts::None,
     script_operand: false,
+    numeric: false,
+    role: Role::Plain,
 };
 
-const NO: Arg = Arg::No;
-const REQ: Arg = Arg::Required;
-const OPT: Arg = Arg::Optional;
+pub(crate) const NO: Arg = Arg::No;
+pub(crate) const REQ: Arg = Arg::Required;
+pub(crate) const OPT: Arg = Arg::Optional;
 use Effect::*;
 
-const fn o(names: &'static [&'static str], arg: Arg, effect: Effect) -> Opt {
+pub(crate) const fn o(names: &'static [&'static str], arg: Arg, effect: Effect) -> Opt {
     Opt { names, arg, effect }
 }
 
@@ -396,6 +402,7 @@ const XARGS: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    role: Role::Launcher(Launch { when_none: Some("echo"), ..LAUNCH }),
     ..GETOPT
 };
 
@@ -831,6 +838,8 @@ const WGET: Program = Program {
 mod tables;
 mod tools;
 
+use crate::role::{Launch, Role, LAUNCH};
+
 /// Every table, sorted by first name (sub-command tables are reached through their program's
 /// `subs`); `tests/registry.rs` checks that each one is here exactly once.
 pub const PROGRAMS: &[&Program] = &[
@@ -879,7 +888,8 @@ pub const PROGRAMS: &[&Program] = &[
     &tools::ZIP,
 ];
 
-/// The table for a program word (its base name), if wicket has one.
+/// The table for a program word (its base name), if wicket reads that program's options:
+/// one of [`PROGRAMS`], never one of [`crate::RUNNERS`].
 pub fn program(word: &str) -> Option<&'static Program> {
     let base = word.rsplit('/').next().unwrap_or(word);
     PROGRAMS.iter().copied().find(|p| p.names.contains(&base))
@@ -911,6 +921,9 @@ pub struct Parsed {
     /// Where the last sub-command's options start in `found`.
     pub sub_at: usize,
 }
+
+/// A `-NUMBER` word of a program that takes one (`nice -10`).
+const NUMERIC: Opt = o(&["-n"], Arg::Required, Effect::Plain);
 
 /// rustup's `+toolchain` first word (`cargo +nightly build`).
 const TOOLCHAIN: Opt = o(&["+"], Arg::Required, Effect::Plain);
@@ -1057,6 +1070,11 @@ impl Program {
             if w == "--" {
                 p.operands.extend(args[i..].iter().map(|a| (*a).to_string()));
                 return;
+            }
+            let digits = w.strip_prefix("--").or_else(|| w.strip_prefix('-')).filter(|d| !d.is_empty());
+            if self.numeric && digits.is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit())) {
+                p.found.push(Found { opt: &NUMERIC, name: "-n", value: digits.map(str::to_string) });
+                continue;
             }
             if self.plus && w.starts_with('+') && w.len() > 1 {
                 p.found.push(Found { opt: &PLUS, name: "+", value: Some(w[1..].to_string()) });

@@ -1,8 +1,11 @@
 //! The program catalogue: everything wicket knows about a program, in one record per program.
 //!
-//! The main entry point is [`program`]: the record for a program word (by its base name), whose
-//! [`Program::parse`] reads an argv the way that program's own option parser does. [`PROGRAMS`]
-//! lists every record; a record registered nowhere or twice fails `tests/registry.rs`.
+//! The main entry point is [`lookup`]: the record for a program word (by its base name), with
+//! its [`Role`] (a shell, a launcher and where its command starts, or plain) and its grammar:
+//! [`Program::parse`] reads an argv the way that program's own option parser does. The engine
+//! reads options only with the tables whose effects are annotated, [`PROGRAMS`] (found with
+//! [`program`]); the shells and launchers of [`RUNNERS`] are read only for what they run. A
+//! record registered nowhere or twice fails `tests/registry.rs`.
 //!
 //! The hard rule of this crate: it is the one place where program names live. The shell reader
 //! (`wicket-shell`), the engine (`wicket-policy`) and the binary look programs up here, so a
@@ -10,10 +13,34 @@
 //! functions: no disk, no environment, no processes, no dependencies.
 //!
 //! ```
+//! use wicket_programs::{lookup, Role};
+//! assert!(lookup("/usr/bin/ash").is_some_and(|p| p.role.is_shell()));
 //! let rm = wicket_programs::program("/bin/rm").unwrap();
 //! assert_eq!(rm.parse(&["--rec", "--for", "x"]).normal_form("rm"), "rm -f -r x");
+//! assert_eq!(lookup("rm").map(|p| p.role), Some(Role::Plain));
 //! ```
 
 pub mod grammar;
+mod programs;
+pub mod role;
 
 pub use grammar::{program, Arg, Effect, Found, Opt, Parsed, Program, Scripts, Style, PROGRAMS};
+pub use programs::RUNNERS;
+pub use role::{Launch, LaunchSub, Role, ShellScript, Start, SubRuns, Walker};
+
+/// The record for a program word (its base name): a table of [`PROGRAMS`] or a record of
+/// [`RUNNERS`].
+pub fn lookup(word: &str) -> Option<&'static Program> {
+    let base = word.rsplit('/').next().unwrap_or(word);
+    PROGRAMS.iter().chain(RUNNERS).copied().find(|p| p.names.contains(&base))
+}
+
+/// Is this program word (by its base name) a shell?
+pub fn is_shell(word: &str) -> bool {
+    lookup(word).is_some_and(|p| p.role.is_shell())
+}
+
+/// Every name of every shell, for the few consumers that need the list itself.
+pub fn shells() -> impl Iterator<Item = &'static str> {
+    RUNNERS.iter().filter(|p| p.role.is_shell()).flat_map(|p| p.names.iter().copied())
+}

@@ -4,14 +4,22 @@
 
 use std::collections::BTreeMap;
 
-use wicket_programs::{program, Program, PROGRAMS};
+use wicket_programs::{lookup, program, Program, PROGRAMS, RUNNERS};
 
 /// The sources that define records, read at build time (a pure crate's tests read no disk).
 const SOURCES: &[(&str, &str)] = &[
     ("grammar.rs", include_str!("../src/grammar.rs")),
     ("grammar/tables.rs", include_str!("../src/grammar/tables.rs")),
     ("grammar/tools.rs", include_str!("../src/grammar/tools.rs")),
+    ("programs.rs", include_str!("../src/programs.rs")),
+    ("programs/launchers.rs", include_str!("../src/programs/launchers.rs")),
+    ("programs/shells.rs", include_str!("../src/programs/shells.rs")),
 ];
+
+/// Both lists: the engine's tables and the runners'.
+fn registered() -> impl Iterator<Item = &'static &'static Program> {
+    PROGRAMS.iter().chain(RUNNERS)
+}
 
 /// The `names` of every `const NAME: Program = Program { names: &[…], … }` in the sources,
 /// keyed by where it is defined; the template every table starts from has none.
@@ -24,8 +32,14 @@ fn defined() -> Vec<(String, Vec<String>)> {
             let name = head.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
             let body = &rest[at..];
             rest = &body[1..];
+            // The record's own text: up to the next record.
+            let body = &body[..rest.find(": Program =").map_or(body.len(), |end| end + 1)];
             let Some(open) = body.find("Program {") else { continue };
             let body = &body[open..];
+            if !body.contains("names: &[") {
+                // A template (`GETOPT`, `RUNNER`): no names, reached by nobody.
+                continue;
+            }
             let Some(names_at) = body.find("names: &[") else { panic!("{file}: {name} has no names") };
             let list = &body[names_at + "names: &[".len()..];
             let Some(close) = list.find(']') else { panic!("{file}: {name} has an unclosed names list") };
@@ -40,14 +54,18 @@ fn defined() -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// Every record reachable from `PROGRAMS`, sub-commands included, once each.
+/// Every record reachable from `PROGRAMS` and `RUNNERS`, sub-commands and the grammars of
+/// launching sub-commands included, once each.
 fn reachable() -> Vec<&'static Program> {
     let mut out: Vec<&'static Program> = Vec::new();
-    let mut todo: Vec<&'static Program> = PROGRAMS.to_vec();
+    let mut todo: Vec<&'static Program> = registered().copied().collect();
     while let Some(p) = todo.pop() {
         if !out.contains(&p) {
             out.push(p);
             todo.extend(p.subs.iter().copied());
+            if let Some(launch) = p.role.launch() {
+                todo.extend(launch.subs.iter().map(|s| s.grammar));
+            }
         }
     }
     out
@@ -62,17 +80,18 @@ fn every_defined_record_is_registered() {
             missing.push(where_);
         }
     }
-    assert!(missing.is_empty(), "records reachable from no entry of PROGRAMS: {missing:?}");
+    assert!(missing.is_empty(), "records reachable from no entry of PROGRAMS or RUNNERS: {missing:?}");
     assert_eq!(reachable.len(), defined().len(), "records defined and records reachable differ in number");
 }
 
 #[test]
 fn each_program_is_registered_once() {
-    for (i, p) in PROGRAMS.iter().enumerate() {
-        assert!(!PROGRAMS[..i].contains(p), "{:?} is in PROGRAMS twice", p.names);
+    let all: Vec<&Program> = registered().copied().collect();
+    for (i, p) in all.iter().enumerate() {
+        assert!(!all[..i].contains(p), "{:?} is registered twice", p.names);
     }
     let mut owner: BTreeMap<&str, &[&str]> = BTreeMap::new();
-    for p in PROGRAMS {
+    for p in all {
         assert!(!p.names.is_empty(), "a record in PROGRAMS has no name ({})", p.source);
         for name in p.names {
             if let Some(other) = owner.insert(name, p.names) {
@@ -83,11 +102,33 @@ fn each_program_is_registered_once() {
 }
 
 #[test]
-fn programs_are_sorted_by_first_name() {
-    let firsts: Vec<&str> = PROGRAMS.iter().map(|p| p.names[0]).collect();
-    let mut sorted = firsts.clone();
-    sorted.sort_unstable();
-    assert_eq!(firsts, sorted, "keep PROGRAMS sorted by each record's first name");
+fn lists_are_sorted_by_first_name() {
+    for (list, name) in [(PROGRAMS, "PROGRAMS"), (RUNNERS, "RUNNERS")] {
+        let firsts: Vec<&str> = list.iter().map(|p| p.names[0]).collect();
+        let mut sorted = firsts.clone();
+        sorted.sort_unstable();
+        assert_eq!(firsts, sorted, "keep {name} sorted by each record's first name");
+    }
+}
+
+/// A launcher's options are read only up to its command, so they must stop at the first
+/// operand (or, for a package launcher, right after the package).
+#[test]
+fn launchers_stop_reading_options_at_their_command() {
+    for p in registered() {
+        let Some(launch) = p.role.launch() else { continue };
+        // Walkers that find the command by scanning the words, not by reading options.
+        use wicket_programs::{Start, Walker::*};
+        let scans = matches!(
+            launch.start,
+            Start::Walker(FindExec | FdExec | Su | Trap | Applet | Unseen | Debugger | SubCommand)
+        );
+        let own = (!scans).then_some(*p);
+        for g in own.into_iter().chain(launch.subs.iter().map(|s| s.grammar)) {
+            let stops = !g.permute || g.stop_after == 1;
+            assert!(stops, "{:?}: options of a launcher must stop at its command", g.names);
+        }
+    }
 }
 
 #[test]
@@ -98,5 +139,15 @@ fn lookup_finds_every_name_by_base_name() {
             assert_eq!(program(&format!("/usr/bin/{name}")), Some(*p), "/usr/bin/{name}");
         }
     }
+    for p in registered() {
+        for name in p.names {
+            assert_eq!(lookup(name), Some(*p), "{name}");
+        }
+    }
+    for p in RUNNERS {
+        // The engine has no option table for a runner: its options' effects are not annotated.
+        assert_eq!(program(p.names[0]), None, "{}", p.names[0]);
+    }
     assert_eq!(program("no-such-program"), None);
+    assert_eq!(lookup("no-such-program"), None);
 }

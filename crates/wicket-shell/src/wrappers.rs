@@ -7,6 +7,8 @@
 
 use std::collections::VecDeque;
 
+use wicket_programs::{Arg, Effect, Launch, Program, Role, ShellScript, Start, SubRuns, Walker};
+
 use crate::types::*;
 use crate::walk::{analyze, snippet};
 
@@ -61,13 +63,15 @@ type Step = Result<Vec<Inner>, (ProblemKind, String)>;
 
 /// Every argv that could run when `cmd` runs, seeing through wrappers: `sudo`, `doas`, `env`,
 /// `exec`, `command`, `builtin`, `nice`, `ionice`, `nohup`, `timeout`, `time`, `stdbuf`,
-/// `setsid`, `watch`, `flock`, `xargs`, `coproc`, `find -exec/-execdir/-ok/-okdir`, and shell
-/// strings of `bash|sh|zsh|dash|ksh|mksh -c`, `eval`, `su -c` and `trap`, which are re-parsed
+/// `setsid`, `watch`, `flock`, `xargs`, `coproc`, `find -exec/-execdir/-ok/-okdir`, and the
+/// script strings of every shell in the program catalogue (`bash -c`, `ash -c`, `fish -c`,
+/// `pwsh -Command` …), `eval`, `su -c` and `trap`, which are re-parsed
 /// with [`analyze`](crate::analyze) up to [`MAX_REPARSE_DEPTH`] levels; and launchers
 /// (`busybox`/`toybox` applets, `unshare`, `taskset`, `chrt`, `prlimit`, `setpriv`, `runuser`,
 /// `nsenter`, `chroot`, `strace`, `ltrace`, `script -c`, `parallel`, `fd -x`, `npx`, `npm exec`,
 /// `pnpm exec|dlx`, `yarn exec|dlx`, `uv run`, `poetry run`, `bundle exec` …), each read with
-/// its own option syntax. `bash FILE`, `expect` and `gdb -ex` run code nobody can read: not
+/// its own option grammar. Which program is which, and its grammar, come from
+/// [`wicket_programs::lookup`]: this module names no program. `bash FILE`, `expect` and `gdb -ex` run code nobody can read: not
 /// understood.
 ///
 /// Use this for **deny** rules only. Allow rules match [`SimpleCommand::canonical`], the
@@ -132,119 +136,57 @@ pub fn strip_wrappers(cmd: &SimpleCommand) -> Unwrapped {
     out
 }
 
-/// Option syntax of one wrapper.
-struct Spec {
-    /// Short flags without an argument.
-    flags: &'static str,
-    /// Short options that take an argument (joined or next word).
-    with_arg: &'static str,
-    /// Short options whose argument is optional and only ever joined (`xargs -i`, `-e`, `-l`).
-    optional_joined: &'static str,
-    /// Long options that take an argument (`--user root` or `--user=root`).
-    long_with_arg: &'static [&'static str],
-    /// Long options without an argument (with `=value` they are accepted too).
-    long_flags: &'static [&'static str],
-    /// `-NUMBER` is an option (`nice -10`).
-    numeric: bool,
-}
-
-const NO_OPTS: Spec =
-    Spec { flags: "", with_arg: "", optional_joined: "", long_with_arg: &[], long_flags: &[], numeric: false };
-
-/// The result of reading options: index of the first operand and the options seen.
-struct Parsed {
-    operands: usize,
-    seen: Vec<(String, Option<Word>)>,
-}
-
-impl Parsed {
-    fn has(&self, opt: &str) -> bool {
-        self.seen.iter().any(|(o, _)| o == opt)
-    }
-
-    fn value(&self, opt: &str) -> Option<&Word> {
-        self.seen.iter().find(|(o, _)| o == opt).and_then(|(_, v)| v.as_ref())
-    }
-}
-
 fn not_static(word: &Word) -> (ProblemKind, String) {
     let raw = snippet(&word.raw);
     (ProblemKind::DynamicProgram, format!("wrapper argument `{raw}` is not known before running"))
 }
 
-/// Reads options from `args` up to the first operand (options are not permuted after it).
-fn options(program: &str, args: &[Word], spec: &Spec) -> Result<Parsed, (ProblemKind, String)> {
-    let mut seen = Vec::new();
-    let mut i = 0;
-    while let Some(word) = args.get(i) {
-        let Some(v) = word.value.as_deref() else {
-            return Err(not_static(word));
-        };
-        if v == "--" {
-            i += 1;
-            break;
-        }
-        if !v.starts_with('-') || v == "-" {
-            break;
-        }
-        if let Some(long) = v.strip_prefix("--") {
-            let (name, joined) = match long.split_once('=') {
-                Some((n, val)) => (n, Some(val)),
-                None => (long, None),
-            };
-            let key = format!("--{name}");
-            if spec.long_with_arg.contains(&name) {
-                match joined {
-                    Some(val) => seen.push((key, Some(literal_word(val)))),
-                    None => {
-                        let value = args.get(i + 1).cloned();
-                        if value.is_none() {
-                            return Err((ProblemKind::Unsupported, format!("`{program} --{name}` needs a value")));
-                        }
-                        seen.push((key, value));
-                        i += 1;
-                    }
-                }
-            } else if spec.long_flags.contains(&name) || (spec.numeric && name.bytes().all(|b| b.is_ascii_digit())) {
-                seen.push((key, joined.map(literal_word)));
-            } else {
-                return Err((ProblemKind::Unsupported, format!("unknown option `--{name}` of `{program}`")));
-            }
-            i += 1;
-            continue;
-        }
-        let cluster = &v[1..];
-        if spec.numeric && cluster.bytes().all(|b| b.is_ascii_digit()) {
-            seen.push(("-n".to_string(), Some(literal_word(cluster))));
-            i += 1;
-            continue;
-        }
-        let mut consumed_next = false;
-        for (pos, c) in cluster.char_indices() {
-            let rest = &cluster[pos + c.len_utf8()..];
-            if spec.with_arg.contains(c) {
-                if rest.is_empty() {
-                    let Some(value) = args.get(i + 1) else {
-                        return Err((ProblemKind::Unsupported, format!("`{program} -{c}` needs a value")));
-                    };
-                    seen.push((format!("-{c}"), Some(value.clone())));
-                    consumed_next = true;
-                } else {
-                    seen.push((format!("-{c}"), Some(literal_word(rest))));
-                }
-                break;
-            } else if spec.optional_joined.contains(c) {
-                seen.push((format!("-{c}"), if rest.is_empty() { None } else { Some(literal_word(rest)) }));
-                break;
-            } else if spec.flags.contains(c) {
-                seen.push((format!("-{c}"), None));
-            } else {
-                return Err((ProblemKind::Unsupported, format!("unknown option `-{c}` of `{program}`")));
-            }
-        }
-        i += if consumed_next { 2 } else { 1 };
+/// A wrapper's options, read with its record's grammar up to the first operand.
+struct Read {
+    /// Index of the first operand.
+    operands: usize,
+    /// Each option found, by the full name it was given, with its value (a glued value as a
+    /// literal word, a next-word value as that word).
+    seen: Vec<(&'static str, Option<Word>)>,
+}
+
+impl Read {
+    fn has(&self, names: &[&str]) -> bool {
+        self.seen.iter().any(|(o, _)| names.contains(o))
     }
-    Ok(Parsed { operands: i.min(args.len()), seen })
+
+    /// The first value of any of these options.
+    fn value(&self, names: &[&str]) -> Option<&Word> {
+        self.seen.iter().find(|(o, _)| names.contains(o)).and_then(|(_, v)| v.as_ref())
+    }
+}
+
+/// Stands for a word not known before running: no static word holds a NUL, and it does not
+/// start with `-`, so the grammar reads it as an operand (or as an option's value).
+const HOLE: char = '\u{0}';
+
+/// Reads `args` with `grammar`, as the program would, up to its first operand. An option the
+/// grammar does not know, a missing value, or a dynamic word where an option or the command
+/// must be is not understood: it may change what runs.
+fn read(name: &str, grammar: &'static Program, args: &[Word]) -> Result<Read, (ProblemKind, String)> {
+    let values: Vec<String> =
+        args.iter().enumerate().map(|(i, w)| w.value.clone().unwrap_or_else(|| format!("{HOLE}{i}"))).collect();
+    let hole = |v: &str| v.strip_prefix(HOLE).and_then(|i| i.parse::<usize>().ok()).and_then(|i| args.get(i));
+    let parsed = grammar.parse(&values);
+    if let Some(u) = parsed.unknown.first() {
+        return Err((ProblemKind::Unsupported, format!("unknown option `{}` of `{name}`", snippet(u))));
+    }
+    let operands = args.len().saturating_sub(parsed.operands.len());
+    let after_dashes = operands > 0 && args[operands - 1].value.as_deref() == Some("--");
+    if let Some(first) = args.get(operands).filter(|w| w.value.is_none() && !after_dashes) {
+        return Err(not_static(first));
+    }
+    let seen = parsed
+        .found
+        .into_iter()
+        .map(|f| (f.name, f.value.map(|v| hole(&v).cloned().unwrap_or_else(|| literal_word(&v)))))
+        .collect();
+    Ok(Read { operands, seen })
 }
 
 fn literal_word(s: &str) -> Word {
@@ -303,616 +245,94 @@ fn joined_script(args: &[Word]) -> Step {
     }
 }
 
-/// One layer: what `name args…` runs, if `name` is a wrapper.
+/// One layer: what `name args…` runs, as the program catalogue describes `name`.
 fn unwrap_one(name: &str, args: &[Word]) -> Step {
-    match name {
-        "sudo" => sudo(args),
-        "doas" => {
-            let spec = Spec { flags: "nsL", with_arg: "uC", ..NO_OPTS };
-            let p = options(name, args, &spec)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "env" => env(args),
-        "exec" => {
-            let p = options(name, args, &Spec { flags: "cl", with_arg: "a", ..NO_OPTS })?;
-            Ok(run(&args[p.operands..]))
-        }
-        "command" => {
-            let p = options(name, args, &Spec { flags: "pvV", ..NO_OPTS })?;
-            if p.has("-v") || p.has("-V") {
-                return Ok(Vec::new());
-            }
-            Ok(run(&args[p.operands..]))
-        }
-        "builtin" => {
-            let p = options(name, args, &NO_OPTS)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "nohup" | "coproc" => {
-            let p = options(name, args, &NO_OPTS)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "nice" => {
-            let spec = Spec { with_arg: "n", long_with_arg: &["adjustment"], numeric: true, ..NO_OPTS };
-            let p = options(name, args, &spec)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "ionice" => {
-            let spec = Spec {
-                flags: "t",
-                with_arg: "cnpPu",
-                long_with_arg: &["class", "classdata", "pid", "pgid", "uid"],
-                long_flags: &["ignore"],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            if ["-p", "-P", "-u", "--pid", "--pgid", "--uid"].iter().any(|o| p.has(o)) {
-                return Ok(Vec::new());
-            }
-            Ok(run(&args[p.operands..]))
-        }
-        "timeout" => {
-            let spec = Spec {
-                flags: "v",
-                with_arg: "ks",
-                long_with_arg: &["kill-after", "signal"],
-                long_flags: &["preserve-status", "foreground", "verbose"],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            // DURATION, then the command.
-            Ok(run(args.get(p.operands + 1..).unwrap_or(&[])))
-        }
-        "time" => {
-            let spec = Spec {
-                flags: "pavq",
-                with_arg: "of",
-                long_with_arg: &["output", "format"],
-                long_flags: &["append", "verbose", "quiet", "portability"],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "stdbuf" => {
-            let spec = Spec { with_arg: "ioe", long_with_arg: &["input", "output", "error"], ..NO_OPTS };
-            let p = options(name, args, &spec)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "setsid" => {
-            let spec = Spec { flags: "cfw", long_flags: &["ctty", "fork", "wait"], ..NO_OPTS };
-            let p = options(name, args, &spec)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "watch" => {
-            let spec = Spec {
-                flags: "bcCdegprtwx",
-                with_arg: "nq",
-                long_with_arg: &["interval", "equexit"],
-                long_flags: &[
-                    "beep",
-                    "color",
-                    "no-color",
-                    "differences",
-                    "errexit",
-                    "chgexit",
-                    "precise",
-                    "no-rerun",
-                    "no-title",
-                    "no-wrap",
-                    "exec",
-                ],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            let rest = &args[p.operands..];
-            if p.has("-x") || p.has("--exec") {
-                Ok(run(rest))
-            } else {
-                joined_script(rest)
-            }
-        }
-        "flock" => flock(args),
-        "xargs" => xargs(args),
-        "find" => Ok(find_exec(args)),
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "rbash" => shell(name, args),
-        "eval" => {
-            let p = options(name, args, &NO_OPTS)?;
-            joined_script(&args[p.operands..])
-        }
-        "su" => su(args),
-        "trap" => trap(args),
-        _ => launcher(name, args),
+    let Some(record) = wicket_programs::lookup(name) else { return Ok(Vec::new()) };
+    match &record.role {
+        Role::Plain => Ok(Vec::new()),
+        Role::Shell(ShellScript::FirstOperand) => shell(name, args),
+        Role::Shell(ShellScript::Options(scripts)) => shell_options(name, record, scripts, args),
+        Role::Launcher(launch) | Role::Privilege(launch) => match launch.start {
+            Start::Walker(walker) => walk(walker, name, record, launch, args),
+            start => launched(name, record, launch, start, args),
+        },
     }
 }
 
-/// Launchers and multiplexers: programs whose operands name another program that runs
-/// (`busybox rm`, `unshare -r rm`, `taskset -c 0 rm`, `npx rimraf`, `uv run rm`), read with
-/// each one's own option syntax so the launched program is found; an option the launcher's
-/// parser is not known to take is not understood. Programs that run code the analysis
-/// cannot read (`expect`, `gdb -ex`, a `parallel` reading commands from stdin) are not
-/// understood either.
-fn launcher(name: &str, args: &[Word]) -> Step {
-    let unseen = |what: &str| Err((ProblemKind::RunsUnseenCode, format!("`{name}` {what}")));
-    match name {
-        "busybox" | "toybox" => match args.first().and_then(|w| w.value.as_deref()) {
+/// A launcher whose command is found from its options and operands alone (`sudo`, `nice`,
+/// `timeout 5`, `chrt 0`, `eval`, `watch`, `script -c`, `xargs`).
+fn launched(name: &str, record: &'static Program, launch: &Launch, start: Start, args: &[Word]) -> Step {
+    let p = read(name, record, args)?;
+    if p.has(launch.runs_nothing) {
+        return Ok(Vec::new());
+    }
+    if let Some(script) = p.value(launch.script_options) {
+        return script_of(script);
+    }
+    let mut rest = &args[p.operands..];
+    if launch.assignments {
+        rest = skip_assignments(rest);
+    }
+    if p.has(launch.argv_options) {
+        return Ok(run(rest));
+    }
+    let command = match start {
+        Start::Nothing | Start::Walker(_) => return Ok(Vec::new()),
+        Start::Joined => return joined_script(rest),
+        Start::Operands(own) => rest.get(own..).unwrap_or(&[]),
+        Start::AfterNumber => {
+            let number =
+                rest.first().and_then(|w| w.value.as_deref()).is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit()));
+            &rest[usize::from(number)..]
+        }
+    };
+    match launch.when_none {
+        Some(program) if command.is_empty() => Ok(vec![Inner::Argv(vec![literal_word(program)])]),
+        _ => Ok(run(command)),
+    }
+}
+
+/// The launchers read by code of their own (see [`Walker`]).
+fn walk(walker: Walker, name: &str, record: &'static Program, launch: &Launch, args: &[Word]) -> Step {
+    match walker {
+        Walker::Env => env(name, record, args),
+        Walker::Flock => flock(name, record, launch, args),
+        Walker::FindExec => Ok(find_exec(record, args)),
+        Walker::FdExec => fd_exec(args),
+        Walker::Su => su(args),
+        Walker::Trap => trap(args),
+        Walker::Applet => match args.first().and_then(|w| w.value.as_deref()) {
             Some(v) if v.starts_with('-') => Ok(Vec::new()),
             None if !args.is_empty() => Err(not_static(&args[0])),
             _ => Ok(run(args)),
         },
-        "unshare" => {
-            let spec = Spec {
-                flags: "frcV",
-                with_arg: "RwSGl",
-                optional_joined: "muinpUCT",
-                long_with_arg: &[
-                    "propagation",
-                    "setgroups",
-                    "root",
-                    "wd",
-                    "setuid",
-                    "setgid",
-                    "map-user",
-                    "map-group",
-                    "map-users",
-                    "map-groups",
-                    "monotonic",
-                    "boottime",
-                    "load-interp",
-                ],
-                long_flags: &[
-                    "mount",
-                    "uts",
-                    "ipc",
-                    "net",
-                    "pid",
-                    "user",
-                    "cgroup",
-                    "time",
-                    "fork",
-                    "kill-child",
-                    "mount-proc",
-                    "map-root-user",
-                    "map-current-user",
-                    "map-auto",
-                    "keep-caps",
-                    "mount-binfmt",
-                    "help",
-                    "version",
-                ],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "taskset" => {
-            let spec =
-                Spec { flags: "apchV", long_flags: &["all-tasks", "pid", "cpu-list", "help", "version"], ..NO_OPTS };
-            let p = options(name, args, &spec)?;
-            if p.has("-p") || p.has("--pid") {
+        Walker::Parallel => parallel(name, record, args),
+        Walker::Unseen => {
+            if args.iter().any(|w| w.value.as_deref().is_some_and(|v| launch.runs_nothing.contains(&v))) {
                 return Ok(Vec::new());
             }
-            // MASK, then the command.
-            Ok(run(args.get(p.operands + 1..).unwrap_or(&[])))
+            Err((
+                ProblemKind::RunsUnseenCode,
+                format!("`{name}` runs code (Tcl's spawn, exec, system) the analysis cannot read"),
+            ))
         }
-        "chrt" => {
-            let spec = Spec {
-                flags: "abdfiormpvRhV",
-                with_arg: "TPD",
-                long_with_arg: &["sched-runtime", "sched-period", "sched-deadline"],
-                long_flags: &[
-                    "all-tasks",
-                    "batch",
-                    "deadline",
-                    "fifo",
-                    "idle",
-                    "other",
-                    "rr",
-                    "max",
-                    "pid",
-                    "verbose",
-                    "reset-on-fork",
-                    "help",
-                    "version",
-                ],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            if ["-p", "--pid", "-m", "--max"].iter().any(|o| p.has(o)) {
-                return Ok(Vec::new());
-            }
-            // An optional PRIORITY, then the command.
-            let mut rest = &args[p.operands..];
-            if rest.first().and_then(|w| w.value.as_deref()).is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit())) {
-                rest = &rest[1..];
-            }
-            Ok(run(rest))
-        }
-        "prlimit" => {
-            let spec = Spec {
-                flags: "hV",
-                with_arg: "po",
-                optional_joined: "cdefilmnqrstuvxy",
-                long_with_arg: &["pid", "output"],
-                long_flags: &[
-                    "core",
-                    "data",
-                    "nice",
-                    "fsize",
-                    "sigpending",
-                    "memlock",
-                    "rss",
-                    "nofile",
-                    "msgqueue",
-                    "rtprio",
-                    "stack",
-                    "cpu",
-                    "nproc",
-                    "as",
-                    "locks",
-                    "rttime",
-                    "noheadings",
-                    "raw",
-                    "verbose",
-                    "help",
-                    "version",
-                ],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            if p.has("-p") || p.has("--pid") {
-                return Ok(Vec::new());
-            }
-            Ok(run(&args[p.operands..]))
-        }
-        "setpriv" => {
-            let spec = Spec {
-                flags: "dhV",
-                long_with_arg: &[
-                    "inh-caps",
-                    "ambient-caps",
-                    "bounding-set",
-                    "groups",
-                    "ruid",
-                    "euid",
-                    "rgid",
-                    "egid",
-                    "reuid",
-                    "regid",
-                    "securebits",
-                    "pdeathsig",
-                    "selinux-label",
-                    "apparmor-profile",
-                    "landlock-access",
-                    "landlock-rule",
-                ],
-                long_flags: &[
-                    "dump",
-                    "nnp",
-                    "no-new-privs",
-                    "keep-groups",
-                    "clear-groups",
-                    "init-groups",
-                    "reset-env",
-                    "help",
-                    "version",
-                ],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            if p.has("-d") || p.has("--dump") {
-                return Ok(Vec::new());
-            }
-            Ok(run(&args[p.operands..]))
-        }
-        "runuser" => {
-            let spec = Spec {
-                flags: "lmpfPhV",
-                with_arg: "ucgGsw",
-                long_with_arg: &[
-                    "user",
-                    "command",
-                    "session-command",
-                    "group",
-                    "supp-group",
-                    "shell",
-                    "whitelist-environment",
-                ],
-                long_flags: &["login", "preserve-environment", "fast", "pty", "help", "version"],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            if let Some(c) = ["-c", "--command", "--session-command"].iter().find_map(|o| p.value(o)) {
-                return script_of(c);
-            }
-            if p.has("-u") || p.has("--user") {
-                // `runuser -u USER [--] COMMAND ARGS…`
-                return Ok(run(&args[p.operands..]));
-            }
-            Ok(Vec::new())
-        }
-        "nsenter" => {
-            let spec = Spec {
-                flags: "aeFZchV",
-                with_arg: "tSGW",
-                optional_joined: "muinpUCTrw",
-                long_with_arg: &["target", "setuid", "setgid", "wdns"],
-                long_flags: &[
-                    "all",
-                    "mount",
-                    "uts",
-                    "ipc",
-                    "net",
-                    "pid",
-                    "user",
-                    "cgroup",
-                    "time",
-                    "root",
-                    "wd",
-                    "env",
-                    "no-fork",
-                    "follow-context",
-                    "preserve-credentials",
-                    "join-cgroup",
-                    "user-parent",
-                    "keep-caps",
-                    "help",
-                    "version",
-                ],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "chroot" => {
-            let spec = Spec {
-                long_with_arg: &["userspec", "groups"],
-                long_flags: &["skip-chdir", "help", "version"],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            // NEWROOT, then the command (or an interactive shell).
-            Ok(run(args.get(p.operands + 1..).unwrap_or(&[])))
-        }
-        "strace" => {
-            let spec = Spec {
-                flags: "cCdDfFhiknqrtTvVwxyYzZ",
-                with_arg: "abeEIoOpPsSuUX",
-                long_with_arg: &[
-                    "output",
-                    "attach",
-                    "trace",
-                    "signal",
-                    "status",
-                    "string-limit",
-                    "user",
-                    "env",
-                    "trace-path",
-                    "summary-sort-by",
-                    "columns",
-                    "const-print-style",
-                    "decode-fds",
-                    "quiet",
-                    "inject",
-                    "fault",
-                    "kvm",
-                    "timestamps",
-                    "absolute-timestamps",
-                ],
-                long_flags: &[
-                    "follow-forks",
-                    "output-separately",
-                    "summary-only",
-                    "summary",
-                    "summary-wall-clock",
-                    "syscall-times",
-                    "relative-timestamps",
-                    "no-abbrev",
-                    "verbose",
-                    "daemonize",
-                    "seccomp-bpf",
-                    "stack-trace",
-                    "help",
-                    "version",
-                ],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "ltrace" => {
-            let spec = Spec {
-                flags: "bcCfhiLrStTV",
-                with_arg: "aAeDFlnopsuwx",
-                long_with_arg: &["align", "output", "library"],
-                long_flags: &["demangle", "help", "version", "no-signals"],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            Ok(run(&args[p.operands..]))
-        }
-        "script" => {
-            let spec = Spec {
-                flags: "aefqhV",
-                with_arg: "cEIOBTmo",
-                optional_joined: "t",
-                long_with_arg: &[
-                    "command",
-                    "echo",
-                    "log-in",
-                    "log-out",
-                    "log-io",
-                    "log-timing",
-                    "logging-format",
-                    "output-limit",
-                ],
-                long_flags: &["append", "return", "flush", "force", "quiet", "timing", "help", "version"],
-                ..NO_OPTS
-            };
-            let p = options(name, args, &spec)?;
-            match p.value("-c").or_else(|| p.value("--command")) {
-                Some(c) => script_of(c),
-                // An interactive shell on the terminal.
-                None => Ok(Vec::new()),
-            }
-        }
-        "parallel" | "sem" => parallel(name, args),
-        "expect" => {
-            if args.iter().any(|w| matches!(w.value.as_deref(), Some("-v" | "--version" | "-h" | "--help"))) {
-                return Ok(Vec::new());
-            }
-            unseen("runs Tcl (spawn, exec, system) the analysis cannot read")
-        }
-        "gdb" | "gdb-multiarch" => gdb(args),
-        "fd" | "fdfind" => fd_exec(args),
-        "npx" | "bunx" => npx(name, args),
-        "npm" | "pnpm" | "yarn" | "bun" | "uv" | "poetry" | "bundle" | "pipx" | "pdm" | "hatch" => {
-            package_runner(name, args)
-        }
-        _ => Ok(Vec::new()),
+        Walker::Debugger => debugger(name, record, args),
+        Walker::Package => package(name, record, args),
+        Walker::SubCommand => sub_command(name, launch, args),
     }
-}
-
-/// The subcommands that launch another program, per package tool.
-fn launching_subcommands(tool: &str) -> &'static [&'static str] {
-    match tool {
-        "npm" => &["exec", "x"],
-        "pnpm" => &["exec", "dlx"],
-        "yarn" => &["exec", "dlx"],
-        "bun" => &["x"],
-        "uv" => &["run", "tool"],
-        "poetry" | "pdm" | "hatch" | "pipx" => &["run"],
-        "bundle" => &["exec"],
-        _ => &[],
-    }
-}
-
-/// `npm exec …`, `pnpm exec`/`dlx`, `yarn exec`/`dlx`, `uv run`, `poetry run`, `bundle exec` …:
-/// the launched program and its arguments. Options before the subcommand are not read (they
-/// may take values), so a launching subcommand anywhere after them is not understood.
-fn package_runner(tool: &str, args: &[Word]) -> Step {
-    let subs = launching_subcommands(tool);
-    let Some(first) = args.first() else { return Ok(Vec::new()) };
-    let Some(v) = first.value.as_deref() else { return Err(not_static(first)) };
-    if v.starts_with('-') {
-        if args.iter().any(|w| w.value.as_deref().is_some_and(|v| subs.contains(&v))) {
-            return Err((
-                ProblemKind::Unsupported,
-                format!("`{tool}` options before its subcommand are not read, so what it launches is not known"),
-            ));
-        }
-        return Ok(Vec::new());
-    }
-    if !subs.contains(&v) {
-        return Ok(Vec::new());
-    }
-    let rest = &args[1..];
-    match (tool, v) {
-        ("npm", _) | ("pnpm" | "yarn", "dlx") | ("bun", "x") => npx(tool, rest),
-        ("uv", "tool") => match rest.first().and_then(|w| w.value.as_deref()) {
-            // `uv tool run` is `uvx`.
-            Some("run") => simple_runner(tool, &rest[1..], UV_RUN),
-            _ => Ok(Vec::new()),
-        },
-        ("uv", _) => simple_runner(tool, rest, UV_RUN),
-        ("pnpm", _) => {
-            let spec = Spec {
-                flags: "rc",
-                long_with_arg: &["filter", "workspace-concurrency", "dir"],
-                long_flags: &["recursive", "parallel", "shell-mode", "no-bail", "report-summary", "resume-from"],
-                ..NO_OPTS
-            };
-            let p = options(tool, rest, &spec)?;
-            if p.has("-c") || p.has("--shell-mode") {
-                return joined_script(&rest[p.operands..]);
-            }
-            Ok(run(&rest[p.operands..]))
-        }
-        ("yarn", _) => Ok(run(rest
-            .get(usize::from(rest.first().is_some_and(|w| w.value.as_deref() == Some("--")))..)
-            .unwrap_or(&[]))),
-        ("bundle", _) => simple_runner(tool, rest, BUNDLE_EXEC),
-        (_, _) => simple_runner(tool, rest, RUN_PLAIN),
-    }
-}
-
-/// `uv run` options (those that take a value, and flags).
-const UV_RUN: Spec = Spec {
-    flags: "qvm",
-    with_arg: "wp",
-    long_with_arg: &[
-        "with",
-        "with-editable",
-        "with-requirements",
-        "python",
-        "env-file",
-        "project",
-        "directory",
-        "package",
-        "extra",
-        "group",
-        "index",
-        "index-url",
-        "extra-index-url",
-        "from",
-        "config-file",
-        "cache-dir",
-    ],
-    long_flags: &[
-        "no-project",
-        "frozen",
-        "locked",
-        "isolated",
-        "no-sync",
-        "script",
-        "module",
-        "all-extras",
-        "all-packages",
-        "no-dev",
-        "dev",
-        "quiet",
-        "verbose",
-        "offline",
-        "no-cache",
-        "active",
-        "no-env-file",
-    ],
-    ..NO_OPTS
-};
-const BUNDLE_EXEC: Spec = Spec { long_with_arg: &["gemfile"], long_flags: &["keep-file-descriptors"], ..NO_OPTS };
-const RUN_PLAIN: Spec = Spec { flags: "qv", long_flags: &["quiet", "verbose"], ..NO_OPTS };
-
-fn simple_runner(tool: &str, args: &[Word], spec: Spec) -> Step {
-    let p = options(tool, args, &spec)?;
-    Ok(run(&args[p.operands..]))
 }
 
 /// `npx PKG ARGS…`, `npx -c 'CMD'`, `npm exec -- PKG ARGS…`, `npx -p PKG CMD ARGS…`: the
 /// package's program (the spec without scope and version) with its arguments, or the `-c`
 /// string as a script.
-fn npx(tool: &str, args: &[Word]) -> Step {
-    let spec = Spec {
-        flags: "yqn",
-        with_arg: "pc",
-        long_with_arg: &["package", "call", "workspace", "registry", "cache"],
-        long_flags: &[
-            "yes",
-            "no",
-            "quiet",
-            "ignore-existing",
-            "no-install",
-            "prefer-offline",
-            "prefer-online",
-            "workspaces",
-        ],
-        ..NO_OPTS
-    };
-    let p = options(tool, args, &spec)?;
-    if let Some(c) = p.value("-c").or_else(|| p.value("--call")) {
+fn package(tool: &str, grammar: &'static Program, args: &[Word]) -> Step {
+    let p = read(tool, grammar, args)?;
+    let launch = grammar.role.launch();
+    if let Some(c) = launch.and_then(|l| p.value(l.script_options)) {
         return script_of(c);
     }
     let rest = &args[p.operands..];
-    if p.has("-p") || p.has("--package") {
+    if launch.is_some_and(|l| p.has(l.package_options)) {
         return Ok(run(rest));
     }
     let Some(first) = rest.first() else { return Ok(Vec::new()) };
@@ -927,42 +347,53 @@ fn npx(tool: &str, args: &[Word]) -> Step {
     Ok(vec![Inner::Argv(argv)])
 }
 
+/// `npm exec …`, `pnpm exec`/`dlx`, `yarn exec`/`dlx`, `uv run`, `uv tool run`, `poetry run`,
+/// `bundle exec` …: the launched program and its arguments. Options before the sub-command
+/// are not read (they may take values), so a launching sub-command anywhere after them is not
+/// understood.
+fn sub_command(tool: &str, launch: &Launch, args: &[Word]) -> Step {
+    let launches = |v: &str| launch.subs.iter().any(|s| s.path.first() == Some(&v));
+    let Some(first) = args.first() else { return Ok(Vec::new()) };
+    let Some(v) = first.value.as_deref() else { return Err(not_static(first)) };
+    if v.starts_with('-') {
+        if args.iter().any(|w| w.value.as_deref().is_some_and(launches)) {
+            return Err((
+                ProblemKind::Unsupported,
+                format!("`{tool}` options before its subcommand are not read, so what it launches is not known"),
+            ));
+        }
+        return Ok(Vec::new());
+    }
+    let chosen = launch
+        .subs
+        .iter()
+        .find(|s| s.path.len() <= args.len() && s.path.iter().zip(args).all(|(p, w)| w.value.as_deref() == Some(*p)));
+    let Some(sub) = chosen else { return Ok(Vec::new()) };
+    let rest = &args[sub.path.len()..];
+    match sub.runs {
+        SubRuns::Package => package(tool, sub.grammar, rest),
+        SubRuns::Operands => {
+            let p = read(tool, sub.grammar, rest)?;
+            Ok(run(&rest[p.operands..]))
+        }
+        SubRuns::OperandsOrShell(shell_flags) => {
+            let p = read(tool, sub.grammar, rest)?;
+            if p.has(shell_flags) {
+                return joined_script(&rest[p.operands..]);
+            }
+            Ok(run(&rest[p.operands..]))
+        }
+        SubRuns::Verbatim => Ok(run(rest
+            .get(usize::from(rest.first().is_some_and(|w| w.value.as_deref() == Some("--")))..)
+            .unwrap_or(&[]))),
+    }
+}
+
 /// GNU `parallel COMMAND ::: ARGS`: the command, joined, is a shell script; without one, the
 /// arguments after `:::` are the commands; commands read from stdin or `::::` files are
 /// not known.
-fn parallel(name: &str, args: &[Word]) -> Step {
-    let spec = Spec {
-        flags: "kq0vXmu",
-        with_arg: "jPSnNI",
-        long_with_arg: &[
-            "jobs",
-            "max-procs",
-            "max-args",
-            "delay",
-            "timeout",
-            "joblog",
-            "results",
-            "tag-string",
-            "tmpdir",
-        ],
-        long_flags: &[
-            "keep-order",
-            "quote",
-            "null",
-            "will-cite",
-            "bar",
-            "progress",
-            "tag",
-            "halt-on-error",
-            "dry-run",
-            "line-buffer",
-            "group",
-            "ungroup",
-            "verbose",
-        ],
-        ..NO_OPTS
-    };
-    let p = options(name, args, &spec)?;
+fn parallel(name: &str, record: &'static Program, args: &[Word]) -> Step {
+    let p = read(name, record, args)?;
     let rest = &args[p.operands..];
     let sep = rest.iter().position(|w| matches!(w.value.as_deref(), Some(":::" | "::::" | ":::+" | "::::+")));
     let (command, sources) = match sep {
@@ -988,52 +419,28 @@ fn parallel(name: &str, args: &[Word]) -> Step {
     Ok(out)
 }
 
-/// `gdb`: `-ex`/`-iex`/`-x`/`-ix` (and their long forms, which gdb also takes abbreviated)
-/// run gdb commands, `shell …` among them, that the analysis cannot read; `--args PROG …`
-/// names the program it runs. Only a few plain options are understood.
-fn gdb(args: &[Word]) -> Step {
-    const PLAIN: &[&str] = &[
-        "-q",
-        "-quiet",
-        "--quiet",
-        "-silent",
-        "--silent",
-        "-batch",
-        "--batch",
-        "-nx",
-        "--nx",
-        "-n",
-        "-nh",
-        "--nh",
-        "-tui",
-        "--tui",
-        "-version",
-        "--version",
-        "-help",
-        "--help",
-        "-readnow",
-        "--readnow",
-    ];
-    const WITH_VALUE: &[&str] = &["-p", "-pid", "--pid", "-c", "-core", "--core", "-s", "-se", "-d", "-cd", "--cd"];
+/// `gdb`: the options its record knows are plain (one dash or two alike), the one that takes
+/// the rest of the words (`--args PROG …`) names the program it runs, and any other runs gdb
+/// commands (`-ex 'shell …'`, `-x FILE`) the analysis cannot read.
+fn debugger(name: &str, record: &'static Program, args: &[Word]) -> Step {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let Some(v) = w.value.as_deref() else { return Err(not_static(w)) };
-        if v == "--args" || v == "-args" {
-            return Ok(run(&args[i + 1..]));
-        }
         if !v.starts_with('-') {
             i += 1;
             continue;
         }
-        if PLAIN.contains(&v) {
-            i += 1;
-        } else if WITH_VALUE.contains(&v) {
-            i += 2;
-        } else {
-            return Err((
-                ProblemKind::RunsUnseenCode,
-                format!("`gdb {}` may run gdb commands (`shell …`) the analysis cannot read", snippet(v)),
-            ));
+        let single = format!("-{}", v.trim_start_matches('-'));
+        match record.all_opts().find(|o| o.names.contains(&single.as_str())).map(|o| o.arg) {
+            Some(Arg::Last) => return Ok(run(&args[i + 1..])),
+            Some(Arg::No | Arg::Optional) => i += 1,
+            Some(_) => i += 2,
+            None => {
+                return Err((
+                    ProblemKind::RunsUnseenCode,
+                    format!("`{name} {}` may run gdb commands (`shell …`) the analysis cannot read", snippet(v)),
+                ))
+            }
         }
     }
     Ok(Vec::new())
@@ -1072,75 +479,14 @@ fn fd_exec(args: &[Word]) -> Step {
     Ok(out)
 }
 
-fn sudo(args: &[Word]) -> Step {
-    let spec = Spec {
-        flags: "ABbEeHiKklNnPSsVv",
-        with_arg: "CDghpRrtTUu",
-        long_with_arg: &[
-            "close-from",
-            "chdir",
-            "group",
-            "host",
-            "prompt",
-            "chroot",
-            "role",
-            "type",
-            "command-timeout",
-            "other-user",
-            "user",
-        ],
-        long_flags: &[
-            "askpass",
-            "background",
-            "bell",
-            "preserve-env",
-            "edit",
-            "set-home",
-            "login",
-            "remove-timestamp",
-            "reset-timestamp",
-            "list",
-            "non-interactive",
-            "preserve-groups",
-            "stdin",
-            "shell",
-            "version",
-            "validate",
-            "help",
-        ],
-        ..NO_OPTS
-    };
-    let p = options("sudo", args, &spec)?;
-    if p.has("-e") || p.has("--edit") {
-        // sudoedit: the operands are files.
-        return Ok(Vec::new());
-    }
-    Ok(run(skip_assignments(&args[p.operands..])))
-}
-
-fn env(args: &[Word]) -> Step {
-    let spec = Spec {
-        flags: "i0v",
-        with_arg: "uCSP",
-        long_with_arg: &["unset", "chdir", "split-string"],
-        long_flags: &[
-            "ignore-environment",
-            "null",
-            "debug",
-            "block-signal",
-            "default-signal",
-            "ignore-signal",
-            "list-signal-handling",
-        ],
-        ..NO_OPTS
-    };
-    let p = options("env", args, &spec)?;
+fn env(name: &str, record: &'static Program, args: &[Word]) -> Step {
+    let p = read(name, record, args)?;
     let mut rest = &args[p.operands..];
     if rest.first().is_some_and(|w| w.value.as_deref() == Some("-")) {
         rest = &rest[1..];
     }
     let rest = skip_assignments(rest);
-    let split = p.value("-S").or_else(|| p.value("--split-string"));
+    let split = p.value(&["-S", "--split-string"]);
     if let Some(s) = split {
         // `-S STRING` splits STRING into arguments that come before the remaining operands.
         let Some(text) = s.value.as_deref() else {
@@ -1159,7 +505,7 @@ fn env(args: &[Word]) -> Step {
                 format!("`env -S` string `{}` cannot be split statically", snippet(text)),
             ));
         }
-        let mut argv = vec![literal_word("env")];
+        let mut argv = vec![literal_word(name)];
         argv.extend(only.assignments.iter().map(|a| {
             let v = format!("{}={}", a.name, a.value.value.as_deref().unwrap_or(&a.value.raw));
             Word { value: a.value.value.as_ref().map(|_| v.clone()), raw: v, quoted: a.value.quoted, glob: false }
@@ -1171,71 +517,31 @@ fn env(args: &[Word]) -> Step {
     Ok(run(rest))
 }
 
-fn flock(args: &[Word]) -> Step {
-    let spec = Spec {
-        flags: "sexunoFhV",
-        with_arg: "wEc",
-        long_with_arg: &["timeout", "wait", "conflict-exit-code", "command"],
-        long_flags: &["shared", "exclusive", "unlock", "nonblock", "close", "no-fork", "verbose", "help", "version"],
-        ..NO_OPTS
-    };
-    let p = options("flock", args, &spec)?;
-    if let Some(cmd) = p.value("-c").or_else(|| p.value("--command")) {
+fn flock(name: &str, record: &'static Program, launch: &Launch, args: &[Word]) -> Step {
+    let p = read(name, record, args)?;
+    if let Some(cmd) = p.value(launch.script_options) {
         return script_of(cmd);
     }
     // LOCKFILE, then `-c STRING` or a command.
     let rest = args.get(p.operands + 1..).unwrap_or(&[]);
     match rest.first().map(|w| w.value.as_deref()) {
-        Some(Some("-c" | "--command")) => match rest.get(1) {
+        Some(Some(v)) if launch.script_options.contains(&v) => match rest.get(1) {
             Some(s) => script_of(s),
-            None => Err((ProblemKind::Unsupported, "`flock -c` without a command".to_string())),
+            None => Err((ProblemKind::Unsupported, format!("`{name} -c` without a command"))),
         },
         Some(None) => Err(not_static(&rest[0])),
         _ => Ok(run(rest)),
     }
 }
 
-fn xargs(args: &[Word]) -> Step {
-    let spec = Spec {
-        flags: "0prtxo",
-        with_arg: "IndPaEsL",
-        optional_joined: "iel",
-        long_with_arg: &[
-            "arg-file",
-            "delimiter",
-            "max-args",
-            "max-procs",
-            "max-chars",
-            "max-lines",
-            "process-slot-var",
-        ],
-        long_flags: &[
-            "null",
-            "no-run-if-empty",
-            "verbose",
-            "interactive",
-            "exit",
-            "open-tty",
-            "show-limits",
-            "replace",
-            "eof",
-        ],
-        ..NO_OPTS
-    };
-    let p = options("xargs", args, &spec)?;
-    let rest = &args[p.operands..];
-    if rest.is_empty() {
-        return Ok(vec![Inner::Argv(vec![literal_word("echo")])]);
-    }
-    Ok(run(rest))
-}
-
-/// The commands of `-exec`, `-execdir`, `-ok` and `-okdir`, up to `;` or `{} +`.
-fn find_exec(args: &[Word]) -> Vec<Inner> {
+/// The commands of the expression's command primaries (`-exec`, `-execdir`, `-ok`, `-okdir`:
+/// the record's options that take a command), up to `;` or `{} +`.
+fn find_exec(record: &'static Program, args: &[Word]) -> Vec<Inner> {
+    let takes_command = |v: &str| record.all_opts().any(|o| o.arg == Arg::Command && o.names.contains(&v));
     let mut found = Vec::new();
     let mut i = 0;
     while i < args.len() {
-        let is_exec = matches!(args[i].value.as_deref(), Some("-exec" | "-execdir" | "-ok" | "-okdir"));
+        let is_exec = args[i].value.as_deref().is_some_and(takes_command);
         i += 1;
         if !is_exec {
             continue;
@@ -1257,6 +563,8 @@ fn find_exec(args: &[Word]) -> Vec<Inner> {
     found
 }
 
+/// A shell read the way sh reads its words: clusters of letters after `-` or `+`, a `c` among
+/// them making the first operand the script.
 fn shell(name: &str, args: &[Word]) -> Step {
     let mut i = 0;
     let mut dash_c = false;
@@ -1295,13 +603,7 @@ fn shell(name: &str, args: &[Word]) -> Step {
                 w.value.as_deref().is_some_and(|v| v.starts_with('-') && !v.starts_with("--") && v.contains('s'))
             });
         return match args.get(i) {
-            Some(file) if !reads_stdin => Err((
-                ProblemKind::RunsScriptFile,
-                format!(
-                    "`{name} {}` runs a script file the analysis cannot see",
-                    snippet(file.value.as_deref().unwrap_or(&file.raw))
-                ),
-            )),
+            Some(file) if !reads_stdin => Err(script_file(name, file)),
             _ => Ok(Vec::new()),
         };
     }
@@ -1309,6 +611,56 @@ fn shell(name: &str, args: &[Word]) -> Step {
         Some(s) => script_of(s),
         None => Err((ProblemKind::Unsupported, format!("`{name} -c` without a command string"))),
     }
+}
+
+fn script_file(name: &str, file: &Word) -> (ProblemKind, String) {
+    (
+        ProblemKind::RunsScriptFile,
+        format!(
+            "`{name} {}` runs a script file the analysis cannot see",
+            snippet(file.value.as_deref().unwrap_or(&file.raw))
+        ),
+    )
+}
+
+/// A shell whose record's grammar reads its words (`fish -c A -C B`, `pwsh -Command …`): each
+/// value of a script option is a script; one that takes the rest of the words joins them.
+fn shell_options(name: &str, record: &'static Program, scripts: &[&str], args: &[Word]) -> Step {
+    let p = read(name, record, args)?;
+    let mut out = Vec::new();
+    for (option, value) in &p.seen {
+        let Some(opt) = record.all_opts().find(|o| o.names.contains(option)) else { continue };
+        match opt.effect {
+            Effect::Exec => {
+                return Err((
+                    ProblemKind::RunsUnseenCode,
+                    format!("`{name} {option}` runs code the analysis cannot read"),
+                ))
+            }
+            Effect::ScriptFile => {
+                return Err(script_file(name, value.as_ref().unwrap_or(&literal_word(option))));
+            }
+            _ => {}
+        }
+        if !opt.names.iter().any(|n| scripts.contains(n)) {
+            continue;
+        }
+        let Some(value) = value else { continue };
+        if opt.arg == Arg::Last {
+            // The value and every later word, as the shell joins them.
+            let mut words = vec![value.clone()];
+            words.extend(args[p.operands..].iter().cloned());
+            out.extend(joined_script(&words)?);
+        } else {
+            out.extend(script_of(value)?);
+        }
+    }
+    if out.is_empty() {
+        if let Some(file) = args.get(p.operands) {
+            return Err(script_file(name, file));
+        }
+    }
+    Ok(out)
 }
 
 fn su(args: &[Word]) -> Step {

@@ -9,6 +9,7 @@
 use super::Arg::{Command, Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
+use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
 /// git 2.47.3, `git diff -h`: the diff options `diff`, `log`, `show` and friends share.
 const GIT_DIFF: &[Opt] = &[
@@ -1991,6 +1992,7 @@ pub(super) const FIND: Program = Program {
         o(&["-a", "-and"], NO, Plain),
         o(&["-o", "-or"], NO, Plain),
     ],
+    role: Role::Launcher(Launch { start: Start::Walker(Walker::FindExec), ..LAUNCH }),
     ..GETOPT
 };
 
@@ -2096,6 +2098,14 @@ pub(super) const NPM: Program = Program {
         o(&["--watch"], NO, Plain),
         o(&["--coverage"], NO, Plain),
     ],
+    role: Role::Launcher(Launch {
+        start: Start::Walker(Walker::SubCommand),
+        subs: &[
+            LaunchSub { path: &["exec"], grammar: &NPX, runs: SubRuns::Package },
+            LaunchSub { path: &["x"], grammar: &NPX, runs: SubRuns::Package },
+        ],
+        ..LAUNCH
+    }),
     ..GETOPT
 };
 
@@ -2134,7 +2144,6 @@ pub(super) const NPX: Program = Program {
         o(&["--dry-run"], NO, Plain),
         o(&["--json"], NO, Plain),
         o(&["--parseable"], NO, Plain),
-        o(&["-p"], NO, Plain),
         o(&["--long"], NO, Plain),
         o(&["-l"], NO, Plain),
         o(&["--all"], NO, Plain),
@@ -2185,7 +2194,8 @@ pub(super) const NPX: Program = Program {
         o(&["--registry"], REQ, Exec),
         o(&["--call"], REQ, Exec),
         o(&["-c"], REQ, Exec),
-        o(&["--package"], REQ, Exec),
+        // npx reads `-p` as `--package` (npm itself as `--parseable`).
+        o(&["-p", "--package"], REQ, Exec),
         o(&["--init-module"], REQ, Exec),
         o(&["--onload-script"], REQ, Exec),
         o(&["--cafile"], REQ, Read),
@@ -2202,8 +2212,39 @@ pub(super) const NPX: Program = Program {
         o(&["--watch"], NO, Plain),
         o(&["--coverage"], NO, Plain),
     ],
+    role: Role::Launcher(Launch {
+        start: Start::Walker(Walker::Package),
+        script_options: &["-c", "--call"],
+        package_options: &["-p", "--package"],
+        ..LAUNCH
+    }),
     ..GETOPT
 };
+
+/// `pnpm exec`'s own options, read up to the command it runs (pnpm 8, `pnpm help exec`).
+const PNPM_EXEC: Program = Program {
+    names: &["exec"],
+    source: "pnpm 8, `pnpm help exec` (options stop at the command)",
+    abbrev: false,
+    permute: false,
+    opts: &[
+        o(&["-r"], NO, Plain),
+        o(&["-c"], NO, Plain),
+        o(&["--filter"], REQ, Plain),
+        o(&["--workspace-concurrency"], REQ, Plain),
+        o(&["--dir"], REQ, Plain),
+        o(&["--recursive"], OPT, Plain),
+        o(&["--parallel"], OPT, Plain),
+        o(&["--shell-mode"], OPT, Plain),
+        o(&["--no-bail"], OPT, Plain),
+        o(&["--report-summary"], OPT, Plain),
+        o(&["--resume-from"], OPT, Plain),
+    ],
+    ..GETOPT
+};
+
+/// `yarn exec` reads no options of its own: every word after an optional `--` is the command.
+const YARN_EXEC: Program = Program { names: &["exec"], source: "Yarn 1.22 / 4, `yarn exec`", permute: false, ..GETOPT };
 
 /// pnpm 8, `pnpm help` (its own parser: `--k v`, `--k=v`, `--no-k`).
 pub(super) const PNPM: Program = Program {
@@ -2267,6 +2308,14 @@ pub(super) const PNPM: Program = Program {
         o(&["--modules-dir"], REQ, Write),
         o(&["-c"], REQ, Exec),
     ],
+    role: Role::Launcher(Launch {
+        start: Start::Walker(Walker::SubCommand),
+        subs: &[
+            LaunchSub { path: &["exec"], grammar: &PNPM_EXEC, runs: SubRuns::OperandsOrShell(&["-c", "--shell-mode"]) },
+            LaunchSub { path: &["dlx"], grammar: &NPX, runs: SubRuns::Package },
+        ],
+        ..LAUNCH
+    }),
     ..GETOPT
 };
 
@@ -2316,6 +2365,14 @@ pub(super) const YARN: Program = Program {
         o(&["--no-default-rc"], NO, Plain),
         o(&["--network-timeout"], REQ, Plain),
     ],
+    role: Role::Launcher(Launch {
+        start: Start::Walker(Walker::SubCommand),
+        subs: &[
+            LaunchSub { path: &["exec"], grammar: &YARN_EXEC, runs: SubRuns::Verbatim },
+            LaunchSub { path: &["dlx"], grammar: &NPX, runs: SubRuns::Package },
+        ],
+        ..LAUNCH
+    }),
     ..GETOPT
 };
 
@@ -2824,6 +2881,7 @@ pub(super) const FD: Program = Program {
         o(&["-V", "--version"], NO, Plain),
         o(&["--max-results"], REQ, Plain),
     ],
+    role: Role::Launcher(Launch { start: Start::Walker(Walker::FdExec), ..LAUNCH }),
     ..GETOPT
 };
 

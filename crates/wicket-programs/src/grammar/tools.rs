@@ -13,6 +13,7 @@
 use super::Arg::{Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
+use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
 /// Info-ZIP Zip 3.0, `zip -h2` and zip(1): its own parser (clusters, two-letter short options
 /// such as `-TT` and `-db` that win over their first letter, long options by unique prefix).
@@ -1095,6 +1096,14 @@ pub(super) const UV: Program = Program {
     shared: &[UV_GLOBAL],
     subs: &[&UV_PIP, &UV_RUN, &UV_TOOL, &UV_PROJECT],
     opts: &[o(&["-V", "--version"], NO, Plain)],
+    role: Role::Launcher(Launch {
+        start: Start::Walker(Walker::SubCommand),
+        subs: &[
+            LaunchSub { path: &["run"], grammar: &UV_RUN, runs: SubRuns::Operands },
+            LaunchSub { path: &["tool", "run"], grammar: &UV_TOOL_RUN, runs: SubRuns::Operands },
+        ],
+        ..LAUNCH
+    }),
     ..GETOPT
 };
 
@@ -1175,6 +1184,11 @@ pub(super) const PIPX: Program = Program {
     subs: &[&PIPX_RUN, &PIPX_MANAGE],
     shared: &[PIPX_COMMON],
     opts: &[o(&["--version"], NO, Plain)],
+    role: Role::Launcher(Launch {
+        start: Start::Walker(Walker::SubCommand),
+        subs: &[LaunchSub { path: &["run"], grammar: &PIPX_RUN, runs: SubRuns::Operands }],
+        ..LAUNCH
+    }),
     ..GETOPT
 };
 
@@ -1315,6 +1329,11 @@ pub(super) const BUN: Program = Program {
     shared: &[BUN_GLOBAL],
     subs: &[&BUN_INSTALL, &BUN_TEST, &BUN_RUN, &BUN_BUILD],
     opts: &[o(&["-v", "--version"], NO, Plain), o(&["--revision"], NO, Plain)],
+    role: Role::Launcher(Launch {
+        start: Start::Walker(Walker::SubCommand),
+        subs: &[LaunchSub { path: &["x"], grammar: &BUNX, runs: SubRuns::Package }],
+        ..LAUNCH
+    }),
     ..GETOPT
 };
 
@@ -1332,6 +1351,11 @@ pub(super) const BUNX: Program = Program {
         o(&["--silent"], NO, Plain),
         o(&["-h", "--help"], NO, Plain),
     ],
+    role: Role::Launcher(Launch {
+        start: Start::Walker(Walker::Package),
+        package_options: &["-p", "--package"],
+        ..LAUNCH
+    }),
     ..GETOPT
 };
 

@@ -1,0 +1,162 @@
+//! What a program is, before what its options mean: a shell that runs a script string, a
+//! launcher or privilege tool whose words name another program, or a plain program.
+//!
+//! The hard question: given `NAME args…`, where does the command it runs start? Every consumer
+//! asks it (the shell reader to see through wrappers for deny rules, the engine for "always
+//! allow" rules), so the answer lives here, once, as data. The few launchers whose command
+//! cannot be found from options and operands alone (`env -S`, `find -exec`, `npx PKG`) name a
+//! [`Walker`]: the reading stays code in `wicket-shell`, but which program gets it is decided
+//! here.
+
+use crate::grammar::Program;
+
+/// What a program is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Runs no other program that wicket knows of.
+    Plain,
+    /// A shell: runs a script string (`bash -c S`, `fish -c S`), a script file, or its stdin.
+    Shell(ShellScript),
+    /// Runs another program named by its words (`nice`, `timeout`, `xargs`, `npx`).
+    Launcher(Launch),
+    /// Runs another program as another user (`sudo`, `doas`, `su`, `runuser`).
+    Privilege(Launch),
+}
+
+impl Role {
+    /// Is this program a shell?
+    pub fn is_shell(&self) -> bool {
+        matches!(self, Role::Shell(_))
+    }
+
+    /// How it launches another program, for launchers and privilege tools.
+    pub fn launch(&self) -> Option<&Launch> {
+        match self {
+            Role::Launcher(l) | Role::Privilege(l) => Some(l),
+            Role::Plain | Role::Shell(_) => None,
+        }
+    }
+}
+
+/// How a shell's words say which script it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellScript {
+    /// sh's way (bash, dash, zsh, ksh, mksh, yash, posh, csh, tcsh …): clusters of letters
+    /// after `-` or `+`; a `c` in one makes the first operand the script; `o`/`O` (and bash's
+    /// `--rcfile`/`--init-file`) take the next word; with no `-c` the first operand is a
+    /// script file, and with none the script comes from stdin.
+    FirstOperand,
+    /// The values of these options are scripts, every one of them (`fish -c A -c B -C C`),
+    /// read with the record's grammar: an option it does not know leaves what runs unknown,
+    /// one that takes the rest of the words (`pwsh -Command a b`) joins them into its script,
+    /// one that `Exec`s runs code nobody can read (`pwsh -EncodedCommand`), and with no
+    /// script option the first operand is a script file.
+    Options(&'static [&'static str]),
+}
+
+/// How a launcher finds the command it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    /// Where the command starts.
+    pub start: Start,
+    /// Options (by any of the names given in the grammar) after which it runs no command:
+    /// it looks up, edits or attaches instead (`command -v`, `sudo -e`, `taskset -p`).
+    pub runs_nothing: &'static [&'static str],
+    /// Options whose value is a shell script it runs (`su -c S`, `flock -c S`, `npx -c S`).
+    pub script_options: &'static [&'static str],
+    /// Options after which the operands are the command as an argv, whatever [`Launch::start`]
+    /// says (`watch -x CMD…`, `runuser -u USER CMD…`).
+    pub argv_options: &'static [&'static str],
+    /// Options that name the package whose program runs, after which the operands are the
+    /// command as written (`npx -p PKG CMD…`), for [`Walker::Package`].
+    pub package_options: &'static [&'static str],
+    /// `NAME=value` words before the command are the command's environment (`sudo`).
+    pub assignments: bool,
+    /// The program it runs when given none (`xargs` runs `echo`).
+    pub when_none: Option<&'static str>,
+    /// Sub-commands that launch (`npm exec`, `uv tool run`), read by [`Walker::Package`].
+    pub subs: &'static [LaunchSub],
+}
+
+/// The defaults every launch starts from (`..LAUNCH`): the first operand is the command.
+pub const LAUNCH: Launch = Launch {
+    start: Start::Operands(0),
+    runs_nothing: &[],
+    script_options: &[],
+    argv_options: &[],
+    package_options: &[],
+    assignments: false,
+    when_none: None,
+    subs: &[],
+};
+
+/// Where a launcher's command starts among its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// Nowhere, unless an option holds a script (`script -c S`; `script` alone is an
+    /// interactive shell).
+    Nothing,
+    /// After this many operands of its own (`nice CMD`: 0, `timeout DURATION CMD`: 1).
+    Operands(usize),
+    /// After an optional number of its own (`chrt [PRIORITY] CMD`).
+    AfterNumber,
+    /// The operands, joined with spaces, are one shell script (`eval a b`, `watch 'a; b'`).
+    Joined,
+    /// Read by a walker of its own in `wicket-shell`.
+    Walker(Walker),
+}
+
+/// The launchers whose command is found by more than options and operands: each is read by
+/// code of its own in `wicket-shell`, chosen by this name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Walker {
+    /// `env [-S STRING] [-] [NAME=value…] CMD`.
+    Env,
+    /// `flock [opts] LOCK (-c STRING | CMD…)`.
+    Flock,
+    /// `find … -exec CMD… ;` and its kin.
+    FindExec,
+    /// `fd … -x CMD… [;]` and its kin.
+    FdExec,
+    /// `su [opts] [-c STRING] [USER]` (options anywhere).
+    Su,
+    /// `trap ACTION SIGNAL…`.
+    Trap,
+    /// `busybox APPLET …`.
+    Applet,
+    /// `parallel CMD ::: ARGS` and its argument sources.
+    Parallel,
+    /// Runs code nobody can read (`expect`'s Tcl), unless it only prints its version.
+    Unseen,
+    /// `gdb`: `--args CMD…`, or commands the analysis cannot read.
+    Debugger,
+    /// `npx PKG ARGS…`, `-c STRING`, `-p PKG CMD…`: the package's program.
+    Package,
+    /// A package tool whose sub-commands in [`Launch::subs`] launch (`npm exec`, `uv run`).
+    SubCommand,
+}
+
+/// A sub-command that launches another program (`npm exec`, `uv tool run`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchSub {
+    /// The sub-command's words (`["tool", "run"]`).
+    pub path: &'static [&'static str],
+    /// The grammar of its options.
+    pub grammar: &'static Program,
+    /// How it names what it runs.
+    pub runs: SubRuns,
+}
+
+/// How a launching sub-command names what it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubRuns {
+    /// A package, as `npx` does (`npm exec PKG`, `pnpm dlx PKG`).
+    Package,
+    /// Its operands are the command (`uv run CMD…`).
+    Operands,
+    /// Its operands are the command, or with one of these flags, one joined script (`pnpm exec
+    /// -c 'a && b'`).
+    OperandsOrShell(&'static [&'static str]),
+    /// Every word after an optional `--`, unread (`yarn exec`).
+    Verbatim,
+}
