@@ -165,11 +165,8 @@ impl CommandView {
     }
 }
 
-/// Files a redirection may name that are not files on disk (normalised first, so
-/// `/dev/fd/3/../../etc/passwd` is a file).
-fn is_device(path: &str) -> bool {
-    crate::effects::is_device(path)
-}
+/// Files a redirection may name that are not files on disk: the one rule, in the catalogue.
+use wicket_programs::is_device;
 
 /// The risky flags of an argv (static words only; a dynamic word is already a doubt).
 fn risky_of(words: &[Word]) -> Vec<String> {

@@ -568,21 +568,10 @@ pub fn process_environment(abs: &str) -> Option<&'static str> {
     hit.then_some("/proc/*/environ")
 }
 
-/// Is a redirection or argument that names `/dev/…` a device and not a file? The name is
-/// normalised first: `/dev/fd/3/../../etc/passwd` is `/etc/passwd`.
-pub fn is_device(path: &str) -> bool {
-    if !path.starts_with("/dev/") {
-        return false;
-    }
-    let norm = crate::paths::normalize(std::path::Path::new(path));
-    let Some(n) = norm.to_str() else { return false };
-    matches!(n, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/stdin" | "/dev/tty" | "/dev/zero")
-        || n.strip_prefix("/dev/fd/").is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wicket_programs::is_device;
 
     fn eff(cmd: &str) -> Effects {
         let words: Vec<&str> = cmd.split(' ').collect();

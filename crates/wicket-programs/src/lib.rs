@@ -20,10 +20,12 @@
 //! assert_eq!(lookup("rm").map(|p| p.role), Some(Role::Plain));
 //! ```
 
+mod devices;
 pub mod grammar;
 mod programs;
 pub mod role;
 
+pub use devices::is_device;
 pub use grammar::{program, Arg, Effect, Found, Opt, Parsed, Program, Scripts, Style, PROGRAMS};
 pub use programs::RUNNERS;
 pub use role::{Launch, LaunchSub, Role, ShellScript, Start, SubRuns, Walker};
