@@ -1,5 +1,5 @@
 //! The records of programs wicket reads only for what they run (shells, launchers, privilege
-//! tools), one `const` per program in a file per family. Their options' effects are not
+//! tools), one `static` per program in a file per family. Their options' effects are not
 //! annotated (yet), so the engine has no option table for them and [`crate::program`] does not
 //! return them; [`crate::lookup`] does.
 
@@ -14,7 +14,7 @@ pub(crate) const RUNNER: Program = Program { abbrev: false, permute: false, ..GE
 
 /// Every runner's record, sorted by first name; `tests/registry.rs` checks that each is here
 /// exactly once and that no name is also in [`crate::PROGRAMS`].
-pub const RUNNERS: &[&Program] = &[
+pub static RUNNERS: &[&Program] = &[
     &shells::ASH,
     &shells::BASH,
     &launchers::BUILTIN,

@@ -12,7 +12,7 @@ use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
 /// git 2.47.3, `git diff -h`: the diff options `diff`, `log`, `show` and friends share.
-const GIT_DIFF: &[Opt] = &[
+static GIT_DIFF: &[Opt] = &[
     o(&["-p", "--patch"], NO, Plain),
     o(&["-s", "--no-patch"], NO, Plain),
     o(&["-u"], NO, Plain),
@@ -109,7 +109,7 @@ const GIT_DIFF: &[Opt] = &[
 ];
 
 /// git 2.47.3, git-log(1) and git-rev-list(1): commit limiting, ordering and formatting (not in `-h`).
-const GIT_REVS: &[Opt] = &[
+static GIT_REVS: &[Opt] = &[
     o(&["-4"], NO, Plain),
     o(&["-5"], NO, Plain),
     o(&["-6"], NO, Plain),
@@ -218,7 +218,7 @@ const GIT_REVS: &[Opt] = &[
 ];
 
 /// `git status`.
-pub(super) const GIT_STATUS: Program = Program {
+pub(super) static GIT_STATUS: Program = Program {
     names: &["status"],
     source: "git 2.47.3, `git status -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -244,7 +244,7 @@ pub(super) const GIT_STATUS: Program = Program {
 };
 
 /// `git add`.
-pub(super) const GIT_ADD: Program = Program {
+pub(super) static GIT_ADD: Program = Program {
     names: &["add"],
     source: "git 2.47.3, `git add -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -276,7 +276,7 @@ pub(super) const GIT_ADD: Program = Program {
 };
 
 /// `git commit`: `-F`/`-t` read a file.
-pub(super) const GIT_COMMIT: Program = Program {
+pub(super) static GIT_COMMIT: Program = Program {
     names: &["commit"],
     source: "git 2.47.3, `git commit -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -328,7 +328,7 @@ pub(super) const GIT_COMMIT: Program = Program {
 };
 
 /// `git fetch`: `--upload-pack` runs a program.
-pub(super) const GIT_FETCH: Program = Program {
+pub(super) static GIT_FETCH: Program = Program {
     names: &["fetch"],
     source: "git 2.47.3, `git fetch -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -384,7 +384,7 @@ pub(super) const GIT_FETCH: Program = Program {
 };
 
 /// `git pull`: `--upload-pack` and a merge strategy (`git-merge-NAME`) run programs.
-pub(super) const GIT_PULL: Program = Program {
+pub(super) static GIT_PULL: Program = Program {
     names: &["pull"],
     source: "git 2.47.3, `git pull -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -442,7 +442,7 @@ pub(super) const GIT_PULL: Program = Program {
 };
 
 /// `git push`: `--receive-pack`/`--exec` run a program.
-pub(super) const GIT_PUSH: Program = Program {
+pub(super) static GIT_PUSH: Program = Program {
     names: &["push"],
     source: "git 2.47.3, `git push -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -481,7 +481,7 @@ pub(super) const GIT_PUSH: Program = Program {
 };
 
 /// `git checkout`.
-pub(super) const GIT_CHECKOUT: Program = Program {
+pub(super) static GIT_CHECKOUT: Program = Program {
     names: &["checkout"],
     source: "git 2.47.3, `git checkout -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -516,7 +516,7 @@ pub(super) const GIT_CHECKOUT: Program = Program {
 };
 
 /// `git switch`.
-pub(super) const GIT_SWITCH: Program = Program {
+pub(super) static GIT_SWITCH: Program = Program {
     names: &["switch"],
     source: "git 2.47.3, `git switch -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -544,7 +544,7 @@ pub(super) const GIT_SWITCH: Program = Program {
 };
 
 /// `git restore`.
-pub(super) const GIT_RESTORE: Program = Program {
+pub(super) static GIT_RESTORE: Program = Program {
     names: &["restore"],
     source: "git 2.47.3, `git restore -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -573,7 +573,7 @@ pub(super) const GIT_RESTORE: Program = Program {
 };
 
 /// `git reset`.
-pub(super) const GIT_RESET: Program = Program {
+pub(super) static GIT_RESET: Program = Program {
     names: &["reset"],
     source: "git 2.47.3, `git reset -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -597,7 +597,7 @@ pub(super) const GIT_RESET: Program = Program {
 };
 
 /// `git rebase`: `-x`/`--exec` and a strategy run programs.
-pub(super) const GIT_REBASE: Program = Program {
+pub(super) static GIT_REBASE: Program = Program {
     names: &["rebase"],
     source: "git 2.47.3, `git rebase -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -653,7 +653,7 @@ pub(super) const GIT_REBASE: Program = Program {
 };
 
 /// `git merge`: a strategy runs `git-merge-NAME`; `-F` reads a file.
-pub(super) const GIT_MERGE: Program = Program {
+pub(super) static GIT_MERGE: Program = Program {
     names: &["merge"],
     source: "git 2.47.3, `git merge -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -694,7 +694,7 @@ pub(super) const GIT_MERGE: Program = Program {
 };
 
 /// `git cherry-pick`: a strategy runs a program.
-pub(super) const GIT_CHERRY_PICK: Program = Program {
+pub(super) static GIT_CHERRY_PICK: Program = Program {
     names: &["cherry-pick"],
     source: "git 2.47.3, `git cherry-pick -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -725,7 +725,7 @@ pub(super) const GIT_CHERRY_PICK: Program = Program {
 };
 
 /// `git revert`: a strategy runs a program.
-pub(super) const GIT_REVERT: Program = Program {
+pub(super) static GIT_REVERT: Program = Program {
     names: &["revert"],
     source: "git 2.47.3, `git revert -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -751,7 +751,7 @@ pub(super) const GIT_REVERT: Program = Program {
 };
 
 /// `git clone`: `-u`, `--template` (hooks), `-c` run code; `--separate-git-dir` writes elsewhere.
-pub(super) const GIT_CLONE: Program = Program {
+pub(super) static GIT_CLONE: Program = Program {
     names: &["clone"],
     source: "git 2.47.3, `git clone -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -804,7 +804,7 @@ pub(super) const GIT_CLONE: Program = Program {
 };
 
 /// `git init`: `--template` copies hooks; `--separate-git-dir` writes elsewhere.
-pub(super) const GIT_INIT: Program = Program {
+pub(super) static GIT_INIT: Program = Program {
     names: &["init"],
     source: "git 2.47.3, `git init -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -825,7 +825,7 @@ pub(super) const GIT_INIT: Program = Program {
 };
 
 /// `git tag`: `-F` reads a file.
-pub(super) const GIT_TAG: Program = Program {
+pub(super) static GIT_TAG: Program = Program {
     names: &["tag"],
     source: "git 2.47.3, `git tag -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -864,7 +864,7 @@ pub(super) const GIT_TAG: Program = Program {
 };
 
 /// `git branch`.
-pub(super) const GIT_BRANCH: Program = Program {
+pub(super) static GIT_BRANCH: Program = Program {
     names: &["branch"],
     source: "git 2.47.3, `git branch -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -910,7 +910,7 @@ pub(super) const GIT_BRANCH: Program = Program {
 };
 
 /// `git blame`: `--contents`, `-S`, `--ignore-revs-file` read files.
-pub(super) const GIT_BLAME: Program = Program {
+pub(super) static GIT_BLAME: Program = Program {
     names: &["blame"],
     source: "git 2.47.3, `git blame -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -950,7 +950,7 @@ pub(super) const GIT_BLAME: Program = Program {
 };
 
 /// `git grep`: `-O` opens the matches in a program; `-f` reads patterns.
-pub(super) const GIT_GREP: Program = Program {
+pub(super) static GIT_GREP: Program = Program {
     names: &["grep"],
     source: "git 2.47.3, `git grep -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1020,7 +1020,7 @@ pub(super) const GIT_GREP: Program = Program {
 };
 
 /// `git ls-files`.
-pub(super) const GIT_LS_FILES: Program = Program {
+pub(super) static GIT_LS_FILES: Program = Program {
     names: &["ls-files"],
     source: "git 2.47.3, `git ls-files -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1062,7 +1062,7 @@ pub(super) const GIT_LS_FILES: Program = Program {
 };
 
 /// `git mv`.
-pub(super) const GIT_MV: Program = Program {
+pub(super) static GIT_MV: Program = Program {
     names: &["mv"],
     source: "git 2.47.3, `git mv -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1080,7 +1080,7 @@ pub(super) const GIT_MV: Program = Program {
 };
 
 /// `git rm`.
-pub(super) const GIT_RM: Program = Program {
+pub(super) static GIT_RM: Program = Program {
     names: &["rm"],
     source: "git 2.47.3, `git rm -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1102,7 +1102,7 @@ pub(super) const GIT_RM: Program = Program {
 };
 
 /// `git describe`.
-pub(super) const GIT_DESCRIBE: Program = Program {
+pub(super) static GIT_DESCRIBE: Program = Program {
     names: &["describe"],
     source: "git 2.47.3, `git describe -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1129,7 +1129,7 @@ pub(super) const GIT_DESCRIBE: Program = Program {
 };
 
 /// `git shortlog` (and the log options).
-pub(super) const GIT_SHORTLOG: Program = Program {
+pub(super) static GIT_SHORTLOG: Program = Program {
     names: &["shortlog"],
     source: "git 2.47.3, `git shortlog -h` (parse-options: clusters, unique prefixes, `--no-`)",
     // The diff and revision options are read by git's revision parser: exact names only
@@ -1148,7 +1148,7 @@ pub(super) const GIT_SHORTLOG: Program = Program {
 };
 
 /// `git show-ref`.
-pub(super) const GIT_SHOW_REF: Program = Program {
+pub(super) static GIT_SHOW_REF: Program = Program {
     names: &["show-ref"],
     source: "git 2.47.3, `git show-ref -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1172,7 +1172,7 @@ pub(super) const GIT_SHOW_REF: Program = Program {
 };
 
 /// `git ls-remote`: `--upload-pack` runs a program.
-pub(super) const GIT_LS_REMOTE: Program = Program {
+pub(super) static GIT_LS_REMOTE: Program = Program {
     names: &["ls-remote"],
     source: "git 2.47.3, `git ls-remote -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1197,7 +1197,7 @@ pub(super) const GIT_LS_REMOTE: Program = Program {
 };
 
 /// `git cat-file` (`--textconv`/`--filters` run configured drivers).
-pub(super) const GIT_CAT_FILE: Program = Program {
+pub(super) static GIT_CAT_FILE: Program = Program {
     names: &["cat-file"],
     source: "git 2.47.3, `git cat-file -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1228,7 +1228,7 @@ pub(super) const GIT_CAT_FILE: Program = Program {
 };
 
 /// `git diff`: the diff options.
-pub(super) const GIT_DIFF_CMD: Program = Program {
+pub(super) static GIT_DIFF_CMD: Program = Program {
     names: &["diff"],
     source: "git 2.47.3, `git diff -h` (parse-options: clusters, unique prefixes, `--no-`)",
     // The diff and revision options are read by git's revision parser: exact names only
@@ -1241,7 +1241,7 @@ pub(super) const GIT_DIFF_CMD: Program = Program {
 };
 
 /// `git log`: its own, the revision and the diff options.
-pub(super) const GIT_LOG: Program = Program {
+pub(super) static GIT_LOG: Program = Program {
     names: &["log", "whatchanged"],
     source: "git 2.47.3, `git log -h` (parse-options: clusters, unique prefixes, `--no-`)",
     // The diff and revision options are read by git's revision parser: exact names only
@@ -1264,7 +1264,7 @@ pub(super) const GIT_LOG: Program = Program {
 };
 
 /// `git show`: as `git log`.
-pub(super) const GIT_SHOW: Program = Program {
+pub(super) static GIT_SHOW: Program = Program {
     names: &["show"],
     source: "git 2.47.3, `git show -h` (parse-options: clusters, unique prefixes, `--no-`)",
     // The diff and revision options are read by git's revision parser: exact names only
@@ -1287,7 +1287,7 @@ pub(super) const GIT_SHOW: Program = Program {
 };
 
 /// `git stash` and its sub-commands (git-stash(1); `-h` lists none).
-pub(super) const GIT_STASH: Program = Program {
+pub(super) static GIT_STASH: Program = Program {
     names: &["stash"],
     source: "git 2.47.3, `git stash -h` (parse-options: clusters, unique prefixes, `--no-`)",
     // The diff and revision options are read by git's revision parser: exact names only
@@ -1312,7 +1312,7 @@ pub(super) const GIT_STASH: Program = Program {
 };
 
 /// `git config` (git-config(1)); writing forms are flagged by `config` itself.
-pub(super) const GIT_CONFIG: Program = Program {
+pub(super) static GIT_CONFIG: Program = Program {
     names: &["config"],
     source: "git 2.47.3, `git config -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1362,7 +1362,7 @@ pub(super) const GIT_CONFIG: Program = Program {
 };
 
 /// `git remote` and its sub-commands (git-remote(1)).
-pub(super) const GIT_REMOTE: Program = Program {
+pub(super) static GIT_REMOTE: Program = Program {
     names: &["remote"],
     source: "git 2.47.3, `git remote -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1386,7 +1386,7 @@ pub(super) const GIT_REMOTE: Program = Program {
 };
 
 /// `git rev-parse` (git-rev-parse(1)).
-pub(super) const GIT_REV_PARSE: Program = Program {
+pub(super) static GIT_REV_PARSE: Program = Program {
     names: &["rev-parse"],
     source: "git 2.47.3, `git rev-parse -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1444,7 +1444,7 @@ pub(super) const GIT_REV_PARSE: Program = Program {
 };
 
 /// `git reflog` (its sub-commands take the log options).
-pub(super) const GIT_REFLOG: Program = Program {
+pub(super) static GIT_REFLOG: Program = Program {
     names: &["reflog"],
     source: "git 2.47.3, `git reflog -h` (parse-options: clusters, unique prefixes, `--no-`)",
     // The diff and revision options are read by git's revision parser: exact names only
@@ -1465,7 +1465,7 @@ pub(super) const GIT_REFLOG: Program = Program {
 };
 
 /// `git worktree` and its sub-commands (git-worktree(1)).
-pub(super) const GIT_WORKTREE: Program = Program {
+pub(super) static GIT_WORKTREE: Program = Program {
     names: &["worktree"],
     source: "git 2.47.3, `git worktree -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1496,7 +1496,7 @@ pub(super) const GIT_WORKTREE: Program = Program {
 };
 
 /// `git ls-tree`.
-pub(super) const GIT_LS_TREE: Program = Program {
+pub(super) static GIT_LS_TREE: Program = Program {
     names: &["ls-tree"],
     source: "git 2.47.3, `git ls-tree -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
@@ -1518,7 +1518,7 @@ pub(super) const GIT_LS_TREE: Program = Program {
 };
 
 /// `git for-each-ref`: `--shell`/`--perl` only quote the output.
-pub(super) const GIT_FOR_EACH_REF: Program = Program {
+pub(super) static GIT_FOR_EACH_REF: Program = Program {
     names: &["for-each-ref"],
     source: "git 2.47.3, `git for-each-ref -h` (parse-options)",
     negatable: true,
@@ -1546,7 +1546,7 @@ pub(super) const GIT_FOR_EACH_REF: Program = Program {
 };
 
 /// `git merge-base`.
-pub(super) const GIT_MERGE_BASE: Program = Program {
+pub(super) static GIT_MERGE_BASE: Program = Program {
     names: &["merge-base"],
     source: "git 2.47.3, `git merge-base -h` (parse-options)",
     negatable: true,
@@ -1561,7 +1561,7 @@ pub(super) const GIT_MERGE_BASE: Program = Program {
 };
 
 /// `git rev-list`: the revision options (exact names, as `git log`).
-pub(super) const GIT_REV_LIST: Program = Program {
+pub(super) static GIT_REV_LIST: Program = Program {
     names: &["rev-list"],
     source: "git 2.47.3, git-rev-list(1) (the revision parser: exact names)",
     abbrev: false,
@@ -1578,7 +1578,7 @@ pub(super) const GIT_REV_LIST: Program = Program {
 };
 
 /// `git count-objects`.
-pub(super) const GIT_COUNT_OBJECTS: Program = Program {
+pub(super) static GIT_COUNT_OBJECTS: Program = Program {
     names: &["count-objects"],
     source: "git 2.47.3, `git count-objects -h` (parse-options)",
     negatable: true,
@@ -1588,7 +1588,7 @@ pub(super) const GIT_COUNT_OBJECTS: Program = Program {
 
 /// `git help`: `-w` starts a browser (`help.browser`, `web.browser`); `-m`/`-i` run man or
 /// info on git's own pages.
-pub(super) const GIT_HELP: Program = Program {
+pub(super) static GIT_HELP: Program = Program {
     names: &["help"],
     source: "git 2.47.3, `git help -h` (parse-options)",
     negatable: true,
@@ -1610,7 +1610,7 @@ pub(super) const GIT_HELP: Program = Program {
 
 /// `git archive`: `-o` writes; `--remote`/`--exec` run the remote side's program (over ssh,
 /// a command line); `--add-file` reads any file into the archive.
-pub(super) const GIT_ARCHIVE: Program = Program {
+pub(super) static GIT_ARCHIVE: Program = Program {
     names: &["archive"],
     source: "git 2.47.3, `git archive -h` (parse-options)",
     negatable: true,
@@ -1641,7 +1641,7 @@ pub(super) const GIT_ARCHIVE: Program = Program {
 };
 
 /// git 2.47.3 `git -h` and git(1): the options before the sub-command (git.c reads each whole: no clusters, no prefixes).
-pub(super) const GIT: Program = Program {
+pub(super) static GIT: Program = Program {
     names: &["git"],
     source: "git 2.47.3, `git -h` and git(1)",
     abbrev: false,
@@ -1725,7 +1725,7 @@ pub(super) const GIT: Program = Program {
 };
 
 /// GNU tar 1.34, `tar --help` (argp: clusters, unique prefixes; an old-style first word `xzf`).
-pub(super) const TAR: Program = Program {
+pub(super) static TAR: Program = Program {
     names: &["tar", "gtar"],
     source: "GNU tar 1.34, `tar --help`",
     style: Style::OldTar,
@@ -1896,7 +1896,7 @@ pub(super) const TAR: Program = Program {
 };
 
 /// GNU findutils 4.9.0, find(1): options, tests, actions (whole words; `-exec` runs to `;` or `{} +`).
-pub(super) const FIND: Program = Program {
+pub(super) static FIND: Program = Program {
     names: &["find", "gfind"],
     source: "GNU findutils 4.9.0, find(1)",
     style: Style::Expression,
@@ -1997,7 +1997,7 @@ pub(super) const FIND: Program = Program {
 };
 
 /// npm 9.2, npm-config(7) and `npm help` (nopt: options anywhere, unique prefixes, `--no-`).
-pub(super) const NPM: Program = Program {
+pub(super) static NPM: Program = Program {
     names: &["npm"],
     source: "npm 9.2, npm-config(7)",
     negatable: true,
@@ -2110,7 +2110,7 @@ pub(super) const NPM: Program = Program {
 };
 
 /// npx (npm 9.2 `npm exec`): the package and its arguments run; options as npm's.
-pub(super) const NPX: Program = Program {
+pub(super) static NPX: Program = Program {
     names: &["npx"],
     source: "npm 9.2, npm-exec(1)",
     negatable: true,
@@ -2222,7 +2222,7 @@ pub(super) const NPX: Program = Program {
 };
 
 /// `pnpm exec`'s own options, read up to the command it runs (pnpm 8, `pnpm help exec`).
-const PNPM_EXEC: Program = Program {
+static PNPM_EXEC: Program = Program {
     names: &["exec"],
     source: "pnpm 8, `pnpm help exec` (options stop at the command)",
     abbrev: false,
@@ -2244,10 +2244,11 @@ const PNPM_EXEC: Program = Program {
 };
 
 /// `yarn exec` reads no options of its own: every word after an optional `--` is the command.
-const YARN_EXEC: Program = Program { names: &["exec"], source: "Yarn 1.22 / 4, `yarn exec`", permute: false, ..GETOPT };
+static YARN_EXEC: Program =
+    Program { names: &["exec"], source: "Yarn 1.22 / 4, `yarn exec`", permute: false, ..GETOPT };
 
 /// pnpm 8, `pnpm help` (its own parser: `--k v`, `--k=v`, `--no-k`).
-pub(super) const PNPM: Program = Program {
+pub(super) static PNPM: Program = Program {
     names: &["pnpm", "pnpx"],
     source: "pnpm 8, `pnpm help`",
     negatable: true,
@@ -2320,7 +2321,7 @@ pub(super) const PNPM: Program = Program {
 };
 
 /// Yarn 1.22 and Berry 4, `yarn --help` (options anywhere).
-pub(super) const YARN: Program = Program {
+pub(super) static YARN: Program = Program {
     names: &["yarn"],
     source: "Yarn 1.22 / 4, `yarn --help`",
     negatable: true,
@@ -2377,7 +2378,7 @@ pub(super) const YARN: Program = Program {
 };
 
 /// `pip install`: indexes and `-e` fetch or build code; `-r`/`-c` read files; `--target`/`--prefix`/`--root` write elsewhere.
-pub(super) const PIP_INSTALL: Program = Program {
+pub(super) static PIP_INSTALL: Program = Program {
     names: &["install"],
     source: "pip 23.2.1, `pip install --help` (optparse: unique prefixes)",
     opts: &[
@@ -2455,7 +2456,7 @@ pub(super) const PIP_INSTALL: Program = Program {
 };
 
 /// `pip uninstall`.
-pub(super) const PIP_UNINSTALL: Program = Program {
+pub(super) static PIP_UNINSTALL: Program = Program {
     names: &["uninstall"],
     source: "pip 23.2.1, `pip uninstall --help` (optparse: unique prefixes)",
     opts: &[
@@ -2493,7 +2494,7 @@ pub(super) const PIP_UNINSTALL: Program = Program {
 };
 
 /// `pip download`.
-pub(super) const PIP_DOWNLOAD: Program = Program {
+pub(super) static PIP_DOWNLOAD: Program = Program {
     names: &["download"],
     source: "pip 23.2.1, `pip download --help` (optparse: unique prefixes)",
     opts: &[
@@ -2552,7 +2553,7 @@ pub(super) const PIP_DOWNLOAD: Program = Program {
 };
 
 /// `pip list`.
-pub(super) const PIP_LIST: Program = Program {
+pub(super) static PIP_LIST: Program = Program {
     names: &["list"],
     source: "pip 23.2.1, `pip list --help` (optparse: unique prefixes)",
     opts: &[
@@ -2602,7 +2603,7 @@ pub(super) const PIP_LIST: Program = Program {
 };
 
 /// `pip show`.
-pub(super) const PIP_SHOW: Program = Program {
+pub(super) static PIP_SHOW: Program = Program {
     names: &["show"],
     source: "pip 23.2.1, `pip show --help` (optparse: unique prefixes)",
     opts: &[
@@ -2637,7 +2638,7 @@ pub(super) const PIP_SHOW: Program = Program {
 };
 
 /// `pip freeze`.
-pub(super) const PIP_FREEZE: Program = Program {
+pub(super) static PIP_FREEZE: Program = Program {
     names: &["freeze"],
     source: "pip 23.2.1, `pip freeze --help` (optparse: unique prefixes)",
     opts: &[
@@ -2678,7 +2679,7 @@ pub(super) const PIP_FREEZE: Program = Program {
 };
 
 /// pip 23.2.1, `pip --help`: the general options (optparse: unique prefixes).
-pub(super) const PIP: Program = Program {
+pub(super) static PIP: Program = Program {
     names: &["pip", "pip3"],
     source: "pip 23.2.1, `pip --help`",
     permute: false,
@@ -2714,7 +2715,7 @@ pub(super) const PIP: Program = Program {
 };
 
 /// ripgrep 14.1, `rg --help` (lexopt: clusters, `--k=v`, no prefixes).
-pub(super) const RG: Program = Program {
+pub(super) static RG: Program = Program {
     names: &["rg"],
     source: "ripgrep 14.1, `rg --help`",
     abbrev: false,
@@ -2830,7 +2831,7 @@ pub(super) const RG: Program = Program {
 };
 
 /// fd 9, `fd --help` (clap: clusters, `--k=v`, no prefixes; `-x`/`-X` take the rest up to `;`).
-pub(super) const FD: Program = Program {
+pub(super) static FD: Program = Program {
     names: &["fd", "fdfind"],
     source: "fd 9, `fd --help`",
     abbrev: false,
@@ -2886,7 +2887,7 @@ pub(super) const FD: Program = Program {
 };
 
 /// rsync 3.2.7, `rsync --help` (popt: clusters, `--k=v`, no prefixes).
-pub(super) const RSYNC: Program = Program {
+pub(super) static RSYNC: Program = Program {
     names: &["rsync"],
     source: "rsync 3.2.7, `rsync --help`",
     abbrev: false,
@@ -3041,7 +3042,7 @@ pub(super) const RSYNC: Program = Program {
 };
 
 /// OpenSSH 9.2, ssh(1) (getopt, short options only; options may follow the host, the remote command ends them).
-pub(super) const SSH: Program = Program {
+pub(super) static SSH: Program = Program {
     names: &["ssh"],
     source: "OpenSSH 9.2, ssh(1)",
     abbrev: false,
@@ -3097,7 +3098,7 @@ pub(super) const SSH: Program = Program {
 };
 
 /// OpenSSH 9.2, scp(1) and sftp(1) (getopt, short options only).
-pub(super) const SCP: Program = Program {
+pub(super) static SCP: Program = Program {
     names: &["scp", "sftp"],
     source: "OpenSSH 9.2, scp(1)",
     abbrev: false,
@@ -3136,7 +3137,7 @@ pub(super) const SCP: Program = Program {
 };
 
 /// man-db 2.11, `man --help` (argp: clusters, unique prefixes).
-pub(super) const MAN: Program = Program {
+pub(super) static MAN: Program = Program {
     names: &["man"],
     source: "man-db 2.11, `man --help`",
     opts: &[
@@ -3185,7 +3186,7 @@ pub(super) const MAN: Program = Program {
 };
 
 /// less 590, `less --help` (`+cmd` runs a command; long options by unique prefix).
-pub(super) const LESS: Program = Program {
+pub(super) static LESS: Program = Program {
     names: &["less", "more"],
     source: "less 590, `less --help`",
     plus: true,
@@ -3269,7 +3270,7 @@ pub(super) const LESS: Program = Program {
 };
 
 /// Vim 9.0, `vim --help` (each argument whole; `+cmd`, `-c`, `--cmd`, `-S`, `-u` run commands).
-pub(super) const VIM: Program = Program {
+pub(super) static VIM: Program = Program {
     names: &["vi", "vim", "nvim", "view", "ex", "vimdiff", "gvim"],
     source: "Vim 9.0, `vim --help`",
     plus: true,
@@ -3326,7 +3327,7 @@ pub(super) const VIM: Program = Program {
 };
 
 /// gawk 5.2 `gawk --help`, mawk 1.3.4 `mawk -W usage`, busybox awk: options before the program, which is the first operand unless `-e`/`-f` give one.
-pub(super) const AWK: Program = Program {
+pub(super) static AWK: Program = Program {
     names: &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
     source: "gawk 5.2 `--help`; mawk 1.3.4 `-W usage`",
     permute: false,
@@ -3368,7 +3369,7 @@ pub(super) const AWK: Program = Program {
 };
 
 /// CPython 3.11, `python3 --help`: options stop at the script; `-c`/`-m` take the code or module and end them.
-pub(super) const PYTHON: Program = Program {
+pub(super) static PYTHON: Program = Program {
     names: &["python", "python2", "python3", "pypy", "pypy3"],
     source: "CPython 3.11, `python3 --help`",
     abbrev: false,
@@ -3406,7 +3407,7 @@ pub(super) const PYTHON: Program = Program {
 };
 
 /// Node.js 18, `node --help` (options before the script; no prefixes; V8 options are not listed: unknown).
-pub(super) const NODE: Program = Program {
+pub(super) static NODE: Program = Program {
     names: &["node", "nodejs"],
     source: "Node.js 18, `node --help`",
     abbrev: false,
@@ -3472,7 +3473,7 @@ pub(super) const NODE: Program = Program {
 };
 
 /// Perl 5.36, perlrun(1): clusters, glued values (`-Mmod`, `-i.bak`); options stop at the script.
-pub(super) const PERL: Program = Program {
+pub(super) static PERL: Program = Program {
     names: &["perl"],
     source: "Perl 5.36, perlrun(1)",
     abbrev: false,
@@ -3513,7 +3514,7 @@ pub(super) const PERL: Program = Program {
 };
 
 /// Ruby 3.1, `ruby --help`: options stop at the script.
-pub(super) const RUBY: Program = Program {
+pub(super) static RUBY: Program = Program {
     names: &["ruby"],
     source: "Ruby 3.1, `ruby --help`",
     abbrev: false,

@@ -17,7 +17,7 @@ use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
 /// Info-ZIP Zip 3.0, `zip -h2` and zip(1): its own parser (clusters, two-letter short options
 /// such as `-TT` and `-db` that win over their first letter, long options by unique prefix).
-pub(super) const ZIP: Program = Program {
+pub(super) static ZIP: Program = Program {
     names: &["zip"],
     source: "Info-ZIP Zip 3.0, `zip -h2` and zip(1) (two-letter short options; long options by unique prefix)",
     style: Style::MultiShort,
@@ -110,7 +110,7 @@ pub(super) const ZIP: Program = Program {
 
 /// GNU Make 4.3, `make --help` (getopt_long: clusters, unique prefixes, options anywhere).
 /// `VAR=value` operands are read in `flags.rs` (`make_assignment_runs`).
-pub(super) const MAKE: Program = Program {
+pub(super) static MAKE: Program = Program {
     names: &["make", "gmake"],
     source: "GNU Make 4.3, `make --help`",
     opts: &[
@@ -157,7 +157,7 @@ pub(super) const MAKE: Program = Program {
 /// letters in any order (`-nr`, `-nf`); long options by exact name only (`--rawf` is
 /// refused); options anywhere. `-f`/`--from-file` is a flag: the first operand is then the
 /// filter's file. The filter is checked for `env`, `$ENV`, `import`, `include`.
-pub(super) const JQ: Program = Program {
+pub(super) static JQ: Program = Program {
     names: &["jq", "gojq", "jaq"],
     source: "jq 1.6, `jq --help` and main.c (letters in any order; long options exact)",
     abbrev: false,
@@ -206,7 +206,7 @@ pub(super) const JQ: Program = Program {
 // --- cargo (clap 4: clusters, `--k=v` or `--k v`, no abbreviations, options anywhere) ---
 
 /// cargo's global options, accepted before and after the sub-command.
-const CARGO_GLOBAL: &[Opt] = &[
+static CARGO_GLOBAL: &[Opt] = &[
     o(&["-v", "--verbose"], NO, Plain),
     o(&["-q", "--quiet"], NO, Plain),
     o(&["--color"], REQ, Plain),
@@ -222,7 +222,7 @@ const CARGO_GLOBAL: &[Opt] = &[
 ];
 
 /// Package, target, feature and build-profile selection shared by the compiling commands.
-const CARGO_COMPILE: &[Opt] = &[
+static CARGO_COMPILE: &[Opt] = &[
     o(&["-p", "--package"], REQ, Plain),
     o(&["--workspace", "--all"], NO, Plain),
     o(&["--exclude"], REQ, Plain),
@@ -257,7 +257,7 @@ const CARGO_COMPILE: &[Opt] = &[
 ];
 
 /// `cargo build` (`b`), `check` (`c`): build scripts and proc macros run, as the rule expects.
-const CARGO_BUILD: Program = Program {
+static CARGO_BUILD: Program = Program {
     names: &["build", "b"],
     source: "cargo 1.97, `cargo build --help`",
     abbrev: false,
@@ -266,7 +266,7 @@ const CARGO_BUILD: Program = Program {
 };
 
 /// `cargo check` (`c`).
-const CARGO_CHECK: Program = Program {
+static CARGO_CHECK: Program = Program {
     names: &["check", "c"],
     source: "cargo 1.97, `cargo check --help`",
     abbrev: false,
@@ -275,7 +275,7 @@ const CARGO_CHECK: Program = Program {
 };
 
 /// `cargo test` (`t`) and `cargo bench`: the words after `--` go to the test binary.
-const CARGO_TEST: Program = Program {
+static CARGO_TEST: Program = Program {
     names: &["test", "t"],
     source: "cargo 1.97, `cargo test --help`",
     abbrev: false,
@@ -285,7 +285,7 @@ const CARGO_TEST: Program = Program {
 };
 
 /// `cargo bench`.
-const CARGO_BENCH: Program = Program {
+static CARGO_BENCH: Program = Program {
     names: &["bench"],
     source: "cargo 1.97, `cargo bench --help`",
     abbrev: false,
@@ -295,7 +295,7 @@ const CARGO_BENCH: Program = Program {
 };
 
 /// `cargo run` (`r`): the program runs with the words after `--`.
-const CARGO_RUN: Program = Program {
+static CARGO_RUN: Program = Program {
     names: &["run", "r"],
     source: "cargo 1.97, `cargo run --help`",
     abbrev: false,
@@ -304,7 +304,7 @@ const CARGO_RUN: Program = Program {
 };
 
 /// `cargo doc` (`d`): `--open` starts a browser (`$BROWSER`, `doc.browser`).
-const CARGO_DOC: Program = Program {
+static CARGO_DOC: Program = Program {
     names: &["doc", "d"],
     source: "cargo 1.97, `cargo doc --help`",
     abbrev: false,
@@ -314,7 +314,7 @@ const CARGO_DOC: Program = Program {
 };
 
 /// `cargo clippy` (clippy's `cargo-clippy`): `--fix` rewrites the sources.
-const CARGO_CLIPPY: Program = Program {
+static CARGO_CLIPPY: Program = Program {
     names: &["clippy"],
     source: "clippy 1.97, `cargo clippy --help`",
     abbrev: false,
@@ -331,7 +331,7 @@ const CARGO_CLIPPY: Program = Program {
 };
 
 /// `cargo fix`: rewrites the sources by design.
-const CARGO_FIX: Program = Program {
+static CARGO_FIX: Program = Program {
     names: &["fix"],
     source: "cargo 1.97, `cargo fix --help`",
     abbrev: false,
@@ -348,7 +348,7 @@ const CARGO_FIX: Program = Program {
 };
 
 /// `cargo fmt` (rustfmt's `cargo-fmt`): its words after `--` go to rustfmt.
-const CARGO_FMT: Program = Program {
+static CARGO_FMT: Program = Program {
     names: &["fmt"],
     source: "rustfmt 1.97, `cargo fmt --help`",
     abbrev: false,
@@ -364,7 +364,7 @@ const CARGO_FMT: Program = Program {
 };
 
 /// `cargo clean`.
-const CARGO_CLEAN: Program = Program {
+static CARGO_CLEAN: Program = Program {
     names: &["clean"],
     source: "cargo 1.97, `cargo clean --help`",
     abbrev: false,
@@ -375,7 +375,7 @@ const CARGO_CLEAN: Program = Program {
 
 /// Where `cargo add`/`install` take a crate from: `--git`, `--registry`, `--index` fetch from
 /// a source the rule does not name; `--path` builds local code.
-const CARGO_SOURCE: &[Opt] = &[
+static CARGO_SOURCE: &[Opt] = &[
     o(&["--git"], REQ, Exec),
     o(&["--branch"], REQ, Plain),
     o(&["--tag"], REQ, Plain),
@@ -386,7 +386,7 @@ const CARGO_SOURCE: &[Opt] = &[
 ];
 
 /// `cargo add`.
-const CARGO_ADD: Program = Program {
+static CARGO_ADD: Program = Program {
     names: &["add"],
     source: "cargo 1.97, `cargo add --help`",
     abbrev: false,
@@ -411,7 +411,7 @@ const CARGO_ADD: Program = Program {
 };
 
 /// `cargo remove` (`rm`).
-const CARGO_REMOVE: Program = Program {
+static CARGO_REMOVE: Program = Program {
     names: &["remove", "rm"],
     source: "cargo 1.97, `cargo remove --help`",
     abbrev: false,
@@ -428,7 +428,7 @@ const CARGO_REMOVE: Program = Program {
 };
 
 /// `cargo install`: builds and installs into `~/.cargo/bin`; `--root` writes elsewhere.
-const CARGO_INSTALL: Program = Program {
+static CARGO_INSTALL: Program = Program {
     names: &["install"],
     source: "cargo 1.97, `cargo install --help`",
     abbrev: false,
@@ -461,7 +461,7 @@ const CARGO_INSTALL: Program = Program {
 };
 
 /// `cargo update`.
-const CARGO_UPDATE: Program = Program {
+static CARGO_UPDATE: Program = Program {
     names: &["update"],
     source: "cargo 1.97, `cargo update --help`",
     abbrev: false,
@@ -482,7 +482,7 @@ const CARGO_UPDATE: Program = Program {
 };
 
 /// `cargo tree`.
-const CARGO_TREE: Program = Program {
+static CARGO_TREE: Program = Program {
     names: &["tree"],
     source: "cargo 1.97, `cargo tree --help`",
     abbrev: false,
@@ -511,7 +511,7 @@ const CARGO_TREE: Program = Program {
 };
 
 /// `cargo metadata`.
-const CARGO_METADATA: Program = Program {
+static CARGO_METADATA: Program = Program {
     names: &["metadata"],
     source: "cargo 1.97, `cargo metadata --help`",
     abbrev: false,
@@ -530,7 +530,7 @@ const CARGO_METADATA: Program = Program {
 };
 
 /// `cargo new` and `cargo init`: create a package (the folder is the operand).
-const CARGO_NEW: Program = Program {
+static CARGO_NEW: Program = Program {
     names: &["new", "init"],
     source: "cargo 1.97, `cargo new --help`",
     abbrev: false,
@@ -547,7 +547,7 @@ const CARGO_NEW: Program = Program {
 };
 
 /// `cargo fetch`, `generate-lockfile`, `locate-project`, `pkgid`, `verify-project`.
-const CARGO_LOCKFILE: Program = Program {
+static CARGO_LOCKFILE: Program = Program {
     names: &["fetch", "generate-lockfile", "locate-project", "pkgid", "verify-project"],
     source: "cargo 1.97, `cargo fetch --help` and friends",
     abbrev: false,
@@ -564,7 +564,7 @@ const CARGO_LOCKFILE: Program = Program {
 };
 
 /// `cargo search`.
-const CARGO_SEARCH: Program = Program {
+static CARGO_SEARCH: Program = Program {
     names: &["search"],
     source: "cargo 1.97, `cargo search --help`",
     abbrev: false,
@@ -574,7 +574,7 @@ const CARGO_SEARCH: Program = Program {
 };
 
 /// cargo 1.97, `cargo --help`: a `+toolchain` first word picks a rustup toolchain.
-pub(super) const CARGO: Program = Program {
+pub(super) static CARGO: Program = Program {
     names: &["cargo"],
     source: "cargo 1.97, `cargo --help` (clap: clusters, `--k=v`, no abbreviations)",
     abbrev: false,
@@ -608,7 +608,7 @@ pub(super) const CARGO: Program = Program {
 // --- go (cmd/go: Go's `flag` package; `-x` and `--x` alike; no clusters, no prefixes) ---
 
 /// The build flags `go build`, `test`, `run`, `vet`, `install`, `list` share (`go help build`).
-const GO_BUILD_FLAGS: &[Opt] = &[
+static GO_BUILD_FLAGS: &[Opt] = &[
     o(&["-C"], REQ, Workdir),
     o(&["-a"], NO, Plain),
     o(&["-n"], NO, Plain),
@@ -649,7 +649,7 @@ const GO_BUILD_FLAGS: &[Opt] = &[
 
 /// `go test`: its flags may follow the packages, and `-exec` runs the test binary through a
 /// program (cmd/go/internal/test/testflag.go); words after `-args` go to the binary.
-const GO_TEST: Program = Program {
+static GO_TEST: Program = Program {
     names: &["test"],
     source: "Go 1.22, `go help test` and `go help testflag` (flag package; flags also after the packages)",
     abbrev: false,
@@ -692,7 +692,7 @@ const GO_TEST: Program = Program {
 
 /// `go build`, `install`, `run`, `list`, `vet` read the build flags; `go run` and `vet` add
 /// `-exec` and `-vettool` (programs).
-const GO_BUILD: Program = Program {
+static GO_BUILD: Program = Program {
     names: &["build", "install", "list", "get"],
     source: "Go 1.22, `go help build` (flag package)",
     abbrev: false,
@@ -718,7 +718,7 @@ const GO_BUILD: Program = Program {
 };
 
 /// `go run`: builds and runs the program, through `-exec` when given.
-const GO_RUN: Program = Program {
+static GO_RUN: Program = Program {
     names: &["run"],
     source: "Go 1.22, `go help run` (flag package)",
     abbrev: false,
@@ -730,7 +730,7 @@ const GO_RUN: Program = Program {
 };
 
 /// `go vet`: `-vettool` runs a program.
-const GO_VET: Program = Program {
+static GO_VET: Program = Program {
     names: &["vet"],
     source: "Go 1.22, `go help vet` (flag package)",
     abbrev: false,
@@ -742,7 +742,7 @@ const GO_VET: Program = Program {
 };
 
 /// `go mod` (`download`, `tidy`, `graph`, `verify`, `why`, `init`, `edit`, `vendor`).
-const GO_MOD: Program = Program {
+static GO_MOD: Program = Program {
     names: &["mod"],
     source: "Go 1.22, `go help mod` (flag package; the flags follow `go mod CMD`)",
     abbrev: false,
@@ -766,7 +766,7 @@ const GO_MOD: Program = Program {
 
 /// `go fmt`, `go clean`, `go env`, `go version`, `go doc`: their flags, exact. `go env -w`
 /// writes the go configuration (`GOFLAGS`, `GOPROXY`, `CC`, `GOTOOLCHAIN`).
-const GO_MISC: Program = Program {
+static GO_MISC: Program = Program {
     names: &["fmt", "clean", "env", "version", "doc"],
     source: "Go 1.22, `go help fmt|clean|env|version|doc` (flag package)",
     abbrev: false,
@@ -801,7 +801,7 @@ const GO_MISC: Program = Program {
 /// Go 1.22, `go help`: `-C DIR` first, then the command. `go generate` runs the commands its
 /// `//go:generate` lines name (flagged in `flags.rs`); commands without a table leave their
 /// options unknown.
-pub(super) const GO: Program = Program {
+pub(super) static GO: Program = Program {
     names: &["go"],
     source: "Go 1.22, `go help` (flag package: `-x` is `--x`, no clusters, no prefixes)",
     abbrev: false,
@@ -816,7 +816,7 @@ pub(super) const GO: Program = Program {
 
 /// uv's global options (`uv help`): `--config-file` loads settings that pick indexes and
 /// build backends; `--directory`/`--project` move where it works.
-const UV_GLOBAL: &[Opt] = &[
+static UV_GLOBAL: &[Opt] = &[
     o(&["-q", "--quiet"], NO, Plain),
     o(&["-v", "--verbose"], NO, Plain),
     o(&["--color"], REQ, Plain),
@@ -839,7 +839,7 @@ const UV_GLOBAL: &[Opt] = &[
 
 /// Where uv resolves packages from (`uv help pip install`, "Index options"): anything but the
 /// default index is a source the rule must name.
-const UV_INDEX: &[Opt] = &[
+static UV_INDEX: &[Opt] = &[
     o(&["--index"], REQ, Exec),
     o(&["--default-index"], REQ, Exec),
     o(&["-i", "--index-url"], REQ, Exec),
@@ -852,7 +852,7 @@ const UV_INDEX: &[Opt] = &[
 ];
 
 /// Resolver and installer settings shared by `uv pip install`, `sync`, `add`, `run`, `lock`.
-const UV_RESOLVE: &[Opt] = &[
+static UV_RESOLVE: &[Opt] = &[
     o(&["-U", "--upgrade"], NO, Plain),
     o(&["-P", "--upgrade-package"], REQ, Plain),
     o(&["--reinstall"], NO, Plain),
@@ -893,7 +893,7 @@ const UV_RESOLVE: &[Opt] = &[
 
 /// `uv pip install` / `sync`: requirement files are read; `-e` builds local code (read by
 /// `effects.rs`); `--target`/`--prefix` write elsewhere.
-const UV_PIP_INSTALL: Program = Program {
+static UV_PIP_INSTALL: Program = Program {
     names: &["install", "sync"],
     source: "uv 0.5, `uv pip install --help` (clap)",
     abbrev: false,
@@ -917,7 +917,7 @@ const UV_PIP_INSTALL: Program = Program {
 };
 
 /// `uv pip uninstall`, `list`, `freeze`, `show`, `tree`, `check`.
-const UV_PIP_QUERY: Program = Program {
+static UV_PIP_QUERY: Program = Program {
     names: &["uninstall", "list", "freeze", "show", "tree", "check"],
     source: "uv 0.5, `uv pip list --help` and friends (clap)",
     abbrev: false,
@@ -941,7 +941,7 @@ const UV_PIP_QUERY: Program = Program {
 };
 
 /// `uv pip compile`: `-o` writes the lock file.
-const UV_PIP_COMPILE: Program = Program {
+static UV_PIP_COMPILE: Program = Program {
     names: &["compile"],
     source: "uv 0.5, `uv pip compile --help` (clap)",
     abbrev: false,
@@ -961,7 +961,7 @@ const UV_PIP_COMPILE: Program = Program {
 };
 
 /// `uv pip` and its commands.
-const UV_PIP: Program = Program {
+static UV_PIP: Program = Program {
     names: &["pip"],
     source: "uv 0.5, `uv pip --help` (clap)",
     abbrev: false,
@@ -973,7 +973,7 @@ const UV_PIP: Program = Program {
 /// `uv run`: runs the command (or script) the first operand names, with the words after it
 /// as its arguments (clap's trailing arguments); `--with` adds packages from the index;
 /// `--env-file` sets any variable (`LD_PRELOAD`, `PYTHONSTARTUP`).
-const UV_RUN: Program = Program {
+static UV_RUN: Program = Program {
     names: &["run"],
     source: "uv 0.5, `uv run --help` (clap; options stop at the command)",
     abbrev: false,
@@ -997,7 +997,7 @@ const UV_RUN: Program = Program {
 
 /// `uv add`, `remove`, `sync`, `lock`, `tree`, `export`, `venv`, `init`, `build`, `version`:
 /// project commands; `--script` names the script whose inline metadata is changed.
-const UV_PROJECT: Program = Program {
+static UV_PROJECT: Program = Program {
     names: &["add", "remove", "sync", "lock", "tree", "export", "venv", "init", "build", "version"],
     source: "uv 0.5, `uv add --help` and friends (clap)",
     abbrev: false,
@@ -1040,7 +1040,7 @@ const UV_PROJECT: Program = Program {
 };
 
 /// `uv tool run` (and `uvx`): fetches a package and runs its command with the words after.
-const UV_TOOL_RUN: Program = Program {
+static UV_TOOL_RUN: Program = Program {
     names: &["run"],
     source: "uv 0.5, `uv tool run --help` (clap; options stop at the command)",
     abbrev: false,
@@ -1058,7 +1058,7 @@ const UV_TOOL_RUN: Program = Program {
 };
 
 /// `uv tool install`, `upgrade`, `uninstall`, `list`, `dir`.
-const UV_TOOL_MANAGE: Program = Program {
+static UV_TOOL_MANAGE: Program = Program {
     names: &["install", "upgrade", "uninstall", "list", "dir"],
     source: "uv 0.5, `uv tool install --help` and friends (clap)",
     abbrev: false,
@@ -1078,7 +1078,7 @@ const UV_TOOL_MANAGE: Program = Program {
 };
 
 /// `uv tool`.
-const UV_TOOL: Program = Program {
+static UV_TOOL: Program = Program {
     names: &["tool"],
     source: "uv 0.5, `uv tool --help` (clap)",
     abbrev: false,
@@ -1089,7 +1089,7 @@ const UV_TOOL: Program = Program {
 
 /// uv 0.5, `uv help` (clap: clusters, `--k=v`, no abbreviations); sub-commands without a
 /// table (`uv python`, `uv cache`, `uv self`, `uv publish`) leave their options unknown.
-pub(super) const UV: Program = Program {
+pub(super) static UV: Program = Program {
     names: &["uv"],
     source: "uv 0.5, `uv help` (clap)",
     abbrev: false,
@@ -1108,13 +1108,13 @@ pub(super) const UV: Program = Program {
 };
 
 /// `uvx` is `uv tool run`.
-pub(super) const UVX: Program =
+pub(super) static UVX: Program =
     Program { names: &["uvx"], source: "uv 0.5, `uvx --help` (`uv tool run`)", ..UV_TOOL_RUN };
 
 // --- pipx (argparse: clusters, `--k=v`, unique prefixes; `run` stops at the app) ---
 
 /// Options every pipx command takes.
-const PIPX_COMMON: &[Opt] = &[
+static PIPX_COMMON: &[Opt] = &[
     o(&["-h", "--help"], NO, Plain),
     o(&["-q", "--quiet"], NO, Plain),
     o(&["-v", "--verbose"], NO, Plain),
@@ -1123,7 +1123,7 @@ const PIPX_COMMON: &[Opt] = &[
 
 /// pipx's package options: `--spec`, `--index-url`, `--pip-args` pick what pip installs and
 /// how (`--pip-args='--index-url=… -e ./x'`); `--python` picks the interpreter.
-const PIPX_PACKAGE: &[Opt] = &[
+static PIPX_PACKAGE: &[Opt] = &[
     o(&["--spec"], REQ, Exec),
     o(&["-i", "--index-url"], REQ, Exec),
     o(&["--pip-args"], REQ, Exec),
@@ -1141,7 +1141,7 @@ const PIPX_PACKAGE: &[Opt] = &[
 ];
 
 /// `pipx run`: fetches the app and runs it with the words after its name.
-const PIPX_RUN: Program = Program {
+static PIPX_RUN: Program = Program {
     names: &["run"],
     source: "pipx 1.4, `pipx run --help` (argparse; the app's words follow it)",
     stop_after: 1,
@@ -1150,7 +1150,7 @@ const PIPX_RUN: Program = Program {
 };
 
 /// `pipx install`, `inject`, `upgrade`, `uninstall`, `reinstall`, `list`, `ensurepath`.
-const PIPX_MANAGE: Program = Program {
+static PIPX_MANAGE: Program = Program {
     names: &[
         "install",
         "inject",
@@ -1178,7 +1178,7 @@ const PIPX_MANAGE: Program = Program {
 };
 
 /// pipx 1.4, `pipx --help` (argparse, `allow_abbrev`: unique prefixes).
-pub(super) const PIPX: Program = Program {
+pub(super) static PIPX: Program = Program {
     names: &["pipx"],
     source: "pipx 1.4, `pipx --help` (argparse)",
     subs: &[&PIPX_RUN, &PIPX_MANAGE],
@@ -1196,7 +1196,7 @@ pub(super) const PIPX: Program = Program {
 
 /// Options bun reads for every command (`bun --help`): `--preload`, `--config` (bunfig.toml
 /// can preload code), `--env-file` and `--eval` run code; `--cwd` moves where it works.
-const BUN_GLOBAL: &[Opt] = &[
+static BUN_GLOBAL: &[Opt] = &[
     o(&["-r", "--preload", "--require", "--import"], REQ, Exec),
     o(&["-c", "--config"], REQ, Exec),
     o(&["--env-file"], REQ, Exec),
@@ -1227,7 +1227,7 @@ const BUN_GLOBAL: &[Opt] = &[
 
 /// `bun install`, `add`, `remove`, `update`, `outdated`: `--registry` is a source the rule
 /// must name; `--cafile` is read; scripts of the packages run unless `--ignore-scripts`.
-const BUN_INSTALL: Program = Program {
+static BUN_INSTALL: Program = Program {
     names: &["install", "i", "add", "a", "remove", "rm", "update", "outdated"],
     source: "bun 1.1, `bun install --help` and friends",
     abbrev: false,
@@ -1267,7 +1267,7 @@ const BUN_INSTALL: Program = Program {
 };
 
 /// `bun test`: runs the test files.
-const BUN_TEST: Program = Program {
+static BUN_TEST: Program = Program {
     names: &["test"],
     source: "bun 1.1, `bun test --help`",
     abbrev: false,
@@ -1290,7 +1290,7 @@ const BUN_TEST: Program = Program {
 };
 
 /// `bun run`: runs a package.json script or a file, with the words after it as arguments.
-const BUN_RUN: Program = Program {
+static BUN_RUN: Program = Program {
     names: &["run"],
     source: "bun 1.1, `bun run --help` (options stop at the script)",
     abbrev: false,
@@ -1301,7 +1301,7 @@ const BUN_RUN: Program = Program {
 };
 
 /// `bun build`: `--outdir`/`--outfile` write.
-const BUN_BUILD: Program = Program {
+static BUN_BUILD: Program = Program {
     names: &["build"],
     source: "bun 1.1, `bun build --help`",
     abbrev: false,
@@ -1322,7 +1322,7 @@ const BUN_BUILD: Program = Program {
 
 /// bun 1.1, `bun --help`: `bun FILE` runs the file; `bun x`/`exec`/`create` run packages or
 /// shell text (flagged in `flags.rs`); other commands leave their options unknown.
-pub(super) const BUN: Program = Program {
+pub(super) static BUN: Program = Program {
     names: &["bun"],
     source: "bun 1.1, `bun --help`",
     abbrev: false,
@@ -1338,7 +1338,7 @@ pub(super) const BUN: Program = Program {
 };
 
 /// `bunx` (`bun x`): fetches a package and runs its command with the words after.
-pub(super) const BUNX: Program = Program {
+pub(super) static BUNX: Program = Program {
     names: &["bunx"],
     source: "bun 1.1, `bunx --help` (options stop at the package)",
     abbrev: false,
@@ -1362,7 +1362,7 @@ pub(super) const BUNX: Program = Program {
 /// Gradle 8, `gradle --help` and the command-line guide (its own parser: clusters of flags,
 /// `-Dk=v`, no abbreviations of options; tasks anywhere). `-I` runs an init script, `-D` may
 /// set `org.gradle.jvmargs` (a Java agent), `-g` picks a user home whose init scripts run.
-pub(super) const GRADLE: Program = Program {
+pub(super) static GRADLE: Program = Program {
     names: &["gradle", "gradlew"],
     source: "Gradle 8, `gradle --help`",
     abbrev: false,
@@ -1432,7 +1432,7 @@ pub(super) const GRADLE: Program = Program {
 /// `--name=value`; options stop at the script). `-r`/`-B`/`-R`/`-E` run inline code, `-F`
 /// runs a file per line, `-d`/`-c` set ini values (`auto_prepend_file`), `-z` loads an
 /// extension. The script operand is the code a rule names.
-pub(super) const PHP: Program = Program {
+pub(super) static PHP: Program = Program {
     names: &["php", "php8", "php7"],
     source: "PHP 8.2, `php -h` and sapi/cli/php_cli.c",
     abbrev: false,
@@ -1474,7 +1474,7 @@ pub(super) const PHP: Program = Program {
 
 /// Lua 5.4, lua(1) and lua.c `collectargs`: `-e` runs a chunk, `-l` loads a module (code
 /// from `LUA_PATH`, which holds `./?.lua`); options stop at the script.
-pub(super) const LUA: Program = Program {
+pub(super) static LUA: Program = Program {
     names: &["lua", "lua5.1", "lua5.2", "lua5.3", "lua5.4", "luajit"],
     source: "Lua 5.4, lua(1) and lua.c",
     abbrev: false,
@@ -1492,7 +1492,7 @@ pub(super) const LUA: Program = Program {
 
 /// R 4.3, `Rscript --help` (whole words, `--name=value`; options stop at the file): `-e` runs
 /// an expression; `--default-packages` loads packages (their `.onLoad` code).
-pub(super) const RSCRIPT: Program = Program {
+pub(super) static RSCRIPT: Program = Program {
     names: &["Rscript"],
     source: "R 4.3, `Rscript --help` and R(1)",
     abbrev: false,

@@ -5,7 +5,7 @@
 //! unknown (not understood), as before. What each option does beyond that is not annotated yet,
 //! so these records are in [`crate::RUNNERS`], not in the engine's [`crate::PROGRAMS`].
 //!
-//! To add a launcher: one `const` here with its names, where its options come from, its
+//! To add a launcher: one `static` here with its names, where its options come from, its
 //! options, and its [`Role`]; then add it to `RUNNERS` (kept sorted; `tests/registry.rs`).
 
 use crate::grammar::{o, Arg, Effect::*, Program, Style, NO, OPT, REQ};
@@ -13,7 +13,7 @@ use crate::programs::RUNNER;
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
 /// sudo 1.9, sudo(8).
-pub(crate) const SUDO: Program = Program {
+pub(crate) static SUDO: Program = Program {
     names: &["sudo"],
     source: "sudo 1.9, sudo(8)",
     opts: &[
@@ -79,7 +79,7 @@ pub(crate) const SUDO: Program = Program {
 };
 
 /// OpenDoas 6.8, doas(1).
-pub(crate) const DOAS: Program = Program {
+pub(crate) static DOAS: Program = Program {
     names: &["doas"],
     source: "OpenDoas 6.8, doas(1)",
     opts: &[
@@ -94,7 +94,7 @@ pub(crate) const DOAS: Program = Program {
 };
 
 /// util-linux 2.38, su(1) (options anywhere).
-pub(crate) const SU: Program = Program {
+pub(crate) static SU: Program = Program {
     names: &["su"],
     source: "util-linux 2.38, su(1) (options anywhere)",
     role: Role::Privilege(Launch { start: Start::Walker(Walker::Su), ..LAUNCH }),
@@ -102,7 +102,7 @@ pub(crate) const SU: Program = Program {
 };
 
 /// util-linux 2.38, runuser(1).
-pub(crate) const RUNUSER: Program = Program {
+pub(crate) static RUNUSER: Program = Program {
     names: &["runuser"],
     source: "util-linux 2.38, runuser(1)",
     opts: &[
@@ -143,7 +143,7 @@ pub(crate) const RUNUSER: Program = Program {
 };
 
 /// GNU coreutils 9.1, `env --help`.
-pub(crate) const ENV: Program = Program {
+pub(crate) static ENV: Program = Program {
     names: &["env"],
     source: "GNU coreutils 9.1, `env --help`",
     opts: &[
@@ -170,7 +170,7 @@ pub(crate) const ENV: Program = Program {
 };
 
 /// bash 5.2, `help exec`.
-pub(crate) const EXEC: Program = Program {
+pub(crate) static EXEC: Program = Program {
     names: &["exec"],
     source: "bash 5.2, `help exec`",
     opts: &[o(&["-c"], NO, Plain), o(&["-l"], NO, Plain), o(&["-a"], REQ, Plain)],
@@ -179,7 +179,7 @@ pub(crate) const EXEC: Program = Program {
 };
 
 /// bash 5.2, `help command`.
-pub(crate) const COMMAND: Program = Program {
+pub(crate) static COMMAND: Program = Program {
     names: &["command"],
     source: "bash 5.2, `help command`",
     opts: &[o(&["-p"], NO, Plain), o(&["-v"], NO, Plain), o(&["-V"], NO, Plain)],
@@ -188,7 +188,7 @@ pub(crate) const COMMAND: Program = Program {
 };
 
 /// bash 5.2, `help builtin`.
-pub(crate) const BUILTIN: Program = Program {
+pub(crate) static BUILTIN: Program = Program {
     names: &["builtin"],
     source: "bash 5.2, `help builtin`",
     role: Role::Launcher(Launch { ..LAUNCH }),
@@ -196,7 +196,7 @@ pub(crate) const BUILTIN: Program = Program {
 };
 
 /// GNU coreutils 9.1 `nohup --help`; bash 5.2 `coproc`.
-pub(crate) const NOHUP: Program = Program {
+pub(crate) static NOHUP: Program = Program {
     names: &["nohup", "coproc"],
     source: "GNU coreutils 9.1 `nohup --help`; bash 5.2 `coproc`",
     role: Role::Launcher(Launch { ..LAUNCH }),
@@ -204,7 +204,7 @@ pub(crate) const NOHUP: Program = Program {
 };
 
 /// GNU coreutils 9.1, `nice --help`.
-pub(crate) const NICE: Program = Program {
+pub(crate) static NICE: Program = Program {
     names: &["nice"],
     source: "GNU coreutils 9.1, `nice --help`",
     opts: &[o(&["-n"], REQ, Plain), o(&["--adjustment"], REQ, Plain)],
@@ -214,7 +214,7 @@ pub(crate) const NICE: Program = Program {
 };
 
 /// util-linux 2.38, ionice(1).
-pub(crate) const IONICE: Program = Program {
+pub(crate) static IONICE: Program = Program {
     names: &["ionice"],
     source: "util-linux 2.38, ionice(1)",
     opts: &[
@@ -236,7 +236,7 @@ pub(crate) const IONICE: Program = Program {
 };
 
 /// GNU coreutils 9.1, `timeout --help` (DURATION, then the command).
-pub(crate) const TIMEOUT: Program = Program {
+pub(crate) static TIMEOUT: Program = Program {
     names: &["timeout"],
     source: "GNU coreutils 9.1, `timeout --help` (DURATION, then the command)",
     opts: &[
@@ -254,7 +254,7 @@ pub(crate) const TIMEOUT: Program = Program {
 };
 
 /// GNU time 1.9, time(1).
-pub(crate) const TIME: Program = Program {
+pub(crate) static TIME: Program = Program {
     names: &["time"],
     source: "GNU time 1.9, time(1)",
     opts: &[
@@ -276,7 +276,7 @@ pub(crate) const TIME: Program = Program {
 };
 
 /// GNU coreutils 9.1, `stdbuf --help`.
-pub(crate) const STDBUF: Program = Program {
+pub(crate) static STDBUF: Program = Program {
     names: &["stdbuf"],
     source: "GNU coreutils 9.1, `stdbuf --help`",
     opts: &[
@@ -292,7 +292,7 @@ pub(crate) const STDBUF: Program = Program {
 };
 
 /// util-linux 2.38, setsid(1).
-pub(crate) const SETSID: Program = Program {
+pub(crate) static SETSID: Program = Program {
     names: &["setsid"],
     source: "util-linux 2.38, setsid(1)",
     opts: &[
@@ -308,7 +308,7 @@ pub(crate) const SETSID: Program = Program {
 };
 
 /// procps-ng 4.0, watch(1) (the command is a script unless `-x`).
-pub(crate) const WATCH: Program = Program {
+pub(crate) static WATCH: Program = Program {
     names: &["watch"],
     source: "procps-ng 4.0, watch(1) (the command is a script unless `-x`)",
     opts: &[
@@ -344,7 +344,7 @@ pub(crate) const WATCH: Program = Program {
 };
 
 /// util-linux 2.38, flock(1).
-pub(crate) const FLOCK: Program = Program {
+pub(crate) static FLOCK: Program = Program {
     names: &["flock"],
     source: "util-linux 2.38, flock(1)",
     opts: &[
@@ -383,7 +383,7 @@ pub(crate) const FLOCK: Program = Program {
 };
 
 /// bash 5.2, `help eval`.
-pub(crate) const EVAL: Program = Program {
+pub(crate) static EVAL: Program = Program {
     names: &["eval"],
     source: "bash 5.2, `help eval`",
     role: Role::Launcher(Launch { start: Start::Joined, ..LAUNCH }),
@@ -391,7 +391,7 @@ pub(crate) const EVAL: Program = Program {
 };
 
 /// bash 5.2, `help trap`.
-pub(crate) const TRAP: Program = Program {
+pub(crate) static TRAP: Program = Program {
     names: &["trap"],
     source: "bash 5.2, `help trap`",
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Trap), ..LAUNCH }),
@@ -399,7 +399,7 @@ pub(crate) const TRAP: Program = Program {
 };
 
 /// BusyBox 1.35, `busybox --help`; toybox.
-pub(crate) const BUSYBOX: Program = Program {
+pub(crate) static BUSYBOX: Program = Program {
     names: &["busybox", "toybox"],
     source: "BusyBox 1.35, `busybox --help`; toybox",
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Applet), ..LAUNCH }),
@@ -407,7 +407,7 @@ pub(crate) const BUSYBOX: Program = Program {
 };
 
 /// util-linux 2.38, unshare(1).
-pub(crate) const UNSHARE: Program = Program {
+pub(crate) static UNSHARE: Program = Program {
     names: &["unshare"],
     source: "util-linux 2.38, unshare(1)",
     opts: &[
@@ -465,7 +465,7 @@ pub(crate) const UNSHARE: Program = Program {
 };
 
 /// util-linux 2.38, taskset(1) (MASK, then the command).
-pub(crate) const TASKSET: Program = Program {
+pub(crate) static TASKSET: Program = Program {
     names: &["taskset"],
     source: "util-linux 2.38, taskset(1) (MASK, then the command)",
     opts: &[
@@ -485,7 +485,7 @@ pub(crate) const TASKSET: Program = Program {
 };
 
 /// util-linux 2.38, chrt(1) (an optional PRIORITY, then the command).
-pub(crate) const CHRT: Program = Program {
+pub(crate) static CHRT: Program = Program {
     names: &["chrt"],
     source: "util-linux 2.38, chrt(1) (an optional PRIORITY, then the command)",
     opts: &[
@@ -527,7 +527,7 @@ pub(crate) const CHRT: Program = Program {
 };
 
 /// util-linux 2.38, prlimit(1).
-pub(crate) const PRLIMIT: Program = Program {
+pub(crate) static PRLIMIT: Program = Program {
     names: &["prlimit"],
     source: "util-linux 2.38, prlimit(1)",
     opts: &[
@@ -580,7 +580,7 @@ pub(crate) const PRLIMIT: Program = Program {
 };
 
 /// util-linux 2.38, setpriv(1).
-pub(crate) const SETPRIV: Program = Program {
+pub(crate) static SETPRIV: Program = Program {
     names: &["setpriv"],
     source: "util-linux 2.38, setpriv(1)",
     opts: &[
@@ -618,7 +618,7 @@ pub(crate) const SETPRIV: Program = Program {
 };
 
 /// util-linux 2.38, nsenter(1).
-pub(crate) const NSENTER: Program = Program {
+pub(crate) static NSENTER: Program = Program {
     names: &["nsenter"],
     source: "util-linux 2.38, nsenter(1)",
     opts: &[
@@ -673,7 +673,7 @@ pub(crate) const NSENTER: Program = Program {
 };
 
 /// GNU coreutils 9.1, `chroot --help` (NEWROOT, then the command).
-pub(crate) const CHROOT: Program = Program {
+pub(crate) static CHROOT: Program = Program {
     names: &["chroot"],
     source: "GNU coreutils 9.1, `chroot --help` (NEWROOT, then the command)",
     opts: &[
@@ -688,7 +688,7 @@ pub(crate) const CHROOT: Program = Program {
 };
 
 /// strace 6.1, strace(1).
-pub(crate) const STRACE: Program = Program {
+pub(crate) static STRACE: Program = Program {
     names: &["strace"],
     source: "strace 6.1, strace(1)",
     opts: &[
@@ -767,7 +767,7 @@ pub(crate) const STRACE: Program = Program {
 };
 
 /// ltrace 0.7, ltrace(1).
-pub(crate) const LTRACE: Program = Program {
+pub(crate) static LTRACE: Program = Program {
     names: &["ltrace"],
     source: "ltrace 0.7, ltrace(1)",
     opts: &[
@@ -809,7 +809,7 @@ pub(crate) const LTRACE: Program = Program {
 };
 
 /// util-linux 2.38, script(1) (without `-c`, an interactive shell).
-pub(crate) const SCRIPT: Program = Program {
+pub(crate) static SCRIPT: Program = Program {
     names: &["script"],
     source: "util-linux 2.38, script(1) (without `-c`, an interactive shell)",
     opts: &[
@@ -850,7 +850,7 @@ pub(crate) const SCRIPT: Program = Program {
 };
 
 /// GNU parallel 20221122, parallel(1).
-pub(crate) const PARALLEL: Program = Program {
+pub(crate) static PARALLEL: Program = Program {
     names: &["parallel", "sem"],
     source: "GNU parallel 20221122, parallel(1)",
     opts: &[
@@ -895,7 +895,7 @@ pub(crate) const PARALLEL: Program = Program {
 };
 
 /// expect 5.45, expect(1) (runs Tcl: `spawn`, `exec`, `system`).
-pub(crate) const EXPECT: Program = Program {
+pub(crate) static EXPECT: Program = Program {
     names: &["expect"],
     source: "expect 5.45, expect(1) (runs Tcl: `spawn`, `exec`, `system`)",
     role: Role::Launcher(Launch {
@@ -907,7 +907,7 @@ pub(crate) const EXPECT: Program = Program {
 };
 
 /// GDB 13, gdb(1) (`-x` and `--x` alike; `--args PROG ARGS…`).
-pub(crate) const GDB: Program = Program {
+pub(crate) static GDB: Program = Program {
     names: &["gdb", "gdb-multiarch"],
     source: "GDB 13, gdb(1) (`-x` and `--x` alike; `--args PROG ARGS…`)",
     style: Style::GoFlag,
@@ -931,7 +931,7 @@ pub(crate) const GDB: Program = Program {
 };
 
 /// Poetry 1.8, `poetry run`.
-pub(crate) const POETRY: Program = Program {
+pub(crate) static POETRY: Program = Program {
     names: &["poetry"],
     source: "Poetry 1.8, `poetry run`",
     role: Role::Launcher(Launch {
@@ -943,7 +943,7 @@ pub(crate) const POETRY: Program = Program {
 };
 
 /// PDM 2, `pdm run`.
-pub(crate) const PDM: Program = Program {
+pub(crate) static PDM: Program = Program {
     names: &["pdm"],
     source: "PDM 2, `pdm run`",
     role: Role::Launcher(Launch {
@@ -955,7 +955,7 @@ pub(crate) const PDM: Program = Program {
 };
 
 /// Hatch 1.9, `hatch run`.
-pub(crate) const HATCH: Program = Program {
+pub(crate) static HATCH: Program = Program {
     names: &["hatch"],
     source: "Hatch 1.9, `hatch run`",
     role: Role::Launcher(Launch {
@@ -967,7 +967,7 @@ pub(crate) const HATCH: Program = Program {
 };
 
 /// Bundler 2.4, `bundle exec`.
-pub(crate) const BUNDLE: Program = Program {
+pub(crate) static BUNDLE: Program = Program {
     names: &["bundle"],
     source: "Bundler 2.4, `bundle exec`",
     role: Role::Launcher(Launch {
@@ -979,7 +979,7 @@ pub(crate) const BUNDLE: Program = Program {
 };
 
 /// Bundler 2.4, `bundle exec --help` (options stop at the command).
-pub(crate) const BUNDLE_EXEC: Program = Program {
+pub(crate) static BUNDLE_EXEC: Program = Program {
     names: &["exec"],
     source: "Bundler 2.4, `bundle exec --help` (options stop at the command)",
     opts: &[o(&["--gemfile"], REQ, Plain), o(&["--keep-file-descriptors"], OPT, Plain)],
@@ -988,7 +988,7 @@ pub(crate) const BUNDLE_EXEC: Program = Program {
 };
 
 /// Poetry, PDM and Hatch `run` (options stop at the command).
-pub(crate) const RUN_PLAIN: Program = Program {
+pub(crate) static RUN_PLAIN: Program = Program {
     names: &["run"],
     source: "Poetry, PDM and Hatch `run` (options stop at the command)",
     opts: &[o(&["-q"], NO, Plain), o(&["-v"], NO, Plain), o(&["--quiet"], OPT, Plain), o(&["--verbose"], OPT, Plain)],

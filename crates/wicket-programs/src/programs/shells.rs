@@ -5,7 +5,7 @@
 //!
 //! Each was run here with `NAME -c 'echo PWNED'` (bash 5.2, dash 0.5.12, zsh 5.9, ksh93u+m,
 //! mksh R59c, yash 2.52, posh 0.14, csh 20110502, tcsh 6.24, fish 3.6, BusyBox 1.35), except
-//! PowerShell and `cmd`, which are read from their documentation. To add a shell: one `const`
+//! PowerShell and `cmd`, which are read from their documentation. To add a shell: one `static`
 //! with its names and how its words say which script it runs; then add it to `RUNNERS`.
 
 use crate::grammar::{o, Arg, Effect::*, Program, Style, NO, REQ};
@@ -16,50 +16,50 @@ use crate::role::{Role, ShellScript};
 const POSIX: Program = Program { role: Role::Shell(ShellScript::FirstOperand), ..RUNNER };
 
 /// The Bourne shell as installed (`sh` is dash on Debian, bash on others, BusyBox on Alpine).
-pub(crate) const SH: Program = Program { names: &["sh"], source: "POSIX sh, `sh -c`", ..POSIX };
+pub(crate) static SH: Program = Program { names: &["sh"], source: "POSIX sh, `sh -c`", ..POSIX };
 
 /// GNU bash 5.2 and its restricted form.
-pub(crate) const BASH: Program = Program { names: &["bash", "rbash"], source: "GNU bash 5.2, bash(1)", ..POSIX };
+pub(crate) static BASH: Program = Program { names: &["bash", "rbash"], source: "GNU bash 5.2, bash(1)", ..POSIX };
 
 /// The Debian Almquist shell.
-pub(crate) const DASH: Program = Program { names: &["dash"], source: "dash 0.5.12, dash(1)", ..POSIX };
+pub(crate) static DASH: Program = Program { names: &["dash"], source: "dash 0.5.12, dash(1)", ..POSIX };
 
 /// The Almquist shell as BusyBox and Alpine install it.
-pub(crate) const ASH: Program = Program { names: &["ash"], source: "BusyBox 1.35 ash", ..POSIX };
+pub(crate) static ASH: Program = Program { names: &["ash"], source: "BusyBox 1.35 ash", ..POSIX };
 
 /// The Z shell and its restricted form.
-pub(crate) const ZSH: Program = Program { names: &["zsh", "rzsh"], source: "zsh 5.9, zsh(1)", ..POSIX };
+pub(crate) static ZSH: Program = Program { names: &["zsh", "rzsh"], source: "zsh 5.9, zsh(1)", ..POSIX };
 
 /// The Korn shell (ksh93 and the OpenBSD ksh ports) and their restricted forms.
-pub(crate) const KSH: Program = Program {
+pub(crate) static KSH: Program = Program {
     names: &["ksh", "ksh93", "rksh", "rksh93", "oksh", "loksh", "pdksh"],
     source: "ksh93u+m, ksh(1)",
     ..POSIX
 };
 
 /// The MirBSD Korn shell, its legacy and static builds and their restricted forms.
-pub(crate) const MKSH: Program =
+pub(crate) static MKSH: Program =
     Program { names: &["mksh", "rmksh", "lksh", "rlksh", "mksh-static"], source: "mksh R59c, mksh(1)", ..POSIX };
 
 /// Yet another shell.
-pub(crate) const YASH: Program = Program { names: &["yash"], source: "yash 2.52, yash(1)", ..POSIX };
+pub(crate) static YASH: Program = Program { names: &["yash"], source: "yash 2.52, yash(1)", ..POSIX };
 
 /// The policy-compliant ordinary shell.
-pub(crate) const POSH: Program = Program { names: &["posh"], source: "posh 0.14, posh(1)", ..POSIX };
+pub(crate) static POSH: Program = Program { names: &["posh"], source: "posh 0.14, posh(1)", ..POSIX };
 
 /// The C shell (`-c` in a cluster: the next argument is the script).
-pub(crate) const CSH: Program = Program { names: &["csh", "bsd-csh"], source: "csh 20110502, csh(1)", ..POSIX };
+pub(crate) static CSH: Program = Program { names: &["csh", "bsd-csh"], source: "csh 20110502, csh(1)", ..POSIX };
 
 /// The TENEX C shell.
-pub(crate) const TCSH: Program = Program { names: &["tcsh"], source: "tcsh 6.24, tcsh(1)", ..POSIX };
+pub(crate) static TCSH: Program = Program { names: &["tcsh"], source: "tcsh 6.24, tcsh(1)", ..POSIX };
 
 /// Windows' command interpreter: `cmd /c STRING` is not sh's syntax, so its first word reads
 /// as a script file nobody can see (not understood), which is what it is to wicket.
-pub(crate) const CMD: Program = Program { names: &["cmd"], source: "cmd.exe, `cmd /?`", ..POSIX };
+pub(crate) static CMD: Program = Program { names: &["cmd"], source: "cmd.exe, `cmd /?`", ..POSIX };
 
 /// fish: every `-c` and `-C` value runs, in order (`fish -c A -c B`); options stop at the
 /// first operand, a script file.
-pub(crate) const FISH: Program = Program {
+pub(crate) static FISH: Program = Program {
     names: &["fish"],
     source: "fish 3.6, `fish --help`",
     permute: false,
@@ -87,7 +87,7 @@ pub(crate) const FISH: Program = Program {
 /// PowerShell 7 (`pwsh`) and Windows PowerShell: `-Command` takes the rest of the words as its
 /// script; `-EncodedCommand` is base64 nobody reads here; names are read case-insensitively by
 /// PowerShell, so a spelling not listed is unknown (not understood).
-pub(crate) const PWSH: Program = Program {
+pub(crate) static PWSH: Program = Program {
     names: &["pwsh", "powershell", "pwsh-preview"],
     source: "PowerShell 7.4, about_Pwsh (documentation; not installed here)",
     style: Style::GoFlag,
