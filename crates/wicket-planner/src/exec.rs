@@ -356,7 +356,19 @@ pub fn exec_policy_deferred(i: &ExecInputs) -> Result<(ExecPolicy, Option<crate:
     build(i, true)
 }
 
-fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan_cache::Pending>), ExecError> {
+/// What a run may write, found before it is checked: the root (real path), the writable paths
+/// so far (the root, unless in plan mode), each candidate with what it is, and of those the
+/// temp folders, the package caches and the `writePaths` entries.
+struct Candidates {
+    root: PathBuf,
+    writable: Vec<PathBuf>,
+    candidates: Vec<(String, PathBuf)>,
+    temps: Vec<PathBuf>,
+    caches: Vec<PathBuf>,
+    chosen: Vec<PathBuf>,
+}
+
+fn candidates(i: &ExecInputs) -> Candidates {
     let root = real(&i.root).unwrap_or_else(|| wicket_policy::paths::normalize(&i.root));
     let home = i.home.as_deref();
     let mut writable = Vec::new();
@@ -398,6 +410,24 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
             candidates.push((format!("the sandbox.writePaths entry {p:?}"), r));
         }
     }
+    Candidates { root, writable, candidates, temps, caches, chosen }
+}
+
+/// The writable paths [`exec_policy`] gives for `i`, then its root: what the search for
+/// root-only files leaves out (see `wicket_sandbox`), known long before the rest of the policy.
+/// Unchecked: where a check refuses one, building the policy fails and nothing runs.
+pub fn writable_and_root(i: &ExecInputs) -> Vec<PathBuf> {
+    let Candidates { root, mut writable, candidates, .. } = candidates(i);
+    for (_, r) in candidates {
+        push_unique(&mut writable, r);
+    }
+    writable.push(root);
+    writable
+}
+
+fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan_cache::Pending>), ExecError> {
+    let Candidates { root, mut writable, candidates, temps, mut caches, chosen } = candidates(i);
+    let home = i.home.as_deref();
     let guarded = Guarded::new(home, i.state_dir.as_deref());
     // `/tmp` and `/var/tmp` themselves are the system's shared, sticky temp folders (a private
     // tmpfs under bubblewrap); anything else, `TMPDIR` elsewhere included, gets the checks.
@@ -1402,6 +1432,34 @@ mod tests {
         assert!(p.writable.contains(&root));
         assert!(p.read_only.iter().any(|(r, _)| r.ends_with(".mcp.json")));
         assert!(p.placeholders.iter().any(|r| r.ends_with(".mcp.json")), "a missing .mcp.json gets a placeholder");
+    }
+
+    /// The paths the root-only search begins with before the policy is built are the policy's
+    /// own writable paths and root, in every mode and with every kind of writable path.
+    #[test]
+    fn the_early_writable_paths_are_the_policys() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let (root, home) = (base.join("proj"), base.join("home"));
+        for d in ["proj", "home/.npm", "home/.cache", "out", "dotcargo-git"] {
+            std::fs::create_dir_all(base.join(d)).expect("mkdir");
+        }
+        std::os::unix::fs::symlink(base.join("dotcargo-git"), home.join(".cargo-git")).expect("link");
+        for mode in [Mode::Default, Mode::Plan] {
+            for write_paths in [vec![], vec![base.join("out").display().to_string(), "~/.npm".into()]] {
+                let i = ExecInputs {
+                    root: root.clone(),
+                    home: Some(home.clone()),
+                    mode,
+                    write_paths,
+                    ..Default::default()
+                };
+                let p = exec_policy(&i).expect("policy");
+                let mut want = p.writable.clone();
+                want.push(p.root.clone());
+                assert_eq!(writable_and_root(&i), want, "{mode:?}, {:?}", i.write_paths);
+            }
+        }
     }
 
     #[test]

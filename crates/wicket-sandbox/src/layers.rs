@@ -540,23 +540,42 @@ fn trial_key(state: &Path) -> Option<String> {
     Some(format!("ok {release} {version} uid={} dev={dev}\n", rustix::process::geteuid().as_raw()))
 }
 
+/// Start [`available`]'s trial now, on a thread of its own, for a run that will arrange its
+/// layers soon: the trial forks, mounts and waits for the child (more than a millisecond), and
+/// bubblewrap cannot start before its answer. Begun while the run still builds its policy, the
+/// answer is usually ready when [`arrange`] asks; a thread that cannot start leaves the trial
+/// to [`arrange`]. `state` must be the folder the run's policy names (the answer is kept for
+/// the process).
+pub fn available_soon(state: PathBuf) {
+    let _ = std::thread::Builder::new().name("overlay trial".into()).stack_size(256 * 1024).spawn(move || {
+        let _ = available(&state);
+        crate::trace::phase("overlay trial done (early)");
+    });
+}
+
 fn try_overlay(state: &Path) -> Result<(), String> {
     // A folder of this process's own: concurrent trials must not share a work folder.
     let layers = state.join("layers");
     let dir = layers.join(work_name().replacen("work", "probe", 1));
     let result = trial(&layers, &dir);
-    remove_tree(&dir);
-    // Trials of wicket processes that were killed.
-    if let Ok(entries) = std::fs::read_dir(&layers) {
-        for e in entries.flatten() {
-            let name = e.file_name();
-            if let Some(pid) = name.to_string_lossy().strip_prefix("probe.").and_then(|r| r.split('.').next()) {
-                if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
-                    remove_tree(&e.path());
+    // The answer is all a run waits for: removing the trial's folders (and those of trials
+    // whose wicket was killed) took longer than the trial on a file system that discards
+    // freed blocks, so it is done on a thread of its own. A wicket that ends first leaves them
+    // to the next trial, as a killed one does.
+    let tidy = move || {
+        remove_tree(&dir);
+        if let Ok(entries) = std::fs::read_dir(&layers) {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                if let Some(pid) = name.to_string_lossy().strip_prefix("probe.").and_then(|r| r.split('.').next()) {
+                    if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+                        remove_tree(&e.path());
+                    }
                 }
             }
         }
-    }
+    };
+    let _ = std::thread::Builder::new().name("overlay tidy".into()).stack_size(256 * 1024).spawn(tidy);
     result
 }
 

@@ -41,6 +41,8 @@ pub mod trace;
 mod under;
 
 pub use probe::{Backend, Probe};
+#[cfg(target_os = "linux")]
+pub use rootonly::search_soon as search_root_only_soon;
 pub use runner::{
     run_on_host, spawn_on_host, HeldEntry, Network, Outcome, RunOptions, Running, Sandbox, SandboxError, Started,
 };

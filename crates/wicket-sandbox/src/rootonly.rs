@@ -7,6 +7,7 @@
 //! without read permission for others) are masked like secrets. Files of other users need no
 //! mask: without capabilities, root cannot read them.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -46,8 +47,52 @@ const HEADER: &[u8] = b"wicket root-only listings 1\n";
 /// file in wicket's own state, which no sandboxed command can reach), the folders' listings of
 /// the last search are used again for each folder whose stamp is unchanged (see [`Stamp`]).
 pub fn root_only_paths(keep: &[PathBuf], cache: Option<&Path>) -> Vec<PathBuf> {
+    let early = EARLY.lock().ok().and_then(|mut e| e.take());
+    // A search begun for other paths, or one that panicked, is not used: this one is made now.
+    if let Some(Ok((k, c, found))) = early.map(std::thread::JoinHandle::join) {
+        if k == keep && c.as_deref() == cache {
+            return found;
+        }
+    }
+    search(keep, cache)
+}
+
+fn search(keep: &[PathBuf], cache: Option<&Path>) -> Vec<PathBuf> {
+    let t0 = std::time::Instant::now();
     let system: Vec<(&Path, usize)> = SYSTEM.iter().map(|(d, depth)| (Path::new(d), *depth)).collect();
-    root_only_in(&system, Some(Path::new("/")), keep, cache, MARGIN)
+    let out = root_only_in(&system, Some(Path::new("/")), keep, cache, MARGIN);
+    if std::env::var_os("WICKET_SCAN_TIMING").is_some() {
+        eprintln!("wicket: root-only files: searched in {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
+    }
+    out
+}
+
+/// A search begun before its run's policy was built: the paths it left out, its cache, and
+/// what it found.
+type Early = std::thread::JoinHandle<(Vec<PathBuf>, Option<PathBuf>, Vec<PathBuf>)>;
+
+static EARLY: std::sync::Mutex<Option<Early>> = std::sync::Mutex::new(None);
+
+/// As root, begin the search now on a thread of its own, leaving out the paths `keep` gives
+/// (found on that thread): the next [`root_only_paths`] with exactly those paths and `cache`
+/// takes its result instead of searching. The search needs only the writable paths, known
+/// long before the rest of a run's policy, and was the longest step before bubblewrap could
+/// start. For a sandbox started right after its policy is built: what was root-only when the
+/// search ran is what gets masked, so the result must not wait for a person's answer. Nothing
+/// is begun for another user, who needs no search.
+pub fn search_soon(keep: impl FnOnce() -> Vec<PathBuf> + Send + 'static, cache: Option<PathBuf>) {
+    if !rustix::process::geteuid().is_root() {
+        return;
+    }
+    let begun = std::thread::Builder::new().name("root-only search".into()).spawn(move || {
+        let keep = keep();
+        let found = search(&keep, cache.as_deref());
+        crate::trace::phase("root-only files searched (early)");
+        (keep, cache, found)
+    });
+    if let (Ok(h), Ok(mut slot)) = (begun, EARLY.lock()) {
+        *slot = Some(h);
+    }
 }
 
 /// [`root_only_paths`] in the folders `system` (each with how deep) and the other top-level
@@ -113,7 +158,7 @@ fn root_only_in(
     if let Some(file) = cache {
         // Kept anew when a folder was read, or one kept is no longer searched.
         if found.read > 0 || found.listed.len() != kept.len() {
-            crate::private::write(file, &encode(&found.listed));
+            crate::private::write(file, &encode(found.listed.iter().map(|(d, l)| (d.as_ref(), l.as_ref()))));
         }
     }
     let mut out = found.out;
@@ -208,27 +253,34 @@ struct Walk<'a> {
 
 /// What (part of) a search found.
 #[derive(Default)]
-struct Found {
+struct Found<'a> {
     /// The root-only paths.
     out: Vec<PathBuf>,
     /// Every folder's listing that may be kept for the next search.
-    listed: Vec<(PathBuf, Listing)>,
+    /// (Those used again are borrowed: copying every kept listing on every search, to write
+    /// back only when one changed, cost more than the search's own work on them.)
+    listed: Vec<(Cow<'a, Path>, Cow<'a, Listing>)>,
     /// How many folders were read (not taken from the kept listings).
     read: usize,
 }
 
-impl Found {
-    fn merge(&mut self, other: Found) {
+impl<'a> Found<'a> {
+    fn merge(&mut self, other: Found<'a>) {
         self.out.extend(other.out);
         self.listed.extend(other.listed);
         self.read += other.read;
     }
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
     /// The entries of `dir` (`meta`: the folder as just looked at, when it was), from the kept
     /// listing while the folder's stamp is unchanged, else read.
-    fn list(&self, dir: &Path, meta: Option<&std::fs::Metadata>, found: &mut Found) -> Option<Vec<(PathBuf, Kind)>> {
+    fn list(
+        &self,
+        dir: &Path,
+        meta: Option<&std::fs::Metadata>,
+        found: &mut Found<'a>,
+    ) -> Option<Vec<(PathBuf, Kind)>> {
         // `read_dir` follows a link, so the stamp is the followed folder's.
         let looked;
         let meta = match meta {
@@ -239,10 +291,10 @@ impl Walk<'_> {
             }
         };
         let stamp = meta.filter(|m| m.is_dir()).map(Stamp::of);
-        if let (Some(stamp), Some(kept)) = (stamp, self.kept.get(dir)) {
+        if let (Some(stamp), Some((key, kept))) = (stamp, self.kept.get_key_value(dir)) {
             if kept.stamp == stamp {
                 let entries = kept.entries.iter().map(|(n, k)| (dir.join(n), *k)).collect();
-                found.listed.push((dir.to_path_buf(), kept.clone()));
+                found.listed.push((Cow::Borrowed(key.as_path()), Cow::Borrowed(kept)));
                 return Some(entries);
             }
         }
@@ -258,7 +310,7 @@ impl Walk<'_> {
         let fits = |b: &[u8]| !b.contains(&b'\n');
         if let Some(stamp) = stamp.filter(|s| !s.recent(self.before, self.margin)) {
             if fits(dir.as_os_str().as_bytes()) && names.iter().all(|(n, _)| fits(n.as_bytes())) {
-                found.listed.push((dir.to_path_buf(), Listing { stamp, entries: names }));
+                found.listed.push((Cow::Owned(dir.to_path_buf()), Cow::Owned(Listing { stamp, entries: names })));
             }
         }
         Some(out)
@@ -267,7 +319,14 @@ impl Walk<'_> {
     /// Search `dir` (no kept path is `dir` or above it; `meta`: the folder as just looked at).
     /// Only the kept paths inside `dir` are compared with its entries: each entry used to be
     /// compared with every kept path, which as root was most of a sandboxed command's start.
-    fn search(&self, dir: &Path, depth: usize, keep: &[PathBuf], meta: Option<&std::fs::Metadata>, found: &mut Found) {
+    fn search(
+        &self,
+        dir: &Path,
+        depth: usize,
+        keep: &[PathBuf],
+        meta: Option<&std::fs::Metadata>,
+        found: &mut Found<'a>,
+    ) {
         let Some(entries) = self.list(dir, meta, found) else { return };
         let here: Vec<PathBuf> = keep.iter().filter(|k| under(k, dir)).cloned().collect();
         for (p, kind) in entries {
@@ -280,7 +339,7 @@ impl Walk<'_> {
     /// Look at one entry `p` (of `kind`, as its folder's listing says) of a folder searched
     /// with `depth` left, whose kept paths are `here`; false once the search has looked at too
     /// many entries.
-    fn visit(&self, p: &Path, depth: usize, here: &[PathBuf], kind: Kind, found: &mut Found) -> bool {
+    fn visit(&self, p: &Path, depth: usize, here: &[PathBuf], kind: Kind, found: &mut Found<'a>) -> bool {
         if self.seen.fetch_add(1, Ordering::Relaxed) >= MAX_ENTRIES {
             return false;
         }
@@ -314,7 +373,7 @@ impl Walk<'_> {
 
 /// The top-level folders (entries of `top`, the root of the file system) searched beyond
 /// [`SYSTEM`] (each visited itself), but those kept.
-fn other_top_level(top: &Path, keep: &[PathBuf], walk: &Walk<'_>, found: &mut Found) -> Vec<PathBuf> {
+fn other_top_level<'a>(top: &Path, keep: &[PathBuf], walk: &Walk<'a>, found: &mut Found<'a>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for (p, kind) in walk.list(top, None, found).unwrap_or_default() {
         let listed = SYSTEM.iter().any(|(d, _)| Path::new(d).starts_with(&p));
@@ -338,7 +397,7 @@ fn load(file: &Path) -> HashMap<PathBuf, Listing> {
 /// The listings as kept: the header, then for each folder a line `d` with its stamp and path
 /// (tab-separated) and one line an entry (its kind's letter and name), then `end`. No path or
 /// name holds a line break (see [`Walk::list`]).
-fn encode(listed: &[(PathBuf, Listing)]) -> Vec<u8> {
+fn encode<'a>(listed: impl Iterator<Item = (&'a Path, &'a Listing)>) -> Vec<u8> {
     let mut b = HEADER.to_vec();
     for (dir, l) in listed {
         let s = l.stamp;
@@ -494,6 +553,31 @@ mod tests {
         }
     }
 
+    /// A search begun early is used only for exactly the paths and cache it was begun with;
+    /// for others the search is made anew. (Other tests' searches may take the early one: each
+    /// gets what a search of its own would find.)
+    #[test]
+    fn an_early_search_stands_only_for_its_own_paths() {
+        if !is_root() {
+            return;
+        }
+        let keep = vec![PathBuf::from("/var/tmp")];
+        search_soon(
+            {
+                let keep = keep.clone();
+                move || keep
+            },
+            None,
+        );
+        assert_eq!(root_only_paths(&keep, None), search(&keep, None));
+        // Begun leaving out nothing, asked to leave out /etc: nothing under /etc is hidden.
+        search_soon(Vec::new, None);
+        let etc = vec![PathBuf::from("/etc")];
+        let got = root_only_paths(&etc, None);
+        assert!(!got.iter().any(|p| p.starts_with("/etc")), "{got:?}");
+        assert_eq!(got, search(&etc, None));
+    }
+
     /// A folder tree, a cache file for its listings, and a search of the tree through the cache.
     struct Tree {
         _dir: tempfile::TempDir,
@@ -633,11 +717,14 @@ mod tests {
             (PathBuf::from("/etc/x\ty"), Listing { stamp, entries }),
             (PathBuf::from("/empty"), Listing { stamp, entries: Vec::new() }),
         ];
-        let back = decode(&encode(&listed)).unwrap();
+        let back = decode(&encode(listed.iter().map(|(d, l)| (d.as_path(), l)))).unwrap();
         assert_eq!(back.len(), 2);
         for (dir, l) in &listed {
             assert_eq!(back.get(dir), Some(l), "{dir:?}");
         }
-        assert!(decode(&encode(&listed)[..20]).is_none(), "a cut file is not used");
+        assert!(
+            decode(&encode(listed.iter().map(|(d, l)| (d.as_path(), l)))[..20]).is_none(),
+            "a cut file is not used"
+        );
     }
 }
