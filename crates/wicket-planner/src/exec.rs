@@ -332,6 +332,50 @@ pub(crate) fn real(p: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(p).ok()
 }
 
+/// The real path of each of `names` (paths relative to `dir`) that exists in `dir`, in order
+/// (`None`: it does not). A home holds a few of the hundred secret names: one listing of it
+/// rules out the rest, where each took an `lstat` (and `$HOME`'s took two, once for the checks
+/// of the writable paths, once for the masks).
+pub(crate) fn secrets_in(dir: &Path, names: &[&str]) -> Vec<Option<PathBuf>> {
+    let listed = Listed::of(dir);
+    names
+        .iter()
+        .map(|n| {
+            let first = Path::new(n).components().next().map(|c| c.as_os_str().as_encoded_bytes());
+            first.filter(|f| listed.may_hold(f)).and_then(|_| real(&dir.join(n)))
+        })
+        .collect()
+}
+
+/// The names a folder held when it was listed, to rule out paths below it without looking
+/// each up.
+struct Listed(Option<std::collections::HashSet<Vec<u8>>>);
+
+impl Listed {
+    /// `None` inside when the folder cannot be listed whole, or holds a name that is not ASCII:
+    /// then every path is looked up. Names are compared without ASCII case, as a file system
+    /// that ignores case would find them (one that folds other letters could make a name that
+    /// is not ASCII stand for one that is).
+    fn of(dir: &Path) -> Listed {
+        let mut names = std::collections::HashSet::new();
+        let Ok(entries) = std::fs::read_dir(dir) else { return Listed(None) };
+        for e in entries {
+            let Ok(e) = e else { return Listed(None) };
+            let name = e.file_name();
+            let name = name.as_encoded_bytes();
+            if !name.is_ascii() {
+                return Listed(None);
+            }
+            names.insert(name.to_ascii_lowercase());
+        }
+        Listed(Some(names))
+    }
+
+    fn may_hold(&self, name: &[u8]) -> bool {
+        self.0.as_ref().is_none_or(|names| names.contains(&name.to_ascii_lowercase()))
+    }
+}
+
 pub(crate) fn push_unique(v: &mut Vec<PathBuf>, p: PathBuf) {
     if !v.contains(&p) {
         v.push(p);
@@ -428,7 +472,10 @@ pub fn writable_and_root(i: &ExecInputs) -> Vec<PathBuf> {
 fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan_cache::Pending>), ExecError> {
     let Candidates { root, mut writable, candidates, temps, mut caches, chosen } = candidates(i);
     let home = i.home.as_deref();
-    let guarded = Guarded::new(home, i.state_dir.as_deref());
+    // The real paths of `$HOME`'s secrets, for the checks here and the masks below.
+    let secrets = home_secrets();
+    let home_secrets = home.map(|h| secrets_in(h, &secrets));
+    let guarded = Guarded::new(home, i.state_dir.as_deref(), &secrets, home_secrets.as_deref().unwrap_or_default());
     // `/tmp` and `/var/tmp` themselves are the system's shared, sticky temp folders (a private
     // tmpfs under bubblewrap); anything else, `TMPDIR` elsewhere included, gets the checks.
     let usual: Vec<PathBuf> = ["/tmp", "/var/tmp"].iter().filter_map(|t| real(Path::new(t))).collect();
@@ -516,15 +563,16 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
     let mut unreadable = Vec::new();
     // The secrets of every home ($HOME and the account's own), by real path: a mask on a link
     // (a dotfiles `~/.ssh`) would fail or cover the link only, so the target is masked.
-    let secrets = home_secrets();
     // The per-user runtime folder holds logins too (`containers/auth.json` of podman, skopeo
     // and buildah): its fixed-place secrets are masked as a home's are.
     let runtime = runtime_dir();
     for h in homes.iter().chain(runtime.iter()) {
-        for s in &secrets {
-            if let Some(r) = real(&h.join(s)) {
-                push_unique(&mut unreadable, r);
-            }
+        let found = match (&home_secrets, home) {
+            (Some(found), Some(home)) if h == home => found.clone(),
+            _ => secrets_in(h, &secrets),
+        };
+        for r in found.into_iter().flatten() {
+            push_unique(&mut unreadable, r);
         }
     }
     for p in &i.deny_read {
@@ -881,16 +929,17 @@ struct Guarded {
 }
 
 impl Guarded {
-    fn new(home: Option<&Path>, state: Option<&Path>) -> Guarded {
+    /// `found`: the real paths of `names` in `home` ([`secrets_in`]).
+    fn new(home: Option<&Path>, state: Option<&Path>, names: &[&str], found: &[Option<PathBuf>]) -> Guarded {
         let mut secrets = Vec::new();
         // About 300 paths a run: a set keeps them unique, where comparing each new one with
         // all before it took a quarter of a millisecond.
         let mut seen = std::collections::HashSet::new();
         if let Some(h) = home {
-            for s in home_secrets() {
+            for (s, real) in names.iter().zip(found) {
                 let p = h.join(s);
                 // The link and its target both: a secret folder may be a link (dotfiles).
-                for q in [real(&p), Some(wicket_policy::paths::normalize(&p))].into_iter().flatten() {
+                for q in [real.clone(), Some(wicket_policy::paths::normalize(&p))].into_iter().flatten() {
                     if seen.insert(q.clone()) {
                         secrets.push(q);
                     }
@@ -1432,6 +1481,32 @@ mod tests {
         assert!(p.writable.contains(&root));
         assert!(p.read_only.iter().any(|(r, _)| r.ends_with(".mcp.json")));
         assert!(p.placeholders.iter().any(|r| r.ends_with(".mcp.json")), "a missing .mcp.json gets a placeholder");
+    }
+
+    /// The secrets found through one listing of a folder are those a lookup of each finds: a
+    /// folder, a file inside one, a link to one elsewhere, next to unrelated names; with a name
+    /// that is not ASCII every path is looked up; an unreadable or missing folder holds none.
+    #[test]
+    fn secrets_found_from_a_listing_are_those_each_lookup_finds() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        let names = home_secrets();
+        for (i, extra) in ["", "Téléchargements"].iter().enumerate() {
+            let home = base.join(format!("home{i}"));
+            for d in [".ssh", ".aws", "src", ".config/gh", "dotfiles/gnupg"] {
+                std::fs::create_dir_all(home.join(d)).expect("mkdir");
+            }
+            std::fs::write(home.join(".aws/credentials"), "k").expect("write");
+            std::fs::write(home.join(".netrc"), "k").expect("write");
+            std::os::unix::fs::symlink(home.join("dotfiles/gnupg"), home.join(".gnupg")).expect("link");
+            if !extra.is_empty() {
+                std::fs::create_dir(home.join(extra)).expect("mkdir");
+            }
+            let want: Vec<Option<PathBuf>> = names.iter().map(|n| real(&home.join(n))).collect();
+            assert!(want.iter().flatten().any(|p| p.ends_with("dotfiles/gnupg")), "{want:?}");
+            assert_eq!(secrets_in(&home, &names), want, "{extra:?}");
+        }
+        assert!(secrets_in(&base.join("missing"), &names).iter().all(Option::is_none));
     }
 
     /// The paths the root-only search begins with before the policy is built are the policy's

@@ -17,3 +17,10 @@ pub mod pointers;
 pub mod scan_cache;
 pub mod sealed;
 pub mod shadow;
+
+/// How many threads can run at once here, asked once per process: the standard library reads
+/// the cgroup's files each time (tens of microseconds), and a run asked three times.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

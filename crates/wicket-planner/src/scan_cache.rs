@@ -186,7 +186,7 @@ impl Stamps {
             records.push((std::str::from_utf8(rel).ok()?, id, racy));
         }
         let base = open_root(root)?;
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(CHECK_THREADS);
+        let threads = crate::cores().min(CHECK_THREADS);
         let chunk = records.len().div_ceil(if records.len() < PER_THREAD { 1 } else { threads }).max(1);
         let changed_in = |part: &[(&str, Id, bool)]| -> Vec<String> {
             let mut out = Vec::new();
@@ -518,7 +518,7 @@ fn check(root: &Path, folders: &[Stamp], skip: &[usize]) -> Option<Vec<(usize, I
     if folders.is_empty() {
         return None;
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(CHECK_THREADS);
+    let threads = crate::cores().min(CHECK_THREADS);
     let chunk = folders.len().div_ceil(if folders.len() < PER_THREAD { 1 } else { threads });
     let parts: Vec<Option<Vec<(usize, Id)>>> = std::thread::scope(|s| {
         let handles: Vec<_> = folders
