@@ -9,9 +9,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -106,39 +106,46 @@ fn root_only_in(
 ) -> Vec<PathBuf> {
     // Compared component by component once here, so the search can compare bytes.
     let keep: Vec<PathBuf> = keep.iter().map(|k| normal(k)).collect();
-    let kept = cache.map(load).unwrap_or_default();
+    // The kept listings are read in place from the file's bytes: copying out every name, a
+    // few thousand small allocations, cost a search more than looking at the entries.
+    let bytes = cache.and_then(crate::private::read);
+    let kept = bytes.as_deref().and_then(decode).unwrap_or_default();
     let walk = Walk { kept: &kept, seen: AtomicUsize::new(0), before: SystemTime::now(), margin };
     let mut top_found = Found::default();
     // The work: each system folder's entries (a system folder that is kept, or inside a kept
     // one, hides nothing). The search is one `lstat` an entry, a few thousand of them, most of
     // a sandboxed command's start as root: the entries are shared out between threads, which
     // then take about half the time on two cores.
-    let mut items: Vec<(PathBuf, usize, Vec<PathBuf>, Kind)> = Vec::new();
+    let mut folders: Vec<(Folder, usize, Vec<PathBuf>)> = Vec::new();
+    let mut items: Vec<(usize, Cow<'_, [u8]>, Kind)> = Vec::new();
     // Every top-level folder beyond the system ones is visited itself (a root-only one is
     // hidden whole): a root-only file is hidden wherever it is, not only where the list
     // expected one.
-    let others = top.map(|t| other_top_level(t, &keep, &walk, &mut top_found)).unwrap_or_default();
-    for p in others {
-        let here: Vec<PathBuf> = keep.iter().filter(|k| under(k, &p)).cloned().collect();
-        items.push((p, OTHER_DEPTH, here, Kind::Dir));
+    if let Some((root, others)) = top.and_then(|t| other_top_level(t, &keep, &walk, &mut top_found)) {
+        let here: Vec<PathBuf> = keep.iter().filter(|k| under(k, &root.path)).cloned().collect();
+        folders.push((root, OTHER_DEPTH, here));
+        items.extend(others.into_iter().map(|name| (folders.len() - 1, name, Kind::Dir)));
     }
     for (dir, depth) in system {
         if keep.iter().any(|k| dir.starts_with(k)) {
             continue;
         }
         let Some(entries) = walk.list(dir, None, &mut top_found) else { continue };
+        let folder = Folder::new(dir, entries.len());
         let here: Vec<PathBuf> = keep.iter().filter(|k| under(k, dir)).cloned().collect();
-        items.extend(entries.into_iter().map(|(p, kind)| (p, *depth, here.clone(), kind)));
+        folders.push((folder, *depth, here));
+        items.extend(entries.into_names().into_iter().map(|(name, kind)| (folders.len() - 1, name, kind)));
     }
     let next = AtomicUsize::new(0);
     let work = || {
         let mut found = Found::default();
-        while let Some((p, depth, here, kind)) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
-            walk.visit(p, *depth, here, *kind, &mut found);
+        while let Some((f, name, kind)) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let (folder, depth, here) = &folders[*f];
+            walk.visit(folder, OsStr::from_bytes(name), *depth, here, *kind, &mut found);
         }
         found
     };
-    let helpers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) - 1;
+    let helpers = wicket_planner::cores().min(4) - 1;
     let mut found = std::thread::scope(|s| {
         // A helper that cannot be started leaves its share to the others.
         let started: Vec<_> =
@@ -158,7 +165,7 @@ fn root_only_in(
     if let Some(file) = cache {
         // Kept anew when a folder was read, or one kept is no longer searched.
         if found.read > 0 || found.listed.len() != kept.len() {
-            crate::private::write(file, &encode(found.listed.iter().map(|(d, l)| (d.as_ref(), l.as_ref()))));
+            crate::private::write(file, &encode(&found.listed));
         }
     }
     let mut out = found.out;
@@ -220,10 +227,6 @@ struct Stamp {
 }
 
 impl Stamp {
-    fn of(m: &std::fs::Metadata) -> Stamp {
-        Stamp { dev: m.dev(), ino: m.ino(), mtime: (m.mtime(), m.mtime_nsec()), ctime: (m.ctime(), m.ctime_nsec()) }
-    }
-
     /// Whether the folder changed less than `margin` before `now` (or its time is in the future).
     fn recent(&self, now: SystemTime, margin: Duration) -> bool {
         let Ok(now) = now.duration_since(UNIX_EPOCH) else { return true };
@@ -235,16 +238,131 @@ impl Stamp {
     }
 }
 
-/// One folder's entries, as read when it had `stamp`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Listing {
+/// What the search needs of an entry, as looked at (never through a final link, but for a
+/// folder searched by its path, as `read_dir` follows one).
+#[derive(Debug, Clone, Copy)]
+struct Look {
+    uid: u32,
+    mode: u32,
     stamp: Stamp,
-    entries: Vec<(OsString, Kind)>,
+}
+
+impl Look {
+    // The fields' types differ between architectures.
+    #[allow(clippy::unnecessary_cast)]
+    fn of(st: &rustix::fs::Stat) -> Look {
+        Look {
+            uid: st.st_uid as u32,
+            mode: st.st_mode as u32,
+            stamp: Stamp {
+                dev: st.st_dev as u64,
+                ino: st.st_ino as u64,
+                mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+                ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+            },
+        }
+    }
+
+    fn is_dir(&self) -> bool {
+        self.mode & libc::S_IFMT == libc::S_IFDIR
+    }
+
+    fn is_link(&self) -> bool {
+        self.mode & libc::S_IFMT == libc::S_IFLNK
+    }
+}
+
+/// A folder being searched: its path, and for one with many entries a descriptor of it, so
+/// that each entry is looked at by its name (one step of path lookup, where its whole path took
+/// one per component). Most folders hold one or two entries, for which opening and closing one
+/// costs more than it saves: their entries are looked at by path.
+struct Folder {
+    path: PathBuf,
+    fd: Option<OwnedFd>,
+}
+
+/// How many entries a folder holds before it is opened to look at them.
+const OPEN_AT: usize = 8;
+
+impl Folder {
+    /// `path`, opened (through a final link, as `read_dir` reads it) when it holds `entries`
+    /// of at least [`OPEN_AT`].
+    fn new(path: &Path, entries: usize) -> Folder {
+        use rustix::fs::{Mode, OFlags};
+        let fd = (entries >= OPEN_AT)
+            .then(|| rustix::fs::open(path, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).ok())
+            .flatten();
+        Folder { path: path.to_path_buf(), fd }
+    }
+
+    /// The entry `name` (never through a final link).
+    fn look(&self, name: &OsStr) -> Option<Look> {
+        let st = match &self.fd {
+            Some(fd) => rustix::fs::statat(fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW),
+            None => rustix::fs::lstat(self.path.join(name)),
+        };
+        st.ok().map(|st| Look::of(&st))
+    }
+}
+
+/// A folder's entries: from a kept listing (its lines, read in place) or read now.
+enum Entries<'a> {
+    Kept(&'a [u8]),
+    Read(Vec<(OsString, Kind)>),
+}
+
+impl<'a> Entries<'a> {
+    fn len(&self) -> usize {
+        match self {
+            Entries::Kept(lines) => kept_entries(lines).count(),
+            Entries::Read(names) => names.len(),
+        }
+    }
+
+    /// Each entry's name and kind.
+    fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], Kind)> + '_> {
+        match self {
+            Entries::Kept(lines) => Box::new(kept_entries(lines)),
+            Entries::Read(names) => Box::new(names.iter().map(|(n, k)| (n.as_bytes(), *k))),
+        }
+    }
+
+    /// Each entry's name and kind, borrowed from the kept listings where they come from there.
+    fn into_names(self) -> Vec<(Cow<'a, [u8]>, Kind)> {
+        match self {
+            Entries::Kept(lines) => kept_entries(lines).map(|(n, k)| (Cow::Borrowed(n), k)).collect(),
+            Entries::Read(names) => names.into_iter().map(|(n, k)| (Cow::Owned(n.into_vec()), k)).collect(),
+        }
+    }
+}
+
+/// The entries of a kept listing's lines (checked when the file was read).
+fn kept_entries(lines: &[u8]) -> impl Iterator<Item = (&[u8], Kind)> {
+    lines.split(|c| *c == b'\n').filter_map(|line| {
+        let (tag, name) = line.split_first()?;
+        Some((name, Kind::from_tag(*tag)?))
+    })
+}
+
+/// A folder's listing as kept: its stamp and its entries' lines (a kind's letter and a name
+/// each), in the file's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Kept<'b> {
+    stamp: Stamp,
+    lines: &'b [u8],
+}
+
+/// One folder's listing to keep for the next search: its path, its stamp when it was read, and
+/// its entries (borrowed when taken from the kept listings: only changes are copied).
+struct Listed<'a> {
+    dir: Cow<'a, [u8]>,
+    stamp: Stamp,
+    entries: Entries<'a>,
 }
 
 /// One search: the listings kept from the last one, and how many entries it has looked at.
 struct Walk<'a> {
-    kept: &'a HashMap<PathBuf, Listing>,
+    kept: &'a HashMap<&'a [u8], Kept<'a>>,
     seen: AtomicUsize,
     /// When the search started.
     before: SystemTime,
@@ -257,9 +375,7 @@ struct Found<'a> {
     /// The root-only paths.
     out: Vec<PathBuf>,
     /// Every folder's listing that may be kept for the next search.
-    /// (Those used again are borrowed: copying every kept listing on every search, to write
-    /// back only when one changed, cost more than the search's own work on them.)
-    listed: Vec<(Cow<'a, Path>, Cow<'a, Listing>)>,
+    listed: Vec<Listed<'a>>,
     /// How many folders were read (not taken from the kept listings).
     read: usize,
 }
@@ -273,156 +389,171 @@ impl<'a> Found<'a> {
 }
 
 impl<'a> Walk<'a> {
-    /// The entries of `dir` (`meta`: the folder as just looked at, when it was), from the kept
-    /// listing while the folder's stamp is unchanged, else read.
-    fn list(
-        &self,
-        dir: &Path,
-        meta: Option<&std::fs::Metadata>,
-        found: &mut Found<'a>,
-    ) -> Option<Vec<(PathBuf, Kind)>> {
+    /// The entries of `folder` (`look`: the folder as just looked at, when it was), from the
+    /// kept listing while the folder's stamp is unchanged, else read.
+    fn list(&self, folder: &Path, look: Option<Look>, found: &mut Found<'a>) -> Option<Entries<'a>> {
         // `read_dir` follows a link, so the stamp is the followed folder's.
-        let looked;
-        let meta = match meta {
-            Some(m) => Some(m),
-            None => {
-                looked = std::fs::metadata(dir).ok();
-                looked.as_ref()
-            }
-        };
-        let stamp = meta.filter(|m| m.is_dir()).map(Stamp::of);
+        let look = look.or_else(|| rustix::fs::stat(folder).ok().map(|st| Look::of(&st)));
+        let stamp = look.filter(Look::is_dir).map(|l| l.stamp);
+        let dir = folder.as_os_str().as_bytes();
         if let (Some(stamp), Some((key, kept))) = (stamp, self.kept.get_key_value(dir)) {
             if kept.stamp == stamp {
-                let entries = kept.entries.iter().map(|(n, k)| (dir.join(n), *k)).collect();
-                found.listed.push((Cow::Borrowed(key.as_path()), Cow::Borrowed(kept)));
-                return Some(entries);
+                found.listed.push(Listed { dir: Cow::Borrowed(key), stamp, entries: Entries::Kept(kept.lines) });
+                return Some(Entries::Kept(kept.lines));
             }
         }
         found.read += 1;
         let mut names = Vec::new();
-        for e in std::fs::read_dir(dir).ok()?.flatten() {
+        for e in std::fs::read_dir(folder).ok()?.flatten() {
             // The type comes with the listing on most file systems (else one `lstat`).
             let Ok(t) = e.file_type() else { continue };
             names.push((e.file_name(), Kind::of(t)));
         }
-        let out = names.iter().map(|(n, k)| (dir.join(n), *k)).collect();
         // A listing is kept only when it can be written and read back as it is.
         let fits = |b: &[u8]| !b.contains(&b'\n');
         if let Some(stamp) = stamp.filter(|s| !s.recent(self.before, self.margin)) {
-            if fits(dir.as_os_str().as_bytes()) && names.iter().all(|(n, _)| fits(n.as_bytes())) {
-                found.listed.push((Cow::Owned(dir.to_path_buf()), Cow::Owned(Listing { stamp, entries: names })));
+            if fits(dir) && names.iter().all(|(n, _)| fits(n.as_bytes())) {
+                found.listed.push(Listed {
+                    dir: Cow::Owned(dir.to_vec()),
+                    stamp,
+                    entries: Entries::Read(names.clone()),
+                });
             }
         }
-        Some(out)
+        Some(Entries::Read(names))
     }
 
-    /// Search `dir` (no kept path is `dir` or above it; `meta`: the folder as just looked at).
-    /// Only the kept paths inside `dir` are compared with its entries: each entry used to be
+    /// Search `folder` (no kept path is it or above it; `look`: the folder as just looked at).
+    /// Only the kept paths inside it are compared with its entries: each entry used to be
     /// compared with every kept path, which as root was most of a sandboxed command's start.
-    fn search(
-        &self,
-        dir: &Path,
-        depth: usize,
-        keep: &[PathBuf],
-        meta: Option<&std::fs::Metadata>,
-        found: &mut Found<'a>,
-    ) {
-        let Some(entries) = self.list(dir, meta, found) else { return };
+    fn search(&self, dir: &Path, depth: usize, keep: &[PathBuf], look: Option<Look>, found: &mut Found<'a>) {
+        let Some(entries) = self.list(dir, look, found) else { return };
+        let folder = Folder::new(dir, entries.len());
         let here: Vec<PathBuf> = keep.iter().filter(|k| under(k, dir)).cloned().collect();
-        for (p, kind) in entries {
-            if !self.visit(&p, depth, &here, kind, found) {
+        for (name, kind) in entries.iter() {
+            if !self.visit(&folder, OsStr::from_bytes(name), depth, &here, kind, found) {
                 return;
             }
         }
     }
 
-    /// Look at one entry `p` (of `kind`, as its folder's listing says) of a folder searched
+    /// Look at the entry `name` (of `kind`, as its folder's listing says) of `folder`, searched
     /// with `depth` left, whose kept paths are `here`; false once the search has looked at too
     /// many entries.
-    fn visit(&self, p: &Path, depth: usize, here: &[PathBuf], kind: Kind, found: &mut Found<'a>) -> bool {
+    fn visit(
+        &self,
+        folder: &Folder,
+        name: &OsStr,
+        depth: usize,
+        here: &[PathBuf],
+        kind: Kind,
+        found: &mut Found<'a>,
+    ) -> bool {
         if self.seen.fetch_add(1, Ordering::Relaxed) >= MAX_ENTRIES {
             return false;
         }
-        if here.iter().any(|k| under(k, p) && k != p) {
-            self.search(p, depth.saturating_sub(1), here, None, found);
-            return true;
-        }
-        if here.iter().any(|k| under(p, k)) {
-            return true;
+        if !here.is_empty() {
+            let p = folder.path.join(name);
+            if here.iter().any(|k| under(k, &p) && k != &p) {
+                self.search(&p, depth.saturating_sub(1), here, None, found);
+                return true;
+            }
+            if here.iter().any(|k| under(&p, k)) {
+                return true;
+            }
         }
         // A link is never hidden (its target is judged where it lives), so it is not looked at.
         if kind == Kind::Link {
             return true;
         }
-        let Ok(m) = std::fs::symlink_metadata(p) else { return true };
-        if m.file_type().is_symlink() || m.uid() != 0 {
+        let Some(m) = folder.look(name) else { return true };
+        if m.is_link() || m.uid != 0 {
             return true;
         }
         if m.is_dir() {
-            if m.mode() & 0o005 != 0o005 {
-                found.out.push(p.to_path_buf());
+            let p = folder.path.join(name);
+            if m.mode & 0o005 != 0o005 {
+                found.out.push(p);
             } else if depth > 0 {
-                self.search(p, depth - 1, here, Some(&m), found);
+                self.search(&p, depth - 1, here, Some(m), found);
             }
-        } else if m.mode() & 0o004 == 0 {
-            found.out.push(p.to_path_buf());
+        } else if m.mode & 0o004 == 0 {
+            found.out.push(folder.path.join(name));
         }
         true
     }
 }
 
-/// The top-level folders (entries of `top`, the root of the file system) searched beyond
-/// [`SYSTEM`] (each visited itself), but those kept.
-fn other_top_level<'a>(top: &Path, keep: &[PathBuf], walk: &Walk<'a>, found: &mut Found<'a>) -> Vec<PathBuf> {
+/// The root of the file system opened (`top`), and the names of its folders searched beyond
+/// [`SYSTEM`] (each visited itself), but those kept; `None` when it cannot be listed.
+fn other_top_level<'a>(
+    top: &Path,
+    keep: &[PathBuf],
+    walk: &Walk<'a>,
+    found: &mut Found<'a>,
+) -> Option<(Folder, Vec<Cow<'a, [u8]>>)> {
+    let entries = walk.list(top, None, found)?;
+    let folder = Folder::new(top, entries.len());
     let mut out = Vec::new();
-    for (p, kind) in walk.list(top, None, found).unwrap_or_default() {
+    for (name, kind) in entries.into_names() {
+        let p = top.join(OsStr::from_bytes(&name));
         let listed = SYSTEM.iter().any(|(d, _)| Path::new(d).starts_with(&p));
-        let skipped = p.file_name().is_some_and(|name| NOT_SEARCHED.iter().any(|n| name == *n));
+        let skipped = NOT_SEARCHED.iter().any(|n| name.as_ref() == n.as_bytes());
         if listed || skipped || kind != Kind::Dir {
             continue;
         }
         if !keep.iter().any(|k| p.starts_with(k)) {
-            out.push(p);
+            out.push(name);
         }
     }
-    out
-}
-
-/// The listings kept in `file`, if it can be believed (see [`crate::private::read`]): a file
-/// of another format, or one that does not parse whole, is not used at all.
-fn load(file: &Path) -> HashMap<PathBuf, Listing> {
-    crate::private::read(file).and_then(|b| decode(&b)).unwrap_or_default()
+    Some((folder, out))
 }
 
 /// The listings as kept: the header, then for each folder a line `d` with its stamp and path
 /// (tab-separated) and one line an entry (its kind's letter and name), then `end`. No path or
 /// name holds a line break (see [`Walk::list`]).
-fn encode<'a>(listed: impl Iterator<Item = (&'a Path, &'a Listing)>) -> Vec<u8> {
+fn encode(listed: &[Listed<'_>]) -> Vec<u8> {
     let mut b = HEADER.to_vec();
-    for (dir, l) in listed {
+    for l in listed {
         let s = l.stamp;
         let line = format!("d\t{}\t{}\t{}\t{}\t{}\t{}\t", s.dev, s.ino, s.mtime.0, s.mtime.1, s.ctime.0, s.ctime.1);
         b.extend_from_slice(line.as_bytes());
-        b.extend_from_slice(dir.as_os_str().as_bytes());
+        b.extend_from_slice(&l.dir);
         b.push(b'\n');
-        for (name, kind) in &l.entries {
-            b.push(kind.tag());
-            b.extend_from_slice(name.as_bytes());
-            b.push(b'\n');
+        match &l.entries {
+            Entries::Kept(lines) if !lines.is_empty() => {
+                b.extend_from_slice(lines);
+                b.push(b'\n');
+            }
+            Entries::Kept(_) => {}
+            Entries::Read(names) => {
+                for (name, kind) in names {
+                    b.push(kind.tag());
+                    b.extend_from_slice(name.as_bytes());
+                    b.push(b'\n');
+                }
+            }
         }
     }
     b.extend_from_slice(b"end\n");
     b
 }
 
-fn decode(b: &[u8]) -> Option<HashMap<PathBuf, Listing>> {
+/// The kept listings in `b` (the bytes of the file, if it could be believed: see
+/// [`crate::private::read`]), each folder's entry lines left in place; `None` for a file of
+/// another format, or one that does not parse whole, which is not used at all.
+fn decode(b: &[u8]) -> Option<HashMap<&[u8], Kept<'_>>> {
     let rest = b.strip_prefix(HEADER)?.strip_suffix(b"end\n")?;
-    let mut out: HashMap<PathBuf, Listing> = HashMap::new();
-    let mut current: Option<(PathBuf, Listing)> = None;
+    let mut out: HashMap<&[u8], Kept<'_>> = HashMap::new();
+    // The folder being read: its path, stamp, and where its entry lines start in `rest`.
+    let mut current: Option<(&[u8], Stamp, usize)> = None;
+    let mut at = 0;
     for line in rest.split(|c| *c == b'\n') {
+        let start = at;
+        at += line.len() + 1;
         if let Some(head) = line.strip_prefix(b"d\t") {
-            if let Some((dir, l)) = current.take() {
-                out.insert(dir, l);
+            if let Some((dir, stamp, from)) = current.take() {
+                out.insert(dir, Kept { stamp, lines: lines_between(rest, from, start) });
             }
             let mut f = head.splitn(7, |c| *c == b'\t');
             let mut text = || std::str::from_utf8(f.next()?).ok();
@@ -432,25 +563,34 @@ fn decode(b: &[u8]) -> Option<HashMap<PathBuf, Listing>> {
                 *t = text()?.parse().ok()?;
             }
             let (mtime, ctime) = ((times[0], times[1]), (times[2], times[3]));
-            let dir = PathBuf::from(OsString::from_vec(f.next()?.to_vec()));
-            current = Some((dir, Listing { stamp: Stamp { dev, ino, mtime, ctime }, entries: Vec::new() }));
+            current = Some((f.next()?, Stamp { dev, ino, mtime, ctime }, at));
         } else if line.is_empty() {
             // Only after the last entry: `split` gives an empty piece after the final line break.
             continue;
         } else {
-            let (tag, name) = line.split_first()?;
-            current.as_mut()?.1.entries.push((OsString::from_vec(name.to_vec()), Kind::from_tag(*tag)?));
+            current.as_ref()?;
+            let (tag, _) = line.split_first()?;
+            Kind::from_tag(*tag)?;
         }
     }
-    if let Some((dir, l)) = current {
-        out.insert(dir, l);
+    if let Some((dir, stamp, from)) = current {
+        out.insert(dir, Kept { stamp, lines: lines_between(rest, from, rest.len()) });
     }
     Some(out)
+}
+
+/// The entry lines of `rest` from `from` up to `to` (the next folder's line), without the last
+/// line break.
+fn lines_between(rest: &[u8], from: usize, to: usize) -> &[u8] {
+    let lines = rest.get(from.min(to)..to).unwrap_or_default();
+    lines.strip_suffix(b"\n").unwrap_or(lines)
 }
 
 #[allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::MetadataExt;
+
     use super::*;
 
     /// The search as it was (every entry against every kept path, compared by components).
@@ -542,8 +682,9 @@ mod tests {
             }
             let kept = HashMap::new();
             let walk = Walk { kept: &kept, seen: AtomicUsize::new(0), before: SystemTime::now(), margin: MARGIN };
-            for p in other_top_level(Path::new("/"), &normal, &walk, &mut Found::default()) {
-                reference_entry(p, OTHER_DEPTH, &normal, &mut want);
+            let (top, others) = other_top_level(Path::new("/"), &normal, &walk, &mut Found::default()).unwrap();
+            for name in others {
+                reference_entry(top.path.join(OsStr::from_bytes(&name)), OTHER_DEPTH, &normal, &mut want);
             }
             want.sort();
             assert_eq!(root_only_paths(&keep, None), want, "keep {keep:?}");
@@ -604,12 +745,14 @@ mod tests {
         /// The search, through the cache with `margin`, or without it; the paths it found
         /// (relative) and whether the cache held a listing for every folder.
         fn search(&self, cache: bool, margin: Duration) -> (Vec<PathBuf>, bool) {
-            let kept = if cache { load(&self.cache) } else { HashMap::new() };
+            let bytes = if cache { crate::private::read(&self.cache) } else { None };
+            let kept = bytes.as_deref().and_then(decode).unwrap_or_default();
             let system = [(self.base.as_path(), 8)];
             let out = root_only_in(&system, None, &[], cache.then_some(self.cache.as_path()), margin);
             let all_kept = ["", "a", "a/b", "c"].iter().all(|d| {
                 let dir = if d.is_empty() { self.base.clone() } else { self.base.join(d) };
-                kept.get(&dir).is_some_and(|l| std::fs::metadata(&dir).is_ok_and(|m| l.stamp == Stamp::of(&m)))
+                kept.get(dir.as_os_str().as_bytes())
+                    .is_some_and(|l| rustix::fs::stat(&dir).is_ok_and(|st| l.stamp == Look::of(&st).stamp))
             });
             (out.iter().map(|p| p.strip_prefix(&self.base).unwrap().to_path_buf()).collect(), all_kept)
         }
@@ -696,13 +839,18 @@ mod tests {
         let forged: Vec<u8> = String::from_utf8(text).unwrap().replace("-secret\n", "").into_bytes();
         std::fs::write(&t.cache, &forged).unwrap();
         std::fs::set_permissions(&t.cache, std::fs::Permissions::from_mode(0o666)).unwrap();
-        assert!(load(&t.cache).is_empty(), "a cache others may write is not read");
+        assert_eq!(kept_count(&t.cache), 0, "a cache others may write is not read");
         if is_root() {
             assert!(t.search(true, Duration::ZERO).0.contains(&PathBuf::from("c/secret")));
         }
         std::fs::write(&t.cache, b"wicket root-only listings 1\nd\tx\n").unwrap();
         std::fs::set_permissions(&t.cache, std::fs::Permissions::from_mode(0o600)).unwrap();
-        assert!(load(&t.cache).is_empty(), "a cache that does not parse is not used");
+        assert_eq!(kept_count(&t.cache), 0, "a cache that does not parse is not used");
+    }
+
+    /// How many folders' listings the file `cache` holds, if it can be believed.
+    fn kept_count(cache: &Path) -> usize {
+        crate::private::read(cache).as_deref().and_then(decode).map_or(0, |m| m.len())
     }
 
     #[test]
@@ -714,17 +862,28 @@ mod tests {
             (OsString::from("l"), Kind::Link),
         ];
         let listed = vec![
-            (PathBuf::from("/etc/x\ty"), Listing { stamp, entries }),
-            (PathBuf::from("/empty"), Listing { stamp, entries: Vec::new() }),
+            Listed { dir: Cow::Borrowed(b"/etc/x\ty"), stamp, entries: Entries::Read(entries.clone()) },
+            Listed { dir: Cow::Borrowed(b"/empty"), stamp, entries: Entries::Read(Vec::new()) },
         ];
-        let back = decode(&encode(listed.iter().map(|(d, l)| (d.as_path(), l)))).unwrap();
+        let bytes = encode(&listed);
+        let back = decode(&bytes).unwrap();
         assert_eq!(back.len(), 2);
-        for (dir, l) in &listed {
-            assert_eq!(back.get(dir), Some(l), "{dir:?}");
+        for l in &listed {
+            let got = back.get(l.dir.as_ref()).unwrap();
+            assert_eq!(got.stamp, stamp);
+            let names: Vec<(&[u8], Kind)> = kept_entries(got.lines).collect();
+            assert_eq!(names, l.entries.iter().collect::<Vec<_>>(), "{:?}", l.dir);
         }
-        assert!(
-            decode(&encode(listed.iter().map(|(d, l)| (d.as_path(), l)))[..20]).is_none(),
-            "a cut file is not used"
-        );
+        // Written back from the kept listings as they were read: the same file.
+        let again: Vec<Listed<'_>> = listed
+            .iter()
+            .map(|l| Listed { dir: l.dir.clone(), stamp, entries: Entries::Kept(back[l.dir.as_ref()].lines) })
+            .collect();
+        assert_eq!(encode(&again), bytes);
+        assert!(decode(&bytes[..20]).is_none(), "a cut file is not used");
+        let mut bad = bytes.clone();
+        let at = bad.windows(3).position(|w| w == b"\nlx").unwrap_or(0);
+        bad[at + 1] = b'?';
+        assert!(decode(&bad).is_none(), "an entry of an unknown kind: the file is not used");
     }
 }
