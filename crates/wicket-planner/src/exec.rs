@@ -8,7 +8,7 @@
 //! network is off; the environment is a short list. This module only computes the policy; the
 //! `wicket-sandbox` crate enforces it.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use wicket_policy::Mode;
@@ -326,10 +326,55 @@ fn runtime_dir() -> Option<PathBuf> {
 
 /// The real path of an existing path, else `None`.
 pub(crate) fn real(p: &Path) -> Option<PathBuf> {
-    // Most paths asked about (every home's secrets) do not exist: one lstat says so, where
-    // resolving looks at each component in turn (a thousand system calls a run).
-    std::fs::symlink_metadata(p).ok()?;
-    std::fs::canonicalize(p).ok()
+    let known = REALS.with(|r| r.borrow().as_ref().and_then(|m| m.get(p).cloned()));
+    if let Some(known) = known {
+        return known;
+    }
+    // Most paths asked about do not exist: one lstat says so, where resolving looks at each
+    // component in turn.
+    let meta = std::fs::symlink_metadata(p).ok()?;
+    let building = REALS.with(|r| r.borrow().is_some());
+    let plain = p.is_absolute() && p.components().all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+    let found = match (p.parent(), p.file_name()) {
+        // While a policy is built, a path that is no link is its folder's real path and its
+        // name: the folders are resolved once each (the protected paths of one project share
+        // them), where `realpath` read every component of every path again (about 400 calls
+        // a run).
+        (Some(dir), Some(name)) if building && plain && !meta.file_type().is_symlink() => {
+            real(dir).map(|d| d.join(name))
+        }
+        _ => std::fs::canonicalize(p).ok(),
+    };
+    REALS.with(|r| {
+        if let Some(m) = r.borrow_mut().as_mut() {
+            m.insert(p.to_path_buf(), found.clone());
+        }
+    });
+    found
+}
+
+thread_local! {
+    /// The real paths found while a policy is built on this thread (see [`Reals`]).
+    static REALS: std::cell::RefCell<Option<std::collections::HashMap<PathBuf, Option<PathBuf>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// While this is held, [`real`] on this thread answers each path once: a build asks about the
+/// same folders from many places (each `PATH` folder eight times). Only for a build, which
+/// makes nothing it then asks about: a path asked about again later is looked at again.
+struct Reals;
+
+impl Reals {
+    fn begin() -> Reals {
+        REALS.with(|r| *r.borrow_mut() = Some(std::collections::HashMap::new()));
+        Reals
+    }
+}
+
+impl Drop for Reals {
+    fn drop(&mut self) {
+        REALS.with(|r| *r.borrow_mut() = None);
+    }
 }
 
 /// The real path of each of `names` (paths relative to `dir`) that exists in `dir`, in order
@@ -470,7 +515,9 @@ pub fn writable_and_root(i: &ExecInputs) -> Vec<PathBuf> {
 }
 
 fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan_cache::Pending>), ExecError> {
+    // The missing caches are made first (in `candidates`): nothing is made after this.
     let Candidates { root, mut writable, candidates, temps, mut caches, chosen } = candidates(i);
+    let _reals = Reals::begin();
     let home = i.home.as_deref();
     // The real paths of `$HOME`'s secrets, for the checks here and the masks below.
     let secrets = home_secrets();
@@ -1481,6 +1528,39 @@ mod tests {
         assert!(p.writable.contains(&root));
         assert!(p.read_only.iter().any(|(r, _)| r.ends_with(".mcp.json")));
         assert!(p.placeholders.iter().any(|r| r.ends_with(".mcp.json")), "a missing .mcp.json gets a placeholder");
+    }
+
+    /// While a policy is built, a real path found through its folder's (remembered) real path
+    /// is the one `realpath` finds: through links in the middle and at the end, for dangling
+    /// links, missing paths and paths with `..`.
+    #[test]
+    fn real_paths_while_building_are_realpaths() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("real");
+        for d in ["a/b/c", "x/y"] {
+            std::fs::create_dir_all(base.join(d)).expect("mkdir");
+        }
+        std::fs::write(base.join("a/b/c/f"), "f").expect("write");
+        std::os::unix::fs::symlink(base.join("a/b"), base.join("x/y/to-b")).expect("link");
+        std::os::unix::fs::symlink("c/f", base.join("a/b/to-f")).expect("link");
+        std::os::unix::fs::symlink(base.join("gone"), base.join("a/dangling")).expect("link");
+        let asked = [
+            "a/b/c/f",
+            "x/y/to-b/c/f",
+            "x/y/to-b/to-f",
+            "a/b/to-f",
+            "a/dangling",
+            "a/missing/f",
+            "x/y/../../a/b/c",
+            "x/y/to-b/../b/c",
+            "",
+        ];
+        let want: Vec<Option<PathBuf>> = asked.iter().map(|a| std::fs::canonicalize(base.join(a)).ok()).collect();
+        let _reals = Reals::begin();
+        for _ in 0..2 {
+            let got: Vec<Option<PathBuf>> = asked.iter().map(|a| real(&base.join(a))).collect();
+            assert_eq!(got, want);
+        }
     }
 
     /// The secrets found through one listing of a folder are those a lookup of each finds: a

@@ -185,7 +185,7 @@ pub fn repository_dir(found: &Path) -> Option<PathBuf> {
     if meta.is_file() {
         read_gitfile(found)
     } else {
-        std::fs::canonicalize(found).ok().filter(|p| p.is_dir())
+        crate::exec::real(found).filter(|p| p.is_dir())
     }
 }
 
@@ -229,7 +229,7 @@ fn valid_head(head: &Path) -> bool {
 /// The rule for one git folder: bound on itself, everything but data read-only, submodule and
 /// worktree folders in it treated alike.
 fn git_dir(g: &Path, view: &mut GitView, depth: usize, configs: &mut Vec<PathBuf>, placeholders: bool) {
-    let Ok(g) = std::fs::canonicalize(g) else { return };
+    let Some(g) = crate::exec::real(g) else { return };
     if depth > MAX_DEPTH || view.git_dirs.contains(&g) {
         return;
     }

@@ -68,8 +68,8 @@ impl Ctx<'_> {
     /// Is `p` (or where it leads) inside a path the command may write?
     fn reachable(&self, p: &Path) -> bool {
         let inside = |q: &Path| self.writable.iter().any(|w| q.starts_with(w));
-        let real_parent = || p.parent().and_then(|d| std::fs::canonicalize(d).ok());
-        inside(p) || std::fs::canonicalize(p).is_ok_and(|r| inside(&r)) || real_parent().is_some_and(|r| inside(&r))
+        let real_parent = || p.parent().and_then(crate::exec::real);
+        inside(p) || crate::exec::real(p).is_some_and(|r| inside(&r)) || real_parent().is_some_and(|r| inside(&r))
     }
 }
 
@@ -854,7 +854,7 @@ pub fn ways<'a>(
     let within = |q: &Path, list: &[PathBuf]| list.iter().any(|f| q.starts_with(f));
     let mut seen = std::collections::HashSet::new();
     for p in paths {
-        let real = std::fs::canonicalize(p).ok().filter(|r| r != p);
+        let real = crate::exec::real(p).filter(|r| r != p);
         for p in std::iter::once(p.to_path_buf()).chain(real) {
             if !seen.insert(p.clone()) {
                 continue;
