@@ -464,12 +464,10 @@ pub fn without(roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = roots.iter().map(|r| crate::under::normal(r)).collect();
     // Outer hidden paths only (a secret inside a sealed home is hidden with it): splitting for
     // an inner one first would grant the outer one's other entries.
-    let hidden: Vec<&PathBuf> = hidden.iter().filter(|h| !hidden.iter().any(|o| o != *h && h.starts_with(o))).collect();
-    for h in hidden {
+    for h in &outermost(hidden) {
         if std::fs::symlink_metadata(h).is_err() {
             continue;
         }
-        let h = &crate::under::normal(h);
         // Every root that holds the hidden path is split, also a second one that holds it
         // (the project inside a writable temp folder): stopping at the first would leave the
         // path reachable through the other.
@@ -498,16 +496,16 @@ pub fn without(roots: Vec<PathBuf>, hidden: &[PathBuf]) -> Vec<PathBuf> {
 /// parent of a hidden path inside it.
 pub fn split_folders(roots: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     // A hidden path inside another (a secret in a sealed home) splits nothing: the folders
     // between them are hidden too, and listing them would show the names inside.
-    let outer = |h: &&PathBuf| !hidden.iter().any(|o| o != *h && h.starts_with(o));
-    for h in hidden.iter().filter(outer).filter(|h| std::fs::symlink_metadata(h).is_ok()) {
+    for h in outermost(hidden).iter().filter(|h| std::fs::symlink_metadata(h).is_ok()) {
         for r in roots.iter().filter(|r| h.starts_with(r) && *r != h) {
             for a in h.ancestors().skip(1) {
                 if !a.starts_with(r) {
                     break;
                 }
-                if !out.iter().any(|o| o == a) {
+                if seen.insert(a) {
                     out.push(a.to_path_buf());
                 }
             }
@@ -516,9 +514,41 @@ pub fn split_folders(roots: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// The hidden paths that lie in no other one, made normal (as `under` compares them), in their
+/// order. Each is looked up among the others' paths by its folders: comparing every hidden path
+/// with every other one, component by component, was most of the fallback's set-up as root (a
+/// few hundred hidden paths).
+fn outermost(hidden: &[PathBuf]) -> Vec<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let normal: Vec<PathBuf> = hidden.iter().map(|h| crate::under::normal(h)).collect();
+    let all: std::collections::HashSet<&[u8]> = normal.iter().map(|h| h.as_os_str().as_bytes()).collect();
+    normal.iter().filter(|h| !h.ancestors().skip(1).any(|a| all.contains(a.as_os_str().as_bytes()))).cloned().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The outer hidden paths are those no other hidden path holds, by components: as the
+    /// comparison of every pair found them.
+    #[test]
+    fn outermost_hidden_paths_are_those_no_other_holds() {
+        let hidden: Vec<PathBuf> =
+            ["/a", "/a/b", "/a-b", "/a-b/c", "/x/y/", "/x/./y/z", "/x/yz", "/q", "/q", "/r/s//t", "/r/s"]
+                .iter()
+                .map(PathBuf::from)
+                .collect();
+        let want: Vec<PathBuf> = hidden
+            .iter()
+            .filter(|h| !hidden.iter().any(|o| o != *h && h.starts_with(o)))
+            .map(|h| crate::under::normal(h))
+            .collect();
+        assert_eq!(outermost(&hidden), want);
+        assert_eq!(
+            want,
+            ["/a", "/a-b", "/x/y", "/x/yz", "/q", "/q", "/r/s"].iter().map(PathBuf::from).collect::<Vec<_>>()
+        );
+    }
 
     #[test]
     fn roots_leave_out_hidden_paths_only() {
