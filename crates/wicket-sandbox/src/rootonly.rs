@@ -48,14 +48,22 @@ const HEADER: &[u8] = b"wicket root-only listings 1\n";
 /// the last search are used again for each folder whose stamp is unchanged (see [`Stamp`]).
 pub fn root_only_paths(keep: &[PathBuf], cache: Option<&Path>) -> Vec<PathBuf> {
     let early = EARLY.lock().ok().and_then(|mut e| e.take());
-    // A search begun for other paths, or one that panicked, is not used: this one is made now.
-    if let Some(Ok((k, c, found))) = early.map(std::thread::JoinHandle::join) {
-        if k == keep && c.as_deref() == cache {
-            return found;
+    // A search begun for other paths, one that panicked, or one begun too long ago (the run
+    // waited for a person's answer) is not used: this one is made now.
+    if let Some((begun, handle)) = early.filter(|(begun, _)| begun.elapsed() <= FRESH) {
+        if let Ok((k, c, found)) = handle.join() {
+            if k == keep && c.as_deref() == cache && begun.elapsed() <= FRESH {
+                return found;
+            }
         }
     }
     search(keep, cache)
 }
+
+/// How long before its use an early search may have begun: what was root-only then is what
+/// gets masked. A run that reaches its sandbox without asking anybody takes milliseconds; one
+/// that waited for a person's answer searches again.
+const FRESH: Duration = Duration::from_millis(500);
 
 fn search(keep: &[PathBuf], cache: Option<&Path>) -> Vec<PathBuf> {
     let t0 = std::time::Instant::now();
@@ -67,23 +75,22 @@ fn search(keep: &[PathBuf], cache: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
-/// A search begun before its run's policy was built: the paths it left out, its cache, and
-/// what it found.
-type Early = std::thread::JoinHandle<(Vec<PathBuf>, Option<PathBuf>, Vec<PathBuf>)>;
+/// A search begun before its run's policy was built: when it began, and the paths it left
+/// out, its cache, and what it found.
+type Early = (std::time::Instant, std::thread::JoinHandle<(Vec<PathBuf>, Option<PathBuf>, Vec<PathBuf>)>);
 
 static EARLY: std::sync::Mutex<Option<Early>> = std::sync::Mutex::new(None);
 
 /// As root, begin the search now on a thread of its own, leaving out the paths `keep` gives
-/// (found on that thread): the next [`root_only_paths`] with exactly those paths and `cache`
-/// takes its result instead of searching. The search needs only the writable paths, known
-/// long before the rest of a run's policy, and was the longest step before bubblewrap could
-/// start. For a sandbox started right after its policy is built: what was root-only when the
-/// search ran is what gets masked, so the result must not wait for a person's answer. Nothing
-/// is begun for another user, who needs no search.
+/// (found on that thread): the next [`root_only_paths`] with exactly those paths and `cache`,
+/// within [`FRESH`] of now, takes its result instead of searching. The search needs only the
+/// writable paths, known long before the rest of a run's policy, and was the longest step
+/// before bubblewrap could start. Nothing is begun for another user, who needs no search.
 pub fn search_soon(keep: impl FnOnce() -> Vec<PathBuf> + Send + 'static, cache: Option<PathBuf>) {
     if !rustix::process::geteuid().is_root() {
         return;
     }
+    let at = std::time::Instant::now();
     let begun = std::thread::Builder::new().name("root-only search".into()).spawn(move || {
         let keep = keep();
         let found = search(&keep, cache.as_deref());
@@ -91,7 +98,7 @@ pub fn search_soon(keep: impl FnOnce() -> Vec<PathBuf> + Send + 'static, cache: 
         (keep, cache, found)
     });
     if let (Ok(h), Ok(mut slot)) = (begun, EARLY.lock()) {
-        *slot = Some(h);
+        *slot = Some((at, h));
     }
 }
 
@@ -717,6 +724,16 @@ mod tests {
         let got = root_only_paths(&etc, None);
         assert!(!got.iter().any(|p| p.starts_with("/etc")), "{got:?}");
         assert_eq!(got, search(&etc, None));
+        // Begun too long before it is asked for (a person was asked meanwhile): a root-only
+        // folder made since is found.
+        search_soon(Vec::new, None);
+        std::thread::sleep(FRESH + Duration::from_millis(100));
+        let made = PathBuf::from(format!("/var/tmp/wicket-fresh-{}", std::process::id()));
+        std::fs::create_dir(&made).unwrap();
+        std::fs::set_permissions(&made, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        let got = root_only_paths(&[], None);
+        std::fs::remove_dir(&made).unwrap();
+        assert!(got.contains(&made), "{got:?}");
     }
 
     /// A folder tree, a cache file for its listings, and a search of the tree through the cache.
