@@ -158,6 +158,8 @@ fn main() -> ExitCode {
     // Whatever ran sandboxes (`run`, `serve`, `mcp`) is done with them: the placeholders'
     // keepers it started end now, not some seconds after wicket.
     wicket_sandbox::placeholders::let_go();
+    #[cfg(target_os = "linux")]
+    wicket_sandbox::layers::tidied();
     wicket_sandbox::trace::phase("keepers let go");
     match result {
         Ok(code) => code,
