@@ -105,21 +105,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // Two steps of a sandboxed start need little of the policy: the overlay trial (can the
     // package caches be layers here?) and, as root, the search for root-only files (it needs
     // the writable paths only). Both begin now, on threads of their own, while the policy is
-    // built; the search only where the sandbox starts right after that (bubblewrap without the
-    // proxy), never to wait for a person's answer.
+    // built (and, for a sandbox started after the decision, while the engine decides; a search
+    // that waited for a person's answer is made again).
     #[cfg(target_os = "linux")]
-    if let Placement::Sandbox(backend) = &placement {
+    if let Placement::Sandbox(_) = &placement {
         let state = inputs.state_dir.clone();
         wicket_sandbox::layers::available_soon(
             state.clone().unwrap_or_else(wicket_sandbox::placeholders::default_state),
         );
-        if matches!(backend, wicket_sandbox::Backend::Bwrap { .. }) && net_config.is_none() {
-            let early = inputs.clone();
-            wicket_sandbox::search_root_only_soon(
-                move || wicket_planner::exec::writable_and_root(&early),
-                state.map(|s| s.join("cache").join("rootonly")),
-            );
-        }
+        let early = inputs.clone();
+        wicket_sandbox::search_root_only_soon(
+            move || wicket_planner::exec::writable_and_root(&early),
+            state.map(|s| s.join("cache").join("rootonly")),
+        );
     }
     // A cached scan of the project is checked in a thread of its own while bubblewrap builds
     // the sandbox and the engine decides; the command starts only once the check has passed
