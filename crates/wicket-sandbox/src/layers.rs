@@ -573,7 +573,21 @@ fn trial_key(state: &Path) -> Option<String> {
     let uname = rustix::system::uname();
     let release = uname.release().to_string_lossy();
     let version = uname.version().to_string_lossy();
-    Some(format!("ok {release} {version} uid={} dev={dev}\n", rustix::process::geteuid().as_raw()))
+    // The settings that allow or forbid user namespaces change without a reboot: their values
+    // are part of the key, so a trial remembered under others is made again.
+    let settings: Vec<String> = [
+        "/proc/sys/user/max_user_namespaces",
+        "/proc/sys/kernel/unprivileged_userns_clone",
+        "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+    ]
+    .iter()
+    .map(|f| std::fs::read_to_string(f).map(|v| v.trim().to_string()).unwrap_or_else(|_| "-".into()))
+    .collect();
+    Some(format!(
+        "ok {release} {version} uid={} dev={dev} userns={}\n",
+        rustix::process::geteuid().as_raw(),
+        settings.join(",")
+    ))
 }
 
 /// Start [`available`]'s trial now, on a thread of its own, for a run that will arrange its
