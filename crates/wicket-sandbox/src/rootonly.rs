@@ -82,8 +82,8 @@ type Early = (std::time::Instant, std::thread::JoinHandle<(Vec<PathBuf>, Option<
 static EARLY: std::sync::Mutex<Option<Early>> = std::sync::Mutex::new(None);
 
 /// As root, begin the search now on a thread of its own, leaving out the paths `keep` gives
-/// (found on that thread): the next [`root_only_paths`] with exactly those paths and `cache`,
-/// within [`FRESH`] of now, takes its result instead of searching. The search needs only the
+/// (found on that thread): the next `root_only_paths` with exactly those paths and `cache`,
+/// within `FRESH` of now, takes its result instead of searching. The search needs only the
 /// writable paths, known long before the rest of a run's policy, and was the longest step
 /// before bubblewrap could start. Nothing is begun for another user, who needs no search.
 pub fn search_soon(keep: impl FnOnce() -> Vec<PathBuf> + Send + 'static, cache: Option<PathBuf>) {
