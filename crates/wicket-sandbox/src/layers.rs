@@ -157,11 +157,12 @@ pub(crate) fn remove_tree(dir: &Path) {
     }
 }
 
-/// Take the layer's lock without waiting: the one run holding it writes the shared layer.
+/// Take the lock in `dir` without waiting: a layer's (the one run holding it writes the shared
+/// layer) or a shells slot's (the run using it).
 /// Two overlays writing one upper folder at once race on copying up the same folder ("Directory
 /// not empty"), so a concurrent run reads the layer as a lower layer instead and writes a
 /// layer of its own that ends with it.
-fn lock_layer(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
+pub(crate) fn lock_layer(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .create(true)

@@ -355,7 +355,7 @@ fn take_slot(
     for n in 0..MAX_SLOTS {
         let slot = base.join(n.to_string());
         crate::layers::private_dir(&slot).map_err(io("make", &slot))?;
-        let Some(lock) = lock_run(&slot).map_err(io("lock", &slot))? else { continue };
+        let Some(lock) = crate::layers::lock_layer(&slot).map_err(io("lock", &slot))? else { continue };
         let left = leftovers(&slot);
         if left.is_empty() {
             clear_whiteouts(&slot);
@@ -382,23 +382,6 @@ fn make_dir(d: &Path) -> std::io::Result<()> {
             }
         }
         Err(e) => Err(e),
-    }
-}
-
-/// Lock a slot (without waiting): `None` when another process holds it.
-fn lock_run(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .mode(0o600)
-        .open(dir.join("lock"))?;
-    match rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => Ok(Some(f)),
-        Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
-        Err(e) => Err(e.into()),
     }
 }
 
