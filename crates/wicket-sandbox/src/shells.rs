@@ -186,10 +186,18 @@ pub struct Settled {
 /// first.
 pub fn guarded(policy: &ExecPolicy) -> Vec<PathBuf> {
     // A package cache is an overlay of its own whose writes never reach the host (see
-    // `layers`), and a fresh temp folder is the run's alone: neither needs guarding.
-    let writable = |d: &Path| {
-        policy.writable.iter().chain(&policy.git_dirs).any(|w| d.starts_with(w))
-            && !policy.private_temp.iter().chain(&policy.caches).any(|t| d.starts_with(t))
+    // `layers`), and a fresh temp folder is the run's alone: neither needs guarding. What
+    // decides is the deepest of them that holds the folder, as in the sandbox's mount order: a
+    // project under `/tmp` is the host's folder bound over the run's private `/tmp`.
+    let deepest = |d: &Path, among: &mut dyn Iterator<Item = &PathBuf>| {
+        among.filter(|w| d.starts_with(w)).map(|w| w.components().count()).max()
+    };
+    let writable = |d: &Path| match (
+        deepest(d, &mut policy.writable.iter().chain(&policy.git_dirs)),
+        deepest(d, &mut policy.private_temp.iter().chain(&policy.caches)),
+    ) {
+        (Some(host), Some(private)) => host > private,
+        (host, _) => host.is_some(),
     };
     let mut out: Vec<PathBuf> = Vec::new();
     for p in policy.placeholders.iter().chain(&policy.must_not_appear) {
@@ -654,6 +662,25 @@ mod tests {
         };
         // `.git/objects` exists (nothing to guard); `a/b/c` has `a` missing: the root guards it;
         // `/nonexistent-wicket` lies outside every writable path.
+        assert_eq!(guarded(&policy), vec![root.clone(), root.join(".git")]);
+    }
+
+    #[test]
+    fn a_project_in_the_temp_folder_is_guarded_but_the_runs_own_temp_is_not() {
+        let t = tempfile::tempdir().unwrap();
+        let tmp = t.path().canonicalize().unwrap();
+        let root = tmp.join("proj");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(tmp.join("scratch")).unwrap();
+        let policy = ExecPolicy {
+            root: root.clone(),
+            writable: vec![root.clone(), tmp.clone()],
+            private_temp: vec![tmp.clone()],
+            placeholders: vec![root.join(".vscode"), root.join(".git/hooks"), tmp.join("scratch/.vscode")],
+            ..empty_policy()
+        };
+        // The project is the host's, bound over the run's private temp folder; `scratch` is in
+        // that private folder and vanishes with the run.
         assert_eq!(guarded(&policy), vec![root.clone(), root.join(".git")]);
     }
 

@@ -3829,5 +3829,28 @@ fn a_run_makes_no_file_events_in_the_project() {
             host_sh(&w, "touch made-outside");
         });
         assert!(control.iter().any(|e| e.contains("made-outside")), "control: {control:?}");
+
+        // A project and a home in the temp folder (where many people try things, and where the
+        // sandbox gives the run a private temp folder of its own under the project).
+        let t = tempfile::tempdir().unwrap();
+        let (root, home) = (t.path().join("proj"), t.path().join("home"));
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        assert!(Command::new("git").args(["init", "-q"]).current_dir(&root).status().unwrap().success());
+        let run = || {
+            let out = Command::new(wicket_bin())
+                .args(["run", "--", "true"])
+                .env("HOME", &home)
+                .env("WICKET_HOME", home.join(".wicket"))
+                .env("WICKET_SANDBOX_BACKEND", backend)
+                .current_dir(&root)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        };
+        run();
+        let events = file_events(&root, run);
+        assert_eq!(events, Vec::<String>::new(), "{backend}: one run in the temp folder");
     }
 }
