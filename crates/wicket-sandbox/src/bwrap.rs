@@ -18,6 +18,7 @@ use wicket_planner::exec::ExecPolicy;
 /// with `--bind-fd`, so the source is the folder that was checked, not whatever the path leads
 /// to when bwrap mounts it. `bind_back` are files bound read-only on themselves where a seal or
 /// a fresh temp folder would hide them (the shim, which bubblewrap starts by path).
+#[cfg(test)]
 pub fn args(
     policy: &ExecPolicy,
     seccomp_fds: &[i32],
@@ -26,6 +27,28 @@ pub fn args(
     bind_back: &[PathBuf],
     shelled: &[PathBuf],
 ) -> Vec<OsString> {
+    line(policy, seccomp_fds, pinned, mask, bind_back, shelled, false).0
+}
+
+/// The bwrap arguments as `args` describes them, and with `premask` the masks that can be mounted in wicket's own namespace before
+/// bubblewrap starts instead ([`crate::layers::premask`]), left out of the arguments: there a
+/// mount is one system call, while bubblewrap parses the whole mount table after each of its
+/// own (about 0.1 ms a mount, 60 and more as root).
+///
+/// A mask moves only where every mount bubblewrap makes later keeps it: each of bubblewrap's
+/// binds by path is recursive and takes it along, so a mask moves unless something bubblewrap
+/// mounts lies at or below it, it is in a sealed or fresh temp folder (built anew by
+/// bubblewrap), or a folder above it is bound from a descriptor (which names the host's
+/// folder, without wicket's mounts).
+pub fn line(
+    policy: &ExecPolicy,
+    seccomp_fds: &[i32],
+    pinned: &[(PathBuf, i32)],
+    mask: Option<&std::path::Path>,
+    bind_back: &[PathBuf],
+    shelled: &[PathBuf],
+    premask: bool,
+) -> (Vec<OsString>, Vec<(PathBuf, crate::layers::Cover)>) {
     // A staged run's project is an overlay mounted at the root before bwrap starts (see
     // `layers`), and so is each guarded folder (see `shells`): a bind there is made by path, so
     // it takes the overlay (the descriptors were opened on the host's folder, below it).
@@ -98,11 +121,12 @@ pub fn args(
     // a mount point (bound onto itself, still writable), and a mount point cannot be renamed
     // or removed, so no folder above the state can be moved away and rebuilt with forged
     // settings that the next run would read by path.
-    for a in pins(policy) {
+    let pinned_folders = pins(policy);
+    for a in &pinned_folders {
         // Under a seal the folder is not the host's and cannot be renamed (the seal is
         // read-only); binding it would show the host's folder instead.
-        if !seal.hides(&a) {
-            push(&[&"--bind", &a, &a]);
+        if !seal.hides(a) {
+            push(&[&"--bind", a, a]);
         }
     }
     // Git folders (bound on themselves: a mount point cannot be renamed or replaced) and the
@@ -140,9 +164,40 @@ pub fn args(
         .filter_map(|u| std::fs::symlink_metadata(u).ok().map(|m| (u, m.is_dir())))
         .collect();
     let folders: Vec<&PathBuf> = masks.iter().filter(|(_, dir)| *dir).map(|(u, _)| *u).collect();
+    let mut premasked = Vec::new();
+    // Everything bubblewrap mounts (a mask with one of these at or below it must stay last).
+    let targets: Vec<&PathBuf> = if premask {
+        policy
+            .writable
+            .iter()
+            .chain(&policy.sealed)
+            .chain(&policy.sealed_readable)
+            .chain(bind_back)
+            .chain(&policy.git_dirs)
+            .chain(&policy.pinned)
+            .chain(policy.read_only.iter().map(|(p, _)| p))
+            .chain(&pinned_folders)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let movable = |u: &Path| {
+        premask
+            && !targets.iter().any(|t| t.starts_with(u))
+            && !policy.sealed.iter().chain(&policy.private_temp).any(|s| u.starts_with(s))
+            && !u.starts_with("/dev")
+            && !u.starts_with("/proc")
+            && !pinned.iter().any(|(p, _)| fd_of(p).is_some() && u.starts_with(p))
+    };
     for (u, dir) in masks {
         if folders.iter().any(|f| u != *f && u.starts_with(f)) {
             continue;
+        }
+        if movable(u) {
+            if let Some(c) = cover(u, dir, mask.filter(|_| policy.denied.contains(u))) {
+                premasked.push((u.clone(), c));
+                continue;
+            }
         }
         if dir {
             push(&[&"--tmpfs", u, &"--remount-ro", u]);
@@ -171,7 +226,24 @@ pub fn args(
     for fd in seccomp_fds {
         push(&[&"--add-seccomp-fd", &fd.to_string()]);
     }
-    a
+    (a, premasked)
+}
+
+/// What covers the mask at `u` in wicket's own namespace, as bubblewrap would: an empty
+/// read-only tmpfs (mode 0755, bubblewrap's) over a folder; `/dev/null` or the denied-file
+/// socket over a file. `None` for a path a C string cannot carry (bubblewrap takes it then).
+fn cover(u: &Path, dir: bool, socket: Option<&Path>) -> Option<crate::layers::Cover> {
+    use crate::layers::Cover;
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(u.as_os_str().as_bytes()).ok()?;
+    if dir {
+        return Some(Cover::Folder(0o755));
+    }
+    let source = match socket {
+        Some(s) => std::ffi::CString::new(s.as_os_str().as_bytes()).ok()?,
+        None => c"/dev/null".into(),
+    };
+    Some(Cover::File(source))
 }
 
 /// One of the first mounts, ordered by depth.
@@ -338,6 +410,46 @@ mod tests {
         // The seal hides `.config` without a mask, so the secret in its shown part keeps its own.
         assert!(!got.contains(&home.join(".config")), "{got:?}");
         assert!(got.contains(&home.join(".config/tool/token")), "{got:?}");
+    }
+
+    /// Masks move into wicket's own namespace only where bubblewrap's later mounts keep them:
+    /// not with a mount of bubblewrap's below them, not in a fresh temp folder or `/dev`, not
+    /// inside a folder bound from a descriptor (the host's folder, without wicket's mounts).
+    #[test]
+    fn a_mask_moves_before_bubblewrap_only_where_its_mounts_keep_it() {
+        let d = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(d.path()).unwrap();
+        let (root, tmp, lib) = (base.join("proj"), base.join("tmp"), base.join("lib"));
+        for dir in [root.join("sub"), tmp.clone(), lib.join("keys"), lib.join("with-cache/cache")] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        for f in [root.join(".env"), tmp.join("t"), lib.join("token")] {
+            std::fs::write(f, "x").unwrap();
+        }
+        let mut p = policy(&root);
+        p.writable = vec![root.clone(), tmp.clone(), lib.join("with-cache/cache")];
+        p.private_temp = vec![tmp.clone()];
+        p.unreadable = vec![
+            root.join(".env"),
+            tmp.join("t"),
+            lib.join("token"),
+            lib.join("keys"),
+            lib.join("with-cache"),
+            PathBuf::from("/dev/shm"),
+        ];
+        let pinned = [(root.clone(), 7)];
+        let (a, moved) = line(&p, &[], &pinned, None, &[], &[], true);
+        let moved: Vec<&PathBuf> = moved.iter().map(|(p, _)| p).collect();
+        assert_eq!(moved, vec![&lib.join("token"), &lib.join("keys")], "{a:?}");
+        let left = masked_at(&a);
+        for stays in [root.join(".env"), lib.join("with-cache"), PathBuf::from("/dev/shm")] {
+            assert!(left.contains(&stays), "{} not left to bubblewrap: {a:?}", stays.display());
+        }
+        assert!(!left.contains(&lib.join("token")) && !left.contains(&lib.join("keys")), "{a:?}");
+        // Without it, bubblewrap makes every one, as before.
+        let (all, none) = line(&p, &[], &pinned, None, &[], &[], false);
+        assert!(none.is_empty() && masked_at(&all).contains(&lib.join("token")));
+        assert_eq!(all, args(&p, &[], &pinned, None, &[], &[]));
     }
 
     /// A home inside a folder masked whole (a deny rule on the folder that holds it) is sealed

@@ -56,9 +56,9 @@ pub struct Mounts {
     user: Option<(Vec<u8>, Vec<u8>)>,
     /// Each overlay: its place (the cache) and its options.
     overlays: Vec<(CString, CString)>,
-    /// Hidden paths inside a cache (fallback only; bwrap masks them itself): whether each is a
-    /// folder.
-    masks: Vec<(CString, bool)>,
+    /// Hidden paths, each with what covers it: inside a cache (the fallback), and under bwrap
+    /// the masks it would otherwise make itself (see [`crate::bwrap::line`]).
+    masks: Vec<(CString, Cover)>,
     /// The guarded folders' overlays, each with its subfolders bound back (see
     /// [`crate::shells`]), shallow first.
     shells: Vec<crate::shells::ShellMount>,
@@ -66,6 +66,16 @@ pub struct Mounts {
     /// (`Command::current_dir` runs before these mounts) is the host's folder below the overlay,
     /// where writes would bypass it.
     cwd: Option<CString>,
+}
+
+/// What covers a hidden path mounted in wicket's own namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cover {
+    /// An empty read-only tmpfs of this mode over a folder.
+    Folder(u32),
+    /// This file (`/dev/null`, or the socket a denied file shows) bound read-only, `nodev`,
+    /// over a file.
+    File(CString),
 }
 
 /// What [`arrange`] decided for a run.
@@ -308,14 +318,10 @@ pub fn arrange(
     if fallback {
         for h in policy.unreadable.iter().filter(|h| kept.iter().any(|c| h.starts_with(c))) {
             let Ok(m) = std::fs::symlink_metadata(h) else { continue };
-            masks.push((cstring(h)?, m.is_dir()));
+            masks.push((cstring(h)?, if m.is_dir() { Cover::Folder(0) } else { Cover::File(c"/dev/null".into()) }));
         }
     }
-    let user = (!fallback).then(|| {
-        // SAFETY: these calls only return the caller's ids.
-        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes())
-    });
+    let user = (!fallback).then(own_ids);
     let cwd = if shells.is_empty() { None } else { Some(cstring(&policy.root)?) };
     out.mounts = Some(Mounts { user, overlays, masks, shells, cwd });
     out.layered = kept;
@@ -324,6 +330,33 @@ pub fn arrange(
 
 fn cstring(p: &Path) -> Result<CString, SandboxError> {
     CString::new(p.as_os_str().as_bytes()).map_err(|e| SandboxError::Seccomp(e.to_string()))
+}
+
+/// The user maps of a namespace of wicket's own in which the caller keeps its ids.
+fn own_ids() -> (Vec<u8>, Vec<u8>) {
+    // SAFETY: these calls only return the caller's ids.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    (format!("{uid} {uid} 1\n").into_bytes(), format!("{gid} {gid} 1\n").into_bytes())
+}
+
+/// Add bwrap's `masks` to the mounts made in wicket's own namespace before bubblewrap starts
+/// (entering one when nothing else needs it): there a mount is one system call, where
+/// bubblewrap parses the whole mount table after each of its own.
+pub fn premask(mounts: Option<Mounts>, masks: Vec<(PathBuf, Cover)>) -> Result<Option<Mounts>, SandboxError> {
+    if masks.is_empty() {
+        return Ok(mounts);
+    }
+    let mut m = mounts.unwrap_or_else(|| Mounts {
+        user: Some(own_ids()),
+        overlays: Vec::new(),
+        masks: Vec::new(),
+        shells: Vec::new(),
+        cwd: None,
+    });
+    for (path, cover) in masks {
+        m.masks.push((cstring(&path)?, cover));
+    }
+    Ok(Some(m))
 }
 
 /// Why `cache` cannot get a layer in this run, if it cannot.
@@ -465,33 +498,51 @@ impl Mounts {
                     }
                 }
             }
-            for (path, dir) in &self.masks {
-                let ok = if *dir {
-                    libc::mount(
-                        c"tmpfs".as_ptr(),
-                        path.as_ptr(),
-                        c"tmpfs".as_ptr(),
-                        libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
-                        c"mode=0".as_ptr().cast(),
-                    ) == 0
-                } else {
-                    // `/dev/null` on a `nodev` mount: opening it fails (EACCES), as under bwrap.
-                    libc::mount(c"/dev/null".as_ptr(), path.as_ptr(), none, libc::MS_BIND, std::ptr::null()) == 0
-                        && libc::mount(
-                            none,
+            for (path, cover) in &self.masks {
+                let ok = match cover {
+                    Cover::Folder(mode) => {
+                        // The mode as text, made without allocating: "mode=" and four octal digits.
+                        let mut opts = *b"mode=0000\0";
+                        for (i, shift) in [9, 6, 3, 0].into_iter().enumerate() {
+                            opts[5 + i] = b'0' + ((mode >> shift) & 7) as u8;
+                        }
+                        libc::mount(
+                            c"tmpfs".as_ptr(),
                             path.as_ptr(),
-                            none,
-                            libc::MS_BIND
-                                | libc::MS_REMOUNT
-                                | libc::MS_RDONLY
-                                | libc::MS_NODEV
-                                | libc::MS_NOSUID
-                                | libc::MS_NOEXEC,
-                            std::ptr::null(),
+                            c"tmpfs".as_ptr(),
+                            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                            opts.as_ptr().cast(),
                         ) == 0
+                    }
+                    // `/dev/null` on a `nodev` mount: opening it fails (EACCES), as under bwrap.
+                    Cover::File(source) => {
+                        libc::mount(source.as_ptr(), path.as_ptr(), none, libc::MS_BIND, std::ptr::null()) == 0
+                            && libc::mount(
+                                none,
+                                path.as_ptr(),
+                                none,
+                                libc::MS_BIND
+                                    | libc::MS_REMOUNT
+                                    | libc::MS_RDONLY
+                                    | libc::MS_NODEV
+                                    | libc::MS_NOSUID
+                                    | libc::MS_NOEXEC,
+                                std::ptr::null(),
+                            ) == 0
+                    }
                 };
                 if !ok {
-                    return Err(errno());
+                    let e = errno();
+                    // A path gone since the plan has nothing left to hide; anything else (its
+                    // cover missing, a dangling link in its place) stops the run.
+                    let mut st: libc::stat = std::mem::zeroed();
+                    if e == libc::ENOENT
+                        && libc::fstatat(libc::AT_FDCWD, path.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) != 0
+                        && errno() == libc::ENOENT
+                    {
+                        continue;
+                    }
+                    return Err(e);
                 }
             }
             if let Some(cwd) = &self.cwd {

@@ -498,19 +498,39 @@ impl Sandbox {
                 let hidden = policy.private_temp.iter().chain(&policy.unreadable).any(|p| exe.starts_with(p))
                     || (policy.sealed.iter().any(|s| exe.starts_with(s)) && !shown(&exe));
                 let bind_back: Vec<PathBuf> = if hidden && by_fd.is_none() { vec![exe.clone()] } else { Vec::new() };
-                let bwrap_args = crate::bwrap::args(
+                // The masks go up in wicket's own namespace where one can be made (the overlay
+                // trial says so), else bubblewrap makes them (also with WICKET_BWRAP_MASKS=1,
+                // for comparisons and the tests of bubblewrap's own way).
+                let state = policy.state_dir.clone().unwrap_or_else(crate::placeholders::default_state);
+                let premask = std::env::var_os("WICKET_BWRAP_MASKS").is_none_or(|v| v != "1")
+                    && crate::layers::available(&state).is_ok();
+                let (bwrap_args, premasked) = crate::bwrap::line(
                     policy,
                     &fds,
                     &pinned,
                     guards.mask.as_ref().map(|m| m.socket.as_path()),
                     &bind_back,
                     &shelled,
+                    premask,
                 );
-                // For benchmarks and bug reports: the exact bwrap command line.
+                // For benchmarks and bug reports: the bwrap command line with every mount in it
+                // (as bubblewrap alone would make them), then what wicket mounted before it.
                 if std::env::var_os("WICKET_PRINT_BWRAP").is_some() {
-                    let shown: Vec<String> = bwrap_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+                    let (whole, _) = crate::bwrap::line(
+                        policy,
+                        &fds,
+                        &pinned,
+                        guards.mask.as_ref().map(|m| m.socket.as_path()),
+                        &bind_back,
+                        &shelled,
+                        false,
+                    );
+                    let shown: Vec<String> = whole.iter().map(|a| a.to_string_lossy().into_owned()).collect();
                     eprintln!("wicket: bwrap {}", shown.join(" "));
+                    let pre: Vec<String> = premasked.iter().map(|(p, _)| p.display().to_string()).collect();
+                    eprintln!("wicket: masked before bubblewrap ({}): {}", pre.len(), pre.join(" "));
                 }
+                let mounts = crate::layers::premask(mounts, premasked)?;
                 c.args(bwrap_args);
                 // The placeholders stay until bubblewrap's process 1, and so every process of
                 // the sandbox, is gone (see `Lease::live_copy`); the command never gets it.

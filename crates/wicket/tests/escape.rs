@@ -25,6 +25,25 @@ fn wicket_bin() -> PathBuf {
     std::env::var_os("WICKET_BIN").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_wicket")))
 }
 
+/// The sandbox a test's backend name stands for: "bwrap-masks" is bubblewrap making every mask
+/// itself (as where wicket cannot make them in a namespace of its own before it starts).
+fn sandbox_of(backend: &str) -> &str {
+    if backend == "bwrap-masks" {
+        "bwrap"
+    } else {
+        backend
+    }
+}
+
+/// `WICKET_BWRAP_MASKS` for a test's backend name (see [`sandbox_of`]).
+fn bwrap_masks(backend: &str) -> &'static str {
+    if backend == "bwrap-masks" {
+        "1"
+    } else {
+        "0"
+    }
+}
+
 fn under_temp(p: &Path) -> bool {
     common::under_temp(p)
 }
@@ -90,7 +109,8 @@ impl World {
         c.arg("--").args(args);
         c.env("HOME", &self.home)
             .env("WICKET_HOME", self.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .env("WICKET_TEST_SECRET", "hunter2")
             .current_dir(&self.root)
             .stdin(Stdio::null());
@@ -103,7 +123,8 @@ impl World {
         c.arg("run").arg("--root").arg(&self.root).arg("--").args(args);
         c.env("HOME", &self.home)
             .env("WICKET_HOME", self.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .current_dir(&self.root)
             .stdin(Stdio::null());
         for (k, v) in env {
@@ -370,6 +391,12 @@ fn escapes_are_blocked_by_bwrap() {
     run_suite("bwrap");
 }
 
+/// The same, with bubblewrap making every mask itself (where wicket cannot make them first).
+#[test]
+fn escapes_are_blocked_by_bwrap_making_every_mask() {
+    run_suite("bwrap-masks");
+}
+
 #[test]
 fn escapes_are_blocked_by_the_landlock_fallback() {
     run_suite("landlock");
@@ -481,7 +508,8 @@ fn wicket_with(w: &World, backend: &str, wicket_home: &Path, envs: &[(&str, &str
     c.arg("run").arg("--root").arg(&w.root).arg("--").args(args);
     c.env("HOME", &w.home)
         .env("WICKET_HOME", wicket_home)
-        .env("WICKET_SANDBOX_BACKEND", backend)
+        .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+        .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
         .current_dir(&w.root)
         .stdin(Stdio::null());
     for (k, v) in envs {
@@ -533,7 +561,7 @@ const STATE_ATTACKS: &[(&str, &str)] = &[
 /// in every place and on both backends, no attack on it succeeds, while each succeeds outside.
 #[test]
 fn wicket_state_is_out_of_reach_wherever_it_lives() {
-    for backend in ["bwrap", "landlock"] {
+    for backend in ["bwrap", "bwrap-masks", "landlock"] {
         let w = World::new();
         let tmp = tempfile::Builder::new().prefix("wicket-escape-state").tempdir_in("/tmp").unwrap();
         let places = [w.root.join("tools/state/wh"), w.home.join(".cache/wicket/wh"), tmp.path().join("nest/wh")];
@@ -573,7 +601,8 @@ fn wicket_state_is_out_of_reach_wherever_it_lives() {
                 // Under bubblewrap /tmp is a fresh tmpfs: a rename there moves the run's own
                 // folders, never the host's (what `moved` and the snapshot check). Binding the
                 // host's folders back to stop it would show the host's /tmp inside.
-                let private_rename = backend == "bwrap" && wh.starts_with(tmp.path()) && name.starts_with("rename");
+                let private_rename =
+                    sandbox_of(backend) == "bwrap" && wh.starts_with(tmp.path()) && name.starts_with("rename");
                 let escaped = got.starts_with("ESCAPED") && !private_rename;
                 if escaped || moved || probe_forged || (!cache_attack && after != before) {
                     failures.push(format!(
@@ -685,7 +714,11 @@ fn a_first_run_from_settings_alone_works_wherever_the_state_is() {
             for attempt in ["first", "second"] {
                 let mut c = Command::new(wicket_bin());
                 c.arg("run").arg("--root").arg(&root).arg("--").args(args);
-                c.env("HOME", &home).env("WICKET_SANDBOX_BACKEND", backend).current_dir(&root).stdin(Stdio::null());
+                c.env("HOME", &home)
+                    .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+                    .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
+                    .current_dir(&root)
+                    .stdin(Stdio::null());
                 match wicket_home {
                     Some(_) => c.env("WICKET_HOME", &wh),
                     None => c.env_remove("WICKET_HOME"),
@@ -871,7 +904,8 @@ fn an_inherited_descriptor_does_not_reach_the_command() {
             .args(["-c", &inside])
             .env("HOME", &w.home)
             .env("WICKET_HOME", w.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .current_dir(&w.root)
             .stdin(Stdio::null())
             .output()
@@ -912,7 +946,7 @@ const ROOT_POWERS: &[(&str, &str)] = &[
 #[test]
 fn root_powers_and_root_only_files_stay_out_of_the_sandbox() {
     let mut failures = Vec::new();
-    for backend in ["bwrap", "landlock"] {
+    for backend in ["bwrap", "bwrap-masks", "landlock"] {
         let w = World::new();
         for (name, code) in ROOT_POWERS {
             let script = w.script(&format!("root-{name}"), code);
@@ -1024,7 +1058,8 @@ fn no_daemon_outlives_the_run_or_a_killed_wicket() {
         ]);
         c.env("HOME", &w.home)
             .env("WICKET_HOME", w.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .current_dir(&w.root)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -1337,14 +1372,27 @@ fn parallel_runs_in_one_project_all_succeed_and_leave_nothing() {
 /// bubblewrap's set-up (a system tool's lock file: `usermod` makes and removes `/etc/passwd.lock`)
 /// left bubblewrap unable to make its mount point, and the run failed without running the
 /// command. The file is removed here the moment wicket has started bubblewrap (its phase trace
-/// says so), which is that race every time; the run must be set up again and succeed.
+/// says so), which is that race every time; the run must be set up again and succeed. Where
+/// wicket masks it in its own namespace before bubblewrap starts, the mask of a file gone by
+/// then is left out, and every run succeeds the first time.
 #[test]
 fn a_root_only_file_that_vanishes_as_the_sandbox_starts_does_not_fail_the_run() {
-    use std::io::BufRead;
-    use std::os::unix::fs::OpenOptionsExt;
     if !is_root() {
         return; // only root's runs hide root-only files
     }
+    // bubblewrap makes the masks: it meets the race and the run is set up again.
+    let raced = vanishing_root_only_file(true);
+    assert!(raced > 0, "the file never vanished before bubblewrap reached it: the race was not made");
+    // wicket makes them before bubblewrap starts: a file already gone has no mask, and no run
+    // needs setting up again.
+    assert_eq!(vanishing_root_only_file(false), 0);
+}
+
+/// Ten runs, each with a root-only file removed the moment bubblewrap starts; how many of them
+/// were set up again (`bwrap_masks`: bubblewrap makes every mask).
+fn vanishing_root_only_file(bwrap_masks: bool) -> usize {
+    use std::io::BufRead;
+    use std::os::unix::fs::OpenOptionsExt;
     let w = git_world("");
     let dir = PathBuf::from(format!("/opt/wicket-vanish-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -1362,6 +1410,7 @@ fn a_root_only_file_that_vanishes_as_the_sandbox_starts_does_not_fail_the_run() 
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        c.env("WICKET_BWRAP_MASKS", if bwrap_masks { "1" } else { "0" });
         let mut child = c.spawn().unwrap();
         let mut stdout = child.stdout.take().unwrap();
         let out_t = std::thread::spawn(move || {
@@ -1390,7 +1439,7 @@ fn a_root_only_file_that_vanishes_as_the_sandbox_starts_does_not_fail_the_run() 
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(raced > 0, "the file never vanished before bubblewrap reached it: the race was not made");
+    raced
 }
 
 /// As root, wicket installed or built inside another user's 0750 home (a `sudo` run from a
@@ -1464,7 +1513,8 @@ fn a_killed_run_loses_nothing_and_leaves_nothing() {
         ]);
         c.env("HOME", &w.home)
             .env("WICKET_HOME", w.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .current_dir(&w.root)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -1823,7 +1873,7 @@ fn write_file(p: &Path, text: &str) {
 
 #[test]
 fn every_new_credential_class_is_unreadable_inside() {
-    for backend in ["bwrap", "landlock"] {
+    for backend in ["bwrap", "bwrap-masks", "landlock"] {
         let w = World::new();
         std::fs::create_dir_all(w.home.join(".cache")).unwrap();
         let mut paths: Vec<String> = HOME_CREDENTIALS
@@ -1851,7 +1901,7 @@ fn every_new_credential_class_is_unreadable_inside() {
 
 #[test]
 fn a_symlinked_ssh_folder_is_masked_and_the_run_succeeds() {
-    for backend in ["bwrap", "landlock"] {
+    for backend in ["bwrap", "bwrap-masks", "landlock"] {
         let w = World::new();
         // A dotfiles setup: ~/.ssh is a link to a folder elsewhere.
         std::fs::remove_dir_all(w.home.join(".ssh")).unwrap();
@@ -1966,7 +2016,8 @@ fn the_account_home_stays_masked_when_home_points_elsewhere() {
                 .gid(gid)
                 .env("HOME", &w.home)
                 .env("WICKET_HOME", w.dir.join("wicket-home"))
-                .env("WICKET_SANDBOX_BACKEND", backend)
+                .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+                .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
                 .current_dir(&w.root)
                 .stdin(Stdio::null());
             c.output().unwrap()
@@ -2097,7 +2148,7 @@ fn project_with_env(w: &World) -> PathBuf {
 
 #[test]
 fn project_secrets_are_masked_and_everyday_work_still_runs() {
-    for backend in ["bwrap", "landlock"] {
+    for backend in ["bwrap", "bwrap-masks", "landlock"] {
         let w = World::new();
         let env = project_with_env(&w);
         let script = w.script("env", READ_EACH);
@@ -2126,7 +2177,7 @@ fn project_secrets_are_masked_and_everyday_work_still_runs() {
         // Everyday work beside the secret: edit a file in its folder, list it, commit.
         // (Without bubblewrap, new files directly in a folder on the way to a secret are not
         // usable, as the notice says: the fallback's new file goes to an existing folder.)
-        let new_file = if backend == "bwrap" { "services/api/config/notes.txt" } else { "src/notes.txt" };
+        let new_file = if sandbox_of(backend) == "bwrap" { "services/api/config/notes.txt" } else { "src/notes.txt" };
         std::fs::create_dir_all(w.root.join("src")).unwrap();
         let work = format!(
             "set -e\necho 'DEBUG = False' > services/api/config/settings.py\nls services/api/config >/dev/null\nls >/dev/null\n\
@@ -2259,7 +2310,8 @@ fn wicket_in(w: &World, backend: &str, root: &Path, args: &[&str]) -> Output {
         .args(args)
         .env("HOME", &w.home)
         .env("WICKET_HOME", w.dir.join("wicket-home"))
-        .env("WICKET_SANDBOX_BACKEND", backend)
+        .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+        .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
         .current_dir(root)
         .stdin(Stdio::null())
         .output()
@@ -2384,7 +2436,8 @@ fn a_fresh_home_gets_an_npm_cache_the_sandbox_can_fill() {
             .arg(&script)
             .env("HOME", &w.home)
             .env("WICKET_HOME", w.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .env("PATH", &path)
             .current_dir(&w.root)
             .stdin(Stdio::null())
@@ -2447,7 +2500,8 @@ fn concurrent_runs_share_the_cache_layer() {
                 ]);
                 c.env("HOME", &w.home)
                     .env("WICKET_HOME", w.dir.join("wicket-home"))
-                    .env("WICKET_SANDBOX_BACKEND", backend)
+                    .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+                    .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
                     .current_dir(&w.root)
                     .stdin(Stdio::null())
                     .stdout(Stdio::piped())
@@ -3041,7 +3095,8 @@ fn a_home_under_tmp_stays_read_only() {
         c.arg("run").arg("--root").arg(&w.root).arg("--").args(args);
         c.env("HOME", &tmp_home)
             .env("WICKET_HOME", tmp_home.join(".wicket"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .current_dir(&w.root)
             .stdin(Stdio::null());
         let out = c.output().unwrap();
@@ -3055,7 +3110,8 @@ fn a_home_under_tmp_stays_read_only() {
         r.arg("run").arg("--root").arg(&w.root).arg("--").args(["python3", reader.to_str().unwrap(), rlist.as_str()]);
         r.env("HOME", &tmp_home)
             .env("WICKET_HOME", tmp_home.join(".wicket"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .current_dir(&w.root)
             .stdin(Stdio::null());
         let read = r.output().unwrap();
@@ -3216,7 +3272,8 @@ fn a_path_folder_or_allow_rule_inside_wickets_state_shows_nothing_of_it() {
         c.env("HOME", &w.home)
             .env("WICKET_HOME", &state)
             .env("PATH", &path)
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .current_dir(&w.root)
             .stdin(Stdio::null());
         let out = c.output().unwrap();
@@ -3677,7 +3734,8 @@ fn run_pointer_attacks(backend: &str) {
         let mut c = Command::new(wicket_bin());
         c.arg("run").arg("--root").arg(&w.root).arg("--").args(["python3", script.to_str().unwrap()]);
         c.env("WICKET_HOME", w.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .current_dir(&w.root)
             .stdin(Stdio::null());
         pointer_env(&w, a, &mut c);
@@ -3740,7 +3798,8 @@ fn everyday_work_with_pointers_still_runs_inside() {
         let mut c = Command::new(wicket_bin());
         c.arg("run").arg("--root").arg(&w.root).arg("--").args(["python3", script.to_str().unwrap()]);
         c.env("WICKET_HOME", w.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", backend)
+            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
             .current_dir(&w.root)
             .stdin(Stdio::null());
         pointer_env(&w, &a, &mut c);
@@ -3842,7 +3901,8 @@ fn a_run_makes_no_file_events_in_the_project() {
                 .args(["run", "--", "true"])
                 .env("HOME", &home)
                 .env("WICKET_HOME", home.join(".wicket"))
-                .env("WICKET_SANDBOX_BACKEND", backend)
+                .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
+                .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
                 .current_dir(&root)
                 .stdin(Stdio::null())
                 .output()
