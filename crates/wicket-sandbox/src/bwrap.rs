@@ -136,6 +136,57 @@ pub fn line(
     let mut layered: Vec<(&PathBuf, bool)> = policy.git_dirs.iter().chain(&policy.pinned).map(|g| (g, true)).collect();
     layered.extend(policy.read_only.iter().map(|(p, _)| (p, false)));
     layered.sort_by_key(|(p, _)| p.components().count());
+    // What moves before bubblewrap (see `line`'s doc): what bubblewrap itself still mounts
+    // after wicket's mounts, and where a mount of wicket's would not be kept.
+    let fixed: Vec<&PathBuf> = policy
+        .writable
+        .iter()
+        .chain(&policy.sealed)
+        .chain(&policy.sealed_readable)
+        .chain(bind_back)
+        .chain(&policy.git_dirs)
+        .chain(&policy.pinned)
+        .chain(&pinned_folders)
+        .collect();
+    // In a fresh temp folder unless a folder of the host's is bound deeper there (a project
+    // under `/tmp`).
+    let depth = |u: &Path, among: &mut dyn Iterator<Item = &PathBuf>| {
+        among.filter(|w| u.starts_with(w)).map(|w| w.components().count()).max()
+    };
+    let in_fresh_temp = |u: &Path| match (
+        depth(u, &mut policy.private_temp.iter()),
+        depth(u, &mut policy.writable.iter().filter(|w| !policy.private_temp.contains(w)).chain(&policy.git_dirs)),
+    ) {
+        (Some(temp), Some(host)) => temp >= host,
+        (temp, _) => temp.is_some(),
+    };
+    let kept_here = |u: &Path| {
+        !premask
+            || fixed.iter().any(|t| t.starts_with(u))
+            || policy.sealed.iter().any(|s| u.starts_with(s))
+            || in_fresh_temp(u)
+            || u.starts_with("/dev")
+            || u.starts_with("/proc")
+            || pinned.iter().any(|(p, _)| fd_of(p).is_some() && u.starts_with(p))
+    };
+    // The read-only holes that stay on bubblewrap's line, decided deepest first: a hole with one
+    // that stays below it stays too (bubblewrap binds the deeper one after it), and so does a
+    // hole with a guarded folder's overlay below it (bubblewrap's read-only bind would make
+    // that read-only too; wicket's makes only the hole's own mount read-only).
+    let mut holes: Vec<&PathBuf> =
+        policy.read_only.iter().map(|(p, _)| p).filter(|p| p.exists() && !seal.hides(p)).collect();
+    holes.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+    let mut kept_holes: Vec<&PathBuf> = Vec::new();
+    for h in holes {
+        if kept_here(h)
+            || kept_holes.iter().any(|k| k.starts_with(h))
+            || shelled.iter().any(|s| s != h && s.starts_with(h))
+            || cstring(h).is_none()
+        {
+            kept_holes.push(h);
+        }
+    }
+    let mut premasked = Vec::new();
     for (p, writable) in layered {
         // A dangling link or a missing path has nothing to bind (and bwrap would fail); a path
         // a seal hides needs no hole (and binding it would show it).
@@ -147,8 +198,10 @@ pub fn line(
                 Some(fd) => push(&[&"--bind-fd", &fd, p]),
                 None => push(&[&"--bind", p, p]),
             }
-        } else {
+        } else if kept_holes.contains(&p) {
             push(&[&"--ro-bind", p, p]);
+        } else {
+            premasked.push((p.clone(), crate::layers::Cover::ReadOnly));
         }
     }
     // A folder's mask is an empty read-only tmpfs, so a mask inside it has nothing to cover,
@@ -164,36 +217,13 @@ pub fn line(
         .filter_map(|u| std::fs::symlink_metadata(u).ok().map(|m| (u, m.is_dir())))
         .collect();
     let folders: Vec<&PathBuf> = masks.iter().filter(|(_, dir)| *dir).map(|(u, _)| *u).collect();
-    let mut premasked = Vec::new();
-    // Everything bubblewrap mounts (a mask with one of these at or below it must stay last).
-    let targets: Vec<&PathBuf> = if premask {
-        policy
-            .writable
-            .iter()
-            .chain(&policy.sealed)
-            .chain(&policy.sealed_readable)
-            .chain(bind_back)
-            .chain(&policy.git_dirs)
-            .chain(&policy.pinned)
-            .chain(policy.read_only.iter().map(|(p, _)| p))
-            .chain(&pinned_folders)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let movable = |u: &Path| {
-        premask
-            && !targets.iter().any(|t| t.starts_with(u))
-            && !policy.sealed.iter().chain(&policy.private_temp).any(|s| u.starts_with(s))
-            && !u.starts_with("/dev")
-            && !u.starts_with("/proc")
-            && !pinned.iter().any(|(p, _)| fd_of(p).is_some() && u.starts_with(p))
-    };
     for (u, dir) in masks {
         if folders.iter().any(|f| u != *f && u.starts_with(f)) {
             continue;
         }
-        if movable(u) {
+        // A mask comes after every hole: one kept on bubblewrap's line at or below it keeps
+        // the mask there too.
+        if !kept_here(u) && !kept_holes.iter().any(|k| k.starts_with(u)) {
             if let Some(c) = cover(u, dir, mask.filter(|_| policy.denied.contains(u))) {
                 premasked.push((u.clone(), c));
                 continue;
@@ -234,16 +264,21 @@ pub fn line(
 /// socket over a file. `None` for a path a C string cannot carry (bubblewrap takes it then).
 fn cover(u: &Path, dir: bool, socket: Option<&Path>) -> Option<crate::layers::Cover> {
     use crate::layers::Cover;
-    use std::os::unix::ffi::OsStrExt;
-    std::ffi::CString::new(u.as_os_str().as_bytes()).ok()?;
+    cstring(u)?;
     if dir {
         return Some(Cover::Folder(0o755));
     }
     let source = match socket {
-        Some(s) => std::ffi::CString::new(s.as_os_str().as_bytes()).ok()?,
+        Some(s) => cstring(s)?,
         None => c"/dev/null".into(),
     };
     Some(Cover::File(source))
+}
+
+/// `p` as a C string, unless it holds a NUL (then bubblewrap takes its mount).
+fn cstring(p: &Path) -> Option<std::ffi::CString> {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(p.as_os_str().as_bytes()).ok()
 }
 
 /// One of the first mounts, ordered by depth.
@@ -450,6 +485,44 @@ mod tests {
         let (all, none) = line(&p, &[], &pinned, None, &[], &[], false);
         assert!(none.is_empty() && masked_at(&all).contains(&lib.join("token")));
         assert_eq!(all, args(&p, &[], &pinned, None, &[], &[]));
+    }
+
+    /// A project in the temp folder, bound by path (it is a guarded folder's overlay): its
+    /// read-only holes and masks move before bubblewrap, except a hole with a writable git
+    /// folder below it (bubblewrap binds that one later) or with a guarded folder below it.
+    #[test]
+    fn holes_move_before_bubblewrap_in_a_project_bound_by_path() {
+        let d = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(d.path()).unwrap();
+        let (tmp, root) = (base.clone(), base.join("proj"));
+        for dir in [root.join("mods/sub"), root.join("ci/x"), root.join("hooks")] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        for f in [root.join("config"), root.join(".env"), tmp.join("scratch")] {
+            std::fs::write(f, "x").unwrap();
+        }
+        let mut p = policy(&root);
+        p.writable = vec![tmp.clone(), root.clone()];
+        p.private_temp = vec![tmp.clone()];
+        p.git_dirs = vec![root.join("mods/sub")];
+        p.read_only = vec![
+            (root.join("config"), false),
+            (root.join("hooks"), true),
+            (root.join("mods"), true),
+            (root.join("ci"), true),
+        ];
+        p.unreadable = vec![root.join(".env"), tmp.join("scratch")];
+        let shelled = [root.clone(), root.join("ci/x")];
+        let pinned = [(root.clone(), 7)];
+        let (a, moved) = line(&p, &[], &pinned, None, &[], &shelled, true);
+        let moved: Vec<&PathBuf> = moved.iter().map(|(p, _)| p).collect();
+        assert_eq!(moved, vec![&root.join("config"), &root.join("hooks"), &root.join(".env")], "{a:?}");
+        let text: Vec<String> = a.iter().map(|x| x.to_string_lossy().into_owned()).collect();
+        for stays in ["mods", "ci"] {
+            let at = root.join(stays).to_string_lossy().into_owned();
+            assert!(text.windows(2).any(|w| w[0] == "--ro-bind" && w[1] == at), "{stays}: {text:?}");
+        }
+        assert!(masked_at(&a).contains(&tmp.join("scratch")), "{a:?}");
     }
 
     /// A home inside a folder masked whole (a deny rule on the folder that holds it) is sealed

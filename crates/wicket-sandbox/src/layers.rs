@@ -76,6 +76,8 @@ pub enum Cover {
     /// This file (`/dev/null`, or the socket a denied file shows) bound read-only, `nodev`,
     /// over a file.
     File(CString),
+    /// The path itself, bound on itself read-only (a hole in a writable folder).
+    ReadOnly,
 }
 
 /// What [`arrange`] decided for a run.
@@ -530,6 +532,19 @@ impl Mounts {
                                 std::ptr::null(),
                             ) == 0
                     }
+                    Cover::ReadOnly => {
+                        let mut st: libc::statvfs = std::mem::zeroed();
+                        libc::mount(path.as_ptr(), path.as_ptr(), none, libc::MS_BIND | libc::MS_REC, std::ptr::null())
+                            == 0
+                            && libc::statvfs(path.as_ptr(), &mut st) == 0
+                            && libc::mount(
+                                none,
+                                path.as_ptr(),
+                                none,
+                                libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | kept_flags(st.f_flag),
+                                std::ptr::null(),
+                            ) == 0
+                    }
                 };
                 if !ok {
                     let e = errno();
@@ -559,6 +574,22 @@ impl Mounts {
     pub fn targets(&self) -> impl Iterator<Item = &std::ffi::CStr> {
         self.overlays.iter().map(|(t, _)| t.as_c_str())
     }
+}
+
+/// The flags of a mount (as `statvfs` gives them) that a remount in a user namespace must keep:
+/// the kernel locks them on mounts it copied from a more privileged namespace.
+fn kept_flags(f: libc::c_ulong) -> libc::c_ulong {
+    [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ]
+    .iter()
+    .filter(|(st, _)| f & st != 0)
+    .fold(0, |acc, (_, ms)| acc | ms)
 }
 
 /// `struct open_how` of `openat2(2)` (libc's is not constructible).

@@ -19,7 +19,9 @@ fn world() -> World {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("proj");
     let home = tmp.path().join("home");
-    std::fs::create_dir_all(&root).unwrap();
+    // The scripts write their markers in a folder that exists: the project's own new top-level
+    // entries stay in the sandbox's overlay until the run ends, and a killed run's with it.
+    std::fs::create_dir_all(root.join("out")).unwrap();
     std::fs::create_dir_all(home.join(".wicket")).unwrap();
     // The user's own rules (no consent needed) allow the commands on the host too.
     std::fs::write(
@@ -138,7 +140,7 @@ fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
         for (flags, mode, backend) in MODES {
             let w = world();
             // A background child that would write the marker later, and a foreground sleep.
-            let script = "(sleep 3; echo late > marker) & (setsid sh -c 'sleep 3; echo late > marker2' &); touch started; sleep 300";
+            let script = "(sleep 3; echo late > out/marker) & (setsid sh -c 'sleep 3; echo late > out/marker2' &); touch out/started; sleep 300";
             let mut args = vec!["run"];
             args.extend_from_slice(mode);
             args.extend(["--", "sh", "-c", script]);
@@ -147,7 +149,7 @@ fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
                 .stderr(Stdio::piped())
                 .spawn()
                 .unwrap();
-            wait_for(&w.root.join("started"), &mut child);
+            wait_for(&w.root.join("out/started"), &mut child);
             kill_process(Pid::from_raw(child.id() as i32).unwrap(), sig).unwrap();
             let status = wait_bounded(&mut child, Duration::from_secs(90));
             let status = status.unwrap_or_else(|| {
@@ -157,8 +159,8 @@ fn int_and_term_to_wicket_end_the_whole_command_tree_and_the_run_is_recorded() {
             });
             assert_eq!(status.code(), Some(code), "{name} {flags}: the command's status passes through");
             std::thread::sleep(Duration::from_secs(4));
-            assert!(!w.root.join("marker").exists(), "{name} {flags}: a process of the command outlived the run");
-            assert!(!w.root.join("marker2").exists(), "{name} {flags}: a daemon of the command outlived the run");
+            assert!(!w.root.join("out/marker").exists(), "{name} {flags}: a process of the command outlived the run");
+            assert!(!w.root.join("out/marker2").exists(), "{name} {flags}: a daemon of the command outlived the run");
             let lines = executed(&w);
             assert_eq!(lines.len(), 1, "{name} {flags}: {lines:?}");
             assert_eq!(lines[0]["exit_code"], code, "{name} {flags}: {:?}", lines[0]);
@@ -176,16 +178,16 @@ fn a_killed_wicket_takes_its_command_with_it() {
             "--",
             "sh",
             "-c",
-            "(setsid sh -c 'sleep 3; echo late > marker2' &); touch started; sleep 3; echo late > marker",
+            "(setsid sh -c 'sleep 3; echo late > out/marker2' &); touch out/started; sleep 3; echo late > out/marker",
         ]);
         let mut child =
             with_backend(&mut wicket(&w, &args), backend).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-        wait_for(&w.root.join("started"), &mut child);
+        wait_for(&w.root.join("out/started"), &mut child);
         child.kill().unwrap();
         child.wait().unwrap();
         std::thread::sleep(Duration::from_secs(4));
-        assert!(!w.root.join("marker").exists(), "{name}: the command outlived a killed wicket");
-        assert!(!w.root.join("marker2").exists(), "{name}: a daemon of the command outlived a killed wicket");
+        assert!(!w.root.join("out/marker").exists(), "{name}: the command outlived a killed wicket");
+        assert!(!w.root.join("out/marker2").exists(), "{name}: a daemon of the command outlived a killed wicket");
     }
 }
 
