@@ -94,57 +94,67 @@ pub struct Arranged {
 }
 
 /// What a run holds in its layers until it has ended (the value is dropped): the lock of each
-/// layer it writes, and its own folders. Each mount needs a work folder of its own (overlayfs
-/// empties it when it mounts, which breaks a concurrent mount's copy-ups), so every run makes
-/// fresh ones, removed when it ends; those of a run that was killed are removed by the next run
-/// in the project.
+/// layer it writes, and its work slots. Each mount needs a work folder of its own (overlayfs
+/// empties it when it mounts, which breaks a concurrent mount's copy-ups), so each run takes a
+/// free slot of each cache's (`run-N`, held by a lock), used again by later runs: a run makes
+/// and removes no folder there (removing one took a third of a millisecond on this VM's ext4).
 #[derive(Debug, Default)]
 pub struct WorkDirs {
-    dirs: Vec<PathBuf>,
+    slots: Vec<(PathBuf, std::fs::File)>,
     locks: Vec<std::fs::File>,
 }
 
 impl Drop for WorkDirs {
-    /// The folders are removed on a thread of its own while the caller records the run, and
-    /// [`tidied`] waits for it before wicket exits: on this VM's ext4 (mounted with `discard`)
-    /// removing them took a third of a millisecond after every command. A thread that cannot
-    /// start leaves the work here.
     fn drop(&mut self) {
-        if self.dirs.is_empty() {
-            return;
-        }
-        let dirs = std::sync::Arc::new(std::sync::Mutex::new(std::mem::take(&mut self.dirs)));
-        let remove = |dirs: &std::sync::Mutex<Vec<PathBuf>>| {
-            let taken = dirs.lock().map(|mut d| std::mem::take(&mut *d)).unwrap_or_default();
-            for d in &taken {
-                remove_tree(d);
-            }
-        };
-        let theirs = dirs.clone();
-        let started = std::thread::Builder::new()
-            .name("layers tidy".into())
-            .stack_size(256 * 1024)
-            .spawn(move || remove(&theirs));
-        match (started, TIDY.lock()) {
-            (Ok(h), Ok(mut pending)) => {
-                pending.retain(|h| !h.is_finished());
-                pending.push(h);
-            }
-            // Not started, or not waited for: removed here.
-            _ => remove(&dirs),
+        for (slot, _lock) in &self.slots {
+            release_slot(slot);
         }
     }
 }
 
-/// The threads removing runs' work folders (see [`WorkDirs`]).
+/// The threads removing the overlay trial's folders (see `try_overlay`).
 static TIDY: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(Vec::new());
 
-/// Wait until the work folders of this process's runs are removed (before it exits; those of a
-/// wicket that ends without waiting, or is killed, are removed by the next run in the project).
+/// Wait until the overlay trial's folders are removed (before wicket exits; those of a wicket
+/// that ends without waiting, or is killed, are removed by the next trial).
 pub fn tidied() {
     let pending = TIDY.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
     for h in pending {
         let _ = h.join();
+    }
+}
+
+/// The most runs at once that each get a work slot of one cache.
+const WORK_SLOTS: usize = 64;
+
+/// Take a free work slot in a cache's layer folder `dir` (made if missing, its `work` folder
+/// ready), with the lock that holds it.
+fn take_work_slot(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    for n in 0..WORK_SLOTS {
+        let slot = dir.join(format!("run-{n}"));
+        private_dir(&slot)?;
+        if let Some(lock) = lock_layer(&slot)? {
+            // A run killed in it left its private upper and a closed `work/work`.
+            release_slot(&slot);
+            private_dir(&slot.join("work"))?;
+            return Ok((slot, lock));
+        }
+    }
+    Err(std::io::Error::other(format!("all {WORK_SLOTS} work slots of {} are in use", dir.display())))
+}
+
+/// Leave a work slot as the next run needs it: no private upper (a run that could not take the
+/// layer's lock wrote there, and its writes are dropped), `work/work` open again (overlayfs
+/// makes it with mode 000, which its owner could then not list or remove).
+fn release_slot(slot: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let upper = slot.join("upper");
+    if std::fs::symlink_metadata(&upper).is_ok() {
+        remove_tree(&upper);
+    }
+    let w = slot.join("work").join("work");
+    if std::fs::symlink_metadata(&w).is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o700 != 0o700) {
+        let _ = std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o700));
     }
 }
 
@@ -190,13 +200,8 @@ pub(crate) fn lock_layer(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
     }
 }
 
-/// A fresh work folder name for this run: `work.<pid>.<n>`.
-fn work_name() -> String {
-    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    format!("work.{}.{}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-}
-
-/// Remove the work folders in `dir` left by runs whose wicket is gone.
+/// Remove the work folders in `dir` left by runs of wicket versions before the work slots
+/// (`work.<pid>.<n>`) whose wicket is gone.
 fn remove_stale_work(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.flatten() {
@@ -267,15 +272,16 @@ pub fn arrange(
     let mut out = Arranged::default();
     for c in layered {
         let dir = cache_dir(&project, &c);
-        let own = dir.join(work_name());
+        let mut own = PathBuf::new();
         let made = private_dir(&state.join("layers"))
             .and_then(|()| private_dir(&project))
             .and_then(|()| private_dir(&dir))
             .and_then(|()| private_dir(&dir.join("upper")))
             .and_then(|()| {
                 remove_stale_work(&dir);
-                private_dir(&own)?;
-                private_dir(&own.join("work"))?;
+                let (slot, slot_lock) = take_work_slot(&dir)?;
+                own = slot.clone();
+                out.work.slots.push((slot, slot_lock));
                 lock_layer(&dir)
             })
             .and_then(|lock| match lock {
@@ -283,7 +289,6 @@ pub fn arrange(
                 None => private_dir(&own.join("upper"))
                     .map(|()| (None, own.join("upper"), format!("{}:{}", dir.join("upper").display(), c.display()))),
             });
-        out.work.dirs.push(own.clone());
         let (lock, upper, lower) = match made {
             Ok(m) => m,
             Err(e) => {
@@ -689,7 +694,9 @@ pub fn available_soon(state: PathBuf) {
 fn try_overlay(state: &Path) -> Result<(), String> {
     // A folder of this process's own: concurrent trials must not share a work folder.
     let layers = state.join("layers");
-    let dir = layers.join(work_name().replacen("work", "probe", 1));
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = layers.join(format!("probe.{}.{n}", std::process::id()));
     let result = trial(&layers, &dir);
     // The answer is all a run waits for: removing the trial's folders (and those of trials
     // whose wicket was killed) took longer than the trial on a file system that discards

@@ -438,6 +438,7 @@ impl Sandbox {
             shelled: Vec::new(),
         };
         let shim_json = serde_json::to_string(&shim).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+        crate::trace::phase("shim policy written");
         let mut guards = Guards { _placeholders: placeholders, ..Guards::default() };
         #[cfg(target_os = "linux")]
         {
@@ -454,6 +455,7 @@ impl Sandbox {
                     fds.push(raw(&fd));
                     guards.fds.push(fd);
                 }
+                crate::trace::phase("seccomp programs made");
                 let mut c = Command::new(path);
                 if policy.denied.iter().any(|d| std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir())) {
                     guards.mask = Some(Mask::make()?);
@@ -531,6 +533,7 @@ impl Sandbox {
                     eprintln!("wicket: masked before bubblewrap ({}): {}", pre.len(), pre.join(" "));
                 }
                 let mounts = crate::layers::premask(mounts, premasked)?;
+                crate::trace::phase("bubblewrap's line made");
                 c.args(bwrap_args);
                 // The placeholders stay until bubblewrap's process 1, and so every process of
                 // the sandbox, is gone (see `Lease::live_copy`); the command never gets it.
