@@ -192,6 +192,8 @@ fn hook_files(root: &std::path::Path) -> Vec<(PathBuf, u64)> {
     for base in home.iter().chain(std::iter::once(&root.to_path_buf())) {
         files.push((base.join(".claude/settings.json"), 1000));
         files.push((base.join(".gemini/settings.json"), 1));
+        files.push((base.join(".qwen/settings.json"), 1000));
+        files.push((base.join(".factory/settings.json"), 1000));
     }
     files.push((root.join(".claude/settings.local.json"), 1000));
     files.extend(codex_home.map(|c| (c.join("hooks.json"), 1000)));
@@ -227,8 +229,7 @@ pub fn agent_hooks(root: &std::path::Path) -> Vec<String> {
         found.sort();
         found.dedup();
         for c in found {
-            let Some(agent) = ["claude", "codex", "gemini"].into_iter().find(|a| c.contains(&format!(" hook {a}")))
-            else {
+            let Some(agent) = crate::init_agents::HOOK_AGENTS.iter().find(|a| c.contains(&format!(" hook {a}"))) else {
                 continue;
             };
             // The program: the first word, or a single-quoted path as `init` writes it.
@@ -252,7 +253,8 @@ pub fn agent_hooks(root: &std::path::Path) -> Vec<String> {
     }
     if out.is_empty() {
         out.push(
-            "hook: none installed (`wicket init claude`, `wicket init codex` or `wicket init gemini`)".to_string(),
+            "hook: none installed (`wicket init <agent>`: claude, codex, gemini, qwen, droid, copilot, opencode, kilo)"
+                .to_string(),
         );
     }
     out
@@ -341,6 +343,8 @@ pub fn command_lines(root: &std::path::Path) -> Vec<String> {
             ("claude", "PreToolUse", "Bash"),
             ("codex", "PreToolUse", "Bash"),
             ("gemini", "BeforeTool", "run_shell_command"),
+            ("qwen", "PreToolUse", "run_shell_command"),
+            ("droid", "PreToolUse", "Execute"),
         ] {
             let groups =
                 v.pointer(&format!("/hooks/{event}")).and_then(serde_json::Value::as_array).into_iter().flatten();
@@ -365,6 +369,8 @@ pub fn command_lines(root: &std::path::Path) -> Vec<String> {
                     format!("NOT GATED: the matcher {matcher:?} misses {shell}, so its commands run unjudged and unconfined; run `wicket init {agent}` again")
                 } else if agent == "codex" {
                     codex_commands(root)
+                } else if agent == "qwen" {
+                    format!("judged as host commands and run unconfined: {}", crate::init_agents::QWEN_UNCONFINED)
                 } else if !command.contains("--sandbox-commands") {
                     format!("judged as host commands and run unconfined (installed with --unconfined-commands, or by an older wicket); `wicket init {agent}` confines them")
                 } else if probe.backend.confines() {

@@ -1,0 +1,565 @@
+//! Issue #41's agents with their real binaries (pinned in `.ci/agents.sh`), each set up with a
+//! plain `wicket init <agent>` in a test home and run headless against a scripted local model
+//! (`tests/agents/fake_openai.py`, through each agent's own "bring your own model" settings):
+//! a secret read by the agent's file tool, by its shell and through an MCP server is refused
+//! (the model reads wicket's reason, never the secret), an allowed write runs (inside
+//! `wicket run` where the agent takes a rewritten call), and a broken wicket settings file makes
+//! the call fail closed. Also each hook's answers to payloads in the agent's own shape, as its
+//! source builds them, and what `init` and `doctor` write and say.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Env {
+    fn wicket_home(&self) -> PathBuf {
+        self.home.join(".wicket")
+    }
+}
+
+/// A project (a git repository with a README, a source file and a `.env` secret) and a home,
+/// outside every temp folder (the sandbox lets a command write temp folders).
+fn env() -> Env {
+    let tmp = tempfile::tempdir_in(common::outside_temp("reach-sessions")).unwrap();
+    let root = tmp.path().join("proj");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "let x = 1;\n").unwrap();
+    std::fs::write(root.join(".env"), format!("SECRET={SECRET}\n")).unwrap();
+    std::fs::write(root.join("README.md"), "hi\n").unwrap();
+    std::fs::create_dir_all(home.join(".wicket")).unwrap();
+    Env { _tmp: tmp, root, home }
+}
+
+/// The secret in every project's `.env`: it must never reach a model.
+const SECRET: &str = "reach-41-c0ffee";
+
+fn wicket(env: &Env, args: &[&str], stdin: &str, extra_env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wicket"));
+    cmd.args(args)
+        .env("WICKET_HOME", env.wicket_home())
+        .env("HOME", &env.home)
+        .env_remove("WICKET_HOOK_TEST_PANIC")
+        .env_remove("WICKET_AUDIT_MANDATORY")
+        .current_dir(&env.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn answer(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 1, "exactly one line of JSON on stdout: {text:?}");
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {text:?}"))
+}
+
+fn audit_lines(e: &Env) -> Vec<Value> {
+    let mut lines = Vec::new();
+    let Ok(dirs) = std::fs::read_dir(e.wicket_home().join("audit")) else { return lines };
+    for dir in dirs {
+        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_some_and(|x| x == "jsonl") {
+                for l in std::fs::read_to_string(p).unwrap().lines() {
+                    lines.push(serde_json::from_str(l).unwrap());
+                }
+            }
+        }
+    }
+    lines
+}
+
+fn in_ci() -> bool {
+    ["CI", "WICKET_CI"].iter().any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty() && x != "0" && x != "false"))
+}
+
+/// The folder `.ci/agents.sh` installs the agents in.
+fn agents_dir() -> PathBuf {
+    std::env::var_os("WICKET_AGENTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("../agents"))
+}
+
+/// A real agent binary `.ci/agents.sh` installed (`rel` under its folder), or `None` outside CI.
+fn real_agent(rel: &str) -> Option<PathBuf> {
+    let bin = agents_dir().join(rel);
+    if bin.exists() {
+        return Some(bin);
+    }
+    let msg = format!("{} is not installed: run .ci/agents.sh", bin.display());
+    assert!(!in_ci(), "{msg} (CI must not skip this test)");
+    eprintln!("{msg}; skipped");
+    None
+}
+
+/// The MCP filesystem server `.ci/mcp-peers.sh` installs.
+fn fs_server() -> PathBuf {
+    let peers = std::env::var_os("WICKET_MCP_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("../mcp-peers"));
+    let server = peers.join("npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    assert!(server.exists(), "{} missing: run .ci/mcp-peers.sh", server.display());
+    server
+}
+
+fn bwrap_here(e: &Env) -> bool {
+    String::from_utf8_lossy(&wicket(e, &["doctor"], "", &[]).stdout).contains("backend: bwrap")
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
+}
+
+/// Start the scripted model with `steps` (`{"tool": …, "input": …}` or `{"text": …}`); the
+/// process, its base URL and its log file.
+fn fake_model(e: &Env, steps: &Value) -> (std::process::Child, String, PathBuf) {
+    let dir = e.home.parent().unwrap().join("model");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("script.json");
+    std::fs::write(&script, steps.to_string()).unwrap();
+    let log = dir.join("log.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let mut model = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/fake_openai.py"))
+        .arg(&script)
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(model.stdout.take().unwrap()), &mut port).unwrap();
+    (model, format!("http://127.0.0.1:{}/v1", port.trim()), log)
+}
+
+/// The tool results the agent sent the model, in the order of the calls (`role: tool`).
+fn tool_results(log: &[Value]) -> Vec<String> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for req in log {
+        for m in req["body"]["messages"].as_array().into_iter().flatten() {
+            if m["role"] != "tool" {
+                continue;
+            }
+            let id = m["tool_call_id"].as_str().unwrap_or("").to_string();
+            if out.iter().any(|(i, _)| *i == id) {
+                continue;
+            }
+            let text = match &m["content"] {
+                Value::String(s) => s.clone(),
+                blocks => blocks
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|b| b["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            };
+            out.push((id, text));
+        }
+    }
+    out.into_iter().map(|(_, t)| t).collect()
+}
+
+/// The tool names each model request offered, for a failure message.
+fn offered(log: &[Value]) -> Vec<Vec<String>> {
+    log.iter()
+        .map(|r| {
+            r["body"]["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| t["function"]["name"].as_str().or(t["name"].as_str()).unwrap_or("?").to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Run `cmd` (an agent, headless) with the model at `steps`; its output and the model log.
+/// Nothing of the caller's environment but PATH reaches it; `timeout` ends a session that hangs
+/// instead of the whole test run.
+fn session(
+    e: &Env,
+    steps: &Value,
+    agent: impl FnOnce(&str) -> (PathBuf, Vec<String>, Vec<(String, String)>),
+) -> (Output, Vec<Value>) {
+    let (mut model, url, log) = fake_model(e, steps);
+    let (bin, args, vars) = agent(&url);
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k", "5", "180"])
+        .arg(&bin)
+        .args(&args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into()))
+        .env("HOME", &e.home)
+        .env("WICKET_HOME", e.wicket_home())
+        .current_dir(&e.root)
+        .stdin(Stdio::null());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let _ = model.kill();
+    let _ = model.wait();
+    let log =
+        std::fs::read_to_string(&log).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (out, log)
+}
+
+/// What every agent must show, whatever its tools are called: the steps of the main session
+/// (the file tool reads `.env`, the shell cats it, the shell writes `ok.txt`, an MCP tool reads
+/// `.env`), and a second session whose only step (the shell writes `ok.txt`) meets a broken
+/// wicket settings file.
+struct Scenario {
+    /// The agent, for messages.
+    name: &'static str,
+    /// A call of the file tool that reads `path`.
+    read: fn(&Path) -> Value,
+    /// A call of the shell tool that runs `command`.
+    shell: fn(&str) -> Value,
+    /// The steps that end in a call of the MCP filesystem server's (named `fs`)
+    /// `read_text_file` that reads `path` (some agents load MCP tools on demand first).
+    mcp: fn(&Path) -> Vec<Value>,
+    /// Whether the agent takes a rewritten command (then allowed commands run in `wicket run`).
+    confines: bool,
+}
+
+/// Run the scenario with `run` (a headless session of the agent, set up with `wicket init`).
+fn scenario(s: &Scenario, run: impl Fn(&Env, &Value) -> (Output, Vec<Value>)) {
+    let e = env();
+    if s.confines && !bwrap_here(&e) {
+        // Confined commands need a sandbox that runs here; without one the hook judges them
+        // as host commands (tested by the fixtures).
+        assert!(!in_ci(), "{}: no bubblewrap here (CI must not skip this test)", s.name);
+        eprintln!("{}: no bubblewrap here; skipped", s.name);
+        return;
+    }
+    // A host command that writes the project is asked without a rule; the sandbox allows it.
+    std::fs::write(
+        e.wicket_home().join("settings.json"),
+        r#"{"permissions": {"allow": ["bash(echo hi *)", "write_file(ok.txt)"]}}"#,
+    )
+    .unwrap();
+    let mcp = (s.mcp)(&e.root.join(".env"));
+    let n = 3 + mcp.len();
+    let mut steps = vec![(s.read)(&e.root.join(".env")), (s.shell)("cat .env"), (s.shell)("echo hi > ok.txt")];
+    steps.extend(mcp);
+    steps.push(json!({"text": "finished"}));
+    let (out, log) = run(&e, &Value::Array(steps));
+    let results = tool_results(&log);
+    let name = s.name;
+    assert_eq!(results.len(), n, "{name}: {results:#?}\n{}\ntools offered: {:?}", text(&out), offered(&log));
+    assert!(!log.iter().any(|r| r.to_string().contains(SECRET)), "{name}: the secret reached the model: {results:#?}");
+    for (i, what) in [(0, "file tool"), (1, "shell"), (n - 1, "MCP tool")] {
+        assert!(
+            results[i].contains("Blocked by wicket (sensitive)"),
+            "{name}: the {what}'s read of .env: {}",
+            results[i]
+        );
+    }
+    assert_eq!(std::fs::read_to_string(e.root.join("ok.txt")).ok().as_deref(), Some("hi\n"), "{name}: {results:#?}");
+    let lines = audit_lines(&e);
+    let denied = |tool: &str| lines.iter().any(|l| l["kind"] == "deny_sensitive" && l["tool"] == tool);
+    assert!(denied("read_file") && denied("bash") && denied("mcp__fs__read_text_file"), "{name}: {lines:#?}");
+    // Where the agent takes the rewrite the write ran inside `wicket run` (its own audit entry);
+    // else it ran on the host, where the agent runs it.
+    let ran = lines
+        .iter()
+        .any(|l| l["kind"] == "executed" && l["target"].as_str().is_some_and(|t| t.contains("echo hi > ok.txt")));
+    assert_eq!(ran, s.confines, "{name}: ran in wicket run: {lines:#?}");
+
+    // A broken settings file: the call is refused, with wicket's reason, and nothing runs.
+    let e = env();
+    std::fs::write(e.wicket_home().join("settings.json"), "{\"permissions\": {\"allow\": [\"bash(echo hi *)\"]},,}")
+        .unwrap();
+    let (out, log) = run(&e, &json!([(s.shell)("echo hi > ok.txt"), {"text": "finished"}]));
+    let results = tool_results(&log);
+    assert_eq!(results.len(), 1, "{name}: {results:#?}\n{}", text(&out));
+    assert!(results[0].contains("wicket could not check this call"), "{name}: {}", results[0]);
+    assert!(results[0].contains("settings.json"), "{name}: the reason names the file: {}", results[0]);
+    assert!(!e.root.join("ok.txt").exists(), "{name}: the call ran with broken settings");
+}
+
+fn init(e: &Env, agent: &str, args: &[&str]) -> Output {
+    let out = wicket(e, &[&["init", agent][..], args].concat(), "", &[]);
+    assert!(out.status.success(), "init {agent}: {}", text(&out));
+    out
+}
+
+/// Does `actual` hold everything `expected` says (objects: a subset; other values: equal)?
+/// An empty expected object means: exactly `{}`.
+fn matches(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) if e.is_empty() => a.is_empty(),
+        (Value::Object(e), Value::Object(a)) => e.iter().all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av))),
+        _ => expected == actual,
+    }
+}
+
+/// The deny reason in an answer of any of these agents, if the answer is a deny.
+fn deny_reason(v: &Value) -> Option<Option<&str>> {
+    let h = &v["hookSpecificOutput"];
+    if h["permissionDecision"] == "deny" {
+        return Some(h["permissionDecisionReason"].as_str());
+    }
+    if v["permissionDecision"] == "deny" {
+        return Some(v["permissionDecisionReason"].as_str());
+    }
+    if v["decision"] == "deny" {
+        return Some(v["reason"].as_str());
+    }
+    None
+}
+
+/// Every payload of `cases/<file>` (in the agent's own shape, as its source builds it) through
+/// `wicket hook <args>`: the documented exit status and answer; every deny with a reason; every
+/// exit 2 with wicket's reason on stderr, where these agents read a blocking exit's reason.
+fn run_fixtures(args: &[&str], file: &str, at_least: usize) {
+    let e = env();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(file)).unwrap();
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let case: Value = serde_json::from_str(line).unwrap();
+        n += 1;
+        let name = case["name"].as_str().unwrap();
+        let payload = match &case["payload"] {
+            Value::String(raw) => raw.clone(),
+            other => other.to_string().replace("{{ROOT}}", &e.root.to_string_lossy()),
+        };
+        let out = wicket(&e, args, &payload, &[]);
+        let code = out.status.code();
+        let want_code = case["exit"].as_i64().map(|c| c as i32);
+        let got = answer(&out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if code != want_code || !matches(&case["answer"], &got) {
+            failures.push(format!(
+                "{name}: exit {code:?} (want {want_code:?}), answer {got} (want {}), stderr {stderr}",
+                case["answer"]
+            ));
+            continue;
+        }
+        if let Some(reason) = deny_reason(&got) {
+            if reason.is_none_or(|r| r.len() < 10) {
+                failures.push(format!("{name}: a deny without a reason: {got}"));
+            }
+        }
+        if want_code == Some(2) && !stderr.contains("wicket could not check this call") {
+            failures.push(format!("{name}: exit 2 without the reason on stderr: {stderr:?}"));
+        }
+    }
+    assert!(n >= at_least, "only {n} fixtures");
+    assert!(failures.is_empty(), "{} of {n} fixtures failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// A broken wicket settings file, a broken policy file and a crash: each answered with the
+/// agent's deny and exit 2, the reason (naming the file) on stderr.
+fn fails_closed(args: &[&str], payload: &dyn Fn(&Path) -> String) {
+    let check = |e: &Env, extra: &[(&str, &str)], names: &str| {
+        let out = wicket(e, args, &payload(&e.root), extra);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let v = answer(&out);
+        assert!(deny_reason(&v).is_some(), "{args:?}: {v}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("wicket could not check this call") && stderr.contains(names), "{args:?}: {stderr}");
+    };
+    let e = env();
+    std::fs::write(e.wicket_home().join("settings.json"), "{ not json").unwrap();
+    check(&e, &[], "settings.json");
+    let e = env();
+    std::fs::write(e.wicket_home().join("policy.json"), "{\"disallowed_commands\": [\"rm\",, }").unwrap();
+    check(&e, &[], "policy.json");
+    let e = env();
+    check(&e, &[("WICKET_HOOK_TEST_PANIC", "1")], "internal error");
+}
+
+// ---------------------------------------------------------------- Qwen Code
+
+fn qwen_session(qwen: &Path, e: &Env, steps: &Value) -> (Output, Vec<Value>) {
+    init(e, "qwen", &[]);
+    let file = e.home.join(".qwen/settings.json");
+    let mut settings = read_json(&file);
+    settings["mcpServers"] = json!({"fs": {"command": "node", "args": [fs_server(), e.root], "trust": true}});
+    settings["security"] = json!({"auth": {"selectedType": "openai"}});
+    settings["model"] = json!({"name": "fake-model"});
+    std::fs::write(&file, settings.to_string()).unwrap();
+    session(e, steps, |url| {
+        let vars = [
+            ("OPENAI_BASE_URL", url),
+            ("OPENAI_API_KEY", "fake"),
+            ("OPENAI_MODEL", "fake-model"),
+            ("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1"),
+        ];
+        (
+            qwen.to_path_buf(),
+            vec!["-p".into(), "do the task".into(), "--yolo".into()],
+            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        )
+    })
+}
+
+/// Qwen Code 0.24 (`--yolo`: its own approval is off, so only wicket stands), set up with
+/// `wicket init qwen`: its commands cannot be confined, so the allowed write runs on the host.
+#[test]
+fn real_qwen_code_is_gated() {
+    let Some(qwen) = real_agent("node_modules/.bin/qwen") else { return };
+    let s = Scenario {
+        name: "Qwen Code",
+        read: |p| json!({"tool": "read_file", "input": {"file_path": p}}),
+        shell: |c| json!({"tool": "run_shell_command", "input": {"command": c, "description": "a step"}}),
+        // Qwen Code offers MCP tools through `tool_call` (its hook sees the MCP tool's own name).
+        mcp: |p| {
+            vec![json!({"tool": "tool_call", "input": {"name": "mcp__fs__read_text_file", "arguments": {"path": p}}})]
+        },
+        confines: false,
+    };
+    scenario(&s, |e, steps| qwen_session(&qwen, e, steps));
+}
+
+// ---------------------------------------------------------------- Factory Droid
+
+fn droid_session(droid: &Path, e: &Env, steps: &Value) -> (Output, Vec<Value>) {
+    init(e, "droid", &[]);
+    let dir = e.home.join(".factory");
+    std::fs::write(
+        dir.join("mcp.json"),
+        json!({"mcpServers": {"fs": {"type": "stdio", "command": "node", "args": [fs_server(), e.root]}}}).to_string(),
+    )
+    .unwrap();
+    session(e, steps, |url| {
+        let models = json!({"custom_models": [{"model_display_name": "Fake", "model": "fake-model", "base_url": url,
+            "api_key": "fake", "provider": "generic-chat-completion-api", "max_tokens": 4096}]});
+        std::fs::write(dir.join("config.json"), models.to_string()).unwrap();
+        let args = ["exec", "-m", "custom:fake-model", "--auto", "high", "--add-tools", "MCP:fs", "do the task"];
+        (droid.to_path_buf(), args.iter().map(ToString::to_string).collect(), Vec::new())
+    })
+}
+
+/// Factory Droid 0.225 (`droid exec --auto high`: it runs commands without asking), set up
+/// with `wicket init droid`: allowed `Execute` commands run inside `wicket run`.
+#[test]
+fn real_factory_droid_is_gated_and_confined() {
+    let Some(droid) = real_agent("node_modules/@factory/cli-linux-x64/bin/droid") else { return };
+    let s = Scenario {
+        name: "Factory Droid",
+        read: |p| json!({"tool": "Read", "input": {"file_path": p}}),
+        shell: |c| {
+            json!({"tool": "Execute", "input": {"command": c, "summary": "a step", "riskLevelReason": "a step",
+                "riskLevel": "low"}})
+        },
+        // Droid offers MCP tools once ToolSearch has loaded them.
+        mcp: |p| {
+            vec![
+                json!({"tool": "ToolSearch", "input": {"query": "select:fs___read_text_file"}}),
+                json!({"tool": "fs___read_text_file", "input": {"path": p}}),
+            ]
+        },
+        confines: true,
+    };
+    scenario(&s, |e, steps| droid_session(&droid, e, steps));
+}
+
+#[test]
+fn every_qwen_fixture_gets_its_documented_answer() {
+    run_fixtures(&["hook", "qwen"], "qwen_hooks.jsonl", 19);
+}
+
+#[test]
+fn every_droid_fixture_gets_its_documented_answer() {
+    run_fixtures(&["hook", "droid"], "droid_hooks.jsonl", 16);
+}
+
+#[test]
+fn qwen_and_droid_hooks_fail_closed() {
+    let claude_style = |tool: &'static str, input: Value| {
+        move |root: &Path| {
+            json!({"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": tool,
+                "tool_input": input.clone()})
+            .to_string()
+        }
+    };
+    fails_closed(&["hook", "qwen"], &claude_style("run_shell_command", json!({"command": "ls"})));
+    fails_closed(&["hook", "droid", "--sandbox-commands"], &claude_style("Execute", json!({"command": "ls"})));
+}
+
+/// `wicket init qwen|droid` merge wicket's hook into the agent's settings (everything else
+/// stays; twice changes nothing) with a timeout above wicket's own deadline; `doctor` names
+/// each hook, says where its commands run (Qwen Code's cannot be confined), and warns once the
+/// timeout is lowered to the deadline or below; `--uninstall` takes only wicket's entry out.
+#[test]
+fn init_and_doctor_for_qwen_and_droid() {
+    let e = env();
+    for (agent, dir) in [("qwen", ".qwen"), ("droid", ".factory")] {
+        let file = e.home.join(dir).join("settings.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(
+            &file,
+            r#"{"theme": "x", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "other"}]}]}}"#,
+        )
+        .unwrap();
+        let first = init(&e, agent, &[]);
+        let v = read_json(&file);
+        assert_eq!(v["theme"], "x", "{agent}");
+        let groups = v["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(groups.len(), 2, "{agent}: {v}");
+        let ours = &groups[1]["hooks"][0];
+        assert_eq!(groups[1]["matcher"], "*", "{agent}: every tool");
+        assert!(
+            ours["command"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!(" hook {agent}{}", if agent == "droid" { " --sandbox-commands" } else { "" })),
+            "{agent}: {ours}"
+        );
+        assert!(ours["timeout"].as_u64().unwrap() > 5, "{agent}: seconds, above the 5 s deadline: {ours}");
+        let again = init(&e, agent, &[]);
+        assert!(text(&again).contains("already set up"), "{agent}: {}", text(&again));
+        if agent == "qwen" {
+            assert!(text(&first).contains("cannot move them into its OS sandbox"), "{}", text(&first));
+        }
+    }
+    let doctor = text(&wicket(&e, &["doctor"], "", &[]));
+    assert!(doctor.contains("hook: qwen in") && doctor.contains("hook: droid in"), "{doctor}");
+    assert!(doctor.contains("hook: qwen in") && doctor.contains("cannot move them into its OS sandbox"), "{doctor}");
+    assert!(!doctor.contains("not above wicket's own deadline"), "{doctor}");
+    // A timeout at the deadline or below lets the agent run the call first: doctor says so.
+    for (agent, dir) in [("qwen", ".qwen"), ("droid", ".factory")] {
+        let file = e.home.join(dir).join("settings.json");
+        let mut v = read_json(&file);
+        v["hooks"]["PreToolUse"][1]["hooks"][0]["timeout"] = json!(3);
+        std::fs::write(&file, v.to_string()).unwrap();
+        let doctor = text(&wicket(&e, &["doctor"], "", &[]));
+        let warned = doctor.lines().any(|l| {
+            l.contains(&file.display().to_string())
+                && l.contains("not above wicket's own deadline")
+                && l.contains(&format!("hook {agent}"))
+        });
+        assert!(warned, "{agent}: {doctor}");
+        let out = init(&e, agent, &["--uninstall"]);
+        assert!(text(&out).contains("wicket's hook removed"), "{}", text(&out));
+        let v = read_json(&file);
+        assert_eq!(v["hooks"]["PreToolUse"].as_array().map(Vec::len), Some(1), "{agent}: {v}");
+        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "other");
+    }
+}
