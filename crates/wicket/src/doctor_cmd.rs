@@ -196,6 +196,12 @@ fn hook_files(root: &std::path::Path) -> Vec<(PathBuf, u64)> {
         files.push((base.join(".factory/settings.json"), 1000));
     }
     files.push((root.join(".claude/settings.local.json"), 1000));
+    let copilot_home = std::env::var_os("COPILOT_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".copilot")));
+    files.extend(copilot_home.map(|c| (c.join("settings.json"), 1000)));
+    files.push((root.join(".github/hooks/wicket.json"), 1000));
     files.extend(codex_home.map(|c| (c.join("hooks.json"), 1000)));
     files.push((root.join(".codex/hooks.json"), 1000));
     files
@@ -208,9 +214,12 @@ pub fn agent_hooks(root: &std::path::Path) -> Vec<String> {
     fn commands(v: &serde_json::Value, found: &mut Vec<String>) {
         match v {
             serde_json::Value::Object(m) => {
-                if let Some(c) = m.get("command").and_then(serde_json::Value::as_str) {
-                    if c.contains(" hook ") {
-                        found.push(c.to_string());
+                // Copilot CLI's entries name their command `bash`.
+                for key in ["command", "bash"] {
+                    if let Some(c) = m.get(key).and_then(serde_json::Value::as_str) {
+                        if c.contains(" hook ") {
+                            found.push(c.to_string());
+                        }
                     }
                 }
                 m.values().for_each(|x| commands(x, found));
@@ -384,6 +393,25 @@ pub fn command_lines(root: &std::path::Path) -> Vec<String> {
                 out.push(format!("hook: {agent} in {}: shell commands {state}", file.display()));
             }
         }
+        // Copilot CLI's entries stand directly in `hooks.preToolUse` and see every tool.
+        let flat = v.pointer("/hooks/preToolUse").and_then(serde_json::Value::as_array).into_iter().flatten();
+        for h in flat {
+            let Some(command) = h.get("bash").or_else(|| h.get("command")).and_then(serde_json::Value::as_str) else {
+                continue;
+            };
+            if !command.contains(" hook copilot") {
+                continue;
+            }
+            let state = if !command.contains("--sandbox-commands") {
+                "judged as host commands and run unconfined (installed with --unconfined-commands); `wicket init copilot` confines them".to_string()
+            } else if probe.backend.confines() {
+                format!("confined: allowed ones run inside the OS sandbox ({})", probe.backend.name())
+            } else {
+                let why = probe.bwrap_works.clone().err().unwrap_or_else(|| "no sandbox backend works here".into());
+                format!("judged as host commands: the hook would confine them, but no OS sandbox works here ({why})")
+            };
+            out.push(format!("hook: copilot in {}: shell commands {state}", file.display()));
+        }
     }
     out
 }
@@ -430,9 +458,14 @@ pub fn hook_timeout_warnings(root: &std::path::Path) -> Vec<String> {
     fn walk(v: &serde_json::Value, found: &mut Vec<(String, f64)>) {
         match v {
             serde_json::Value::Object(m) => {
-                let command = m.get("command").and_then(serde_json::Value::as_str).unwrap_or("");
+                let command = ["command", "bash"]
+                    .iter()
+                    .find_map(|k| m.get(*k).and_then(serde_json::Value::as_str))
+                    .unwrap_or("");
                 if command.contains("wicket") && command.contains(" hook ") {
-                    if let Some(t) = m.get("timeout").and_then(serde_json::Value::as_f64) {
+                    // Copilot CLI reads `timeoutSec` (and `timeout` as its alias).
+                    let timeout = m.get("timeout").or_else(|| m.get("timeoutSec"));
+                    if let Some(t) = timeout.and_then(serde_json::Value::as_f64) {
                         found.push((command.to_string(), t));
                     }
                 }

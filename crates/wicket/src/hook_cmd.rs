@@ -29,6 +29,8 @@ pub enum HookAgent {
     Qwen(crate::hook_qwen::QwenArgs),
     /// Factory Droid's PreToolUse hook (Execute, Read, Create, Edit, MCP tools).
     Droid(crate::hook_droid::DroidArgs),
+    /// GitHub Copilot CLI's preToolUse hook (bash, view, create, edit, MCP tools).
+    Copilot(crate::hook_copilot::CopilotArgs),
 }
 
 /// Run the hook for an agent. Never returns an error: failures are answered as denies.
@@ -39,5 +41,6 @@ pub fn run(args: &HookArgs) -> Result<ExitCode> {
         HookAgent::Gemini(a) => Ok(hook_core::run(a)),
         HookAgent::Qwen(a) => Ok(hook_core::run(a)),
         HookAgent::Droid(a) => Ok(hook_core::run(a)),
+        HookAgent::Copilot(a) => Ok(hook_core::run(a)),
     }
 }

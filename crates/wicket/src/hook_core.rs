@@ -259,8 +259,13 @@ fn examples<H: AgentHook>(hook: &H) -> ExitCode {
         let _ = writeln!(
             out,
             "\n{what}:\n  the agent sends {} {}\n  wicket answers (exit {}):\n    {}",
-            payload["tool_name"].as_str().unwrap_or(""),
-            payload["tool_input"],
+            // Claude Code's shape, Copilot CLI's (`toolName`), or the OpenCode plugin's (`tool`).
+            ["tool_name", "toolName", "tool"].iter().find_map(|k| payload[*k].as_str()).unwrap_or(""),
+            ["tool_input", "toolArgs", "args"]
+                .iter()
+                .map(|k| &payload[*k])
+                .find(|v| !v.is_null())
+                .unwrap_or(&Value::Null),
             answer.code,
             shown(&answer.json)
         );

@@ -11,9 +11,9 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use clap::Args;
-use serde_json::json;
+use serde_json::{json, Map, Value};
 
 use crate::init_cmd::{self, Plan, TIMEOUT_SECS};
 
@@ -112,4 +112,121 @@ pub fn droid(args: &InitHookArgs) -> Result<ExitCode> {
     init_cmd::say_where_commands_run("Factory Droid", args.unconfined_commands, "Execute")?;
     init_cmd::next_steps("Factory Droid", &plan.command, args.dry_run);
     Ok(code)
+}
+
+/// `wicket init copilot`: wicket's entry in `hooks.preToolUse` of Copilot CLI's user settings
+/// (`$COPILOT_HOME/settings.json`, else `~/.copilot/settings.json`), or with `--project` in the
+/// repository's `.github/hooks/wicket.json` (which Copilot reads only in a folder it trusts).
+/// Copilot's hook entries stand directly in the event's list (no matcher groups): every tool.
+pub fn copilot(args: &InitHookArgs) -> Result<ExitCode> {
+    let file = if args.project {
+        crate::check_cmd::project_root(args.root.as_deref())?.0.join(".github/hooks/wicket.json")
+    } else {
+        match std::env::var_os("COPILOT_HOME").filter(|h| !h.is_empty()) {
+            Some(h) => PathBuf::from(h).join("settings.json"),
+            None => init_cmd::settings_file(false, None, ".copilot", "settings.json")?,
+        }
+    };
+    let extra = if args.unconfined_commands { "" } else { " --sandbox-commands" };
+    let command = init_cmd::hook_command(args.command.as_deref(), "copilot", extra)?;
+    // Copilot reads `timeoutSec` in seconds.
+    let entry = json!({"type": "command", "bash": command, "timeoutSec": TIMEOUT_SECS});
+    let (old_text, old) = read_object(&file)?;
+    let mut new = flat_without_ours(&old, &file)?;
+    if !args.uninstall {
+        let Value::Object(root) = &mut new else { bail!("{}: not a JSON object", file.display()) };
+        if args.project {
+            root.entry("version").or_insert(json!(1));
+        }
+        let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
+        let list = hooks
+            .as_object_mut()
+            .with_context(|| format!("{}: \"hooks\" is not an object; nothing was written", file.display()))?
+            .entry("preToolUse")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        list.as_array_mut()
+            .with_context(|| format!("{}: \"hooks.preToolUse\" is not a list; nothing was written", file.display()))?
+            .insert(0, entry);
+    }
+    let what = if args.uninstall { "wicket's hook removed".to_string() } else { format!("hook command: {command}") };
+    let code = show_and_write(&file, old_text.as_deref(), &old, &new, args.dry_run, &what)?;
+    if !args.uninstall {
+        init_cmd::say_where_commands_run("GitHub Copilot CLI", args.unconfined_commands, "bash")?;
+        if args.project {
+            println!("note: Copilot CLI runs a repository's hooks only in a folder you trust (it asks the first time)");
+        }
+        init_cmd::next_steps("GitHub Copilot CLI", &command, args.dry_run);
+    }
+    Ok(code)
+}
+
+/// A settings file as it is (its text, `None` when missing) and as a JSON object.
+fn read_object(file: &std::path::Path) -> Result<(Option<String>, Value)> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", file.display())),
+    };
+    let v = match text.as_deref() {
+        None => json!({}),
+        Some(t) if t.trim().is_empty() => json!({}),
+        Some(t) => serde_json::from_str(t)
+            .with_context(|| format!("{}: not valid JSON; fix it first, nothing was written", file.display()))?,
+    };
+    if !v.is_object() {
+        bail!("{}: not a JSON object; fix it first, nothing was written", file.display());
+    }
+    Ok((text, v))
+}
+
+/// The settings without wicket's entries (a `bash` or `command` that runs ` hook copilot`) in
+/// any of Copilot's hook lists; lists and `hooks` left empty by that go too.
+fn flat_without_ours(old: &Value, file: &std::path::Path) -> Result<Value> {
+    let mut new = old.clone();
+    let ours = |h: &Value| {
+        ["bash", "command"]
+            .iter()
+            .any(|k| h.get(*k).and_then(Value::as_str).is_some_and(|c| c.contains(" hook copilot")))
+    };
+    match new.get_mut("hooks") {
+        None => {}
+        Some(Value::Object(hooks)) => {
+            for list in hooks.values_mut() {
+                if let Value::Array(list) = list {
+                    list.retain(|h| !ours(h));
+                }
+            }
+            hooks.retain(|_, l| !l.as_array().is_some_and(Vec::is_empty));
+        }
+        Some(_) => bail!("{}: \"hooks\" is not an object; nothing was written", file.display()),
+    }
+    Ok(new)
+}
+
+/// Show the change from `old` to `new` and write it (unless a dry run or nothing changes).
+fn show_and_write(
+    file: &std::path::Path,
+    old_text: Option<&str>,
+    old: &Value,
+    new: &Value,
+    dry_run: bool,
+    what: &str,
+) -> Result<ExitCode> {
+    let (before, after) = (init_cmd::pretty(old)?, init_cmd::pretty(new)?);
+    let mut out = std::io::stdout().lock();
+    if before == after && old_text.is_some() {
+        writeln!(out, "{}: nothing to change", file.display())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(out, "{} {}:", if old_text.is_some() { "changes to" } else { "new file" }, file.display())?;
+    for line in init_cmd::diff(&before, &after) {
+        writeln!(out, "{line}")?;
+    }
+    if dry_run {
+        writeln!(out, "(dry run: nothing written)")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    init_cmd::write_atomic(file, &after)?;
+    writeln!(out, "written: {} ({what})", file.display())?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -37,6 +37,9 @@ pub enum InitAgent {
     Qwen(crate::init_agents::InitQwenArgs),
     /// Add `wicket hook droid` to Factory Droid's settings (~/.factory/settings.json by default).
     Droid(crate::init_agents::InitHookArgs),
+    /// Add `wicket hook copilot` to GitHub Copilot CLI's settings (~/.copilot/settings.json by
+    /// default; --project: .github/hooks/wicket.json).
+    Copilot(crate::init_agents::InitHookArgs),
 }
 
 /// The flags of `wicket init codex`.
@@ -187,6 +190,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         InitAgent::Gemini(a) => gemini(a),
         InitAgent::Qwen(a) => crate::init_agents::qwen(a),
         InitAgent::Droid(a) => crate::init_agents::droid(a),
+        InitAgent::Copilot(a) => crate::init_agents::copilot(a),
     }
 }
 

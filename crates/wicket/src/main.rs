@@ -13,6 +13,7 @@ mod flags;
 mod hook_claude;
 mod hook_cmd;
 mod hook_codex;
+mod hook_copilot;
 mod hook_core;
 mod hook_droid;
 mod hook_gemini;

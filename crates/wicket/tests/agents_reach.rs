@@ -563,3 +563,118 @@ fn init_and_doctor_for_qwen_and_droid() {
         assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "other");
     }
 }
+
+// ---------------------------------------------------------------- GitHub Copilot CLI
+
+fn copilot_session(copilot: &Path, e: &Env, steps: &Value) -> (Output, Vec<Value>) {
+    init(e, "copilot", &[]);
+    let mcp = json!({"mcpServers": {"fs": {"type": "local", "command": "node", "args": [fs_server(), e.root],
+        "tools": ["*"]}}});
+    std::fs::write(e.home.join(".copilot/mcp-config.json"), mcp.to_string()).unwrap();
+    session(e, steps, |url| {
+        let cache = agents_dir().join("copilot-cache");
+        let vars = [
+            ("COPILOT_CACHE_HOME", cache.to_string_lossy().into_owned()),
+            ("COPILOT_PROVIDER_BASE_URL", url.to_string()),
+            ("COPILOT_PROVIDER_TYPE", "openai".into()),
+            ("COPILOT_PROVIDER_API_KEY", "fake".into()),
+            ("COPILOT_MODEL", "fake-model".into()),
+            ("COPILOT_OFFLINE", "1".into()),
+            ("COPILOT_AUTO_UPDATE", "false".into()),
+        ];
+        let args = ["-p", "do the task", "--allow-all-tools"];
+        (
+            copilot.to_path_buf(),
+            args.iter().map(ToString::to_string).collect(),
+            vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        )
+    })
+}
+
+/// GitHub Copilot CLI 1.0 (`-p --allow-all-tools`: its own approval is off), with a model of
+/// its own ("bring your own key", no GitHub login), set up with `wicket init copilot`: allowed
+/// `bash` commands run inside `wicket run` (`modifiedArgs`).
+#[test]
+fn real_copilot_cli_is_gated_and_confined() {
+    let Some(copilot) = real_agent("node_modules/.bin/copilot") else { return };
+    let s = Scenario {
+        name: "GitHub Copilot CLI",
+        read: |p| json!({"tool": "view", "input": {"path": p}}),
+        shell: |c| json!({"tool": "bash", "input": {"command": c, "description": "a step"}}),
+        mcp: |p| vec![json!({"tool": "fs-read_text_file", "input": {"path": p}})],
+        confines: true,
+    };
+    scenario(&s, |e, steps| copilot_session(&copilot, e, steps));
+}
+
+#[test]
+fn every_copilot_fixture_gets_its_documented_answer() {
+    run_fixtures(&["hook", "copilot"], "copilot_hooks.jsonl", 18);
+}
+
+/// A configured MCP server's tools are judged under their server's name: Copilot's
+/// `fs-read_text_file` is `mcp__fs__read_text_file`, for the deny and for an allow rule.
+#[test]
+fn copilot_mcp_tools_are_split_by_the_configured_servers() {
+    let e = env();
+    std::fs::create_dir_all(e.home.join(".copilot")).unwrap();
+    std::fs::write(e.home.join(".copilot/mcp-config.json"), r#"{"mcpServers": {"fs": {"command": "x"}}}"#).unwrap();
+    std::fs::write(e.wicket_home().join("settings.json"), r#"{"permissions": {"allow": ["mcp__fs__read_text_file"]}}"#)
+        .unwrap();
+    let call = |path: &str| {
+        let payload = json!({"sessionId": "s", "timestamp": 1, "cwd": e.root, "toolName": "fs-read_text_file",
+            "toolArgs": {"path": e.root.join(path)}});
+        answer(&wicket(&e, &["hook", "copilot"], &payload.to_string(), &[]))
+    };
+    assert_eq!(call("README.md")["permissionDecision"], "allow");
+    let secret = call(".env");
+    assert_eq!(secret["permissionDecision"], "deny", "{secret}");
+    assert!(secret["permissionDecisionReason"].as_str().unwrap().contains("mcp__fs__read_text_file(.env)"), "{secret}");
+}
+
+#[test]
+fn copilot_hook_fails_closed() {
+    let payload = |root: &Path| {
+        json!({"sessionId": "s", "timestamp": 1, "cwd": root, "toolName": "bash", "toolArgs": {"command": "ls"}})
+            .to_string()
+    };
+    fails_closed(&["hook", "copilot", "--sandbox-commands"], &payload);
+}
+
+/// `wicket init copilot` puts wicket's entry first in `hooks.preToolUse` of
+/// `~/.copilot/settings.json` (others stay; twice changes nothing), with `timeoutSec` above
+/// wicket's deadline and commands confined; `doctor` reports it and warns at a timeout of the
+/// deadline or below; `--uninstall` removes only wicket's; `--project` writes
+/// `.github/hooks/wicket.json`.
+#[test]
+fn init_and_doctor_for_copilot() {
+    let e = env();
+    let file = e.home.join(".copilot/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, r#"{"model": "x", "hooks": {"preToolUse": [{"type": "command", "bash": "other"}]}}"#)
+        .unwrap();
+    init(&e, "copilot", &[]);
+    let v = read_json(&file);
+    assert_eq!(v["model"], "x");
+    let list = v["hooks"]["preToolUse"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{v}");
+    assert!(list[0]["bash"].as_str().unwrap().ends_with(" hook copilot --sandbox-commands"), "{v}");
+    assert!(list[0]["timeoutSec"].as_u64().unwrap() > 5, "{v}");
+    assert_eq!(list[1]["bash"], "other");
+    assert!(text(&init(&e, "copilot", &[])).contains("nothing to change"));
+    let doctor = text(&wicket(&e, &["doctor"], "", &[]));
+    assert!(doctor.contains("hook: copilot in") && doctor.contains("exists"), "{doctor}");
+    assert!(doctor.lines().any(|l| l.starts_with("hook: copilot in") && l.contains("shell commands")), "{doctor}");
+    assert!(!doctor.contains("not above wicket's own deadline"), "{doctor}");
+    let mut v = read_json(&file);
+    v["hooks"]["preToolUse"][0]["timeoutSec"] = json!(5);
+    std::fs::write(&file, v.to_string()).unwrap();
+    let doctor = text(&wicket(&e, &["doctor"], "", &[]));
+    assert!(doctor.contains("timeout of 5 s, not above wicket's own deadline"), "{doctor}");
+    init(&e, "copilot", &["--uninstall"]);
+    assert_eq!(read_json(&file)["hooks"]["preToolUse"], json!([{"type": "command", "bash": "other"}]));
+    init(&e, "copilot", &["--project", "--unconfined-commands"]);
+    let v = read_json(&e.root.join(".github/hooks/wicket.json"));
+    assert_eq!(v["version"], 1, "{v}");
+    assert!(v["hooks"]["preToolUse"][0]["bash"].as_str().unwrap().ends_with(" hook copilot"), "{v}");
+}

@@ -10,6 +10,7 @@ use wicket_policy::{ToolCall, Verdict};
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod droid;
 pub mod gemini;
 pub mod qwen;
