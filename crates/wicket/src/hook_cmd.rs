@@ -31,6 +31,10 @@ pub enum HookAgent {
     Droid(crate::hook_droid::DroidArgs),
     /// GitHub Copilot CLI's preToolUse hook (bash, view, create, edit, MCP tools).
     Copilot(crate::hook_copilot::CopilotArgs),
+    /// The answer to wicket's OpenCode plugin (`wicket init opencode` installs it).
+    Opencode(crate::hook_opencode::OpencodeArgs),
+    /// The answer to wicket's Kilo plugin (`wicket init kilo` installs it).
+    Kilo(crate::hook_opencode::KiloArgs),
 }
 
 /// Run the hook for an agent. Never returns an error: failures are answered as denies.
@@ -42,5 +46,7 @@ pub fn run(args: &HookArgs) -> Result<ExitCode> {
         HookAgent::Qwen(a) => Ok(hook_core::run(a)),
         HookAgent::Droid(a) => Ok(hook_core::run(a)),
         HookAgent::Copilot(a) => Ok(hook_core::run(a)),
+        HookAgent::Opencode(a) => Ok(hook_core::run(a)),
+        HookAgent::Kilo(a) => Ok(hook_core::run(a)),
     }
 }

@@ -230,3 +230,149 @@ fn show_and_write(
     writeln!(out, "written: {} ({what})", file.display())?;
     Ok(ExitCode::SUCCESS)
 }
+
+/// The flags of `wicket init opencode` and `wicket init kilo`.
+#[derive(Args)]
+pub struct InitPluginArgs {
+    /// Install the plugin for you, in ~/.config/<agent>/plugin/ (the default).
+    #[arg(long, conflicts_with = "project")]
+    pub user: bool,
+    /// Install the plugin for the project, in <root>/.opencode/plugin/ (Kilo: <root>/.kilo/plugin/).
+    #[arg(long)]
+    pub project: bool,
+    /// The project root for --project (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Let allowed shell commands run on the host, outside the OS sandbox: only the gate's
+    /// reading of each command then stands between it and your files, secrets and network.
+    #[arg(long)]
+    pub unconfined_commands: bool,
+    /// The shell command the plugin runs instead of this wicket binary (`sh -c CMD`).
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+    /// Show the change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove wicket's plugin instead (only when it is wicket's, unchanged).
+    #[arg(long)]
+    pub uninstall: bool,
+}
+
+/// OpenCode and Kilo: the agent's name, the hook's, and the folder its configuration lives in
+/// (`~/.config/<dir>`, a project's `.<dir>`).
+#[derive(Clone, Copy)]
+pub struct PluginAgent {
+    /// The name for people.
+    pub name: &'static str,
+    /// `wicket hook <hook>`.
+    pub hook: &'static str,
+    /// The configuration folder's name under ~/.config.
+    pub user_dir: &'static str,
+    /// The project's configuration folder.
+    pub project_dir: &'static str,
+}
+
+/// OpenCode.
+pub const OPENCODE: PluginAgent =
+    PluginAgent { name: "OpenCode", hook: "opencode", user_dir: "opencode", project_dir: ".opencode" };
+/// Kilo, OpenCode's fork.
+pub const KILO: PluginAgent = PluginAgent { name: "Kilo", hook: "kilo", user_dir: "kilo", project_dir: ".kilo" };
+
+/// The plugin's timeout: the agent's hook timeout, as for the other agents.
+pub const PLUGIN_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;
+
+/// The user's configuration folder for `agent`: `$XDG_CONFIG_HOME/<dir>`, else `~/.config/<dir>`.
+pub fn user_config_dir(agent: PluginAgent) -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| wicket::config::home_dir().map(|h| h.join(".config")))?;
+    Some(base.join(agent.user_dir))
+}
+
+/// Where `wicket init <agent>` puts the plugin: for the user, and for the project at `root`.
+pub fn plugin_files(agent: PluginAgent, root: &std::path::Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = user_config_dir(agent).into_iter().map(|d| d.join("plugin/wicket.js")).collect();
+    out.push(root.join(agent.project_dir).join("plugin/wicket.js"));
+    out
+}
+
+/// `wicket init opencode` and `wicket init kilo`: write wicket's plugin.
+pub fn plugin(agent: PluginAgent, args: &InitPluginArgs) -> Result<ExitCode> {
+    let file = if args.project {
+        crate::check_cmd::project_root(args.root.as_deref())?.0.join(agent.project_dir).join("plugin/wicket.js")
+    } else {
+        user_config_dir(agent)
+            .context("cannot find the configuration folder: set HOME or XDG_CONFIG_HOME")?
+            .join("plugin/wicket.js")
+    };
+    let old = match std::fs::read_to_string(&file) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", file.display())),
+    };
+    let ours = old.as_deref().and_then(|t| crate::hook_opencode::plugin_parts(t, agent.name, agent.hook));
+    let mut out = std::io::stdout().lock();
+    if args.uninstall {
+        match (&old, ours) {
+            (None, _) => writeln!(out, "{}: no such file; nothing to remove", file.display())?,
+            (Some(_), None) => bail!(
+                "{}: not wicket's plugin as `wicket init {}` writes it (changed, or someone else's); nothing was removed: remove it yourself if it should go",
+                file.display(),
+                agent.hook
+            ),
+            (Some(_), Some(_)) if args.dry_run => writeln!(out, "would remove {} (dry run: nothing removed)", file.display())?,
+            (Some(_), Some(_)) => {
+                std::fs::remove_file(&file).with_context(|| format!("cannot remove {}", file.display()))?;
+                writeln!(out, "removed: {} (wicket's plugin)", file.display())?;
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let argv: Vec<String> = match &args.command {
+        Some(c) => vec!["/bin/sh".into(), "-c".into(), c.clone()],
+        None => {
+            // The same checks (and warning about a build folder) as every other agent's hook.
+            init_cmd::hook_command(None, agent.hook, "")?;
+            let exe = std::env::current_exe().context("cannot find wicket's own binary")?;
+            let mut argv = vec![exe.to_string_lossy().into_owned(), "hook".into(), agent.hook.into()];
+            if !args.unconfined_commands {
+                argv.push("--sandbox-commands".into());
+            }
+            argv
+        }
+    };
+    let new = crate::hook_opencode::plugin_source(agent.name, agent.hook, &argv, PLUGIN_TIMEOUT_MS);
+    if old.as_deref() == Some(new.as_str()) {
+        writeln!(out, "{}: wicket's plugin is already installed; nothing to change", file.display())?;
+    } else {
+        match &old {
+            None => writeln!(out, "new file {} (wicket's plugin, {} lines)", file.display(), new.lines().count())?,
+            Some(before) => {
+                writeln!(out, "changes to {}:", file.display())?;
+                for line in init_cmd::diff(before, &new) {
+                    writeln!(out, "{line}")?;
+                }
+            }
+        }
+        if args.dry_run {
+            writeln!(out, "(dry run: nothing written)")?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        init_cmd::write_atomic(&file, &new)?;
+        writeln!(
+            out,
+            "written: {} (runs {}; refuses a call wicket does not answer within {PLUGIN_TIMEOUT_MS} ms)",
+            file.display(),
+            argv.join(" ")
+        )?;
+    }
+    drop(out);
+    init_cmd::say_where_commands_run(agent.name, args.unconfined_commands, "bash")?;
+    println!(
+        "note: {} skips a plugin that fails to load without a word, and then runs every tool unchecked: `wicket doctor` checks that this one is wicket's and loads",
+        agent.name
+    );
+    init_cmd::next_steps(agent.name, &format!("wicket hook {}", agent.hook), args.dry_run);
+    Ok(ExitCode::SUCCESS)
+}

@@ -40,6 +40,10 @@ pub enum InitAgent {
     /// Add `wicket hook copilot` to GitHub Copilot CLI's settings (~/.copilot/settings.json by
     /// default; --project: .github/hooks/wicket.json).
     Copilot(crate::init_agents::InitHookArgs),
+    /// Install wicket's plugin for OpenCode (~/.config/opencode/plugin/wicket.js by default).
+    Opencode(crate::init_agents::InitPluginArgs),
+    /// Install wicket's plugin for Kilo (~/.config/kilo/plugin/wicket.js by default).
+    Kilo(crate::init_agents::InitPluginArgs),
 }
 
 /// The flags of `wicket init codex`.
@@ -191,6 +195,8 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         InitAgent::Qwen(a) => crate::init_agents::qwen(a),
         InitAgent::Droid(a) => crate::init_agents::droid(a),
         InitAgent::Copilot(a) => crate::init_agents::copilot(a),
+        InitAgent::Opencode(a) => crate::init_agents::plugin(crate::init_agents::OPENCODE, a),
+        InitAgent::Kilo(a) => crate::init_agents::plugin(crate::init_agents::KILO, a),
     }
 }
 

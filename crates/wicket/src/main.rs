@@ -17,6 +17,7 @@ mod hook_copilot;
 mod hook_core;
 mod hook_droid;
 mod hook_gemini;
+mod hook_opencode;
 mod hook_qwen;
 mod init_agents;
 mod init_cmd;

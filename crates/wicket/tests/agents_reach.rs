@@ -678,3 +678,208 @@ fn init_and_doctor_for_copilot() {
     assert_eq!(v["version"], 1, "{v}");
     assert!(v["hooks"]["preToolUse"][0]["bash"].as_str().unwrap().ends_with(" hook copilot"), "{v}");
 }
+
+// ---------------------------------------------------------------- OpenCode and Kilo
+
+/// OpenCode or Kilo (`hook`: `opencode`, `kilo`) with wicket's plugin from `wicket init
+/// <hook>`, the model as an OpenAI-compatible provider in the user's configuration (`config`:
+/// its file name under ~/.config/<hook>), every tool allowed by the agent's own permissions
+/// (only wicket stands), and the MCP filesystem server.
+fn opencode_session(bin: &Path, hook: &str, config: &str, e: &Env, steps: &Value) -> (Output, Vec<Value>) {
+    init(e, hook, &[]);
+    let upper = hook.to_uppercase();
+    session(e, steps, |url| {
+        let cfg = json!({
+            "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
+                "options": {"baseURL": url, "apiKey": "fake"}, "models": {"fake-model": {"name": "Fake"}}}},
+            "model": "fake/fake-model", "small_model": "fake/fake-model", "autoupdate": false, "share": "disabled",
+            "permission": {"*": "allow"},
+            "mcp": {"fs": {"type": "local", "command": ["node", fs_server(), e.root], "enabled": true}},
+        });
+        std::fs::write(e.home.join(".config").join(hook).join(config), cfg.to_string()).unwrap();
+        let vars = [format!("{upper}_DISABLE_MODELS_FETCH"), format!("{upper}_DISABLE_AUTOUPDATE")];
+        (
+            bin.to_path_buf(),
+            vec!["run".into(), "do the task".into()],
+            vars.into_iter().map(|k| (k, "1".to_string())).collect(),
+        )
+    })
+}
+
+fn opencode_scenario(name: &'static str) -> Scenario {
+    Scenario {
+        name,
+        read: |p| json!({"tool": "read", "input": {"filePath": p}}),
+        shell: |c| json!({"tool": "bash", "input": {"command": c, "description": "a step"}}),
+        mcp: |p| vec![json!({"tool": "fs_read_text_file", "input": {"path": p}})],
+        confines: true,
+    }
+}
+
+/// OpenCode 1.18 (`opencode run`, its own permissions all `allow`), set up with `wicket init
+/// opencode`: the plugin refuses what wicket denies and moves allowed commands into `wicket run`.
+#[test]
+fn real_opencode_is_gated_and_confined() {
+    let Some(bin) = real_agent("node_modules/.bin/opencode") else { return };
+    scenario(&opencode_scenario("OpenCode"), |e, steps| opencode_session(&bin, "opencode", "opencode.json", e, steps));
+}
+
+/// Kilo 7.7 (OpenCode's fork, `kilo run`), set up with `wicket init kilo`.
+#[test]
+fn real_kilo_is_gated_and_confined() {
+    let Some(bin) = real_agent("node_modules/.bin/kilo") else { return };
+    scenario(&opencode_scenario("Kilo"), |e, steps| opencode_session(&bin, "kilo", "kilo.json", e, steps));
+}
+
+#[test]
+fn every_opencode_fixture_gets_its_documented_answer() {
+    run_fixtures(&["hook", "opencode"], "opencode_hooks.jsonl", 18);
+    // Kilo is OpenCode's fork: the same plugin, the same answers.
+    run_fixtures(&["hook", "kilo"], "opencode_hooks.jsonl", 18);
+}
+
+#[test]
+fn opencode_and_kilo_hooks_fail_closed() {
+    let payload = |root: &Path| {
+        json!({"tool": "bash", "args": {"command": "ls"}, "sessionID": "s", "callID": "c", "cwd": root}).to_string()
+    };
+    fails_closed(&["hook", "opencode", "--sandbox-commands"], &payload);
+    fails_closed(&["hook", "kilo", "--sandbox-commands"], &payload);
+}
+
+/// Load a plugin file in node as OpenCode's runtime does and run its `tool.execute.before` on
+/// one call: `{"ran": true, "args": …}` (the call goes on, with these arguments) or
+/// `{"ran": false, "error": …}` (refused, with the message the model reads).
+fn plugin_call(e: &Env, plugin: &Path, tool: &str, args: Value) -> Value {
+    const HARNESS: &str = r#"
+const { pathToFileURL } = await import("node:url");
+const [file, dir, tool, args] = process.argv.slice(1);
+const m = await import(pathToFileURL(file).href);
+const client = { config: { get: async () => ({ data: { mcp: { fs: {} } } }) } };
+const hooks = await m.WicketGate({ directory: dir, worktree: dir, client });
+const output = { args: JSON.parse(args) };
+try {
+  await hooks["tool.execute.before"]({ tool, sessionID: "ses_1", callID: "call_1" }, output);
+  console.log(JSON.stringify({ ran: true, args: output.args }));
+} catch (err) {
+  console.log(JSON.stringify({ ran: false, error: String(err && err.message) }));
+}
+"#;
+    let out = Command::new("node")
+        .args(["--input-type=module", "-e", HARNESS])
+        .arg(plugin)
+        .arg(&e.root)
+        .arg(tool)
+        .arg(args.to_string())
+        .env("HOME", &e.home)
+        .env("WICKET_HOME", e.wicket_home())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "node: {}", text(&out));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|err| panic!("{err}: {}", text(&out)))
+}
+
+/// The plugin `wicket init opencode` writes lets a call through only on wicket's answer: a
+/// denied call throws wicket's reason, an allowed command comes back rewritten into
+/// `wicket run`, and a wicket that is missing, fails, stalls past the plugin's timeout or
+/// prints something else refuses the call.
+#[test]
+fn the_opencode_plugin_denies_unless_wicket_answers() {
+    if Command::new("node").arg("--version").output().is_err() {
+        assert!(!in_ci(), "node is not installed (CI must not skip this test)");
+        eprintln!("node is not installed; skipped");
+        return;
+    }
+    let e = env();
+    init(&e, "opencode", &["--unconfined-commands"]);
+    let plugin = e.home.join(".config/opencode/plugin/wicket.js");
+    let secret = plugin_call(&e, &plugin, "read", json!({"filePath": e.root.join(".env")}));
+    assert_eq!(secret["ran"], false, "{secret}");
+    assert!(secret["error"].as_str().unwrap().contains("Blocked by wicket (sensitive)"), "{secret}");
+    let ls = plugin_call(&e, &plugin, "bash", json!({"command": "ls", "description": "d"}));
+    assert_eq!(ls, json!({"ran": true, "args": {"command": "ls", "description": "d"}}));
+    let mcp = plugin_call(&e, &plugin, "fs_read_text_file", json!({"path": e.root.join(".env")}));
+    assert!(mcp["error"].as_str().unwrap().contains("mcp__fs__read_text_file"), "{mcp}");
+    // Confined (the default): the allowed command comes back inside `wicket run`.
+    init(&e, "opencode", &[]);
+    let ls = plugin_call(&e, &plugin, "bash", json!({"command": "ls", "description": "d"}));
+    let command = ls["args"]["command"].as_str().unwrap_or_else(|| panic!("{ls}"));
+    assert!(command.contains(" run --unattended --root ") && command.ends_with("-- bash -c ls"), "{ls}");
+    assert_eq!(ls["args"]["description"], "d", "{ls}");
+    // The plugin as written, but running other programs in wicket's place.
+    let text = std::fs::read_to_string(&plugin).unwrap();
+    let argv_line = text.lines().find(|l| l.starts_with("const WICKET = ")).unwrap().to_string();
+    let with = |argv: Value, timeout_ms: u64| {
+        let t = text
+            .replace(&argv_line, &format!("const WICKET = {argv};"))
+            .replace("const TIMEOUT_MS = 10000;", &format!("const TIMEOUT_MS = {timeout_ms};"));
+        let f = e.home.join(format!("plugin-{}.js", timeout_ms + t.len() as u64));
+        std::fs::write(&f, t).unwrap();
+        plugin_call(&e, &f, "bash", json!({"command": "ls"}))
+    };
+    let cases = [
+        (json!(["/nonexistent/wicket", "hook", "opencode"]), 10_000, "cannot be started"),
+        (json!(["/bin/sh", "-c", "echo oops >&2; exit 1"]), 10_000, "wicket exited with 1: oops"),
+        (json!(["/bin/sh", "-c", "echo '{}'"]), 10_000, "wicket exited with 0"),
+        (json!(["/bin/sh", "-c", "echo not json"]), 10_000, "wicket exited with 0"),
+        (json!(["/bin/sh", "-c", "sleep 30"]), 200, "did not answer within 200 ms"),
+    ];
+    for (argv, timeout_ms, why) in cases {
+        let r = with(argv.clone(), timeout_ms);
+        assert_eq!(r["ran"], false, "{argv}: {r}");
+        let error = r["error"].as_str().unwrap();
+        assert!(error.contains("wicket could not check this call") && error.contains(why), "{argv}: {r}");
+    }
+}
+
+/// `wicket init opencode|kilo` writes wicket's plugin (twice changes nothing) with a timeout
+/// above wicket's deadline; `doctor` finds it, says it is wicket's, unchanged, loads and
+/// confines commands, warns once it is changed or its timeout is at the deadline or below, and
+/// once its program is gone; `--uninstall` removes only wicket's own.
+#[test]
+fn init_and_doctor_for_opencode_and_kilo() {
+    for (agent, dir, project_dir) in [("opencode", "opencode", ".opencode"), ("kilo", "kilo", ".kilo")] {
+        let e = env();
+        let plugin = e.home.join(".config").join(dir).join("plugin/wicket.js");
+        init(&e, agent, &[]);
+        let text_of = |p: &Path| std::fs::read_to_string(p).unwrap();
+        let written = text_of(&plugin);
+        assert!(written.contains(&format!("\"hook\",\"{agent}\",\"--sandbox-commands\"")), "{agent}: {written}");
+        assert!(written.contains("const TIMEOUT_MS = 10000;"), "{agent}");
+        assert!(text(&init(&e, agent, &[])).contains("already installed"), "{agent}");
+        let doctor = text(&wicket(&e, &["doctor"], "", &[]));
+        let head = format!("plugin: {agent} in {}", plugin.display());
+        for want in ["wicket's, unchanged", "shell commands confined"] {
+            assert!(doctor.contains(&format!("{head}: ")) && doctor.contains(want), "{agent}: {want}: {doctor}");
+        }
+        if Command::new("node").arg("--version").output().is_ok() {
+            assert!(doctor.contains(&format!("{head}: loads")), "{agent}: {doctor}");
+        }
+        assert!(!doctor.contains("hook: none installed"), "{agent}: {doctor}");
+        // A timeout at the deadline: the agent would wait less than wicket takes to deny.
+        std::fs::write(&plugin, written.replace("const TIMEOUT_MS = 10000;", "const TIMEOUT_MS = 5000;")).unwrap();
+        let doctor = text(&wicket(&e, &["doctor"], "", &[]));
+        assert!(
+            doctor.contains("the plugin's timeout of 5000 ms is not above wicket's own deadline"),
+            "{agent}: {doctor}"
+        );
+        // Changed by hand: not wicket's any more, and not removed by --uninstall.
+        std::fs::write(&plugin, written.replace("throw new Error", "console.log")).unwrap();
+        let doctor = text(&wicket(&e, &["doctor"], "", &[]));
+        assert!(doctor.contains(&format!("{head}: WARNING: not wicket's plugin")), "{agent}: {doctor}");
+        let out = wicket(&e, &["init", agent, "--uninstall"], "", &[]);
+        assert!(!out.status.success() && plugin.exists(), "{agent}: {}", text(&out));
+        // Its program gone: every call would be refused; doctor says so.
+        init(&e, agent, &[]);
+        let argv_line = written.lines().find(|l| l.starts_with("const WICKET = ")).unwrap();
+        let gone = format!("const WICKET = [\"/nonexistent/wicket\",\"hook\",\"{agent}\"];");
+        std::fs::write(&plugin, written.replace(argv_line, &gone)).unwrap();
+        let doctor = text(&wicket(&e, &["doctor"], "", &[]));
+        assert!(doctor.contains(&format!("{head}: WARNING: /nonexistent/wicket does not exist")), "{agent}: {doctor}");
+        init(&e, agent, &["--uninstall"]);
+        assert!(!plugin.exists(), "{agent}");
+        init(&e, agent, &["--project", "--unconfined-commands"]);
+        let project = e.root.join(project_dir).join("plugin/wicket.js");
+        assert!(text_of(&project).contains(&format!("\"hook\",\"{agent}\"]")), "{agent}");
+    }
+}

@@ -13,6 +13,7 @@ pub mod codex;
 pub mod copilot;
 pub mod droid;
 pub mod gemini;
+pub mod opencode;
 pub mod qwen;
 
 /// A tool call wicket cannot read (a missing or mistyped argument, a patch it cannot parse):
