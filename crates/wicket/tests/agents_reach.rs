@@ -883,3 +883,26 @@ fn init_and_doctor_for_opencode_and_kilo() {
         assert!(text_of(&project).contains(&format!("\"hook\",\"{agent}\"]")), "{agent}");
     }
 }
+
+/// `wicket hook <agent> --example` for each new agent: the payload in the agent's own shape,
+/// the secret and the git hook refused, nothing logged.
+#[test]
+fn example_shows_what_each_new_agent_would_receive() {
+    let e = env();
+    for (agent, flags) in [
+        ("qwen", &[][..]),
+        ("droid", &["--sandbox-commands"][..]),
+        ("copilot", &["--sandbox-commands"][..]),
+        ("opencode", &["--sandbox-commands"][..]),
+        ("kilo", &["--sandbox-commands"][..]),
+    ] {
+        let out = wicket(&e, &[&["hook", agent, "--example"][..], flags].concat(), "", &[]);
+        let shown = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{agent}: {shown}");
+        let at = shown.find("\nread the project's secrets:\n").unwrap_or_else(|| panic!("{agent}: {shown}"));
+        let secret = &shown[at..shown[at + 1..].find("\n\n").map_or(shown.len(), |n| at + 1 + n)];
+        assert!(secret.contains("deny") && secret.contains(".env"), "{agent}: {secret}");
+        assert!(!secret.contains("the agent sends  null"), "{agent}: the payload's tool is shown: {secret}");
+    }
+    assert!(!e.wicket_home().join("audit").exists(), "--example writes no audit log");
+}
