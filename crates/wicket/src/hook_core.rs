@@ -1,4 +1,4 @@
-//! What the agent hooks (`wicket hook claude|codex|gemini`) share: reading the payload,
+//! What the agent hooks (`wicket hook claude|codex|gemini|qwen|droid|copilot|opencode|kilo`) share: reading the payload,
 //! failing closed, loading the configuration, deciding and recording a call.
 //!
 //! The hard question: how does a hook never let a call through by accident? Every agent

@@ -52,6 +52,10 @@ fn wicket(env: &Env, args: &[&str], stdin: &str, extra_env: &[(&str, &str)]) -> 
     cmd.args(args)
         .env("WICKET_HOME", env.wicket_home())
         .env("HOME", &env.home)
+        // Where `init` writes follows these when set: never the caller's.
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("COPILOT_HOME")
+        .env_remove("CODEX_HOME")
         .env_remove("WICKET_HOOK_TEST_PANIC")
         .env_remove("WICKET_AUDIT_MANDATORY")
         .current_dir(&env.root)
@@ -204,6 +208,9 @@ fn session(
     steps: &Value,
     agent: impl FnOnce(&str) -> (PathBuf, Vec<String>, Vec<(String, String)>),
 ) -> (Output, Vec<Value>) {
+    // One agent at a time: each is a large program, and the machine may be small and busy.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let (mut model, url, log) = fake_model(e, steps);
     let (bin, args, vars) = agent(&url);
     let mut cmd = Command::new("timeout");
