@@ -381,7 +381,7 @@ pub fn command_lines(root: &std::path::Path) -> Vec<String> {
                 } else if agent == "codex" {
                     codex_commands(root)
                 } else if agent == "qwen" {
-                    format!("judged as host commands and run unconfined: {}", crate::init_agents::QWEN_UNCONFINED)
+                    format!("cannot be confined: {}", crate::init_agents::QWEN_UNCONFINED)
                 } else if !command.contains("--sandbox-commands") {
                     format!("judged as host commands and run unconfined (installed with --unconfined-commands, or by an older wicket); `wicket init {agent}` confines them")
                 } else if probe.backend.confines() {

@@ -76,9 +76,9 @@ pub const HOOK_AGENTS: &[&str] = &["claude", "codex", "gemini", "qwen", "droid",
 pub const ALL_TOOLS: &str = "*";
 
 /// The line that says Qwen Code's commands cannot be confined (init, doctor and the docs).
-pub const QWEN_UNCONFINED: &str = "Qwen Code's shell commands run on the host, judged as host commands: Qwen Code's \
-hook cannot change a call's arguments, so wicket cannot move them into its OS sandbox (a command wicket would only \
-allow in the sandbox is asked about instead)";
+pub const QWEN_UNCONFINED: &str = "Qwen Code's hook cannot change a call's arguments, so wicket cannot move its \
+shell commands into the OS sandbox: they run on the host, judged as host commands (a command wicket would allow only \
+in the sandbox is asked about instead)";
 
 /// `wicket init qwen`.
 pub fn qwen(args: &InitQwenArgs) -> Result<ExitCode> {
