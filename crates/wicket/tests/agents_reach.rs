@@ -916,3 +916,12 @@ fn example_shows_what_each_new_agent_would_receive() {
     }
     assert!(!e.wicket_home().join("audit").exists(), "--example writes no audit log");
 }
+
+#[test]
+fn a_bad_flag_never_lets_a_call_through() {
+    let e = env();
+    for agent in ["qwen", "droid", "copilot", "opencode", "kilo"] {
+        let out = wicket(&e, &["hook", agent, "--no-such-flag"], "{}", &[]);
+        assert_eq!(out.status.code(), Some(2), "{agent}: {}", text(&out));
+    }
+}
