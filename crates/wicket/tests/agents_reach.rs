@@ -494,7 +494,7 @@ fn every_qwen_fixture_gets_its_documented_answer() {
 
 #[test]
 fn every_droid_fixture_gets_its_documented_answer() {
-    run_fixtures(&["hook", "droid"], "droid_hooks.jsonl", 16);
+    run_fixtures(&["hook", "droid"], "droid_hooks.jsonl", 20);
 }
 
 #[test]

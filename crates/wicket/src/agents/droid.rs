@@ -1,5 +1,5 @@
-//! Factory Droid's tools (`Execute`, `Read`, `Create`, `Edit`, … and `<server>___<tool>` for
-//! MCP tools).
+//! Factory Droid's tools (`Execute`, `Read`, `Create`, `Edit`, `ApplyPatch`, … and
+//! `<server>___<tool>` for MCP tools).
 
 use std::path::Path;
 
@@ -63,6 +63,22 @@ pub fn map_tool(name: &str, input: &Value, cwd: &Path) -> Result<Mapped, MapErro
                 "new_string": optional("new_str")?.unwrap_or_default(),
             }),
         )],
+        // A multi-part edit of one file, judged as an edit of it.
+        "MultiEdit" => {
+            let new: Vec<&str> = obj
+                .get("edits")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.get("new_str").or_else(|| e.get("new_string")).and_then(Value::as_str))
+                .collect();
+            vec![ToolCall::new(
+                "edit_file",
+                json!({"path": abs(&string("file_path")?), "old_string": "", "new_string": new.join("\n")}),
+            )]
+        }
+        // Codex's patch format, in `input`: a write or edit of each file it names.
+        "ApplyPatch" => super::codex::patch_calls(&string("input")?, cwd)?,
         "LS" => {
             let path = optional("directory_path")?.map_or_else(cwd_text, |p| abs(&p));
             vec![ToolCall::new("glob", json!({"pattern": "*", "path": path}))]
@@ -113,6 +129,9 @@ mod tests {
         assert_eq!(one("Glob", json!({"patterns": ["*.rs", "*.md"], "folder": "src"})).len(), 2);
         assert_eq!(one("LS", json!({}))[0].input["path"], "/p");
         assert_eq!(one("fs___read_text_file", json!({"path": "/p/.env"}))[0].tool, "mcp__fs__read_text_file");
+        let patch = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch";
+        assert_eq!(one("ApplyPatch", json!({"input": patch}))[0].input["path"], "/p/a.txt");
+        assert!(map_tool("ApplyPatch", &json!({"input": "rm -rf /"}), p).is_err());
         assert!(matches!(map_tool("TodoWrite", &json!({}), p), Ok(Mapped::PassThrough)));
         assert!(matches!(map_tool("GenerateImage", &json!({}), p), Ok(Mapped::Unknown)));
         assert!(map_tool("Read", &json!({}), p).is_err());
