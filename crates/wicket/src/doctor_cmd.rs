@@ -152,7 +152,7 @@ or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
             (true, Err(e)) => println!("staged runs (`wicket run --staged`): not available (no overlay: {e})"),
         }
     }
-    for line in agent_hooks(&root).into_iter().chain(command_lines(&root)) {
+    for line in agent_hooks(&root).into_iter().chain(command_lines(&root)).chain(plugin_lines(&root)) {
         println!("{line}");
     }
     for w in hook_timeout_warnings(&root).into_iter().chain(gemini_matcher_warnings(&root)) {
@@ -192,8 +192,16 @@ fn hook_files(root: &std::path::Path) -> Vec<(PathBuf, u64)> {
     for base in home.iter().chain(std::iter::once(&root.to_path_buf())) {
         files.push((base.join(".claude/settings.json"), 1000));
         files.push((base.join(".gemini/settings.json"), 1));
+        files.push((base.join(".qwen/settings.json"), 1000));
+        files.push((base.join(".factory/settings.json"), 1000));
     }
     files.push((root.join(".claude/settings.local.json"), 1000));
+    let copilot_home = std::env::var_os("COPILOT_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".copilot")));
+    files.extend(copilot_home.map(|c| (c.join("settings.json"), 1000)));
+    files.push((root.join(".github/hooks/wicket.json"), 1000));
     files.extend(codex_home.map(|c| (c.join("hooks.json"), 1000)));
     files.push((root.join(".codex/hooks.json"), 1000));
     files
@@ -206,9 +214,12 @@ pub fn agent_hooks(root: &std::path::Path) -> Vec<String> {
     fn commands(v: &serde_json::Value, found: &mut Vec<String>) {
         match v {
             serde_json::Value::Object(m) => {
-                if let Some(c) = m.get("command").and_then(serde_json::Value::as_str) {
-                    if c.contains(" hook ") {
-                        found.push(c.to_string());
+                // Copilot CLI's entries name their command `bash`.
+                for key in ["command", "bash"] {
+                    if let Some(c) = m.get(key).and_then(serde_json::Value::as_str) {
+                        if c.contains(" hook ") {
+                            found.push(c.to_string());
+                        }
                     }
                 }
                 m.values().for_each(|x| commands(x, found));
@@ -227,8 +238,7 @@ pub fn agent_hooks(root: &std::path::Path) -> Vec<String> {
         found.sort();
         found.dedup();
         for c in found {
-            let Some(agent) = ["claude", "codex", "gemini"].into_iter().find(|a| c.contains(&format!(" hook {a}")))
-            else {
+            let Some(agent) = crate::init_agents::HOOK_AGENTS.iter().find(|a| c.contains(&format!(" hook {a}"))) else {
                 continue;
             };
             // The program: the first word, or a single-quoted path as `init` writes it.
@@ -250,9 +260,12 @@ pub fn agent_hooks(root: &std::path::Path) -> Vec<String> {
             out.extend(codex_trust_lines(&file, &v));
         }
     }
-    if out.is_empty() {
+    let plugins = [crate::init_agents::OPENCODE, crate::init_agents::KILO];
+    if out.is_empty() && !plugins.iter().any(|a| crate::init_agents::plugin_files(*a, root).iter().any(|f| f.exists()))
+    {
         out.push(
-            "hook: none installed (`wicket init claude`, `wicket init codex` or `wicket init gemini`)".to_string(),
+            "hook: none installed (`wicket init <agent>`: claude, codex, gemini, qwen, droid, copilot, opencode, kilo)"
+                .to_string(),
         );
     }
     out
@@ -341,6 +354,8 @@ pub fn command_lines(root: &std::path::Path) -> Vec<String> {
             ("claude", "PreToolUse", "Bash"),
             ("codex", "PreToolUse", "Bash"),
             ("gemini", "BeforeTool", "run_shell_command"),
+            ("qwen", "PreToolUse", "run_shell_command"),
+            ("droid", "PreToolUse", "Execute"),
         ] {
             let groups =
                 v.pointer(&format!("/hooks/{event}")).and_then(serde_json::Value::as_array).into_iter().flatten();
@@ -365,6 +380,8 @@ pub fn command_lines(root: &std::path::Path) -> Vec<String> {
                     format!("NOT GATED: the matcher {matcher:?} misses {shell}, so its commands run unjudged and unconfined; run `wicket init {agent}` again")
                 } else if agent == "codex" {
                     codex_commands(root)
+                } else if agent == "qwen" {
+                    format!("cannot be confined: {}", crate::init_agents::QWEN_UNCONFINED)
                 } else if !command.contains("--sandbox-commands") {
                     format!("judged as host commands and run unconfined (installed with --unconfined-commands, or by an older wicket); `wicket init {agent}` confines them")
                 } else if probe.backend.confines() {
@@ -377,6 +394,25 @@ pub fn command_lines(root: &std::path::Path) -> Vec<String> {
                 };
                 out.push(format!("hook: {agent} in {}: shell commands {state}", file.display()));
             }
+        }
+        // Copilot CLI's entries stand directly in `hooks.preToolUse` and see every tool.
+        let flat = v.pointer("/hooks/preToolUse").and_then(serde_json::Value::as_array).into_iter().flatten();
+        for h in flat {
+            let Some(command) = h.get("bash").or_else(|| h.get("command")).and_then(serde_json::Value::as_str) else {
+                continue;
+            };
+            if !command.contains(" hook copilot") {
+                continue;
+            }
+            let state = if !command.contains("--sandbox-commands") {
+                "judged as host commands and run unconfined (installed with --unconfined-commands); `wicket init copilot` confines them".to_string()
+            } else if probe.backend.confines() {
+                format!("confined: allowed ones run inside the OS sandbox ({})", probe.backend.name())
+            } else {
+                let why = probe.bwrap_works.clone().err().unwrap_or_else(|| "no sandbox backend works here".into());
+                format!("judged as host commands: the hook would confine them, but no OS sandbox works here ({why})")
+            };
+            out.push(format!("hook: copilot in {}: shell commands {state}", file.display()));
         }
     }
     out
@@ -424,9 +460,14 @@ pub fn hook_timeout_warnings(root: &std::path::Path) -> Vec<String> {
     fn walk(v: &serde_json::Value, found: &mut Vec<(String, f64)>) {
         match v {
             serde_json::Value::Object(m) => {
-                let command = m.get("command").and_then(serde_json::Value::as_str).unwrap_or("");
+                let command = ["command", "bash"]
+                    .iter()
+                    .find_map(|k| m.get(*k).and_then(serde_json::Value::as_str))
+                    .unwrap_or("");
                 if command.contains("wicket") && command.contains(" hook ") {
-                    if let Some(t) = m.get("timeout").and_then(serde_json::Value::as_f64) {
+                    // Copilot CLI reads `timeoutSec` (and `timeout` as its alias).
+                    let timeout = m.get("timeout").or_else(|| m.get("timeoutSec"));
+                    if let Some(t) = timeout.and_then(serde_json::Value::as_f64) {
                         found.push((command.to_string(), t));
                     }
                 }
@@ -457,4 +498,89 @@ the agent runs the call when its hook times out, so set it to {} {unit} (what `w
         }
     }
     out
+}
+
+/// One line (or a few) per wicket plugin of OpenCode or Kilo found where `wicket init` puts
+/// it: whether it is wicket's, unchanged; whether its program exists; whether its timeout is
+/// above wicket's own deadline; whether it loads (imported by a node from root's system
+/// folders, as OpenCode's runtime would, and its hook found); where shell commands run. The
+/// agent skips a plugin that fails to load without a word and then runs every tool unchecked.
+pub fn plugin_lines(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for agent in [crate::init_agents::OPENCODE, crate::init_agents::KILO] {
+        for file in crate::init_agents::plugin_files(agent, root) {
+            let Ok(text) = std::fs::read_to_string(&file) else { continue };
+            let head = format!("plugin: {} in {}", agent.hook, file.display());
+            let Some((argv, timeout_ms)) = crate::hook_opencode::plugin_parts(&text, agent.name, agent.hook) else {
+                out.push(format!(
+                    "{head}: WARNING: not wicket's plugin as this wicket writes it (changed, from another version, or \
+someone else's), so what it lets through is unknown; run `wicket init {}` again",
+                    agent.hook
+                ));
+                continue;
+            };
+            let program = argv.first().map(String::as_str).unwrap_or("");
+            if std::path::Path::new(program).is_file() {
+                out.push(format!("{head}: wicket's, unchanged; {program} exists"));
+            } else {
+                out.push(format!(
+                    "{head}: WARNING: {program} does not exist, so the plugin refuses every call; run `wicket init {}` again",
+                    agent.hook
+                ));
+            }
+            let deadline_ms = crate::hook_core::deadline().as_millis();
+            if u128::from(timeout_ms) <= deadline_ms {
+                out.push(format!(
+                    "warning: {}: the plugin's timeout of {timeout_ms} ms is not above wicket's own deadline of \
+{deadline_ms} ms; run `wicket init {}` again (it writes {} ms)",
+                    file.display(),
+                    agent.hook,
+                    crate::init_agents::PLUGIN_TIMEOUT_MS
+                ));
+            }
+            out.push(format!("{head}: {}", plugin_loads(&file)));
+            let probe = wicket::config::probe();
+            let state = if !argv.iter().any(|a| a == "--sandbox-commands") {
+                format!(
+                    "judged as host commands and run unconfined (installed with --unconfined-commands); `wicket init {}` confines them",
+                    agent.hook
+                )
+            } else if probe.backend.confines() {
+                format!("confined: allowed ones run inside the OS sandbox ({})", probe.backend.name())
+            } else {
+                let why = probe.bwrap_works.clone().err().unwrap_or_else(|| "no sandbox backend works here".into());
+                format!("judged as host commands: the plugin would confine them, but no OS sandbox works here ({why})")
+            };
+            out.push(format!("{head}: shell commands {state}"));
+        }
+    }
+    out
+}
+
+/// Whether a plugin file loads: a node from root's system folders imports it and finds its
+/// `tool.execute.before` hook (nothing is sent to wicket).
+fn plugin_loads(file: &std::path::Path) -> String {
+    const CHECK: &str = "const { pathToFileURL } = await import('node:url'); \
+const m = await import(pathToFileURL(process.argv[1]).href); \
+if (typeof m.WicketGate !== 'function') { console.log('no WicketGate export'); process.exit(3); } \
+const h = await m.WicketGate({ directory: '/', worktree: '/', client: {} }); \
+if (typeof h['tool.execute.before'] !== 'function') { console.log('no tool.execute.before hook'); process.exit(4); }";
+    let node = match wicket_sandbox::helper::find("node") {
+        Ok(n) => n,
+        Err(e) => return format!("cannot check that it loads: no node wicket may run ({e})"),
+    };
+    match std::process::Command::new(node.path())
+        .args(["--input-type=module", "-e", CHECK])
+        .arg(file)
+        .stdin(std::process::Stdio::null())
+        .output()
+    {
+        Ok(o) if o.status.success() => "loads (its tool.execute.before hook is there)".to_string(),
+        Ok(o) => {
+            let why = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+            let why = why.lines().find(|l| !l.trim().is_empty()).unwrap_or("no reason given").trim().to_string();
+            format!("WARNING: it does not load ({why}), so the agent skips it and runs every tool unchecked")
+        }
+        Err(e) => format!("cannot check that it loads: {} cannot be run ({e})", node.path().display()),
+    }
 }

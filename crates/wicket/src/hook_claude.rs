@@ -124,7 +124,7 @@ fn decide(args: &ClaudeArgs, payload: &Value) -> Result<HookReply> {
 
     let mapped = match map_tool(tool_name, &input, &cwd)? {
         Some(call) => Mapped::Calls(vec![call]),
-        None if PASS_THROUGH.contains(&tool_name) => Mapped::PassThrough,
+        None if PASS_THROUGH.contains(&claude_name(tool_name)) => Mapped::PassThrough,
         None => Mapped::Unknown,
     };
     let Some(calls) = mapped.into_calls("Claude Code", tool_name, &input) else {

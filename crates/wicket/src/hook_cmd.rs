@@ -1,4 +1,5 @@
-//! `wicket hook <agent>`: the agents' hooks (Claude Code, Codex, Gemini CLI), each one
+//! `wicket hook <agent>`: the agents' hooks (Claude Code, Codex, Gemini CLI, Qwen Code, Factory
+//! Droid, GitHub Copilot CLI, OpenCode and Kilo), each one
 //! [`crate::hook_core::AgentHook`], all driven by [`crate::hook_core::run`].
 
 use std::process::ExitCode;
@@ -24,6 +25,16 @@ pub enum HookAgent {
     Codex(crate::hook_codex::CodexArgs),
     /// Gemini CLI's BeforeTool hook.
     Gemini(crate::hook_gemini::GeminiArgs),
+    /// Qwen Code's PreToolUse hook (it cannot take a rewritten command: commands run on the host).
+    Qwen(crate::hook_qwen::QwenArgs),
+    /// Factory Droid's PreToolUse hook (Execute, Read, Create, Edit, MCP tools).
+    Droid(crate::hook_droid::DroidArgs),
+    /// GitHub Copilot CLI's preToolUse hook (bash, view, create, edit, MCP tools).
+    Copilot(crate::hook_copilot::CopilotArgs),
+    /// The answer to wicket's OpenCode plugin (`wicket init opencode` installs it).
+    Opencode(crate::hook_opencode::OpencodeArgs),
+    /// The answer to wicket's Kilo plugin (`wicket init kilo` installs it).
+    Kilo(crate::hook_opencode::KiloArgs),
 }
 
 /// Run the hook for an agent. Never returns an error: failures are answered as denies.
@@ -32,5 +43,10 @@ pub fn run(args: &HookArgs) -> Result<ExitCode> {
         HookAgent::Claude(a) => Ok(hook_core::run(a)),
         HookAgent::Codex(a) => Ok(hook_core::run(a)),
         HookAgent::Gemini(a) => Ok(hook_core::run(a)),
+        HookAgent::Qwen(a) => Ok(hook_core::run(a)),
+        HookAgent::Droid(a) => Ok(hook_core::run(a)),
+        HookAgent::Copilot(a) => Ok(hook_core::run(a)),
+        HookAgent::Opencode(a) => Ok(hook_core::run(a)),
+        HookAgent::Kilo(a) => Ok(hook_core::run(a)),
     }
 }

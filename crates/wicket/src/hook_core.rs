@@ -1,4 +1,4 @@
-//! What the agent hooks (`wicket hook claude|codex|gemini`) share: reading the payload,
+//! What the agent hooks (`wicket hook claude|codex|gemini|qwen|droid|copilot|opencode|kilo`) share: reading the payload,
 //! failing closed, loading the configuration, deciding and recording a call.
 //!
 //! The hard question: how does a hook never let a call through by accident? Every agent
@@ -259,8 +259,13 @@ fn examples<H: AgentHook>(hook: &H) -> ExitCode {
         let _ = writeln!(
             out,
             "\n{what}:\n  the agent sends {} {}\n  wicket answers (exit {}):\n    {}",
-            payload["tool_name"].as_str().unwrap_or(""),
-            payload["tool_input"],
+            // Claude Code's shape, Copilot CLI's (`toolName`), or the OpenCode plugin's (`tool`).
+            ["tool_name", "toolName", "tool"].iter().find_map(|k| payload[*k].as_str()).unwrap_or(""),
+            ["tool_input", "toolArgs", "args"]
+                .iter()
+                .map(|k| &payload[*k])
+                .find(|v| !v.is_null())
+                .unwrap_or(&Value::Null),
             answer.code,
             shown(&answer.json)
         );

@@ -32,6 +32,18 @@ pub enum InitAgent {
     Codex(InitCodexArgs),
     /// Add `wicket hook gemini` to Gemini CLI's settings (~/.gemini/settings.json by default).
     Gemini(InitGeminiArgs),
+    /// Add `wicket hook qwen` to Qwen Code's settings (~/.qwen/settings.json by default); Qwen
+    /// Code cannot take a rewritten command, so its commands stay on the host.
+    Qwen(crate::init_agents::InitQwenArgs),
+    /// Add `wicket hook droid` to Factory Droid's settings (~/.factory/settings.json by default).
+    Droid(crate::init_agents::InitHookArgs),
+    /// Add `wicket hook copilot` to GitHub Copilot CLI's settings (~/.copilot/settings.json by
+    /// default; --project: .github/hooks/wicket.json).
+    Copilot(crate::init_agents::InitHookArgs),
+    /// Install wicket's plugin for OpenCode (~/.config/opencode/plugin/wicket.js by default).
+    Opencode(crate::init_agents::InitPluginArgs),
+    /// Install wicket's plugin for Kilo (~/.config/kilo/plugin/wicket.js by default).
+    Kilo(crate::init_agents::InitPluginArgs),
 }
 
 /// The flags of `wicket init codex`.
@@ -114,19 +126,19 @@ pub const GEMINI_MATCHER: &str = "^(run_shell_command|read_file|read_many_files|
 pub const GEMINI_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;
 
 /// What `init` writes for one agent.
-struct Plan<'a> {
+pub(crate) struct Plan<'a> {
     /// The settings file.
-    file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The hook command.
-    command: String,
+    pub(crate) command: String,
     /// The events to register for.
-    events: Vec<&'a str>,
+    pub(crate) events: Vec<&'a str>,
     /// The tool matcher.
-    matcher: &'a str,
+    pub(crate) matcher: &'a str,
     /// The text that marks a hook entry as wicket's (` hook claude`).
-    marker: &'a str,
+    pub(crate) marker: &'a str,
     /// wicket's hook entry.
-    entry: Value,
+    pub(crate) entry: Value,
 }
 
 /// The flags of `wicket init claude`.
@@ -180,11 +192,16 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         InitAgent::Claude(a) => claude(a),
         InitAgent::Codex(a) => codex(a),
         InitAgent::Gemini(a) => gemini(a),
+        InitAgent::Qwen(a) => crate::init_agents::qwen(a),
+        InitAgent::Droid(a) => crate::init_agents::droid(a),
+        InitAgent::Copilot(a) => crate::init_agents::copilot(a),
+        InitAgent::Opencode(a) => crate::init_agents::plugin(crate::init_agents::OPENCODE, a),
+        InitAgent::Kilo(a) => crate::init_agents::plugin(crate::init_agents::KILO, a),
     }
 }
 
 /// The settings file: `<root>/<dir>/<name>` for --project, else `<home>/<dir>/<name>`.
-fn settings_file(project: bool, root: Option<&Path>, dir: &str, name: &str) -> Result<PathBuf> {
+pub(crate) fn settings_file(project: bool, root: Option<&Path>, dir: &str, name: &str) -> Result<PathBuf> {
     if project {
         let root = crate::check_cmd::project_root(root)?.0;
         Ok(root.join(dir).join(name))
@@ -196,7 +213,7 @@ fn settings_file(project: bool, root: Option<&Path>, dir: &str, name: &str) -> R
 
 /// The hook command: `--command`, else this binary's absolute path (quoted for a shell when
 /// needed) and `hook <agent>` with `extra` flags.
-fn hook_command(given: Option<&str>, agent: &str, extra: &str) -> Result<String> {
+pub(crate) fn hook_command(given: Option<&str>, agent: &str, extra: &str) -> Result<String> {
     if let Some(c) = given {
         return Ok(c.to_string());
     }
@@ -503,7 +520,7 @@ fn gemini(args: &InitGeminiArgs) -> Result<ExitCode> {
 }
 
 /// What to do next, after a hook was written: the agent reads its settings when it starts.
-fn next_steps(agent: &str, hook: &str, dry_run: bool) {
+pub(crate) fn next_steps(agent: &str, hook: &str, dry_run: bool) {
     if dry_run {
         return;
     }
@@ -516,7 +533,7 @@ fn next_steps(agent: &str, hook: &str, dry_run: bool) {
 
 /// Say plainly where the agent's shell commands will run: in the OS sandbox, or on the host
 /// (opted out, or no sandbox works on this machine, and why).
-fn say_where_commands_run(agent: &str, unconfined: bool, tool: &str) -> Result<()> {
+pub(crate) fn say_where_commands_run(agent: &str, unconfined: bool, tool: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if unconfined {
         writeln!(
@@ -673,7 +690,7 @@ fn import_rules(rules: &[(&'static str, String)], target: &Path, dry_run: bool) 
 
 /// Remove wicket's hook entries (every event) from the plan's file; groups and events left
 /// empty by that go too. Shows the change, then writes it (unless a dry run).
-fn uninstall(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
+pub(crate) fn uninstall(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
     let file = &plan.file;
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
@@ -717,7 +734,7 @@ fn uninstall(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
 }
 
 /// Merge wicket's hook into the plan's file: show the change, then write it (unless a dry run).
-fn install(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
+pub(crate) fn install(plan: &Plan<'_>, dry_run: bool) -> Result<ExitCode> {
     let file = &plan.file;
     let (old_text, old) = current(plan)?;
     let new = merge_entry(&old, &plan.entry, &plan.events, plan.matcher, plan.marker)
@@ -767,7 +784,7 @@ fn planned(plan: &Plan<'_>) -> Result<Value> {
 }
 
 /// Is this hook entry wicket's (its command holds `marker`, e.g. ` hook claude`)?
-fn is_ours(hook: &Value, marker: &str) -> bool {
+pub(crate) fn is_ours(hook: &Value, marker: &str) -> bool {
     hook.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(marker) || c == marker.trim_start())
 }
 
@@ -811,7 +828,7 @@ fn merge_entry(old: &Value, ours: &Value, events: &[&str], matcher: &str, marker
     Ok(Value::Object(root))
 }
 
-fn pretty(v: &Value) -> Result<String> {
+pub(crate) fn pretty(v: &Value) -> Result<String> {
     let mut s = serde_json::to_string_pretty(v)?;
     s.push('\n');
     Ok(s)
@@ -819,7 +836,7 @@ fn pretty(v: &Value) -> Result<String> {
 
 /// A line diff: lines only in `a` with `-`, only in `b` with `+`, a few unchanged around them
 /// ([`similar`]'s Myers diff: linear memory whatever the file).
-fn diff(a: &str, b: &str) -> Vec<String> {
+pub(crate) fn diff(a: &str, b: &str) -> Vec<String> {
     let d = similar::TextDiff::from_lines(a, b);
     let ops: Vec<(char, &str)> = d
         .iter_all_changes()

@@ -22,9 +22,28 @@ pub const PASS_THROUGH: &[&str] = &[
     "KillBash",
 ];
 
+/// The prefix of the tools the Claude Code ACP adapter (`@zed-industries/claude-code-acp`) puts
+/// in place of Claude Code's own when the editor offers file and terminal access: they come to
+/// the hook as MCP tools of a server named `acp`.
+pub const ACP_PREFIX: &str = "mcp__acp__";
+
+/// The ACP adapter's tools, each the Claude Code tool it stands in for (same arguments).
+const ACP_TOOLS: &[&str] = &["Read", "Write", "Edit", "Bash", "BashOutput", "KillShell"];
+
+/// The Claude Code tool a call is: `mcp__acp__Bash` is the adapter's `Bash` (run in the editor's
+/// terminal, judged and confined as Claude Code's own), any other name is itself.
+pub fn claude_name(name: &str) -> &str {
+    match name.strip_prefix(ACP_PREFIX) {
+        Some(tool) if ACP_TOOLS.contains(&tool) => tool,
+        _ => name,
+    }
+}
+
 /// Map a Claude Code tool call to wicket's. `None`: a Claude Code tool wicket does not judge.
-/// Relative paths are made absolute against the session's `cwd`.
+/// Relative paths are made absolute against the session's `cwd`. The ACP adapter's
+/// `mcp__acp__*` file and shell tools are judged as the tools they stand in for.
 pub fn map_tool(name: &str, input: &Value, cwd: &Path) -> Result<Option<ToolCall>, MapError> {
+    let name = claude_name(name);
     if name.starts_with("mcp__") {
         return Ok(Some(ToolCall::new(name, input.clone())));
     }
@@ -112,5 +131,45 @@ mod tests {
         assert_eq!(c.map(|c| c.input["path"].clone()), Some(json!("/p")));
         assert!(map_tool("TodoWrite", &json!({}), cwd).ok().flatten().is_none());
         assert!(map_tool("Read", &json!({}), cwd).is_err());
+    }
+
+    #[test]
+    fn acp_tools_are_the_tools_they_stand_in_for() {
+        let cwd = Path::new("/p");
+        /// The tool, its input, and the wicket tool with a field and the value it must hold
+        /// (`None`: no opinion).
+        type Case<'a> = (&'a str, Value, Option<(&'a str, &'a str, &'a str)>);
+        let cases: &[Case] = &[
+            ("mcp__acp__Bash", json!({"command": "cat .env"}), Some(("bash", "command", "cat .env"))),
+            ("mcp__acp__Read", json!({"file_path": "/p/.env"}), Some(("read_file", "path", "/p/.env"))),
+            (
+                "mcp__acp__Write",
+                json!({"file_path": "a.txt", "content": "x"}),
+                Some(("write_file", "path", "/p/a.txt")),
+            ),
+            (
+                "mcp__acp__Edit",
+                json!({"file_path": "/p/a", "old_string": "x", "new_string": "y"}),
+                Some(("edit_file", "path", "/p/a")),
+            ),
+            // Any other tool of a server named acp stays an MCP tool.
+            ("mcp__acp__Other", json!({"x": 1}), Some(("mcp__acp__Other", "x", ""))),
+            ("mcp__acp__BashOutput", json!({"bash_id": "1"}), None),
+        ];
+        for (name, input, want) in cases {
+            let got = map_tool(name, input, cwd).unwrap_or_else(|e| panic!("{name}: {e}"));
+            match (got, want) {
+                (None, None) => {}
+                (Some(c), Some((tool, field, value))) => {
+                    assert_eq!(c.tool, *tool, "{name}");
+                    if !value.is_empty() {
+                        assert_eq!(c.input[*field], json!(value), "{name}");
+                    }
+                }
+                (got, want) => panic!("{name}: got {:?}, want {want:?}", got.map(|c| c.tool)),
+            }
+        }
+        assert!(map_tool("mcp__acp__Read", &json!({}), cwd).is_err(), "a read without a path is refused");
+        assert_eq!(claude_name("mcp__acp__KillShell"), "KillShell");
     }
 }

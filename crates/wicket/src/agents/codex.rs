@@ -19,25 +19,29 @@ pub fn map_tool(name: &str, input: &Value, cwd: &std::path::Path) -> Result<Mapp
     };
     match name {
         "Bash" => Ok(Mapped::Calls(vec![ToolCall::new("bash", json!({"command": command()?}))])),
-        "apply_patch" => {
-            let files = patch_files(&command()?)?;
-            let calls = files
-                .into_iter()
-                .map(|f| {
-                    let path = super::absolute(cwd, &f.path);
-                    match f.op {
-                        PatchOp::Add => ToolCall::new("write_file", json!({"path": path, "content": f.content})),
-                        PatchOp::Delete | PatchOp::MoveFrom | PatchOp::MoveTo => {
-                            ToolCall::new("write_file", json!({"path": path, "content": ""}))
-                        }
-                        PatchOp::Update => {
-                            ToolCall::new("edit_file", json!({"path": path, "old_string": "", "new_string": f.content}))
-                        }
-                    }
-                })
-                .collect();
-            Ok(Mapped::Calls(calls))
-        }
+        "apply_patch" => Ok(Mapped::Calls(patch_calls(&command()?, cwd)?)),
         _ => Ok(Mapped::Unknown),
     }
+}
+
+/// The calls of an `apply_patch` patch (Codex's format, also OpenCode's): a write of each file
+/// it adds, deletes or moves, an edit of each it changes. Relative paths are made absolute
+/// against `cwd`.
+pub fn patch_calls(patch: &str, cwd: &std::path::Path) -> Result<Vec<ToolCall>, MapError> {
+    let files = patch_files(patch)?;
+    Ok(files
+        .into_iter()
+        .map(|f| {
+            let path = super::absolute(cwd, &f.path);
+            match f.op {
+                PatchOp::Add => ToolCall::new("write_file", json!({"path": path, "content": f.content})),
+                PatchOp::Delete | PatchOp::MoveFrom | PatchOp::MoveTo => {
+                    ToolCall::new("write_file", json!({"path": path, "content": ""}))
+                }
+                PatchOp::Update => {
+                    ToolCall::new("edit_file", json!({"path": path, "old_string": "", "new_string": f.content}))
+                }
+            }
+        })
+        .collect())
 }

@@ -1,4 +1,5 @@
-//! The agents' tool calls as wicket's: Claude Code's, Codex's and Gemini CLI's tool names and
+//! The agents' tool calls as wicket's: Claude Code's, Codex's, Gemini CLI's, Qwen Code's,
+//! Factory Droid's, GitHub Copilot CLI's and OpenCode's (and Kilo's) tool names and
 //! arguments mapped to [`ToolCall`]s the engine decides. Pure (no disk, no I/O); the hooks
 //! (`wicket hook <agent>`) read the payloads and answer.
 
@@ -9,7 +10,11 @@ use wicket_policy::{ToolCall, Verdict};
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
+pub mod droid;
 pub mod gemini;
+pub mod opencode;
+pub mod qwen;
 
 /// A tool call wicket cannot read (a missing or mistyped argument, a patch it cannot parse):
 /// the hook denies it.
