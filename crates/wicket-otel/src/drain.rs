@@ -1,0 +1,194 @@
+//! The exporter process: drain every project's chain to the collector, linger for more,
+//! leave.
+//!
+//! The hard question: a hook answers in a millisecond or two and exits; who sends its line,
+//! and how is no line left behind? After its line is appended, a process tries the
+//! exporter's lock without waiting ([`kick`]): when it is free, it starts `wicket
+//! __otel-export` on its own and goes on; when it is held, the exporter that holds it sends
+//! the line. The exporter reads each chain from its last acknowledged line, sends it in
+//! batches, lingers a little for more, then gives the lock up and looks once more: a line
+//! appended while it held the lock (whose writer therefore started nobody) is still seen,
+//! because that look comes after the writer's try. Nothing here runs on a decision's path:
+//! the writer only tried a lock and perhaps started a process.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::fs::FlockOperation;
+
+use crate::chain::{Project, OTEL_DIR};
+use crate::config::ExportConfig;
+use crate::error::OtelError;
+use crate::export::{Exporter, Origin};
+
+/// The exporter's lock file under `$WICKET_HOME/otel`.
+pub const LOCK_FILE: &str = "lock";
+
+/// The hidden subcommand that runs the exporter.
+pub const EXPORT_ARG: &str = "__otel-export";
+
+/// How the exporter paces itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    /// How long to wait for more lines after the last one was sent.
+    pub linger: Duration,
+    /// How often to look for new lines while lingering.
+    pub poll: Duration,
+    /// The most lines in one request (the bounded queue: nothing more is held in memory).
+    pub batch: usize,
+    /// Give up (until the next writer starts an exporter) after this many failed requests in a row.
+    pub max_failures: u32,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions { linger: Duration::from_secs(3), poll: Duration::from_millis(50), batch: 512, max_failures: 3 }
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ran {
+    /// Another exporter holds the lock: it sends the lines.
+    Busy,
+    /// Done: lines sent, and the last failure if the collector stopped answering.
+    Done {
+        /// Lines the collector acknowledged.
+        sent: u64,
+        /// Why the run gave up early, if it did.
+        gave_up: Option<String>,
+    },
+}
+
+/// The exporter's folder: `$WICKET_HOME/otel`.
+pub fn otel_dir(home: &Path) -> PathBuf {
+    home.join(OTEL_DIR)
+}
+
+/// Take the exporter's lock without waiting; `None` when another process holds it.
+pub fn try_lock(home: &Path) -> Result<Option<File>, OtelError> {
+    let dir = otel_dir(home);
+    let path = dir.join(LOCK_FILE);
+    let io = |source| OtelError::Io { path: path.clone(), source };
+    let open = || {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(&path)
+    };
+    let file = match open() {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).map_err(io)?;
+            open().map_err(io)?
+        }
+        Err(e) => return Err(io(e)),
+    };
+    match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Some(file)),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+        Err(e) => Err(io(e.into())),
+    }
+}
+
+/// After a line was appended: start the exporter (`exe __otel-export`, on its own, with no
+/// standard streams) unless one is running. Returns the started process, for the caller to
+/// reap; never waits for it.
+pub fn kick(home: &Path, exe: &Path) -> Result<Option<Child>, OtelError> {
+    if try_lock(home)?.is_none() {
+        return Ok(None);
+    }
+    // The lock is let go before the exporter starts; it takes it again. Two writers may
+    // both start one: the second finds it taken and leaves.
+    use std::os::unix::process::CommandExt;
+    let child = Command::new(exe)
+        .arg(EXPORT_ARG)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        // Its own process group: a Ctrl-C to the agent, or a run's group kill, is not for it.
+        .process_group(0)
+        .spawn()
+        .map_err(|source| OtelError::Io { path: exe.to_path_buf(), source })?;
+    Ok(Some(child))
+}
+
+/// Drain every project under `$WICKET_HOME/audit` to the collector (see the module doc).
+pub fn run(home: &Path, config: &ExportConfig, options: &RunOptions) -> Result<Ran, OtelError> {
+    let Some(lock) = try_lock(home)? else { return Ok(Ran::Busy) };
+    let mut lock = Some(lock);
+    let mut exporter = Exporter::new(config, Origin::here())?;
+    let audit = home.join(wicket_audit::AUDIT_DIR);
+    let otel = otel_dir(home);
+    let mut projects: BTreeMap<String, Project> = BTreeMap::new();
+    let (mut sent, mut failures) = (0u64, 0u32);
+    let mut idle_since = Instant::now();
+    loop {
+        refresh(&audit, &otel, &mut projects);
+        let mut progressed = false;
+        let mut failed = None;
+        'projects: for p in projects.values_mut() {
+            loop {
+                let Ok(batch) = p.peek(options.batch.max(1)) else { continue 'projects };
+                if batch.lines.is_empty() {
+                    p.commit(batch)?;
+                    break;
+                }
+                let n = batch.lines.len() as u64;
+                match exporter.send(&p.name, &batch.lines) {
+                    Ok(()) => {
+                        p.commit(batch)?;
+                        sent += n;
+                        progressed = true;
+                    }
+                    Err(e) => {
+                        failed = Some(e.to_string());
+                        break 'projects;
+                    }
+                }
+            }
+        }
+        if let Some(why) = failed {
+            failures += 1;
+            if failures >= options.max_failures {
+                return Ok(Ran::Done { sent, gave_up: Some(why) });
+            }
+            std::thread::sleep(Duration::from_millis(250) * failures);
+            continue;
+        }
+        failures = 0;
+        if progressed {
+            idle_since = Instant::now();
+        } else if idle_since.elapsed() >= options.linger {
+            drop(lock.take());
+            refresh(&audit, &otel, &mut projects);
+            let more = projects.values_mut().any(|p| p.peek(1).is_ok_and(|b| !b.lines.is_empty()));
+            if !more {
+                return Ok(Ran::Done { sent, gave_up: None });
+            }
+            match try_lock(home)? {
+                Some(l) => {
+                    lock = Some(l);
+                    idle_since = Instant::now();
+                    continue;
+                }
+                None => return Ok(Ran::Done { sent, gave_up: None }),
+            }
+        }
+        std::thread::sleep(options.poll);
+    }
+}
+
+/// Add the project folders that appeared since the last look.
+fn refresh(audit: &Path, otel: &Path, projects: &mut BTreeMap<String, Project>) {
+    let Ok(rd) = std::fs::read_dir(audit) else { return };
+    for e in rd.filter_map(Result::ok) {
+        if !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let name = e.file_name().to_string_lossy().into_owned();
+        projects.entry(name).or_insert_with(|| Project::new(e.path(), otel));
+    }
+}
