@@ -118,6 +118,7 @@ pub fn kick(home: &Path, exe: &Path) -> Result<Option<Child>, OtelError> {
 /// Drain every project under `$WICKET_HOME/audit` to the collector (see the module doc).
 pub fn run(home: &Path, config: &ExportConfig, options: &RunOptions) -> Result<Ran, OtelError> {
     let Some(lock) = try_lock(home)? else { return Ok(Ran::Busy) };
+    note_pid(&lock);
     let mut lock = Some(lock);
     let mut exporter = Exporter::new(config, Origin::here())?;
     let audit = home.join(wicket_audit::AUDIT_DIR);
@@ -170,6 +171,7 @@ pub fn run(home: &Path, config: &ExportConfig, options: &RunOptions) -> Result<R
             }
             match try_lock(home)? {
                 Some(l) => {
+                    note_pid(&l);
                     lock = Some(l);
                     idle_since = Instant::now();
                     continue;
@@ -179,6 +181,13 @@ pub fn run(home: &Path, config: &ExportConfig, options: &RunOptions) -> Result<R
         }
         std::thread::sleep(options.poll);
     }
+}
+
+/// Write the holder's pid into the lock file, so a person (or a test) can tell which process
+/// exports. Best effort: the lock is the flock, not the text.
+fn note_pid(mut lock: &File) {
+    use std::io::Write;
+    let _ = lock.set_len(0).and_then(|()| lock.write_all(format!("{}\n", std::process::id()).as_bytes()));
 }
 
 /// Add the project folders that appeared since the last look.

@@ -44,6 +44,68 @@ pub struct Settings {
     /// `permissions`), calls it must match and calls it must not.
     #[serde(default)]
     pub examples: BTreeMap<String, RuleExamples>,
+    /// Where the audit log is exported (read from the user's settings only; see
+    /// `docs/telemetry.md`).
+    #[serde(default)]
+    pub telemetry: TelemetrySettings,
+}
+
+/// `telemetry`: export of the audit log.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySettings {
+    /// The OpenTelemetry logs exporter (off unless `enabled` or `OTEL_LOGS_EXPORTER=otlp`).
+    #[serde(default)]
+    pub otlp: Option<OtlpSettings>,
+}
+
+/// `telemetry.otlp`: the OTLP logs exporter; each field overrides its `OTEL_EXPORTER_OTLP_*` variable.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct OtlpSettings {
+    /// On or off; absent: `OTEL_LOGS_EXPORTER` decides.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// The collector's URL (`/v1/logs` is added for HTTP).
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// `http/protobuf`, `http/json` or `grpc`.
+    #[serde(default)]
+    pub protocol: Option<OtlpProtocol>,
+    /// Headers sent with every request.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// A PEM file of CA certificates to trust instead of the system's roots.
+    #[serde(default)]
+    pub certificate: Option<String>,
+    /// How long one request may take, in milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// `telemetry.otlp.protocol`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum OtlpProtocol {
+    /// OTLP/HTTP with protobuf bodies.
+    #[serde(rename = "http/protobuf")]
+    HttpProtobuf,
+    /// OTLP/HTTP with JSON bodies.
+    #[serde(rename = "http/json")]
+    HttpJson,
+    /// OTLP/gRPC.
+    #[serde(rename = "grpc")]
+    Grpc,
+}
+
+impl OtlpProtocol {
+    /// The name the settings and the `OTEL_*` variables use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OtlpProtocol::HttpProtobuf => "http/protobuf",
+            OtlpProtocol::HttpJson => "http/json",
+            OtlpProtocol::Grpc => "grpc",
+        }
+    }
 }
 
 /// The examples of one rule: command lines, paths or URLs, as the rule's tool takes them.

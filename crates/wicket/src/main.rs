@@ -18,6 +18,7 @@ mod hook_gemini;
 mod init_cmd;
 mod lines;
 mod mcp_cmd;
+mod otel_cmd;
 mod owed;
 mod policy_cmd;
 mod registries_cmd;
@@ -112,12 +113,19 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == wicket_sandbox::KEEPER_ARG) {
         return ExitCode::from(wicket_sandbox::placeholders::keeper_main(&args[2..]).clamp(0, 255) as u8);
     }
+    if args.get(1).is_some_and(|a| a == wicket_otel::EXPORT_ARG) {
+        return otel_cmd::main();
+    }
     let hot = args.get(1).and_then(|a| a.to_str()).is_some_and(|a| HOT.contains(&a));
     let command = if hot {
         match HotCli::parse().command {
             HotCommand::Check(a) => Command::Check(a),
             HotCommand::Run(a) => Command::Run(a),
-            HotCommand::Hook(a) => Command::Hook(a),
+            HotCommand::Hook(a) => {
+                // The hook's answer goes out before the exporter is started.
+                wicket::otel::defer_kicks();
+                Command::Hook(a)
+            }
         }
     } else {
         Cli::parse().command
@@ -161,6 +169,7 @@ fn main() -> ExitCode {
     #[cfg(target_os = "linux")]
     wicket_sandbox::layers::tidied();
     wicket_sandbox::trace::phase("keepers let go");
+    wicket::otel::kick_owed();
     match result {
         Ok(code) => code,
         Err(e) => {
