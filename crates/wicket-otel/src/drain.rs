@@ -35,7 +35,8 @@ pub const EXPORT_ARG: &str = "__otel-export";
 pub struct RunOptions {
     /// How long to wait for more lines after the last one was sent.
     pub linger: Duration,
-    /// How often to look for new lines while lingering.
+    /// How often to look for new lines while lingering (ten times less often once nothing
+    /// came for two seconds).
     pub poll: Duration,
     /// The most lines in one request (the bounded queue: nothing more is held in memory).
     pub batch: usize,
@@ -45,7 +46,7 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions { linger: Duration::from_secs(3), poll: Duration::from_millis(50), batch: 512, max_failures: 3 }
+        RunOptions { linger: Duration::from_secs(30), poll: Duration::from_millis(50), batch: 512, max_failures: 3 }
     }
 }
 
@@ -179,7 +180,10 @@ pub fn run(home: &Path, config: &ExportConfig, options: &RunOptions) -> Result<R
                 None => return Ok(Ran::Done { sent, gave_up: None }),
             }
         }
-        std::thread::sleep(options.poll);
+        // An agent's calls come in bursts seconds apart: look often while they come, and
+        // seldom while the exporter only waits to save the next burst a start.
+        let quiet = idle_since.elapsed() >= Duration::from_secs(2);
+        std::thread::sleep(if quiet { options.poll * 10 } else { options.poll });
     }
 }
 

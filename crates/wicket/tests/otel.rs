@@ -49,12 +49,18 @@ struct Receiver {
 
 impl Receiver {
     fn start(python: &Path, out: &Path, protocol: &str, port: u16) -> Receiver {
+        Receiver::start_with(python, out, protocol, port, &[])
+    }
+
+    /// `tls`: the server's certificate and key files, for HTTPS.
+    fn start_with(python: &Path, out: &Path, protocol: &str, port: u16, tls: &[&Path]) -> Receiver {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otel/receiver.py");
         let mut child = Command::new(python)
             .arg(script)
             .arg(out)
             .arg(protocol)
             .arg(port.to_string())
+            .args(tls)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -478,4 +484,45 @@ fn a_collector_that_never_answers_does_not_hold_a_decision_up() {
         !w.wicket_home().join("otel/exported").exists()
             || std::fs::read_dir(w.wicket_home().join("otel/exported")).unwrap().count() == 0
     );
+}
+
+#[test]
+fn tls_trusts_the_given_ca_and_not_an_unknown_one() {
+    let Some(python) = python() else { return };
+    // A CA made for this run, and a certificate for localhost signed by it.
+    let mut p = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    p.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    p.distinguished_name.push(rcgen::DnType::CommonName, "wicket test CA");
+    p.key_usages = vec![rcgen::KeyUsagePurpose::KeyCertSign, rcgen::KeyUsagePurpose::DigitalSignature];
+    let ca = rcgen::CertifiedIssuer::self_signed(p, rcgen::KeyPair::generate().unwrap()).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["localhost".to_string()]).unwrap().signed_by(&key, &ca).unwrap();
+
+    let w = World::new("https://localhost:1", "http/protobuf");
+    std::fs::create_dir_all(w.out()).unwrap();
+    let (ca_file, cert_file, key_file) =
+        (w.tmp.path().join("ca.pem"), w.tmp.path().join("server.pem"), w.tmp.path().join("server.key"));
+    std::fs::write(&ca_file, ca.pem()).unwrap();
+    std::fs::write(&cert_file, leaf.pem()).unwrap();
+    std::fs::write(&key_file, key.serialize_pem()).unwrap();
+    let receiver = Receiver::start_with(&python, &w.out().join("logs.json"), "http", 0, &[&cert_file, &key_file]);
+    let endpoint = format!("https://localhost:{}", receiver.port);
+
+    // The system's roots do not know this CA: nothing is sent, and the status says why.
+    w.settings(json!({"telemetry": {"otlp": {"enabled": true, "endpoint": endpoint}}}));
+    assert_eq!(w.claude(&w.roots[0], "Read", json!({"file_path": w.roots[0].join("README.md")})), "allow");
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let status = w.wicket_home().join("otel/status");
+    while !std::fs::read_to_string(&status).is_ok_and(|s| s.contains("failed")) || w.exporter_running() {
+        assert!(Instant::now() < deadline, "the exporter never gave up on an unknown CA");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(w.received().is_empty(), "sent to a server whose CA is not trusted");
+
+    // With the CA given, the same lines go, once.
+    w.settings(json!({"telemetry": {"otlp": {"enabled": true, "endpoint": endpoint, "certificate": ca_file}}}));
+    assert_eq!(w.claude(&w.roots[0], "Read", json!({"file_path": w.roots[0].join(".env")})), "deny");
+    let received = w.settle();
+    assert_once_in_order(&w.local(), &received);
+    receiver.stop();
 }

@@ -1,9 +1,10 @@
 """A loopback OTLP logs receiver for tests/otel.rs, decoding with the official Python bindings
 (opentelemetry-proto), not with wicket's code.
 
-    python receiver.py OUT_FILE PROTOCOL [PORT]
+    python receiver.py OUT_FILE PROTOCOL [PORT [CERT KEY]]
 
-PROTOCOL: http (protobuf and JSON bodies on POST /v1/logs) or grpc. Each request is written to
+PROTOCOL: http (protobuf and JSON bodies on POST /v1/logs) or grpc; with CERT and KEY (PEM
+files), HTTP is served over TLS. Each request is written to
 OUT_FILE as one line of OTLP JSON (what a Collector's file exporter writes), flushed and
 fsynced before the answer, so what was acknowledged is on disk. Prints "listening PORT" once
 ready; PORT 0 (the default) picks a free one.
@@ -20,6 +21,7 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
 OUT, PROTOCOL = sys.argv[1], sys.argv[2]
 PORT = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+TLS = sys.argv[4:6] if len(sys.argv) > 5 else None
 lock = Lock()
 
 
@@ -61,6 +63,12 @@ class Http(BaseHTTPRequestHandler):
 def serve_http():
     ThreadingHTTPServer.allow_reuse_address = True
     server = ThreadingHTTPServer(("127.0.0.1", PORT), Http)
+    if TLS:
+        import ssl
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(TLS[0], TLS[1])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print("listening", server.server_address[1], flush=True)
     server.serve_forever()
 
