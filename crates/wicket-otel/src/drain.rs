@@ -3,9 +3,9 @@
 //!
 //! The hard question: a hook answers in a millisecond or two and exits; who sends its line,
 //! and how is no line left behind? After its line is appended, a process tries the
-//! exporter's lock without waiting ([`kick`]): when it is free, it starts `wicket
-//! __otel-export` on its own and goes on; when it is held, the exporter that holds it sends
-//! the line. The exporter reads each chain from its last acknowledged line, sends it in
+//! exporter's lock without waiting ([`kick`]): when it is free, it starts the exporter
+//! ([`EXPORTER`]) on its own and goes on; when it is held, the exporter that holds it sends
+//! the line. The exporter (`wicket-otel-export`) reads each chain from its last acknowledged line, sends it in
 //! batches, lingers a little for more, then gives the lock up and looks once more: a line
 //! appended while it held the lock (whose writer therefore started nobody) is still seen,
 //! because that look comes after the writer's try. Nothing here runs on a decision's path:
@@ -27,16 +27,17 @@ use crate::export::{Exporter, Origin};
 /// The exporter's lock file under `$WICKET_HOME/otel`.
 pub const LOCK_FILE: &str = "lock";
 
-/// The hidden subcommand that runs the exporter.
-pub const EXPORT_ARG: &str = "__otel-export";
+/// The exporter program, installed beside `wicket`.
+pub const EXPORTER: &str = "wicket-otel-export";
 
 /// How the exporter paces itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunOptions {
     /// How long to wait for more lines after the last one was sent.
     pub linger: Duration,
-    /// How often to look for new lines while lingering (ten times less often once nothing
-    /// came for two seconds).
+    /// How often to look for new lines and send what came (ten times less often once nothing
+    /// came for two seconds): a burst of lines goes in one request, not one request a line
+    /// (as `OTEL_BLRP_SCHEDULE_DELAY` for the SDK's batch processor).
     pub poll: Duration,
     /// The most lines in one request (the bounded queue: nothing more is held in memory).
     pub batch: usize,
@@ -46,7 +47,7 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions { linger: Duration::from_secs(30), poll: Duration::from_millis(50), batch: 512, max_failures: 3 }
+        RunOptions { linger: Duration::from_secs(30), poll: Duration::from_millis(200), batch: 512, max_failures: 3 }
     }
 }
 
@@ -94,9 +95,9 @@ pub fn try_lock(home: &Path) -> Result<Option<File>, OtelError> {
     }
 }
 
-/// After a line was appended: start the exporter (`exe __otel-export`, on its own, with no
-/// standard streams) unless one is running. Returns the started process, for the caller to
-/// reap; never waits for it.
+/// After a line was appended: start the exporter `exe` (on its own, with no standard
+/// streams) unless one is running. Returns the started process, for the caller to reap;
+/// never waits for it.
 pub fn kick(home: &Path, exe: &Path) -> Result<Option<Child>, OtelError> {
     if try_lock(home)?.is_none() {
         return Ok(None);
@@ -105,7 +106,6 @@ pub fn kick(home: &Path, exe: &Path) -> Result<Option<Child>, OtelError> {
     // both start one: the second finds it taken and leaves.
     use std::os::unix::process::CommandExt;
     let child = Command::new(exe)
-        .arg(EXPORT_ARG)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -20,5 +20,5 @@ pub mod record;
 pub mod stream;
 
 pub use config::{ExportConfig, ExportSettings, Protocol};
-pub use drain::{kick, run, Ran, RunOptions, EXPORT_ARG};
+pub use drain::{kick, run, Ran, RunOptions, EXPORTER};
 pub use error::OtelError;

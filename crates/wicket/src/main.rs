@@ -18,7 +18,6 @@ mod hook_gemini;
 mod init_cmd;
 mod lines;
 mod mcp_cmd;
-mod otel_cmd;
 mod owed;
 mod policy_cmd;
 mod registries_cmd;
@@ -112,9 +111,6 @@ fn main() -> ExitCode {
     }
     if args.get(1).is_some_and(|a| a == wicket_sandbox::KEEPER_ARG) {
         return ExitCode::from(wicket_sandbox::placeholders::keeper_main(&args[2..]).clamp(0, 255) as u8);
-    }
-    if args.get(1).is_some_and(|a| a == wicket_otel::EXPORT_ARG) {
-        return otel_cmd::main();
     }
     let hot = args.get(1).and_then(|a| a.to_str()).is_some_and(|a| HOT.contains(&a));
     let command = if hot {

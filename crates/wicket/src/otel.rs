@@ -5,7 +5,7 @@
 //! marks the exporter as owed; a hook starts it only after its answer is out
 //! ([`defer_kicks`], [`kick_owed`]), other front ends right away, and starting it is one
 //! lock tried without waiting and, when it is free, one process started and not waited for
-//! (`wicket __otel-export`, see `wicket_otel::drain`). Telemetry never changes a decision:
+//! (`wicket-otel-export`, installed beside `wicket`; see `wicket_otel::drain`). Telemetry never changes a decision:
 //! every failure here is swallowed (the exporter records its own in
 //! `$WICKET_HOME/otel/status`).
 
@@ -74,8 +74,19 @@ pub fn kick_owed() {
     let Ok(mut children) = CHILDREN.lock() else { return };
     children.retain_mut(|c| matches!(c.try_wait(), Ok(None)));
     let (Ok(home), Ok(exe)) = (config::wicket_home(), std::env::current_exe()) else { return };
-    if let Ok(Some(child)) = wicket_otel::kick(&home, &exe) {
-        children.push(child);
+    let exporter = exe.with_file_name(wicket_otel::EXPORTER);
+    match wicket_otel::kick(&home, &exporter) {
+        Ok(Some(child)) => children.push(child),
+        Ok(None) => {}
+        Err(e) => {
+            // Nobody to tell on a hook's path: leave it where the exporter leaves its own news.
+            let dir = wicket_otel::drain::otel_dir(&home);
+            let line = format!(
+                "{} failed: cannot start the exporter: {e}\n",
+                wicket_audit::format_utc(wicket_audit::now_ms())
+            );
+            let _ = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(dir.join("status"), line));
+        }
     }
 }
 
