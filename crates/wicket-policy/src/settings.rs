@@ -343,6 +343,21 @@ impl Settings {
                 });
             }
         }
+        // Found here, not only by the exporter (which has no terminal to say it on).
+        if let Some(endpoint) = self.telemetry.otlp.as_ref().and_then(|o| o.endpoint.as_deref()) {
+            if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+                let (line, column) = locate(text, endpoint);
+                return Err(SettingsError {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    path: "telemetry.otlp.endpoint".to_string(),
+                    message: format!(
+                        "{endpoint:?} is not an http:// or https:// URL: write the collector's URL, e.g. \"https://collector.example.com:4318\""
+                    ),
+                });
+            }
+        }
         Ok(())
     }
 }
@@ -468,6 +483,23 @@ pub(crate) fn locate(text: &str, value: &str) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn telemetry_settings_parse_and_a_bad_endpoint_is_named() {
+        let ok = Settings::parse(
+            r#"{"telemetry": {"otlp": {"enabled": true, "endpoint": "https://c:4318", "protocol": "grpc", "timeoutMs": 5}}}"#,
+            "s.json",
+        );
+        let otlp = ok.ok().and_then(|s| s.telemetry.otlp);
+        assert_eq!(otlp.as_ref().and_then(|o| o.protocol), Some(OtlpProtocol::Grpc));
+        assert_eq!(otlp.and_then(|o| o.timeout_ms), Some(5));
+        let bad = Settings::parse("{\"telemetry\": {\"otlp\": {\n  \"endpoint\": \"collector:4318\"}}}", "s.json");
+        let e = bad.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.starts_with("s.json:2:15: telemetry.otlp.endpoint:") && e.contains("https://"), "{e}");
+        let e =
+            Settings::parse(r#"{"telemetry": {"otlp": {"protocol": "udp"}}}"#, "s.json").err().map(|e| e.to_string());
+        assert!(e.as_deref().is_some_and(|e| e.contains("telemetry.otlp.protocol") && e.contains("grpc")), "{e:?}");
+    }
 
     #[test]
     fn errors_name_file_line_column_and_path() {
