@@ -174,6 +174,9 @@ pub fn run(home: &Path, config: &ExportConfig, options: &RunOptions) -> Result<R
                 Some(l) => {
                     note_pid(&l);
                     lock = Some(l);
+                    // Another exporter may have sent lines while the lock was free: read on
+                    // from the acknowledged state again, not from where this one stood.
+                    projects.clear();
                     idle_since = Instant::now();
                     continue;
                 }
@@ -203,5 +206,112 @@ fn refresh(audit: &Path, otel: &Path, projects: &mut BTreeMap<String, Project>) 
         }
         let name = e.file_name().to_string_lossy().into_owned();
         projects.entry(name).or_insert_with(|| Project::new(e.path(), otel));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use wicket_audit::{AuditLog, AuditOptions, Event};
+
+    use super::*;
+    use crate::config::Protocol;
+
+    /// A loopback HTTP server that answers 200 to every request; counts the requests.
+    fn collector() -> (u16, Arc<AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        let count = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&count);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let seen = Arc::clone(&seen);
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream);
+                    loop {
+                        let mut length = 0usize;
+                        let mut line = String::new();
+                        loop {
+                            line.clear();
+                            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                                return;
+                            }
+                            if line == "\r\n" {
+                                break;
+                            }
+                            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                                length = v.trim().parse().unwrap_or(0);
+                            }
+                        }
+                        let mut body = vec![0; length];
+                        if reader.read_exact(&mut body).is_err() {
+                            return;
+                        }
+                        seen.fetch_add(1, Ordering::SeqCst);
+                        let _ = reader.get_mut().write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+                    }
+                });
+            }
+        });
+        (port, count)
+    }
+
+    fn write(home: &Path, project: &str, n: usize) {
+        let mut log = AuditLog::new(home.join("audit").join(project), "s", AuditOptions::default());
+        for i in 0..n {
+            let t = format!("echo {i}");
+            if log.record(&Event::decision("bash", &t, "allow_sandbox", "sandboxed")).is_err() {
+                panic!("cannot write the test log");
+            }
+        }
+    }
+
+    fn config(port: u16) -> ExportConfig {
+        ExportConfig {
+            protocol: Protocol::HttpProtobuf,
+            endpoint: format!("http://127.0.0.1:{port}/v1/logs"),
+            headers: Default::default(),
+            certificate: None,
+            timeout: Duration::from_secs(20),
+        }
+    }
+
+    #[test]
+    fn sends_every_project_in_batches_then_only_what_is_new() -> Result<(), Box<dyn std::error::Error>> {
+        let home = tempfile::tempdir()?;
+        write(home.path(), "a-11111111", 7);
+        write(home.path(), "b-22222222", 3);
+        let (port, requests) = collector();
+        let options = RunOptions { linger: Duration::ZERO, batch: 4, ..RunOptions::default() };
+        assert_eq!(run(home.path(), &config(port), &options)?, Ran::Done { sent: 10, gave_up: None });
+        // 7 lines in batches of 4 and 3 lines: three requests.
+        assert_eq!(requests.load(Ordering::SeqCst), 3);
+        let exported = |p: &str| Project::new(home.path().join("audit").join(p), &otel_dir(home.path())).exported().seq;
+        assert_eq!((exported("a-11111111"), exported("b-22222222")), (7, 3));
+        write(home.path(), "b-22222222", 2);
+        assert_eq!(run(home.path(), &config(port), &options)?, Ran::Done { sent: 2, gave_up: None });
+        assert_eq!(exported("b-22222222"), 5);
+        // While another exporter holds the lock, this one leaves at once.
+        let held = try_lock(home.path())?;
+        assert!(held.is_some());
+        assert_eq!(run(home.path(), &config(port), &options)?, Ran::Busy);
+        Ok(())
+    }
+
+    #[test]
+    fn a_collector_that_is_down_leaves_the_state_alone() -> Result<(), Box<dyn std::error::Error>> {
+        let home = tempfile::tempdir()?;
+        write(home.path(), "a-11111111", 2);
+        // A port nobody listens on.
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let options = RunOptions { linger: Duration::ZERO, max_failures: 1, ..RunOptions::default() };
+        let ran = run(home.path(), &config(port), &options)?;
+        assert!(matches!(ran, Ran::Done { sent: 0, gave_up: Some(_) }), "{ran:?}");
+        assert!(!otel_dir(home.path()).join(crate::chain::EXPORTED_DIR).exists());
+        Ok(())
     }
 }
