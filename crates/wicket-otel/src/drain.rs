@@ -128,6 +128,7 @@ pub fn run(home: &Path, config: &ExportConfig, options: &RunOptions) -> Result<R
     let (mut sent, mut failures) = (0u64, 0u32);
     let mut idle_since = Instant::now();
     loop {
+        let written_before = chain_bytes(&audit);
         refresh(&audit, &otel, &mut projects);
         let mut progressed = false;
         let mut failed = None;
@@ -155,6 +156,20 @@ pub fn run(home: &Path, config: &ExportConfig, options: &RunOptions) -> Result<R
         if let Some(why) = failed {
             failures += 1;
             if failures >= options.max_failures {
+                // A line written after this last try began, by a process that found the lock
+                // taken, started nobody: if the collector is back it would wait for the next
+                // decision. So, lock given up, one more round when the chains grew.
+                drop(lock.take());
+                if chain_bytes(&audit) > written_before {
+                    if let Some(l) = try_lock(home)? {
+                        note_pid(&l);
+                        lock = Some(l);
+                        projects.clear();
+                        failures -= 1;
+                        std::thread::sleep(Duration::from_millis(250) * failures);
+                        continue;
+                    }
+                }
                 return Ok(Ran::Done { sent, gave_up: Some(why) });
             }
             std::thread::sleep(Duration::from_millis(250) * failures);
@@ -195,6 +210,21 @@ pub fn run(home: &Path, config: &ExportConfig, options: &RunOptions) -> Result<R
 fn note_pid(mut lock: &File) {
     use std::io::Write;
     let _ = lock.set_len(0).and_then(|()| lock.write_all(format!("{}\n", std::process::id()).as_bytes()));
+}
+
+/// The bytes in every project's chain files: more than before means a line was written since.
+fn chain_bytes(audit: &Path) -> u64 {
+    let Ok(rd) = std::fs::read_dir(audit) else { return 0 };
+    let mut total = 0;
+    for project in rd.filter_map(Result::ok) {
+        let Ok(files) = std::fs::read_dir(project.path()) else { continue };
+        for f in files.filter_map(Result::ok) {
+            if f.file_name().to_str().and_then(wicket_audit::segment_seq).is_some() {
+                total += f.metadata().map_or(0, |m| m.len());
+            }
+        }
+    }
+    total
 }
 
 /// Add the project folders that appeared since the last look.
