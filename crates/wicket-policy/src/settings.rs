@@ -44,6 +44,68 @@ pub struct Settings {
     /// `permissions`), calls it must match and calls it must not.
     #[serde(default)]
     pub examples: BTreeMap<String, RuleExamples>,
+    /// Where the audit log is exported (read from the user's settings only; see
+    /// `docs/telemetry.md`).
+    #[serde(default)]
+    pub telemetry: TelemetrySettings,
+}
+
+/// `telemetry`: export of the audit log.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySettings {
+    /// The OpenTelemetry logs exporter (off unless `enabled` or `OTEL_LOGS_EXPORTER=otlp`).
+    #[serde(default)]
+    pub otlp: Option<OtlpSettings>,
+}
+
+/// `telemetry.otlp`: the OTLP logs exporter; each field overrides its `OTEL_EXPORTER_OTLP_*` variable.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct OtlpSettings {
+    /// On or off; absent: `OTEL_LOGS_EXPORTER` decides.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// The collector's URL (`/v1/logs` is added for HTTP).
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// `http/protobuf`, `http/json` or `grpc`.
+    #[serde(default)]
+    pub protocol: Option<OtlpProtocol>,
+    /// Headers sent with every request.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// A PEM file of CA certificates to trust instead of the system's roots.
+    #[serde(default)]
+    pub certificate: Option<String>,
+    /// How long one request may take, in milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// `telemetry.otlp.protocol`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum OtlpProtocol {
+    /// OTLP/HTTP with protobuf bodies.
+    #[serde(rename = "http/protobuf")]
+    HttpProtobuf,
+    /// OTLP/HTTP with JSON bodies.
+    #[serde(rename = "http/json")]
+    HttpJson,
+    /// OTLP/gRPC.
+    #[serde(rename = "grpc")]
+    Grpc,
+}
+
+impl OtlpProtocol {
+    /// The name the settings and the `OTEL_*` variables use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OtlpProtocol::HttpProtobuf => "http/protobuf",
+            OtlpProtocol::HttpJson => "http/json",
+            OtlpProtocol::Grpc => "grpc",
+        }
+    }
 }
 
 /// The examples of one rule: command lines, paths or URLs, as the rule's tool takes them.
@@ -281,6 +343,21 @@ impl Settings {
                 });
             }
         }
+        // Found here, not only by the exporter (which has no terminal to say it on).
+        if let Some(endpoint) = self.telemetry.otlp.as_ref().and_then(|o| o.endpoint.as_deref()) {
+            if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+                let (line, column) = locate(text, endpoint);
+                return Err(SettingsError {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    path: "telemetry.otlp.endpoint".to_string(),
+                    message: format!(
+                        "{endpoint:?} is not an http:// or https:// URL: write the collector's URL, e.g. \"https://collector.example.com:4318\""
+                    ),
+                });
+            }
+        }
         Ok(())
     }
 }
@@ -406,6 +483,23 @@ pub(crate) fn locate(text: &str, value: &str) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn telemetry_settings_parse_and_a_bad_endpoint_is_named() {
+        let ok = Settings::parse(
+            r#"{"telemetry": {"otlp": {"enabled": true, "endpoint": "https://c:4318", "protocol": "grpc", "timeoutMs": 5}}}"#,
+            "s.json",
+        );
+        let otlp = ok.ok().and_then(|s| s.telemetry.otlp);
+        assert_eq!(otlp.as_ref().and_then(|o| o.protocol), Some(OtlpProtocol::Grpc));
+        assert_eq!(otlp.and_then(|o| o.timeout_ms), Some(5));
+        let bad = Settings::parse("{\"telemetry\": {\"otlp\": {\n  \"endpoint\": \"collector:4318\"}}}", "s.json");
+        let e = bad.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.starts_with("s.json:2:15: telemetry.otlp.endpoint:") && e.contains("https://"), "{e}");
+        let e =
+            Settings::parse(r#"{"telemetry": {"otlp": {"protocol": "udp"}}}"#, "s.json").err().map(|e| e.to_string());
+        assert!(e.as_deref().is_some_and(|e| e.contains("telemetry.otlp.protocol") && e.contains("grpc")), "{e:?}");
+    }
 
     #[test]
     fn errors_name_file_line_column_and_path() {

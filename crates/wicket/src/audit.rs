@@ -208,7 +208,11 @@ impl Recorder {
         match &mut self.state {
             State::Off => Outcome::Go,
             State::On(log) => match log.admit(event) {
-                Admission::Go => Outcome::Go,
+                Admission::Go => {
+                    // Export (when on) after the line is in the chain, never before.
+                    crate::otel::appended();
+                    Outcome::Go
+                }
                 Admission::GoWithNotice(n) => Outcome::Notice(n),
                 Admission::Refuse(e) => Outcome::Refuse { reason: e.refusal(), cause: e.to_string() },
             },

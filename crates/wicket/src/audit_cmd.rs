@@ -28,7 +28,8 @@ enum AuditCommand {
     /// files against their checkpoints. One line per project. Exit 0 only when everything
     /// verifies.
     Verify {
-        /// A log file (*.jsonl) or a folder of logs (default: $WICKET_HOME/audit).
+        /// A log file (*.jsonl) or a folder of logs (default: $WICKET_HOME/audit); or an
+        /// exported stream: an OTLP JSON file, or the folder a collector's file exporter writes.
         path: Option<PathBuf>,
     },
     /// Show recorded decisions, newest first.
@@ -101,6 +102,9 @@ fn verify(path: Option<&PathBuf>) -> Result<ExitCode> {
             root
         }
     };
+    if wicket_otel::stream::looks_like_stream(&path) {
+        return verify_stream(&path);
+    }
     let report = wicket_audit::verify_path(&path)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -148,6 +152,58 @@ fn verify(path: Option<&PathBuf>) -> Result<ExitCode> {
         out,
         "{verdict}: {} line(s) in {} file(s) verified, {} problem(s)",
         report.lines(),
+        report.files.len(),
+        report.problems.len()
+    )?;
+    out.flush()?;
+    Ok(if report.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `verify` of an exported stream: one line per project (lines, seqs, retries, ok or the
+/// first problem), then every problem by seq; the same exit codes as for local logs.
+fn verify_stream(path: &std::path::Path) -> Result<ExitCode> {
+    let report = wicket_otel::stream::verify_stream(path)?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for p in &report.projects {
+        let span = match (p.first_seq, p.last_seq) {
+            (Some(a), Some(b)) => format!(", seq {a} to {b}"),
+            _ => String::new(),
+        };
+        let retries = match p.duplicates {
+            0 => String::new(),
+            n => format!(", {n} record(s) received twice with the same hash (retries)"),
+        };
+        let first = report.problems.iter().find(|x| x.project == p.project);
+        let name = escape_for_display(&p.project);
+        match first {
+            None => writeln!(out, "{name}: ok: {} line(s) in the stream{span}{retries}", p.lines)?,
+            Some(x) => writeln!(
+                out,
+                "{name}: FAILED at seq {}: {}: {} line(s) in the stream{span}{retries}, {} problem(s)",
+                x.seq,
+                escape_for_display(&x.kind.to_string()),
+                p.lines,
+                p.problems
+            )?,
+        }
+    }
+    for x in &report.problems {
+        writeln!(out, "  {}", escape_for_display(&x.to_string()))?;
+    }
+    if report.foreign > 0 {
+        writeln!(
+            out,
+            "{} record(s) not from wicket's audit log (no wicket.project or wicket.seq) skipped",
+            report.foreign
+        )?;
+    }
+    let verdict = if report.is_ok() { "ok" } else { "FAILED" };
+    let lines: u64 = report.projects.iter().map(|p| p.lines).sum();
+    writeln!(
+        out,
+        "{verdict}: {lines} line(s) of {} project(s) in {} exported file(s) verified, {} problem(s)",
+        report.projects.len(),
         report.files.len(),
         report.problems.len()
     )?;

@@ -331,6 +331,7 @@ pub fn load_in(root: &Path, places: &Places, asker: Option<&mut dyn ConsentAsker
     }
     let user_file = home.join("settings.json");
     loaded.user = read_settings(&user_file)?;
+    crate::otel::note_user_settings(loaded.user.as_ref());
     if loaded.user.is_some() {
         loaded.files.push(user_file);
     }
@@ -338,6 +339,14 @@ pub fn load_in(root: &Path, places: &Places, asker: Option<&mut dyn ConsentAsker
     loaded.project_raw = read_settings(&loaded.project_file)?;
     if loaded.project_raw.is_some() {
         loaded.files.push(loaded.project_file.clone());
+    }
+    // A project must not send its people's audit log elsewhere.
+    if loaded.project_raw.as_ref().is_some_and(|s| s.telemetry.otlp.is_some()) {
+        loaded.notices.push(format!(
+            "{}: `telemetry` is never read from a project's settings: set it in {}",
+            loaded.project_file.display(),
+            home.join("settings.json").display()
+        ));
     }
     // Any settings file can turn the strict profile on; none can turn it off.
     let mut team = TeamPolicy::merge(loaded.team_layers.iter().map(|l| &l.policy));

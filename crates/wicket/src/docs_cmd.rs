@@ -63,6 +63,11 @@ const PAGES: &[Page] = &[
     },
     Page { name: "audit", about: "the audit log: format, verify, show", text: include_str!("../../../docs/audit.md") },
     Page {
+        name: "telemetry",
+        about: "the audit log sent to an OpenTelemetry Collector, and verified there",
+        text: include_str!("../../../docs/telemetry.md"),
+    },
+    Page {
         name: "performance",
         about: "what each path costs, and the benches that measure it",
         text: include_str!("../../../docs/performance.md"),

@@ -18,6 +18,7 @@ pub mod jsonrpc;
 pub mod mcp_server;
 pub mod net;
 pub mod notices;
+pub mod otel;
 pub mod registries;
 pub mod staged;
 pub mod trust;

@@ -122,7 +122,11 @@ fn main() -> ExitCode {
         match HotCli::parse().command {
             HotCommand::Check(a) => Command::Check(a),
             HotCommand::Run(a) => Command::Run(a),
-            HotCommand::Hook(a) => Command::Hook(a),
+            HotCommand::Hook(a) => {
+                // The hook's answer goes out before the exporter is started.
+                wicket::otel::defer_kicks();
+                Command::Hook(a)
+            }
         }
     } else {
         Cli::parse().command
@@ -166,6 +170,7 @@ fn main() -> ExitCode {
     #[cfg(target_os = "linux")]
     wicket_sandbox::layers::tidied();
     wicket_sandbox::trace::phase("keepers let go");
+    wicket::otel::kick_owed();
     match result {
         Ok(code) => code,
         Err(e) => {
