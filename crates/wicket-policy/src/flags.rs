@@ -6,90 +6,9 @@
 //! rule's `*` must never swallow these, so each one found here must be spelled out by the rule.
 //! The table errs on the side of listing: a listed flag only means "a rule must name it".
 
-/// Environment variables that load code, swap programs or redirect configuration.
-const RISKY_VARS: &[&str] = &[
-    "LD_PRELOAD",
-    "LD_LIBRARY_PATH",
-    "LD_AUDIT",
-    "DYLD_INSERT_LIBRARIES",
-    "DYLD_LIBRARY_PATH",
-    "DYLD_FRAMEWORK_PATH",
-    "BASH_ENV",
-    "ENV",
-    "PROMPT_COMMAND",
-    "PS4",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "IFS",
-    "PATH",
-    "CDPATH",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "PYTHONSTARTUP",
-    "PYTHONPATH",
-    "PYTHONHOME",
-    "PYTHONBREAKPOINT",
-    "PYTHONUSERBASE",
-    "PERL5OPT",
-    "PERL5LIB",
-    "PERLLIB",
-    "PERL5DB",
-    "RUBYOPT",
-    "RUBYLIB",
-    "EDITOR",
-    "VISUAL",
-    "PAGER",
-    "MANPAGER",
-    "SYSTEMD_PAGER",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "BROWSER",
-    "SSH_ASKPASS",
-    "SUDO_ASKPASS",
-    "JAVA_TOOL_OPTIONS",
-    "_JAVA_OPTIONS",
-    "JDK_JAVA_OPTIONS",
-    "MAVEN_OPTS",
-    "GRADLE_OPTS",
-    "DOTNET_STARTUP_HOOKS",
-    "PIP_INDEX_URL",
-    "PIP_EXTRA_INDEX_URL",
-    "PIP_CONFIG_FILE",
-    "UV_INDEX_URL",
-    "UV_EXTRA_INDEX_URL",
-    "GOFLAGS",
-    "GOPROXY",
-    "CC",
-    "CXX",
-    "LD",
-    "RUSTC",
-    "RUSTC_WRAPPER",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "RUSTDOC",
-    "RUSTFLAGS",
-    "RUSTDOCFLAGS",
-    "CARGO_ENCODED_RUSTFLAGS",
-    "CARGO_HOME",
-    "HOME",
-    "XDG_CONFIG_HOME",
-    "ZDOTDIR",
-    "MAKEFLAGS",
-    "MAKEFILES",
-    "SHELL",
-    "GCONV_PATH",
-    "HOSTALIASES",
-    "TERMINFO",
-];
-
-/// Prefixes of environment variable names that are all risky.
-const RISKY_VAR_PREFIXES: &[&str] =
-    &["GIT_", "NPM_CONFIG_", "YARN_", "PNPM_", "CARGO_BUILD_", "CARGO_TARGET_", "CORECLR_", "BUN_CONFIG_"];
-
-/// Is this variable name one that can make a later program run other code?
-pub fn risky_var(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    RISKY_VARS.contains(&upper.as_str()) || RISKY_VAR_PREFIXES.iter().any(|p| upper.starts_with(p))
-}
+/// Is this variable name one that can make a later program run other code? The one list is
+/// the program catalogue's.
+pub use wicket_programs::loads_code as risky_var;
 
 fn base(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)

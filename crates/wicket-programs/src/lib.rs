@@ -21,11 +21,13 @@
 //! ```
 
 mod devices;
+mod environment;
 pub mod grammar;
 mod programs;
 pub mod role;
 
 pub use devices::is_device;
+pub use environment::loads_code;
 pub use grammar::{program, Arg, Effect, Found, Opt, Parsed, Program, Scripts, Style, PROGRAMS};
 pub use programs::RUNNERS;
 pub use role::{Launch, LaunchSub, Role, ShellScript, Start, SubRuns, Walker};
