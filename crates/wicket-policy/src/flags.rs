@@ -80,42 +80,6 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
     out
 }
 
-/// Does a make command-line assignment (`NAME=v`, `NAME:=v`, `NAME+=v`, `NAME?=v`,
-/// `NAME!=cmd`) run code or change how recipes run? GNU make 4.3 runs `$(shell …)` in any
-/// value at start-up (checked in a sandbox: even `X=$(shell …)` for a variable no rule
-/// uses), runs the command of `!=`, and takes `SHELL`, `.SHELLFLAGS`, `MAKEFLAGS` … from here.
-fn make_assignment_runs(word: &str) -> bool {
-    let Some((lhs, value)) = word.split_once('=') else { return false };
-    let name = lhs.trim_end_matches([':', '+', '?', '!']).trim();
-    lhs.ends_with('!')
-        || value.contains('$')
-        || matches!(name, "SHELL" | "MAKESHELL" | ".SHELLFLAGS" | "MAKEFILES" | "MAKEFLAGS" | "MFLAGS" | "MAKE")
-        || risky_var(name)
-}
-
-/// Does a jq filter name `env`, `$ENV`, `import`, `include` or `input_filename` as a word of
-/// its own (not a field: `.env` is the key "env")?
-fn jq_reaches_out(filter: &str) -> bool {
-    let b = filter.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_alphabetic() || b[i] == b'_' || b[i] == b'$' {
-            let start = i;
-            i += 1;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let field = start > 0 && b[start - 1] == b'.';
-            if !field && matches!(&filter[start..i], "env" | "$ENV" | "import" | "include" | "input_filename") {
-                return true;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    false
-}
-
 /// Files a redirection or option may name that are not files on disk: the one rule, in the
 /// program catalogue (a second, looser copy here let `curl -o /dev/fd/3/../../x` write `x`).
 use wicket_programs::is_device;
@@ -126,7 +90,7 @@ use wicket_programs::is_device;
 /// own (`git config KEY VALUE` writes configuration, `npm exec` runs a package), and every
 /// option the table does not know, as written.
 fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<String> {
-    use crate::options::{Effect, Scripts};
+    use crate::options::Effect;
     let parsed = table.parse(args);
     let mut out: Vec<String> = Vec::new();
     let mut push = |f: &str| {
@@ -142,7 +106,9 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
             Effect::Write if f.value.as_deref().is_some_and(is_device) => {}
             Effect::Write => push(f.name),
             Effect::Script => scripts.push(f.value.as_deref().unwrap_or("")),
-            Effect::SshConfig if f.value.as_deref().is_some_and(ssh_setting_runs) => push(f.name),
+            Effect::SshConfig if f.value.as_deref().is_some_and(wicket_programs::checkers::ssh::setting_runs) => {
+                push(f.name)
+            }
             Effect::Workdir if !f.value.as_deref().is_some_and(stays_inside) => push(f.name),
             Effect::ExecPath if f.value.as_deref().is_some_and(|v| v.contains('/') || v.starts_with(['.', '~'])) => {
                 push(f.name)
@@ -164,13 +130,7 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
         }
     }
     for s in scripts {
-        let runs = match table.scripts {
-            Scripts::Sed => sed_script_runs(s),
-            Scripts::Awk => awk_program_runs(s),
-            Scripts::Jq => jq_reaches_out(s),
-            Scripts::None => true,
-        };
-        if runs {
+        if table.scripts.runs(s) {
             push(s);
         }
     }
@@ -190,26 +150,6 @@ fn stays_inside(path: &str) -> bool {
         && !path.starts_with(['/', '~'])
         && !path.contains('$')
         && !path.split('/').any(|step| step == "..")
-}
-
-/// An ssh `-o Key=Value` (or `Key Value`) setting that runs a command or loads code.
-fn ssh_setting_runs(setting: &str) -> bool {
-    let key = setting.split(['=', ' ', '\t']).next().unwrap_or("").to_ascii_lowercase();
-    matches!(
-        key.as_str(),
-        "proxycommand"
-            | "localcommand"
-            | "permitlocalcommand"
-            | "proxyusefdpass"
-            | "pkcs11provider"
-            | "securitykeyprovider"
-            | "knownhostscommand"
-            | "include"
-            | "controlpath"
-            | "identityagent"
-            | "remotecommand"
-            | "match"
-    )
 }
 
 /// What a sub-command (or a program's first operand) does on its own, beyond its options.
@@ -286,7 +226,7 @@ fn sub_risky(table: &'static crate::options::Program, parsed: &crate::options::P
         // `VAR=value` operands: make reads them as makefile assignments before anything else.
         ("make", _) => {
             for op in ops {
-                if make_assignment_runs(op) {
+                if wicket_programs::checkers::make::assignment_runs(op) {
                     out.push(op.split('=').next().map_or_else(|| op.clone(), |n| format!("{n}=")));
                 }
             }
@@ -310,183 +250,6 @@ fn sub_risky(table: &'static crate::options::Program, parsed: &crate::options::P
         _ => {}
     }
     out
-}
-
-/// Does a sed script run a command, write or read a file, or hold anything wicket cannot
-/// read? The script is read command by command as GNU sed reads it: addresses (numbers, `$`,
-/// `first~step`, `/re/` and `\cREc` with the `I` and `M` modifiers, `addr,+N`, `!`), then
-/// one command. `e`, `w`, `W`, `r`, `R` and the `e`/`w` flags of `s` are risky wherever they
-/// sit; a command letter wicket does not know makes the whole script risky.
-fn sed_script_runs(script: &str) -> bool {
-    let b = script.as_bytes();
-    let mut i = 0;
-    let end_of_line = |mut j: usize| {
-        while j < b.len() && b[j] != b'\n' {
-            j += 1;
-        }
-        j
-    };
-    let end_of_label = |mut j: usize| {
-        while j < b.len() && !matches!(b[j], b'\n' | b';') {
-            j += 1;
-        }
-        j
-    };
-    while i < b.len() {
-        // Separators and blanks between commands.
-        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b';' | b'}') {
-            i += 1;
-        }
-        if i >= b.len() {
-            break;
-        }
-        // The address part.
-        loop {
-            match b.get(i) {
-                Some(b'0'..=b'9' | b'$' | b'~' | b'+' | b',' | b'!' | b' ' | b'\t') => i += 1,
-                Some(b'/') => i = skip_delimited(b, i + 1, b'/'),
-                Some(b'\\') => match b.get(i + 1) {
-                    Some(&d) => i = skip_delimited(b, i + 2, d),
-                    None => return true,
-                },
-                // Regex address modifiers (GNU): only right after a regex.
-                Some(b'I' | b'M') if i > 0 && matches!(b[i - 1], b'/' | b'I' | b'M') || is_custom_delim_end(b, i) => {
-                    i += 1
-                }
-                _ => break,
-            }
-        }
-        let Some(&c) = b.get(i) else { return false };
-        i += 1;
-        match c {
-            b'{' | b'=' | b'd' | b'D' | b'g' | b'G' | b'h' | b'H' | b'x' | b'n' | b'N' | b'p' | b'P' | b'z' | b'F' => {}
-            b'q' | b'Q' | b'l' | b'L' => {
-                while i < b.len() && (b[i].is_ascii_digit() || b[i] == b' ') {
-                    i += 1;
-                }
-            }
-            b'#' => i = end_of_line(i),
-            b':' | b'b' | b't' | b'T' | b'v' => i = end_of_label(i),
-            b'a' | b'i' | b'c' => {
-                // Text to the end of the line; a trailing backslash continues it.
-                loop {
-                    i = end_of_line(i);
-                    let continued = i > 0 && b[i - 1] == b'\\' && i < b.len();
-                    if !continued {
-                        break;
-                    }
-                    i += 1;
-                }
-            }
-            b'y' => {
-                let Some(&delim) = b.get(i) else { return true };
-                i = skip_delimited(b, skip_delimited(b, i + 1, delim), delim);
-            }
-            b's' => {
-                let Some(&delim) = b.get(i) else { return true };
-                if matches!(delim, b'\n' | b'\\') {
-                    return true;
-                }
-                i = skip_delimited(b, skip_delimited(b, i + 1, delim), delim);
-                // Flags: `g`, `p`, a number, `i`/`I`, `m`/`M`; `e` runs, `w` writes.
-                while let Some(&f) = b.get(i) {
-                    match f {
-                        b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'0'..=b'9' => i += 1,
-                        b'e' | b'w' | b'W' => return true,
-                        b';' | b'\n' | b'}' | b' ' | b'\t' => break,
-                        _ => return true,
-                    }
-                }
-            }
-            // Runs a command, writes or reads a file.
-            b'e' | b'w' | b'W' | b'r' | b'R' => return true,
-            _ => return true,
-        }
-    }
-    false
-}
-
-/// True when position `i` follows the closing delimiter of a `\cREc` address (a modifier may
-/// follow it): conservatively, any `I`/`M` after a character that is not a letter.
-fn is_custom_delim_end(b: &[u8], i: usize) -> bool {
-    i > 0 && !b[i - 1].is_ascii_alphanumeric() && !matches!(b[i - 1], b' ' | b'\t' | b';' | b'\n')
-}
-
-/// The index just past the next unescaped `delim` from `i`.
-fn skip_delimited(b: &[u8], mut i: usize, delim: u8) -> usize {
-    while i < b.len() {
-        if b[i] == b'\\' {
-            i += 2;
-            continue;
-        }
-        if b[i] == delim {
-            return i + 1;
-        }
-        i += 1;
-    }
-    i
-}
-
-/// Does an awk program run a command, read or write a file, or load code? Read token by token
-/// outside strings and regex literals: `system`, `getline`, a pipe (`|`, `|&`), `@` (gawk's
-/// `@include`, `@load` and indirect calls like `@f()`), and `>` inside a `print`/`printf`
-/// statement (an output redirection; a comparison elsewhere is fine).
-fn awk_program_runs(p: &str) -> bool {
-    let b = p.as_bytes();
-    let mut i = 0;
-    let mut in_print = false;
-    // Whether a `/` here starts a regex literal (after an operator or at a statement start).
-    let mut regex_ok = true;
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b'"' => {
-                i = skip_delimited(b, i + 1, b'"');
-                regex_ok = false;
-                continue;
-            }
-            b'/' if regex_ok => {
-                i = skip_delimited(b, i + 1, b'/');
-                regex_ok = false;
-                continue;
-            }
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'|' if b.get(i + 1) == Some(&b'|') => {
-                i += 2;
-                regex_ok = true;
-                continue;
-            }
-            b'|' | b'@' => return true,
-            b'>' if in_print => return true,
-            b';' | b'}' | b'{' | b'\n' => {
-                in_print = false;
-                regex_ok = true;
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let start = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                match &p[start..i] {
-                    "system" | "getline" => return true,
-                    "print" | "printf" => in_print = true,
-                    _ => {}
-                }
-                regex_ok = false;
-                continue;
-            }
-            b' ' | b'\t' => {}
-            b')' | b']' | b'$' | b'0'..=b'9' => regex_ok = false,
-            _ => regex_ok = true,
-        }
-        i += 1;
-    }
-    false
 }
 
 /// Git options that come before the sub-command and take a value as the next word.
@@ -768,33 +531,7 @@ mod tests {
     }
 
     #[test]
-    fn awk_programs() {
-        for risky in [
-            "BEGIN{system(\"id\")}",
-            "BEGIN { system (\"id\") }",
-            "{print > \"out\"}",
-            "{print \"a;b\" > \"out\"}",
-            "{printf \"%s\", $0 >> \"out\"}",
-            "{print | \"sh\"}",
-            "BEGIN{\"id\" | getline x}",
-            "BEGIN{getline < \".env\"}",
-            "BEGIN{print |& \"sh\"}",
-            "@include \"x\"",
-            "BEGIN{f=\"system\"; @f(\"id\")}",
-        ] {
-            assert!(awk_program_runs(risky), "{risky}");
-        }
-        for plain in [
-            "{print $1}",
-            "$3 > 100",
-            "$3 > 100 { print $1 }",
-            "{ if ($2 > 0 || $3 > 0) print $1 }",
-            "/a|b/ { print }",
-            "{ s += $1 } END { print s / NR }",
-            "-F: '{print $1}'",
-        ] {
-            assert!(!awk_program_runs(plain), "{plain}");
-        }
+    fn awk_options() {
         let words = ["awk", "-e", "BEGIN{system(\"id\")}"];
         assert!(!risky_flags(&words).is_empty());
         let words = ["awk", "--sour=BEGIN{system(\"id\")}"];
@@ -803,48 +540,6 @@ mod tests {
         assert_eq!(risky_flags(&words), ["-f"]);
         let words = ["awk", "-F:", "{print $1}", "/etc/passwd"];
         assert!(risky_flags(&words).is_empty());
-    }
-
-    #[test]
-    fn sed_scripts() {
-        // Each runs a command, writes or reads a file in GNU sed 4.9 (checked in a sandbox).
-        for risky in [
-            "1e id",
-            ":a;e id",
-            "/x/Ie id",
-            "/a/M,/x/I e id",
-            "\\%a%Ie id",
-            "s/a/id/Ie",
-            "s/a/id/1e",
-            "s|a|id|e",
-            "y/a/b/;e id",
-            "{e id\n}",
-            "0~1e id",
-            "$!e id",
-            "1 ! e id",
-            "1,+1e id",
-            "1r /etc/hostname",
-            "#n\n1e id",
-            "s/a/b/w out",
-            "1W out",
-            "1R in",
-            "1K",
-        ] {
-            assert!(sed_script_runs(risky), "{risky:?}");
-        }
-        for plain in [
-            "1,5p",
-            "s/a/b/g",
-            "/east/d",
-            "s/a;b/c/g",
-            "$!N;s/\\n/ /",
-            "/^#/d;s/x/y/2",
-            "y/abc/xyz/",
-            "1a hello; e id",
-            ":a;N;$!ba;s/\\n/,/g",
-        ] {
-            assert!(!sed_script_runs(plain), "{plain:?}");
-        }
     }
 
     #[test]

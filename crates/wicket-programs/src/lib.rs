@@ -20,6 +20,7 @@
 //! assert_eq!(lookup("rm").map(|p| p.role), Some(Role::Plain));
 //! ```
 
+pub mod checkers;
 mod devices;
 mod environment;
 pub mod grammar;
