@@ -168,6 +168,21 @@ pub struct Program {
     pub numeric: bool,
     /// What the program is: a shell, a launcher (and where its command starts), or plain.
     pub role: Role,
+    /// "Always allow" keeps only its exact command, never a prefix: an interpreter,
+    /// downloader, destructive or privilege tool (shells are, by their role).
+    pub exact_only: bool,
+    /// When it uses the network.
+    pub network: Network,
+    /// The jobs it shares with other programs, for deny rules that name one of them.
+    pub jobs: &'static [Does],
+    /// Runs code that its operands name (an interpreter or package runner: `node x.js`, `npx
+    /// pkg`), so its own name says nothing about what runs.
+    pub runtime: bool,
+    /// Which of its words it writes.
+    pub writes: Writes,
+    /// Its `NAME=value` operands set variables for the programs it or the shell runs later
+    /// (`export`, `env`).
+    pub assigns: bool,
 }
 
 /// The defaults every table starts from (`..GETOPT`).
@@ -189,6 +204,12 @@ pub(crate) const GETOPT: Program = Program {
     script_operand: false,
     numeric: false,
     role: Role::Plain,
+    exact_only: false,
+    network: Network::Never,
+    jobs: &[],
+    runtime: false,
+    writes: Writes::Nothing,
+    assigns: false,
 };
 
 pub(crate) const NO: Arg = Arg::No;
@@ -222,6 +243,9 @@ static RM: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    exact_only: true,
+    jobs: &[Does { job: Job::Deletes, when: &[] }],
+    writes: Writes::Operands,
     ..GETOPT
 };
 
@@ -268,6 +292,7 @@ static CP: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    writes: Writes::LastUnlessDest,
     ..GETOPT
 };
 
@@ -295,6 +320,8 @@ static MV: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    exact_only: true,
+    writes: Writes::LastUnlessDest,
     ..GETOPT
 };
 
@@ -340,6 +367,7 @@ static SORT: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    writes: Writes::Values(&["-o", "--output"]),
     ..GETOPT
 };
 
@@ -370,6 +398,8 @@ static SED: Program = Program {
     ],
     scripts: Scripts::Sed,
     script_operand: true,
+    exact_only: true,
+    writes: Writes::InPlace,
     ..GETOPT
 };
 
@@ -405,6 +435,7 @@ static XARGS: Program = Program {
         o(&["--version"], NO, Plain),
     ],
     role: Role::Launcher(Launch { when_none: Some("echo"), ..LAUNCH }),
+    exact_only: true,
     ..GETOPT
 };
 
@@ -668,6 +699,10 @@ static CURL: Program = Program {
         o(&["-w", "--write-out"], REQ, ReadAt),
         o(&["--xattr"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
+    jobs: &[Does { job: Job::Downloads, when: &[] }],
+    writes: Writes::Values(&["-o", "--output"]),
     ..GETOPT
 };
 
@@ -834,12 +869,17 @@ static WGET: Program = Program {
         o(&["-X", "--exclude-directories"], REQ, Plain),
         o(&["--no-parent"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
+    jobs: &[Does { job: Job::Downloads, when: &[] }],
+    writes: Writes::Values(&["-O", "--output-document"]),
     ..GETOPT
 };
 
 mod tables;
 mod tools;
 
+use crate::facts::{Does, Job, Network, Writes};
 use crate::role::{Launch, Role, LAUNCH};
 
 /// Every table, sorted by first name (sub-command tables are reached through their program's

@@ -23,21 +23,28 @@
 pub mod checkers;
 mod devices;
 mod environment;
+pub mod facts;
 pub mod grammar;
 mod programs;
 pub mod role;
 
 pub use devices::is_device;
 pub use environment::loads_code;
+pub use facts::{Does, Example, Expect, Job, Network, Writes};
 pub use grammar::{program, Arg, Effect, Found, Opt, Parsed, Program, Scripts, Style, PROGRAMS};
-pub use programs::RUNNERS;
+pub use programs::{KNOWN, RUNNERS};
 pub use role::{Launch, LaunchSub, Role, ShellScript, Start, SubRuns, Walker};
 
-/// The record for a program word (its base name): a table of [`PROGRAMS`] or a record of
-/// [`RUNNERS`].
+/// The record for a program word (its base name): a table of [`PROGRAMS`], a record of
+/// [`RUNNERS`] or one of [`KNOWN`].
 pub fn lookup(word: &str) -> Option<&'static Program> {
     let base = word.rsplit('/').next().unwrap_or(word);
-    PROGRAMS.iter().chain(RUNNERS).copied().find(|p| p.names.contains(&base))
+    records().find(|p| p.names.contains(&base))
+}
+
+/// Every top-level record, each once: [`PROGRAMS`], then [`RUNNERS`], then [`KNOWN`].
+pub fn records() -> impl Iterator<Item = &'static Program> {
+    PROGRAMS.iter().chain(RUNNERS).chain(KNOWN).copied()
 }
 
 /// Is this program word (by its base name) a shell?

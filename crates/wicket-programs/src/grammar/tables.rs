@@ -9,6 +9,7 @@
 use super::Arg::{Command, Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
+use crate::facts::{Does, Job, Network, Writes};
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
 /// git 2.47.3, `git diff -h`: the diff options `diff`, `log`, `show` and friends share.
@@ -1721,6 +1722,8 @@ pub(super) static GIT: Program = Program {
         o(&["--attr-source"], REQ, Exec),
         o(&["--shallow-file"], REQ, Read),
     ],
+    network: Network::Subs(&["push", "fetch", "clone", "pull", "ls-remote", "remote", "submodule", "send-email"]),
+    jobs: &[Does { job: Job::Deletes, when: &["clean"] }],
     ..GETOPT
 };
 
@@ -1892,6 +1895,7 @@ pub(super) static TAR: Program = Program {
         o(&["--uncompress"], NO, Plain),
         o(&["--confirmation"], NO, Plain),
     ],
+    writes: Writes::ArchiveWhen(&["-c", "-r", "-u", "-A", "--delete"]),
     ..GETOPT
 };
 
@@ -1993,6 +1997,8 @@ pub(super) static FIND: Program = Program {
         o(&["-o", "-or"], NO, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Walker(Walker::FindExec), ..LAUNCH }),
+    exact_only: true,
+    jobs: &[Does { job: Job::Deletes, when: &["-delete"] }],
     ..GETOPT
 };
 
@@ -2106,6 +2112,7 @@ pub(super) static NPM: Program = Program {
         ],
         ..LAUNCH
     }),
+    network: Network::Subs(&["install", "i", "add", "ci", "update", "upgrade", "publish", "exec", "x", "login"]),
     ..GETOPT
 };
 
@@ -2218,6 +2225,9 @@ pub(super) static NPX: Program = Program {
         package_options: &["-p", "--package"],
         ..LAUNCH
     }),
+    exact_only: true,
+    network: Network::Always,
+    runtime: true,
     ..GETOPT
 };
 
@@ -2317,6 +2327,9 @@ pub(super) static PNPM: Program = Program {
         ],
         ..LAUNCH
     }),
+    exact_only: true,
+    network: Network::Always,
+    runtime: true,
     ..GETOPT
 };
 
@@ -2374,6 +2387,8 @@ pub(super) static YARN: Program = Program {
         ],
         ..LAUNCH
     }),
+    network: Network::Subs(&["install", "add", "upgrade", "up", "publish", "dlx"]),
+    runtime: true,
     ..GETOPT
 };
 
@@ -2711,6 +2726,7 @@ pub(super) static PIP: Program = Program {
         o(&["--use-feature"], REQ, Plain),
         o(&["--use-deprecated"], REQ, Plain),
     ],
+    network: Network::Subs(&["install", "download"]),
     ..GETOPT
 };
 
@@ -3038,6 +3054,10 @@ pub(super) static RSYNC: Program = Program {
         o(&["--config"], REQ, Read),
         o(&["--no-detach"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
+    jobs: &[Does { job: Job::Deletes, when: &["--delete*", "--del", "--remove-source-files"] }],
+    writes: Writes::Last,
     ..GETOPT
 };
 
@@ -3094,6 +3114,8 @@ pub(super) static SSH: Program = Program {
         o(&["-Y"], NO, Plain),
         o(&["-y"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
     ..GETOPT
 };
 
@@ -3133,6 +3155,9 @@ pub(super) static SCP: Program = Program {
         o(&["-f"], NO, Plain),
         o(&["-t"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
+    writes: Writes::Last,
     ..GETOPT
 };
 
@@ -3365,6 +3390,7 @@ pub(super) static AWK: Program = Program {
         o(&["-V", "--version"], NO, Plain),
         o(&["-W"], REQ, Exec),
     ],
+    exact_only: true,
     ..GETOPT
 };
 
@@ -3403,6 +3429,10 @@ pub(super) static PYTHON: Program = Program {
         o(&["-3"], NO, Plain),
         o(&["-t"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Module,
+    jobs: &[Does { job: Job::Downloads, when: &["http.server", "urllib.request", "http.client"] }],
+    runtime: true,
     ..GETOPT
 };
 
@@ -3469,6 +3499,8 @@ pub(super) static NODE: Program = Program {
         o(&["--zero-fill-buffers"], NO, Plain),
         o(&["--v8-options"], NO, Plain),
     ],
+    exact_only: true,
+    runtime: true,
     ..GETOPT
 };
 
@@ -3510,6 +3542,7 @@ pub(super) static PERL: Program = Program {
         o(&["-X"], NO, Plain),
         o(&["-x"], OPT, Plain),
     ],
+    exact_only: true,
     ..GETOPT
 };
 
@@ -3553,5 +3586,6 @@ pub(super) static RUBY: Program = Program {
         o(&["--external-encoding"], REQ, Plain),
         o(&["--internal-encoding"], REQ, Plain),
     ],
+    exact_only: true,
     ..GETOPT
 };

@@ -13,6 +13,7 @@
 use super::Arg::{Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
+use crate::facts::{Network, Writes};
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
 /// Info-ZIP Zip 3.0, `zip -h2` and zip(1): its own parser (clusters, two-letter short options
@@ -105,6 +106,7 @@ pub(super) static ZIP: Program = Program {
         o(&["-h", "-?", "--help"], NO, Plain),
         o(&["-h2", "--more-help"], NO, Plain),
     ],
+    writes: Writes::Archive(&["-sf", "-su", "-sU", "-so", "-sc"]),
     ..GETOPT
 };
 
@@ -150,6 +152,7 @@ pub(super) static MAKE: Program = Program {
         // Set by a parent make; a value names file descriptors or a fifo.
         o(&["--jobserver-auth"], REQ, Exec),
     ],
+    exact_only: true,
     ..GETOPT
 };
 
@@ -602,6 +605,7 @@ pub(super) static CARGO: Program = Program {
     ],
     shared: &[CARGO_GLOBAL],
     opts: &[o(&["-V", "--version"], NO, Plain), o(&["--list"], NO, Plain), o(&["--explain"], REQ, Plain)],
+    network: Network::Subs(&["install", "publish", "fetch", "update", "search", "login", "add"]),
     ..GETOPT
 };
 
@@ -809,6 +813,7 @@ pub(super) static GO: Program = Program {
     style: Style::GoFlag,
     subs: &[&GO_TEST, &GO_BUILD, &GO_RUN, &GO_VET, &GO_MOD, &GO_MISC],
     opts: &[o(&["-C"], REQ, Workdir), o(&["-h", "-help"], NO, Plain)],
+    network: Network::Subs(&["get", "install", "mod"]),
     ..GETOPT
 };
 
@@ -1104,12 +1109,20 @@ pub(super) static UV: Program = Program {
         ],
         ..LAUNCH
     }),
+    network: Network::Subs(&["pip", "add", "sync", "tool", "run", "lock"]),
+    runtime: true,
     ..GETOPT
 };
 
 /// `uvx` is `uv tool run`.
-pub(super) static UVX: Program =
-    Program { names: &["uvx"], source: "uv 0.5, `uvx --help` (`uv tool run`)", ..UV_TOOL_RUN };
+pub(super) static UVX: Program = Program {
+    names: &["uvx"],
+    source: "uv 0.5, `uvx --help` (`uv tool run`)",
+    exact_only: true,
+    network: Network::Always,
+    runtime: true,
+    ..UV_TOOL_RUN
+};
 
 // --- pipx (argparse: clusters, `--k=v`, unique prefixes; `run` stops at the app) ---
 
@@ -1189,6 +1202,9 @@ pub(super) static PIPX: Program = Program {
         subs: &[LaunchSub { path: &["run"], grammar: &PIPX_RUN, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    exact_only: true,
+    network: Network::Always,
+    runtime: true,
     ..GETOPT
 };
 
@@ -1334,6 +1350,9 @@ pub(super) static BUN: Program = Program {
         subs: &[LaunchSub { path: &["x"], grammar: &BUNX, runs: SubRuns::Package }],
         ..LAUNCH
     }),
+    exact_only: true,
+    network: Network::Subs(&["install", "i", "add", "update", "publish", "x"]),
+    runtime: true,
     ..GETOPT
 };
 
@@ -1356,6 +1375,9 @@ pub(super) static BUNX: Program = Program {
         package_options: &["-p", "--package"],
         ..LAUNCH
     }),
+    exact_only: true,
+    network: Network::Always,
+    runtime: true,
     ..GETOPT
 };
 
@@ -1469,6 +1491,7 @@ pub(super) static PHP: Program = Program {
         o(&["--ri", "--rextinfo"], REQ, Plain),
         o(&["--ini"], OPT, Plain),
     ],
+    exact_only: true,
     ..GETOPT
 };
 
@@ -1487,6 +1510,7 @@ pub(super) static LUA: Program = Program {
         o(&["-E"], NO, Plain),
         o(&["-W"], NO, Plain),
     ],
+    exact_only: true,
     ..GETOPT
 };
 
@@ -1520,5 +1544,6 @@ pub(super) static RSCRIPT: Program = Program {
         o(&["--min-nsize"], REQ, Plain),
         o(&["--encoding"], REQ, Plain),
     ],
+    exact_only: true,
     ..GETOPT
 };

@@ -8,6 +8,7 @@
 //! To add a launcher: one `static` here with its names, where its options come from, its
 //! options, and its [`Role`]; then add it to `RUNNERS` (kept sorted; `tests/registry.rs`).
 
+use crate::facts::Network;
 use crate::grammar::{o, Arg, Effect::*, Program, Style, NO, OPT, REQ};
 use crate::programs::RUNNER;
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
@@ -75,6 +76,7 @@ pub(crate) static SUDO: Program = Program {
         o(&["--help"], OPT, Plain),
     ],
     role: Role::Privilege(Launch { runs_nothing: &["-e", "--edit"], assignments: true, ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -90,6 +92,7 @@ pub(crate) static DOAS: Program = Program {
         o(&["-C"], REQ, Plain),
     ],
     role: Role::Privilege(Launch { ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -98,6 +101,7 @@ pub(crate) static SU: Program = Program {
     names: &["su"],
     source: "util-linux 2.38, su(1) (options anywhere)",
     role: Role::Privilege(Launch { start: Start::Walker(Walker::Su), ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -166,6 +170,8 @@ pub(crate) static ENV: Program = Program {
         o(&["--list-signal-handling"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Env), ..LAUNCH }),
+    exact_only: true,
+    assigns: true,
     ..RUNNER
 };
 
@@ -175,6 +181,7 @@ pub(crate) static EXEC: Program = Program {
     source: "bash 5.2, `help exec`",
     opts: &[o(&["-c"], NO, Plain), o(&["-l"], NO, Plain), o(&["-a"], REQ, Plain)],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -184,6 +191,7 @@ pub(crate) static COMMAND: Program = Program {
     source: "bash 5.2, `help command`",
     opts: &[o(&["-p"], NO, Plain), o(&["-v"], NO, Plain), o(&["-V"], NO, Plain)],
     role: Role::Launcher(Launch { runs_nothing: &["-v", "-V"], ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -192,6 +200,7 @@ pub(crate) static BUILTIN: Program = Program {
     names: &["builtin"],
     source: "bash 5.2, `help builtin`",
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -200,6 +209,7 @@ pub(crate) static NOHUP: Program = Program {
     names: &["nohup", "coproc"],
     source: "GNU coreutils 9.1 `nohup --help`; bash 5.2 `coproc`",
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -210,6 +220,7 @@ pub(crate) static NICE: Program = Program {
     opts: &[o(&["-n"], REQ, Plain), o(&["--adjustment"], REQ, Plain)],
     numeric: true,
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -232,6 +243,7 @@ pub(crate) static IONICE: Program = Program {
         o(&["--ignore"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { runs_nothing: &["-p", "-P", "-u", "--pid", "--pgid", "--uid"], ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -250,6 +262,7 @@ pub(crate) static TIMEOUT: Program = Program {
         o(&["--verbose"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Operands(1), ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -272,6 +285,7 @@ pub(crate) static TIME: Program = Program {
         o(&["--portability"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -288,6 +302,7 @@ pub(crate) static STDBUF: Program = Program {
         o(&["--error"], REQ, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -304,6 +319,7 @@ pub(crate) static SETSID: Program = Program {
         o(&["--wait"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -340,6 +356,7 @@ pub(crate) static WATCH: Program = Program {
         o(&["--exec"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Joined, argv_options: &["-x", "--exec"], ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -379,6 +396,7 @@ pub(crate) static FLOCK: Program = Program {
         script_options: &["-c", "--command"],
         ..LAUNCH
     }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -387,6 +405,7 @@ pub(crate) static EVAL: Program = Program {
     names: &["eval"],
     source: "bash 5.2, `help eval`",
     role: Role::Launcher(Launch { start: Start::Joined, ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -395,6 +414,7 @@ pub(crate) static TRAP: Program = Program {
     names: &["trap"],
     source: "bash 5.2, `help trap`",
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Trap), ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -846,6 +866,7 @@ pub(crate) static SCRIPT: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Nothing, script_options: &["-c", "--command"], ..LAUNCH }),
+    exact_only: true,
     ..RUNNER
 };
 
@@ -939,6 +960,7 @@ pub(crate) static POETRY: Program = Program {
         subs: &[LaunchSub { path: &["run"], grammar: &RUN_PLAIN, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    network: Network::Subs(&["install", "add", "update", "publish", "lock"]),
     ..RUNNER
 };
 
@@ -975,6 +997,7 @@ pub(crate) static BUNDLE: Program = Program {
         subs: &[LaunchSub { path: &["exec"], grammar: &BUNDLE_EXEC, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    network: Network::Subs(&["install", "update"]),
     ..RUNNER
 };
 

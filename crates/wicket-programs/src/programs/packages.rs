@@ -1,0 +1,68 @@
+//! System and language package managers whose options wicket does not read (yet): which of their sub-commands reach the network.
+//!
+//! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
+//! sorted; `tests/registry.rs`).
+
+use crate::facts::Network;
+use crate::grammar::Program;
+use crate::programs::RUNNER;
+
+/// `apt`, `apt-get`.
+pub(crate) static APT: Program = Program {
+    names: &["apt", "apt-get"],
+    source: "no option table: facts only",
+    network: Network::Subs(&["install", "update", "upgrade", "download"]),
+    ..RUNNER
+};
+
+/// `brew`.
+pub(crate) static BREW: Program = Program {
+    names: &["brew"],
+    source: "no option table: facts only",
+    network: Network::Subs(&["install", "update", "upgrade", "fetch", "tap"]),
+    ..RUNNER
+};
+
+/// `composer`.
+pub(crate) static COMPOSER: Program = Program {
+    names: &["composer"],
+    source: "no option table: facts only",
+    network: Network::Subs(&["install", "require", "update"]),
+    ..RUNNER
+};
+
+/// `dlx`.
+pub(crate) static DLX: Program =
+    Program { names: &["dlx"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `dnf`.
+pub(crate) static DNF: Program = Program {
+    names: &["dnf"],
+    source: "no option table: facts only",
+    network: Network::Subs(&["install", "update", "upgrade", "download"]),
+    ..RUNNER
+};
+
+/// `gem`.
+pub(crate) static GEM: Program = Program {
+    names: &["gem"],
+    source: "no option table: facts only",
+    network: Network::Subs(&["install", "push", "update", "fetch"]),
+    ..RUNNER
+};
+
+/// `pipenv`.
+pub(crate) static PIPENV: Program = Program {
+    names: &["pipenv"],
+    source: "no option table: facts only",
+    network: Network::Subs(&["install", "update", "sync", "lock"]),
+    ..RUNNER
+};
+
+/// `yum`.
+pub(crate) static YUM: Program = Program {
+    names: &["yum"],
+    source: "no option table: facts only",
+    network: Network::Subs(&["install", "update", "upgrade"]),
+    ..RUNNER
+};

@@ -1,0 +1,64 @@
+//! Programs that manage processes, services, containers and terminals, whose options wicket does not read (yet).
+//!
+//! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
+//! sorted; `tests/registry.rs`).
+
+use crate::facts::Network;
+use crate::grammar::Program;
+use crate::programs::RUNNER;
+
+/// `at`.
+pub(crate) static AT: Program =
+    Program { names: &["at"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `crontab`.
+pub(crate) static CRONTAB: Program =
+    Program { names: &["crontab"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `docker`, `podman`.
+pub(crate) static DOCKER: Program = Program {
+    names: &["docker", "podman"],
+    source: "no option table: facts only",
+    exact_only: true,
+    network: Network::Subs(&["pull", "push", "login", "run", "build"]),
+    ..RUNNER
+};
+
+/// `helm`.
+pub(crate) static HELM: Program =
+    Program { names: &["helm"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `kill`, `pkill`, `killall`.
+pub(crate) static KILL: Program =
+    Program { names: &["kill", "pkill", "killall"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `kubectl`.
+pub(crate) static KUBECTL: Program =
+    Program { names: &["kubectl"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `launchctl`.
+pub(crate) static LAUNCHCTL: Program =
+    Program { names: &["launchctl"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `pkexec`.
+pub(crate) static PKEXEC: Program =
+    Program { names: &["pkexec"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `ps`.
+pub(crate) static PS: Program = Program { names: &["ps"], source: "no option table: facts only", ..RUNNER };
+
+/// `runas`.
+pub(crate) static RUNAS: Program =
+    Program { names: &["runas"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `tmux`, `screen`.
+pub(crate) static TMUX: Program =
+    Program { names: &["tmux", "screen"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `systemctl`.
+pub(crate) static SYSTEMCTL: Program =
+    Program { names: &["systemctl"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+
+/// `terraform`.
+pub(crate) static TERRAFORM: Program =
+    Program { names: &["terraform"], source: "no option table: facts only", exact_only: true, ..RUNNER };
