@@ -1010,114 +1010,6 @@ pub fn confusable_word(s: &str) -> Option<String> {
 pub const SAFE_LIST: &[&str] =
     &["git status", "git log --oneline", "git branch", "pwd", "ls", "dir", "node --version", "npm --version"];
 
-/// Interpreters, downloaders, destructive and privilege tools: "always allow" stores only the
-/// exact command for these, never a prefix. Shells are in the program catalogue
-/// (`wicket_programs::is_shell`), and are exact-only too.
-pub const EXACT_ONLY: &[&str] = &[
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "python",
-    "python2",
-    "python3",
-    "pypy",
-    "pypy3",
-    "ruby",
-    "perl",
-    "php",
-    "lua",
-    "luajit",
-    "R",
-    "Rscript",
-    "julia",
-    "java",
-    "jshell",
-    "groovy",
-    "scala",
-    "osascript",
-    "awk",
-    "gawk",
-    "mawk",
-    "sed",
-    "xargs",
-    "find",
-    "env",
-    "eval",
-    "exec",
-    "npx",
-    "pnpx",
-    "bunx",
-    "uvx",
-    "pipx",
-    "dlx",
-    "curl",
-    "wget",
-    "aria2c",
-    "scp",
-    "sftp",
-    "rsync",
-    "ssh",
-    "nc",
-    "ncat",
-    "netcat",
-    "socat",
-    "telnet",
-    "ftp",
-    "git-remote",
-    "rm",
-    "rmdir",
-    "dd",
-    "mkfs",
-    "shred",
-    "truncate",
-    "chmod",
-    "chown",
-    "chgrp",
-    "mv",
-    "ln",
-    "kill",
-    "pkill",
-    "killall",
-    "sudo",
-    "doas",
-    "su",
-    "pkexec",
-    "runas",
-    "systemctl",
-    "launchctl",
-    "crontab",
-    "at",
-    "mount",
-    "umount",
-    "docker",
-    "podman",
-    "kubectl",
-    "helm",
-    "terraform",
-    "make",
-    "sqlite3",
-    "psql",
-    "mysql",
-    "timeout",
-    "nohup",
-    "nice",
-    "watch",
-    "script",
-    "tmux",
-    "screen",
-    "command",
-    "builtin",
-    "ionice",
-    "stdbuf",
-    "setsid",
-    "flock",
-    "time",
-    "trap",
-    "source",
-    "alias",
-];
-
 /// The "always allow" rule pattern for a command, or `None` when only a one-time answer fits
 /// (compound commands, doubts, sensitive arguments are checked by the caller).
 pub fn always_pattern(view: &CommandView) -> Option<String> {
@@ -1131,8 +1023,9 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
     let risky = !view.parts[0].risky.is_empty() || view.parts[0].inner.iter().any(|i| !i.risky.is_empty());
     if risky
         || program.contains('/')
-        || EXACT_ONLY.contains(&program)
-        || wicket_programs::is_shell(program)
+        // Interpreters, downloaders, destructive and privilege tools, and shells (their records
+        // say so): only the exact command.
+        || wicket_programs::lookup(program).is_some_and(|p| p.exact_only || p.role.is_shell())
         || program.starts_with('.')
     {
         return Some(exact);
