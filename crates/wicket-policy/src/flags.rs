@@ -9,6 +9,7 @@
 /// Is this variable name one that can make a later program run other code? The one list is
 /// the program catalogue's.
 pub use wicket_programs::loads_code as risky_var;
+use wicket_programs::{Effect, Writes};
 
 fn base(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
@@ -65,17 +66,14 @@ pub fn risky_flags(words: &[&str]) -> Vec<String> {
         }
     };
     // Variables are not options: the shell builtins and `env` that set them.
-    match base(program) {
-        "export" | "declare" | "typeset" | "local" | "readonly" | "env" => {
-            for w in args {
-                if let Some((name, _)) = w.split_once('=') {
-                    if risky_var(name) {
-                        flag(&format!("{name}="));
-                    }
+    if wicket_programs::lookup(program).is_some_and(|p| p.assigns) {
+        for w in args {
+            if let Some((name, _)) = w.split_once('=') {
+                if risky_var(name) {
+                    flag(&format!("{name}="));
                 }
             }
         }
-        _ => {}
     }
     out
 }
@@ -299,9 +297,10 @@ pub fn git_deny_forms(words: &[&str]) -> Vec<String> {
     out
 }
 
-/// The files an argv writes (or deletes) through its arguments: `tee F`, `cp A B` (B),
-/// `ln -s T L` (L), `touch F`, `rm F`, `dd of=F`, `sed -i … F`. Flags and their values are
-/// skipped; `None` in the list stands for a write target that is not known statically.
+/// The files an argv writes (or deletes) through its arguments, as its record's `writes`
+/// says: `tee F`, `cp A B` (B), `ln -s T L` (L), `touch F`, `rm F`, `dd of=F`, `sed -i … F`.
+/// Flags and their values are skipped; `None` in the list stands for a write target that is
+/// not known statically.
 pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
     let Some(Some(program)) = words.first() else { return Vec::new() };
     let args = &words[1..];
@@ -309,6 +308,7 @@ pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
     if let (Some(table), Some(statics)) = (crate::options::program(program), statics) {
         return table_writes(table, &statics);
     }
+    let Some(record) = wicket_programs::lookup(program) else { return Vec::new() };
     let operands = || {
         let mut out = Vec::new();
         let mut end_of_options = false;
@@ -321,9 +321,10 @@ pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
         }
         out
     };
-    match base(program) {
-        "tee" | "touch" | "mkdir" | "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "mkfifo" => operands(),
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => {
+    match record.writes {
+        Writes::Nothing | Writes::Archive(_) | Writes::ArchiveWhen { .. } => Vec::new(),
+        Writes::Operands => operands(),
+        Writes::Last | Writes::LastUnlessDest | Writes::Link => {
             // `-t DIR` names the destination; otherwise the last operand.
             if let Some(pos) = args.iter().position(|w| *w == Some("-t") || *w == Some("--target-directory")) {
                 return vec![args.get(pos + 1).and_then(|w| w.map(String::from))];
@@ -332,56 +333,63 @@ pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
                 return vec![Some(t.to_string())];
             }
             let ops = operands();
-            match (base(program), ops.len()) {
-                (_, 0) => Vec::new(),
+            match ops.len() {
+                0 => Vec::new(),
                 // `ln -s target` makes a link named after the target in the current folder.
-                ("ln", 1) => vec![ops[0].as_ref().map(|t| t.rsplit('/').next().unwrap_or(t).to_string())],
-                (_, 1) => Vec::new(),
+                1 if record.writes == Writes::Link => {
+                    vec![ops[0].as_ref().map(|t| t.rsplit('/').next().unwrap_or(t).to_string())]
+                }
+                1 => Vec::new(),
                 _ => ops.last().cloned().into_iter().collect(),
             }
         }
-        "chmod" | "chown" | "chgrp" => operands().into_iter().skip(1).collect(),
-        "curl" => value_of(args, &["-o", "--output"]),
-        "wget" => value_of(args, &["-O", "--output-document"]),
-        "sort" => value_of(args, &["-o", "--output"]),
-        "dd" => {
+        Writes::AfterFirst => operands().into_iter().skip(1).collect(),
+        Writes::Values(names) => value_of(args, names),
+        Writes::OfOperand => {
             args.iter().filter_map(|w| w.and_then(|s| s.strip_prefix("of=")).map(|s| Some(s.to_string()))).collect()
         }
-        "sed" | "gsed" if args.iter().any(|w| w.is_some_and(|s| long(s, "--in-place") || short_has(s, 'i'))) => {
-            let explicit = args.iter().any(|w| matches!(w, Some("-e" | "--expression" | "-f" | "--file")));
+        Writes::InPlace => {
+            let names = |effects: &'static [Effect]| {
+                record.opts.iter().filter(move |o| effects.contains(&o.effect)).flat_map(|o| o.names.iter().copied())
+            };
+            let given = |w: &str, name: &str| match name.strip_prefix("--") {
+                Some(_) => long(w, name),
+                None => name.len() == 2 && name[1..].chars().next().is_some_and(|c| short_has(w, c)),
+            };
+            if !args.iter().any(|w| w.is_some_and(|s| names(&[Effect::Write]).any(|n| given(s, n)))) {
+                return Vec::new();
+            }
+            let explicit =
+                args.iter().any(|w| w.is_some_and(|s| names(&[Effect::Script, Effect::ScriptFile]).any(|n| s == n)));
             let mut ops = operands();
             if !explicit && !ops.is_empty() {
                 ops.remove(0);
             }
             ops
         }
-        _ => Vec::new(),
     }
 }
 
 /// The files a program with an option table writes: option values (`-o F`, `-tDIR`,
-/// `--output-doc=F`) and the operands its job writes (`rm F`, the last operand of `cp`, the
-/// files of `sed -i`).
+/// `--output-doc=F`) and the operands its record's `writes` names (`rm F`, the last operand of
+/// `cp`, the files of `sed -i`).
 fn table_writes(table: &'static crate::options::Program, args: &[&str]) -> Vec<Option<String>> {
-    use crate::options::Effect;
     let parsed = table.parse(args);
     let mut out: Vec<Option<String>> = parsed.writes().into_iter().map(Some).collect();
     let ops = &parsed.operands;
-    match table.names[0] {
-        "rm" => out.extend(ops.iter().cloned().map(Some)),
-        "cp" | "mv" if out.is_empty() && ops.len() >= 2 => out.extend(ops.last().cloned().map(Some)),
-        "rsync" | "scp" if ops.len() >= 2 => out.extend(ops.last().cloned().map(Some)),
-        // The archive, the first operand, is created or rewritten (`-d` deletes from it).
-        "zip" if !parsed.found.iter().any(|f| matches!(f.opt.names[0], "-sf" | "-su" | "-sU" | "-so" | "-sc")) => {
-            out.extend(ops.first().filter(|a| *a != "-").cloned().map(Some));
+    let given = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.names[0]));
+    match table.writes {
+        Writes::Operands => out.extend(ops.iter().cloned().map(Some)),
+        Writes::LastUnlessDest | Writes::Link if out.is_empty() && ops.len() >= 2 => {
+            out.extend(ops.last().cloned().map(Some))
         }
-        // The archive `-f` names is written when tar creates, appends, updates or deletes.
-        "tar" if parsed.found.iter().any(|f| matches!(f.opt.names[0], "-c" | "-r" | "-u" | "-A" | "--delete")) => {
-            out.extend(
-                parsed.found.iter().filter(|f| f.opt.names[0] == "-f").filter_map(|f| f.value.clone()).map(Some),
-            );
-        }
-        "sed" => {
+        Writes::Last if ops.len() >= 2 => out.extend(ops.last().cloned().map(Some)),
+        // The archive, the first operand, is created or rewritten (`zip -d` deletes from it).
+        Writes::Archive(reading) if !given(reading) => out.extend(ops.first().filter(|a| *a != "-").cloned().map(Some)),
+        Writes::ArchiveWhen { archive, writing } if given(writing) => out.extend(
+            parsed.found.iter().filter(|f| f.opt.names[0] == archive).filter_map(|f| f.value.clone()).map(Some),
+        ),
+        Writes::InPlace => {
             let in_place = parsed.found.iter().any(|f| f.opt.effect == Effect::Write);
             let script_given = parsed.found.iter().any(|f| matches!(f.opt.effect, Effect::Script | Effect::ScriptFile));
             out.clear();

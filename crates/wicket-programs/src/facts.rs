@@ -84,12 +84,18 @@ pub enum Writes {
     Values(&'static [&'static str]),
     /// `of=FILE` operands (`dd`).
     OfOperand,
-    /// With `-i`, the files after the script (`sed -i s/a/b/ F`).
+    /// With its `Write` option (`-i`), the files after the script (`sed -i s/a/b/ F`).
     InPlace,
     /// The archive, its first operand, unless one of these options only reads it (`zip`).
     Archive(&'static [&'static str]),
-    /// The `-f` archive, when one of these options creates, appends or deletes (`tar -c`).
-    ArchiveWhen(&'static [&'static str]),
+    /// The archive that an option names, when another option creates, appends to or
+    /// deletes from it (`tar -c -f A`).
+    ArchiveWhen {
+        /// The option that names the archive (`-f`).
+        archive: &'static str,
+        /// The options (canonical names) that write it.
+        writing: &'static [&'static str],
+    },
 }
 
 /// One example of what a program's argv does: the words (split on spaces, or on `·` when a

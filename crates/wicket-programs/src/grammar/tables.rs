@@ -1895,7 +1895,7 @@ pub(super) static TAR: Program = Program {
         o(&["--uncompress"], NO, Plain),
         o(&["--confirmation"], NO, Plain),
     ],
-    writes: Writes::ArchiveWhen(&["-c", "-r", "-u", "-A", "--delete"]),
+    writes: Writes::ArchiveWhen { archive: "-f", writing: &["-c", "-r", "-u", "-A", "--delete"] },
     ..GETOPT
 };
 
