@@ -9,11 +9,11 @@
 /// Is this variable name one that can make a later program run other code? The one list is
 /// the program catalogue's.
 pub use wicket_programs::loads_code as risky_var;
-use wicket_programs::{Effect, Writes};
 
-fn base(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
-}
+/// Other forms of a git argv a deny rule must also see (global options left out, `-c
+/// alias.NAME=…` expanded): the git checker's.
+pub use wicket_programs::checkers::git::deny_forms as git_deny_forms;
+use wicket_programs::{Effect, Writes};
 
 /// `--name` or `--name=value`, or an abbreviation of `--name` (`--upload-pa`): git's
 /// parse-options, npm's nopt, pip's optparse and GNU getopt_long (tar) all accept a unique
@@ -107,7 +107,7 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
             Effect::SshConfig if f.value.as_deref().is_some_and(wicket_programs::checkers::ssh::setting_runs) => {
                 push(f.name)
             }
-            Effect::Workdir if !f.value.as_deref().is_some_and(stays_inside) => push(f.name),
+            Effect::Workdir if !f.value.as_deref().is_some_and(wicket_programs::checkers::stays_inside) => push(f.name),
             Effect::ExecPath if f.value.as_deref().is_some_and(|v| v.contains('/') || v.starts_with(['.', '~'])) => {
                 push(f.name)
             }
@@ -132,167 +132,11 @@ fn table_risky(table: &'static crate::options::Program, args: &[&str]) -> Vec<St
             push(s);
         }
     }
-    for r in sub_risky(table, &parsed) {
+    for r in wicket_programs::checkers::risky_subs(table, &parsed) {
         push(&r);
     }
     for u in &parsed.unknown {
         push(u);
-    }
-    out
-}
-
-/// A path that stays below the folder the command runs in: relative, with no `..` step and
-/// nothing the shell or the program would expand (`~`, `$`).
-fn stays_inside(path: &str) -> bool {
-    !path.is_empty()
-        && !path.starts_with(['/', '~'])
-        && !path.contains('$')
-        && !path.split('/').any(|step| step == "..")
-}
-
-/// What a sub-command (or a program's first operand) does on its own, beyond its options.
-fn sub_risky(table: &'static crate::options::Program, parsed: &crate::options::Parsed) -> Vec<String> {
-    let ops = &parsed.operands;
-    let first = ops.first().map(String::as_str);
-    let mut out = Vec::new();
-    match (table.names[0], parsed.path.as_slice()) {
-        ("git", []) => {
-            // Sub-commands without a table that run programs by design.
-            if let Some(sub) = first {
-                // … or print stored credentials (`credential fill`), serve the repository, or
-                // install schedulers outside the project (`maintenance start`).
-                if matches!(
-                    sub,
-                    "difftool"
-                        | "mergetool"
-                        | "filter-branch"
-                        | "filter-repo"
-                        | "send-email"
-                        | "credential"
-                        | "credential-store"
-                        | "credential-cache"
-                        | "daemon"
-                        | "instaweb"
-                        | "web--browse"
-                        | "http-backend"
-                        | "shell"
-                        | "upload-pack"
-                        | "receive-pack"
-                        | "upload-archive"
-                        | "p4"
-                        | "svn"
-                        | "cvsimport"
-                        | "cvsserver"
-                        | "archimport"
-                        | "quiltimport"
-                ) || (sub == "maintenance" && ops.get(1).is_some_and(|o| matches!(o.as_str(), "start" | "register")))
-                {
-                    out.push(sub.to_string());
-                }
-                // The risky word is the one that runs a command, so `git submodule*` does not
-                // cover `git submodule foreach CMD` unless the rule spells `foreach` out.
-                if sub == "submodule" && ops.iter().any(|o| o == "foreach") {
-                    out.push("foreach".to_string());
-                }
-                if sub == "bisect" && ops.get(1).is_some_and(|o| o == "run") {
-                    out.push("run".to_string());
-                }
-            }
-        }
-        // `git worktree add PATH`: a checkout written where PATH says.
-        ("git", ["worktree"]) if first == Some("add") && !ops.get(1).is_some_and(|p| stays_inside(p)) => {
-            out.push("add".to_string());
-        }
-        ("git", ["config"]) => {
-            let has = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.names[0]));
-            let reads = has(&["--get", "--get-all", "--get-regexp", "--list", "--get-urlmatch", "--show-origin"])
-                || matches!(first, Some("get" | "list"));
-            let writes_opt = has(&[
-                "--unset",
-                "--unset-all",
-                "--edit",
-                "--add",
-                "--replace-all",
-                "--remove-section",
-                "--rename-section",
-            ]);
-            let writes_sub = matches!(first, Some("set" | "unset" | "edit" | "rename-section" | "remove-section"));
-            if writes_opt || writes_sub || (!reads && ops.len() >= 2) {
-                out.push("config".to_string());
-            }
-        }
-        // `VAR=value` operands: make reads them as makefile assignments before anything else.
-        ("make", _) => {
-            for op in ops {
-                if wicket_programs::checkers::make::assignment_runs(op) {
-                    out.push(op.split('=').next().map_or_else(|| op.clone(), |n| format!("{n}=")));
-                }
-            }
-        }
-        // The `//go:generate` lines of the sources are command lines go runs as written.
-        ("go", []) if first == Some("generate") => out.push("generate".to_string()),
-        // `-ldflags=-extld=PROG` (or `-extldflags`) makes the Go linker run PROG.
-        ("go", [_])
-            if parsed
-                .found
-                .iter()
-                .any(|f| f.opt.names[0] == "-ldflags" && f.value.as_deref().is_some_and(|v| v.contains("extld"))) =>
-        {
-            out.push("-ldflags".to_string());
-        }
-        ("npm" | "pnpm" | "yarn" | "bun", _) => {
-            if let Some(sub) = first.filter(|s| matches!(*s, "exec" | "x" | "dlx" | "create" | "init")) {
-                out.push(sub.to_string());
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
-/// Git options that come before the sub-command and take a value as the next word.
-const GIT_GLOBAL_WITH_VALUE: &[&str] =
-    &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
-
-/// Other forms of a git argv a deny rule must also see: without the global options
-/// (`git -C . --no-pager push` is `git push`), and with a `-c alias.NAME=…` expanded (`git -c
-/// alias.p=push p` is `git push`; `!cmd` aliases are the shell command `cmd`).
-pub fn git_deny_forms(words: &[&str]) -> Vec<String> {
-    let Some(program) = words.first() else { return Vec::new() };
-    if base(program) != "git" {
-        return Vec::new();
-    }
-    let mut aliases: Vec<(String, String)> = Vec::new();
-    let mut i = 1;
-    while let Some(w) = words.get(i) {
-        if !w.starts_with('-') {
-            break;
-        }
-        let value = if GIT_GLOBAL_WITH_VALUE.contains(w) {
-            i += 1;
-            words.get(i).copied()
-        } else {
-            w.strip_prefix("-c")
-        };
-        if matches!(*w, "-c") || w.starts_with("-c") && !w.starts_with("--") {
-            if let Some((key, val)) = value.and_then(|v| v.split_once('=')) {
-                if let Some(name) = key.to_ascii_lowercase().strip_prefix("alias.") {
-                    aliases.push((name.to_string(), val.to_string()));
-                }
-            }
-        }
-        i += 1;
-    }
-    let rest = &words[i.min(words.len())..];
-    let mut out = vec![std::iter::once("git").chain(rest.iter().copied()).collect::<Vec<_>>().join(" ")];
-    if let Some(sub) = rest.first() {
-        if let Some((_, val)) = aliases.iter().find(|(n, _)| n == sub) {
-            let tail = rest[1..].join(" ");
-            match val.strip_prefix('!') {
-                Some(shell) => out.push(format!("{shell} {tail}").trim().to_string()),
-                None => out.push(format!("git {val} {tail}").trim().to_string()),
-            }
-        }
     }
     out
 }

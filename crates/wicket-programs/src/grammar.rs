@@ -183,6 +183,8 @@ pub struct Program {
     /// Its `NAME=value` operands set variables for the programs it or the shell runs later
     /// (`export`, `env`).
     pub assigns: bool,
+    /// The checker that reads what its argv does beyond its options (sub-commands, operands).
+    pub checker: Checker,
 }
 
 /// The defaults every table starts from (`..GETOPT`).
@@ -210,11 +212,13 @@ pub(crate) const GETOPT: Program = Program {
     runtime: false,
     writes: Writes::Nothing,
     assigns: false,
+    checker: Checker::None,
 };
 
 pub(crate) const NO: Arg = Arg::No;
 pub(crate) const REQ: Arg = Arg::Required;
 pub(crate) const OPT: Arg = Arg::Optional;
+use crate::checkers::Checker;
 use Effect::*;
 
 pub(crate) const fn o(names: &'static [&'static str], arg: Arg, effect: Effect) -> Opt {
@@ -293,6 +297,7 @@ static CP: Program = Program {
         o(&["--version"], NO, Plain),
     ],
     writes: Writes::LastUnlessDest,
+    checker: Checker::Recursive { letters: &['r', 'R', 'a'], longs: &["--recursive", "--archive"] },
     ..GETOPT
 };
 
@@ -703,6 +708,7 @@ static CURL: Program = Program {
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
     writes: Writes::Values(&["-o", "--output"]),
+    checker: Checker::Curl,
     ..GETOPT
 };
 
@@ -873,6 +879,7 @@ static WGET: Program = Program {
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
     writes: Writes::Values(&["-O", "--output-document"]),
+    checker: Checker::Wget,
     ..GETOPT
 };
 

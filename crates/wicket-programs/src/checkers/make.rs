@@ -1,7 +1,7 @@
 //! GNU make's command-line assignments. The hard question: does `NAME=value` on make's command
 //! line run code or change how recipes run?
 
-use crate::loads_code;
+use crate::{loads_code, Parsed};
 
 /// Does a make command-line assignment (`NAME=v`, `NAME:=v`, `NAME+=v`, `NAME?=v`,
 /// `NAME!=cmd`) run code or change how recipes run? GNU make 4.3 runs `$(shell …)` in any
@@ -14,6 +14,12 @@ pub fn assignment_runs(word: &str) -> bool {
         || value.contains('$')
         || matches!(name, "SHELL" | "MAKESHELL" | ".SHELLFLAGS" | "MAKEFILES" | "MAKEFLAGS" | "MFLAGS" | "MAKE")
         || loads_code(name)
+}
+
+/// The assignments among make's operands that run code (`SHELL=`, `X=$(shell …)`), by name.
+pub fn risky(parsed: &Parsed) -> Vec<String> {
+    let risky = parsed.operands.iter().filter(|op| assignment_runs(op));
+    risky.map(|op| op.split('=').next().map_or_else(|| op.clone(), |n| format!("{n}="))).collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 use super::Arg::{Command, Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
+use crate::checkers::Checker;
 use crate::facts::{Does, Job, Network, Writes};
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
@@ -1724,6 +1725,7 @@ pub(super) static GIT: Program = Program {
     ],
     network: Network::Subs(&["push", "fetch", "clone", "pull", "ls-remote", "remote", "submodule", "send-email"]),
     jobs: &[Does { job: Job::Deletes, when: &["clean"] }],
+    checker: Checker::Git,
     ..GETOPT
 };
 
@@ -1896,6 +1898,7 @@ pub(super) static TAR: Program = Program {
         o(&["--confirmation"], NO, Plain),
     ],
     writes: Writes::ArchiveWhen { archive: "-f", writing: &["-c", "-r", "-u", "-A", "--delete"] },
+    checker: Checker::Tar,
     ..GETOPT
 };
 
@@ -1999,6 +2002,7 @@ pub(super) static FIND: Program = Program {
     role: Role::Launcher(Launch { start: Start::Walker(Walker::FindExec), ..LAUNCH }),
     exact_only: true,
     jobs: &[Does { job: Job::Deletes, when: &["-delete"] }],
+    checker: Checker::FindExec,
     ..GETOPT
 };
 
@@ -2113,6 +2117,7 @@ pub(super) static NPM: Program = Program {
         ..LAUNCH
     }),
     network: Network::Subs(&["install", "i", "add", "ci", "update", "upgrade", "publish", "exec", "x", "login"]),
+    checker: Checker::JsPackages { set_writes_config: true },
     ..GETOPT
 };
 
@@ -2330,6 +2335,7 @@ pub(super) static PNPM: Program = Program {
     exact_only: true,
     network: Network::Always,
     runtime: true,
+    checker: Checker::JsPackages { set_writes_config: true },
     ..GETOPT
 };
 
@@ -2389,6 +2395,7 @@ pub(super) static YARN: Program = Program {
     }),
     network: Network::Subs(&["install", "add", "upgrade", "up", "publish", "dlx"]),
     runtime: true,
+    checker: Checker::JsPackages { set_writes_config: true },
     ..GETOPT
 };
 
@@ -2727,6 +2734,7 @@ pub(super) static PIP: Program = Program {
         o(&["--use-deprecated"], REQ, Plain),
     ],
     network: Network::Subs(&["install", "download"]),
+    checker: Checker::PyPackages,
     ..GETOPT
 };
 
@@ -2843,6 +2851,7 @@ pub(super) static RG: Program = Program {
         o(&["--no-unicode"], NO, Plain),
         o(&["--generate"], REQ, Plain),
     ],
+    checker: Checker::Searcher,
     ..GETOPT
 };
 
@@ -3058,6 +3067,7 @@ pub(super) static RSYNC: Program = Program {
     network: Network::Always,
     jobs: &[Does { job: Job::Deletes, when: &["--delete*", "--del", "--remove-source-files"] }],
     writes: Writes::Last,
+    checker: Checker::Recursive { letters: &['r', 'a'], longs: &["--recursive", "--archive"] },
     ..GETOPT
 };
 
@@ -3158,6 +3168,7 @@ pub(super) static SCP: Program = Program {
     exact_only: true,
     network: Network::Always,
     writes: Writes::Last,
+    checker: Checker::Recursive { letters: &['r'], longs: &[] },
     ..GETOPT
 };
 
@@ -3433,6 +3444,7 @@ pub(super) static PYTHON: Program = Program {
     network: Network::Module,
     jobs: &[Does { job: Job::Downloads, when: &["http.server", "urllib.request", "http.client"] }],
     runtime: true,
+    checker: Checker::Python,
     ..GETOPT
 };
 

@@ -13,6 +13,7 @@
 use super::Arg::{Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
+use crate::checkers::Checker;
 use crate::facts::{Network, Writes};
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
@@ -107,6 +108,7 @@ pub(super) static ZIP: Program = Program {
         o(&["-h2", "--more-help"], NO, Plain),
     ],
     writes: Writes::Archive(&["-sf", "-su", "-sU", "-so", "-sc"]),
+    checker: Checker::Recursive { letters: &['r', 'R'], longs: &["--recurse-paths", "--recurse-patterns"] },
     ..GETOPT
 };
 
@@ -153,6 +155,7 @@ pub(super) static MAKE: Program = Program {
         o(&["--jobserver-auth"], REQ, Exec),
     ],
     exact_only: true,
+    checker: Checker::Make,
     ..GETOPT
 };
 
@@ -606,6 +609,7 @@ pub(super) static CARGO: Program = Program {
     shared: &[CARGO_GLOBAL],
     opts: &[o(&["-V", "--version"], NO, Plain), o(&["--list"], NO, Plain), o(&["--explain"], REQ, Plain)],
     network: Network::Subs(&["install", "publish", "fetch", "update", "search", "login", "add"]),
+    checker: Checker::Cargo,
     ..GETOPT
 };
 
@@ -814,6 +818,7 @@ pub(super) static GO: Program = Program {
     subs: &[&GO_TEST, &GO_BUILD, &GO_RUN, &GO_VET, &GO_MOD, &GO_MISC],
     opts: &[o(&["-C"], REQ, Workdir), o(&["-h", "-help"], NO, Plain)],
     network: Network::Subs(&["get", "install", "mod"]),
+    checker: Checker::Go,
     ..GETOPT
 };
 
@@ -1111,6 +1116,7 @@ pub(super) static UV: Program = Program {
     }),
     network: Network::Subs(&["pip", "add", "sync", "tool", "run", "lock"]),
     runtime: true,
+    checker: Checker::Uv,
     ..GETOPT
 };
 
@@ -1205,6 +1211,7 @@ pub(super) static PIPX: Program = Program {
     exact_only: true,
     network: Network::Always,
     runtime: true,
+    checker: Checker::PyPackages,
     ..GETOPT
 };
 
@@ -1353,6 +1360,7 @@ pub(super) static BUN: Program = Program {
     exact_only: true,
     network: Network::Subs(&["install", "i", "add", "update", "publish", "x"]),
     runtime: true,
+    checker: Checker::JsPackages { set_writes_config: false },
     ..GETOPT
 };
 

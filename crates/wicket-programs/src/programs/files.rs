@@ -3,23 +3,34 @@
 //! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
 //! sorted; `tests/registry.rs`).
 
+use crate::checkers::Checker;
 use crate::facts::{Does, Job, Writes};
 use crate::grammar::Program;
 use crate::programs::RUNNER;
 
 /// `7z`, `7za`, `7zr`.
-pub(crate) static SEVEN_Z: Program =
-    Program { names: &["7z", "7za", "7zr"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static SEVEN_Z: Program = Program {
+    names: &["7z", "7za", "7zr"],
+    source: "no option table: facts only",
+    checker: Checker::SevenZip,
+    ..RUNNER
+};
 
 /// `ack`, `ack-grep`.
-pub(crate) static ACK: Program =
-    Program { names: &["ack", "ack-grep"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static ACK: Program = Program {
+    names: &["ack", "ack-grep"],
+    source: "no option table: facts only",
+    checker: Checker::Searcher,
+    ..RUNNER
+};
 
 /// `ag`.
-pub(crate) static AG: Program = Program { names: &["ag"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static AG: Program =
+    Program { names: &["ag"], source: "no option table: facts only", checker: Checker::Searcher, ..RUNNER };
 
 /// `bsdtar`.
-pub(crate) static BSDTAR: Program = Program { names: &["bsdtar"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static BSDTAR: Program =
+    Program { names: &["bsdtar"], source: "no option table: facts only", checker: Checker::Tar, ..RUNNER };
 
 /// `chgrp`.
 pub(crate) static CHGRP: Program = Program {
@@ -49,10 +60,16 @@ pub(crate) static CHOWN: Program = Program {
 };
 
 /// `cpio`.
-pub(crate) static CPIO: Program = Program { names: &["cpio"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static CPIO: Program =
+    Program { names: &["cpio"], source: "no option table: facts only", checker: Checker::Cpio, ..RUNNER };
 
 /// `cpp`.
-pub(crate) static CPP: Program = Program { names: &["cpp"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static CPP: Program = Program {
+    names: &["cpp"],
+    source: "no option table: facts only",
+    checker: Checker::SecondOperand(&["-o", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-x", "-std"]),
+    ..RUNNER
+};
 
 /// `dd`.
 pub(crate) static DD: Program = Program {
@@ -64,11 +81,20 @@ pub(crate) static DD: Program = Program {
 };
 
 /// `diff`.
-pub(crate) static DIFF: Program = Program { names: &["diff"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static DIFF: Program = Program {
+    names: &["diff"],
+    source: "no option table: facts only",
+    checker: Checker::Recursive { letters: &['r'], longs: &["--recursive"] },
+    ..RUNNER
+};
 
 /// `grep`, `egrep`, `fgrep`, `ggrep`.
-pub(crate) static GREP: Program =
-    Program { names: &["grep", "egrep", "fgrep", "ggrep"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static GREP: Program = Program {
+    names: &["grep", "egrep", "fgrep", "ggrep"],
+    source: "no option table: facts only",
+    checker: Checker::Grep,
+    ..RUNNER
+};
 
 /// `install`.
 pub(crate) static INSTALL: Program =
@@ -141,7 +167,12 @@ pub(crate) static TRUNCATE: Program = Program {
 };
 
 /// `uniq`.
-pub(crate) static UNIQ: Program = Program { names: &["uniq"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static UNIQ: Program = Program {
+    names: &["uniq"],
+    source: "no option table: facts only",
+    checker: Checker::SecondOperand(&["-f", "-s", "-w"]),
+    ..RUNNER
+};
 
 /// `unlink`.
 pub(crate) static UNLINK: Program = Program {
@@ -153,7 +184,8 @@ pub(crate) static UNLINK: Program = Program {
 };
 
 /// `unzip`.
-pub(crate) static UNZIP: Program = Program { names: &["unzip"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static UNZIP: Program =
+    Program { names: &["unzip"], source: "no option table: facts only", checker: Checker::Unzip, ..RUNNER };
 
 /// `wipe`.
 pub(crate) static WIPE: Program = Program {
@@ -164,4 +196,9 @@ pub(crate) static WIPE: Program = Program {
 };
 
 /// `xxd`.
-pub(crate) static XXD: Program = Program { names: &["xxd"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static XXD: Program = Program {
+    names: &["xxd"],
+    source: "no option table: facts only",
+    checker: Checker::SecondOperand(&["-c", "-g", "-l", "-o", "-s", "-n", "-C", "-R"]),
+    ..RUNNER
+};

@@ -3,6 +3,7 @@
 //! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
 //! sorted; `tests/registry.rs`).
 
+use crate::checkers::Checker;
 use crate::grammar::Program;
 use crate::programs::RUNNER;
 
@@ -43,7 +44,8 @@ pub(crate) static PSQL: Program =
     Program { names: &["psql"], source: "no option table: facts only", exact_only: true, ..RUNNER };
 
 /// `py`.
-pub(crate) static PY: Program = Program { names: &["py"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static PY: Program =
+    Program { names: &["py"], source: "no option table: facts only", checker: Checker::Python, ..RUNNER };
 
 /// `scala`.
 pub(crate) static SCALA: Program =

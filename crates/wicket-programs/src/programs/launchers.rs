@@ -8,6 +8,7 @@
 //! To add a launcher: one `static` here with its names, where its options come from, its
 //! options, and its [`Role`]; then add it to `RUNNERS` (kept sorted; `tests/registry.rs`).
 
+use crate::checkers::Checker;
 use crate::facts::Network;
 use crate::grammar::{o, Arg, Effect::*, Program, Style, NO, OPT, REQ};
 use crate::programs::RUNNER;
@@ -961,6 +962,7 @@ pub(crate) static POETRY: Program = Program {
         ..LAUNCH
     }),
     network: Network::Subs(&["install", "add", "update", "publish", "lock"]),
+    checker: Checker::PyPackages,
     ..RUNNER
 };
 
@@ -973,6 +975,7 @@ pub(crate) static PDM: Program = Program {
         subs: &[LaunchSub { path: &["run"], grammar: &RUN_PLAIN, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    checker: Checker::PyPackages,
     ..RUNNER
 };
 

@@ -3,6 +3,7 @@
 //! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
 //! sorted; `tests/registry.rs`).
 
+use crate::checkers::Checker;
 use crate::facts::{Does, Job, Network};
 use crate::grammar::Program;
 use crate::programs::RUNNER;
@@ -22,6 +23,7 @@ pub(crate) static ARIA2C: Program = Program {
     exact_only: true,
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    checker: Checker::SavesByUrl,
     ..RUNNER
 };
 
@@ -30,6 +32,7 @@ pub(crate) static AXEL: Program = Program {
     names: &["axel"],
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    checker: Checker::SavesByUrl,
     ..RUNNER
 };
 
@@ -86,6 +89,7 @@ pub(crate) static LWP_DOWNLOAD: Program = Program {
     names: &["lwp-download"],
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    checker: Checker::SavesByUrl,
     ..RUNNER
 };
 
@@ -148,6 +152,7 @@ pub(crate) static WGET2: Program = Program {
     names: &["wget2"],
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    checker: Checker::Wget,
     ..RUNNER
 };
 

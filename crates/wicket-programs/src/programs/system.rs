@@ -3,6 +3,7 @@
 //! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
 //! sorted; `tests/registry.rs`).
 
+use crate::checkers::Checker;
 use crate::facts::Network;
 use crate::grammar::Program;
 use crate::programs::RUNNER;
@@ -45,7 +46,8 @@ pub(crate) static PKEXEC: Program =
     Program { names: &["pkexec"], source: "no option table: facts only", exact_only: true, ..RUNNER };
 
 /// `ps`.
-pub(crate) static PS: Program = Program { names: &["ps"], source: "no option table: facts only", ..RUNNER };
+pub(crate) static PS: Program =
+    Program { names: &["ps"], source: "no option table: facts only", checker: Checker::Ps, ..RUNNER };
 
 /// `runas`.
 pub(crate) static RUNAS: Program =
