@@ -166,7 +166,8 @@ impl CommandView {
 }
 
 /// Files a redirection may name that are not files on disk: the one rule, in the catalogue.
-use wicket_programs::is_device;
+use wicket_programs::checkers::Checker;
+use wicket_programs::{is_device, Writes};
 
 /// The risky flags of an argv (static words only; a dynamic word is already a doubt).
 fn risky_of(words: &[Word]) -> Vec<String> {
@@ -538,11 +539,13 @@ impl Builder {
                 risky.extend(found);
             }
             deny_texts.extend(crate::flags::git_deny_forms(&values));
-            if values.first().is_some_and(|p| base_name(p) == "git") {
+            let git =
+                values.first().and_then(|p| wicket_programs::lookup(p)).is_some_and(|p| p.checker == Checker::Git);
+            if git {
                 self.note_git_folders(&values);
             }
             // `git ALIAS …` runs the alias's expansion: judged as that command line.
-            if argv.iter().all(|w| w.value.is_some()) && values.first().is_some_and(|p| base_name(p) == "git") {
+            if argv.iter().all(|w| w.value.is_some()) && git {
                 match crate::gitalias::expand(&values, &self.ctx.git_aliases) {
                     Some(crate::gitalias::Expansion::Runs(line)) if depth < MAX_STDIN_SCRIPT_DEPTH => {
                         let a = wicket_shell::analyze(&line);
@@ -842,6 +845,8 @@ impl Builder {
         let unknown = |b: &mut Builder, why: String| {
             b.cwd_unknown.get_or_insert(why);
         };
+        // Programs that make folders or links a later `cd` may enter, by their records.
+        let makes = wicket_programs::lookup(program).map(|p| p.writes);
         match program {
             "cd" | "pushd" => {
                 let target = match operands.first().copied() {
@@ -886,10 +891,10 @@ impl Builder {
                 Some(prev) => self.cwd = prev,
                 None => unknown(self, "`popd` returns to a folder wicket does not follow".to_string()),
             },
-            "ln" | "mkdir" => {
+            _ if matches!(makes, Some(Writes::Link | Writes::Folders)) => {
                 let ops: Vec<&str> = operands.iter().flatten().copied().collect();
-                let made: Vec<&str> = match program {
-                    "mkdir" => ops,
+                let made: Vec<&str> = match makes {
+                    Some(Writes::Folders) => ops,
                     _ => match args.iter().position(|a| *a == Some("-t") || *a == Some("--target-directory")) {
                         Some(k) => args.get(k + 1).copied().flatten().into_iter().collect(),
                         None if ops.len() == 1 => {
@@ -901,11 +906,11 @@ impl Builder {
                 for m in made {
                     for v in self.variants(m) {
                         let n = normal_rel(&v);
-                        let tag = if program == "ln" { format!("{n}\u{0}link") } else { n.clone() };
+                        let tag = if makes == Some(Writes::Link) { format!("{n}\u{0}link") } else { n.clone() };
                         if !self.created.contains(&n) {
                             self.created.push(n);
                         }
-                        if program == "ln" && !self.created.contains(&tag) {
+                        if makes == Some(Writes::Link) && !self.created.contains(&tag) {
                             self.created.push(tag);
                         }
                     }

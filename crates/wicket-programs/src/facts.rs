@@ -71,6 +71,8 @@ pub enum Writes {
     Nothing,
     /// Every operand (`rm`, `tee`, `touch`).
     Operands,
+    /// Every operand, made as a folder that a later `cd` on the line may enter (`mkdir`).
+    Folders,
     /// The last of two or more operands, or the `-t DIR` folder (`rsync`, `scp`), even when
     /// an option also writes.
     Last,

@@ -106,7 +106,7 @@ pub(crate) static LN: Program =
 
 /// `mkdir`.
 pub(crate) static MKDIR: Program =
-    Program { names: &["mkdir"], source: "no option table: facts only", writes: Writes::Operands, ..RUNNER };
+    Program { names: &["mkdir"], source: "no option table: facts only", writes: Writes::Folders, ..RUNNER };
 
 /// `mkfifo`.
 pub(crate) static MKFIFO: Program =
