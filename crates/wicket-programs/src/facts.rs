@@ -122,4 +122,12 @@ pub enum Expect {
     Runs(&'static [&'static str]),
     /// Nothing risky, no file written, nothing run behind it.
     Plain,
+    /// The shell reader cannot tell what runs behind it (`cmd /c …`, `source FILE`): a deny
+    /// rule must assume any command may.
+    Unread,
+}
+
+/// An [`Example`], for records' `examples` lists.
+pub(crate) const fn ex(argv: &'static str, expect: Expect) -> Example {
+    Example { argv, expect }
 }

@@ -185,6 +185,10 @@ pub struct Program {
     pub assigns: bool,
     /// The checker that reads what its argv does beyond its options (sub-commands, operands).
     pub checker: Checker,
+    /// What its argv does, as every consumer must find it: at least one per record
+    /// (`tests/program_examples.rs` in wicket-policy runs each through the engine and the
+    /// shell reader).
+    pub examples: &'static [Example],
 }
 
 /// The defaults every table starts from (`..GETOPT`).
@@ -213,12 +217,14 @@ pub(crate) const GETOPT: Program = Program {
     writes: Writes::Nothing,
     assigns: false,
     checker: Checker::None,
+    examples: &[],
 };
 
 pub(crate) const NO: Arg = Arg::No;
 pub(crate) const REQ: Arg = Arg::Required;
 pub(crate) const OPT: Arg = Arg::Optional;
 use crate::checkers::Checker;
+use crate::facts::{ex, Expect};
 use Effect::*;
 
 pub(crate) const fn o(names: &'static [&'static str], arg: Arg, effect: Effect) -> Opt {
@@ -250,6 +256,7 @@ static RM: Program = Program {
     exact_only: true,
     jobs: &[Does { job: Job::Deletes, when: &[] }],
     writes: Writes::Operands,
+    examples: &[ex("rm -rf build", Expect::Writes(&["build"]))],
     ..GETOPT
 };
 
@@ -298,6 +305,7 @@ static CP: Program = Program {
     ],
     writes: Writes::LastUnlessDest,
     checker: Checker::Recursive { letters: &['r', 'R', 'a'], longs: &["--recursive", "--archive"] },
+    examples: &[ex("cp -r a b", Expect::Writes(&["b"]))],
     ..GETOPT
 };
 
@@ -327,6 +335,7 @@ static MV: Program = Program {
     ],
     exact_only: true,
     writes: Writes::LastUnlessDest,
+    examples: &[ex("mv a b", Expect::Writes(&["b"]))],
     ..GETOPT
 };
 
@@ -373,6 +382,7 @@ static SORT: Program = Program {
         o(&["--version"], NO, Plain),
     ],
     writes: Writes::Values(&["-o", "--output"]),
+    examples: &[ex("sort -o out in", Expect::Risky(&["-o"]))],
     ..GETOPT
 };
 
@@ -405,6 +415,7 @@ static SED: Program = Program {
     script_operand: true,
     exact_only: true,
     writes: Writes::InPlace,
+    examples: &[ex("sed -i s/a/b/ f", Expect::Risky(&["-i"])), ex("sed·s/a/b/e·f", Expect::Risky(&["s/a/b/e"]))],
     ..GETOPT
 };
 
@@ -441,6 +452,7 @@ static XARGS: Program = Program {
     ],
     role: Role::Launcher(Launch { when_none: Some("echo"), ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("xargs rm", Expect::Runs(&["rm"]))],
     ..GETOPT
 };
 
@@ -709,6 +721,7 @@ static CURL: Program = Program {
     jobs: &[Does { job: Job::Downloads, when: &[] }],
     writes: Writes::Values(&["-o", "--output"]),
     checker: Checker::Curl,
+    examples: &[ex("curl -o out https://x", Expect::Risky(&["-o"])), ex("curl https://x", Expect::Plain)],
     ..GETOPT
 };
 
@@ -880,13 +893,14 @@ static WGET: Program = Program {
     jobs: &[Does { job: Job::Downloads, when: &[] }],
     writes: Writes::Values(&["-O", "--output-document"]),
     checker: Checker::Wget,
+    examples: &[ex("wget -O out https://x", Expect::Risky(&["-O"]))],
     ..GETOPT
 };
 
 mod tables;
 mod tools;
 
-use crate::facts::{Does, Job, Network, Writes};
+use crate::facts::{Does, Example, Job, Network, Writes};
 use crate::role::{Launch, Role, LAUNCH};
 
 /// Every table, sorted by first name (sub-command tables are reached through their program's

@@ -4,8 +4,11 @@
 //! its [`Role`] (a shell, a launcher and where its command starts, or plain) and its grammar:
 //! [`Program::parse`] reads an argv the way that program's own option parser does. The engine
 //! reads options only with the tables whose effects are annotated, [`PROGRAMS`] (found with
-//! [`program`]); the shells and launchers of [`RUNNERS`] are read only for what they run. A
-//! record registered nowhere or twice fails `tests/registry.rs`.
+//! [`program`]); the shells and launchers of [`RUNNERS`] are read only for what they run, and
+//! the records of [`KNOWN`] hold facts only. Every record also says what the program does
+//! beyond its options ([`facts`]: network use, shared jobs, the words it writes, the
+//! [`checkers::Checker`] for what stays code) and carries examples. A record registered nowhere
+//! or twice fails `tests/registry.rs`.
 //!
 //! The hard rule of this crate: it is the one place where program names live. The shell reader
 //! (`wicket-shell`), the engine (`wicket-policy`) and the binary look programs up here, so a

@@ -10,6 +10,7 @@ use super::Arg::{Command, Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
 use crate::checkers::Checker;
+use crate::facts::{ex, Expect};
 use crate::facts::{Does, Job, Network, Writes};
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
@@ -1384,6 +1385,7 @@ pub(super) static GIT_REMOTE: Program = Program {
         o(&["-n"], NO, Plain),
         o(&["--dry-run"], NO, Plain),
     ],
+    examples: &[ex("git-remote x", Expect::Plain)],
     ..GETOPT
 };
 
@@ -1726,6 +1728,11 @@ pub(super) static GIT: Program = Program {
     network: Network::Subs(&["push", "fetch", "clone", "pull", "ls-remote", "remote", "submodule", "send-email"]),
     jobs: &[Does { job: Job::Deletes, when: &["clean"] }],
     checker: Checker::Git,
+    examples: &[
+        ex("git -c core.pager=sh status", Expect::Risky(&["-c"])),
+        ex("git config core.pager id", Expect::Risky(&["config"])),
+        ex("git status", Expect::Plain),
+    ],
     ..GETOPT
 };
 
@@ -1899,6 +1906,10 @@ pub(super) static TAR: Program = Program {
     ],
     writes: Writes::ArchiveWhen { archive: "-f", writing: &["-c", "-r", "-u", "-A", "--delete"] },
     checker: Checker::Tar,
+    examples: &[
+        ex("tar --to-command=sh -xf a.tar", Expect::Risky(&["--to-command"])),
+        ex("tar -cf a.tar src", Expect::Writes(&["a.tar"])),
+    ],
     ..GETOPT
 };
 
@@ -2003,6 +2014,10 @@ pub(super) static FIND: Program = Program {
     exact_only: true,
     jobs: &[Does { job: Job::Deletes, when: &["-delete"] }],
     checker: Checker::FindExec,
+    examples: &[
+        ex("find . -exec rm {} ;", Expect::Runs(&["rm {}"])),
+        ex("find . -delete", Expect::Risky(&["-delete"])),
+    ],
     ..GETOPT
 };
 
@@ -2118,6 +2133,10 @@ pub(super) static NPM: Program = Program {
     }),
     network: Network::Subs(&["install", "i", "add", "ci", "update", "upgrade", "publish", "exec", "x", "login"]),
     checker: Checker::JsPackages { set_writes_config: true },
+    examples: &[
+        ex("npm test --script-shell=./evil", Expect::Risky(&["--script-shell"])),
+        ex("npm exec evil", Expect::Runs(&["evil"])),
+    ],
     ..GETOPT
 };
 
@@ -2233,6 +2252,7 @@ pub(super) static NPX: Program = Program {
     exact_only: true,
     network: Network::Always,
     runtime: true,
+    examples: &[ex("npx cowsay", Expect::Runs(&["cowsay"]))],
     ..GETOPT
 };
 
@@ -2336,6 +2356,7 @@ pub(super) static PNPM: Program = Program {
     network: Network::Always,
     runtime: true,
     checker: Checker::JsPackages { set_writes_config: true },
+    examples: &[ex("pnpm dlx cowsay", Expect::Runs(&["cowsay"]))],
     ..GETOPT
 };
 
@@ -2396,6 +2417,7 @@ pub(super) static YARN: Program = Program {
     network: Network::Subs(&["install", "add", "upgrade", "up", "publish", "dlx"]),
     runtime: true,
     checker: Checker::JsPackages { set_writes_config: true },
+    examples: &[ex("yarn dlx cowsay", Expect::Runs(&["cowsay"]))],
     ..GETOPT
 };
 
@@ -2735,6 +2757,7 @@ pub(super) static PIP: Program = Program {
     ],
     network: Network::Subs(&["install", "download"]),
     checker: Checker::PyPackages,
+    examples: &[ex("pip install ./x", Expect::Risky(&["./x"]))],
     ..GETOPT
 };
 
@@ -2852,6 +2875,7 @@ pub(super) static RG: Program = Program {
         o(&["--generate"], REQ, Plain),
     ],
     checker: Checker::Searcher,
+    examples: &[ex("rg --pre=./x foo", Expect::Risky(&["--pre"]))],
     ..GETOPT
 };
 
@@ -2908,6 +2932,7 @@ pub(super) static FD: Program = Program {
         o(&["--max-results"], REQ, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Walker(Walker::FdExec), ..LAUNCH }),
+    examples: &[ex("fd -x rm", Expect::Runs(&["rm"]))],
     ..GETOPT
 };
 
@@ -3068,6 +3093,7 @@ pub(super) static RSYNC: Program = Program {
     jobs: &[Does { job: Job::Deletes, when: &["--delete*", "--del", "--remove-source-files"] }],
     writes: Writes::Last,
     checker: Checker::Recursive { letters: &['r', 'a'], longs: &["--recursive", "--archive"] },
+    examples: &[ex("rsync -e sh a b", Expect::Risky(&["-e"]))],
     ..GETOPT
 };
 
@@ -3126,6 +3152,7 @@ pub(super) static SSH: Program = Program {
     ],
     exact_only: true,
     network: Network::Always,
+    examples: &[ex("ssh -o ProxyCommand=evil host", Expect::Risky(&["-o"]))],
     ..GETOPT
 };
 
@@ -3169,6 +3196,7 @@ pub(super) static SCP: Program = Program {
     network: Network::Always,
     writes: Writes::Last,
     checker: Checker::Recursive { letters: &['r'], longs: &[] },
+    examples: &[ex("scp a host:b", Expect::Writes(&["host:b"]))],
     ..GETOPT
 };
 
@@ -3218,6 +3246,7 @@ pub(super) static MAN: Program = Program {
         o(&["--usage"], NO, Plain),
         o(&["-V", "--version"], NO, Plain),
     ],
+    examples: &[ex("man ls", Expect::Plain)],
     ..GETOPT
 };
 
@@ -3302,6 +3331,7 @@ pub(super) static LESS: Program = Program {
         o(&["--quotes"], REQ, Plain),
         o(&["--wordwrap"], NO, Plain),
     ],
+    examples: &[ex("less +!id f", Expect::Risky(&["+"]))],
     ..GETOPT
 };
 
@@ -3359,6 +3389,7 @@ pub(super) static VIM: Program = Program {
         o(&["-q"], REQ, Plain),
         o(&["-t"], REQ, Plain),
     ],
+    examples: &[ex("vim·-c·!id·f", Expect::Risky(&["-c"]))],
     ..GETOPT
 };
 
@@ -3402,6 +3433,7 @@ pub(super) static AWK: Program = Program {
         o(&["-W"], REQ, Exec),
     ],
     exact_only: true,
+    examples: &[ex("awk -f prog.awk data", Expect::Risky(&["-f"])), ex("awk·{print $1}·f", Expect::Plain)],
     ..GETOPT
 };
 
@@ -3445,6 +3477,7 @@ pub(super) static PYTHON: Program = Program {
     jobs: &[Does { job: Job::Downloads, when: &["http.server", "urllib.request", "http.client"] }],
     runtime: true,
     checker: Checker::Python,
+    examples: &[ex("python3 -c print(1)", Expect::Risky(&["-c"]))],
     ..GETOPT
 };
 
@@ -3513,6 +3546,7 @@ pub(super) static NODE: Program = Program {
     ],
     exact_only: true,
     runtime: true,
+    examples: &[ex("node --eval=1", Expect::Risky(&["--eval"]))],
     ..GETOPT
 };
 
@@ -3555,6 +3589,7 @@ pub(super) static PERL: Program = Program {
         o(&["-x"], OPT, Plain),
     ],
     exact_only: true,
+    examples: &[ex("perl -ne print", Expect::Risky(&["-e"]))],
     ..GETOPT
 };
 
@@ -3599,5 +3634,6 @@ pub(super) static RUBY: Program = Program {
         o(&["--internal-encoding"], REQ, Plain),
     ],
     exact_only: true,
+    examples: &[ex("ruby -e puts(1)", Expect::Risky(&["-e"]))],
     ..GETOPT
 };

@@ -14,6 +14,7 @@ use super::Arg::{Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
 use crate::checkers::Checker;
+use crate::facts::{ex, Expect};
 use crate::facts::{Network, Writes};
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
@@ -109,6 +110,7 @@ pub(super) static ZIP: Program = Program {
     ],
     writes: Writes::Archive(&["-sf", "-su", "-sU", "-so", "-sc"]),
     checker: Checker::Recursive { letters: &['r', 'R'], longs: &["--recurse-paths", "--recurse-patterns"] },
+    examples: &[ex("zip -TT sh a.zip f", Expect::Risky(&["-TT"])), ex("zip -r a.zip src", Expect::Writes(&["a.zip"]))],
     ..GETOPT
 };
 
@@ -156,6 +158,7 @@ pub(super) static MAKE: Program = Program {
     ],
     exact_only: true,
     checker: Checker::Make,
+    examples: &[ex("make SHELL=./evil", Expect::Risky(&["SHELL="]))],
     ..GETOPT
 };
 
@@ -206,6 +209,7 @@ pub(super) static JQ: Program = Program {
     ],
     scripts: Scripts::Jq,
     script_operand: true,
+    examples: &[ex("jq -n env", Expect::Risky(&["env"])), ex("jq .name package.json", Expect::Plain)],
     ..GETOPT
 };
 
@@ -610,6 +614,10 @@ pub(super) static CARGO: Program = Program {
     opts: &[o(&["-V", "--version"], NO, Plain), o(&["--list"], NO, Plain), o(&["--explain"], REQ, Plain)],
     network: Network::Subs(&["install", "publish", "fetch", "update", "search", "login", "add"]),
     checker: Checker::Cargo,
+    examples: &[
+        ex("cargo build --config target.x.runner=sh", Expect::Risky(&["--config"])),
+        ex("cargo install --git https://x/y", Expect::Risky(&["--git"])),
+    ],
     ..GETOPT
 };
 
@@ -819,6 +827,7 @@ pub(super) static GO: Program = Program {
     opts: &[o(&["-C"], REQ, Workdir), o(&["-h", "-help"], NO, Plain)],
     network: Network::Subs(&["get", "install", "mod"]),
     checker: Checker::Go,
+    examples: &[ex("go generate ./...", Expect::Risky(&["generate"]))],
     ..GETOPT
 };
 
@@ -1117,6 +1126,7 @@ pub(super) static UV: Program = Program {
     network: Network::Subs(&["pip", "add", "sync", "tool", "run", "lock"]),
     runtime: true,
     checker: Checker::Uv,
+    examples: &[ex("uv run pytest", Expect::Runs(&["pytest"]))],
     ..GETOPT
 };
 
@@ -1127,6 +1137,7 @@ pub(super) static UVX: Program = Program {
     exact_only: true,
     network: Network::Always,
     runtime: true,
+    examples: &[ex("uvx ruff", Expect::Plain)],
     ..UV_TOOL_RUN
 };
 
@@ -1212,6 +1223,7 @@ pub(super) static PIPX: Program = Program {
     network: Network::Always,
     runtime: true,
     checker: Checker::PyPackages,
+    examples: &[ex("pipx run black", Expect::Runs(&["black"]))],
     ..GETOPT
 };
 
@@ -1361,6 +1373,7 @@ pub(super) static BUN: Program = Program {
     network: Network::Subs(&["install", "i", "add", "update", "publish", "x"]),
     runtime: true,
     checker: Checker::JsPackages { set_writes_config: false },
+    examples: &[ex("bun x cowsay", Expect::Runs(&["cowsay"]))],
     ..GETOPT
 };
 
@@ -1386,6 +1399,7 @@ pub(super) static BUNX: Program = Program {
     exact_only: true,
     network: Network::Always,
     runtime: true,
+    examples: &[ex("bunx cowsay", Expect::Runs(&["cowsay"]))],
     ..GETOPT
 };
 
@@ -1455,6 +1469,7 @@ pub(super) static GRADLE: Program = Program {
         o(&["--rerun"], NO, Plain),
         o(&["--fail-fast"], NO, Plain),
     ],
+    examples: &[ex("gradle test --init-script x", Expect::Risky(&["--init-script"]))],
     ..GETOPT
 };
 
@@ -1500,6 +1515,7 @@ pub(super) static PHP: Program = Program {
         o(&["--ini"], OPT, Plain),
     ],
     exact_only: true,
+    examples: &[ex("php -r phpinfo();", Expect::Risky(&["-r"]))],
     ..GETOPT
 };
 
@@ -1519,6 +1535,7 @@ pub(super) static LUA: Program = Program {
         o(&["-W"], NO, Plain),
     ],
     exact_only: true,
+    examples: &[ex("lua·-e·os.execute('id')", Expect::Risky(&["-e"]))],
     ..GETOPT
 };
 
@@ -1553,5 +1570,6 @@ pub(super) static RSCRIPT: Program = Program {
         o(&["--encoding"], REQ, Plain),
     ],
     exact_only: true,
+    examples: &[ex("Rscript·-e·system('id')", Expect::Risky(&["-e"]))],
     ..GETOPT
 };

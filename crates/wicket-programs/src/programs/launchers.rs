@@ -10,6 +10,7 @@
 
 use crate::checkers::Checker;
 use crate::facts::Network;
+use crate::facts::{ex, Expect};
 use crate::grammar::{o, Arg, Effect::*, Program, Style, NO, OPT, REQ};
 use crate::programs::RUNNER;
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
@@ -78,6 +79,7 @@ pub(crate) static SUDO: Program = Program {
     ],
     role: Role::Privilege(Launch { runs_nothing: &["-e", "--edit"], assignments: true, ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("sudo -u root rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -94,6 +96,7 @@ pub(crate) static DOAS: Program = Program {
     ],
     role: Role::Privilege(Launch { ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("doas rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -103,6 +106,7 @@ pub(crate) static SU: Program = Program {
     source: "util-linux 2.38, su(1) (options anywhere)",
     role: Role::Privilege(Launch { start: Start::Walker(Walker::Su), ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("su·-c·rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -144,6 +148,7 @@ pub(crate) static RUNUSER: Program = Program {
         argv_options: &["-u", "--user"],
         ..LAUNCH
     }),
+    examples: &[ex("runuser -u bob rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -173,6 +178,7 @@ pub(crate) static ENV: Program = Program {
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Env), ..LAUNCH }),
     exact_only: true,
     assigns: true,
+    examples: &[ex("env FOO=1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -183,6 +189,7 @@ pub(crate) static EXEC: Program = Program {
     opts: &[o(&["-c"], NO, Plain), o(&["-l"], NO, Plain), o(&["-a"], REQ, Plain)],
     role: Role::Launcher(Launch { ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("exec rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -193,6 +200,7 @@ pub(crate) static COMMAND: Program = Program {
     opts: &[o(&["-p"], NO, Plain), o(&["-v"], NO, Plain), o(&["-V"], NO, Plain)],
     role: Role::Launcher(Launch { runs_nothing: &["-v", "-V"], ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("command rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -202,6 +210,7 @@ pub(crate) static BUILTIN: Program = Program {
     source: "bash 5.2, `help builtin`",
     role: Role::Launcher(Launch { ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("builtin echo x", Expect::Runs(&["echo x"]))],
     ..RUNNER
 };
 
@@ -211,6 +220,7 @@ pub(crate) static NOHUP: Program = Program {
     source: "GNU coreutils 9.1 `nohup --help`; bash 5.2 `coproc`",
     role: Role::Launcher(Launch { ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("nohup rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -222,6 +232,7 @@ pub(crate) static NICE: Program = Program {
     numeric: true,
     role: Role::Launcher(Launch { ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("nice -n 5 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -245,6 +256,7 @@ pub(crate) static IONICE: Program = Program {
     ],
     role: Role::Launcher(Launch { runs_nothing: &["-p", "-P", "-u", "--pid", "--pgid", "--uid"], ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("ionice -c 3 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -264,6 +276,7 @@ pub(crate) static TIMEOUT: Program = Program {
     ],
     role: Role::Launcher(Launch { start: Start::Operands(1), ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("timeout 5 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -287,6 +300,7 @@ pub(crate) static TIME: Program = Program {
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("time rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -304,6 +318,7 @@ pub(crate) static STDBUF: Program = Program {
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("stdbuf -oL rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -321,6 +336,7 @@ pub(crate) static SETSID: Program = Program {
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("setsid rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -358,6 +374,7 @@ pub(crate) static WATCH: Program = Program {
     ],
     role: Role::Launcher(Launch { start: Start::Joined, argv_options: &["-x", "--exec"], ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("watch rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -398,6 +415,7 @@ pub(crate) static FLOCK: Program = Program {
         ..LAUNCH
     }),
     exact_only: true,
+    examples: &[ex("flock /tmp/l rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -407,6 +425,7 @@ pub(crate) static EVAL: Program = Program {
     source: "bash 5.2, `help eval`",
     role: Role::Launcher(Launch { start: Start::Joined, ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("eval rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -416,6 +435,7 @@ pub(crate) static TRAP: Program = Program {
     source: "bash 5.2, `help trap`",
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Trap), ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("trap·rm x·EXIT", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -424,6 +444,7 @@ pub(crate) static BUSYBOX: Program = Program {
     names: &["busybox", "toybox"],
     source: "BusyBox 1.35, `busybox --help`; toybox",
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Applet), ..LAUNCH }),
+    examples: &[ex("busybox rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -482,6 +503,7 @@ pub(crate) static UNSHARE: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    examples: &[ex("unshare -r rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -502,6 +524,7 @@ pub(crate) static TASKSET: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Operands(1), runs_nothing: &["-p", "--pid"], ..LAUNCH }),
+    examples: &[ex("taskset 1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -544,6 +567,7 @@ pub(crate) static CHRT: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::AfterNumber, runs_nothing: &["-p", "--pid", "-m", "--max"], ..LAUNCH }),
+    examples: &[ex("chrt 10 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -597,6 +621,7 @@ pub(crate) static PRLIMIT: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { runs_nothing: &["-p", "--pid"], ..LAUNCH }),
+    examples: &[ex("prlimit --nofile=10 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -635,6 +660,7 @@ pub(crate) static SETPRIV: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { runs_nothing: &["-d", "--dump"], ..LAUNCH }),
+    examples: &[ex("setpriv --reuid=1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -690,6 +716,7 @@ pub(crate) static NSENTER: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    examples: &[ex("nsenter -t 1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -705,6 +732,7 @@ pub(crate) static CHROOT: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Operands(1), ..LAUNCH }),
+    examples: &[ex("chroot /srv rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -784,6 +812,7 @@ pub(crate) static STRACE: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    examples: &[ex("strace rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -826,6 +855,7 @@ pub(crate) static LTRACE: Program = Program {
         o(&["--no-signals"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    examples: &[ex("ltrace rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -868,6 +898,7 @@ pub(crate) static SCRIPT: Program = Program {
     ],
     role: Role::Launcher(Launch { start: Start::Nothing, script_options: &["-c", "--command"], ..LAUNCH }),
     exact_only: true,
+    examples: &[ex("script·-c·rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -913,6 +944,7 @@ pub(crate) static PARALLEL: Program = Program {
         o(&["--verbose"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Parallel), ..LAUNCH }),
+    examples: &[ex("parallel rm ::: a b", Expect::Runs(&["rm"]))],
     ..RUNNER
 };
 
@@ -925,6 +957,7 @@ pub(crate) static EXPECT: Program = Program {
         runs_nothing: &["-v", "--version", "-h", "--help"],
         ..LAUNCH
     }),
+    examples: &[ex("expect -v", Expect::Plain)],
     ..RUNNER
 };
 
@@ -949,6 +982,7 @@ pub(crate) static GDB: Program = Program {
         o(&["-args"], Arg::Last, Exec),
     ],
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Debugger), ..LAUNCH }),
+    examples: &[ex("gdb --args rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -963,6 +997,7 @@ pub(crate) static POETRY: Program = Program {
     }),
     network: Network::Subs(&["install", "add", "update", "publish", "lock"]),
     checker: Checker::PyPackages,
+    examples: &[ex("poetry run pytest", Expect::Runs(&["pytest"]))],
     ..RUNNER
 };
 
@@ -976,6 +1011,7 @@ pub(crate) static PDM: Program = Program {
         ..LAUNCH
     }),
     checker: Checker::PyPackages,
+    examples: &[ex("pdm run pytest", Expect::Runs(&["pytest"]))],
     ..RUNNER
 };
 
@@ -988,6 +1024,7 @@ pub(crate) static HATCH: Program = Program {
         subs: &[LaunchSub { path: &["run"], grammar: &RUN_PLAIN, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    examples: &[ex("hatch run pytest", Expect::Runs(&["pytest"]))],
     ..RUNNER
 };
 
@@ -1001,6 +1038,7 @@ pub(crate) static BUNDLE: Program = Program {
         ..LAUNCH
     }),
     network: Network::Subs(&["install", "update"]),
+    examples: &[ex("bundle exec rake", Expect::Runs(&["rake"]))],
     ..RUNNER
 };
 

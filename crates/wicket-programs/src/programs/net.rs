@@ -4,6 +4,7 @@
 //! sorted; `tests/registry.rs`).
 
 use crate::checkers::Checker;
+use crate::facts::{ex, Expect};
 use crate::facts::{Does, Job, Network};
 use crate::grammar::Program;
 use crate::programs::RUNNER;
@@ -13,6 +14,7 @@ pub(crate) static GET: Program = Program {
     names: &["GET", "POST", "lwp-request"],
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("GET https://x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -24,6 +26,7 @@ pub(crate) static ARIA2C: Program = Program {
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
     checker: Checker::SavesByUrl,
+    examples: &[ex("aria2c https://x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -33,6 +36,7 @@ pub(crate) static AXEL: Program = Program {
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
     checker: Checker::SavesByUrl,
+    examples: &[ex("axel https://x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -41,6 +45,7 @@ pub(crate) static CURLIE: Program = Program {
     names: &["curlie"],
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("curlie https://x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -49,6 +54,7 @@ pub(crate) static FETCH: Program = Program {
     names: &["fetch"],
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("fetch https://x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -59,12 +65,18 @@ pub(crate) static FTP: Program = Program {
     exact_only: true,
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("ftp host", Expect::Plain)],
     ..RUNNER
 };
 
 /// `git-remote`.
-pub(crate) static GIT_REMOTE: Program =
-    Program { names: &["git-remote"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+pub(crate) static GIT_REMOTE: Program = Program {
+    names: &["git-remote"],
+    source: "no option table: facts only",
+    exact_only: true,
+    examples: &[ex("git-remote x", Expect::Plain)],
+    ..RUNNER
+};
 
 /// `http`, `https`, `httpie`.
 pub(crate) static HTTP: Program = Program {
@@ -72,6 +84,7 @@ pub(crate) static HTTP: Program = Program {
     source: "no option table: facts only",
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("http https://x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -81,6 +94,7 @@ pub(crate) static LFTP: Program = Program {
     source: "no option table: facts only",
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("lftp host", Expect::Plain)],
     ..RUNNER
 };
 
@@ -90,12 +104,18 @@ pub(crate) static LWP_DOWNLOAD: Program = Program {
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
     checker: Checker::SavesByUrl,
+    examples: &[ex("lwp-download https://x", Expect::Plain)],
     ..RUNNER
 };
 
 /// `mosh`.
-pub(crate) static MOSH: Program =
-    Program { names: &["mosh"], source: "no option table: facts only", network: Network::Always, ..RUNNER };
+pub(crate) static MOSH: Program = Program {
+    names: &["mosh"],
+    source: "no option table: facts only",
+    network: Network::Always,
+    examples: &[ex("mosh host", Expect::Plain)],
+    ..RUNNER
+};
 
 /// `nc`, `ncat`, `netcat`.
 pub(crate) static NC: Program = Program {
@@ -104,6 +124,7 @@ pub(crate) static NC: Program = Program {
     exact_only: true,
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("nc host 80", Expect::Plain)],
     ..RUNNER
 };
 
@@ -112,6 +133,7 @@ pub(crate) static OPENSSL: Program = Program {
     names: &["openssl"],
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &["s_client"] }],
+    examples: &[ex("openssl s_client host:443", Expect::Plain)],
     ..RUNNER
 };
 
@@ -122,12 +144,18 @@ pub(crate) static SOCAT: Program = Program {
     exact_only: true,
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("socat - tcp:host:80", Expect::Plain)],
     ..RUNNER
 };
 
 /// `sshfs`.
-pub(crate) static SSHFS: Program =
-    Program { names: &["sshfs"], source: "no option table: facts only", network: Network::Always, ..RUNNER };
+pub(crate) static SSHFS: Program = Program {
+    names: &["sshfs"],
+    source: "no option table: facts only",
+    network: Network::Always,
+    examples: &[ex("sshfs host:/ m", Expect::Plain)],
+    ..RUNNER
+};
 
 /// `telnet`.
 pub(crate) static TELNET: Program = Program {
@@ -136,6 +164,7 @@ pub(crate) static TELNET: Program = Program {
     exact_only: true,
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("telnet host", Expect::Plain)],
     ..RUNNER
 };
 
@@ -144,6 +173,7 @@ pub(crate) static TFTP: Program = Program {
     names: &["tftp"],
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("tftp host", Expect::Plain)],
     ..RUNNER
 };
 
@@ -153,6 +183,7 @@ pub(crate) static WGET2: Program = Program {
     source: "no option table: facts only",
     jobs: &[Does { job: Job::Downloads, when: &[] }],
     checker: Checker::Wget,
+    examples: &[ex("wget2 https://x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -162,5 +193,6 @@ pub(crate) static XH: Program = Program {
     source: "no option table: facts only",
     network: Network::Always,
     jobs: &[Does { job: Job::Downloads, when: &[] }],
+    examples: &[ex("xh https://x", Expect::Plain)],
     ..RUNNER
 };

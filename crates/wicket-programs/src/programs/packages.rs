@@ -4,6 +4,7 @@
 //! sorted; `tests/registry.rs`).
 
 use crate::facts::Network;
+use crate::facts::{ex, Expect};
 use crate::grammar::Program;
 use crate::programs::RUNNER;
 
@@ -12,6 +13,7 @@ pub(crate) static APT: Program = Program {
     names: &["apt", "apt-get"],
     source: "no option table: facts only",
     network: Network::Subs(&["install", "update", "upgrade", "download"]),
+    examples: &[ex("apt install x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -20,6 +22,7 @@ pub(crate) static BREW: Program = Program {
     names: &["brew"],
     source: "no option table: facts only",
     network: Network::Subs(&["install", "update", "upgrade", "fetch", "tap"]),
+    examples: &[ex("brew install x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -28,18 +31,25 @@ pub(crate) static COMPOSER: Program = Program {
     names: &["composer"],
     source: "no option table: facts only",
     network: Network::Subs(&["install", "require", "update"]),
+    examples: &[ex("composer install", Expect::Plain)],
     ..RUNNER
 };
 
 /// `dlx`.
-pub(crate) static DLX: Program =
-    Program { names: &["dlx"], source: "no option table: facts only", exact_only: true, ..RUNNER };
+pub(crate) static DLX: Program = Program {
+    names: &["dlx"],
+    source: "no option table: facts only",
+    exact_only: true,
+    examples: &[ex("dlx x", Expect::Plain)],
+    ..RUNNER
+};
 
 /// `dnf`.
 pub(crate) static DNF: Program = Program {
     names: &["dnf"],
     source: "no option table: facts only",
     network: Network::Subs(&["install", "update", "upgrade", "download"]),
+    examples: &[ex("dnf install x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -48,6 +58,7 @@ pub(crate) static GEM: Program = Program {
     names: &["gem"],
     source: "no option table: facts only",
     network: Network::Subs(&["install", "push", "update", "fetch"]),
+    examples: &[ex("gem install x", Expect::Plain)],
     ..RUNNER
 };
 
@@ -56,6 +67,7 @@ pub(crate) static PIPENV: Program = Program {
     names: &["pipenv"],
     source: "no option table: facts only",
     network: Network::Subs(&["install", "update", "sync", "lock"]),
+    examples: &[ex("pipenv install", Expect::Plain)],
     ..RUNNER
 };
 
@@ -64,5 +76,6 @@ pub(crate) static YUM: Program = Program {
     names: &["yum"],
     source: "no option table: facts only",
     network: Network::Subs(&["install", "update", "upgrade"]),
+    examples: &[ex("yum install x", Expect::Plain)],
     ..RUNNER
 };
