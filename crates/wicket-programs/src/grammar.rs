@@ -185,6 +185,9 @@ pub struct Program {
     pub assigns: bool,
     /// The checker that reads what its argv does beyond its options (sub-commands, operands).
     pub checker: Checker,
+    /// A pager git may run (`core.pager`): with plain flags only (`less -FRX`) it shows its
+    /// input and runs nothing else.
+    pub pages: bool,
     /// What its argv does, as every consumer must find it: at least one per record
     /// (`tests/program_examples.rs` in wicket-policy runs each through the engine and the
     /// shell reader).
@@ -217,6 +220,7 @@ pub(crate) const GETOPT: Program = Program {
     writes: Writes::Nothing,
     assigns: false,
     checker: Checker::None,
+    pages: false,
     examples: &[],
 };
 

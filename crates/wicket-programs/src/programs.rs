@@ -91,6 +91,7 @@ pub static KNOWN: &[&Program] = &[
     &net::AXEL,
     &packages::BREW,
     &files::BSDTAR,
+    &files::CAT,
     &files::CHGRP,
     &files::CHMOD,
     &files::CHOWN,

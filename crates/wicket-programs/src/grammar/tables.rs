@@ -3253,6 +3253,7 @@ pub(super) static MAN: Program = Program {
 /// less 590, `less --help` (`+cmd` runs a command; long options by unique prefix).
 pub(super) static LESS: Program = Program {
     names: &["less", "more"],
+    pages: true,
     source: "less 590, `less --help`",
     plus: true,
     opts: &[

@@ -45,6 +45,15 @@ pub(crate) static BSDTAR: Program = Program {
     ..RUNNER
 };
 
+/// `cat`: git may use it as a pager.
+pub(crate) static CAT: Program = Program {
+    names: &["cat"],
+    source: "no option table: facts only",
+    pages: true,
+    examples: &[ex("cat README.md", Expect::Plain)],
+    ..RUNNER
+};
+
 /// `chgrp`.
 pub(crate) static CHGRP: Program = Program {
     names: &["chgrp"],
