@@ -262,11 +262,6 @@ fn sequence(from: &str, to: &str) -> Option<Vec<String>> {
     }
 }
 
-/// The base name of a program word.
-fn base_name(p: &str) -> &str {
-    p.rsplit('/').next().unwrap_or(p)
-}
-
 /// `dir/p`, without doubling slashes.
 fn join_dir(dir: &str, p: &str) -> String {
     if dir.ends_with('/') {
@@ -424,18 +419,11 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         b.track_folder(cmd);
     }
     // `find … | xargs cat`: the names find prints are read by the program xargs runs.
-    let runs = |p: &str| {
-        analysis
-            .commands
-            .iter()
-            .any(|c| c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|v| base_name(v) == p))
-    };
-    if runs("find") && (runs("xargs") || runs("parallel")) {
-        for c in analysis
-            .commands
-            .iter()
-            .filter(|c| c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|v| base_name(v) == "find"))
-        {
+    let record = |c: &SimpleCommand| c.words.first().and_then(|w| w.value.as_deref()).and_then(wicket_programs::lookup);
+    let finds = |c: &SimpleCommand| record(c).is_some_and(|p| p.checker == Checker::FindExec);
+    let reads = |c: &SimpleCommand| record(c).and_then(|p| p.role.launch()).is_some_and(|l| l.reads_arguments);
+    if analysis.commands.iter().any(finds) && analysis.commands.iter().any(reads) {
+        for c in analysis.commands.iter().filter(|c| finds(c)) {
             let starts: Vec<String> = c
                 .words
                 .iter()

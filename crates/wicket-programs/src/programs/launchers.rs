@@ -943,7 +943,7 @@ pub(crate) static PARALLEL: Program = Program {
         o(&["--ungroup"], OPT, Plain),
         o(&["--verbose"], OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Walker(Walker::Parallel), ..LAUNCH }),
+    role: Role::Launcher(Launch { start: Start::Walker(Walker::Parallel), reads_arguments: true, ..LAUNCH }),
     examples: &[ex("parallel rm ::: a b", Expect::Runs(&["rm"]))],
     ..RUNNER
 };
