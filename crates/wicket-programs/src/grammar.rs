@@ -958,8 +958,7 @@ pub static PROGRAMS: &[&Program] = &[
 /// The table for a program word (its base name), if wicket reads that program's options:
 /// one of [`PROGRAMS`], never one of [`crate::RUNNERS`].
 pub fn program(word: &str) -> Option<&'static Program> {
-    let base = word.rsplit('/').next().unwrap_or(word);
-    PROGRAMS.iter().copied().find(|p| p.names.contains(&base))
+    crate::lookup(word).filter(|p| PROGRAMS.iter().any(|q| std::ptr::eq(*q, *p)))
 }
 
 /// One option found in an argv.

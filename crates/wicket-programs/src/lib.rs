@@ -42,7 +42,62 @@ pub use role::{Launch, LaunchSub, Role, ShellScript, Start, SubRuns, Walker};
 /// [`RUNNERS`] or one of [`KNOWN`].
 pub fn lookup(word: &str) -> Option<&'static Program> {
     let base = word.rsplit('/').next().unwrap_or(word);
-    records().find(|p| p.names.contains(&base))
+    let mut slot = fnv(base.as_bytes()) % SLOTS;
+    // Names are unique (`tests/registry.rs`), so the first record that has the name is its own.
+    while let Some(p) = INDEX[slot] {
+        if p.names.contains(&base) {
+            return Some(p);
+        }
+        slot = (slot + 1) % SLOTS;
+    }
+    None
+}
+
+/// Slots of [`INDEX`]: a power of two, about four per name, so a probe ends within a slot or two.
+const SLOTS: usize = 1024;
+
+/// Every name of every record, hashed into its slot when the crate is compiled: the engine looks
+/// a command's program up a dozen times and more per call, and a search through ~180 records
+/// each time cost about 80,000 instructions per hook call; a map built at start-up still cost
+/// 35,000. An empty slot ends a probe; a table with no empty slot left would not compile (the
+/// compiler's evaluation of [`index`] would not end).
+static INDEX: [Option<&'static Program>; SLOTS] = index([PROGRAMS, RUNNERS, KNOWN]);
+
+/// FNV-1a of a name: no seed, so it can run at compile time; the keys are the catalogue's own
+/// names, so no input chooses collisions among them.
+const fn fnv(bytes: &[u8]) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    h as usize
+}
+
+/// The open-addressed table of every name of these lists (linear probing).
+const fn index(lists: [&'static [&'static Program]; 3]) -> [Option<&'static Program>; SLOTS] {
+    let mut slots: [Option<&'static Program>; SLOTS] = [None; SLOTS];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            let p = lists[l][i];
+            let mut n = 0;
+            while n < p.names.len() {
+                let mut slot = fnv(p.names[n].as_bytes()) % SLOTS;
+                while slots[slot].is_some() {
+                    slot = (slot + 1) % SLOTS;
+                }
+                slots[slot] = Some(p);
+                n += 1;
+            }
+            i += 1;
+        }
+        l += 1;
+    }
+    slots
 }
 
 /// Every top-level record, each once: [`PROGRAMS`], then [`RUNNERS`], then [`KNOWN`].
