@@ -1134,10 +1134,16 @@ pub(super) static UV: Program = Program {
 pub(super) static UVX: Program = Program {
     names: &["uvx"],
     source: "uv 0.5, `uvx --help` (`uv tool run`)",
+    // `uv tool run` under another name: its first operand is the command it runs, as for the
+    // sub-command (a deny rule on `rm` saw `uv tool run rm` but not `uvx rm`).
+    role: Role::Launcher(LAUNCH),
     exact_only: true,
     network: Network::Always,
     runtime: true,
-    examples: &[ex("uvx ruff", Expect::Plain)],
+    examples: &[
+        ex("uvx ruff check", Expect::Runs(&["ruff check"])),
+        ex("uvx --from ruff ruff check", Expect::Runs(&["ruff check"])),
+    ],
     ..UV_TOOL_RUN
 };
 
