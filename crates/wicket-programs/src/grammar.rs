@@ -936,6 +936,7 @@ pub static PROGRAMS: &[&Program] = &[
     &tables::PIP,
     &tools::PIPX,
     &tables::PNPM,
+    &tables::PNPX,
     &tables::PYTHON,
     &tables::RG,
     &RM,

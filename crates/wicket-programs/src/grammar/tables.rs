@@ -2256,6 +2256,15 @@ pub(super) static NPX: Program = Program {
     ..GETOPT
 };
 
+/// pnpm 8, `pnpx`: `pnpm dlx` under its old name, read with npx's grammar (it fetches the
+/// package and runs its program, as `pnpm dlx` does).
+pub(super) static PNPX: Program = Program {
+    names: &["pnpx"],
+    source: "pnpm 8, `pnpx` (`pnpm dlx`), read as npx",
+    examples: &[ex("pnpx cowsay", Expect::Runs(&["cowsay"])), ex("pnpx rm -rf x", Expect::Runs(&["rm -rf x"]))],
+    ..NPX
+};
+
 /// `pnpm exec`'s own options, read up to the command it runs (pnpm 8, `pnpm help exec`).
 static PNPM_EXEC: Program = Program {
     names: &["exec"],
@@ -2284,7 +2293,7 @@ static YARN_EXEC: Program =
 
 /// pnpm 8, `pnpm help` (its own parser: `--k v`, `--k=v`, `--no-k`).
 pub(super) static PNPM: Program = Program {
-    names: &["pnpm", "pnpx"],
+    names: &["pnpm"],
     source: "pnpm 8, `pnpm help`",
     negatable: true,
     opts: &[
@@ -2352,11 +2361,10 @@ pub(super) static PNPM: Program = Program {
         ],
         ..LAUNCH
     }),
-    exact_only: true,
-    network: Network::Always,
+    network: Network::Subs(&["install", "i", "add", "update", "up", "publish", "dlx", "exec"]),
     runtime: true,
     checker: Checker::JsPackages { set_writes_config: true },
-    examples: &[ex("pnpm dlx cowsay", Expect::Runs(&["cowsay"]))],
+    examples: &[ex("pnpm dlx cowsay", Expect::Runs(&["cowsay"])), ex("pnpm add ./x", Expect::Risky(&["./x"]))],
     ..GETOPT
 };
 

@@ -100,6 +100,23 @@ pub(crate) static DOAS: Program = Program {
     ..RUNNER
 };
 
+/// polkit 122, pkexec(1): `pkexec [--user USER] PROGRAM [ARGS…]`.
+pub(crate) static PKEXEC: Program = Program {
+    names: &["pkexec"],
+    source: "polkit 122, pkexec(1)",
+    opts: &[
+        o(&["--user"], REQ, Plain),
+        o(&["--disable-internal-agent"], NO, Plain),
+        o(&["--keep-cwd"], NO, Plain),
+        o(&["--help"], NO, Plain),
+        o(&["--version"], NO, Plain),
+    ],
+    role: Role::Privilege(Launch { runs_nothing: &["--help", "--version"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("pkexec rm x", Expect::Runs(&["rm x"])), ex("pkexec --user root rm x", Expect::Runs(&["rm x"]))],
+    ..RUNNER
+};
+
 /// util-linux 2.38, su(1) (options anywhere).
 pub(crate) static SU: Program = Program {
     names: &["su"],

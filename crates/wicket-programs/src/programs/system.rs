@@ -73,15 +73,6 @@ pub(crate) static LAUNCHCTL: Program = Program {
     ..RUNNER
 };
 
-/// `pkexec`.
-pub(crate) static PKEXEC: Program = Program {
-    names: &["pkexec"],
-    source: "no option table: facts only",
-    exact_only: true,
-    examples: &[ex("pkexec id", Expect::Plain)],
-    ..RUNNER
-};
-
 /// `ps`.
 pub(crate) static PS: Program = Program {
     names: &["ps"],
