@@ -4,6 +4,7 @@
 # the floor (starting the binary at all), and a lower bound for a resident gate.
 #
 #   bash bench/hook.sh           # builds the release binary first
+#   BASELINE=/path/to/old/wicket bash bench/hook.sh   # that build too, interleaved call by call
 #
 # Needs hyperfine (apt-get install -y hyperfine) and python3. Uses a temporary WICKET_HOME
 # and HOME: nothing touches the real home.
@@ -55,9 +56,9 @@ PY
 # timed from spawn to exit. hyperfine (when there) cross-checks `cat` alone without a shell.
 for case in claude:bash claude:read codex:codex_bash codex:codex_patch gemini:gemini_shell gemini:gemini_read; do
   agent="${case%%:*}" name="${case#*:}"
-  python3 - "$bin" "$name" "$agent" <<'PY'
+  python3 - "$bin" "$name" "$agent" "${BASELINE:-}" <<'PY'
 import statistics, subprocess, sys, time
-bin, name, agent = sys.argv[1], sys.argv[2], sys.argv[3]
+bin, name, agent, base = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 def once(argv):
     with open(f"{name}.json", "rb") as f:
         t = time.perf_counter()
@@ -65,13 +66,20 @@ def once(argv):
         return time.perf_counter() - t
 for _ in range(20):
     once([bin, "hook", agent]); once(["cat"])
-w, c = [], []
+    if base:
+        once([base, "hook", agent])
+w, c, b = [], [], []
 for _ in range(300):
     w.append(once([bin, "hook", agent])); c.append(once(["cat"]))
+    if base:
+        b.append(once([base, "hook", agent]))
 wm, cm = statistics.median(w), statistics.median(c)
 p99 = sorted(w)[int(len(w) * 0.99) - 1]
 print(f"{name}: wicket hook {agent} median {wm*1e3:.2f} ms (p99 {p99*1e3:.2f} ms), "
       f"cat median {cm*1e3:.2f} ms, ratio {wm/cm:.2f}x (issue 20 target <= 1.5x)")
+if base:
+    bm = statistics.median(b)
+    print(f"{name}: baseline {base} median {bm*1e3:.2f} ms; this build / baseline {wm/bm:.3f}")
 PY
 done
 if command -v hyperfine >/dev/null 2>&1; then

@@ -166,7 +166,8 @@ impl CommandView {
 }
 
 /// Files a redirection may name that are not files on disk: the one rule, in the catalogue.
-use wicket_programs::is_device;
+use wicket_programs::checkers::Checker;
+use wicket_programs::{is_device, Writes};
 
 /// The risky flags of an argv (static words only; a dynamic word is already a doubt).
 fn risky_of(words: &[Word]) -> Vec<String> {
@@ -259,11 +260,6 @@ fn sequence(from: &str, to: &str) -> Option<Vec<String>> {
         }
         _ => None,
     }
-}
-
-/// The base name of a program word.
-fn base_name(p: &str) -> &str {
-    p.rsplit('/').next().unwrap_or(p)
 }
 
 /// `dir/p`, without doubling slashes.
@@ -423,18 +419,11 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         b.track_folder(cmd);
     }
     // `find … | xargs cat`: the names find prints are read by the program xargs runs.
-    let runs = |p: &str| {
-        analysis
-            .commands
-            .iter()
-            .any(|c| c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|v| base_name(v) == p))
-    };
-    if runs("find") && (runs("xargs") || runs("parallel")) {
-        for c in analysis
-            .commands
-            .iter()
-            .filter(|c| c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|v| base_name(v) == "find"))
-        {
+    let record = |c: &SimpleCommand| c.words.first().and_then(|w| w.value.as_deref()).and_then(wicket_programs::lookup);
+    let finds = |c: &SimpleCommand| record(c).is_some_and(|p| p.checker == Checker::FindExec);
+    let reads = |c: &SimpleCommand| record(c).and_then(|p| p.role.launch()).is_some_and(|l| l.reads_arguments);
+    if analysis.commands.iter().any(finds) && analysis.commands.iter().any(reads) {
+        for c in analysis.commands.iter().filter(|c| finds(c)) {
             let starts: Vec<String> = c
                 .words
                 .iter()
@@ -538,11 +527,13 @@ impl Builder {
                 risky.extend(found);
             }
             deny_texts.extend(crate::flags::git_deny_forms(&values));
-            if values.first().is_some_and(|p| base_name(p) == "git") {
+            let git =
+                values.first().and_then(|p| wicket_programs::lookup(p)).is_some_and(|p| p.checker == Checker::Git);
+            if git {
                 self.note_git_folders(&values);
             }
             // `git ALIAS …` runs the alias's expansion: judged as that command line.
-            if argv.iter().all(|w| w.value.is_some()) && values.first().is_some_and(|p| base_name(p) == "git") {
+            if argv.iter().all(|w| w.value.is_some()) && git {
                 match crate::gitalias::expand(&values, &self.ctx.git_aliases) {
                     Some(crate::gitalias::Expansion::Runs(line)) if depth < MAX_STDIN_SCRIPT_DEPTH => {
                         let a = wicket_shell::analyze(&line);
@@ -842,6 +833,8 @@ impl Builder {
         let unknown = |b: &mut Builder, why: String| {
             b.cwd_unknown.get_or_insert(why);
         };
+        // Programs that make folders or links a later `cd` may enter, by their records.
+        let makes = wicket_programs::lookup(program).map(|p| p.writes);
         match program {
             "cd" | "pushd" => {
                 let target = match operands.first().copied() {
@@ -886,10 +879,10 @@ impl Builder {
                 Some(prev) => self.cwd = prev,
                 None => unknown(self, "`popd` returns to a folder wicket does not follow".to_string()),
             },
-            "ln" | "mkdir" => {
+            _ if matches!(makes, Some(Writes::Link | Writes::Folders)) => {
                 let ops: Vec<&str> = operands.iter().flatten().copied().collect();
-                let made: Vec<&str> = match program {
-                    "mkdir" => ops,
+                let made: Vec<&str> = match makes {
+                    Some(Writes::Folders) => ops,
                     _ => match args.iter().position(|a| *a == Some("-t") || *a == Some("--target-directory")) {
                         Some(k) => args.get(k + 1).copied().flatten().into_iter().collect(),
                         None if ops.len() == 1 => {
@@ -901,11 +894,11 @@ impl Builder {
                 for m in made {
                     for v in self.variants(m) {
                         let n = normal_rel(&v);
-                        let tag = if program == "ln" { format!("{n}\u{0}link") } else { n.clone() };
+                        let tag = if makes == Some(Writes::Link) { format!("{n}\u{0}link") } else { n.clone() };
                         if !self.created.contains(&n) {
                             self.created.push(n);
                         }
-                        if program == "ln" && !self.created.contains(&tag) {
+                        if makes == Some(Writes::Link) && !self.created.contains(&tag) {
                             self.created.push(tag);
                         }
                     }
@@ -1010,114 +1003,6 @@ pub fn confusable_word(s: &str) -> Option<String> {
 pub const SAFE_LIST: &[&str] =
     &["git status", "git log --oneline", "git branch", "pwd", "ls", "dir", "node --version", "npm --version"];
 
-/// Interpreters, downloaders, destructive and privilege tools: "always allow" stores only the
-/// exact command for these, never a prefix. Shells are in the program catalogue
-/// (`wicket_programs::is_shell`), and are exact-only too.
-pub const EXACT_ONLY: &[&str] = &[
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "python",
-    "python2",
-    "python3",
-    "pypy",
-    "pypy3",
-    "ruby",
-    "perl",
-    "php",
-    "lua",
-    "luajit",
-    "R",
-    "Rscript",
-    "julia",
-    "java",
-    "jshell",
-    "groovy",
-    "scala",
-    "osascript",
-    "awk",
-    "gawk",
-    "mawk",
-    "sed",
-    "xargs",
-    "find",
-    "env",
-    "eval",
-    "exec",
-    "npx",
-    "pnpx",
-    "bunx",
-    "uvx",
-    "pipx",
-    "dlx",
-    "curl",
-    "wget",
-    "aria2c",
-    "scp",
-    "sftp",
-    "rsync",
-    "ssh",
-    "nc",
-    "ncat",
-    "netcat",
-    "socat",
-    "telnet",
-    "ftp",
-    "git-remote",
-    "rm",
-    "rmdir",
-    "dd",
-    "mkfs",
-    "shred",
-    "truncate",
-    "chmod",
-    "chown",
-    "chgrp",
-    "mv",
-    "ln",
-    "kill",
-    "pkill",
-    "killall",
-    "sudo",
-    "doas",
-    "su",
-    "pkexec",
-    "runas",
-    "systemctl",
-    "launchctl",
-    "crontab",
-    "at",
-    "mount",
-    "umount",
-    "docker",
-    "podman",
-    "kubectl",
-    "helm",
-    "terraform",
-    "make",
-    "sqlite3",
-    "psql",
-    "mysql",
-    "timeout",
-    "nohup",
-    "nice",
-    "watch",
-    "script",
-    "tmux",
-    "screen",
-    "command",
-    "builtin",
-    "ionice",
-    "stdbuf",
-    "setsid",
-    "flock",
-    "time",
-    "trap",
-    "source",
-    "alias",
-];
-
 /// The "always allow" rule pattern for a command, or `None` when only a one-time answer fits
 /// (compound commands, doubts, sensitive arguments are checked by the caller).
 pub fn always_pattern(view: &CommandView) -> Option<String> {
@@ -1131,8 +1016,9 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
     let risky = !view.parts[0].risky.is_empty() || view.parts[0].inner.iter().any(|i| !i.risky.is_empty());
     if risky
         || program.contains('/')
-        || EXACT_ONLY.contains(&program)
-        || wicket_programs::is_shell(program)
+        // Interpreters, downloaders, destructive and privilege tools, and shells (their records
+        // say so): only the exact command.
+        || wicket_programs::lookup(program).is_some_and(|p| p.exact_only || p.role.is_shell())
         || program.starts_with('.')
     {
         return Some(exact);

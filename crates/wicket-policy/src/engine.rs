@@ -9,6 +9,8 @@
 use std::path::PathBuf;
 
 use crate::call::{targets_of, Access, Target, ToolCall};
+use wicket_programs::checkers::Checker;
+
 use crate::command::{always_pattern, invisible_chars, CommandView, RecentViews, ViewContext, SAFE_LIST};
 use crate::disk::{Disk, Kind, RealDisk};
 use crate::gitconfig::{GitConfigView, GitRisk};
@@ -1557,7 +1559,10 @@ fn names_program(rule: &Rule, inner: &str, risky: &[String]) -> bool {
 
 /// Does this part run git, as written or inside a wrapper (`sudo git`, `env X=1 git`)?
 fn runs_git(part: &crate::command::Part) -> bool {
-    let git = |t: &str| t == "git" || t.starts_with("git ");
+    let git = |t: &str| {
+        let program = t.split(' ').next().unwrap_or(t);
+        !program.contains('/') && wicket_programs::lookup(program).is_some_and(|p| p.checker == Checker::Git)
+    };
     part.deny_texts.iter().any(|t| git(t)) || part.inner.iter().any(|i| git(&i.written))
 }
 

@@ -86,11 +86,12 @@ fn is_true(v: Option<&str>) -> bool {
     }
 }
 
-/// `less`, `more` or `cat` with plain flags (`less -FRX`): a pager that runs nothing else.
+/// A pager (`less`, `more`, `cat`: the records that say `pages`) with plain flags (`less
+/// -FRX`): it runs nothing else.
 fn plain_pager(v: Option<&str>) -> bool {
     let Some(v) = v else { return false };
     let mut words = v.split_whitespace();
-    matches!(words.next(), Some("less" | "more" | "cat"))
+    words.next().is_some_and(|w| !w.contains('/') && wicket_programs::lookup(w).is_some_and(|p| p.pages))
         && words.all(|w| w.len() > 1 && w.starts_with('-') && w[1..].bytes().all(|b| b.is_ascii_alphabetic()))
 }
 

@@ -24,7 +24,7 @@ pub mod command;
 pub mod disk;
 mod effects;
 pub mod engine;
-mod equivalents;
+pub mod equivalents;
 pub mod examples;
 pub mod flags;
 pub mod gitalias;

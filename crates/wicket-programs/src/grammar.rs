@@ -168,6 +168,30 @@ pub struct Program {
     pub numeric: bool,
     /// What the program is: a shell, a launcher (and where its command starts), or plain.
     pub role: Role,
+    /// "Always allow" keeps only its exact command, never a prefix: an interpreter,
+    /// downloader, destructive or privilege tool (shells are, by their role).
+    pub exact_only: bool,
+    /// When it uses the network.
+    pub network: Network,
+    /// The jobs it shares with other programs, for deny rules that name one of them.
+    pub jobs: &'static [Does],
+    /// Runs code that its operands name (an interpreter or package runner: `node x.js`, `npx
+    /// pkg`), so its own name says nothing about what runs.
+    pub runtime: bool,
+    /// Which of its words it writes.
+    pub writes: Writes,
+    /// Its `NAME=value` operands set variables for the programs it or the shell runs later
+    /// (`export`, `env`).
+    pub assigns: bool,
+    /// The checker that reads what its argv does beyond its options (sub-commands, operands).
+    pub checker: Checker,
+    /// A pager git may run (`core.pager`): with plain flags only (`less -FRX`) it shows its
+    /// input and runs nothing else.
+    pub pages: bool,
+    /// What its argv does, as every consumer must find it: at least one per record
+    /// (`tests/program_examples.rs` in wicket-policy runs each through the engine and the
+    /// shell reader).
+    pub examples: &'static [Example],
 }
 
 /// The defaults every table starts from (`..GETOPT`).
@@ -189,11 +213,22 @@ pub(crate) const GETOPT: Program = Program {
     script_operand: false,
     numeric: false,
     role: Role::Plain,
+    exact_only: false,
+    network: Network::Never,
+    jobs: &[],
+    runtime: false,
+    writes: Writes::Nothing,
+    assigns: false,
+    checker: Checker::None,
+    pages: false,
+    examples: &[],
 };
 
 pub(crate) const NO: Arg = Arg::No;
 pub(crate) const REQ: Arg = Arg::Required;
 pub(crate) const OPT: Arg = Arg::Optional;
+use crate::checkers::Checker;
+use crate::facts::{ex, Expect};
 use Effect::*;
 
 pub(crate) const fn o(names: &'static [&'static str], arg: Arg, effect: Effect) -> Opt {
@@ -222,6 +257,10 @@ static RM: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    exact_only: true,
+    jobs: &[Does { job: Job::Deletes, when: &[] }],
+    writes: Writes::Operands,
+    examples: &[ex("rm -rf build", Expect::Writes(&["build"]))],
     ..GETOPT
 };
 
@@ -268,6 +307,9 @@ static CP: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    writes: Writes::LastUnlessDest,
+    checker: Checker::Recursive { letters: &['r', 'R', 'a'], longs: &["--recursive", "--archive"] },
+    examples: &[ex("cp -r a b", Expect::Writes(&["b"]))],
     ..GETOPT
 };
 
@@ -295,6 +337,9 @@ static MV: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    exact_only: true,
+    writes: Writes::LastUnlessDest,
+    examples: &[ex("mv a b", Expect::Writes(&["b"]))],
     ..GETOPT
 };
 
@@ -340,6 +385,8 @@ static SORT: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
+    writes: Writes::Values(&["-o", "--output"]),
+    examples: &[ex("sort -o out in", Expect::Risky(&["-o"]))],
     ..GETOPT
 };
 
@@ -370,6 +417,9 @@ static SED: Program = Program {
     ],
     scripts: Scripts::Sed,
     script_operand: true,
+    exact_only: true,
+    writes: Writes::InPlace,
+    examples: &[ex("sed -i s/a/b/ f", Expect::Risky(&["-i"])), ex("sed·s/a/b/e·f", Expect::Risky(&["s/a/b/e"]))],
     ..GETOPT
 };
 
@@ -404,7 +454,9 @@ static XARGS: Program = Program {
         o(&["--help"], NO, Plain),
         o(&["--version"], NO, Plain),
     ],
-    role: Role::Launcher(Launch { when_none: Some("echo"), ..LAUNCH }),
+    role: Role::Launcher(Launch { when_none: Some("echo"), reads_arguments: true, ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("xargs rm", Expect::Runs(&["rm"]))],
     ..GETOPT
 };
 
@@ -668,6 +720,12 @@ static CURL: Program = Program {
         o(&["-w", "--write-out"], REQ, ReadAt),
         o(&["--xattr"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
+    jobs: &[Does { job: Job::Downloads, when: &[] }],
+    writes: Writes::Values(&["-o", "--output"]),
+    checker: Checker::Curl,
+    examples: &[ex("curl -o out https://x", Expect::Risky(&["-o"])), ex("curl https://x", Expect::Plain)],
     ..GETOPT
 };
 
@@ -834,12 +892,19 @@ static WGET: Program = Program {
         o(&["-X", "--exclude-directories"], REQ, Plain),
         o(&["--no-parent"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
+    jobs: &[Does { job: Job::Downloads, when: &[] }],
+    writes: Writes::Values(&["-O", "--output-document"]),
+    checker: Checker::Wget,
+    examples: &[ex("wget -O out https://x", Expect::Risky(&["-O"]))],
     ..GETOPT
 };
 
 mod tables;
 mod tools;
 
+use crate::facts::{Does, Example, Job, Network, Writes};
 use crate::role::{Launch, Role, LAUNCH};
 
 /// Every table, sorted by first name (sub-command tables are reached through their program's
@@ -871,6 +936,7 @@ pub static PROGRAMS: &[&Program] = &[
     &tables::PIP,
     &tools::PIPX,
     &tables::PNPM,
+    &tables::PNPX,
     &tables::PYTHON,
     &tables::RG,
     &RM,
@@ -893,8 +959,7 @@ pub static PROGRAMS: &[&Program] = &[
 /// The table for a program word (its base name), if wicket reads that program's options:
 /// one of [`PROGRAMS`], never one of [`crate::RUNNERS`].
 pub fn program(word: &str) -> Option<&'static Program> {
-    let base = word.rsplit('/').next().unwrap_or(word);
-    PROGRAMS.iter().copied().find(|p| p.names.contains(&base))
+    crate::lookup(word).filter(|p| PROGRAMS.iter().any(|q| std::ptr::eq(*q, *p)))
 }
 
 /// One option found in an argv.

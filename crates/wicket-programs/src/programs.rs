@@ -1,12 +1,19 @@
 //! The records of programs wicket reads only for what they run (shells, launchers, privilege
-//! tools), one `static` per program in a file per family. Their options' effects are not
+//! tools), and of programs wicket knows facts about but reads no options of, one `static` per
+//! program in a file per family. Their options' effects are not
 //! annotated (yet), so the engine has no option table for them and [`crate::program`] does not
 //! return them; [`crate::lookup`] does.
 
 use crate::grammar::{Program, GETOPT};
 
+mod builtins;
+mod files;
+mod interpreters;
 mod launchers;
+mod net;
+mod packages;
 mod shells;
+mod system;
 
 /// The defaults a runner's record starts from (`..RUNNER`): options stop at the first operand
 /// (the command), long options only by their whole name; an option not listed is unknown.
@@ -44,6 +51,7 @@ pub static RUNNERS: &[&Program] = &[
     &launchers::NSENTER,
     &launchers::PARALLEL,
     &launchers::PDM,
+    &launchers::PKEXEC,
     &launchers::POETRY,
     &shells::POSH,
     &launchers::PRLIMIT,
@@ -66,4 +74,97 @@ pub static RUNNERS: &[&Program] = &[
     &launchers::WATCH,
     &shells::YASH,
     &shells::ZSH,
+];
+
+/// Every record that holds facts only (what a program writes, its jobs, its network use),
+/// sorted by first name: programs whose options wicket does not read, so the engine has no
+/// table for them and [`crate::program`] does not return them; [`crate::lookup`] does.
+pub static KNOWN: &[&Program] = &[
+    &files::SEVEN_Z,
+    &net::GET,
+    &interpreters::R,
+    &files::ACK,
+    &files::AG,
+    &builtins::ALIAS,
+    &packages::APT,
+    &net::ARIA2C,
+    &system::AT,
+    &net::AXEL,
+    &packages::BREW,
+    &files::BSDTAR,
+    &files::CAT,
+    &files::CHGRP,
+    &files::CHMOD,
+    &files::CHOWN,
+    &packages::COMPOSER,
+    &files::CPIO,
+    &files::CPP,
+    &system::CRONTAB,
+    &net::CURLIE,
+    &files::DD,
+    &builtins::DECLARE,
+    &interpreters::DENO,
+    &files::DIFF,
+    &packages::DLX,
+    &packages::DNF,
+    &system::DOCKER,
+    &builtins::EXPORT,
+    &net::FETCH,
+    &net::FTP,
+    &packages::GEM,
+    &net::GIT_REMOTE,
+    &files::GREP,
+    &interpreters::GROOVY,
+    &system::HELM,
+    &net::HTTP,
+    &files::INSTALL,
+    &interpreters::JAVA,
+    &interpreters::JSHELL,
+    &interpreters::JULIA,
+    &system::KILL,
+    &system::KUBECTL,
+    &system::LAUNCHCTL,
+    &net::LFTP,
+    &files::LN,
+    &builtins::LOCAL,
+    &net::LWP_DOWNLOAD,
+    &files::MKDIR,
+    &files::MKFIFO,
+    &files::MKFS,
+    &net::MOSH,
+    &files::MOUNT,
+    &interpreters::MYSQL,
+    &net::NC,
+    &net::OPENSSL,
+    &interpreters::OSASCRIPT,
+    &packages::PIPENV,
+    &system::PS,
+    &interpreters::PSQL,
+    &interpreters::PY,
+    &builtins::READONLY,
+    &files::RMDIR,
+    &system::RUNAS,
+    &interpreters::SCALA,
+    &files::SHRED,
+    &net::SOCAT,
+    &builtins::SOURCE,
+    &interpreters::SQLITE3,
+    &files::SRM,
+    &net::SSHFS,
+    &system::SYSTEMCTL,
+    &files::TEE,
+    &net::TELNET,
+    &system::TERRAFORM,
+    &net::TFTP,
+    &system::TMUX,
+    &files::TOUCH,
+    &files::TRUNCATE,
+    &files::UNIQ,
+    &files::UNLINK,
+    &files::UNZIP,
+    &net::WGET2,
+    &files::WIPE,
+    &net::XH,
+    &files::XXD,
+    &packages::YUM,
 ];

@@ -76,6 +76,9 @@ pub struct Launch {
     pub when_none: Option<&'static str>,
     /// Sub-commands that launch (`npm exec`, `uv tool run`), read by [`Walker::Package`].
     pub subs: &'static [LaunchSub],
+    /// It adds words read from its standard input to the command (`find … | xargs cat`): the
+    /// names a program before it in a pipeline prints are read by the command it runs.
+    pub reads_arguments: bool,
 }
 
 /// The defaults every launch starts from (`..LAUNCH`): the first operand is the command.
@@ -88,6 +91,7 @@ pub const LAUNCH: Launch = Launch {
     assignments: false,
     when_none: None,
     subs: &[],
+    reads_arguments: false,
 };
 
 /// Where a launcher's command starts among its words.

@@ -9,19 +9,23 @@ use std::ffi::OsString;
 #[error("--name {0:?} is not a server name: use 1-64 letters, digits, '-' or '_' (no \"__\", which separates server and tool in mcp__<server>__<tool>)")]
 pub struct BadName(pub String);
 
-/// A name for the server from its command: the first word that is not a launcher
-/// (`node`, `npx`, `python3`, `uvx` …) or a flag, without folders, scope, version or extension.
+/// A name for the server from its command: the first word that is not a flag, nor a program
+/// that runs code its operands name (`node`, `npx`, `python3`, `uvx` …, the catalogue's
+/// `runtime` records) or one of their launching sub-commands (`uv run`, `pnpm dlx`), without
+/// folders, scope, version or extension.
 pub fn default_name(command: &[OsString]) -> String {
-    const LAUNCHERS: &[&str] = &[
-        "node", "nodejs", "npx", "bun", "bunx", "deno", "pnpm", "pnpx", "yarn", "python", "python3", "uv", "uvx",
-        "pipx", "run", "exec", "dlx", "-y", "--yes",
-    ];
+    let launches = |word: &str| {
+        wicket_programs::records().filter(|p| p.runtime).any(|p| {
+            p.names.contains(&word)
+                || p.role.launch().is_some_and(|l| l.subs.iter().any(|s| s.path.first() == Some(&word)))
+        })
+    };
     let words: Vec<String> = command.iter().map(|w| w.to_string_lossy().into_owned()).collect();
     let pick = words
         .iter()
         .find(|w| {
             let base = w.rsplit('/').next().unwrap_or(w);
-            !LAUNCHERS.contains(&base) && !w.starts_with('-')
+            !launches(base) && !w.starts_with('-')
         })
         .or(words.first());
     let Some(word) = pick else { return "server".into() };

@@ -9,6 +9,9 @@
 use super::Arg::{Command, Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
+use crate::checkers::Checker;
+use crate::facts::{ex, Expect};
+use crate::facts::{Does, Job, Network, Writes};
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
 /// git 2.47.3, `git diff -h`: the diff options `diff`, `log`, `show` and friends share.
@@ -1382,6 +1385,7 @@ pub(super) static GIT_REMOTE: Program = Program {
         o(&["-n"], NO, Plain),
         o(&["--dry-run"], NO, Plain),
     ],
+    examples: &[ex("git-remote x", Expect::Plain)],
     ..GETOPT
 };
 
@@ -1721,6 +1725,14 @@ pub(super) static GIT: Program = Program {
         o(&["--attr-source"], REQ, Exec),
         o(&["--shallow-file"], REQ, Read),
     ],
+    network: Network::Subs(&["push", "fetch", "clone", "pull", "ls-remote", "remote", "submodule", "send-email"]),
+    jobs: &[Does { job: Job::Deletes, when: &["clean"] }],
+    checker: Checker::Git,
+    examples: &[
+        ex("git -c core.pager=sh status", Expect::Risky(&["-c"])),
+        ex("git config core.pager id", Expect::Risky(&["config"])),
+        ex("git status", Expect::Plain),
+    ],
     ..GETOPT
 };
 
@@ -1892,6 +1904,12 @@ pub(super) static TAR: Program = Program {
         o(&["--uncompress"], NO, Plain),
         o(&["--confirmation"], NO, Plain),
     ],
+    writes: Writes::ArchiveWhen { archive: "-f", writing: &["-c", "-r", "-u", "-A", "--delete"] },
+    checker: Checker::Tar,
+    examples: &[
+        ex("tar --to-command=sh -xf a.tar", Expect::Risky(&["--to-command"])),
+        ex("tar -cf a.tar src", Expect::Writes(&["a.tar"])),
+    ],
     ..GETOPT
 };
 
@@ -1993,6 +2011,13 @@ pub(super) static FIND: Program = Program {
         o(&["-o", "-or"], NO, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Walker(Walker::FindExec), ..LAUNCH }),
+    exact_only: true,
+    jobs: &[Does { job: Job::Deletes, when: &["-delete"] }],
+    checker: Checker::FindExec,
+    examples: &[
+        ex("find . -exec rm {} ;", Expect::Runs(&["rm {}"])),
+        ex("find . -delete", Expect::Risky(&["-delete"])),
+    ],
     ..GETOPT
 };
 
@@ -2106,6 +2131,12 @@ pub(super) static NPM: Program = Program {
         ],
         ..LAUNCH
     }),
+    network: Network::Subs(&["install", "i", "add", "ci", "update", "upgrade", "publish", "exec", "x", "login"]),
+    checker: Checker::JsPackages { set_writes_config: true },
+    examples: &[
+        ex("npm test --script-shell=./evil", Expect::Risky(&["--script-shell"])),
+        ex("npm exec evil", Expect::Runs(&["evil"])),
+    ],
     ..GETOPT
 };
 
@@ -2218,7 +2249,20 @@ pub(super) static NPX: Program = Program {
         package_options: &["-p", "--package"],
         ..LAUNCH
     }),
+    exact_only: true,
+    network: Network::Always,
+    runtime: true,
+    examples: &[ex("npx cowsay", Expect::Runs(&["cowsay"]))],
     ..GETOPT
+};
+
+/// pnpm 8, `pnpx`: `pnpm dlx` under its old name, read with npx's grammar (it fetches the
+/// package and runs its program, as `pnpm dlx` does).
+pub(super) static PNPX: Program = Program {
+    names: &["pnpx"],
+    source: "pnpm 8, `pnpx` (`pnpm dlx`), read as npx",
+    examples: &[ex("pnpx cowsay", Expect::Runs(&["cowsay"])), ex("pnpx rm -rf x", Expect::Runs(&["rm -rf x"]))],
+    ..NPX
 };
 
 /// `pnpm exec`'s own options, read up to the command it runs (pnpm 8, `pnpm help exec`).
@@ -2249,7 +2293,7 @@ static YARN_EXEC: Program =
 
 /// pnpm 8, `pnpm help` (its own parser: `--k v`, `--k=v`, `--no-k`).
 pub(super) static PNPM: Program = Program {
-    names: &["pnpm", "pnpx"],
+    names: &["pnpm"],
     source: "pnpm 8, `pnpm help`",
     negatable: true,
     opts: &[
@@ -2317,6 +2361,10 @@ pub(super) static PNPM: Program = Program {
         ],
         ..LAUNCH
     }),
+    network: Network::Subs(&["install", "i", "add", "update", "up", "publish", "dlx", "exec"]),
+    runtime: true,
+    checker: Checker::JsPackages { set_writes_config: true },
+    examples: &[ex("pnpm dlx cowsay", Expect::Runs(&["cowsay"])), ex("pnpm add ./x", Expect::Risky(&["./x"]))],
     ..GETOPT
 };
 
@@ -2374,6 +2422,10 @@ pub(super) static YARN: Program = Program {
         ],
         ..LAUNCH
     }),
+    network: Network::Subs(&["install", "add", "upgrade", "up", "publish", "dlx"]),
+    runtime: true,
+    checker: Checker::JsPackages { set_writes_config: true },
+    examples: &[ex("yarn dlx cowsay", Expect::Runs(&["cowsay"]))],
     ..GETOPT
 };
 
@@ -2711,6 +2763,9 @@ pub(super) static PIP: Program = Program {
         o(&["--use-feature"], REQ, Plain),
         o(&["--use-deprecated"], REQ, Plain),
     ],
+    network: Network::Subs(&["install", "download"]),
+    checker: Checker::PyPackages,
+    examples: &[ex("pip install ./x", Expect::Risky(&["./x"]))],
     ..GETOPT
 };
 
@@ -2827,6 +2882,8 @@ pub(super) static RG: Program = Program {
         o(&["--no-unicode"], NO, Plain),
         o(&["--generate"], REQ, Plain),
     ],
+    checker: Checker::Searcher,
+    examples: &[ex("rg --pre=./x foo", Expect::Risky(&["--pre"]))],
     ..GETOPT
 };
 
@@ -2883,6 +2940,7 @@ pub(super) static FD: Program = Program {
         o(&["--max-results"], REQ, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Walker(Walker::FdExec), ..LAUNCH }),
+    examples: &[ex("fd -x rm", Expect::Runs(&["rm"]))],
     ..GETOPT
 };
 
@@ -3038,6 +3096,12 @@ pub(super) static RSYNC: Program = Program {
         o(&["--config"], REQ, Read),
         o(&["--no-detach"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
+    jobs: &[Does { job: Job::Deletes, when: &["--delete*", "--del", "--remove-source-files"] }],
+    writes: Writes::Last,
+    checker: Checker::Recursive { letters: &['r', 'a'], longs: &["--recursive", "--archive"] },
+    examples: &[ex("rsync -e sh a b", Expect::Risky(&["-e"]))],
     ..GETOPT
 };
 
@@ -3094,6 +3158,9 @@ pub(super) static SSH: Program = Program {
         o(&["-Y"], NO, Plain),
         o(&["-y"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
+    examples: &[ex("ssh -o ProxyCommand=evil host", Expect::Risky(&["-o"]))],
     ..GETOPT
 };
 
@@ -3133,6 +3200,11 @@ pub(super) static SCP: Program = Program {
         o(&["-f"], NO, Plain),
         o(&["-t"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Always,
+    writes: Writes::Last,
+    checker: Checker::Recursive { letters: &['r'], longs: &[] },
+    examples: &[ex("scp a host:b", Expect::Writes(&["host:b"]))],
     ..GETOPT
 };
 
@@ -3182,12 +3254,14 @@ pub(super) static MAN: Program = Program {
         o(&["--usage"], NO, Plain),
         o(&["-V", "--version"], NO, Plain),
     ],
+    examples: &[ex("man ls", Expect::Plain)],
     ..GETOPT
 };
 
 /// less 590, `less --help` (`+cmd` runs a command; long options by unique prefix).
 pub(super) static LESS: Program = Program {
     names: &["less", "more"],
+    pages: true,
     source: "less 590, `less --help`",
     plus: true,
     opts: &[
@@ -3266,6 +3340,7 @@ pub(super) static LESS: Program = Program {
         o(&["--quotes"], REQ, Plain),
         o(&["--wordwrap"], NO, Plain),
     ],
+    examples: &[ex("less +!id f", Expect::Risky(&["+"]))],
     ..GETOPT
 };
 
@@ -3323,6 +3398,7 @@ pub(super) static VIM: Program = Program {
         o(&["-q"], REQ, Plain),
         o(&["-t"], REQ, Plain),
     ],
+    examples: &[ex("vim·-c·!id·f", Expect::Risky(&["-c"]))],
     ..GETOPT
 };
 
@@ -3365,6 +3441,8 @@ pub(super) static AWK: Program = Program {
         o(&["-V", "--version"], NO, Plain),
         o(&["-W"], REQ, Exec),
     ],
+    exact_only: true,
+    examples: &[ex("awk -f prog.awk data", Expect::Risky(&["-f"])), ex("awk·{print $1}·f", Expect::Plain)],
     ..GETOPT
 };
 
@@ -3403,6 +3481,12 @@ pub(super) static PYTHON: Program = Program {
         o(&["-3"], NO, Plain),
         o(&["-t"], NO, Plain),
     ],
+    exact_only: true,
+    network: Network::Module,
+    jobs: &[Does { job: Job::Downloads, when: &["http.server", "urllib.request", "http.client"] }],
+    runtime: true,
+    checker: Checker::Python,
+    examples: &[ex("python3 -c print(1)", Expect::Risky(&["-c"]))],
     ..GETOPT
 };
 
@@ -3469,6 +3553,9 @@ pub(super) static NODE: Program = Program {
         o(&["--zero-fill-buffers"], NO, Plain),
         o(&["--v8-options"], NO, Plain),
     ],
+    exact_only: true,
+    runtime: true,
+    examples: &[ex("node --eval=1", Expect::Risky(&["--eval"]))],
     ..GETOPT
 };
 
@@ -3510,6 +3597,8 @@ pub(super) static PERL: Program = Program {
         o(&["-X"], NO, Plain),
         o(&["-x"], OPT, Plain),
     ],
+    exact_only: true,
+    examples: &[ex("perl -ne print", Expect::Risky(&["-e"]))],
     ..GETOPT
 };
 
@@ -3553,5 +3642,7 @@ pub(super) static RUBY: Program = Program {
         o(&["--external-encoding"], REQ, Plain),
         o(&["--internal-encoding"], REQ, Plain),
     ],
+    exact_only: true,
+    examples: &[ex("ruby -e puts(1)", Expect::Risky(&["-e"]))],
     ..GETOPT
 };

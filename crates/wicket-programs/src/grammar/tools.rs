@@ -13,6 +13,9 @@
 use super::Arg::{Last, Two};
 use super::Effect::*;
 use super::{o, Opt, Program, Scripts, Style, GETOPT, NO, OPT, REQ};
+use crate::checkers::Checker;
+use crate::facts::{ex, Expect};
+use crate::facts::{Network, Writes};
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
 
 /// Info-ZIP Zip 3.0, `zip -h2` and zip(1): its own parser (clusters, two-letter short options
@@ -105,6 +108,9 @@ pub(super) static ZIP: Program = Program {
         o(&["-h", "-?", "--help"], NO, Plain),
         o(&["-h2", "--more-help"], NO, Plain),
     ],
+    writes: Writes::Archive(&["-sf", "-su", "-sU", "-so", "-sc"]),
+    checker: Checker::Recursive { letters: &['r', 'R'], longs: &["--recurse-paths", "--recurse-patterns"] },
+    examples: &[ex("zip -TT sh a.zip f", Expect::Risky(&["-TT"])), ex("zip -r a.zip src", Expect::Writes(&["a.zip"]))],
     ..GETOPT
 };
 
@@ -150,6 +156,9 @@ pub(super) static MAKE: Program = Program {
         // Set by a parent make; a value names file descriptors or a fifo.
         o(&["--jobserver-auth"], REQ, Exec),
     ],
+    exact_only: true,
+    checker: Checker::Make,
+    examples: &[ex("make SHELL=./evil", Expect::Risky(&["SHELL="]))],
     ..GETOPT
 };
 
@@ -200,6 +209,7 @@ pub(super) static JQ: Program = Program {
     ],
     scripts: Scripts::Jq,
     script_operand: true,
+    examples: &[ex("jq -n env", Expect::Risky(&["env"])), ex("jq .name package.json", Expect::Plain)],
     ..GETOPT
 };
 
@@ -602,6 +612,12 @@ pub(super) static CARGO: Program = Program {
     ],
     shared: &[CARGO_GLOBAL],
     opts: &[o(&["-V", "--version"], NO, Plain), o(&["--list"], NO, Plain), o(&["--explain"], REQ, Plain)],
+    network: Network::Subs(&["install", "publish", "fetch", "update", "search", "login", "add"]),
+    checker: Checker::Cargo,
+    examples: &[
+        ex("cargo build --config target.x.runner=sh", Expect::Risky(&["--config"])),
+        ex("cargo install --git https://x/y", Expect::Risky(&["--git"])),
+    ],
     ..GETOPT
 };
 
@@ -809,6 +825,9 @@ pub(super) static GO: Program = Program {
     style: Style::GoFlag,
     subs: &[&GO_TEST, &GO_BUILD, &GO_RUN, &GO_VET, &GO_MOD, &GO_MISC],
     opts: &[o(&["-C"], REQ, Workdir), o(&["-h", "-help"], NO, Plain)],
+    network: Network::Subs(&["get", "install", "mod"]),
+    checker: Checker::Go,
+    examples: &[ex("go generate ./...", Expect::Risky(&["generate"]))],
     ..GETOPT
 };
 
@@ -1104,12 +1123,29 @@ pub(super) static UV: Program = Program {
         ],
         ..LAUNCH
     }),
+    network: Network::Subs(&["pip", "add", "sync", "tool", "run", "lock"]),
+    runtime: true,
+    checker: Checker::Uv,
+    examples: &[ex("uv run pytest", Expect::Runs(&["pytest"]))],
     ..GETOPT
 };
 
 /// `uvx` is `uv tool run`.
-pub(super) static UVX: Program =
-    Program { names: &["uvx"], source: "uv 0.5, `uvx --help` (`uv tool run`)", ..UV_TOOL_RUN };
+pub(super) static UVX: Program = Program {
+    names: &["uvx"],
+    source: "uv 0.5, `uvx --help` (`uv tool run`)",
+    // `uv tool run` under another name: its first operand is the command it runs, as for the
+    // sub-command (a deny rule on `rm` saw `uv tool run rm` but not `uvx rm`).
+    role: Role::Launcher(LAUNCH),
+    exact_only: true,
+    network: Network::Always,
+    runtime: true,
+    examples: &[
+        ex("uvx ruff check", Expect::Runs(&["ruff check"])),
+        ex("uvx --from ruff ruff check", Expect::Runs(&["ruff check"])),
+    ],
+    ..UV_TOOL_RUN
+};
 
 // --- pipx (argparse: clusters, `--k=v`, unique prefixes; `run` stops at the app) ---
 
@@ -1189,6 +1225,11 @@ pub(super) static PIPX: Program = Program {
         subs: &[LaunchSub { path: &["run"], grammar: &PIPX_RUN, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    exact_only: true,
+    network: Network::Always,
+    runtime: true,
+    checker: Checker::PyPackages,
+    examples: &[ex("pipx run black", Expect::Runs(&["black"]))],
     ..GETOPT
 };
 
@@ -1334,6 +1375,11 @@ pub(super) static BUN: Program = Program {
         subs: &[LaunchSub { path: &["x"], grammar: &BUNX, runs: SubRuns::Package }],
         ..LAUNCH
     }),
+    exact_only: true,
+    network: Network::Subs(&["install", "i", "add", "update", "publish", "x"]),
+    runtime: true,
+    checker: Checker::JsPackages { set_writes_config: false },
+    examples: &[ex("bun x cowsay", Expect::Runs(&["cowsay"]))],
     ..GETOPT
 };
 
@@ -1356,6 +1402,10 @@ pub(super) static BUNX: Program = Program {
         package_options: &["-p", "--package"],
         ..LAUNCH
     }),
+    exact_only: true,
+    network: Network::Always,
+    runtime: true,
+    examples: &[ex("bunx cowsay", Expect::Runs(&["cowsay"]))],
     ..GETOPT
 };
 
@@ -1425,6 +1475,7 @@ pub(super) static GRADLE: Program = Program {
         o(&["--rerun"], NO, Plain),
         o(&["--fail-fast"], NO, Plain),
     ],
+    examples: &[ex("gradle test --init-script x", Expect::Risky(&["--init-script"]))],
     ..GETOPT
 };
 
@@ -1469,6 +1520,8 @@ pub(super) static PHP: Program = Program {
         o(&["--ri", "--rextinfo"], REQ, Plain),
         o(&["--ini"], OPT, Plain),
     ],
+    exact_only: true,
+    examples: &[ex("php -r phpinfo();", Expect::Risky(&["-r"]))],
     ..GETOPT
 };
 
@@ -1487,6 +1540,8 @@ pub(super) static LUA: Program = Program {
         o(&["-E"], NO, Plain),
         o(&["-W"], NO, Plain),
     ],
+    exact_only: true,
+    examples: &[ex("lua·-e·os.execute('id')", Expect::Risky(&["-e"]))],
     ..GETOPT
 };
 
@@ -1520,5 +1575,7 @@ pub(super) static RSCRIPT: Program = Program {
         o(&["--min-nsize"], REQ, Plain),
         o(&["--encoding"], REQ, Plain),
     ],
+    exact_only: true,
+    examples: &[ex("Rscript·-e·system('id')", Expect::Risky(&["-e"]))],
     ..GETOPT
 };

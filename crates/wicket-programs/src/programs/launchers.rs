@@ -8,6 +8,9 @@
 //! To add a launcher: one `static` here with its names, where its options come from, its
 //! options, and its [`Role`]; then add it to `RUNNERS` (kept sorted; `tests/registry.rs`).
 
+use crate::checkers::Checker;
+use crate::facts::Network;
+use crate::facts::{ex, Expect};
 use crate::grammar::{o, Arg, Effect::*, Program, Style, NO, OPT, REQ};
 use crate::programs::RUNNER;
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
@@ -75,6 +78,8 @@ pub(crate) static SUDO: Program = Program {
         o(&["--help"], OPT, Plain),
     ],
     role: Role::Privilege(Launch { runs_nothing: &["-e", "--edit"], assignments: true, ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("sudo -u root rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -90,6 +95,25 @@ pub(crate) static DOAS: Program = Program {
         o(&["-C"], REQ, Plain),
     ],
     role: Role::Privilege(Launch { ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("doas rm x", Expect::Runs(&["rm x"]))],
+    ..RUNNER
+};
+
+/// polkit 122, pkexec(1): `pkexec [--user USER] PROGRAM [ARGS…]`.
+pub(crate) static PKEXEC: Program = Program {
+    names: &["pkexec"],
+    source: "polkit 122, pkexec(1)",
+    opts: &[
+        o(&["--user"], REQ, Plain),
+        o(&["--disable-internal-agent"], NO, Plain),
+        o(&["--keep-cwd"], NO, Plain),
+        o(&["--help"], NO, Plain),
+        o(&["--version"], NO, Plain),
+    ],
+    role: Role::Privilege(Launch { runs_nothing: &["--help", "--version"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("pkexec rm x", Expect::Runs(&["rm x"])), ex("pkexec --user root rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -98,6 +122,8 @@ pub(crate) static SU: Program = Program {
     names: &["su"],
     source: "util-linux 2.38, su(1) (options anywhere)",
     role: Role::Privilege(Launch { start: Start::Walker(Walker::Su), ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("su·-c·rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -139,6 +165,7 @@ pub(crate) static RUNUSER: Program = Program {
         argv_options: &["-u", "--user"],
         ..LAUNCH
     }),
+    examples: &[ex("runuser -u bob rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -166,6 +193,9 @@ pub(crate) static ENV: Program = Program {
         o(&["--list-signal-handling"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Env), ..LAUNCH }),
+    exact_only: true,
+    assigns: true,
+    examples: &[ex("env FOO=1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -175,6 +205,8 @@ pub(crate) static EXEC: Program = Program {
     source: "bash 5.2, `help exec`",
     opts: &[o(&["-c"], NO, Plain), o(&["-l"], NO, Plain), o(&["-a"], REQ, Plain)],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("exec rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -184,6 +216,8 @@ pub(crate) static COMMAND: Program = Program {
     source: "bash 5.2, `help command`",
     opts: &[o(&["-p"], NO, Plain), o(&["-v"], NO, Plain), o(&["-V"], NO, Plain)],
     role: Role::Launcher(Launch { runs_nothing: &["-v", "-V"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("command rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -192,6 +226,8 @@ pub(crate) static BUILTIN: Program = Program {
     names: &["builtin"],
     source: "bash 5.2, `help builtin`",
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("builtin echo x", Expect::Runs(&["echo x"]))],
     ..RUNNER
 };
 
@@ -200,6 +236,8 @@ pub(crate) static NOHUP: Program = Program {
     names: &["nohup", "coproc"],
     source: "GNU coreutils 9.1 `nohup --help`; bash 5.2 `coproc`",
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("nohup rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -210,6 +248,8 @@ pub(crate) static NICE: Program = Program {
     opts: &[o(&["-n"], REQ, Plain), o(&["--adjustment"], REQ, Plain)],
     numeric: true,
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("nice -n 5 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -232,6 +272,8 @@ pub(crate) static IONICE: Program = Program {
         o(&["--ignore"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { runs_nothing: &["-p", "-P", "-u", "--pid", "--pgid", "--uid"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("ionice -c 3 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -250,6 +292,8 @@ pub(crate) static TIMEOUT: Program = Program {
         o(&["--verbose"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Operands(1), ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("timeout 5 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -272,6 +316,8 @@ pub(crate) static TIME: Program = Program {
         o(&["--portability"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("time rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -288,6 +334,8 @@ pub(crate) static STDBUF: Program = Program {
         o(&["--error"], REQ, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("stdbuf -oL rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -304,6 +352,8 @@ pub(crate) static SETSID: Program = Program {
         o(&["--wait"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("setsid rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -340,6 +390,8 @@ pub(crate) static WATCH: Program = Program {
         o(&["--exec"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Joined, argv_options: &["-x", "--exec"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("watch rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -379,6 +431,8 @@ pub(crate) static FLOCK: Program = Program {
         script_options: &["-c", "--command"],
         ..LAUNCH
     }),
+    exact_only: true,
+    examples: &[ex("flock /tmp/l rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -387,6 +441,8 @@ pub(crate) static EVAL: Program = Program {
     names: &["eval"],
     source: "bash 5.2, `help eval`",
     role: Role::Launcher(Launch { start: Start::Joined, ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("eval rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -395,6 +451,8 @@ pub(crate) static TRAP: Program = Program {
     names: &["trap"],
     source: "bash 5.2, `help trap`",
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Trap), ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("trap·rm x·EXIT", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -403,6 +461,7 @@ pub(crate) static BUSYBOX: Program = Program {
     names: &["busybox", "toybox"],
     source: "BusyBox 1.35, `busybox --help`; toybox",
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Applet), ..LAUNCH }),
+    examples: &[ex("busybox rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -461,6 +520,7 @@ pub(crate) static UNSHARE: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    examples: &[ex("unshare -r rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -481,6 +541,7 @@ pub(crate) static TASKSET: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Operands(1), runs_nothing: &["-p", "--pid"], ..LAUNCH }),
+    examples: &[ex("taskset 1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -523,6 +584,7 @@ pub(crate) static CHRT: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::AfterNumber, runs_nothing: &["-p", "--pid", "-m", "--max"], ..LAUNCH }),
+    examples: &[ex("chrt 10 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -576,6 +638,7 @@ pub(crate) static PRLIMIT: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { runs_nothing: &["-p", "--pid"], ..LAUNCH }),
+    examples: &[ex("prlimit --nofile=10 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -614,6 +677,7 @@ pub(crate) static SETPRIV: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { runs_nothing: &["-d", "--dump"], ..LAUNCH }),
+    examples: &[ex("setpriv --reuid=1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -669,6 +733,7 @@ pub(crate) static NSENTER: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    examples: &[ex("nsenter -t 1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -684,6 +749,7 @@ pub(crate) static CHROOT: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Operands(1), ..LAUNCH }),
+    examples: &[ex("chroot /srv rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -763,6 +829,7 @@ pub(crate) static STRACE: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    examples: &[ex("strace rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -805,6 +872,7 @@ pub(crate) static LTRACE: Program = Program {
         o(&["--no-signals"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { ..LAUNCH }),
+    examples: &[ex("ltrace rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -846,6 +914,8 @@ pub(crate) static SCRIPT: Program = Program {
         o(&["--version"], OPT, Plain),
     ],
     role: Role::Launcher(Launch { start: Start::Nothing, script_options: &["-c", "--command"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("script·-c·rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -890,7 +960,8 @@ pub(crate) static PARALLEL: Program = Program {
         o(&["--ungroup"], OPT, Plain),
         o(&["--verbose"], OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Walker(Walker::Parallel), ..LAUNCH }),
+    role: Role::Launcher(Launch { start: Start::Walker(Walker::Parallel), reads_arguments: true, ..LAUNCH }),
+    examples: &[ex("parallel rm ::: a b", Expect::Runs(&["rm"]))],
     ..RUNNER
 };
 
@@ -903,6 +974,7 @@ pub(crate) static EXPECT: Program = Program {
         runs_nothing: &["-v", "--version", "-h", "--help"],
         ..LAUNCH
     }),
+    examples: &[ex("expect -v", Expect::Plain)],
     ..RUNNER
 };
 
@@ -927,6 +999,7 @@ pub(crate) static GDB: Program = Program {
         o(&["-args"], Arg::Last, Exec),
     ],
     role: Role::Launcher(Launch { start: Start::Walker(Walker::Debugger), ..LAUNCH }),
+    examples: &[ex("gdb --args rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -939,6 +1012,9 @@ pub(crate) static POETRY: Program = Program {
         subs: &[LaunchSub { path: &["run"], grammar: &RUN_PLAIN, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    network: Network::Subs(&["install", "add", "update", "publish", "lock"]),
+    checker: Checker::PyPackages,
+    examples: &[ex("poetry run pytest", Expect::Runs(&["pytest"]))],
     ..RUNNER
 };
 
@@ -951,6 +1027,8 @@ pub(crate) static PDM: Program = Program {
         subs: &[LaunchSub { path: &["run"], grammar: &RUN_PLAIN, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    checker: Checker::PyPackages,
+    examples: &[ex("pdm run pytest", Expect::Runs(&["pytest"]))],
     ..RUNNER
 };
 
@@ -963,6 +1041,7 @@ pub(crate) static HATCH: Program = Program {
         subs: &[LaunchSub { path: &["run"], grammar: &RUN_PLAIN, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    examples: &[ex("hatch run pytest", Expect::Runs(&["pytest"]))],
     ..RUNNER
 };
 
@@ -975,6 +1054,8 @@ pub(crate) static BUNDLE: Program = Program {
         subs: &[LaunchSub { path: &["exec"], grammar: &BUNDLE_EXEC, runs: SubRuns::Operands }],
         ..LAUNCH
     }),
+    network: Network::Subs(&["install", "update"]),
+    examples: &[ex("bundle exec rake", Expect::Runs(&["rake"]))],
     ..RUNNER
 };
 

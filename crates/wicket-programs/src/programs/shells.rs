@@ -8,6 +8,7 @@
 //! PowerShell and `cmd`, which are read from their documentation. To add a shell: one `static`
 //! with its names and how its words say which script it runs; then add it to `RUNNERS`.
 
+use crate::facts::{ex, Expect};
 use crate::grammar::{o, Arg, Effect::*, Program, Style, NO, REQ};
 use crate::programs::RUNNER;
 use crate::role::{Role, ShellScript};
@@ -16,46 +17,97 @@ use crate::role::{Role, ShellScript};
 const POSIX: Program = Program { role: Role::Shell(ShellScript::FirstOperand), ..RUNNER };
 
 /// The Bourne shell as installed (`sh` is dash on Debian, bash on others, BusyBox on Alpine).
-pub(crate) static SH: Program = Program { names: &["sh"], source: "POSIX sh, `sh -c`", ..POSIX };
+pub(crate) static SH: Program = Program {
+    names: &["sh"],
+    source: "POSIX sh, `sh -c`",
+    examples: &[ex("sh·-c·rm x", Expect::Runs(&["rm x"]))],
+    ..POSIX
+};
 
 /// GNU bash 5.2 and its restricted form.
-pub(crate) static BASH: Program = Program { names: &["bash", "rbash"], source: "GNU bash 5.2, bash(1)", ..POSIX };
+pub(crate) static BASH: Program = Program {
+    names: &["bash", "rbash"],
+    source: "GNU bash 5.2, bash(1)",
+    examples: &[ex("bash·-c·rm -rf x", Expect::Runs(&["rm -rf x"]))],
+    ..POSIX
+};
 
 /// The Debian Almquist shell.
-pub(crate) static DASH: Program = Program { names: &["dash"], source: "dash 0.5.12, dash(1)", ..POSIX };
+pub(crate) static DASH: Program = Program {
+    names: &["dash"],
+    source: "dash 0.5.12, dash(1)",
+    examples: &[ex("dash·-c·rm x", Expect::Runs(&["rm x"]))],
+    ..POSIX
+};
 
 /// The Almquist shell as BusyBox and Alpine install it.
-pub(crate) static ASH: Program = Program { names: &["ash"], source: "BusyBox 1.35 ash", ..POSIX };
+pub(crate) static ASH: Program = Program {
+    names: &["ash"],
+    source: "BusyBox 1.35 ash",
+    examples: &[ex("ash·-c·rm x", Expect::Runs(&["rm x"]))],
+    ..POSIX
+};
 
 /// The Z shell and its restricted form.
-pub(crate) static ZSH: Program = Program { names: &["zsh", "rzsh"], source: "zsh 5.9, zsh(1)", ..POSIX };
+pub(crate) static ZSH: Program = Program {
+    names: &["zsh", "rzsh"],
+    source: "zsh 5.9, zsh(1)",
+    examples: &[ex("zsh·-c·rm x", Expect::Runs(&["rm x"]))],
+    ..POSIX
+};
 
 /// The Korn shell (ksh93 and the OpenBSD ksh ports) and their restricted forms.
 pub(crate) static KSH: Program = Program {
     names: &["ksh", "ksh93", "rksh", "rksh93", "oksh", "loksh", "pdksh"],
     source: "ksh93u+m, ksh(1)",
+    examples: &[ex("ksh·-c·rm x", Expect::Runs(&["rm x"]))],
     ..POSIX
 };
 
 /// The MirBSD Korn shell, its legacy and static builds and their restricted forms.
-pub(crate) static MKSH: Program =
-    Program { names: &["mksh", "rmksh", "lksh", "rlksh", "mksh-static"], source: "mksh R59c, mksh(1)", ..POSIX };
+pub(crate) static MKSH: Program = Program {
+    names: &["mksh", "rmksh", "lksh", "rlksh", "mksh-static"],
+    source: "mksh R59c, mksh(1)",
+    examples: &[ex("mksh·-c·rm x", Expect::Runs(&["rm x"]))],
+    ..POSIX
+};
 
 /// Yet another shell.
-pub(crate) static YASH: Program = Program { names: &["yash"], source: "yash 2.52, yash(1)", ..POSIX };
+pub(crate) static YASH: Program = Program {
+    names: &["yash"],
+    source: "yash 2.52, yash(1)",
+    examples: &[ex("yash·-c·rm x", Expect::Runs(&["rm x"]))],
+    ..POSIX
+};
 
 /// The policy-compliant ordinary shell.
-pub(crate) static POSH: Program = Program { names: &["posh"], source: "posh 0.14, posh(1)", ..POSIX };
+pub(crate) static POSH: Program = Program {
+    names: &["posh"],
+    source: "posh 0.14, posh(1)",
+    examples: &[ex("posh·-c·rm x", Expect::Runs(&["rm x"]))],
+    ..POSIX
+};
 
 /// The C shell (`-c` in a cluster: the next argument is the script).
-pub(crate) static CSH: Program = Program { names: &["csh", "bsd-csh"], source: "csh 20110502, csh(1)", ..POSIX };
+pub(crate) static CSH: Program = Program {
+    names: &["csh", "bsd-csh"],
+    source: "csh 20110502, csh(1)",
+    examples: &[ex("csh·-c·rm x", Expect::Runs(&["rm x"]))],
+    ..POSIX
+};
 
 /// The TENEX C shell.
-pub(crate) static TCSH: Program = Program { names: &["tcsh"], source: "tcsh 6.24, tcsh(1)", ..POSIX };
+pub(crate) static TCSH: Program = Program {
+    names: &["tcsh"],
+    source: "tcsh 6.24, tcsh(1)",
+    examples: &[ex("tcsh·-c·rm x", Expect::Runs(&["rm x"]))],
+    ..POSIX
+};
 
 /// Windows' command interpreter: `cmd /c STRING` is not sh's syntax, so its first word reads
 /// as a script file nobody can see (not understood), which is what it is to wicket.
-pub(crate) static CMD: Program = Program { names: &["cmd"], source: "cmd.exe, `cmd /?`", ..POSIX };
+pub(crate) static CMD: Program =
+    Program { names: &["cmd"], source: "cmd.exe, `cmd /?`", examples: &[ex("cmd·/c·rm x", Expect::Unread)], ..POSIX };
 
 /// fish: every `-c` and `-C` value runs, in order (`fish -c A -c B`); options stop at the
 /// first operand, a script file.
@@ -81,6 +133,7 @@ pub(crate) static FISH: Program = Program {
         o(&["-f", "--features"], REQ, Plain),
     ],
     role: Role::Shell(ShellScript::Options(&["-c", "-C"])),
+    examples: &[ex("fish·-c·rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
 
@@ -112,5 +165,6 @@ pub(crate) static PWSH: Program = Program {
         o(&["-h", "-help", "-Help", "-?"], NO, Plain),
     ],
     role: Role::Shell(ShellScript::Options(&["-c"])),
+    examples: &[ex("pwsh·-Command·rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };

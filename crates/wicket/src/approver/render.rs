@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use wicket_programs::Network;
 use wicket_shell::{Context, SimpleCommand, Word};
 
 use super::*;
@@ -306,74 +307,29 @@ pub(super) fn command_callouts(command: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Programs that reach the network, with the subcommands that do (empty: every use).
-pub(super) const NETWORK_TOOLS: &[(&str, &[&str])] = &[
-    ("curl", &[]),
-    ("wget", &[]),
-    ("aria2c", &[]),
-    ("nc", &[]),
-    ("ncat", &[]),
-    ("netcat", &[]),
-    ("socat", &[]),
-    ("telnet", &[]),
-    ("ftp", &[]),
-    ("lftp", &[]),
-    ("ssh", &[]),
-    ("scp", &[]),
-    ("sftp", &[]),
-    ("sshfs", &[]),
-    ("mosh", &[]),
-    ("rsync", &[]),
-    ("http", &[]),
-    ("https", &[]),
-    ("xh", &[]),
-    ("npx", &[]),
-    ("bunx", &[]),
-    ("pnpx", &[]),
-    ("uvx", &[]),
-    ("pipx", &[]),
-    ("git", &["push", "fetch", "clone", "pull", "ls-remote", "remote", "submodule", "send-email"]),
-    ("npm", &["install", "i", "add", "ci", "update", "upgrade", "publish", "exec", "x", "login"]),
-    ("pnpm", &["install", "i", "add", "update", "up", "publish", "dlx", "exec"]),
-    ("yarn", &["install", "add", "upgrade", "up", "publish", "dlx"]),
-    ("bun", &["install", "i", "add", "update", "publish", "x"]),
-    ("pip", &["install", "download"]),
-    ("pip3", &["install", "download"]),
-    ("uv", &["pip", "add", "sync", "tool", "run", "lock"]),
-    ("poetry", &["install", "add", "update", "publish", "lock"]),
-    ("pipenv", &["install", "update", "sync", "lock"]),
-    ("cargo", &["install", "publish", "fetch", "update", "search", "login", "add"]),
-    ("gem", &["install", "push", "update", "fetch"]),
-    ("bundle", &["install", "update"]),
-    ("go", &["get", "install", "mod"]),
-    ("composer", &["install", "require", "update"]),
-    ("apt", &["install", "update", "upgrade", "download"]),
-    ("apt-get", &["install", "update", "upgrade", "download"]),
-    ("dnf", &["install", "update", "upgrade", "download"]),
-    ("yum", &["install", "update", "upgrade"]),
-    ("brew", &["install", "update", "upgrade", "fetch", "tap"]),
-    ("docker", &["pull", "push", "login", "run", "build"]),
-    ("podman", &["pull", "push", "login", "run", "build"]),
-];
-
 /// Options of `git`, `go` and the package managers that take a separate argument before the
 /// subcommand.
 pub(super) const OPTIONS_WITH_ARGUMENT: &[&str] =
     &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--prefix", "--cwd"];
 
-/// The network tool an argv runs, if any (`curl`, `git push`, `pip install`).
+/// The network tool an argv runs, if any (`curl`, `git push`, `pip install`), as its record
+/// in the program catalogue says.
 pub(super) fn network_use(argv: &[String]) -> Option<String> {
     let program = argv.first()?.rsplit('/').next()?;
-    // `python3 -m pip install …`
-    if program.starts_with("python") && argv.get(1).map(String::as_str) == Some("-m") {
-        let module = argv.get(2)?;
-        let rest: Vec<String> = std::iter::once(module.clone()).chain(argv.iter().skip(3).cloned()).collect();
-        return network_use(&rest).map(|what| format!("{program} -m {what}"));
-    }
-    let (_, subcommands) = NETWORK_TOOLS.iter().find(|(name, _)| *name == program)?;
-    if subcommands.is_empty() {
-        return Some(program.to_string());
-    }
+    let subcommands = match wicket_programs::lookup(program)?.network {
+        Network::Never => return None,
+        Network::Always => return Some(program.to_string()),
+        // `python3 -m pip install …`
+        Network::Module => {
+            if argv.get(1).map(String::as_str) != Some("-m") {
+                return None;
+            }
+            let module = argv.get(2)?;
+            let rest: Vec<String> = std::iter::once(module.clone()).chain(argv.iter().skip(3).cloned()).collect();
+            return network_use(&rest).map(|what| format!("{program} -m {what}"));
+        }
+        Network::Subs(subcommands) => subcommands,
+    };
     let mut rest = argv.iter().skip(1);
     while let Some(word) = rest.next() {
         if OPTIONS_WITH_ARGUMENT.contains(&word.as_str()) {

@@ -1,0 +1,177 @@
+//! git: the sub-commands that run programs by design, configuration writes (and the file they
+//! go to), and the other forms of an argv that a deny rule must also see (global options left
+//! out, `-c alias.NAME=…` expanded). The hard question: which git argv runs code, or writes
+//! configuration that makes a later git run code?
+
+use super::{stays_inside, Checker, Effects};
+use crate::{lookup, Parsed};
+
+/// What a git sub-command does on its own, beyond its options: sub-commands without a table
+/// that run programs by design, a worktree written outside, a configuration write.
+pub fn risky(parsed: &Parsed) -> Vec<String> {
+    let ops = &parsed.operands;
+    let first = ops.first().map(String::as_str);
+    let mut out = Vec::new();
+    match parsed.path.as_slice() {
+        [] => {
+            // Sub-commands without a table that run programs by design.
+            if let Some(sub) = first {
+                // … or print stored credentials (`credential fill`), serve the repository, or
+                // install schedulers outside the project (`maintenance start`).
+                if matches!(
+                    sub,
+                    "difftool"
+                        | "mergetool"
+                        | "filter-branch"
+                        | "filter-repo"
+                        | "send-email"
+                        | "credential"
+                        | "credential-store"
+                        | "credential-cache"
+                        | "daemon"
+                        | "instaweb"
+                        | "web--browse"
+                        | "http-backend"
+                        | "shell"
+                        | "upload-pack"
+                        | "receive-pack"
+                        | "upload-archive"
+                        | "p4"
+                        | "svn"
+                        | "cvsimport"
+                        | "cvsserver"
+                        | "archimport"
+                        | "quiltimport"
+                ) || (sub == "maintenance" && ops.get(1).is_some_and(|o| matches!(o.as_str(), "start" | "register")))
+                {
+                    out.push(sub.to_string());
+                }
+                // The risky word is the one that runs a command, so `git submodule*` does not
+                // cover `git submodule foreach CMD` unless the rule spells `foreach` out.
+                if sub == "submodule" && ops.iter().any(|o| o == "foreach") {
+                    out.push("foreach".to_string());
+                }
+                if sub == "bisect" && ops.get(1).is_some_and(|o| o == "run") {
+                    out.push("run".to_string());
+                }
+            }
+        }
+        // `git worktree add PATH`: a checkout written where PATH says.
+        ["worktree"] if first == Some("add") && !ops.get(1).is_some_and(|p| stays_inside(p)) => {
+            out.push("add".to_string());
+        }
+        ["config"] => {
+            let has = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.names[0]));
+            let reads = has(&["--get", "--get-all", "--get-regexp", "--list", "--get-urlmatch", "--show-origin"])
+                || matches!(first, Some("get" | "list"));
+            let writes_opt = has(&[
+                "--unset",
+                "--unset-all",
+                "--edit",
+                "--add",
+                "--replace-all",
+                "--remove-section",
+                "--rename-section",
+            ]);
+            let writes_sub = matches!(first, Some("set" | "unset" | "edit" | "rename-section" | "remove-section"));
+            if writes_opt || writes_sub || (!reads && ops.len() >= 2) {
+                out.push("config".to_string());
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Git options that come before the sub-command and take a value as the next word.
+pub const GLOBAL_WITH_VALUE: &[&str] =
+    &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
+
+/// Other forms of a git argv a deny rule must also see: without the global options
+/// (`git -C . --no-pager push` is `git push`), and with a `-c alias.NAME=…` expanded (`git -c
+/// alias.p=push p` is `git push`; `!cmd` aliases are the shell command `cmd`).
+pub fn deny_forms(words: &[&str]) -> Vec<String> {
+    if words.first().and_then(|p| lookup(p)).map(|p| p.checker) != Some(Checker::Git) {
+        return Vec::new();
+    }
+    let mut aliases: Vec<(String, String)> = Vec::new();
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        if !w.starts_with('-') {
+            break;
+        }
+        let value = if GLOBAL_WITH_VALUE.contains(w) {
+            i += 1;
+            words.get(i).copied()
+        } else {
+            w.strip_prefix("-c")
+        };
+        if matches!(*w, "-c") || w.starts_with("-c") && !w.starts_with("--") {
+            if let Some((key, val)) = value.and_then(|v| v.split_once('=')) {
+                if let Some(name) = key.to_ascii_lowercase().strip_prefix("alias.") {
+                    aliases.push((name.to_string(), val.to_string()));
+                }
+            }
+        }
+        i += 1;
+    }
+    let rest = &words[i.min(words.len())..];
+    let mut out = vec![std::iter::once("git").chain(rest.iter().copied()).collect::<Vec<_>>().join(" ")];
+    if let Some(sub) = rest.first() {
+        if let Some((_, val)) = aliases.iter().find(|(n, _)| n == sub) {
+            let tail = rest[1..].join(" ");
+            match val.strip_prefix('!') {
+                Some(shell) => out.push(format!("{shell} {tail}").trim().to_string()),
+                None => out.push(format!("git {val} {tail}").trim().to_string()),
+            }
+        }
+    }
+    out
+}
+
+/// `git config` writes: the file a write goes to (`-f FILE`, `--global`) is a write target the
+/// path checks see. (That a write needs a rule naming `config` is the git flag table's.)
+pub(crate) fn config_writes(args: &[&str], e: &mut Effects) {
+    // Skip the global options and their values (`git -C dir config`).
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        if GLOBAL_WITH_VALUE.contains(&args[i]) {
+            i += 1;
+        }
+        i += 1;
+    }
+    if args.get(i) != Some(&"config") {
+        return;
+    }
+    let rest = &args[i + 1..];
+    let (mut file, mut positional, mut write, mut read) = (None, 0, false, false);
+    let mut k = 0;
+    while let Some(w) = rest.get(k) {
+        match *w {
+            "-f" | "--file" => {
+                file = rest.get(k + 1).map(|s| s.to_string());
+                k += 1;
+            }
+            "--blob" => k += 1,
+            _ if w.starts_with("--file=") => file = w.strip_prefix("--file=").map(str::to_string),
+            "--get" | "--get-all" | "--get-regexp" | "--list" | "-l" | "--get-urlmatch" | "--get-color"
+            | "--get-colorbool" => read = true,
+            "--unset" | "--unset-all" | "--add" | "--replace-all" | "--edit" | "-e" | "--rename-section"
+            | "--remove-section" => write = true,
+            "get" | "list" if positional == 0 => read = true,
+            "set" | "unset" | "edit" | "rename-section" | "remove-section" if positional == 0 => write = true,
+            _ if !w.starts_with('-') => positional += 1,
+            _ => {}
+        }
+        k += 1;
+    }
+    if read || !(write || positional >= 2) {
+        return;
+    }
+    if let Some(f) = file {
+        e.writes.push(f);
+    } else if rest.contains(&"--global") {
+        e.writes.push("~/.gitconfig".to_string());
+        e.writes.push("~/.config/git/config".to_string());
+    }
+}

@@ -1,0 +1,65 @@
+//! Shell builtins that set variables or read other scripts, whose options wicket does not read.
+//!
+//! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
+//! sorted; `tests/registry.rs`).
+
+use crate::facts::{ex, Expect};
+use crate::grammar::Program;
+use crate::programs::RUNNER;
+
+/// `alias`.
+pub(crate) static ALIAS: Program = Program {
+    names: &["alias"],
+    source: "no option table: facts only",
+    exact_only: true,
+    examples: &[ex("alias ll=ls", Expect::Unread)],
+    ..RUNNER
+};
+
+/// `declare`, `typeset`.
+pub(crate) static DECLARE: Program = Program {
+    names: &["declare", "typeset"],
+    source: "no option table: facts only",
+    assigns: true,
+    examples: &[ex("declare -x LD_PRELOAD=x", Expect::Risky(&["LD_PRELOAD="]))],
+    ..RUNNER
+};
+
+/// `export`.
+pub(crate) static EXPORT: Program = Program {
+    names: &["export"],
+    source: "no option table: facts only",
+    assigns: true,
+    examples: &[
+        ex("export GIT_SSH_COMMAND=evil", Expect::Risky(&["GIT_SSH_COMMAND="])),
+        ex("export FOO=1", Expect::Plain),
+    ],
+    ..RUNNER
+};
+
+/// `local`.
+pub(crate) static LOCAL: Program = Program {
+    names: &["local"],
+    source: "no option table: facts only",
+    assigns: true,
+    examples: &[ex("local PATH=/tmp", Expect::Risky(&["PATH="]))],
+    ..RUNNER
+};
+
+/// `readonly`.
+pub(crate) static READONLY: Program = Program {
+    names: &["readonly"],
+    source: "no option table: facts only",
+    assigns: true,
+    examples: &[ex("readonly BASH_ENV=x", Expect::Risky(&["BASH_ENV="]))],
+    ..RUNNER
+};
+
+/// `source`.
+pub(crate) static SOURCE: Program = Program {
+    names: &["source"],
+    source: "no option table: facts only",
+    exact_only: true,
+    examples: &[ex("source x.sh", Expect::Unread)],
+    ..RUNNER
+};

@@ -1,0 +1,292 @@
+//! Programs that create, change, delete, compare or search files, whose options wicket does not read (yet): their records hold what the engine must know about their operands and jobs.
+//!
+//! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
+//! sorted; `tests/registry.rs`).
+
+use crate::checkers::Checker;
+use crate::facts::{ex, Expect};
+use crate::facts::{Does, Job, Writes};
+use crate::grammar::Program;
+use crate::programs::RUNNER;
+
+/// `7z`, `7za`, `7zr`.
+pub(crate) static SEVEN_Z: Program = Program {
+    names: &["7z", "7za", "7zr"],
+    source: "no option table: facts only",
+    checker: Checker::SevenZip,
+    examples: &[ex("7z l a.7z", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `ack`, `ack-grep`.
+pub(crate) static ACK: Program = Program {
+    names: &["ack", "ack-grep"],
+    source: "no option table: facts only",
+    checker: Checker::Searcher,
+    examples: &[ex("ack foo", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `ag`.
+pub(crate) static AG: Program = Program {
+    names: &["ag"],
+    source: "no option table: facts only",
+    checker: Checker::Searcher,
+    examples: &[ex("ag foo", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `bsdtar`.
+pub(crate) static BSDTAR: Program = Program {
+    names: &["bsdtar"],
+    source: "no option table: facts only",
+    checker: Checker::Tar,
+    examples: &[ex("bsdtar -tf a.tar", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `cat`: git may use it as a pager.
+pub(crate) static CAT: Program = Program {
+    names: &["cat"],
+    source: "no option table: facts only",
+    pages: true,
+    examples: &[ex("cat README.md", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `chgrp`.
+pub(crate) static CHGRP: Program = Program {
+    names: &["chgrp"],
+    source: "no option table: facts only",
+    exact_only: true,
+    writes: Writes::AfterFirst,
+    examples: &[ex("chgrp staff f", Expect::Writes(&["f"]))],
+    ..RUNNER
+};
+
+/// `chmod`.
+pub(crate) static CHMOD: Program = Program {
+    names: &["chmod"],
+    source: "no option table: facts only",
+    exact_only: true,
+    writes: Writes::AfterFirst,
+    examples: &[ex("chmod +x a.sh", Expect::Writes(&["a.sh"]))],
+    ..RUNNER
+};
+
+/// `chown`.
+pub(crate) static CHOWN: Program = Program {
+    names: &["chown"],
+    source: "no option table: facts only",
+    exact_only: true,
+    writes: Writes::AfterFirst,
+    examples: &[ex("chown bob f", Expect::Writes(&["f"]))],
+    ..RUNNER
+};
+
+/// `cpio`.
+pub(crate) static CPIO: Program = Program {
+    names: &["cpio"],
+    source: "no option table: facts only",
+    checker: Checker::Cpio,
+    examples: &[ex("cpio -o", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `cpp`.
+pub(crate) static CPP: Program = Program {
+    names: &["cpp"],
+    source: "no option table: facts only",
+    checker: Checker::SecondOperand(&["-o", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-x", "-std"]),
+    examples: &[ex("cpp in.c out.i", Expect::Writes(&["out.i"]))],
+    ..RUNNER
+};
+
+/// `dd`.
+pub(crate) static DD: Program = Program {
+    names: &["dd"],
+    source: "no option table: facts only",
+    exact_only: true,
+    writes: Writes::OfOperand,
+    examples: &[ex("dd if=a of=b", Expect::Writes(&["b"]))],
+    ..RUNNER
+};
+
+/// `diff`.
+pub(crate) static DIFF: Program = Program {
+    names: &["diff"],
+    source: "no option table: facts only",
+    checker: Checker::Recursive { letters: &['r'], longs: &["--recursive"] },
+    examples: &[ex("diff a b", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `grep`, `egrep`, `fgrep`, `ggrep`.
+pub(crate) static GREP: Program = Program {
+    names: &["grep", "egrep", "fgrep", "ggrep"],
+    source: "no option table: facts only",
+    checker: Checker::Grep,
+    examples: &[ex("grep -r x src", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `install`.
+pub(crate) static INSTALL: Program = Program {
+    names: &["install"],
+    source: "no option table: facts only",
+    writes: Writes::LastUnlessDest,
+    examples: &[ex("install a /usr/local/bin/a", Expect::Writes(&["/usr/local/bin/a"]))],
+    ..RUNNER
+};
+
+/// `ln`.
+pub(crate) static LN: Program = Program {
+    names: &["ln"],
+    source: "no option table: facts only",
+    exact_only: true,
+    writes: Writes::Link,
+    examples: &[ex("ln -s ~/.ssh/id_rsa k", Expect::Writes(&["k"]))],
+    ..RUNNER
+};
+
+/// `mkdir`.
+pub(crate) static MKDIR: Program = Program {
+    names: &["mkdir"],
+    source: "no option table: facts only",
+    writes: Writes::Folders,
+    examples: &[ex("mkdir -p a/b", Expect::Writes(&["a/b"]))],
+    ..RUNNER
+};
+
+/// `mkfifo`.
+pub(crate) static MKFIFO: Program = Program {
+    names: &["mkfifo"],
+    source: "no option table: facts only",
+    writes: Writes::Operands,
+    examples: &[ex("mkfifo p", Expect::Writes(&["p"]))],
+    ..RUNNER
+};
+
+/// `mkfs`.
+pub(crate) static MKFS: Program = Program {
+    names: &["mkfs"],
+    source: "no option table: facts only",
+    exact_only: true,
+    examples: &[ex("mkfs /dev/sdz", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `mount`, `umount`.
+pub(crate) static MOUNT: Program = Program {
+    names: &["mount", "umount"],
+    source: "no option table: facts only",
+    exact_only: true,
+    examples: &[ex("mount", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `rmdir`.
+pub(crate) static RMDIR: Program = Program {
+    names: &["rmdir"],
+    source: "no option table: facts only",
+    exact_only: true,
+    jobs: &[Does { job: Job::Deletes, when: &[] }],
+    writes: Writes::Operands,
+    examples: &[ex("rmdir a", Expect::Writes(&["a"]))],
+    ..RUNNER
+};
+
+/// `shred`.
+pub(crate) static SHRED: Program = Program {
+    names: &["shred"],
+    source: "no option table: facts only",
+    exact_only: true,
+    jobs: &[Does { job: Job::Deletes, when: &[] }],
+    writes: Writes::Operands,
+    examples: &[ex("shred -u x", Expect::Writes(&["x"]))],
+    ..RUNNER
+};
+
+/// `srm`.
+pub(crate) static SRM: Program = Program {
+    names: &["srm"],
+    source: "no option table: facts only",
+    jobs: &[Does { job: Job::Deletes, when: &[] }],
+    examples: &[ex("srm x", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `tee`.
+pub(crate) static TEE: Program = Program {
+    names: &["tee"],
+    source: "no option table: facts only",
+    writes: Writes::Operands,
+    examples: &[ex("tee out", Expect::Writes(&["out"]))],
+    ..RUNNER
+};
+
+/// `touch`.
+pub(crate) static TOUCH: Program = Program {
+    names: &["touch"],
+    source: "no option table: facts only",
+    writes: Writes::Operands,
+    examples: &[ex("touch a b", Expect::Writes(&["a", "b"]))],
+    ..RUNNER
+};
+
+/// `truncate`.
+pub(crate) static TRUNCATE: Program = Program {
+    names: &["truncate"],
+    source: "no option table: facts only",
+    exact_only: true,
+    jobs: &[Does { job: Job::Deletes, when: &[] }],
+    writes: Writes::Operands,
+    examples: &[ex("truncate --size=0 f", Expect::Writes(&["f"]))],
+    ..RUNNER
+};
+
+/// `uniq`.
+pub(crate) static UNIQ: Program = Program {
+    names: &["uniq"],
+    source: "no option table: facts only",
+    checker: Checker::SecondOperand(&["-f", "-s", "-w"]),
+    examples: &[ex("uniq in out", Expect::Writes(&["out"]))],
+    ..RUNNER
+};
+
+/// `unlink`.
+pub(crate) static UNLINK: Program = Program {
+    names: &["unlink"],
+    source: "no option table: facts only",
+    jobs: &[Does { job: Job::Deletes, when: &[] }],
+    writes: Writes::Operands,
+    examples: &[ex("unlink x", Expect::Writes(&["x"]))],
+    ..RUNNER
+};
+
+/// `unzip`.
+pub(crate) static UNZIP: Program = Program {
+    names: &["unzip"],
+    source: "no option table: facts only",
+    checker: Checker::Unzip,
+    examples: &[ex("unzip -l a.zip", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `wipe`.
+pub(crate) static WIPE: Program = Program {
+    names: &["wipe"],
+    source: "no option table: facts only",
+    jobs: &[Does { job: Job::Deletes, when: &[] }],
+    examples: &[ex("wipe x", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `xxd`.
+pub(crate) static XXD: Program = Program {
+    names: &["xxd"],
+    source: "no option table: facts only",
+    checker: Checker::SecondOperand(&["-c", "-g", "-l", "-o", "-s", "-n", "-C", "-R"]),
+    examples: &[ex("xxd -r in out", Expect::Writes(&["out"]))],
+    ..RUNNER
+};
