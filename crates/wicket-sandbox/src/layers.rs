@@ -102,14 +102,65 @@ pub struct Arranged {
 pub struct WorkDirs {
     slots: Vec<(PathBuf, std::fs::File)>,
     locks: Vec<std::fs::File>,
+    /// Where the slots' used `work/work` folders go (see [`set_aside_work`]).
+    trash: PathBuf,
 }
 
 impl Drop for WorkDirs {
     fn drop(&mut self) {
         for (slot, _lock) in &self.slots {
-            release_slot(slot);
+            release_slot(slot, &self.trash);
         }
     }
+}
+
+/// The folder of wicket's state where used overlay `work/work` folders wait to be removed.
+pub(crate) fn trash_of(state: &Path) -> PathBuf {
+    state.join("trash")
+}
+
+/// Move `work/work`, which an overlay mounted with `workdir=WORK` made, into `trash`. overlayfs
+/// removes that folder and makes it again at every mount, and on a file system that discards
+/// freed blocks the removal waits for the disk: one to four milliseconds a mount on this
+/// project's test VM, on the run's path before the command starts. Set aside, the next mount
+/// only makes it, and [`empty_trash`] removes the old one while a command runs. A failed move
+/// (another file system) leaves it to overlayfs, as before.
+pub(crate) fn set_aside_work(work: &Path, trash: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let w = work.join("work");
+    let Ok(m) = std::fs::symlink_metadata(&w) else { return };
+    if !m.is_dir() || private_dir(trash).is_err() {
+        return;
+    }
+    // Moving a folder to another parent needs write permission on it; overlayfs left it 000.
+    if m.permissions().mode() & 0o700 != 0o700 {
+        let _ = std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o700));
+    }
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let _ = std::fs::rename(&w, trash.join(format!("{}.{n}.{stamp}", std::process::id())));
+}
+
+/// Remove what waits in `trash`, on a thread of its own so that no run waits for the disk: it
+/// is started before the command and never joined (a wicket that exits first leaves the rest
+/// to the next run; every entry is a used work folder of a run that is over).
+pub(crate) fn empty_trash(trash: &Path) {
+    // One such thread a process: a second would race the first over the same entries.
+    static STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if STARTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let has_entries = std::fs::read_dir(trash).is_ok_and(|mut d| d.next().is_some());
+    if !has_entries {
+        return;
+    }
+    let trash = trash.to_path_buf();
+    let _ = std::thread::Builder::new().name("work tidy".into()).stack_size(256 * 1024).spawn(move || {
+        for e in std::fs::read_dir(&trash).into_iter().flatten().flatten() {
+            remove_tree(&e.path());
+        }
+    });
 }
 
 /// The threads removing the overlay trial's folders (see `try_overlay`).
@@ -129,13 +180,13 @@ const WORK_SLOTS: usize = 64;
 
 /// Take a free work slot in a cache's layer folder `dir` (made if missing, its `work` folder
 /// ready), with the lock that holds it.
-fn take_work_slot(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+fn take_work_slot(dir: &Path, trash: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
     for n in 0..WORK_SLOTS {
         let slot = dir.join(format!("run-{n}"));
         private_dir(&slot)?;
         if let Some(lock) = lock_layer(&slot)? {
-            // A run killed in it left its private upper and a closed `work/work`.
-            release_slot(&slot);
+            // A run killed in it left its private upper and a used `work/work`.
+            release_slot(&slot, trash);
             private_dir(&slot.join("work"))?;
             return Ok((slot, lock));
         }
@@ -144,18 +195,14 @@ fn take_work_slot(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
 }
 
 /// Leave a work slot as the next run needs it: no private upper (a run that could not take the
-/// layer's lock wrote there, and its writes are dropped), `work/work` open again (overlayfs
-/// makes it with mode 000, which its owner could then not list or remove).
-fn release_slot(slot: &Path) {
-    use std::os::unix::fs::PermissionsExt;
+/// layer's lock wrote there, and its writes are dropped), no `work/work` (set aside in
+/// `trash`, see [`set_aside_work`]).
+fn release_slot(slot: &Path, trash: &Path) {
     let upper = slot.join("upper");
     if std::fs::symlink_metadata(&upper).is_ok() {
         remove_tree(&upper);
     }
-    let w = slot.join("work").join("work");
-    if std::fs::symlink_metadata(&w).is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o700 != 0o700) {
-        let _ = std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o700));
-    }
+    set_aside_work(&slot.join("work"), trash);
 }
 
 /// Remove a folder of wicket's in the layers. overlayfs makes its `work/work` folder with mode
@@ -270,6 +317,7 @@ pub fn arrange(
     let mut overlays: Vec<(CString, CString)> = staged.into_iter().collect();
     let mut kept = Vec::new();
     let mut out = Arranged::default();
+    out.work.trash = trash_of(&state);
     for c in layered {
         let dir = cache_dir(&project, &c);
         let mut own = PathBuf::new();
@@ -279,7 +327,7 @@ pub fn arrange(
             .and_then(|()| private_dir(&dir.join("upper")))
             .and_then(|()| {
                 remove_stale_work(&dir);
-                let (slot, slot_lock) = take_work_slot(&dir)?;
+                let (slot, slot_lock) = take_work_slot(&dir, &out.work.trash)?;
                 own = slot.clone();
                 out.work.slots.push((slot, slot_lock));
                 lock_layer(&dir)
@@ -307,6 +355,7 @@ pub fn arrange(
         overlays.push((cstring(&c)?, CString::new(opts).map_err(|e| SandboxError::Seccomp(e.to_string()))?));
         kept.push(c);
     }
+    empty_trash(&out.work.trash);
     if !refused.is_empty() {
         let list: Vec<String> = refused.iter().map(|(c, why)| format!("{}: {why}", c.display())).collect();
         eprintln!(

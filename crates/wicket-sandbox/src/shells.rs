@@ -141,21 +141,25 @@ impl Drop for Leftover {
     /// cleared) is left in its upper folders; otherwise a later run holds what is there.
     fn drop(&mut self) {
         clear_whiteouts(&self.dir);
-        open_work(&self.dir);
+        set_aside_work(&self.dir);
     }
 }
 
-/// overlayfs makes its `work/work` folder with mode 000 at each mount; once the overlay is
-/// gone it is opened up again (0700), so that wicket's state stays readable and removable by
-/// its owner (`rm -rf $WICKET_HOME` as a user, a walk of a project that holds the state).
-fn open_work(slot: &Path) {
-    use std::os::unix::fs::PermissionsExt;
+/// The trash of the state that holds the slot folder `slot` (`STATE/shells/N`).
+fn trash_for(slot: &Path) -> Option<PathBuf> {
+    Some(crate::layers::trash_of(slot.parent()?.parent()?))
+}
+
+/// overlayfs makes its `work/work` folder with mode 000 at each mount, and removes and makes
+/// it again at the next: once the overlay is gone it is set aside in the state's trash
+/// ([`crate::layers::set_aside_work`]), so that the next mount waits for no removal and
+/// wicket's state stays readable and removable by its owner (`rm -rf $WICKET_HOME` as a user,
+/// a walk of a project that holds the state).
+fn set_aside_work(slot: &Path) {
+    let Some(trash) = trash_for(slot) else { return };
     let Ok(shells) = std::fs::read_dir(slot) else { return };
     for e in shells.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())) {
-        let w = e.path().join("work").join("work");
-        if std::fs::symlink_metadata(&w).is_ok_and(|m| m.is_dir() && m.mode() & 0o700 != 0o700) {
-            let _ = std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o700));
-        }
+        crate::layers::set_aside_work(&e.path().join("work"), &trash);
     }
 }
 
@@ -288,6 +292,10 @@ pub fn plan(policy: &ExecPolicy, state: &Path) -> Result<Option<(Shells, Vec<She
         for d in [&own, &upper, &work] {
             make_dir(d).map_err(io("make", d))?;
         }
+        // A killed run left its used `work/work` here.
+        if let Some(trash) = trash_for(&slot) {
+            crate::layers::set_aside_work(&work, &trash);
+        }
         // The folder looks as on the host (overlayfs shows the upper folder's mode and owner
         // for it); the upper folder is private all the same, inside the run's own folder.
         if let Ok(m) = std::fs::metadata(dir) {
@@ -337,6 +345,9 @@ pub fn plan(policy: &ExecPolicy, state: &Path) -> Result<Option<(Shells, Vec<She
         record.extend_from_slice(dir.as_os_str().as_bytes());
         record.push(0);
         shells.push(Shell { dir: dir.clone(), upper, git: policy.git_dirs.contains(dir), before });
+    }
+    if let Some(trash) = trash_for(&slot) {
+        crate::layers::empty_trash(&trash);
     }
     // What the slot's folders are for, so a later run can hold what a killed one left.
     let rec = slot.join("record");

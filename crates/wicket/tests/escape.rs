@@ -3926,3 +3926,39 @@ fn a_run_makes_no_file_events_in_the_project() {
         assert_eq!(events, Vec::<String>::new(), "{backend}: one run in the temp folder");
     }
 }
+
+/// overlayfs removes and remakes its `work/work` folder at every mount, which waits for the
+/// disk on the run's path; wicket sets the used one aside after each run and removes it while a
+/// later command runs. After a series of runs (shells at the root and in `.git`, a package
+/// cache layer), no slot keeps a used `work/work`, and the trash holds at most what the last
+/// few runs left: it does not grow run after run.
+#[test]
+fn used_overlay_work_folders_are_set_aside_and_removed() {
+    for backend in ["bwrap", "landlock"] {
+        let w = git_world("mkdir -p src && echo 'fn main() {}' > src/main.rs");
+        std::fs::create_dir_all(w.home.join(".npm")).unwrap();
+        let state = w.dir.join("wicket-home");
+        let runs = 12;
+        for i in 0..runs {
+            let out = w.wicket(backend, None, &["sh", "-c", "echo x > src/out.txt"]);
+            assert!(out.status.success(), "{backend}, run {i}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        // Every folder of the state but the trash's, found by name (a used one is mode 000).
+        let (mut folders, mut stack) = (Vec::new(), vec![state.clone()]);
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                if e.file_type().is_ok_and(|t| t.is_dir()) && e.path() != state.join("trash") {
+                    folders.push(e.path());
+                    stack.push(e.path());
+                }
+            }
+        }
+        let slots = folders.iter().filter(|p| p.ends_with("work")).count();
+        assert!(slots >= 3, "{backend}: the shells and the cache layer have work folders: {folders:?}");
+        let used: Vec<_> = folders.iter().filter(|p| p.ends_with("work/work")).collect();
+        assert_eq!(used, Vec::<&PathBuf>::new(), "{backend}: used work folders left in their slots");
+        let trash = std::fs::read_dir(state.join("trash")).map(|d| d.flatten().count()).unwrap_or(0);
+        // Each run sets aside one folder an overlay: a trash never emptied would hold them all.
+        assert!(trash < 2 * runs, "{backend}: the trash grows: {trash} entries after {runs} runs");
+    }
+}
