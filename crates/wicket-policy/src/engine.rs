@@ -249,15 +249,13 @@ impl Policy {
         let compile = |list: &'static str, texts: &[String]| {
             RuleSet::parse(texts, home.as_deref(), opts).map_err(|error| PolicyError::Rule { list, error })
         };
-        let git_includes = cfg
-            .git_config
-            .as_ref()
-            .map(|v| crate::gitconfig::included_files(v, cfg.home.as_deref()))
-            .unwrap_or_default();
-        let git_risk = match &cfg.git_config {
-            Some(view) => crate::gitconfig::assess(view),
+        let (git_risk, read_view) = match &cfg.git_config {
+            Some(view) => (crate::gitconfig::assess(view), None),
             None => git_config_risk(&env),
         };
+        let git_view = cfg.git_config.as_ref().or(read_view.as_ref());
+        let git_includes =
+            git_view.map(|v| crate::gitconfig::included_files(v, cfg.home.as_deref())).unwrap_or_default();
         let team = TeamRules::new(&cfg.team, home.as_deref(), opts)?;
         Ok(Policy {
             team,
@@ -1722,7 +1720,7 @@ pub fn escape_for_display(s: &str) -> String {
 /// Can the git config make `git status` run a program? The crude check when the edge did not
 /// ask git: reads the config files of the repository (and of every repository the root is
 /// inside) and the user's; a config that cannot be read counts as risky.
-fn git_config_risk(env: &PathEnv) -> GitRisk {
+fn git_config_risk(env: &PathEnv) -> (GitRisk, Option<GitConfigView>) {
     let mut repo_files = Vec::new();
     for dir in env.root.ancestors() {
         let dotgit = dir.join(".git");
@@ -1738,7 +1736,7 @@ fn git_config_risk(env: &PathEnv) -> GitRisk {
                     "{} is not a plain folder (worktree, submodule or link), so its config cannot be checked",
                     dotgit.display()
                 );
-                return GitRisk { any: Some(why.clone()), repository: Some(why) };
+                return (GitRisk { any: Some(why.clone()), repository: Some(why) }, None);
             }
             None => {}
         }
@@ -1773,7 +1771,22 @@ fn git_config_risk(env: &PathEnv) -> GitRisk {
     };
     let repository = repo_files.iter().find_map(|f| check(f));
     let any = repository.clone().or_else(|| user_files.iter().find_map(|f| check(f)));
-    GitRisk { any, repository }
+    // The words above catch the keys `git status` runs; the keys other sub-commands run
+    // (`gpg.program` on `commit`, an `ext::` remote on `fetch`) need the files read as git
+    // reads them, includes followed.
+    let read = |f: &std::path::Path| env.disk.read_text(f);
+    let view = match (
+        crate::gitconfig::read_files(&repo_files, "local", env.home.as_deref(), &read),
+        crate::gitconfig::read_files(&user_files, "global", env.home.as_deref(), &read),
+    ) {
+        (Ok(mut local), Ok(global)) => {
+            local.extend(global);
+            GitConfigView::Entries(local)
+        }
+        (Err(why), _) | (_, Err(why)) => GitConfigView::Unreadable(why),
+    };
+    let parsed = crate::gitconfig::assess(&view);
+    (GitRisk { any: any.or(parsed.any), repository: repository.or(parsed.repository) }, Some(view))
 }
 
 /// Programs that create no files (without redirections): a line made only of them cannot
