@@ -1904,16 +1904,7 @@ fn git_config_risk(env: &PathEnv) -> (GitRisk, Option<GitConfigView>) {
     // (`gpg.program` on `commit`, an `ext::` remote on `fetch`) need the files read as git
     // reads them, includes followed.
     let read = |f: &std::path::Path| env.disk.read_text(f);
-    let view = match (
-        crate::gitconfig::read_files(&repo_files, "local", env.home.as_deref(), &read),
-        crate::gitconfig::read_files(&user_files, "global", env.home.as_deref(), &read),
-    ) {
-        (Ok(mut local), Ok(global)) => {
-            local.extend(global);
-            GitConfigView::Entries(local)
-        }
-        (Err(why), _) | (_, Err(why)) => GitConfigView::Unreadable(why),
-    };
+    let view = crate::gitconfig::read_view(&repo_files, &user_files, env.home.as_deref(), &read);
     let parsed = crate::gitconfig::assess(&view);
     (GitRisk { any: any.or(parsed.any), repository: repository.or(parsed.repository) }, Some(view))
 }

@@ -251,6 +251,23 @@ pub fn read_files(
     Ok(out)
 }
 
+/// [`read_files`] for the repository's files (scope `local`) and the user's (`global`), as one
+/// view; unreadable when either is.
+pub fn read_view(
+    repository: &[std::path::PathBuf],
+    user: &[std::path::PathBuf],
+    home: Option<&std::path::Path>,
+    read: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
+) -> GitConfigView {
+    match (read_files(repository, "local", home, read), read_files(user, "global", home, read)) {
+        (Ok(mut local), Ok(global)) => {
+            local.extend(global);
+            GitConfigView::Entries(local)
+        }
+        (Err(why), _) | (_, Err(why)) => GitConfigView::Unreadable(why),
+    }
+}
+
 fn read_one(
     file: &std::path::Path,
     scope: &str,
