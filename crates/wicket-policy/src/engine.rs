@@ -1749,14 +1749,20 @@ struct GitFolders {
 
 /// The git folders as git finds them from the root: the nearest `.git` walking up (git uses
 /// that one only), a folder or a file `gitdir: PATH` (linked worktrees, submodules,
-/// `--separate-git-dir`; a relative PATH is relative to the file's folder), and the folder the
-/// git folder's `commondir` names (relative to the git folder). `Err` when a `.git` is neither
-/// (a link) or a file that should say where cannot be read.
+/// `--separate-git-dir`; a relative PATH is relative to the file's folder), either one also
+/// through a link, and the folder the git folder's `commondir` names (relative to the git
+/// folder). `Err` when a `.git` is neither (a dangling link) or a file that should say where
+/// cannot be read.
 fn git_folders(env: &PathEnv) -> Result<Option<GitFolders>, String> {
     for top in env.root.ancestors() {
         let dotgit = top.join(".git");
-        let git_dir = match env.disk.lstat(&dotgit) {
+        // Git follows a link named `.git` (to a folder or to a `gitdir:` file).
+        let kind = match env.disk.lstat(&dotgit) {
             None => continue,
+            Some(Kind::Link) => env.disk.stat(&dotgit).map(|s| s.kind),
+            kind => kind,
+        };
+        let git_dir = match kind {
             Some(Kind::Dir) => dotgit,
             Some(Kind::File) => {
                 let text = env.disk.read_text(&dotgit).map_err(|e| {
@@ -1770,7 +1776,7 @@ fn git_folders(env: &PathEnv) -> Result<Option<GitFolders>, String> {
                 }
                 crate::paths::normalize(&top.join(path))
             }
-            Some(_) => {
+            _ => {
                 return Err(format!(
                     "{} is not a plain folder or a gitdir file, so its config cannot be checked",
                     dotgit.display()
