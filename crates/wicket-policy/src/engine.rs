@@ -1833,11 +1833,20 @@ const GIT_HOOKS: &[&str] = &[
 /// home). Each is kept as written and as its real path, since a write is matched both ways.
 fn git_live_folders(env: &PathEnv, view: Option<&GitConfigView>) -> Vec<(PathBuf, bool, &'static str)> {
     let mut out = Vec::new();
+    // A folder that holds the project or the home cannot be protected whole without stopping
+    // all work: then only what git runs from it is.
+    let holds_work =
+        |dir: &std::path::Path| env.root.starts_with(dir) || env.home.as_deref().is_some_and(|h| h.starts_with(dir));
     let folders = git_folders(env).ok().flatten();
     let top = folders.as_ref().map_or(env.root.clone(), |f| f.top.clone());
     if let Some(f) = &folders {
         for dir in [&f.git_dir, &f.common] {
-            out.push((dir.clone(), true, "the repository's git folder, wherever a .git file points"));
+            const WHY: &str = "the repository's git folder, wherever a .git file points";
+            if holds_work(dir) {
+                out.extend(["hooks", "config", "config.worktree"].map(|name| (dir.join(name), true, WHY)));
+            } else {
+                out.push((dir.clone(), true, WHY));
+            }
         }
     }
     if let Some(GitConfigView::Entries(entries)) = view {
@@ -1849,8 +1858,7 @@ fn git_live_folders(env: &PathEnv, view: Option<&GitConfigView>) -> Vec<(PathBuf
                 (None, _) => top.join(value),
             };
             let dir = crate::paths::normalize(&dir);
-            // A hooks folder that holds the project or the home: only the hooks' names in it.
-            let whole = !env.root.starts_with(&dir) && env.home.as_deref().is_none_or(|h| !h.starts_with(&dir));
+            let whole = !holds_work(&dir);
             out.push((dir, whole, "the hooks folder core.hooksPath names"));
         }
     }
