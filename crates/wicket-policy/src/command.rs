@@ -531,6 +531,12 @@ impl Builder {
                 values.first().and_then(|p| wicket_programs::lookup(p)).is_some_and(|p| p.checker == Checker::Git);
             if git {
                 self.note_git_folders(&values);
+                // `git config KEY VALUE` writes the repository's config file, which the line
+                // does not name: a code-running key makes that file a write target, so the
+                // protection of `.git/config` applies even under `bash(git config*)`.
+                if let Some(target) = crate::gitconfig::code_running_config_write(&values) {
+                    self.push_write(target);
+                }
             }
             // `git ALIAS …` runs the alias's expansion: judged as that command line.
             if argv.iter().all(|w| w.value.is_some()) && git {

@@ -100,6 +100,11 @@ pub struct Policy {
     /// Files the repository's git configuration includes: writing one is a code-running
     /// configuration write.
     git_includes: Vec<PathBuf>,
+    /// The folders git really uses for the root's repository (the git folder a `.git` file
+    /// points to, its common folder, the hooks folder `core.hooksPath` names), each with
+    /// `true` when everything below it is protected (`false`: only the hooks' own names in
+    /// it, for a hooks folder that holds the project or the home), protected like `.git`.
+    git_live: Vec<(PathBuf, bool, &'static str)>,
     team: TeamRules,
     /// What command views need to know: the git aliases.
     view_ctx: ViewContext,
@@ -249,15 +254,14 @@ impl Policy {
         let compile = |list: &'static str, texts: &[String]| {
             RuleSet::parse(texts, home.as_deref(), opts).map_err(|error| PolicyError::Rule { list, error })
         };
-        let git_includes = cfg
-            .git_config
-            .as_ref()
-            .map(|v| crate::gitconfig::included_files(v, cfg.home.as_deref()))
-            .unwrap_or_default();
-        let git_risk = match &cfg.git_config {
-            Some(view) => crate::gitconfig::assess(view),
+        let (git_risk, read_view) = match &cfg.git_config {
+            Some(view) => (crate::gitconfig::assess(view), None),
             None => git_config_risk(&env),
         };
+        let git_view = cfg.git_config.as_ref().or(read_view.as_ref());
+        let git_includes =
+            git_view.map(|v| crate::gitconfig::included_files(v, cfg.home.as_deref())).unwrap_or_default();
+        let git_live = git_live_folders(&env, git_view);
         let team = TeamRules::new(&cfg.team, home.as_deref(), opts)?;
         Ok(Policy {
             team,
@@ -271,6 +275,7 @@ impl Policy {
             sandbox_network: cfg.sandbox_network,
             git_risk,
             git_includes,
+            git_live,
             view_ctx: ViewContext {
                 git_aliases: cfg.git_config.as_ref().map(crate::gitalias::aliases).unwrap_or_default(),
             },
@@ -342,6 +347,19 @@ impl Policy {
             classes.config = classes.config.or(c.config);
             if classes.sensitive.is_none() {
                 classes.sensitive = crate::effects::process_environment(v.abs);
+            }
+            if classes.protected.is_none() {
+                classes.protected = self.git_live.iter().find_map(|(dir, whole, why)| {
+                    let dir = dir.to_str()?;
+                    let below = v.abs.strip_prefix(dir).and_then(|r| r.strip_prefix('/'));
+                    let hit = match below {
+                        _ if v.abs == dir => *whole,
+                        Some(rest) if *whole => !rest.is_empty(),
+                        Some(name) => GIT_HOOKS.contains(&name),
+                        None => false,
+                    };
+                    hit.then_some(*why)
+                });
             }
             if classes.config.is_none() && self.git_includes.iter().any(|f| f.as_os_str() == v.abs) {
                 classes.config = Some("a file the repository's git config includes");
@@ -1719,29 +1737,152 @@ pub fn escape_for_display(s: &str) -> String {
     crate::text::escape_hidden(s)
 }
 
+/// Where git keeps the root's repository.
+struct GitFolders {
+    /// The folder holding the nearest `.git` (the top of the work tree).
+    top: PathBuf,
+    /// The git folder: `.git` itself, or where a `.git` file points.
+    git_dir: PathBuf,
+    /// The common git folder (`commondir` of a linked worktree), else the git folder.
+    common: PathBuf,
+}
+
+/// The git folders as git finds them from the root: the nearest `.git` walking up (git uses
+/// that one only), a folder or a file `gitdir: PATH` (linked worktrees, submodules,
+/// `--separate-git-dir`; a relative PATH is relative to the file's folder), either one also
+/// through a link, and the folder the git folder's `commondir` names (relative to the git
+/// folder). `Err` when a `.git` is neither (a dangling link) or a file that should say where
+/// cannot be read.
+fn git_folders(env: &PathEnv) -> Result<Option<GitFolders>, String> {
+    for top in env.root.ancestors() {
+        let dotgit = top.join(".git");
+        // Git follows a link named `.git` (to a folder or to a `gitdir:` file).
+        let kind = match env.disk.lstat(&dotgit) {
+            None => continue,
+            Some(Kind::Link) => env.disk.stat(&dotgit).map(|s| s.kind),
+            kind => kind,
+        };
+        let git_dir = match kind {
+            Some(Kind::Dir) => dotgit,
+            Some(Kind::File) => {
+                let text = env.disk.read_text(&dotgit).map_err(|e| {
+                    format!("{} cannot be read ({e}), so its config cannot be checked", dotgit.display())
+                })?;
+                let Some(path) = text.lines().next().and_then(|l| l.strip_prefix("gitdir:")).map(str::trim) else {
+                    return Err(format!("{} is a file that does not say `gitdir: PATH`", dotgit.display()));
+                };
+                if path.is_empty() {
+                    return Err(format!("{} names no git folder", dotgit.display()));
+                }
+                crate::paths::normalize(&top.join(path))
+            }
+            _ => {
+                return Err(format!(
+                    "{} is not a plain folder or a gitdir file, so its config cannot be checked",
+                    dotgit.display()
+                ))
+            }
+        };
+        let common = match env.disk.read_text(&git_dir.join("commondir")) {
+            Ok(t) => crate::paths::normalize(&git_dir.join(t.trim_end_matches(['\n', '\r']))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => git_dir.clone(),
+            Err(e) => return Err(format!("{}/commondir cannot be read ({e})", git_dir.display())),
+        };
+        return Ok(Some(GitFolders { top: top.to_path_buf(), git_dir, common }));
+    }
+    Ok(None)
+}
+
+/// The hook names git runs (githooks(5)): in a hooks folder that holds the project or the
+/// home, only these files are the live hooks.
+const GIT_HOOKS: &[&str] = &[
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "sendemail-validate",
+    "fsmonitor-watchman",
+    "p4-changelist",
+    "p4-prepare-changelist",
+    "p4-post-changelist",
+    "p4-pre-submit",
+    "post-index-change",
+];
+
+/// The folders git really uses as the root repository's git folder and hooks folder, so a
+/// write there is protected like one to `.git`, whatever the line calls them: the folder a
+/// `.git` file points to and its common folder, and every `core.hooksPath` in the
+/// configuration (relative to the top of the work tree, where git runs hooks; `~/` in the
+/// home). Each is kept as written and as its real path, since a write is matched both ways.
+fn git_live_folders(env: &PathEnv, view: Option<&GitConfigView>) -> Vec<(PathBuf, bool, &'static str)> {
+    let mut out = Vec::new();
+    // A folder that holds the project or the home cannot be protected whole without stopping
+    // all work: then only what git runs from it is.
+    let holds_work =
+        |dir: &std::path::Path| env.root.starts_with(dir) || env.home.as_deref().is_some_and(|h| h.starts_with(dir));
+    let folders = git_folders(env).ok().flatten();
+    let top = folders.as_ref().map_or(env.root.clone(), |f| f.top.clone());
+    if let Some(f) = &folders {
+        for dir in [&f.git_dir, &f.common] {
+            const WHY: &str = "the repository's git folder, wherever a .git file points";
+            if holds_work(dir) {
+                out.extend(["hooks", "config", "config.worktree"].map(|name| (dir.join(name), true, WHY)));
+            } else {
+                out.push((dir.clone(), true, WHY));
+            }
+        }
+    }
+    if let Some(GitConfigView::Entries(entries)) = view {
+        for e in entries.iter().filter(|e| e.key == "core.hookspath") {
+            let Some(value) = e.value.as_deref().map(str::trim).filter(|v| !v.is_empty()) else { continue };
+            let dir = match (value.strip_prefix("~/"), env.home.as_deref()) {
+                (Some(rest), Some(home)) => home.join(rest),
+                (Some(_), None) => continue,
+                (None, _) => top.join(value),
+            };
+            let dir = crate::paths::normalize(&dir);
+            let whole = !holds_work(&dir);
+            out.push((dir, whole, "the hooks folder core.hooksPath names"));
+        }
+    }
+    let real: Vec<_> = out
+        .iter()
+        .filter_map(|(d, w, why)| env.disk.real_path(d).ok().filter(|r| r != d).map(|r| (r, *w, *why)))
+        .collect();
+    out.extend(real);
+    out
+}
+
 /// Can the git config make `git status` run a program? The crude check when the edge did not
 /// ask git: reads the config files of the repository (and of every repository the root is
 /// inside) and the user's; a config that cannot be read counts as risky.
-fn git_config_risk(env: &PathEnv) -> GitRisk {
+fn git_config_risk(env: &PathEnv) -> (GitRisk, Option<GitConfigView>) {
     let mut repo_files = Vec::new();
-    for dir in env.root.ancestors() {
-        let dotgit = dir.join(".git");
-        match env.disk.lstat(&dotgit) {
-            Some(Kind::Dir) => {
-                repo_files.push(dotgit.join("config"));
-                repo_files.push(dotgit.join("config.worktree"));
-                // Git uses the nearest repository only.
-                break;
-            }
-            Some(_) => {
-                let why = format!(
-                    "{} is not a plain folder (worktree, submodule or link), so its config cannot be checked",
-                    dotgit.display()
-                );
-                return GitRisk { any: Some(why.clone()), repository: Some(why) };
-            }
-            None => {}
+    match git_folders(env) {
+        Ok(Some(f)) => {
+            // Git reads the common folder's `config` and the worktree's `config.worktree`.
+            repo_files.push(f.common.join("config"));
+            repo_files.push(f.git_dir.join("config.worktree"));
         }
+        Ok(None) => {}
+        Err(why) => return (GitRisk { any: Some(why.clone()), repository: Some(why) }, None),
     }
     let mut user_files = Vec::new();
     if let Some(home) = &env.home {
@@ -1773,7 +1914,13 @@ fn git_config_risk(env: &PathEnv) -> GitRisk {
     };
     let repository = repo_files.iter().find_map(|f| check(f));
     let any = repository.clone().or_else(|| user_files.iter().find_map(|f| check(f)));
-    GitRisk { any, repository }
+    // The words above catch the keys `git status` runs; the keys other sub-commands run
+    // (`gpg.program` on `commit`, an `ext::` remote on `fetch`) need the files read as git
+    // reads them, includes followed.
+    let read = |f: &std::path::Path| env.disk.read_text(f);
+    let view = crate::gitconfig::read_view(&repo_files, &user_files, env.home.as_deref(), &read);
+    let parsed = crate::gitconfig::assess(&view);
+    (GitRisk { any: any.or(parsed.any), repository: repository.or(parsed.repository) }, Some(view))
 }
 
 /// Programs that create no files (without redirections): a line made only of them cannot

@@ -131,6 +131,79 @@ pub fn risky_entry(e: &GitEntry, show_signature: bool) -> Option<&'static str> {
     }
 }
 
+/// Why an entry the repository controls makes some git sub-command run a program, beyond
+/// what [`risky_entry`] finds for the read-only ones: `commit`, `tag -s`, `merge`, `rebase`,
+/// `am` and `push --signed` run the signing program (and `log --show-signature`, `verify-*`
+/// and `merge --verify-signatures` the verifying one) whether or not the configuration turns
+/// signing on, since the line can; `commit` without `-m` runs the editor; `fetch`, `pull` and
+/// `push` run an `ext::` transport's command when the URL git ends up with (after `insteadOf`)
+/// starts with it. The repository chose the program, so an allow rule for the sub-command
+/// must not cover it.
+pub fn repository_program(e: &GitEntry) -> Option<&'static str> {
+    let key = e.key.as_str();
+    let value = e.value.as_deref();
+    let (section, rest) = key.split_once('.')?;
+    let (sub, var) = match rest.rsplit_once('.') {
+        Some((sub, var)) => (Some(sub), var),
+        None => (None, rest),
+    };
+    let ext = |v: &str| v.trim_start().get(..5).is_some_and(|p| p.eq_ignore_ascii_case("ext::"));
+    match (section, sub, var) {
+        ("gpg", _, "program" | "defaultkeycommand") => Some("a signing program git runs to sign or verify"),
+        ("core" | "sequence", None, "editor") => Some("an editor git runs for commit, tag, merge or rebase messages"),
+        // `ext::` is off unless allowed, but the user's own configuration may allow it.
+        ("protocol", _, "allow") if !value.is_some_and(|v| v.trim().eq_ignore_ascii_case("never")) => (sub.is_none()
+            || sub.is_some_and(|s| s.eq_ignore_ascii_case("ext")))
+        .then_some("a protocol setting that lets ext:: URLs run commands"),
+        ("remote", Some(_), "url" | "pushurl") if value.is_some_and(ext) => Some("an ext:: remote runs a command"),
+        ("url", Some(base), "insteadof" | "pushinsteadof") if ext(base) => {
+            Some("url.*.insteadOf rewrites a URL to an ext:: command")
+        }
+        ("submodule", Some(_), "update") if value.is_some_and(|v| v.trim_start().starts_with('!')) => {
+            Some("submodule update runs a command")
+        }
+        ("trailer", Some(_), "command" | "cmd") => Some("a trailer command runs on commit --trailer"),
+        ("difftool" | "mergetool" | "guitool" | "browser" | "man", Some(_), "cmd" | "path") => {
+            Some("a tool program git runs")
+        }
+        ("hook", Some(_), "command") => Some("a configured hook command"),
+        ("sendemail", _, "smtpserver" | "tocmd" | "cccmd" | "sendmailcmd") => Some("send-email runs a program"),
+        _ => None,
+    }
+}
+
+/// Does writing `key = value` into a git config file make git run code later? Judged by the
+/// same allowlist as a config file the sandbox made ([`unsafe_config_key`]: a key wicket
+/// does not know counts), and by what the read-only and other sub-commands run
+/// ([`risky_entry`], [`repository_program`]), so `remote.o.url = ext::…` counts too. A key
+/// git would refuse (no section or variable) counts.
+pub fn config_write_runs_code(key: &str, value: Option<&str>) -> bool {
+    let (Some((section, rest)), Some((_, var))) = (key.split_once('.'), key.rsplit_once('.')) else { return true };
+    if section.is_empty() || var.is_empty() {
+        return true;
+    }
+    let sub = rest.rsplit_once('.').map(|(sub, _)| sub.to_string());
+    let (section, var) = (section.to_ascii_lowercase(), var.to_ascii_lowercase());
+    let k = ConfigKey { section, sub, var, value: value.map(str::to_string) };
+    let entry = GitEntry { scope: "local".into(), origin: String::new(), key: k.name(), value: k.value.clone() };
+    unsafe_config_key(&k).is_some() || risky_entry(&entry, true).is_some() || repository_program(&entry).is_some()
+}
+
+/// The repository's own config file (as the line names it, `.git/config`, or
+/// `.git/config.worktree` for `--worktree`) that a `git config` argv (program first) writes
+/// code-running configuration to, or `None`. A write that names no single key (`--edit`, a
+/// section renamed or removed) counts. Writes to a named file (`-f`) or the user's are the
+/// program catalogue's write targets already; reads (`--get`, `--list`, `get`) write nothing.
+pub fn code_running_config_write(words: &[&str]) -> Option<&'static str> {
+    let c = wicket_programs::checkers::git::config_call(words.get(1..)?)?;
+    if !c.write || c.file.is_some() || c.global || c.system {
+        return None;
+    }
+    let target = if c.worktree { ".git/config.worktree" } else { ".git/config" };
+    let runs_code = c.whole_file || c.key.as_deref().is_none_or(|k| config_write_runs_code(k, c.value.as_deref()));
+    runs_code.then_some(target)
+}
+
 /// The files the repository's own configuration includes (`include.path`,
 /// `includeIf.<cond>.path`), absolute: writing one of them changes what git runs, so such a
 /// write is a code-running configuration write. `home` expands `~/`; a relative path is
@@ -154,6 +227,87 @@ pub fn included_files(view: &GitConfigView, home: Option<&std::path::Path>) -> V
         out.push(crate::paths::normalize(&target));
     }
     out
+}
+
+/// How deep git follows includes before it gives up (git's own limit).
+const MAX_INCLUDE_DEPTH: usize = 10;
+
+/// Read config files as git does when the edge did not ask git: each file parsed with git's
+/// syntax ([`parse_config`]), and the files it includes (`include.path`, and
+/// `includeIf.<cond>.path` whatever the condition, since a condition wicket misjudges must not
+/// hide a file) read in its place, relative to the including file, `~/` in `home`. A missing
+/// file is skipped, as git skips it; one that cannot be read or parsed is an error (the
+/// caller counts it as risky). Entries carry `scope` and `file:<path>` as their origin.
+pub fn read_files(
+    files: &[std::path::PathBuf],
+    scope: &str,
+    home: Option<&std::path::Path>,
+    read: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
+) -> Result<Vec<GitEntry>, String> {
+    let mut out = Vec::new();
+    for f in files {
+        read_one(f, scope, home, read, 0, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// [`read_files`] for the repository's files (scope `local`) and the user's (`global`), as one
+/// view; unreadable when either is.
+pub fn read_view(
+    repository: &[std::path::PathBuf],
+    user: &[std::path::PathBuf],
+    home: Option<&std::path::Path>,
+    read: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
+) -> GitConfigView {
+    match (read_files(repository, "local", home, read), read_files(user, "global", home, read)) {
+        (Ok(mut local), Ok(global)) => {
+            local.extend(global);
+            GitConfigView::Entries(local)
+        }
+        (Err(why), _) | (_, Err(why)) => GitConfigView::Unreadable(why),
+    }
+}
+
+fn read_one(
+    file: &std::path::Path,
+    scope: &str,
+    home: Option<&std::path::Path>,
+    read: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
+    depth: usize,
+    out: &mut Vec<GitEntry>,
+) -> Result<(), String> {
+    if depth > MAX_INCLUDE_DEPTH {
+        return Err(format!("{} is included more than {MAX_INCLUDE_DEPTH} levels deep", file.display()));
+    }
+    let text = match read(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("{} cannot be read ({e})", file.display())),
+    };
+    let keys = parse_config(&text).map_err(|e| format!("{} cannot be parsed as git config ({e})", file.display()))?;
+    for k in keys {
+        let key = k.name();
+        let include = k.var == "path" && (k.section == "include" || (k.section == "includeif" && k.sub.is_some()));
+        out.push(GitEntry {
+            scope: scope.to_string(),
+            origin: format!("file:{}", file.display()),
+            key,
+            value: k.value.clone(),
+        });
+        let (true, Some(value)) = (include, k.value.as_deref()) else { continue };
+        let target = match value.strip_prefix("~/") {
+            Some(rest) => match home {
+                Some(h) => h.join(rest),
+                None => return Err(format!("{} includes {value}, and there is no home folder", file.display())),
+            },
+            None => match file.parent() {
+                Some(dir) => dir.join(value),
+                None => std::path::PathBuf::from(value),
+            },
+        };
+        read_one(&crate::paths::normalize(&target), scope, home, read, depth + 1, out)?;
+    }
+    Ok(())
 }
 
 /// Scopes the repository controls: its own configuration and what it includes, a worktree's,
@@ -181,6 +335,12 @@ pub fn assess(view: &GitConfigView) -> GitRisk {
             risk.repository = Some(text.clone());
         }
         risk.any.get_or_insert(text);
+    }
+    if risk.repository.is_none() {
+        risk.repository = entries.iter().filter(|e| repository_scope(&e.scope)).find_map(|e| {
+            let why = repository_program(e)?;
+            Some(format!("{} sets {} ({why})", e.origin.strip_prefix("file:").unwrap_or(&e.origin), e.key))
+        });
     }
     risk
 }
@@ -726,6 +886,105 @@ mod tests {
         assert!(assess(&sig).repository.is_some());
         let bad = assess(&GitConfigView::Unreadable("boom".into()));
         assert!(bad.any.is_some() && bad.repository.is_some());
+    }
+
+    #[test]
+    fn programs_other_sub_commands_run_are_the_repositorys_risk_only() {
+        let risky = [
+            ("gpg.program", Some("./p")),
+            ("gpg.ssh.program", Some("./p")),
+            ("gpg.x509.program", Some("./p")),
+            ("gpg.ssh.defaultkeycommand", Some("./p")),
+            ("core.editor", Some("./p")),
+            ("sequence.editor", Some("./p")),
+            ("protocol.allow", Some("always")),
+            ("protocol.ext.allow", Some("user")),
+            ("remote.o.url", Some(" ext::sh -c x")),
+            ("remote.o.pushurl", Some("EXT::x")),
+            ("url.ext::sh -c x #.insteadof", Some("https://example.com/")),
+            ("url.Ext::x.pushinsteadof", Some("https://example.com/")),
+            ("trailer.sign.command", Some("./p")),
+            ("hook.pre.command", Some("./p")),
+        ];
+        for (k, v) in risky {
+            assert!(repository_program(&entry("local", k, v)).is_some(), "{k}");
+            let r = assess(&GitConfigView::Entries(vec![entry("local", k, v)]));
+            assert!(r.repository.is_some() && r.any.is_none(), "{k}: {r:?}");
+            // The user's own choice stays the user's.
+            assert_eq!(assess(&GitConfigView::Entries(vec![entry("global", k, v)])), GitRisk::default(), "{k}");
+        }
+        let plain = [
+            ("protocol.ext.allow", Some("never")),
+            ("protocol.file.allow", Some("always")),
+            ("remote.o.url", Some("https://example.com/x.git")),
+            ("url.git@github.com:.insteadof", Some("https://github.com/")),
+            ("user.signingkey", Some("ABC")),
+            ("commit.gpgsign", Some("true")),
+        ];
+        for (k, v) in plain {
+            assert!(repository_program(&entry("local", k, v)).is_none(), "{k}");
+        }
+    }
+
+    #[test]
+    fn git_config_writes_of_code_running_keys_name_the_repositorys_file() {
+        let w = |line: &str| code_running_config_write(&line.split(' ').collect::<Vec<_>>());
+        for line in [
+            "git config core.fsmonitor ./x",
+            "git config Core.FSMonitor ./x",
+            "git config set gpg.program ./p",
+            "git config --add credential.helper x",
+            "git config --type bool-or-str core.pager x",
+            "git config --edit",
+            "git config rename-section a core",
+            "git config remote.o.url ext::x",
+            "git config never.heard.of x",
+            "git config nodot x",
+            "git -C . config core.editor vi",
+        ] {
+            assert_eq!(w(line), Some(".git/config"), "{line}");
+        }
+        assert_eq!(w("git config --worktree core.fsmonitor ./x"), Some(".git/config.worktree"));
+        for line in [
+            "git config user.name A",
+            "git config --get core.editor",
+            "git config core.editor",
+            "git config get core.fsmonitor",
+            "git config --list",
+            "git config remote.o.url https://example.com/x",
+            "git config -f x.cfg core.fsmonitor ./x",
+            "git config --global core.fsmonitor ./x",
+            "git status",
+        ] {
+            assert_eq!(w(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn config_files_are_read_with_their_includes() {
+        let files: std::collections::HashMap<&str, &str> = [
+            ("/r/.git/config", "[include]\n\tpath = ../team.cfg\n[includeIf \"onbranch:x\"]\n\tpath = ~/c.cfg\n"),
+            ("/r/team.cfg", "[gpg]\n\tprogram = ./p\n[include]\n\tpath = missing.cfg\n"),
+            ("/h/c.cfg", "[core]\n\teditor = ./e\n"),
+            ("/r/bad.cfg", "[core\n"),
+            ("/r/loop.cfg", "[include]\n\tpath = loop.cfg\n"),
+        ]
+        .into_iter()
+        .collect();
+        let read = |p: &std::path::Path| {
+            files
+                .get(p.to_str().unwrap_or(""))
+                .map(|t| t.to_string())
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        };
+        let home = Some(std::path::Path::new("/h"));
+        let got = read_files(&["/r/.git/config".into()], "local", home, &read).unwrap();
+        let keys: Vec<&str> = got.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, ["include.path", "gpg.program", "include.path", "includeif.onbranch:x.path", "core.editor"]);
+        assert_eq!(got[1].origin, "file:/r/team.cfg");
+        assert!(read_files(&["/r/bad.cfg".into()], "local", home, &read).is_err());
+        assert!(read_files(&["/r/loop.cfg".into()], "local", home, &read).is_err());
+        assert_eq!(read_files(&["/nothing".into()], "local", home, &read).unwrap(), Vec::new());
     }
 
     /// What `git init` and `git clone` write, and ordinary settings, are safe; every key that

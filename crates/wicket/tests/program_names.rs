@@ -64,7 +64,7 @@ const ALLOWED: &[(&str, &[&str], Why)] = &[
     ("crates/wicket-policy/src/gitalias.rs", &["bundle", "diff", "fetch", "grep", "mv", "rm"], Why::NotAProgram),
     (
         "crates/wicket-policy/src/gitconfig.rs",
-        &["alias", "cmd", "command", "diff", "fetch", "grep", "http", "local", "mv", "rm"],
+        &["alias", "cmd", "command", "diff", "fetch", "grep", "http", "local", "man", "mv", "rm"],
         Why::NotAProgram,
     ),
     ("crates/wicket-policy/src/host.rs", &["http", "https", "local"], Why::NotAProgram),

@@ -129,9 +129,35 @@ pub fn deny_forms(words: &[&str]) -> Vec<String> {
     out
 }
 
-/// `git config` writes: the file a write goes to (`-f FILE`, `--global`) is a write target the
-/// path checks see. (That a write needs a rule naming `config` is the git flag table's.)
-pub(crate) fn config_writes(args: &[&str], e: &mut Effects) {
+/// What a `git config` argv does (git-config(1), both the option forms and the `set`/`get`
+/// sub-command forms), read once for the write targets here and for the engine's judgment of
+/// the key written.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ConfigCall {
+    /// `-f FILE`, `--file FILE`, `--file=FILE`.
+    pub file: Option<String>,
+    /// `--global`, `--system`, `--worktree`.
+    pub global: bool,
+    /// `--system`.
+    pub system: bool,
+    /// `--worktree`.
+    pub worktree: bool,
+    /// The argv changes the file (`KEY VALUE`, `set`, `--add`, `--unset`, `--edit` …).
+    pub write: bool,
+    /// The write is not one named key: `--edit`/`edit` (the editor may write anything) or a
+    /// section renamed or removed (`[x]` renamed to `[core]` holds keys nobody named).
+    pub whole_file: bool,
+    /// The key named (the first operand after a sub-command word), as written.
+    pub key: Option<String>,
+    /// The value written, when one is.
+    pub value: Option<String>,
+}
+
+/// Options of `git config` that take the next word as their value.
+const CONFIG_WITH_VALUE: &[&str] = &["-f", "--file", "--blob", "--type", "--default", "--comment", "--value", "--url"];
+
+/// Read a git argv (program left out) that runs `git config`; `None` for any other.
+pub fn config_call(args: &[&str]) -> Option<ConfigCall> {
     // Skip the global options and their values (`git -C dir config`).
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
@@ -141,36 +167,71 @@ pub(crate) fn config_writes(args: &[&str], e: &mut Effects) {
         i += 1;
     }
     if args.get(i) != Some(&"config") {
-        return;
+        return None;
     }
     let rest = &args[i + 1..];
-    let (mut file, mut positional, mut write, mut read) = (None, 0, false, false);
+    let mut c = ConfigCall::default();
+    let (mut operands, mut read, mut sub) = (Vec::new(), false, false);
     let mut k = 0;
     while let Some(w) = rest.get(k) {
         match *w {
             "-f" | "--file" => {
-                file = rest.get(k + 1).map(|s| s.to_string());
+                c.file = rest.get(k + 1).map(|s| s.to_string());
                 k += 1;
             }
-            "--blob" => k += 1,
-            _ if w.starts_with("--file=") => file = w.strip_prefix("--file=").map(str::to_string),
+            _ if CONFIG_WITH_VALUE.contains(w) => k += 1,
+            _ if w.starts_with("--file=") => c.file = w.strip_prefix("--file=").map(str::to_string),
+            "--global" => c.global = true,
+            "--system" => c.system = true,
+            "--worktree" => c.worktree = true,
             "--get" | "--get-all" | "--get-regexp" | "--list" | "-l" | "--get-urlmatch" | "--get-color"
             | "--get-colorbool" => read = true,
-            "--unset" | "--unset-all" | "--add" | "--replace-all" | "--edit" | "-e" | "--rename-section"
-            | "--remove-section" => write = true,
-            "get" | "list" if positional == 0 => read = true,
-            "set" | "unset" | "edit" | "rename-section" | "remove-section" if positional == 0 => write = true,
-            _ if !w.starts_with('-') => positional += 1,
+            "--unset" | "--unset-all" | "--add" | "--replace-all" => c.write = true,
+            "--edit" | "-e" | "--rename-section" | "--remove-section" => {
+                c.write = true;
+                c.whole_file = true;
+            }
+            "get" | "list" if operands.is_empty() && !sub => {
+                read = true;
+                sub = true;
+            }
+            "set" | "unset" if operands.is_empty() && !sub => {
+                c.write = true;
+                sub = true;
+            }
+            "edit" | "rename-section" | "remove-section" if operands.is_empty() && !sub => {
+                c.write = true;
+                c.whole_file = true;
+                sub = true;
+            }
+            _ if !w.starts_with('-') => operands.push(w.to_string()),
             _ => {}
         }
         k += 1;
     }
-    if read || !(write || positional >= 2) {
+    if read {
+        c.write = false;
+        c.whole_file = false;
+    } else if operands.len() >= 2 {
+        c.write = true;
+    }
+    let mut operands = operands.into_iter();
+    c.key = operands.next();
+    c.value = operands.next();
+    Some(c)
+}
+
+/// `git config` writes: the file a write goes to (`-f FILE`, `--global`) is a write target the
+/// path checks see. (That a write needs a rule naming `config` is the git flag table's; which
+/// keys make a write to the repository's own file code-running is the engine's.)
+pub(crate) fn config_writes(args: &[&str], e: &mut Effects) {
+    let Some(c) = config_call(args) else { return };
+    if !c.write {
         return;
     }
-    if let Some(f) = file {
+    if let Some(f) = c.file {
         e.writes.push(f);
-    } else if rest.contains(&"--global") {
+    } else if c.global {
         e.writes.push("~/.gitconfig".to_string());
         e.writes.push("~/.config/git/config".to_string());
     }
