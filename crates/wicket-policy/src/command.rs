@@ -356,8 +356,13 @@ fn loop_expansions(cmd: &SimpleCommand) -> Vec<std::borrow::Cow<'_, SimpleComman
     out.into_iter().map(Cow::Owned).collect()
 }
 
-/// Programs whose arguments are only printed: a dynamic argument cannot make them do more.
-const INERT_PROGRAMS: &[&str] = &["echo", "printf", "true", "false", ":"];
+/// Whether a program's arguments are only printed or ignored, so a dynamic argument cannot make
+/// it do more: its record says so (`only_prints`: `echo`, `true` …), or it is `:`, bash's own
+/// null command (no program of that name exists, so the catalogue has no record of it). Only a
+/// bare name: `./echo` is the project's own program.
+fn only_prints(program: &str) -> bool {
+    program == ":" || (!program.contains('/') && wicket_programs::lookup(program).is_some_and(|p| p.only_prints))
+}
 
 /// What the walk over a command line's simple commands collects.
 #[derive(Default)]
@@ -950,7 +955,7 @@ fn inert_dynamic(cmd: &SimpleCommand) -> bool {
     {
         return false;
     }
-    let printer = INERT_PROGRAMS.contains(&program);
+    let printer = only_prints(program);
     cmd.words.windows(2).all(|pair| {
         let (prev, w) = (&pair[0], &pair[1]);
         if w.value.is_some() {
@@ -1042,8 +1047,20 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{expand_braces, view_with, RecentViews, ViewContext};
+    use super::{expand_braces, only_prints, view_with, RecentViews, ViewContext};
     use std::sync::Arc;
+
+    /// The programs whose words are only printed are the ones `command.rs` listed before their
+    /// records held the fact; a program named by a path is never one.
+    #[test]
+    fn the_programs_that_only_print_are_the_ones_listed_before() {
+        for p in ["echo", "printf", "true", "false", ":"] {
+            assert!(only_prints(p), "{p}");
+        }
+        for p in ["./echo", "/bin/true", "cat", "ls", "eval", "export", "nosuch", ""] {
+            assert!(!only_prints(p), "{p}");
+        }
+    }
 
     #[test]
     fn a_repeated_line_gets_its_kept_view_and_nothing_else_does() {
