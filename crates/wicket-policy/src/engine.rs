@@ -1488,7 +1488,12 @@ impl Policy {
         if !SAFE_LIST.contains(&text.as_str()) {
             return None;
         }
-        if text.starts_with("git ") {
+        // A git command of the list: the repository's configuration may make git run a program.
+        let git = text
+            .split(' ')
+            .next()
+            .is_some_and(|p| wicket_programs::lookup(p).is_some_and(|r| r.checker == Checker::Git));
+        if git {
             if let Some(risk) = &self.git_risk.any {
                 return self.unattended_or(Verdict::ask(
                     By::SafeList,

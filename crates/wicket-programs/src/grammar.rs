@@ -202,6 +202,10 @@ pub struct Program {
     /// that exists gets the sandbox's writable layer: the planner makes it, empty, when it is
     /// missing and the program is on `PATH`.
     pub home_cache: Option<&'static str>,
+    /// Options whose value is only text for people (a commit message, an issue's title or
+    /// body): a dynamic value there, one whole double-quoted word, cannot make it do more (`gh
+    /// pr create -b "$(cat notes)"`). Empty: the engine's usual `-m` and `--message`.
+    pub message_options: &'static [&'static str],
     /// What its argv does, as every consumer must find it: at least one per record
     /// (`tests/program_examples.rs` in wicket-policy runs each through the engine and the
     /// shell reader).
@@ -238,6 +242,7 @@ pub(crate) const GETOPT: Program = Program {
     makes_no_links: false,
     only_prints: false,
     home_cache: None,
+    message_options: &[],
     examples: &[],
 };
 

@@ -117,6 +117,7 @@ pub static KNOWN: &[&Program] = &[
     &files::FILE,
     &net::FTP,
     &packages::GEM,
+    &net::GH,
     &net::GIT_REMOTE,
     &files::GREP,
     &interpreters::GROOVY,
