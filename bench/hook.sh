@@ -14,6 +14,17 @@ cargo build --release -q -p wicket
 bin="$PWD/target/release/wicket"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# Both builds run from copies: the linker's own output file starts ~0.3 ms slower than a copy
+# of it on this VM (seen with `--version`), so a fresh target/release/wicket against a copied
+# baseline looked 15-23% slower than a copy of the build before it, with no code change between.
+mkdir -p "$work/this" "$work/base"
+cp "$bin" "$PWD/target/release/wicket-shim" "$work/this/"
+bin="$work/this/wicket"
+base=""
+if [ -n "${BASELINE:-}" ]; then
+  cp "$BASELINE" "$work/base/wicket"
+  base="$work/base/wicket"
+fi
 mkdir -p "$work/proj/src" "$work/home"
 export WICKET_HOME="$work/home/.wicket" HOME="$work/home"
 cd "$work/proj"
@@ -56,9 +67,9 @@ PY
 # timed from spawn to exit. hyperfine (when there) cross-checks `cat` alone without a shell.
 for case in claude:bash claude:read codex:codex_bash codex:codex_patch gemini:gemini_shell gemini:gemini_read; do
   agent="${case%%:*}" name="${case#*:}"
-  python3 - "$bin" "$name" "$agent" "${BASELINE:-}" <<'PY'
+  python3 - "$bin" "$name" "$agent" "$base" "${BASELINE:-}" <<'PY'
 import statistics, subprocess, sys, time
-bin, name, agent, base = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+bin, name, agent, base, label = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 def once(argv):
     with open(f"{name}.json", "rb") as f:
         t = time.perf_counter()
@@ -79,7 +90,7 @@ print(f"{name}: wicket hook {agent} median {wm*1e3:.2f} ms (p99 {p99*1e3:.2f} ms
       f"cat median {cm*1e3:.2f} ms, ratio {wm/cm:.2f}x (issue 20 target <= 1.5x)")
 if base:
     bm = statistics.median(b)
-    print(f"{name}: baseline {base} median {bm*1e3:.2f} ms; this build / baseline {wm/bm:.3f}")
+    print(f"{name}: baseline {label} median {bm*1e3:.2f} ms; this build / baseline {wm/bm:.3f}")
 PY
 done
 if command -v hyperfine >/dev/null 2>&1; then

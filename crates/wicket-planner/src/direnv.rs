@@ -24,6 +24,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use wicket_programs::Role;
+
 use crate::pointers::{is_assignment, parse_shell, Command, Ctx, Found, Kind, Vars, Word, UNKNOWN};
 
 /// At most this many entries of direnv's allow list are read.
@@ -32,7 +34,8 @@ const MAX_ALLOWED: usize = 10_000;
 /// How deep files sourced by files sourced by an `.envrc` are followed.
 const MAX_DEPTH: usize = 8;
 
-/// Commands of bash and of direnv's standard library that load nothing and change no path.
+/// Commands of bash and of direnv's standard library that load nothing and change no path,
+/// besides the programs whose records say so (see [`inert_program`]).
 const INERT: &[&str] = &[
     "log_status",
     "log_error",
@@ -52,10 +55,6 @@ const INERT: &[&str] = &[
     "MANPATH_add",
     "PATH_rm",
     "path_rm",
-    "echo",
-    "printf",
-    "true",
-    "false",
     ":",
     "test",
     "[",
@@ -67,12 +66,16 @@ const INERT: &[&str] = &[
     "unset",
     "shift",
     "read",
-    "local",
-    "declare",
-    "typeset",
-    "readonly",
-    "export",
 ];
+
+/// A program the catalogue says loads nothing and changes no path, unless through its
+/// `NAME=value` words (read as assignments): one that only prints or ignores its words (`echo`,
+/// `true`), or a builtin that runs nothing and only sets variables (`export`, `local`,
+/// `declare`; `env` sets them too, but runs a command). Only a bare name: `./echo` is a file.
+fn inert_program(name: &str) -> bool {
+    !name.contains('/')
+        && wicket_programs::lookup(name).is_some_and(|p| p.only_prints || (p.assigns && p.role == Role::Plain))
+}
 
 /// Words that start or end a compound command around simple ones (`if …; then …; fi`): both
 /// branches are read, as if both ran.
@@ -410,7 +413,7 @@ impl Envrc<'_> {
         if let Some(kind) = n.strip_prefix("use_") {
             return self.layout_or_use("use", kind, args, pwd);
         }
-        if INERT.contains(&n) {
+        if INERT.contains(&n) || inert_program(n) {
             for a in args.iter().filter(|a| is_assignment(a)) {
                 self.assignment(a, pwd)?;
             }
@@ -585,6 +588,19 @@ mod tests {
         let mut found = Found::default();
         protect(root, None, &ctx, &mut found);
         found
+    }
+
+    /// The programs the reader passes over as loading nothing are the ones `direnv.rs` listed
+    /// before their records held the facts; a program named by a path is never one.
+    #[test]
+    fn the_inert_programs_are_the_ones_listed_before() {
+        let before = ["echo", "printf", "true", "false", "local", "declare", "typeset", "readonly", "export"];
+        for p in before {
+            assert!(inert_program(p), "{p}");
+        }
+        for p in ["./echo", "/usr/bin/export", "env", "cat", "source", "eval", "command", "nosuch", ""] {
+            assert!(!inert_program(p), "{p}");
+        }
     }
 
     /// What each `.envrc` line loads is protected; one case a line: (text, read-only paths,

@@ -35,21 +35,20 @@ pub const HOME_CACHES: &[&str] = &[
     "Library/pnpm",
 ];
 
-/// Package caches that are made, empty, in the home when missing and the package manager that
-/// fills each is on `PATH`: only a cache that exists gets the sandbox's writable layer, and in the
-/// sealed home a sandboxed tool cannot make it itself (`npx -y` on a fresh machine fails with
-/// `ENOENT: mkdir ~/.npm`). The host's copy stays empty; the tool would have made it on first use.
-pub const MADE_CACHES: &[(&str, &str)] = &[(".npm", "npm")];
-
-/// Make the missing [`MADE_CACHES`] in `home` whose program is in a folder of `path`, but none
-/// inside `keep_out` (wicket's own state: a cache there is refused, so making one would stop
-/// every run). Best effort: a cache that cannot be made stays missing, as before.
+/// Make, empty, each package cache a program's record names (`home_cache`: npm's `.npm`) that is
+/// missing in `home` while the program is in a folder of `path`: only a cache that exists gets
+/// the sandbox's writable layer, and in the sealed home a sandboxed tool cannot make it itself
+/// (`npx -y` on a fresh machine fails with `ENOENT: mkdir ~/.npm`). The host's copy stays
+/// empty; the tool would have made it on first use. None is made inside `keep_out` (wicket's own
+/// state: a cache there is refused, so making one would stop every run). Best effort: a cache
+/// that cannot be made stays missing, as before.
 pub fn make_missing_caches(home: &Path, path: Option<&std::ffi::OsStr>, keep_out: &[PathBuf]) {
     let Some(path) = path else { return };
     if !home.is_dir() {
         return;
     }
-    for (cache, program) in MADE_CACHES {
+    for record in wicket_programs::records() {
+        let Some(cache) = record.home_cache else { continue };
         let dir = home.join(cache);
         // Anything there already (a folder, a file, a link, a dangling one) is left as it is.
         if std::fs::symlink_metadata(&dir).is_ok() {
@@ -61,7 +60,8 @@ pub fn make_missing_caches(home: &Path, path: Option<&std::ffi::OsStr>, keep_out
         if keep_out.iter().any(inside) {
             continue;
         }
-        if std::env::split_paths(path).any(|d| d.is_absolute() && d.join(program).is_file()) {
+        let on_path = |d: PathBuf| d.is_absolute() && record.names.iter().any(|n| d.join(n).is_file());
+        if std::env::split_paths(path).any(on_path) {
             let _ = std::fs::create_dir(&dir);
         }
     }

@@ -356,8 +356,13 @@ fn loop_expansions(cmd: &SimpleCommand) -> Vec<std::borrow::Cow<'_, SimpleComman
     out.into_iter().map(Cow::Owned).collect()
 }
 
-/// Programs whose arguments are only printed: a dynamic argument cannot make them do more.
-const INERT_PROGRAMS: &[&str] = &["echo", "printf", "true", "false", ":"];
+/// Whether a program's arguments are only printed or ignored, so a dynamic argument cannot make
+/// it do more: its record says so (`only_prints`: `echo`, `true` …), or it is `:`, bash's own
+/// null command (no program of that name exists, so the catalogue has no record of it). Only a
+/// bare name: `./echo` is the project's own program.
+fn only_prints(program: &str) -> bool {
+    program == ":" || (!program.contains('/') && wicket_programs::lookup(program).is_some_and(|p| p.only_prints))
+}
 
 /// What the walk over a command line's simple commands collects.
 #[derive(Default)]
@@ -946,6 +951,10 @@ impl Builder {
     }
 }
 
+/// Options whose value is a message (`git commit -m "$(…)"`), for a program whose record names
+/// none of its own.
+const MESSAGE_OPTIONS: &[&str] = &["-m", "--message"];
+
 /// Are all of a command's dynamic words harmless to an allow rule? They are when each is one
 /// whole double-quoted argument (no splitting, no globbing) that is a message (`-m "$(…)"`),
 /// or when the program only prints its arguments (`echo "$x"`, `echo $i`).
@@ -956,20 +965,22 @@ fn inert_dynamic(cmd: &SimpleCommand) -> bool {
     {
         return false;
     }
-    let printer = INERT_PROGRAMS.contains(&program);
+    let printer = only_prints(program);
+    // The options whose value is a message: the record's (`gh -b`), else the usual two. Only
+    // for a bare name: `./gh` is the project's own program.
+    let messages = (!program.contains('/'))
+        .then(|| wicket_programs::lookup(program))
+        .flatten()
+        .map(|p| p.message_options)
+        .filter(|m| !m.is_empty())
+        .unwrap_or(MESSAGE_OPTIONS);
     cmd.words.windows(2).all(|pair| {
         let (prev, w) = (&pair[0], &pair[1]);
         if w.value.is_some() {
             return true;
         }
         let whole_quoted = w.raw.len() >= 2 && w.raw.starts_with('"') && w.raw.ends_with('"');
-        let message = match program {
-            "gh" => matches!(
-                prev.value.as_deref(),
-                Some("-m" | "--message" | "-b" | "--body" | "-t" | "--title" | "-n" | "--notes")
-            ),
-            _ => matches!(prev.value.as_deref(), Some("-m" | "--message")),
-        };
+        let message = prev.value.as_deref().is_some_and(|o| messages.contains(&o));
         // `diff <(ls a) <(ls b)`: the word is a `/dev/fd/N` name; what runs inside is a part of
         // its own that needs its own rule.
         let process_substitution = (w.raw.starts_with("<(") || w.raw.starts_with(">(")) && w.raw.ends_with(')');
@@ -1048,8 +1059,36 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{expand_braces, view_with, RecentViews, ViewContext};
+    use super::{expand_braces, only_prints, view_with, RecentViews, ViewContext};
     use std::sync::Arc;
+
+    /// The programs whose words are only printed are the ones `command.rs` listed before their
+    /// records held the fact; a program named by a path is never one.
+    #[test]
+    fn the_programs_that_only_print_are_the_ones_listed_before() {
+        for p in ["echo", "printf", "true", "false", ":"] {
+            assert!(only_prints(p), "{p}");
+        }
+        for p in ["./echo", "/bin/true", "cat", "ls", "eval", "export", "nosuch", ""] {
+            assert!(!only_prints(p), "{p}");
+        }
+    }
+
+    /// A dynamic word is harmless as a message: after `-m`/`--message` for any program, after
+    /// the options gh's record lists for gh (`-b`), and not after gh's for another program or
+    /// for a `gh` named by its path.
+    #[test]
+    fn a_dynamic_message_is_coverable_by_the_program_s_own_options() {
+        let coverable = |c: &str| view_with(c, &ViewContext::default()).parts.iter().all(|p| p.coverable);
+        for c in
+            [r#"git commit -m "$(cat m)""#, r#"gh pr create -b "$(cat m)""#, r#"gh release create v1 --notes "$x""#]
+        {
+            assert!(coverable(c), "{c}");
+        }
+        for c in [r#"git commit -b "$(cat m)""#, r#"./gh pr create -b "$(cat m)""#, r#"gh pr create -b $x"#] {
+            assert!(!coverable(c), "{c}");
+        }
+    }
 
     #[test]
     fn a_repeated_line_gets_its_kept_view_and_nothing_else_does() {

@@ -783,7 +783,7 @@ impl Policy {
         let listable = !view.analysis.compound
             || view.analysis.commands.iter().all(|c| {
                 c.redirects.iter().all(|r| !r.op.writes())
-                    && c.words.first().and_then(|w| w.value.as_deref()).is_some_and(|p| LISTING_SAFE.contains(&p))
+                    && c.words.first().and_then(|w| w.value.as_deref()).is_some_and(makes_no_links)
             });
         for (arg, glob) in &view.args {
             for cand in path_candidates(arg) {
@@ -1506,7 +1506,12 @@ impl Policy {
         if !SAFE_LIST.contains(&text.as_str()) {
             return None;
         }
-        if text.starts_with("git ") {
+        // A git command of the list: the repository's configuration may make git run a program.
+        let git = text
+            .split(' ')
+            .next()
+            .is_some_and(|p| wicket_programs::lookup(p).is_some_and(|r| r.checker == Checker::Git));
+        if git {
             if let Some(risk) = &self.git_risk.any {
                 return self.unattended_or(Verdict::ask(
                     By::SafeList,
@@ -1923,9 +1928,31 @@ fn git_config_risk(env: &PathEnv) -> (GitRisk, Option<GitConfigView>) {
     (GitRisk { any: any.or(parsed.any), repository: repository.or(parsed.repository) }, Some(view))
 }
 
-/// Programs that create no files (without redirections): a line made only of them cannot
-/// change a folder between the glob check and bash's expansion.
-const LISTING_SAFE: &[&str] = &[
-    "ls", "du", "grep", "rg", "wc", "head", "tail", "cat", "sort", "uniq", "file", "stat", "echo", "printf", "diff",
-    "cut", "tr",
-];
+/// Whether the program a command names makes no links (its record says so, `makes_no_links`):
+/// a line made only of such programs cannot change a folder between the glob check and bash's
+/// expansion. Only a bare name: `./cat` is the project's own program, whatever its name.
+fn makes_no_links(program: &str) -> bool {
+    !program.contains('/') && wicket_programs::lookup(program).is_some_and(|p| p.makes_no_links)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::makes_no_links;
+
+    /// The programs that make no links are the ones `engine.rs` listed before their records held
+    /// the fact (and grep's other names, which share its record); a program named by a path is
+    /// never one, whatever its name.
+    #[test]
+    fn the_programs_that_make_no_links_are_the_ones_listed_before() {
+        let before = [
+            "ls", "du", "grep", "rg", "wc", "head", "tail", "cat", "sort", "uniq", "file", "stat", "echo", "printf",
+            "diff", "cut", "tr",
+        ];
+        for p in before.iter().chain(&["egrep", "fgrep", "ggrep"]) {
+            assert!(makes_no_links(p), "{p}");
+        }
+        for p in ["./cat", "/bin/ls", "src/grep", "tee", "cp", "ln", "mkdir", "touch", "true", "bash", "nosuch", ""] {
+            assert!(!makes_no_links(p), "{p}");
+        }
+    }
+}

@@ -188,6 +188,24 @@ pub struct Program {
     /// A pager git may run (`core.pager`): with plain flags only (`less -FRX`) it shows its
     /// input and runs nothing else.
     pub pages: bool,
+    /// It makes no link and no folder, whatever its arguments, and a file it writes holds only
+    /// what it read (`sort -o F`, `uniq IN OUT`): a line made only of such programs, with no
+    /// redirection that writes, cannot put a link where a glob on the same line looks between
+    /// wicket's listing of the folder and bash's expansion (`ln -s .env notes; cat *`).
+    pub makes_no_links: bool,
+    /// Its arguments only reach its output (`echo`, `printf`) or are ignored (`true`): whatever
+    /// a word holds when the command runs, it reads, writes and runs nothing more. (bash's own
+    /// `printf -v NAME` sets a variable: the shell reader reads that builtin's grammar.)
+    pub only_prints: bool,
+    /// The folder below the home where it keeps what it downloads, which it makes on first use
+    /// (`npm`: `.npm`). In a sandboxed run's sealed home it cannot make it, and only a cache
+    /// that exists gets the sandbox's writable layer: the planner makes it, empty, when it is
+    /// missing and the program is on `PATH`.
+    pub home_cache: Option<&'static str>,
+    /// Options whose value is only text for people (a commit message, an issue's title or
+    /// body): a dynamic value there, one whole double-quoted word, cannot make it do more (`gh
+    /// pr create -b "$(cat notes)"`). Empty: the engine's usual `-m` and `--message`.
+    pub message_options: &'static [&'static str],
     /// What its argv does, as every consumer must find it: at least one per record
     /// (`tests/program_examples.rs` in wicket-policy runs each through the engine and the
     /// shell reader).
@@ -221,6 +239,10 @@ pub(crate) const GETOPT: Program = Program {
     assigns: false,
     checker: Checker::None,
     pages: false,
+    makes_no_links: false,
+    only_prints: false,
+    home_cache: None,
+    message_options: &[],
     examples: &[],
 };
 
@@ -386,6 +408,7 @@ static SORT: Program = Program {
         o(&["--version"], NO, Plain),
     ],
     writes: Writes::Values(&["-o", "--output"]),
+    makes_no_links: true,
     examples: &[ex("sort -o out in", Expect::Risky(&["-o"]))],
     ..GETOPT
 };

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use wicket_programs::{lookup, program, Program, KNOWN, PROGRAMS, RUNNERS};
+use wicket_programs::{lookup, program, Network, Program, Role, Writes, KNOWN, PROGRAMS, RUNNERS};
 
 /// The sources that define records, read at build time (a pure crate's tests read no disk).
 const SOURCES: &[(&str, &str)] = &[
@@ -156,4 +156,35 @@ fn lookup_finds_every_name_by_base_name() {
     }
     assert_eq!(program("no-such-program"), None);
     assert_eq!(lookup("no-such-program"), None);
+}
+
+/// The facts the engine trusts without reading a program's words agree with the rest of its
+/// record: one that makes no links runs nothing and writes at most what its options name or
+/// nothing by its record (`uniq`'s output is its checker's), and one that only prints has no
+/// options, writes nothing and uses no network; a cache the planner makes stays below the home.
+#[test]
+fn facts_that_excuse_a_program_agree_with_its_record() {
+    for p in registered() {
+        if p.makes_no_links {
+            assert_eq!(p.role, Role::Plain, "{:?} makes no links but runs other programs", p.names);
+            assert!(
+                matches!(p.writes, Writes::Nothing | Writes::Values(_)),
+                "{:?} makes no links but writes {:?}",
+                p.names,
+                p.writes
+            );
+        }
+        if let Some(cache) = p.home_cache {
+            // The planner makes it below the home: a plain relative path, never out of it.
+            let plain =
+                !cache.is_empty() && !cache.starts_with('/') && cache.split('/').all(|c| !c.is_empty() && c != "..");
+            assert!(plain, "{:?}: home_cache {cache:?} is not a folder below the home", p.names);
+        }
+        if p.only_prints {
+            assert_eq!(p.role, Role::Plain, "{:?} only prints but runs other programs", p.names);
+            assert!(p.opts.is_empty() && p.subs.is_empty(), "{:?} only prints but has options", p.names);
+            assert_eq!(p.writes, Writes::Nothing, "{:?} only prints but writes", p.names);
+            assert_eq!(p.network, Network::Never, "{:?} only prints but uses the network", p.names);
+        }
+    }
 }

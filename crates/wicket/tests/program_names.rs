@@ -1,10 +1,11 @@
 //! The program catalogue (`crates/wicket-programs`) is the one place where program names are
 //! written. This test reads the non-test sources of every other crate and fails when a
 //! catalogued program's name appears there as a string literal, or as a pattern of a `match`
-//! (`"npm" | "pnpm" =>`), unless the place is listed below with why the word is not a program
-//! there (a JSON key, an agent's tool name, a bash keyword) or is a known leftover. A new copy
-//! of a program's name fails; so does a listed place that no longer holds the word, so the list
-//! only shrinks. (Issue 38: three lists of shells let `ash -c` past a deny rule that `zsh -c`
+//! (`"npm" | "pnpm" =>`) or of a comparison (`name == "git"`), unless the place is listed below
+//! with why the word is not a program looked up there (a JSON key, an agent's tool name, a bash
+//! keyword). A new copy of a program's name fails; so does a listed place that no longer holds
+//! the word, so the list only shrinks. There is no "leftover" reason: a program fact found
+//! outside the catalogue moves into its record. (Issue 38: three lists of shells let `ash -c` past a deny rule that `zsh -c`
 //! met; two definitions of a device path let `curl -o /dev/fd/3/../../x` write `x`.)
 
 #![allow(clippy::expect_used)] // test set-up: a source that cannot be read is a broken test, not input.
@@ -16,14 +17,20 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Why {
     /// The word is not a program there: a JSON key, an agent's tool or argument name, a URL
-    /// scheme, a git configuration section or sub-command, a package ecosystem, a folder name.
+    /// scheme, a git configuration section, sub-command or boolean value, an environment
+    /// variable's value, a word of an MCP tool's name, a package ecosystem, a folder name.
     NotAProgram,
-    /// Bash's own grammar: reserved words, declaration builtins, tree-sitter node kinds.
+    /// Bash's own grammar, where a bash script is read (the shell reader, the direnv reader):
+    /// reserved words (`time`, `coproc`), builtins bash runs itself with a meaning of their own
+    /// (`command`, `eval`, `source`, `printf -v NAME`), tree-sitter node kinds.
     BashSyntax,
-    /// Wicket runs this program itself, found by its name (its git helper).
+    /// Wicket runs this program itself, found by its name (its git helper; `wicket doctor`'s
+    /// node, which loads OpenCode's plugin to see that it works; `true`, which the sandbox
+    /// probe starts inside bubblewrap).
     RunsIt,
-    /// A program named outside the catalogue that should move there (a follow-up of issue 38).
-    Leftover,
+    /// A whole command line, compared as the text written (the exact safe list's `ls`): policy
+    /// about that one command, not a program looked up by its name.
+    ExactCommand,
 }
 
 /// The places a catalogued name may stand outside the catalogue: (file, names, why).
@@ -33,11 +40,8 @@ const ALLOWED: &[(&str, &[&str], Why)] = &[
     ("crates/wicket-net/src/proxy.rs", &["http", "timeout"], Why::NotAProgram),
     (
         "crates/wicket-planner/src/direnv.rs",
-        &[
-            "alias", "builtin", "command", "coproc", "declare", "eval", "exec", "export", "local", "readonly",
-            "source", "time", "trap", "typeset",
-        ],
-        Why::Leftover,
+        &["alias", "builtin", "command", "coproc", "eval", "exec", "source", "time", "trap"],
+        Why::BashSyntax,
     ),
     (
         "crates/wicket-planner/src/direnv.rs",
@@ -45,66 +49,81 @@ const ALLOWED: &[(&str, &[&str], Why)] = &[
         Why::NotAProgram,
     ),
     ("crates/wicket-planner/src/exec.rs", &["grep"], Why::NotAProgram),
-    ("crates/wicket-planner/src/exec.rs", &["npm"], Why::Leftover),
-    ("crates/wicket-planner/src/pointers.rs", &["alias"], Why::NotAProgram),
+    ("crates/wicket-planner/src/pointers.rs", &["alias", "false", "true"], Why::NotAProgram),
     ("crates/wicket-planner/src/sealed.rs", &["env", "git"], Why::NotAProgram),
     (
         "crates/wicket-policy/src/call.rs",
         &[
-            "bash", "cat", "chmod", "chown", "cmd", "command", "exec", "fetch", "find", "ftp", "grep", "http", "https",
-            "install", "kill", "make", "mkdir", "scp", "script", "sftp", "sh", "source", "ssh", "telnet", "tftp",
-            "touch", "unlink", "unzip", "view", "zsh",
+            "bash", "cat", "chmod", "chown", "cmd", "command", "exec", "fetch", "file", "find", "ftp", "grep", "http",
+            "https", "install", "kill", "ls", "make", "mkdir", "scp", "script", "sftp", "sh", "source", "ssh", "stat",
+            "telnet", "tftp", "touch", "unlink", "unzip", "view", "zsh",
         ],
         Why::NotAProgram,
     ),
     ("crates/wicket-policy/src/command.rs", &["exec"], Why::NotAProgram),
-    ("crates/wicket-policy/src/engine.rs", &["bash", "command"], Why::NotAProgram),
-    ("crates/wicket-policy/src/engine.rs", &["cat", "diff", "grep", "rg", "sort", "uniq"], Why::Leftover),
+    ("crates/wicket-policy/src/command.rs", &["ls"], Why::ExactCommand),
+    ("crates/wicket-policy/src/engine.rs", &["bash", "command", "grep"], Why::NotAProgram),
     ("crates/wicket-policy/src/examples.rs", &["bash", "command", "grep"], Why::NotAProgram),
     ("crates/wicket-policy/src/gitalias.rs", &["bundle", "diff", "fetch", "grep", "mv", "rm"], Why::NotAProgram),
     (
         "crates/wicket-policy/src/gitconfig.rs",
-        &["alias", "cmd", "command", "diff", "fetch", "grep", "http", "local", "man", "mv", "rm"],
+        &["alias", "cmd", "command", "diff", "false", "fetch", "grep", "http", "local", "man", "mv", "rm", "true"],
         Why::NotAProgram,
     ),
     ("crates/wicket-policy/src/host.rs", &["http", "https", "local"], Why::NotAProgram),
     ("crates/wicket-policy/src/rules.rs", &["bash", "grep"], Why::NotAProgram),
+    ("crates/wicket-otel/src/config.rs", &["true"], Why::NotAProgram),
+    ("crates/wicket-sandbox/src/probe.rs", &["true"], Why::RunsIt),
     ("crates/wicket-sandbox/src/shells.rs", &["make"], Why::NotAProgram),
     ("crates/wicket-shell/src/parse.rs", &["command"], Why::BashSyntax),
     (
         "crates/wicket-shell/src/walk.rs",
-        &["alias", "command", "coproc", "declare", "eval", "exec", "export", "local", "readonly", "source", "typeset"],
+        &[
+            "alias", "command", "coproc", "declare", "eval", "exec", "export", "local", "printf", "readonly", "source",
+            "typeset",
+        ],
         Why::BashSyntax,
     ),
     ("crates/wicket/src/agents/claude.rs", &["bash", "command", "grep"], Why::NotAProgram),
     ("crates/wicket/src/agents/codex.rs", &["bash", "command"], Why::NotAProgram),
+    ("crates/wicket/src/agents/copilot.rs", &["bash", "command", "grep", "view"], Why::NotAProgram),
+    ("crates/wicket/src/agents/droid.rs", &["bash", "command", "grep"], Why::NotAProgram),
     ("crates/wicket/src/agents/gemini.rs", &["bash", "command", "grep"], Why::NotAProgram),
+    ("crates/wicket/src/agents/opencode.rs", &["bash", "command", "grep"], Why::NotAProgram),
+    ("crates/wicket/src/agents/qwen.rs", &["bash", "command"], Why::NotAProgram),
     ("crates/wicket/src/approver/render.rs", &["bash", "command", "exec", "grep", "sh"], Why::NotAProgram),
+    ("crates/wicket/src/audit.rs", &["true"], Why::NotAProgram),
     ("crates/wicket/src/audit_cmd.rs", &["bash"], Why::NotAProgram),
     ("crates/wicket/src/check_cmd.rs", &["bash"], Why::NotAProgram),
     ("crates/wicket/src/codex_trust.rs", &["command", "timeout"], Why::NotAProgram),
-    ("crates/wicket/src/doctor_cmd.rs", &["command", "timeout"], Why::NotAProgram),
-    ("crates/wicket/src/doctor_cmd.rs", &["git"], Why::RunsIt),
+    ("crates/wicket/src/doctor_cmd.rs", &["bash", "command", "timeout"], Why::NotAProgram),
+    ("crates/wicket/src/doctor_cmd.rs", &["git", "node"], Why::RunsIt),
     ("crates/wicket/src/gitcache.rs", &["local"], Why::NotAProgram),
     ("crates/wicket/src/gitconfig.rs", &["git"], Why::RunsIt),
     ("crates/wicket/src/hook_core.rs", &["bash", "command"], Why::NotAProgram),
     ("crates/wicket/src/init_cmd.rs", &["command", "timeout"], Why::NotAProgram),
+    ("crates/wicket/src/init_agents.rs", &["bash", "command", "timeout"], Why::NotAProgram),
     ("crates/wicket/src/hook_claude.rs", &["command"], Why::NotAProgram),
     ("crates/wicket/src/hook_codex.rs", &["command"], Why::NotAProgram),
+    ("crates/wicket/src/hook_copilot.rs", &["bash", "command", "view"], Why::NotAProgram),
+    ("crates/wicket/src/hook_droid.rs", &["command"], Why::NotAProgram),
     ("crates/wicket/src/hook_gemini.rs", &["command"], Why::NotAProgram),
+    ("crates/wicket/src/hook_opencode.rs", &["bash", "command"], Why::NotAProgram),
+    ("crates/wicket/src/hook_qwen.rs", &["command"], Why::NotAProgram),
     ("crates/wicket/src/policy_cmd.rs", &["bash"], Why::NotAProgram),
     ("crates/wicket/src/registries.rs", &["cargo", "composer", "go", "npm", "pip"], Why::NotAProgram),
     ("crates/wicket/src/run_cmd.rs", &["bash", "command"], Why::NotAProgram),
     ("crates/wicket/src/serve_cmd.rs", &["bash", "command", "timeout"], Why::NotAProgram),
 ];
 
-/// A string literal in code: its text, its line, and whether it is a pattern of a `match`
-/// (`"a" | "b"`, `"a" =>`).
+/// A string literal in code: its text, its line, and whether code decides by it: a pattern of
+/// a `match` (`"a" | "b"`, `"a" =>`, `matches!(p, "a")`) or a side of a comparison
+/// (`name == "a"`, `"a" != name`).
 #[derive(Debug)]
 struct Literal {
     text: String,
     line: usize,
-    pattern: bool,
+    keyed: bool,
 }
 
 /// The string literals of a Rust source's non-test code: comments are skipped, and so is each
@@ -232,21 +251,50 @@ fn literals(src: &str) -> Vec<Literal> {
         from = end;
     }
     let bytes = text.as_bytes();
-    // A pattern is followed by `=>` or `|`, or follows a `|` (not `||`).
+    // A pattern is followed by `=>` or `|` (also after the `)` of `Some("a") =>`), or follows
+    // a `|` (not `||`); a comparison has `==` or `!=` on either side.
     let follows_bar = |k: usize| {
         let head = bytes[..k].trim_ascii_end();
-        head.ends_with(b"|") && !head.ends_with(b"||")
+        (head.ends_with(b"|") && !head.ends_with(b"||")) || head.ends_with(b"==") || head.ends_with(b"!=")
     };
     let before_bar = |k: usize| {
-        let rest = text[k + 1..].trim_start();
-        rest.starts_with("=>") || (rest.starts_with('|') && !rest.starts_with("||"))
+        let rest = text[k + 1..].trim_start_matches(|c: char| c.is_whitespace() || c == ')');
+        rest.starts_with("=>")
+            || (rest.starts_with('|') && !rest.starts_with("||"))
+            || rest.starts_with("==")
+            || rest.starts_with("!=")
     };
+    // The patterns of `matches!(EXPR, PATTERN)`: after the first comma at the macro's own
+    // depth, up to its closing parenthesis (or a guard's `if`).
+    let mut matched: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("matches!(").map(|k| k + from) {
+        let open = at + "matches!(".len();
+        let (mut depth, mut comma, mut end) = (0usize, None, text.len());
+        for (k, ch) in text[open..].char_indices() {
+            match ch {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' if depth == 0 => {
+                    end = open + k;
+                    break;
+                }
+                ')' | ']' | '}' => depth -= 1,
+                ',' if depth == 0 && comma.is_none() => comma = Some(open + k),
+                _ => {}
+            }
+        }
+        if let Some(c) = comma {
+            let guard = text[c..end].find(" if ").map_or(end, |g| c + g);
+            matched.push((c, guard));
+        }
+        from = open;
+    }
     for (at, text_, line) in places {
         if skipped.iter().any(|(s, e)| (*s..*e).contains(&at)) {
             continue;
         }
-        let pattern = follows_bar(at) || before_bar(at);
-        out.push(Literal { text: text_, line, pattern });
+        let keyed = follows_bar(at) || before_bar(at) || matched.iter().any(|(s, e)| (*s..*e).contains(&at));
+        out.push(Literal { text: text_, line, keyed });
     }
     out
 }
@@ -264,14 +312,17 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// (file, name) → the lines where the name stands as a literal, and how many are patterns.
-fn found() -> BTreeMap<(String, String), (Vec<usize>, usize)> {
-    let names: BTreeSet<&str> = wicket_programs::records().flat_map(|p| p.names.iter().copied()).collect();
+/// Where a catalogued name stands as a literal: (file, name) → its lines, and how many of them
+/// are keyed (a match pattern or a comparison).
+type Found = BTreeMap<(String, String), (Vec<usize>, usize)>;
+
+/// The non-test sources of every crate but the catalogue: (path from the top, text).
+fn workspace_sources() -> Vec<(String, String)> {
     let top = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut crates: Vec<PathBuf> =
         std::fs::read_dir(top.join("crates")).expect("crates/").flatten().map(|e| e.path()).collect();
     crates.sort();
-    let mut out: BTreeMap<(String, String), (Vec<usize>, usize)> = BTreeMap::new();
+    let mut out = Vec::new();
     for krate in crates.iter().filter(|c| !c.ends_with("wicket-programs")) {
         let mut files = Vec::new();
         sources(&krate.join("src"), &mut files);
@@ -279,47 +330,68 @@ fn found() -> BTreeMap<(String, String), (Vec<usize>, usize)> {
         for f in files {
             let rel = f.strip_prefix(&top).unwrap_or(&f).to_string_lossy().replace('\\', "/");
             let rel = rel.trim_start_matches("./").to_string();
-            let src = std::fs::read_to_string(&f).expect("a source file");
-            for lit in literals(&src) {
-                if names.contains(lit.text.as_str()) {
-                    let entry = out.entry((rel.clone(), lit.text)).or_default();
-                    entry.0.push(lit.line);
-                    entry.1 += usize::from(lit.pattern);
-                }
+            out.push((rel, std::fs::read_to_string(&f).expect("a source file")));
+        }
+    }
+    out
+}
+
+/// Every literal of a catalogued program's name in these sources.
+fn found(sources: &[(String, String)]) -> Found {
+    let names: BTreeSet<&str> = wicket_programs::records().flat_map(|p| p.names.iter().copied()).collect();
+    let mut out = Found::new();
+    for (rel, src) in sources {
+        for lit in literals(src) {
+            if names.contains(lit.text.as_str()) {
+                let entry = out.entry((rel.clone(), lit.text)).or_default();
+                entry.0.push(lit.line);
+                entry.1 += usize::from(lit.keyed);
             }
         }
     }
     out
 }
 
-#[test]
-fn catalogued_program_names_stand_only_in_the_catalogue() {
-    let found = found();
+/// What the check finds: names in places not listed, listed places that no longer hold the
+/// name, and per reason the literals and keyed ones that are listed.
+struct Report {
+    new: Vec<String>,
+    stale: Vec<String>,
+    counts: BTreeMap<Why, (usize, usize)>,
+}
+
+fn check(found: &Found, allowed_places: &[(&str, &[&str], Why)]) -> Report {
     let allowed =
-        |file: &str, name: &str| ALLOWED.iter().find(|(f, ns, _)| *f == file && ns.contains(&name)).map(|a| a.2);
+        |file: &str, name: &str| allowed_places.iter().find(|(f, ns, _)| *f == file && ns.contains(&name)).map(|a| a.2);
     let mut new = Vec::new();
     let mut counts: BTreeMap<Why, (usize, usize)> = BTreeMap::new();
-    for ((file, name), (lines, patterns)) in &found {
+    for ((file, name), (lines, keyed)) in found {
         match allowed(file, name) {
             Some(why) => {
                 let c = counts.entry(why).or_default();
                 c.0 += lines.len();
-                c.1 += patterns;
+                c.1 += keyed;
             }
-            None => new.push(format!("{file}:{lines:?}: \"{name}\" ({patterns} as a match pattern)")),
+            None => new.push(format!("{file}:{lines:?}: \"{name}\" ({keyed} as a match pattern or comparison)")),
         }
     }
     let mut stale = Vec::new();
-    for (file, names, _) in ALLOWED {
+    for (file, names, _) in allowed_places {
         for name in *names {
             if !found.contains_key(&(file.to_string(), name.to_string())) {
                 stale.push(format!("{file}: \"{name}\""));
             }
         }
     }
+    Report { new, stale, counts }
+}
+
+#[test]
+fn catalogued_program_names_stand_only_in_the_catalogue() {
+    let Report { new, stale, counts } = check(&found(&workspace_sources()), ALLOWED);
     // The counts the issue asks for, for the record (`cargo test -- --nocapture`).
-    for (why, (literals, patterns)) in &counts {
-        println!("{why:?}: {literals} literals, {patterns} of them match patterns");
+    for (why, (literals, keyed)) in &counts {
+        println!("{why:?}: {literals} literals, {keyed} of them match patterns or comparisons");
     }
     assert!(
         new.is_empty(),
@@ -341,11 +413,52 @@ fn g<'a>(s: &'a str) -> &'a str { r#"tar"# }
 #[cfg(test)]
 mod tests { fn t() { let _ = "git"; } }
 fn h() -> &'static str { "npm" }
+fn i(p: Option<&str>) -> bool { "sed" != p.unwrap_or("") && matches!(p, Some("awk")) && f("jq") }
+fn j(p: Option<&str>) -> u8 { match p { Some("ssh") => 1, _ if matches!(p, Some(x) if x == "scp") => 2, _ => 0 } }
 "##;
-    let got: Vec<(String, bool)> = literals(src).into_iter().map(|l| (l.text, l.pattern)).collect();
-    let want: Vec<(String, bool)> = [("rm", true), ("mv", true), ("cp", false), ("tar", false), ("npm", false)]
-        .iter()
-        .map(|(t, p)| (t.to_string(), *p))
-        .collect();
+    let got: Vec<(String, bool)> = literals(src).into_iter().map(|l| (l.text, l.keyed)).collect();
+    let want: Vec<(String, bool)> = [
+        ("rm", true),
+        ("mv", true),
+        ("cp", true),
+        ("tar", false),
+        ("npm", false),
+        ("sed", true),
+        ("", false),
+        ("awk", true),
+        ("jq", false),
+        ("ssh", true),
+        ("scp", true),
+    ]
+    .iter()
+    .map(|(t, p)| (t.to_string(), *p))
+    .collect();
     assert_eq!(got, want);
+}
+
+/// The check fails on a program name planted in a source, as a comparison, a match pattern
+/// or a plain literal, and on a listed place that no longer holds its name.
+#[test]
+fn a_planted_program_name_fails_the_check() {
+    let planted = r#"
+fn is_git(name: &str) -> bool { name == "git" }
+fn kind(name: &str) -> u8 { match name { "rm" | "shred" => 1, _ => 0 } }
+fn default_shell() -> &'static str { "zsh" }
+fn json_key() -> &'static str { "command" }
+"#;
+    let sources = vec![("crates/planted/src/lib.rs".to_string(), planted.to_string())];
+    let found = found(&sources);
+    let listed: &[(&str, &[&str], Why)] = &[
+        ("crates/planted/src/lib.rs", &["command"], Why::NotAProgram),
+        ("crates/planted/src/gone.rs", &["tar"], Why::NotAProgram),
+    ];
+    let report = check(&found, listed);
+    let new = report.new.join("\n");
+    for (name, keyed) in [("git", 1), ("rm", 1), ("shred", 1), ("zsh", 0)] {
+        let line = format!("\"{name}\" ({keyed} as a match pattern or comparison)");
+        assert!(new.contains(&line), "{name} was not caught:\n{new}");
+    }
+    assert_eq!(report.new.len(), 4, "{new}");
+    assert_eq!(report.stale, ["crates/planted/src/gone.rs: \"tar\""]);
+    assert_eq!(report.counts.get(&Why::NotAProgram), Some(&(1, 0)));
 }

@@ -2133,6 +2133,7 @@ pub(super) static NPM: Program = Program {
     }),
     network: Network::Subs(&["install", "i", "add", "ci", "update", "upgrade", "publish", "exec", "x", "login"]),
     checker: Checker::JsPackages { set_writes_config: true },
+    home_cache: Some(".npm"),
     examples: &[
         ex("npm test --script-shell=./evil", Expect::Risky(&["--script-shell"])),
         ex("npm exec evil", Expect::Runs(&["evil"])),
@@ -2883,6 +2884,7 @@ pub(super) static RG: Program = Program {
         o(&["--generate"], REQ, Plain),
     ],
     checker: Checker::Searcher,
+    makes_no_links: true,
     examples: &[ex("rg --pre=./x foo", Expect::Risky(&["--pre"]))],
     ..GETOPT
 };

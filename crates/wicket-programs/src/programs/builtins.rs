@@ -1,4 +1,5 @@
-//! Shell builtins that set variables or read other scripts, whose options wicket does not read.
+//! Shell builtins that set variables, read other scripts or only print, whose options wicket
+//! does not read (`echo`, `printf`, `true` and `false` are programs of coreutils too).
 //!
 //! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
 //! sorted; `tests/registry.rs`).
@@ -61,5 +62,43 @@ pub(crate) static SOURCE: Program = Program {
     source: "no option table: facts only",
     exact_only: true,
     examples: &[ex("source x.sh", Expect::Unread)],
+    ..RUNNER
+};
+
+/// `echo`.
+pub(crate) static ECHO: Program = Program {
+    names: &["echo"],
+    source: "no option table: facts only",
+    only_prints: true,
+    makes_no_links: true,
+    examples: &[ex("echo hello", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `printf`.
+pub(crate) static PRINTF: Program = Program {
+    names: &["printf"],
+    source: "no option table: facts only",
+    only_prints: true,
+    makes_no_links: true,
+    examples: &[ex("printf·%s\\n·x", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `true`.
+pub(crate) static TRUE: Program = Program {
+    names: &["true"],
+    source: "no option table: facts only",
+    only_prints: true,
+    examples: &[ex("true", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `false`.
+pub(crate) static FALSE: Program = Program {
+    names: &["false"],
+    source: "no option table: facts only",
+    only_prints: true,
+    examples: &[ex("false", Expect::Plain)],
     ..RUNNER
 };

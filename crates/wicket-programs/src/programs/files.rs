@@ -50,6 +50,7 @@ pub(crate) static CAT: Program = Program {
     names: &["cat"],
     source: "no option table: facts only",
     pages: true,
+    makes_no_links: true,
     examples: &[ex("cat README.md", Expect::Plain)],
     ..RUNNER
 };
@@ -102,6 +103,15 @@ pub(crate) static CPP: Program = Program {
     ..RUNNER
 };
 
+/// `cut`. It reads, and makes no file, link or folder.
+pub(crate) static CUT: Program = Program {
+    names: &["cut"],
+    source: "no option table: facts only",
+    makes_no_links: true,
+    examples: &[ex("cut -d: -f1 /etc/passwd", Expect::Plain)],
+    ..RUNNER
+};
+
 /// `dd`.
 pub(crate) static DD: Program = Program {
     names: &["dd"],
@@ -117,7 +127,26 @@ pub(crate) static DIFF: Program = Program {
     names: &["diff"],
     source: "no option table: facts only",
     checker: Checker::Recursive { letters: &['r'], longs: &["--recursive"] },
+    makes_no_links: true,
     examples: &[ex("diff a b", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `du`. It reads, and makes no file, link or folder.
+pub(crate) static DU: Program = Program {
+    names: &["du"],
+    source: "no option table: facts only",
+    makes_no_links: true,
+    examples: &[ex("du -sh src", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `file`. It reads, and makes no file, link or folder.
+pub(crate) static FILE: Program = Program {
+    names: &["file"],
+    source: "no option table: facts only",
+    makes_no_links: true,
+    examples: &[ex("file README.md", Expect::Plain)],
     ..RUNNER
 };
 
@@ -126,7 +155,17 @@ pub(crate) static GREP: Program = Program {
     names: &["grep", "egrep", "fgrep", "ggrep"],
     source: "no option table: facts only",
     checker: Checker::Grep,
+    makes_no_links: true,
     examples: &[ex("grep -r x src", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `head`. It reads, and makes no file, link or folder.
+pub(crate) static HEAD: Program = Program {
+    names: &["head"],
+    source: "no option table: facts only",
+    makes_no_links: true,
+    examples: &[ex("head -n 5 README.md", Expect::Plain)],
     ..RUNNER
 };
 
@@ -146,6 +185,15 @@ pub(crate) static LN: Program = Program {
     exact_only: true,
     writes: Writes::Link,
     examples: &[ex("ln -s ~/.ssh/id_rsa k", Expect::Writes(&["k"]))],
+    ..RUNNER
+};
+
+/// `ls`. It reads, and makes no file, link or folder.
+pub(crate) static LS: Program = Program {
+    names: &["ls"],
+    source: "no option table: facts only",
+    makes_no_links: true,
+    examples: &[ex("ls -la src", Expect::Plain)],
     ..RUNNER
 };
 
@@ -216,6 +264,24 @@ pub(crate) static SRM: Program = Program {
     ..RUNNER
 };
 
+/// `stat`. It reads, and makes no file, link or folder.
+pub(crate) static STAT: Program = Program {
+    names: &["stat"],
+    source: "no option table: facts only",
+    makes_no_links: true,
+    examples: &[ex("stat README.md", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `tail`. It reads, and makes no file, link or folder.
+pub(crate) static TAIL: Program = Program {
+    names: &["tail"],
+    source: "no option table: facts only",
+    makes_no_links: true,
+    examples: &[ex("tail -n 20 log.txt", Expect::Plain)],
+    ..RUNNER
+};
+
 /// `tee`.
 pub(crate) static TEE: Program = Program {
     names: &["tee"],
@@ -231,6 +297,15 @@ pub(crate) static TOUCH: Program = Program {
     source: "no option table: facts only",
     writes: Writes::Operands,
     examples: &[ex("touch a b", Expect::Writes(&["a", "b"]))],
+    ..RUNNER
+};
+
+/// `tr`. It reads, and makes no file, link or folder.
+pub(crate) static TR: Program = Program {
+    names: &["tr"],
+    source: "no option table: facts only",
+    makes_no_links: true,
+    examples: &[ex("tr a-z A-Z", Expect::Plain)],
     ..RUNNER
 };
 
@@ -250,6 +325,7 @@ pub(crate) static UNIQ: Program = Program {
     names: &["uniq"],
     source: "no option table: facts only",
     checker: Checker::SecondOperand(&["-f", "-s", "-w"]),
+    makes_no_links: true,
     examples: &[ex("uniq in out", Expect::Writes(&["out"]))],
     ..RUNNER
 };
@@ -270,6 +346,15 @@ pub(crate) static UNZIP: Program = Program {
     source: "no option table: facts only",
     checker: Checker::Unzip,
     examples: &[ex("unzip -l a.zip", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `wc`. It reads, and makes no file, link or folder.
+pub(crate) static WC: Program = Program {
+    names: &["wc"],
+    source: "no option table: facts only",
+    makes_no_links: true,
+    examples: &[ex("wc -l README.md", Expect::Plain)],
     ..RUNNER
 };
 

@@ -69,6 +69,16 @@ pub(crate) static FTP: Program = Program {
     ..RUNNER
 };
 
+/// `gh`, GitHub's command line: its messages (commit, issue, pull request, release text) are
+/// text for people. (Its network use and sub-commands are not recorded yet.)
+pub(crate) static GH: Program = Program {
+    names: &["gh"],
+    source: "gh 2.x, `gh help` (pr/issue create: -t/--title, -b/--body; release: -n/--notes; -m/--message)",
+    message_options: &["-m", "--message", "-b", "--body", "-t", "--title", "-n", "--notes"],
+    examples: &[ex("gh pr create -t fix -b done", Expect::Plain)],
+    ..RUNNER
+};
+
 /// `git-remote`.
 pub(crate) static GIT_REMOTE: Program = Program {
     names: &["git-remote"],
