@@ -52,8 +52,8 @@ const ALLOWED: &[(&str, &[&str], Why)] = &[
         "crates/wicket-policy/src/call.rs",
         &[
             "bash", "cat", "chmod", "chown", "cmd", "command", "exec", "fetch", "find", "ftp", "grep", "http", "https",
-            "install", "kill", "make", "mkdir", "scp", "script", "sftp", "sh", "source", "ssh", "telnet", "tftp",
-            "touch", "unlink", "unzip", "view", "zsh",
+            "install", "kill", "make", "mkdir", "patch", "scp", "script", "sftp", "sh", "source", "ssh", "telnet",
+            "tftp", "touch", "unlink", "unzip", "view", "zsh",
         ],
         Why::NotAProgram,
     ),
@@ -79,6 +79,7 @@ const ALLOWED: &[(&str, &[&str], Why)] = &[
     ("crates/wicket/src/agents/claude.rs", &["bash", "command", "grep"], Why::NotAProgram),
     ("crates/wicket/src/agents/codex.rs", &["bash", "command"], Why::NotAProgram),
     ("crates/wicket/src/agents/gemini.rs", &["bash", "command", "grep"], Why::NotAProgram),
+    ("crates/wicket/src/agents/opencode.rs", &["patch"], Why::NotAProgram),
     ("crates/wicket/src/approver/render.rs", &["bash", "command", "exec", "grep", "sh"], Why::NotAProgram),
     ("crates/wicket/src/audit_cmd.rs", &["bash"], Why::NotAProgram),
     ("crates/wicket/src/check_cmd.rs", &["bash"], Why::NotAProgram),
