@@ -250,6 +250,12 @@ pub(crate) fn copy_tree(args: &[&str], letters: &[char], longs: &[&str], slash_c
         },
     };
     for src in srcs {
+        // `HOST:PATH` (rsync, scp): a folder on another machine nobody here can list.
+        let remote = src.split_once(':').is_some_and(|(host, _)| !host.is_empty() && !host.contains('/'));
+        if slash_contents && remote {
+            e.unknown_writes.push(format!("the copy writes whatever the remote folder `{src}` holds"));
+            continue;
+        }
         let contents = src == "." || src.ends_with("/.") || (slash_contents && src.ends_with('/'));
         e.landings.push(Landing::Copy { src, dest: dest.clone(), contents, into });
     }
