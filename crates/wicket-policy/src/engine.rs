@@ -1022,7 +1022,11 @@ impl Policy {
                 continue;
             }
             for cand in path_candidates(word) {
-                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
+                // A URL names no file here (`https://…/.github/workflows/x.yml`).
+                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains(['\n']) {
+                    continue;
+                }
+                if cand.contains("://") {
                     continue;
                 }
                 let Ok(rp) = crate::paths::resolve(&self.env, cand) else { continue };

@@ -6,6 +6,7 @@
 //! patch or lists the folder at decision time (and asks when it cannot).
 
 use super::{has_flag, Effects};
+use crate::{Effect, Program};
 
 /// Where a command's writes are named: input the engine reads at decision time.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -215,33 +216,33 @@ pub(crate) fn git_apply(args: &[&str], e: &mut Effects) {
 }
 
 /// A recursive copy (`cp -r`, `rsync -r`): each source folder lands below the destination,
-/// so the engine lists it. `slash_contents`: a source ending in `/` copies its contents
-/// (rsync); for cp only `SRC/.` does.
-pub(crate) fn copy_tree(args: &[&str], letters: &[char], longs: &[&str], slash_contents: bool, e: &mut Effects) {
+/// so the engine lists it. The argv is read with the program's own table (`cp -rt DIR`, `-S
+/// SUFFIX`), the destination folder an option names (`Dest`) taken over the last operand.
+/// `slash_contents`: a source ending in `/` copies its contents (rsync); for cp only `SRC/.`
+/// does.
+pub(crate) fn copy_tree(
+    record: &'static Program,
+    args: &[&str],
+    letters: &[char],
+    longs: &[&str],
+    slash_contents: bool,
+    e: &mut Effects,
+) {
     if !has_flag(args, letters, longs) {
         return;
     }
     // Every operand that is a folder is read below (a secret copied is a secret read).
     e.recursive.extend(args.iter().filter(|w| !w.starts_with('-')).map(|w| w.to_string()));
-    let mut ops = Vec::new();
-    let mut target = None;
-    let mut end = false;
-    let mut k = 0;
-    while let Some(w) = args.get(k) {
-        k += 1;
-        if end || !w.starts_with('-') || *w == "-" {
-            ops.push(w.to_string());
-        } else if *w == "--" {
-            end = true;
-        } else if *w == "-t" || *w == "--target-directory" {
-            target = args.get(k).map(|s| s.to_string());
-            k += 1;
-        } else if let Some(t) = w.strip_prefix("--target-directory=") {
-            target = Some(t.to_string());
-        } else if let Some(t) = w.strip_prefix("-t").filter(|t| !t.is_empty() && !w.starts_with("--")) {
-            target = Some(t.to_string());
-        }
+    let parsed = record.parse(args);
+    if !parsed.unknown.is_empty() {
+        e.unknown_writes.push(format!(
+            "the copy's options {} are not known, so where its files land is not either",
+            parsed.unknown.join(" ")
+        ));
+        return;
     }
+    let target = parsed.found.iter().find(|f| f.opt.effect == Effect::Dest).and_then(|f| f.value.clone());
+    let ops = parsed.operands;
     let (dest, srcs, into) = match target {
         Some(t) => (t, ops, true),
         None => match ops.split_last() {
@@ -271,5 +272,84 @@ pub(crate) fn stored_names(name: &str, args: &[&str], flags: &[char], longs: &[&
     });
     if key || has_flag(args, flags, longs) {
         e.unknown_writes.push(format!("`{name}` writes files under the names stored in its input"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkers::effects;
+
+    fn eff(cmd: &str) -> Effects {
+        let words: Vec<&str> = cmd.split(' ').collect();
+        effects(&words)
+    }
+
+    fn patch_of(file: Option<&str>, strip: Option<usize>, dir: Option<&str>) -> Landing {
+        Landing::Patch { file: file.map(str::to_string), strip, dir: dir.map(str::to_string) }
+    }
+
+    #[test]
+    fn patches_name_their_own_files() {
+        assert_eq!(eff("patch -p1 -i fix.diff").landings, vec![patch_of(Some("fix.diff"), Some(1), None)]);
+        assert_eq!(eff("patch -Np1 --input=f.diff").landings, vec![patch_of(Some("f.diff"), Some(1), None)]);
+        assert_eq!(eff("patch -d sub -p0").landings, vec![patch_of(None, Some(0), Some("sub"))]);
+        // `patch ORIG PATCH` and `-o OUT` write only the file named.
+        let e = eff("patch a.c fix.diff");
+        assert_eq!((e.writes, e.landings), (vec!["a.c".to_string()], vec![]));
+        assert_eq!(eff("patch -o out.c -i f.diff").writes, vec!["out.c"]);
+        assert!(eff("patch --dry-run -p1 -i f.diff").landings.is_empty());
+        assert_eq!(eff("git apply x.diff y.diff").landings.len(), 2);
+        assert_eq!(
+            eff("git apply -p2 --directory=sub x.diff").landings,
+            vec![patch_of(Some("x.diff"), Some(2), Some("sub"))]
+        );
+        assert_eq!(eff("git apply").landings, vec![patch_of(None, Some(1), None)]);
+        assert!(eff("git apply --check x.diff").landings.is_empty());
+        assert_eq!(eff("git apply --check --apply x.diff").landings.len(), 1);
+    }
+
+    #[test]
+    fn copies_land_below_the_destination() {
+        let copy = |src: &str, dest: &str, contents: bool, into: bool| Landing::Copy {
+            src: src.to_string(),
+            dest: dest.to_string(),
+            contents,
+            into,
+        };
+        assert_eq!(eff("cp -r tpl/. .").landings, vec![copy("tpl/.", ".", true, false)]);
+        assert_eq!(eff("cp -a a b out").landings, vec![copy("a", "out", false, false), copy("b", "out", false, false)]);
+        assert_eq!(eff("cp -rt out a").landings, vec![copy("a", "out", false, true)]);
+        assert!(eff("cp a b").landings.is_empty());
+        assert_eq!(eff("rsync -a tpl/ out").landings, vec![copy("tpl/", "out", true, false)]);
+        let e = eff("rsync -a host:tpl/ .");
+        assert!(e.landings.is_empty() && !e.unknown_writes.is_empty());
+    }
+
+    #[test]
+    fn git_writes_named_paths_from_another_tree() {
+        let e = eff("git checkout evil -- .claude/settings.json");
+        assert_eq!(e.writes, vec![".claude/settings.json"]);
+        assert_eq!(e.landings, vec![Landing::Tree { path: ".claude/settings.json".to_string() }]);
+        assert_eq!(eff("git restore --source=evil .vscode").writes, vec![".vscode"]);
+        assert_eq!(eff("git restore -s evil -- a b").writes, vec!["a", "b"]);
+        assert!(!eff("git checkout evil -- .").unknown_writes.is_empty());
+        assert!(!eff("git checkout evil :/").unknown_writes.is_empty());
+        // From the index: the paths are writes, nothing is hidden.
+        let e = eff("git checkout -- .");
+        assert!(e.unknown_writes.is_empty() && e.landings.is_empty());
+        assert!(eff("git checkout -b topic").writes.is_empty());
+        assert_eq!(eff("git mv a .github/workflows/").writes, vec![".github/workflows/", ".github/workflows/a", "a"]);
+        assert!(!eff("git checkout --pathspec-from-file=l evil").unknown_writes.is_empty());
+    }
+
+    #[test]
+    fn stored_names_are_unknown_writes() {
+        assert!(!eff("gunzip -N x.gz").unknown_writes.is_empty());
+        assert!(!eff("gzip -dN x.gz").unknown_writes.is_empty());
+        assert!(eff("gunzip x.gz").unknown_writes.is_empty());
+        assert!(!eff("ar x lib.a").unknown_writes.is_empty());
+        assert!(!eff("ar -xv lib.a").unknown_writes.is_empty());
+        assert!(eff("ar rcs lib.a a.o").unknown_writes.is_empty());
     }
 }

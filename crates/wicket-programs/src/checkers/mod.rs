@@ -141,7 +141,7 @@ pub fn effects(words: &[&str]) -> Effects {
         }
         Checker::Patch => landings::patch(args, &mut e),
         Checker::CopyTree { letters, longs, slash_contents } => {
-            landings::copy_tree(args, letters, longs, slash_contents, &mut e)
+            landings::copy_tree(record, args, letters, longs, slash_contents, &mut e)
         }
         Checker::StoredNames { flags, longs, keys } => landings::stored_names(name, args, flags, longs, keys, &mut e),
         Checker::SecondOperand(with_value) => {
