@@ -366,6 +366,14 @@ fn loop_expansions(cmd: &SimpleCommand) -> Vec<std::borrow::Cow<'_, SimpleComman
 /// Programs whose arguments are only printed: a dynamic argument cannot make them do more.
 const INERT_PROGRAMS: &[&str] = &["echo", "printf", "true", "false", ":"];
 
+/// What a command reads on stdin, when the line says.
+enum Stdin {
+    /// A `< FILE` redirection.
+    File(String),
+    /// A here-document or here-string whose text is known.
+    Text(String),
+}
+
 /// What the walk over a command line's simple commands collects.
 #[derive(Default)]
 struct Builder {
@@ -525,19 +533,24 @@ impl Builder {
             }
         }
         let mut inner = Vec::new();
-        // A `< FILE` redirection is the stdin a patch may come from; a pipe or a here-document
-        // is not a file the engine can read.
+        // The stdin a patch may come from: a `< FILE` redirection's file, or the text of a
+        // here-document or here-string known on the line (a pipe, or text with expansions, is
+        // neither).
         let stdin = cmd
             .redirects
             .iter()
             .rev()
-            .find(|r| matches!(r.op, RedirectOp::Read | RedirectOp::HereDoc | RedirectOp::HereString));
-        let stdin = stdin.and_then(|r| (r.op == RedirectOp::Read).then(|| r.target.value.clone()).flatten());
+            .find(|r| matches!(r.op, RedirectOp::Read | RedirectOp::HereDoc | RedirectOp::HereString))
+            .and_then(|r| match (&r.op, &r.target.value) {
+                (RedirectOp::Read, Some(f)) => Some(Stdin::File(f.clone())),
+                (RedirectOp::HereDoc | RedirectOp::HereString, Some(t)) => Some(Stdin::Text(t.clone())),
+                _ => None,
+            });
         for (k, argv) in unwrapped.argvs.iter().enumerate() {
             let text = render(argv);
             let values: Vec<&str> = argv.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
             self.maybe_writes(argv);
-            let found = self.effects(&values, stdin.as_deref());
+            let found = self.effects(&values, stdin.as_ref());
             if k > 0 {
                 let mut r = risky_of(argv);
                 r.extend(found);
@@ -777,15 +790,19 @@ impl Builder {
 
     /// What an argv does beyond its options (`crate::effects`): its writes, reads and
     /// recursive reads are recorded; the words a rule must spell out are returned.
-    fn effects(&mut self, values: &[&str], stdin: Option<&str>) -> Vec<String> {
+    fn effects(&mut self, values: &[&str], stdin: Option<&Stdin>) -> Vec<String> {
         let e = crate::effects::of(values);
         for w in &e.writes {
             self.push_write(w);
         }
         for mut l in e.landings {
             use wicket_programs::checkers::landings::Landing;
-            if let Landing::Patch { file: file @ None, .. } = &mut l {
-                *file = stdin.map(str::to_string);
+            if let Landing::Patch { file: file @ None, text, .. } = &mut l {
+                match stdin {
+                    Some(Stdin::File(f)) => *file = Some(f.clone()),
+                    Some(Stdin::Text(t)) => *text = Some(t.clone()),
+                    None => {}
+                }
             }
             // After a `cd`, the relative names in the input land in a folder this view does
             // not pin down: the engine could read the wrong patch or folder, so nobody can

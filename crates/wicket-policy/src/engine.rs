@@ -916,13 +916,20 @@ impl Policy {
         const MAX_LANDINGS: usize = 2_000;
         for l in &view.landings {
             match l {
-                Landing::Patch { file: None, .. } => scan.landing_doubts.push(
+                Landing::Patch { file: None, text: None, .. } => scan.landing_doubts.push(
                     "the patch comes from stdin, so the files it writes cannot be read before it runs".to_string(),
                 ),
-                Landing::Patch { file: Some(file), strip, dir } => {
-                    let text = crate::paths::resolve(&self.env, file)
-                        .map_err(|e| e.to_string())
-                        .and_then(|rp| self.env.disk.read_text(&rp.real).map_err(|e| e.to_string()));
+                Landing::Patch { file, strip, dir, text } => {
+                    let (what, text) = match (text, file) {
+                        (Some(t), _) => ("the here-document".to_string(), Ok(t.clone())),
+                        (None, Some(file)) => (
+                            format!("the patch `{file}`"),
+                            crate::paths::resolve(&self.env, file)
+                                .map_err(|e| e.to_string())
+                                .and_then(|rp| self.env.disk.read_text(&rp.real).map_err(|e| e.to_string())),
+                        ),
+                        (None, None) => continue,
+                    };
                     let names = text.and_then(|t| crate::patchnames::targets(&t, *strip));
                     match names {
                         Ok(names) if names.len() <= MAX_LANDINGS => {
@@ -933,13 +940,12 @@ impl Policy {
                                 });
                             }
                         }
-                        Ok(names) => scan.landing_doubts.push(format!(
-                            "the patch `{file}` names {} files, too many to check where it writes",
-                            names.len()
-                        )),
-                        Err(why) => scan.landing_doubts.push(format!(
-                            "the patch `{file}` cannot be read ({why}), so the files it writes are not known"
-                        )),
+                        Ok(names) => scan
+                            .landing_doubts
+                            .push(format!("{what} names {} files, too many to check where it writes", names.len())),
+                        Err(why) => scan
+                            .landing_doubts
+                            .push(format!("{what} cannot be read ({why}), so the files it writes are not known")),
                     }
                 }
                 Landing::Copy { src, dest, contents, into } => {

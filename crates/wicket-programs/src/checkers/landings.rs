@@ -21,6 +21,9 @@ pub enum Landing {
         strip: Option<usize>,
         /// The folder names are taken against (`patch -d DIR`, `git apply --directory=DIR`).
         dir: Option<String>,
+        /// The patch's text when the line holds it (a here-document on stdin; the shell
+        /// reader fills it in).
+        text: Option<String>,
     },
     /// A folder copied with everything below it (`cp -r SRC DEST`).
     Copy {
@@ -161,7 +164,7 @@ pub(crate) fn patch(args: &[&str], e: &mut Effects) {
         return;
     }
     let file = input.filter(|f| f != "-").map(|f| f.to_string());
-    e.landings.push(Landing::Patch { file, strip, dir });
+    e.landings.push(Landing::Patch { file, strip, dir, text: None });
 }
 
 /// `git apply`: every operand is a patch (none: stdin); `-p N` (default 1) and `--directory`
@@ -211,7 +214,7 @@ pub(crate) fn git_apply(args: &[&str], e: &mut Effects) {
     }
     for f in files {
         let file = (f != "-").then_some(f);
-        e.landings.push(Landing::Patch { file, strip, dir: dir.clone() });
+        e.landings.push(Landing::Patch { file, strip, dir: dir.clone(), text: None });
     }
 }
 
@@ -286,7 +289,7 @@ mod tests {
     }
 
     fn patch_of(file: Option<&str>, strip: Option<usize>, dir: Option<&str>) -> Landing {
-        Landing::Patch { file: file.map(str::to_string), strip, dir: dir.map(str::to_string) }
+        Landing::Patch { file: file.map(str::to_string), strip, dir: dir.map(str::to_string), text: None }
     }
 
     #[test]
