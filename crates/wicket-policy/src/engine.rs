@@ -1003,12 +1003,14 @@ impl Policy {
                 }
                 Landing::Tree { path } => {
                     // A folder: git writes whatever the other tree holds below it, names nobody
-                    // sees before it runs; any file below stands for them.
+                    // sees before it runs; any file below stands for them. A path missing here
+                    // may be a folder in the other tree, so it counts as one; only a file here
+                    // (git writes that same file) does not.
                     let folder = path.ends_with('/')
                         || crate::paths::resolve(&self.env, path)
                             .ok()
                             .and_then(|d| self.env.disk.stat(&d.real))
-                            .is_some_and(|s| s.kind == Kind::Dir);
+                            .is_none_or(|s| s.kind == Kind::Dir);
                     if folder {
                         scan.landing_writes.push(format!("{}/…", path.trim_end_matches('/')));
                     }
