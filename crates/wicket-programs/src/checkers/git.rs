@@ -240,7 +240,8 @@ pub(crate) fn config_writes(args: &[&str], e: &mut Effects) {
 /// What git writes into the work tree from another tree, by the paths the line names (issue
 /// 39, class 5): `git checkout [REV] [--] PATH…` and `git restore [--source=REV] PATH…` write
 /// each path (a folder: everything the tree holds below it), `git mv SRC… DEST` writes
-/// `DEST` (and `DEST/NAME` when it is a folder), `git apply` writes what its patch names.
+/// `DEST` (and `DEST/NAME` when it is a folder), `git apply` and `git am` write what their
+/// patches name.
 /// The written places are judged as writes, whatever rule allowed the sub-command.
 pub(crate) fn tree_writes(args: &[&str], e: &mut Effects) {
     let mut i = 0;
@@ -270,6 +271,7 @@ pub(crate) fn tree_writes(args: &[&str], e: &mut Effects) {
             }
         }
         "apply" => super::landings::git_apply(rest, e),
+        "am" => super::landings::git_am(rest, e),
         _ => {}
     }
 }

@@ -218,6 +218,28 @@ pub(crate) fn git_apply(args: &[&str], e: &mut Effects) {
     }
 }
 
+/// `git am`: each operand is a mailbox whose patches git applies as `git apply` does (none:
+/// stdin); `-p N` and `--directory` shape the names. The options that go on with or stop a
+/// session already begun (`--continue`, `--skip`, `--abort` …) read no new mailbox: the
+/// patches they apply were split into the git folder by the call that began it.
+pub(crate) fn git_am(args: &[&str], e: &mut Effects) {
+    const SESSION: &[&str] = &[
+        "--continue",
+        "--resolved",
+        "-r",
+        "--skip",
+        "--abort",
+        "--quit",
+        "--show-current-patch",
+        "--retry",
+        "--allow-empty",
+    ];
+    if args.iter().any(|w| SESSION.contains(w) || w.starts_with("--show-current-patch=")) {
+        return;
+    }
+    git_apply(args, e);
+}
+
 /// A recursive copy (`cp -r`, `rsync -r`): each source folder lands below the destination,
 /// so the engine lists it. The argv is read with the program's own table (`cp -rt DIR`, `-S
 /// SUFFIX`), the destination folder an option names (`Dest`) taken over the last operand.
@@ -310,6 +332,8 @@ mod tests {
         assert_eq!(eff("git apply").landings, vec![patch_of(None, Some(1), None)]);
         assert!(eff("git apply --check x.diff").landings.is_empty());
         assert_eq!(eff("git apply --check --apply x.diff").landings.len(), 1);
+        assert_eq!(eff("git am x.mbox").landings, vec![patch_of(Some("x.mbox"), Some(1), None)]);
+        assert!(eff("git am --continue").landings.is_empty());
     }
 
     #[test]
