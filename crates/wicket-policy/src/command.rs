@@ -86,6 +86,13 @@ pub struct CommandView {
     /// `--git-dir`, `--work-tree`, or after a `cd`): the repository there has its own
     /// configuration, which can make git run programs and which wicket has not read.
     pub git_elsewhere: Vec<String>,
+    /// Input that names the files the command writes (a patch, a folder copied, a tree git
+    /// writes from): read at decision time, since the names are only known when it runs.
+    pub landings: Vec<wicket_programs::checkers::landings::Landing>,
+    /// Arguments of programs the catalogue has no record of (`gcc -o F`, `ed F`, `yq -i … F`),
+    /// with the program's base name: the gate cannot tell which of them it writes, so each
+    /// may be a write.
+    pub maybe_writes: Vec<(String, String)>,
 }
 
 /// What the engine knows of its configuration when it views a command: the git aliases
@@ -364,6 +371,14 @@ fn only_prints(program: &str) -> bool {
     program == ":" || (!program.contains('/') && wicket_programs::lookup(program).is_some_and(|p| p.only_prints))
 }
 
+/// What a command reads on stdin, when the line says.
+enum Stdin {
+    /// A `< FILE` redirection.
+    File(String),
+    /// A here-document or here-string whose text is known.
+    Text(String),
+}
+
 /// What the walk over a command line's simple commands collects.
 #[derive(Default)]
 struct Builder {
@@ -377,6 +392,8 @@ struct Builder {
     environment: Vec<String>,
     recursive: Vec<(String, bool)>,
     git_elsewhere: Vec<String>,
+    landings: Vec<wicket_programs::checkers::landings::Landing>,
+    maybe_writes: Vec<(String, String)>,
     ctx: ViewContext,
     /// Folders a `cd`/`pushd` earlier on the line may have made current (besides the root):
     /// relative paths are checked against each.
@@ -469,6 +486,8 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         environment: b.environment,
         recursive: b.recursive,
         git_elsewhere: b.git_elsewhere,
+        landings: b.landings,
+        maybe_writes: b.maybe_writes,
     }
 }
 
@@ -519,10 +538,24 @@ impl Builder {
             }
         }
         let mut inner = Vec::new();
+        // The stdin a patch may come from: a `< FILE` redirection's file, or the text of a
+        // here-document or here-string known on the line (a pipe, or text with expansions, is
+        // neither).
+        let stdin = cmd
+            .redirects
+            .iter()
+            .rev()
+            .find(|r| matches!(r.op, RedirectOp::Read | RedirectOp::HereDoc | RedirectOp::HereString))
+            .and_then(|r| match (&r.op, &r.target.value) {
+                (RedirectOp::Read, Some(f)) => Some(Stdin::File(f.clone())),
+                (RedirectOp::HereDoc | RedirectOp::HereString, Some(t)) => Some(Stdin::Text(t.clone())),
+                _ => None,
+            });
         for (k, argv) in unwrapped.argvs.iter().enumerate() {
             let text = render(argv);
             let values: Vec<&str> = argv.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
-            let found = self.effects(&values);
+            self.maybe_writes(argv);
+            let found = self.effects(&values, stdin.as_ref());
             if k > 0 {
                 let mut r = risky_of(argv);
                 r.extend(found);
@@ -762,10 +795,31 @@ impl Builder {
 
     /// What an argv does beyond its options (`crate::effects`): its writes, reads and
     /// recursive reads are recorded; the words a rule must spell out are returned.
-    fn effects(&mut self, values: &[&str]) -> Vec<String> {
+    fn effects(&mut self, values: &[&str], stdin: Option<&Stdin>) -> Vec<String> {
         let e = crate::effects::of(values);
         for w in &e.writes {
             self.push_write(w);
+        }
+        for mut l in e.landings {
+            use wicket_programs::checkers::landings::Landing;
+            if let Landing::Patch { file: file @ None, text, .. } = &mut l {
+                match stdin {
+                    Some(Stdin::File(f)) => *file = Some(f.clone()),
+                    Some(Stdin::Text(t)) => *text = Some(t.clone()),
+                    None => {}
+                }
+            }
+            // After a `cd`, the relative names in the input land in a folder this view does
+            // not pin down: the engine could read the wrong patch or folder, so nobody can
+            // name the writes.
+            if !self.dirs.is_empty() || self.cwd_unknown.is_some() {
+                self.unknown_writes.push(format!(
+                    "`{}` writes what its input names, after a change of folder wicket does not follow into it",
+                    values.first().copied().unwrap_or("the command")
+                ));
+                continue;
+            }
+            self.landings.push(l);
         }
         self.unknown_writes.extend(e.unknown_writes);
         self.environment.extend(e.environment);
@@ -775,6 +829,23 @@ impl Builder {
             }
         }
         e.risky
+    }
+
+    /// A program the catalogue has no record of (no write table, not known to only read):
+    /// each static argument may be a file it writes (`gcc -o F`, `ed F`, `split IN PREFIX`),
+    /// so the engine judges each one that lands in a protected place or under a deny rule.
+    fn maybe_writes(&mut self, argv: &[Word]) {
+        let Some(Some(program)) = argv.first().map(|w| w.value.as_deref()) else { return };
+        if wicket_programs::lookup(program).is_some() {
+            return;
+        }
+        let base = program.rsplit('/').next().unwrap_or(program).to_string();
+        let words: Vec<String> = argv.iter().skip(1).filter_map(|w| w.value.clone()).collect();
+        for w in words {
+            for v in self.variants(&w) {
+                self.maybe_writes.push((base.clone(), v));
+            }
+        }
     }
 
     /// Follow `cd`, `pushd` and `popd` (and names `ln`/`mkdir` make) for the commands after

@@ -231,6 +231,14 @@ struct ArgScan {
     /// it): why. Its configuration can make git run programs and nobody read it, so only a
     /// rule for every command (`bash(*)`) covers that git.
     foreign_git: Option<String>,
+    /// Files the command writes that its input names (a patch's files, a copied folder's
+    /// contents, a protected argument of a program with no record), found at decision time:
+    /// judged as writes of the command.
+    landing_writes: Vec<String>,
+    /// Why the command's writes cannot all be named or may reach code-running configuration
+    /// or a deny rule's path (a patch that cannot be read, a folder too large to list, an
+    /// argument of a program with no record there): never auto-allowed.
+    landing_doubts: Vec<String>,
 }
 
 /// Where an allow came from, for aggregating several targets.
@@ -381,6 +389,8 @@ impl Policy {
                 if !self.sandbox || *outside_sandbox {
                     scan.recursive_secret = self.recursive_secret(&view);
                     scan.foreign_git = self.foreign_git(&view);
+                    self.landings(&view, &mut scan);
+                    self.maybe_writes(&view, &mut scan);
                 }
                 Fact::Command { view, outside_sandbox: *outside_sandbox, scan }
             }
@@ -415,8 +425,13 @@ impl Policy {
                         Err(error) => Fact::BadPath { path: file.path.clone(), error },
                     });
                 }
-                // Files written through arguments (`tee`, `cp`, `sed -i` …).
-                for path in &view.writes {
+                // Files written through arguments (`tee`, `cp`, `sed -i` …), and the ones
+                // the command's input names (read at decision time).
+                let landed = match f {
+                    Fact::Command { scan, .. } => scan.landing_writes.as_slice(),
+                    _ => &[],
+                };
+                for path in view.writes.iter().chain(landed) {
                     extra.push(match resolve(&self.env, path) {
                         Ok(rp) => self.path_fact_of(rp, Access::Write, true, true),
                         Err(error) => Fact::BadPath { path: path.clone(), error },
@@ -590,6 +605,7 @@ impl Policy {
                     out.extend(scan.unexpandable.iter().map(|a| {
                         format!("the word {a:?} starts with a `~` form wicket cannot expand, so the path it names cannot be checked")
                     }));
+                    out.extend(scan.landing_doubts.iter().cloned());
                 }
                 Fact::Path { rp, .. } => {
                     if rp.links > 1 {
@@ -888,6 +904,161 @@ impl Policy {
             }
         }
         None
+    }
+
+    /// Where the bytes of a command whose input names its targets land (issue 39, class 6):
+    /// a patch is read and each file it names is a write; a folder copied with everything
+    /// below it is listed (at most `MAX_LANDINGS` entries) and each entry's place below the
+    /// destination is a write; a path git writes from another tree is a write, and so is any
+    /// file below it when it is a folder. Input that cannot be read is asked about.
+    fn landings(&self, view: &CommandView, scan: &mut ArgScan) {
+        use wicket_programs::checkers::landings::Landing;
+        const MAX_LANDINGS: usize = 2_000;
+        for l in &view.landings {
+            match l {
+                Landing::Patch { file: None, text: None, .. } => scan.landing_doubts.push(
+                    "the patch comes from stdin, so the files it writes cannot be read before it runs".to_string(),
+                ),
+                Landing::Patch { file, strip, dir, text } => {
+                    let (what, text) = match (text, file) {
+                        (Some(t), _) => ("the here-document".to_string(), Ok(t.clone())),
+                        (None, Some(file)) => (
+                            format!("the patch `{file}`"),
+                            crate::paths::resolve(&self.env, file)
+                                .map_err(|e| e.to_string())
+                                .and_then(|rp| self.env.disk.read_text(&rp.real).map_err(|e| e.to_string())),
+                        ),
+                        (None, None) => continue,
+                    };
+                    let names = text.and_then(|t| crate::patchnames::targets(&t, *strip));
+                    match names {
+                        Ok(names) if names.len() <= MAX_LANDINGS => {
+                            for n in names {
+                                scan.landing_writes.push(match dir {
+                                    Some(d) if !n.starts_with('/') => format!("{}/{n}", d.trim_end_matches('/')),
+                                    _ => n,
+                                });
+                            }
+                        }
+                        Ok(names) => scan
+                            .landing_doubts
+                            .push(format!("{what} names {} files, too many to check where it writes", names.len())),
+                        Err(why) => scan
+                            .landing_doubts
+                            .push(format!("{what} cannot be read ({why}), so the files it writes are not known")),
+                    }
+                }
+                Landing::Copy { src, dest, contents, into } => {
+                    let Ok(rp) = crate::paths::resolve(&self.env, src) else {
+                        scan.landing_doubts.push(format!("the folder `{src}` copied cannot be resolved"));
+                        continue;
+                    };
+                    // A file copied is the destination the ordinary write check sees.
+                    if self.env.disk.stat(&rp.real).map(|s| s.kind) != Some(Kind::Dir) {
+                        continue;
+                    }
+                    let dest_is_dir = *into
+                        || crate::paths::resolve(&self.env, dest)
+                            .ok()
+                            .and_then(|d| self.env.disk.stat(&d.real))
+                            .is_some_and(|s| s.kind == Kind::Dir);
+                    let base = if *contents || !dest_is_dir {
+                        dest.trim_end_matches('/').to_string()
+                    } else {
+                        let name = rp.real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                        let at = format!("{}/{name}", dest.trim_end_matches('/'));
+                        scan.landing_writes.push(at.clone());
+                        at
+                    };
+                    let mut seen = 0usize;
+                    let mut stack = vec![(rp.real.clone(), String::new())];
+                    'walk: while let Some((dir, rel)) = stack.pop() {
+                        let Ok(entries) = self.env.disk.list(&dir) else {
+                            scan.landing_doubts.push(format!(
+                                "the folder {} copied cannot be listed, so where its files land is not known",
+                                dir.display()
+                            ));
+                            break;
+                        };
+                        for entry in entries {
+                            seen += 1;
+                            if seen > MAX_LANDINGS {
+                                scan.landing_doubts.push(format!(
+                                    "the folder `{src}` copied holds more than {MAX_LANDINGS} entries, too many to check where they land"
+                                ));
+                                break 'walk;
+                            }
+                            let Ok(entry) = entry else {
+                                scan.landing_doubts.push(format!("an entry of {} cannot be read", dir.display()));
+                                break 'walk;
+                            };
+                            let name = entry.name.to_string_lossy();
+                            let r = if rel.is_empty() { name.to_string() } else { format!("{rel}/{name}") };
+                            scan.landing_writes.push(format!("{base}/{r}"));
+                            if entry.kind == Some(Kind::Dir) {
+                                stack.push((dir.join(&entry.name), r));
+                            }
+                        }
+                    }
+                }
+                Landing::Tree { path } => {
+                    // A folder: git writes whatever the other tree holds below it, names nobody
+                    // sees before it runs; any file below stands for them. A path missing here
+                    // may be a folder in the other tree, so it counts as one; only a file here
+                    // (git writes that same file) does not.
+                    let folder = path.ends_with('/')
+                        || crate::paths::resolve(&self.env, path)
+                            .ok()
+                            .and_then(|d| self.env.disk.stat(&d.real))
+                            .is_none_or(|s| s.kind == Kind::Dir);
+                    if folder {
+                        scan.landing_writes.push(format!("{}/…", path.trim_end_matches('/')));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The arguments of programs with no record (issue 39, class 7): the gate cannot read
+    /// which one such a program writes, so one that resolves into a protected place is a
+    /// write (denied), and one that reaches code-running configuration or a deny rule's path
+    /// is asked about.
+    fn maybe_writes(&self, view: &CommandView, scan: &mut ArgScan) {
+        for (program, word) in &view.maybe_writes {
+            // Programs known to create no files only read their arguments.
+            if makes_no_links(program) || FOLDER_BUILTINS.contains(&program.as_str()) {
+                continue;
+            }
+            for cand in path_candidates(word) {
+                // A URL names no file here (`https://…/.github/workflows/x.yml`).
+                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains(['\n']) {
+                    continue;
+                }
+                if cand.contains("://") {
+                    continue;
+                }
+                let Ok(rp) = crate::paths::resolve(&self.env, cand) else { continue };
+                let Fact::Path { rp, classes, .. } = self.path_fact_of(rp, Access::Write, true, true) else { continue };
+                if classes.protected.is_some() {
+                    scan.landing_writes.push(cand.to_string());
+                    continue;
+                }
+                let denied = ["write_file", "edit_file", "read_file"]
+                    .iter()
+                    .find_map(|t| rp.views().find_map(|v| self.deny.first_path(t, v)));
+                let why = match (classes.config, denied) {
+                    (Some(c), _) => format!("code-running configuration ({c})"),
+                    (None, Some(r)) => format!("a path the deny rule {r} covers"),
+                    (None, None) => continue,
+                };
+                let d = format!(
+                    "`{cand}` is an argument of a program wicket has no record of, so it may write it, and it is {why}"
+                );
+                if !scan.landing_doubts.contains(&d) {
+                    scan.landing_doubts.push(d);
+                }
+            }
+        }
     }
 
     /// Does a folder the command reads recursively hold a secret? Each folder is walked (not
@@ -1934,6 +2105,10 @@ fn git_config_risk(env: &PathEnv) -> (GitRisk, Option<GitConfigView>) {
 fn makes_no_links(program: &str) -> bool {
     !program.contains('/') && wicket_programs::lookup(program).is_some_and(|p| p.makes_no_links)
 }
+
+/// Shell builtins that test or change the current folder and write nothing (not programs
+/// in the catalogue): their arguments are no writes (issue 39, class 7).
+const FOLDER_BUILTINS: &[&str] = &["cd", "pushd", "popd", "pwd", "test", "["];
 
 #[cfg(test)]
 mod tests {

@@ -35,6 +35,7 @@ pub mod mode;
 /// The option grammar, now in the program catalogue (`wicket-programs`); kept under this name
 /// so its users did not have to change.
 pub use wicket_programs::grammar as options;
+pub mod patchnames;
 pub mod paths;
 pub mod rules;
 mod session;

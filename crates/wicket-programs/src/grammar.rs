@@ -330,7 +330,11 @@ static CP: Program = Program {
         o(&["--version"], NO, Plain),
     ],
     writes: Writes::LastUnlessDest,
-    checker: Checker::Recursive { letters: &['r', 'R', 'a'], longs: &["--recursive", "--archive"] },
+    checker: Checker::CopyTree {
+        letters: &['r', 'R', 'a'],
+        longs: &["--recursive", "--archive"],
+        slash_contents: false,
+    },
     examples: &[ex("cp -r a b", Expect::Writes(&["b"]))],
     ..GETOPT
 };

@@ -236,3 +236,107 @@ pub(crate) fn config_writes(args: &[&str], e: &mut Effects) {
         e.writes.push("~/.config/git/config".to_string());
     }
 }
+
+/// What git writes into the work tree from another tree, by the paths the line names (issue
+/// 39, class 5): `git checkout [REV] [--] PATH…` and `git restore [--source=REV] PATH…` write
+/// each path (a folder: everything the tree holds below it), `git mv SRC… DEST` writes
+/// `DEST` (and `DEST/NAME` when it is a folder), `git apply` and `git am` write what their
+/// patches name.
+/// The written places are judged as writes, whatever rule allowed the sub-command.
+pub(crate) fn tree_writes(args: &[&str], e: &mut Effects) {
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        if GLOBAL_WITH_VALUE.contains(&args[i]) {
+            i += 1;
+        }
+        i += 1;
+    }
+    let Some(sub) = args.get(i) else { return };
+    let rest = &args[i + 1..];
+    match *sub {
+        "checkout" | "restore" => checkout_paths(sub, rest, e),
+        "mv" => {
+            let ops: Vec<&str> = super::operands(rest, &[]);
+            if let Some((dest, srcs)) = ops.split_last() {
+                if srcs.is_empty() {
+                    return;
+                }
+                e.writes.push(dest.to_string());
+                for s in srcs {
+                    // Into a folder, the file keeps its name; the source is removed.
+                    let name = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
+                    e.writes.push(format!("{}/{name}", dest.trim_end_matches('/')));
+                    e.writes.push(s.to_string());
+                }
+            }
+        }
+        "apply" => super::landings::git_apply(rest, e),
+        "am" => super::landings::git_am(rest, e),
+        _ => {}
+    }
+}
+
+/// The paths `git checkout` or `git restore` writes, and whether they come from another tree.
+fn checkout_paths(sub: &str, rest: &[&str], e: &mut Effects) {
+    // Options whose value is the next word (`-b NAME`, `-s REV`).
+    const WITH_VALUE: &[&str] = &["-b", "-B", "--orphan", "-s", "--source", "--conflict", "--pathspec-from-file"];
+    let (mut before, mut after, mut dashdash) = (Vec::new(), Vec::new(), false);
+    let mut source = false;
+    let mut k = 0;
+    while let Some(w) = rest.get(k) {
+        k += 1;
+        if dashdash {
+            after.push(*w);
+            continue;
+        }
+        if *w == "--" {
+            dashdash = true;
+            continue;
+        }
+        if !w.starts_with('-') || *w == "-" {
+            before.push(*w);
+            continue;
+        }
+        let name = w.split_once('=').map_or(*w, |(n, _)| n);
+        if name == "--pathspec-from-file" {
+            e.unknown_writes.push(format!("`git {sub} --pathspec-from-file` writes the paths a file lists"));
+        }
+        if name == "-s" || name == "--source" || (w.starts_with("-s") && !w.starts_with("--")) {
+            source = true;
+        }
+        if WITH_VALUE.contains(w) {
+            k += 1;
+        }
+    }
+    // `git checkout REV -- PATH…`, `git checkout REV PATH…`; `git restore PATH…`.
+    let paths: Vec<&str> = if sub == "checkout" {
+        match (dashdash, before.len()) {
+            (true, n) => {
+                source |= n > 0;
+                after
+            }
+            (false, 0) => Vec::new(),
+            // One operand is a branch to switch to, or a path restored from the index.
+            (false, 1) => before,
+            (false, _) => {
+                source = true;
+                before[1..].to_vec()
+            }
+        }
+    } else {
+        before.into_iter().chain(after).collect()
+    };
+    for p in paths {
+        let whole = p == "." || p == "./" || p.starts_with(':') || p.contains(['*', '?', '[']);
+        if source && whole {
+            e.unknown_writes.push(format!(
+                "`git {sub}` writes every file another tree holds under `{p}`, which nobody can see before it runs"
+            ));
+        } else if source {
+            e.landings.push(super::landings::Landing::Tree { path: p.to_string() });
+            e.writes.push(p.to_string());
+        } else {
+            e.writes.push(p.to_string());
+        }
+    }
+}

@@ -7,6 +7,7 @@ pub mod awk;
 mod downloads;
 pub mod git;
 pub mod jq;
+pub mod landings;
 pub mod make;
 pub mod packages;
 mod search;
@@ -66,6 +67,28 @@ pub enum Checker {
     Searcher,
     /// find: reads the folders below its starting points when it runs a command on them.
     FindExec,
+    /// GNU patch: writes the files its patch names (issue 39, class 6).
+    Patch,
+    /// A copy that, with one of these letters or long options, reads the folders below its
+    /// operands and writes what they hold below the destination (`cp -r`, `rsync -r`).
+    CopyTree {
+        /// Short option letters.
+        letters: &'static [char],
+        /// Long options.
+        longs: &'static [&'static str],
+        /// A source ending in `/` copies its contents (rsync), not only `SRC/.` (cp).
+        slash_contents: bool,
+    },
+    /// Writes files under names stored in its input with one of these flags (`gunzip -N`), or
+    /// when its first word holds one of the key letters (`ar x`).
+    StoredNames {
+        /// Short option letters.
+        flags: &'static [char],
+        /// Long options.
+        longs: &'static [&'static str],
+        /// Letters of the key word (the first argument, with or without `-`).
+        keys: &'static [char],
+    },
     /// Reads the folders below its operands with one of these letters or long options.
     Recursive {
         /// Short option letters.
@@ -93,6 +116,9 @@ pub struct Effects {
     pub recursive: Vec<String>,
     /// The recursive reader skips dot files unless told otherwise (`rg` without `--hidden`).
     pub skips_hidden: bool,
+    /// Input that names the files written (a patch, a folder copied, a tree git writes
+    /// from): the engine reads it at decision time.
+    pub landings: Vec<landings::Landing>,
 }
 
 /// What an argv (program first, static words) does beyond its options, as its record's
@@ -109,7 +135,15 @@ pub fn effects(words: &[&str]) -> Effects {
         Checker::Uv => packages::uv(args, &mut e),
         Checker::Python => packages::python(args, &mut e),
         Checker::Cargo => packages::cargo(args, &mut e),
-        Checker::Git => git::config_writes(args, &mut e),
+        Checker::Git => {
+            git::config_writes(args, &mut e);
+            git::tree_writes(args, &mut e);
+        }
+        Checker::Patch => landings::patch(args, &mut e),
+        Checker::CopyTree { letters, longs, slash_contents } => {
+            landings::copy_tree(record, args, letters, longs, slash_contents, &mut e)
+        }
+        Checker::StoredNames { flags, longs, keys } => landings::stored_names(name, args, flags, longs, keys, &mut e),
         Checker::SecondOperand(with_value) => {
             if let Some(out) = operands(args, with_value).get(1) {
                 if *out != "-" {

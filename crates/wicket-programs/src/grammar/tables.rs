@@ -3102,7 +3102,7 @@ pub(super) static RSYNC: Program = Program {
     network: Network::Always,
     jobs: &[Does { job: Job::Deletes, when: &["--delete*", "--del", "--remove-source-files"] }],
     writes: Writes::Last,
-    checker: Checker::Recursive { letters: &['r', 'a'], longs: &["--recursive", "--archive"] },
+    checker: Checker::CopyTree { letters: &['r', 'a'], longs: &["--recursive", "--archive"], slash_contents: true },
     examples: &[ex("rsync -e sh a b", Expect::Risky(&["-e"]))],
     ..GETOPT
 };

@@ -36,6 +36,15 @@ pub(crate) static AG: Program = Program {
     ..RUNNER
 };
 
+/// `ar`: `x` extracts the members under the names stored in the archive.
+pub(crate) static AR: Program = Program {
+    names: &["ar"],
+    source: "GNU binutils 2.40, ar(1): no option table, facts only",
+    checker: Checker::StoredNames { flags: &[], longs: &[], keys: &['x'] },
+    examples: &[ex("ar t lib.a", Expect::Plain), ex("ar rcs lib.a a.o", Expect::Plain)],
+    ..RUNNER
+};
+
 /// `bsdtar`.
 pub(crate) static BSDTAR: Program = Program {
     names: &["bsdtar"],
@@ -169,6 +178,15 @@ pub(crate) static HEAD: Program = Program {
     ..RUNNER
 };
 
+/// `gzip`, `gunzip`: `-N` restores the file name stored in the archive.
+pub(crate) static GZIP: Program = Program {
+    names: &["gzip", "gunzip"],
+    source: "GNU gzip 1.12, gzip(1): no option table, facts only",
+    checker: Checker::StoredNames { flags: &['N'], longs: &["--name"], keys: &[] },
+    examples: &[ex("gunzip x.gz", Expect::Plain)],
+    ..RUNNER
+};
+
 /// `install`.
 pub(crate) static INSTALL: Program = Program {
     names: &["install"],
@@ -230,6 +248,18 @@ pub(crate) static MOUNT: Program = Program {
     source: "no option table: facts only",
     exact_only: true,
     examples: &[ex("mount", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `patch`: writes the files its patch names, read at decision time.
+pub(crate) static PATCH: Program = Program {
+    names: &["patch"],
+    source: "GNU patch 2.7.6, patch(1): no option table, facts only",
+    checker: Checker::Patch,
+    examples: &[
+        ex("patch -o out.c a.c fix.diff", Expect::Writes(&["out.c"])),
+        ex("patch --dry-run -p1", Expect::Plain),
+    ],
     ..RUNNER
 };
 
