@@ -231,6 +231,9 @@ struct ArgScan {
     /// it): why. Its configuration can make git run programs and nobody read it, so only a
     /// rule for every command (`bash(*)`) covers that git.
     foreign_git: Option<String>,
+    /// An operand that reads what a `read_file` deny rule protects (issue 39, class 8): the
+    /// rule and why. Denied like a `< FILE` redirection of that path.
+    read_denied: Option<(String, String)>,
 }
 
 /// Where an allow came from, for aggregating several targets.
@@ -377,6 +380,8 @@ impl Policy {
             Target::Command { command, outside_sandbox } => {
                 let view = self.views.view(command, &self.view_ctx);
                 let mut scan = self.scan_args(&view);
+                // A read deny rule holds inside the sandbox too: it is the person's word.
+                scan.read_denied = self.read_denied(&view);
                 // The OS sandbox masks secrets, so a command it runs need not be walked.
                 if !self.sandbox || *outside_sandbox {
                     scan.recursive_secret = self.recursive_secret(&view);
@@ -837,6 +842,160 @@ impl Policy {
         scan
     }
 
+    /// Does an operand of the command read what a `read_file` deny rule protects (issue 39,
+    /// class 8)? A `< FILE` redirection already meets the rule as a path; an operand is the
+    /// same read done by the program (`cat F`, `cp F G`, `base64 F`). The catalogue does not
+    /// record which operands each program reads, so every static operand counts, as for the
+    /// team's `denyPaths` and the sensitive list: fail closed for programs nobody has read.
+    /// An operand counts when it resolves into a denied path (as written or through a link),
+    /// when it is a folder inside one (`tar c secrets`), when it is a glob whose expansion on
+    /// disk does, and a folder read recursively (`grep -r x .`, `cp -r . d`, `zip -r`) counts
+    /// when anything below it does. Returns the rule and what was found.
+    fn read_denied(&self, view: &CommandView) -> Option<(String, String)> {
+        const READ: &str = "read_file";
+        if !self.deny.has_tool(READ) {
+            return None;
+        }
+        let dotglob = ["shopt", "dotglob", "GLOBIGNORE", "BASHOPTS"].iter().any(|w| view.command.contains(w));
+        // The path, or a folder holding it (`secrets` under `secrets/**`).
+        let denied = |rp: &ResolvedPath| -> Option<String> {
+            rp.views().find_map(|v| {
+                let inside = format!("{}/x", v.abs.trim_end_matches('/'));
+                let rel_inside = v.rel.map(|r| if r.is_empty() { "x".to_string() } else { format!("{r}/x") });
+                self.deny
+                    .first_path(READ, v)
+                    .or_else(|| {
+                        self.deny.first_path(READ, crate::rules::PathView { rel: rel_inside.as_deref(), abs: &inside })
+                    })
+                    .map(|r| r.to_string())
+            })
+        };
+        for (arg, glob) in &view.args {
+            for cand in path_candidates(arg) {
+                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
+                    continue;
+                }
+                let Ok(rp) = resolve(&self.env, cand) else { continue };
+                if let Some(rule) = denied(&rp) {
+                    return Some((rule, format!("the command reads `{cand}`")));
+                }
+                if *glob {
+                    match self.expand_glob(rp.lexical_str(), dotglob) {
+                        Some(found) => {
+                            for path in found {
+                                if let Ok(rp) = resolve(&self.env, &path) {
+                                    if let Some(rule) = denied(&rp) {
+                                        return Some((rule, format!("the pattern `{cand}` expands to `{path}`")));
+                                    }
+                                }
+                            }
+                        }
+                        None => {
+                            return self.deny.rules().iter().find(|r| r.tool_matches(READ)).map(|r| {
+                                (r.to_string(), format!("the pattern `{cand}` cannot be expanded to check it"))
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        // Folders read with everything below them: walked (links not followed, but checked
+        // where they lead), at most `MAX_WALK` entries; a folder too large counts as a hit.
+        const MAX_WALK: usize = 20_000;
+        let mut seen = 0usize;
+        let any_rule = || self.deny.rules().iter().find(|r| r.tool_matches(READ)).map(|r| r.to_string());
+        for (folder, _) in &view.recursive {
+            let Ok(rp) = resolve(&self.env, folder) else { continue };
+            let folders = if folder.contains(['*', '?', '[']) {
+                match self.expand_glob(rp.lexical_str(), dotglob) {
+                    Some(f) => f.into_iter().map(PathBuf::from).collect(),
+                    None => return any_rule().map(|r| (r, format!("the pattern `{folder}` cannot be expanded"))),
+                }
+            } else {
+                vec![rp.real.clone()]
+            };
+            for start in folders {
+                if self.env.disk.stat(&start).map(|s| s.kind) != Some(Kind::Dir) {
+                    continue;
+                }
+                let mut stack = vec![start];
+                while let Some(dir) = stack.pop() {
+                    let Ok(entries) = self.env.disk.list(&dir) else {
+                        return any_rule().map(|r| {
+                            (r, format!("`{folder}` is read recursively and {} cannot be searched", dir.display()))
+                        });
+                    };
+                    for entry in entries {
+                        seen += 1;
+                        if seen > MAX_WALK {
+                            return any_rule().map(|r| {
+                                (r, format!("`{folder}` is read recursively and holds too many entries to search"))
+                            });
+                        }
+                        let Ok(entry) = entry else { continue };
+                        let path = dir.join(&entry.name);
+                        let Some(text) = path.to_str() else { continue };
+                        if let Ok(rp) = resolve(&self.env, text) {
+                            if let Some(rule) = denied(&rp) {
+                                return Some((rule, format!("`{folder}` is read recursively and holds `{text}`")));
+                            }
+                        }
+                        if entry.kind == Some(Kind::Dir) {
+                            stack.push(path);
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The paths a glob (absolute, normalised) names on disk, as bash expands it: each
+    /// pattern component matched against a folder's entries (a leading `.` only by a pattern
+    /// starting with `.`, unless `dotglob` may be on). `None` when it cannot be expanded here
+    /// (a folder cannot be listed, too many entries, a pattern that does not compile).
+    fn expand_glob(&self, abs: &str, dotglob: bool) -> Option<Vec<String>> {
+        const MAX: usize = 4096;
+        let mut found = vec![String::new()];
+        for comp in abs.split('/').filter(|c| !c.is_empty()) {
+            let mut next = Vec::new();
+            for base in &found {
+                if !comp.contains(['*', '?', '[']) {
+                    next.push(format!("{base}/{comp}"));
+                    continue;
+                }
+                let dir = if base.is_empty() { "/" } else { base.as_str() };
+                if self.env.disk.lstat(std::path::Path::new(dir)).is_none() {
+                    continue;
+                }
+                let glob = crate::rules::compile_glob(comp, GlobOptions { case_insensitive: false }).ok()?;
+                let m = glob.compile_matcher();
+                let Ok(entries) = self.env.disk.list(std::path::Path::new(dir)) else {
+                    // Not a folder: the pattern matches nothing below it.
+                    if self.env.disk.stat(std::path::Path::new(dir)).map(|s| s.kind) == Some(Kind::Dir) {
+                        return None;
+                    }
+                    continue;
+                };
+                for entry in entries {
+                    let name = entry.ok()?.name;
+                    let name = name.to_str()?;
+                    if name.starts_with('.') && !comp.starts_with('.') && !dotglob {
+                        continue;
+                    }
+                    if m.is_match(name) {
+                        next.push(format!("{base}/{name}"));
+                    }
+                    if next.len() > MAX {
+                        return None;
+                    }
+                }
+            }
+            found = next;
+        }
+        Some(found)
+    }
+
     /// A path with `..` after a link means what the kernel makes of it, not what lexical
     /// folding does: `/dev/fd/../environ` is `/proc/self/environ`. Such an argument is
     /// resolved physically (the existing part, through links) and checked again.
@@ -1169,6 +1328,18 @@ impl Policy {
                                     .with_rule(r.to_string()),
                                 );
                             }
+                        }
+                    }
+                    if let (None, Fact::Command { scan, .. }) = (&hit, f) {
+                        if let Some((rule, why)) = &scan.read_denied {
+                            trace.note(|| format!("deny rule {rule}: {why}"));
+                            return Some(
+                                Verdict::deny(
+                                    By::Rule,
+                                    format!("{why}, which the deny rule {rule} protects. Do not try to work around it"),
+                                )
+                                .with_rule(rule.clone()),
+                            );
                         }
                     }
                     let unseen: Vec<String> = view.doubts.iter().chain(&view.unseen_scripts).cloned().collect();
