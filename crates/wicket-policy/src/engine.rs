@@ -778,10 +778,7 @@ impl Policy {
     /// are files with several hard links.
     fn scan_args(&self, view: &CommandView) -> ArgScan {
         let mut scan = ArgScan::default();
-        // Bash's `*` and `?` never match a leading dot unless `dotglob` is on (`shopt -s
-        // dotglob`, or any non-empty `GLOBIGNORE`): a line that may turn it on is read the old,
-        // conservative way.
-        let dotglob = ["shopt", "dotglob", "GLOBIGNORE", "BASHOPTS"].iter().any(|w| view.command.contains(w));
+        let dotglob = may_dotglob(view);
         // The folder is listed now, so nothing on the same line may create files before the
         // glob expands (`ln -s .env notes; cat *`): a single command, or only programs that
         // create no files.
@@ -856,7 +853,7 @@ impl Policy {
         if !self.deny.has_tool(READ) {
             return None;
         }
-        let dotglob = ["shopt", "dotglob", "GLOBIGNORE", "BASHOPTS"].iter().any(|w| view.command.contains(w));
+        let dotglob = may_dotglob(view);
         // The path, or a folder holding it (`secrets` under `secrets/**`).
         let denied = |rp: &ResolvedPath| -> Option<String> {
             rp.views().find_map(|v| {
@@ -1767,6 +1764,12 @@ fn via_link(rp: &ResolvedPath) -> String {
     } else {
         String::new()
     }
+}
+
+/// Bash's `*` and `?` never match a leading dot unless `dotglob` is on (`shopt -s dotglob`, or
+/// any non-empty `GLOBIGNORE`): a line that may turn it on is read the old, conservative way.
+fn may_dotglob(view: &CommandView) -> bool {
+    ["shopt", "dotglob", "GLOBIGNORE", "BASHOPTS"].iter().any(|w| view.command.contains(w))
 }
 
 /// The files one argument word may name: the word, the value of `--file=x`, `@x`, `-d=@x`,
