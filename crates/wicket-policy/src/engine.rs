@@ -57,6 +57,10 @@ pub struct PolicyConfig {
     /// run git; the engine never does). `None`: the engine reads the repository's and the
     /// user's config files itself, a cruder check.
     pub git_config: Option<GitConfigView>,
+    /// The folders on the person's `PATH` that they can write (absolute, read by the edge: the
+    /// engine reads no environment). A file written directly into one is a program the host
+    /// runs by name later (issue 39, class 4), so the write is code-running configuration.
+    pub path_dirs: Vec<PathBuf>,
 }
 
 /// Why a policy cannot be built.
@@ -105,6 +109,8 @@ pub struct Policy {
     /// `true` when everything below it is protected (`false`: only the hooks' own names in
     /// it, for a hooks folder that holds the project or the home), protected like `.git`.
     git_live: Vec<(PathBuf, bool, &'static str)>,
+    /// [`PolicyConfig::path_dirs`], normalised, as text.
+    path_dirs: Vec<String>,
     team: TeamRules,
     /// What command views need to know: the git aliases.
     view_ctx: ViewContext,
@@ -279,6 +285,12 @@ impl Policy {
             git_risk,
             git_includes,
             git_live,
+            path_dirs: cfg
+                .path_dirs
+                .iter()
+                .filter(|d| d.is_absolute())
+                .map(|d| crate::paths::normalize(d).to_string_lossy().into_owned())
+                .collect(),
             view_ctx: ViewContext {
                 git_aliases: cfg.git_config.as_ref().map(crate::gitalias::aliases).unwrap_or_default(),
             },
@@ -363,6 +375,14 @@ impl Policy {
                     };
                     hit.then_some(*why)
                 });
+            }
+            if classes.config.is_none() {
+                // A file directly in a folder on PATH (or the folder itself, replaced) is a
+                // program found by name: PATH lookup does not descend into sub-folders.
+                let parent = v.abs.rsplit_once('/').map(|(p, _)| if p.is_empty() { "/" } else { p });
+                if self.path_dirs.iter().any(|d| d == v.abs || Some(d.as_str()) == parent) {
+                    classes.config = Some("a folder on the person's PATH");
+                }
             }
             if classes.config.is_none() && self.git_includes.iter().any(|f| f.as_os_str() == v.abs) {
                 classes.config = Some("a file the repository's git config includes");
