@@ -400,10 +400,13 @@ impl Policy {
             Target::Command { command, outside_sandbox } => {
                 let view = self.views.view(command, &self.view_ctx);
                 let mut scan = self.scan_args(&view);
-                // A read deny rule holds inside the sandbox too: it is the person's word.
-                scan.read_denied = self.read_denied(&view);
+                // A read deny rule holds inside the sandbox too: it is the person's word. The
+                // sandbox also hides what such a rule names, so folders are walked only for a
+                // command on the host.
+                let on_host = !self.sandbox || *outside_sandbox;
+                scan.read_denied = self.read_denied(&view, on_host);
                 // The OS sandbox masks secrets, so a command it runs need not be walked.
-                if !self.sandbox || *outside_sandbox {
+                if on_host {
                     scan.recursive_secret = self.recursive_secret(&view);
                     scan.foreign_git = self.foreign_git(&view);
                 }
@@ -868,7 +871,7 @@ impl Policy {
     /// when it is a folder inside one (`tar c secrets`), when it is a glob whose expansion on
     /// disk does, and a folder read recursively (`grep -r x .`, `cp -r . d`, `zip -r`) counts
     /// when anything below it does. Returns the rule and what was found.
-    fn read_denied(&self, view: &CommandView) -> Option<(String, String)> {
+    fn read_denied(&self, view: &CommandView, walk: bool) -> Option<(String, String)> {
         const READ: &str = "read_file";
         if !self.deny.has_tool(READ) {
             return None;
@@ -917,10 +920,29 @@ impl Policy {
             }
         }
         // Folders read with everything below them: walked (links not followed, but checked
-        // where they lead), at most `MAX_WALK` entries; a folder too large counts as a hit.
+        // where they lead), at most `MAX_WALK` entries. A folder too large to search, or one
+        // that cannot be listed, is asked about by `recursive_secret` (same walk, same limit),
+        // so only a definite hit is a denial here.
         const MAX_WALK: usize = 20_000;
+        if !walk {
+            return None;
+        }
         let mut seen = 0usize;
         let any_rule = || self.deny.rules().iter().find(|r| r.tool_matches(READ)).map(|r| r.to_string());
+        let real_root = self.env.real_root.to_string_lossy().into_owned();
+        // A walked path is real (the walk starts at a real folder and follows no link), so
+        // its view is the path itself, relative to the real root when inside it.
+        let denied_real = |abs: &str| -> Option<String> {
+            let rel = abs.strip_prefix(real_root.as_str()).and_then(|r| r.strip_prefix('/'));
+            let inside = format!("{abs}/x");
+            let rel_inside = rel.map(|r| format!("{r}/x"));
+            self.deny
+                .first_path(READ, crate::rules::PathView { rel, abs })
+                .or_else(|| {
+                    self.deny.first_path(READ, crate::rules::PathView { rel: rel_inside.as_deref(), abs: &inside })
+                })
+                .map(|r| r.to_string())
+        };
         for (folder, _) in &view.recursive {
             let Ok(rp) = resolve(&self.env, folder) else { continue };
             let folders = if folder.contains(['*', '?', '[']) {
@@ -937,25 +959,24 @@ impl Policy {
                 }
                 let mut stack = vec![start];
                 while let Some(dir) = stack.pop() {
-                    let Ok(entries) = self.env.disk.list(&dir) else {
-                        return any_rule().map(|r| {
-                            (r, format!("`{folder}` is read recursively and {} cannot be searched", dir.display()))
-                        });
-                    };
+                    let Ok(entries) = self.env.disk.list(&dir) else { return None };
                     for entry in entries {
                         seen += 1;
                         if seen > MAX_WALK {
-                            return any_rule().map(|r| {
-                                (r, format!("`{folder}` is read recursively and holds too many entries to search"))
-                            });
+                            return None;
                         }
                         let Ok(entry) = entry else { continue };
                         let path = dir.join(&entry.name);
                         let Some(text) = path.to_str() else { continue };
-                        if let Ok(rp) = resolve(&self.env, text) {
-                            if let Some(rule) = denied(&rp) {
-                                return Some((rule, format!("`{folder}` is read recursively and holds `{text}`")));
+                        let hit = denied_real(text).or_else(|| {
+                            // A link, or a type that cannot be read, is checked where it leads.
+                            if entry.kind.is_some_and(|k| k != Kind::Link) {
+                                return None;
                             }
+                            resolve(&self.env, text).ok().and_then(|rp| denied(&rp))
+                        });
+                        if let Some(rule) = hit {
+                            return Some((rule, format!("`{folder}` is read recursively and holds `{text}`")));
                         }
                         if entry.kind == Some(Kind::Dir) {
                             stack.push(path);
