@@ -173,6 +173,11 @@ fn take_step(out: &mut Unwrapped, queue: &mut VecDeque<(Vec<Word>, u32)>, step: 
                 }
                 for mut c in analysis.commands {
                     c.context = Context::Nested;
+                    // `bash -c "PS4='\$(…)'; set -x; …"`: the string's own assignments too.
+                    for a in &c.assignments {
+                        let step = evaluated_value(&a.name, &a.value);
+                        take_step(out, queue, step, depth + 1);
+                    }
                     queue.push_back((c.words.clone(), depth + 1));
                     out.nested.push(c);
                 }
