@@ -57,6 +57,10 @@ pub struct PolicyConfig {
     /// run git; the engine never does). `None`: the engine reads the repository's and the
     /// user's config files itself, a cruder check.
     pub git_config: Option<GitConfigView>,
+    /// The folders on the person's `PATH` that they can write (absolute, read by the edge: the
+    /// engine reads no environment). A file written directly into one is a program the host
+    /// runs by name later (issue 39, class 4), so the write is code-running configuration.
+    pub path_dirs: Vec<PathBuf>,
 }
 
 /// Why a policy cannot be built.
@@ -105,6 +109,8 @@ pub struct Policy {
     /// `true` when everything below it is protected (`false`: only the hooks' own names in
     /// it, for a hooks folder that holds the project or the home), protected like `.git`.
     git_live: Vec<(PathBuf, bool, &'static str)>,
+    /// [`PolicyConfig::path_dirs`], normalised, as text.
+    path_dirs: Vec<String>,
     team: TeamRules,
     /// What command views need to know: the git aliases.
     view_ctx: ViewContext,
@@ -239,6 +245,9 @@ struct ArgScan {
     /// or a deny rule's path (a patch that cannot be read, a folder too large to list, an
     /// argument of a program with no record there): never auto-allowed.
     landing_doubts: Vec<String>,
+    /// An operand that reads what a `read_file` deny rule protects (issue 39, class 8): the
+    /// rule and why. Denied like a `< FILE` redirection of that path.
+    read_denied: Option<(String, String)>,
 }
 
 /// Where an allow came from, for aggregating several targets.
@@ -284,6 +293,12 @@ impl Policy {
             git_risk,
             git_includes,
             git_live,
+            path_dirs: cfg
+                .path_dirs
+                .iter()
+                .filter(|d| d.is_absolute())
+                .map(|d| crate::paths::normalize(d).to_string_lossy().into_owned())
+                .collect(),
             view_ctx: ViewContext {
                 git_aliases: cfg.git_config.as_ref().map(crate::gitalias::aliases).unwrap_or_default(),
             },
@@ -369,6 +384,14 @@ impl Policy {
                     hit.then_some(*why)
                 });
             }
+            if classes.config.is_none() {
+                // A file directly in a folder on PATH (or the folder itself, replaced) is a
+                // program found by name: PATH lookup does not descend into sub-folders.
+                let parent = v.abs.rsplit_once('/').map(|(p, _)| if p.is_empty() { "/" } else { p });
+                if self.path_dirs.iter().any(|d| d == v.abs || Some(d.as_str()) == parent) {
+                    classes.config = Some("a folder on the person's PATH");
+                }
+            }
             if classes.config.is_none() && self.git_includes.iter().any(|f| f.as_os_str() == v.abs) {
                 classes.config = Some("a file the repository's git config includes");
             }
@@ -385,8 +408,13 @@ impl Policy {
             Target::Command { command, outside_sandbox } => {
                 let view = self.views.view(command, &self.view_ctx);
                 let mut scan = self.scan_args(&view);
+                // A read deny rule holds inside the sandbox too: it is the person's word. The
+                // sandbox also hides what such a rule names, so folders are walked only for a
+                // command on the host.
+                let on_host = !self.sandbox || *outside_sandbox;
+                scan.read_denied = self.read_denied(&view, on_host);
                 // The OS sandbox masks secrets, so a command it runs need not be walked.
-                if !self.sandbox || *outside_sandbox {
+                if on_host {
                     scan.recursive_secret = self.recursive_secret(&view);
                     scan.foreign_git = self.foreign_git(&view);
                     self.landings(&view, &mut scan);
@@ -789,10 +817,7 @@ impl Policy {
     /// are files with several hard links.
     fn scan_args(&self, view: &CommandView) -> ArgScan {
         let mut scan = ArgScan::default();
-        // Bash's `*` and `?` never match a leading dot unless `dotglob` is on (`shopt -s
-        // dotglob`, or any non-empty `GLOBIGNORE`): a line that may turn it on is read the old,
-        // conservative way.
-        let dotglob = ["shopt", "dotglob", "GLOBIGNORE", "BASHOPTS"].iter().any(|w| view.command.contains(w));
+        let dotglob = may_dotglob(view);
         // The folder is listed now, so nothing on the same line may create files before the
         // glob expands (`ln -s .env notes; cat *`): a single command, or only programs that
         // create no files.
@@ -851,6 +876,178 @@ impl Policy {
             }
         }
         scan
+    }
+
+    /// Does an operand of the command read what a `read_file` deny rule protects (issue 39,
+    /// class 8)? A `< FILE` redirection already meets the rule as a path; an operand is the
+    /// same read done by the program (`cat F`, `cp F G`, `base64 F`). The catalogue does not
+    /// record which operands each program reads, so every static operand counts, as for the
+    /// team's `denyPaths` and the sensitive list: fail closed for programs nobody has read.
+    /// An operand counts when it resolves into a denied path (as written or through a link),
+    /// when it is a folder inside one (`tar c secrets`), when it is a glob whose expansion on
+    /// disk does, and a folder read recursively (`grep -r x .`, `cp -r . d`, `zip -r`) counts
+    /// when anything below it does. Returns the rule and what was found.
+    fn read_denied(&self, view: &CommandView, walk: bool) -> Option<(String, String)> {
+        const READ: &str = "read_file";
+        if !self.deny.has_tool(READ) {
+            return None;
+        }
+        let dotglob = may_dotglob(view);
+        // The path, or a folder holding it (`secrets` under `secrets/**`).
+        let denied = |rp: &ResolvedPath| -> Option<String> {
+            rp.views().find_map(|v| {
+                let inside = format!("{}/x", v.abs.trim_end_matches('/'));
+                let rel_inside = v.rel.map(|r| if r.is_empty() { "x".to_string() } else { format!("{r}/x") });
+                self.deny
+                    .first_path(READ, v)
+                    .or_else(|| {
+                        self.deny.first_path(READ, crate::rules::PathView { rel: rel_inside.as_deref(), abs: &inside })
+                    })
+                    .map(|r| r.to_string())
+            })
+        };
+        for (arg, glob) in &view.args {
+            for cand in path_candidates(arg) {
+                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
+                    continue;
+                }
+                let Ok(rp) = resolve(&self.env, cand) else { continue };
+                if let Some(rule) = denied(&rp) {
+                    return Some((rule, format!("the command reads `{cand}`")));
+                }
+                if *glob {
+                    match self.expand_glob(rp.lexical_str(), dotglob) {
+                        Some(found) => {
+                            for path in found {
+                                if let Ok(rp) = resolve(&self.env, &path) {
+                                    if let Some(rule) = denied(&rp) {
+                                        return Some((rule, format!("the pattern `{cand}` expands to `{path}`")));
+                                    }
+                                }
+                            }
+                        }
+                        None => {
+                            return self.deny.rules().iter().find(|r| r.tool_matches(READ)).map(|r| {
+                                (r.to_string(), format!("the pattern `{cand}` cannot be expanded to check it"))
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        // Folders read with everything below them: walked (links not followed, but checked
+        // where they lead), at most `MAX_WALK` entries. A folder too large to search, or one
+        // that cannot be listed, is asked about by `recursive_secret` (same walk, same limit),
+        // so only a definite hit is a denial here.
+        const MAX_WALK: usize = 20_000;
+        if !walk {
+            return None;
+        }
+        let mut seen = 0usize;
+        let any_rule = || self.deny.rules().iter().find(|r| r.tool_matches(READ)).map(|r| r.to_string());
+        let real_root = self.env.real_root.to_string_lossy().into_owned();
+        // A walked path is real (the walk starts at a real folder and follows no link), so
+        // its view is the path itself, relative to the real root when inside it.
+        let denied_real = |abs: &str| -> Option<String> {
+            let rel = abs.strip_prefix(real_root.as_str()).and_then(|r| r.strip_prefix('/'));
+            let inside = format!("{abs}/x");
+            let rel_inside = rel.map(|r| format!("{r}/x"));
+            self.deny
+                .first_path(READ, crate::rules::PathView { rel, abs })
+                .or_else(|| {
+                    self.deny.first_path(READ, crate::rules::PathView { rel: rel_inside.as_deref(), abs: &inside })
+                })
+                .map(|r| r.to_string())
+        };
+        for (folder, _) in &view.recursive {
+            let Ok(rp) = resolve(&self.env, folder) else { continue };
+            let folders = if folder.contains(['*', '?', '[']) {
+                match self.expand_glob(rp.lexical_str(), dotglob) {
+                    Some(f) => f.into_iter().map(PathBuf::from).collect(),
+                    None => return any_rule().map(|r| (r, format!("the pattern `{folder}` cannot be expanded"))),
+                }
+            } else {
+                vec![rp.real.clone()]
+            };
+            for start in folders {
+                if self.env.disk.stat(&start).map(|s| s.kind) != Some(Kind::Dir) {
+                    continue;
+                }
+                let mut stack = vec![start];
+                while let Some(dir) = stack.pop() {
+                    let Ok(entries) = self.env.disk.list(&dir) else { return None };
+                    for entry in entries {
+                        seen += 1;
+                        if seen > MAX_WALK {
+                            return None;
+                        }
+                        let Ok(entry) = entry else { continue };
+                        let path = dir.join(&entry.name);
+                        let Some(text) = path.to_str() else { continue };
+                        let hit = denied_real(text).or_else(|| {
+                            // A link, or a type that cannot be read, is checked where it leads.
+                            if entry.kind.is_some_and(|k| k != Kind::Link) {
+                                return None;
+                            }
+                            resolve(&self.env, text).ok().and_then(|rp| denied(&rp))
+                        });
+                        if let Some(rule) = hit {
+                            return Some((rule, format!("`{folder}` is read recursively and holds `{text}`")));
+                        }
+                        if entry.kind == Some(Kind::Dir) {
+                            stack.push(path);
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The paths a glob (absolute, normalised) names on disk, as bash expands it: each
+    /// pattern component matched against a folder's entries (a leading `.` only by a pattern
+    /// starting with `.`, unless `dotglob` may be on). `None` when it cannot be expanded here
+    /// (a folder cannot be listed, too many entries, a pattern that does not compile).
+    fn expand_glob(&self, abs: &str, dotglob: bool) -> Option<Vec<String>> {
+        const MAX: usize = 4096;
+        let mut found = vec![String::new()];
+        for comp in abs.split('/').filter(|c| !c.is_empty()) {
+            let mut next = Vec::new();
+            for base in &found {
+                if !comp.contains(['*', '?', '[']) {
+                    next.push(format!("{base}/{comp}"));
+                    continue;
+                }
+                let dir = if base.is_empty() { "/" } else { base.as_str() };
+                if self.env.disk.lstat(std::path::Path::new(dir)).is_none() {
+                    continue;
+                }
+                let glob = crate::rules::compile_glob(comp, GlobOptions { case_insensitive: false }).ok()?;
+                let m = glob.compile_matcher();
+                let Ok(entries) = self.env.disk.list(std::path::Path::new(dir)) else {
+                    // Not a folder: the pattern matches nothing below it.
+                    if self.env.disk.stat(std::path::Path::new(dir)).map(|s| s.kind) == Some(Kind::Dir) {
+                        return None;
+                    }
+                    continue;
+                };
+                for entry in entries {
+                    let name = entry.ok()?.name;
+                    let name = name.to_str()?;
+                    if name.starts_with('.') && !comp.starts_with('.') && !dotglob {
+                        continue;
+                    }
+                    if m.is_match(name) {
+                        next.push(format!("{base}/{name}"));
+                    }
+                    if next.len() > MAX {
+                        return None;
+                    }
+                }
+            }
+            found = next;
+        }
+        Some(found)
     }
 
     /// A path with `..` after a link means what the kernel makes of it, not what lexical
@@ -1342,6 +1539,18 @@ impl Policy {
                             }
                         }
                     }
+                    if let (None, Fact::Command { scan, .. }) = (&hit, f) {
+                        if let Some((rule, why)) = &scan.read_denied {
+                            trace.note(|| format!("deny rule {rule}: {why}"));
+                            return Some(
+                                Verdict::deny(
+                                    By::Rule,
+                                    format!("{why}, which the deny rule {rule} protects. Do not try to work around it"),
+                                )
+                                .with_rule(rule.clone()),
+                            );
+                        }
+                    }
                     let unseen: Vec<String> = view.doubts.iter().chain(&view.unseen_scripts).cloned().collect();
                     if hit.is_none() && !unseen.is_empty() && tools.iter().any(|t| self.deny.has_tool(t)) {
                         let rules: Vec<String> = self
@@ -1772,6 +1981,12 @@ fn via_link(rp: &ResolvedPath) -> String {
     } else {
         String::new()
     }
+}
+
+/// Bash's `*` and `?` never match a leading dot unless `dotglob` is on (`shopt -s dotglob`, or
+/// any non-empty `GLOBIGNORE`): a line that may turn it on is read the old, conservative way.
+fn may_dotglob(view: &CommandView) -> bool {
+    ["shopt", "dotglob", "GLOBIGNORE", "BASHOPTS"].iter().any(|w| view.command.contains(w))
 }
 
 /// The files one argument word may name: the word, the value of `--file=x`, `@x`, `-d=@x`,

@@ -176,6 +176,11 @@ pub const SENSITIVE: &[&str] = &[
 /// to the home folder, unreadable with everything below them.
 pub const HOME_SENSITIVE: &[&str] = &[".docker", ".wicket"];
 
+/// Code-running folders of the home only (issue 39, class 4): `~/bin` is on PATH by the default
+/// `.profile` of Debian and Ubuntu, but a project's `bin/` is ordinary work. Relative to the
+/// home folder; everything below counts.
+pub const HOME_CODE_CONFIG: &[&str] = &["bin"];
+
 /// Never written by a tool: the repository's internals and wicket's own settings.
 pub const PROTECTED: &[&str] = &["**/.git", "**/.git/**", "**/.wicket", "**/.wicket/**"];
 
@@ -420,6 +425,43 @@ pub const CODE_CONFIG: &[&str] = &[
     "**/.emacs",
     "**/.emacs.d/**",
     "**/.local/bin/**",
+    // Folders shells and version managers put first on PATH (issue 39, class 4): a file
+    // written there is a program the host runs by name later (`ls`, `git`, `node`).
+    "**/.cargo/bin/**",
+    "**/go/bin/**",
+    "**/.npm-global/bin/**",
+    "**/.npm-packages/bin/**",
+    "**/.yarn/bin/**",
+    "**/.config/yarn/global/node_modules/.bin/**",
+    "**/.bun/bin/**",
+    "**/.deno/bin/**",
+    "**/.volta/bin/**",
+    "**/.pyenv/shims/**",
+    "**/.pyenv/bin/**",
+    "**/.rbenv/shims/**",
+    "**/.rbenv/bin/**",
+    "**/.nodenv/shims/**",
+    "**/.goenv/shims/**",
+    "**/.asdf/shims/**",
+    "**/.local/share/mise/shims/**",
+    "**/.nvm/versions/node/*/bin/**",
+    "**/.local/share/pnpm/**",
+    "**/Library/pnpm/**",
+    "**/.dotnet/tools/**",
+    "**/.composer/vendor/bin/**",
+    "**/.config/composer/vendor/bin/**",
+    "**/.gem/bin/**",
+    "**/.local/share/gem/ruby/*/bin/**",
+    "**/.krew/bin/**",
+    "**/.pulumi/bin/**",
+    "**/.rustup/toolchains/*/bin/**",
+    // A project's own program folders, first on PATH for `npm run`/`npx` and in an
+    // activated virtualenv: `npm test` runs `node_modules/.bin/jest`.
+    "**/node_modules/.bin/**",
+    "**/.venv/bin/**",
+    "**/venv/bin/**",
+    "**/.venv/Scripts/**",
+    "**/venv/Scripts/**",
     "**/.zcompdump*",
     "**/.cache/gitstatus/**",
     "**/.cache/oh-my-zsh/**",
@@ -898,16 +940,22 @@ impl BuiltinLists {
         Classes {
             sensitive: self.sensitive.matching_components(&comps).or_else(|| self.home_sensitive(&lower)),
             protected: self.protected.matching_components(&comps),
-            config: self.config.matching_components(&comps),
+            config: self.config.matching_components(&comps).or_else(|| self.in_home(HOME_CODE_CONFIG, &lower)),
         }
     }
 
     /// The [`HOME_SENSITIVE`] entry a lowercase absolute path is or lies below, in any home.
     fn home_sensitive(&self, lower: &str) -> Option<&'static str> {
+        self.in_home(HOME_SENSITIVE, lower)
+    }
+
+    /// The entry of a home-relative list a lowercase absolute path is or lies below, in any
+    /// home.
+    fn in_home(&self, list: &'static [&'static str], lower: &str) -> Option<&'static str> {
         let lower = lower.trim_end_matches('/');
         self.homes.iter().find_map(|h| {
             let rel = lower.strip_prefix(h.as_str())?.strip_prefix('/')?;
-            HOME_SENSITIVE.iter().copied().find(|s| {
+            list.iter().copied().find(|s| {
                 rel.strip_prefix(&s.to_lowercase()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
             })
         })

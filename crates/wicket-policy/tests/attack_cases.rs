@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
 use serde::Deserialize;
+use std::path::PathBuf;
 
 mod common;
 use common::{lay_out, replace_placeholders};
@@ -43,6 +44,10 @@ struct Case {
     /// `["rawlink", p, target]`, `["hardlink", p, target]`; `~/` paths are in the temporary home.
     #[serde(default)]
     setup: Vec<Vec<String>>,
+    /// The person's PATH folders the edge would pass (`PolicyConfig::path_dirs`), with the
+    /// placeholders.
+    #[serde(default)]
+    path_dirs: Vec<String>,
     /// Attacks: `deny`, `ask` or `not_allow` (either). Benign: `allow`.
     expect: String,
 }
@@ -85,6 +90,10 @@ fn run(case: &Case) -> Verdict {
         case_insensitive: None,
         team: Default::default(),
         git_config: None,
+        path_dirs: match replace_placeholders(&serde_json::json!(case.path_dirs), &root, &home) {
+            serde_json::Value::Array(dirs) => dirs.iter().filter_map(|d| d.as_str().map(PathBuf::from)).collect(),
+            _ => Vec::new(),
+        },
     };
     let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
     let input = replace_placeholders(&case.input, &root, &home);

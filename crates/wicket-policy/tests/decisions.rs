@@ -84,6 +84,7 @@ fn decision_fixtures() {
             case_insensitive: None,
             team: Default::default(),
             git_config: None,
+            path_dirs: Vec::new(),
         };
         let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
         let mut session = Session::new();

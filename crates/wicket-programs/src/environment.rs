@@ -93,3 +93,43 @@ pub fn loads_code(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     LOADS_CODE.contains(&upper.as_str()) || LOADS_CODE_PREFIXES.iter().any(|p| upper.starts_with(p))
 }
+
+/// How bash uses a variable's value as code (issue 39, class 9): a deny rule must see what the
+/// value runs, however the rule that allowed the assignment was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evaluated {
+    /// Expanded like a prompt (parameter, command and arithmetic expansion) before use: `PS4`
+    /// before each command under `set -x`, `PS0`–`PS2` in an interactive shell.
+    Expanded,
+    /// Expanded the same way, then read as a script file a new bash (`BASH_ENV`) or an
+    /// interactive POSIX shell (`ENV`) runs before anything else.
+    StartupFile,
+    /// Run as a command line (`PROMPT_COMMAND`, before each prompt).
+    Command,
+}
+
+/// The variables bash evaluates, by name (case matters: bash's names are upper case).
+const EVALUATED: &[(&str, Evaluated)] = &[
+    ("PS0", Evaluated::Expanded),
+    ("PS1", Evaluated::Expanded),
+    ("PS2", Evaluated::Expanded),
+    ("PS4", Evaluated::Expanded),
+    ("BASH_ENV", Evaluated::StartupFile),
+    ("ENV", Evaluated::StartupFile),
+    ("PROMPT_COMMAND", Evaluated::Command),
+];
+
+/// Does bash evaluate this variable's value? The name as assigned: `NAME`, `NAME+` (`+=`) or
+/// `NAME[i]` (`PROMPT_COMMAND` is an array in bash 5.1 and later).
+///
+/// ```
+/// use wicket_programs::{evaluated, Evaluated};
+/// assert_eq!(evaluated("PS4"), Some(Evaluated::Expanded));
+/// assert_eq!(evaluated("PROMPT_COMMAND[1]+"), Some(Evaluated::Command));
+/// assert_eq!(evaluated("PATH"), None);
+/// ```
+pub fn evaluated(name: &str) -> Option<Evaluated> {
+    let name = name.strip_suffix('+').unwrap_or(name);
+    let name = name.split_once('[').map_or(name, |(n, _)| n);
+    EVALUATED.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
+}

@@ -64,6 +64,15 @@ pub struct Launch {
     pub runs_nothing: &'static [&'static str],
     /// Options whose value is a shell script it runs (`su -c S`, `flock -c S`, `npx -c S`).
     pub script_options: &'static [&'static str],
+    /// Options whose value is a command string bash runs later with words of its own appended
+    /// (`mapfile -C CALLBACK` gets the index and the line, `compgen -C`/`complete -C` the words
+    /// being completed), or a program that runs later under another name with the words that
+    /// name gets (`hash -p PATH NAME`): each is judged as the string followed by words nobody
+    /// knows yet (issue 39, class 9).
+    pub callback_options: &'static [&'static str],
+    /// Options whose value bash expands as words when it runs (`compgen -W LIST`): a
+    /// `$(…)` in it runs, so the value is judged as the arguments of a command.
+    pub word_options: &'static [&'static str],
     /// Options after which the operands are the command as an argv, whatever [`Launch::start`]
     /// says (`watch -x CMD…`, `runuser -u USER CMD…`).
     pub argv_options: &'static [&'static str],
@@ -86,6 +95,8 @@ pub const LAUNCH: Launch = Launch {
     start: Start::Operands(0),
     runs_nothing: &[],
     script_options: &[],
+    callback_options: &[],
+    word_options: &[],
     argv_options: &[],
     package_options: &[],
     assignments: false,

@@ -1272,6 +1272,18 @@ impl Walker {
         }
     }
 
+    /// `read PS4`, `printf -v PS4 …`: a value only known when the line runs put into a
+    /// variable bash evaluates as code (`wicket_programs::evaluated`; issue 39, class 9)
+    /// cannot be read, so what it runs is not known.
+    fn evaluated_target(&mut self, name: &str, var: &str) {
+        if wicket_programs::evaluated(var).is_some() {
+            self.problem(
+                ProblemKind::EvaluatesValue,
+                format!("`{name}` puts a value only known when it runs into `{var}`, which bash evaluates as code"),
+            );
+        }
+    }
+
     /// Builtins that use a word as a variable name or evaluate it as arithmetic: a name not
     /// known before running, or one whose subscript evaluates a value, is not understood.
     fn builtin_names(&mut self, name: &str, args: &[Word]) {
@@ -1288,7 +1300,12 @@ impl Walker {
                 for w in args {
                     match &w.value {
                         None => refuse(w, self, "takes a variable name that is not known before running"),
-                        Some(v) if !v.starts_with('-') => self.name_inert(v),
+                        Some(v) if !v.starts_with('-') => {
+                            if name != "unset" {
+                                self.evaluated_target(name, v);
+                            }
+                            self.name_inert(v)
+                        }
                         Some(_) => {}
                     }
                 }
@@ -1347,7 +1364,10 @@ impl Walker {
                     };
                     match target {
                         Some((t, None)) => refuse(t, self, "takes a variable name that is not known before running"),
-                        Some((_, Some(v))) => self.name_inert(v),
+                        Some((_, Some(v))) => {
+                            self.evaluated_target(name, v);
+                            self.name_inert(v)
+                        }
                         None => {}
                     }
                 }

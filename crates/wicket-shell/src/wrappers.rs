@@ -87,6 +87,11 @@ type Step = Result<Vec<Inner>, (ProblemKind, String)>;
 pub fn strip_wrappers(cmd: &SimpleCommand) -> Unwrapped {
     let mut out = Unwrapped { understood: true, ..Unwrapped::default() };
     let mut queue: VecDeque<(Vec<Word>, u32)> = VecDeque::new();
+    // `PS4='$(…)'`, `BASH_ENV=… bash`: values bash evaluates later are code too.
+    for a in &cmd.assignments {
+        let step = evaluated_value(&a.name, &a.value);
+        take_step(&mut out, &mut queue, step, 0);
+    }
     queue.push_back((cmd.words.clone(), 0));
     while let Some((argv, depth)) = queue.pop_front() {
         if argv.is_empty() {
@@ -103,37 +108,84 @@ pub fn strip_wrappers(cmd: &SimpleCommand) -> Unwrapped {
             continue;
         };
         let name = program.rsplit('/').next().unwrap_or(program);
-        match unwrap_one(name, &argv[1..]) {
-            Err((kind, detail)) => out.problem(kind, detail),
-            Ok(inners) => {
-                for inner in inners {
-                    match inner {
-                        Inner::Argv(a) => queue.push_back((a, depth)),
-                        Inner::Resplit(a) if depth < MAX_REPARSE_DEPTH => queue.push_back((a, depth + 1)),
-                        Inner::Script(s) if depth < MAX_REPARSE_DEPTH => {
-                            let analysis = analyze(&s);
-                            if !analysis.understood {
-                                out.understood = false;
-                                for p in analysis.problems {
-                                    out.problem(p.kind, p.detail);
-                                }
-                            }
-                            for mut c in analysis.commands {
-                                c.context = Context::Nested;
-                                queue.push_back((c.words.clone(), depth + 1));
-                                out.nested.push(c);
-                            }
-                        }
-                        Inner::Resplit(_) | Inner::Script(_) => out.problem(
-                            ProblemKind::TooDeep,
-                            format!("strings re-parsed more than {MAX_REPARSE_DEPTH} levels deep"),
-                        ),
-                    }
+        // `export PS4=…`, `declare`, `env BASH_ENV=… bash`, `sudo PS4=…`: a builtin that
+        // assigns or a launcher that passes `NAME=value` words on.
+        let assigns = wicket_programs::lookup(name).is_some_and(|r| r.assigns || r.role.launch().is_some());
+        if assigns {
+            for w in &argv[1..] {
+                // A value not known before running (`export PS4="$x"`) is read from the raw
+                // text's name, and fails closed in `evaluated_value`.
+                let text = w.value.as_deref().unwrap_or(&w.raw);
+                let Some((var, rest)) = text.split_once('=') else { continue };
+                if wicket_programs::evaluated(var).is_none() {
+                    continue;
                 }
+                let value = match w.value {
+                    Some(_) => literal_word(rest),
+                    None => Word { value: None, ..w.clone() },
+                };
+                let step = evaluated_value(var, &value);
+                take_step(&mut out, &mut queue, step, depth);
             }
         }
+        let step = unwrap_one(name, &argv[1..]);
+        take_step(&mut out, &mut queue, step, depth);
     }
     out
+}
+
+/// The code in a value bash evaluates (issue 39, class 9): a prompt string's expansions (as
+/// the arguments of `:`, which runs nothing), a start-up file (its expansions, and the file
+/// itself, which nobody has read), a command line. Other variables hold no code.
+fn evaluated_value(name: &str, value: &Word) -> Step {
+    use wicket_programs::Evaluated;
+    let Some(how) = wicket_programs::evaluated(name) else { return Ok(Vec::new()) };
+    let Some(v) = value.value.as_deref() else { return Err(not_static(value)) };
+    match how {
+        Evaluated::Expanded => Ok(vec![Inner::Script(format!(": {v}"))]),
+        Evaluated::Command => Ok(vec![Inner::Script(v.to_string())]),
+        Evaluated::StartupFile if v.trim().is_empty() => Ok(Vec::new()),
+        Evaluated::StartupFile => Err((
+            ProblemKind::RunsUnseenCode,
+            format!("`{name}={}` makes a shell read a start-up file nobody has read", snippet(v)),
+        )),
+    }
+}
+
+/// Record what one step found: its argvs queued, its scripts parsed (their commands nested),
+/// or its problem.
+fn take_step(out: &mut Unwrapped, queue: &mut VecDeque<(Vec<Word>, u32)>, step: Step, depth: u32) {
+    let inners = match step {
+        Ok(inners) => inners,
+        Err((kind, detail)) => return out.problem(kind, detail),
+    };
+    for inner in inners {
+        match inner {
+            Inner::Argv(a) => queue.push_back((a, depth)),
+            Inner::Resplit(a) if depth < MAX_REPARSE_DEPTH => queue.push_back((a, depth + 1)),
+            Inner::Script(s) if depth < MAX_REPARSE_DEPTH => {
+                let analysis = analyze(&s);
+                if !analysis.understood {
+                    out.understood = false;
+                    for p in analysis.problems {
+                        out.problem(p.kind, p.detail);
+                    }
+                }
+                for mut c in analysis.commands {
+                    c.context = Context::Nested;
+                    // `bash -c "PS4='\$(…)'; set -x; …"`: the string's own assignments too.
+                    for a in &c.assignments {
+                        let step = evaluated_value(&a.name, &a.value);
+                        take_step(out, queue, step, depth + 1);
+                    }
+                    queue.push_back((c.words.clone(), depth + 1));
+                    out.nested.push(c);
+                }
+            }
+            Inner::Resplit(_) | Inner::Script(_) => out
+                .problem(ProblemKind::TooDeep, format!("strings re-parsed more than {MAX_REPARSE_DEPTH} levels deep")),
+        }
+    }
 }
 
 fn not_static(word: &Word) -> (ProblemKind, String) {
@@ -266,6 +318,28 @@ fn launched(name: &str, record: &'static Program, launch: &Launch, start: Start,
     if p.has(launch.runs_nothing) {
         return Ok(Vec::new());
     }
+    // Strings bash evaluates inside the builtin (issue 39, class 9): a callback runs with
+    // words of its own appended, which nobody knows yet (`"$@"` stands for them, so a deny
+    // rule for `rm *` meets `mapfile -C rm`); a word list is expanded as a command's
+    // arguments are (`:` runs nothing, so only what the words run is judged).
+    let mut evaluated = Vec::new();
+    for (option, value) in &p.seen {
+        let Some(value) = value else { continue };
+        if launch.callback_options.contains(option) {
+            let Some(v) = value.value.as_deref() else { return Err(not_static(value)) };
+            evaluated.push(Inner::Script(format!("{v} \"$@\"")));
+        } else if launch.word_options.contains(option) {
+            let Some(v) = value.value.as_deref() else { return Err(not_static(value)) };
+            evaluated.push(Inner::Script(format!(": {v}")));
+        }
+    }
+    let mut out = evaluated;
+    out.extend(launched_command(launch, start, args, &p)?);
+    Ok(out)
+}
+
+/// The command a launcher runs from its operands, once its options are read.
+fn launched_command(launch: &Launch, start: Start, args: &[Word], p: &Read) -> Step {
     if let Some(script) = p.value(launch.script_options) {
         return script_of(script);
     }

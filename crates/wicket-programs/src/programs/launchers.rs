@@ -456,6 +456,100 @@ pub(crate) static TRAP: Program = Program {
     ..RUNNER
 };
 
+/// bash 5.2, `help mapfile`: `-C CALLBACK` is evaluated every `-c QUANTUM` lines with the
+/// index and the line appended (issue 39, class 9).
+pub(crate) static MAPFILE: Program = Program {
+    names: &["mapfile", "readarray"],
+    source: "bash 5.2, `help mapfile`",
+    opts: &[
+        o(&["-d"], REQ, Plain),
+        o(&["-n"], REQ, Plain),
+        o(&["-O"], REQ, Plain),
+        o(&["-s"], REQ, Plain),
+        o(&["-t"], NO, Plain),
+        o(&["-u"], REQ, Plain),
+        o(&["-C"], REQ, Plain),
+        o(&["-c"], REQ, Plain),
+    ],
+    role: Role::Launcher(Launch { start: Start::Nothing, callback_options: &["-C"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("mapfile·-C·rm x·-c·1·a", Expect::Runs(&["rm x \"$@\""])), ex("mapfile -t lines", Expect::Plain)],
+    ..RUNNER
+};
+
+/// The options `compgen` and `complete` share (bash 5.2, `help compgen`, `help complete`).
+const COMPLETION_OPTS: &[crate::grammar::Opt] = &[
+    o(&["-a"], NO, Plain),
+    o(&["-b"], NO, Plain),
+    o(&["-c"], NO, Plain),
+    o(&["-d"], NO, Plain),
+    o(&["-e"], NO, Plain),
+    o(&["-f"], NO, Plain),
+    o(&["-g"], NO, Plain),
+    o(&["-j"], NO, Plain),
+    o(&["-k"], NO, Plain),
+    o(&["-s"], NO, Plain),
+    o(&["-u"], NO, Plain),
+    o(&["-v"], NO, Plain),
+    o(&["-p"], NO, Plain),
+    o(&["-r"], NO, Plain),
+    o(&["-D"], NO, Plain),
+    o(&["-E"], NO, Plain),
+    o(&["-I"], NO, Plain),
+    o(&["-o"], REQ, Plain),
+    o(&["-A"], REQ, Plain),
+    o(&["-G"], REQ, Plain),
+    o(&["-W"], REQ, Plain),
+    o(&["-F"], REQ, Plain),
+    o(&["-C"], REQ, Plain),
+    o(&["-X"], REQ, Plain),
+    o(&["-P"], REQ, Plain),
+    o(&["-S"], REQ, Plain),
+    o(&["-V"], REQ, Plain),
+];
+
+/// bash 5.2, `help compgen`: `-W WORDLIST` is expanded (a `$(…)` in it runs), `-C COMMAND`
+/// runs with the words being completed appended (issue 39, class 9).
+pub(crate) static COMPGEN: Program = Program {
+    names: &["compgen"],
+    source: "bash 5.2, `help compgen`",
+    opts: COMPLETION_OPTS,
+    role: Role::Launcher(Launch { start: Start::Nothing, callback_options: &["-C"], word_options: &["-W"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("compgen·-C·rm x·a", Expect::Runs(&["rm x \"$@\""])), ex("compgen -c gi", Expect::Plain)],
+    ..RUNNER
+};
+
+/// bash 5.2, `help complete`: the `-C COMMAND` and `-W WORDLIST` it stores run at each
+/// completion (issue 39, class 9).
+pub(crate) static COMPLETE: Program = Program {
+    names: &["complete"],
+    source: "bash 5.2, `help complete`",
+    opts: COMPLETION_OPTS,
+    role: Role::Launcher(Launch { start: Start::Nothing, callback_options: &["-C"], word_options: &["-W"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("complete·-C·rm x·make", Expect::Runs(&["rm x \"$@\""])), ex("complete -p", Expect::Plain)],
+    ..RUNNER
+};
+
+/// bash 5.2, `help hash`: `-p PATH NAME` makes every later `NAME` run `PATH`, with the words
+/// `NAME` gets (issue 39, class 9).
+pub(crate) static HASH: Program = Program {
+    names: &["hash"],
+    source: "bash 5.2, `help hash`",
+    opts: &[
+        o(&["-r"], NO, Plain),
+        o(&["-d"], NO, Plain),
+        o(&["-t"], NO, Plain),
+        o(&["-l"], NO, Plain),
+        o(&["-p"], REQ, Plain),
+    ],
+    role: Role::Launcher(Launch { start: Start::Nothing, callback_options: &["-p"], ..LAUNCH }),
+    exact_only: true,
+    examples: &[ex("hash -p /bin/rm ls", Expect::Runs(&["/bin/rm \"$@\""])), ex("hash -r", Expect::Plain)],
+    ..RUNNER
+};
+
 /// BusyBox 1.35, `busybox --help`; toybox.
 pub(crate) static BUSYBOX: Program = Program {
     names: &["busybox", "toybox"],
