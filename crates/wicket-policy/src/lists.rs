@@ -7,6 +7,7 @@
 //! read-only by them (`wicket-planner`'s `exec`); a test checks that nothing the sandbox hides or guards
 //! is free in the gate.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Secrets: refused for reads and writes unless an allow rule names the file.
@@ -630,10 +631,17 @@ pub fn literal_paths(list: &'static [&'static str]) -> Vec<&'static str> {
     out
 }
 
+/// Text of a compiled built-in list: borrowed from the list itself when the pattern is
+/// already lowercase (nearly all are), so compiling the lists at every process start makes few
+/// allocations (they were a third of a hook call's instructions).
+type Text = Cow<'static, str>;
+
 /// One path segment of a built-in pattern: literal text and `*`s.
 #[derive(Debug, Clone)]
 struct Seg {
-    /// The literal pieces between `*`s.
+    /// The segment (lowercase), `*`s included.
+    text: Text,
+    /// The literal pieces between `*`s; empty for a literal segment (its text is all of it).
     pieces: Vec<String>,
     leading: bool,
     trailing: bool,
@@ -642,21 +650,36 @@ struct Seg {
 }
 
 impl Seg {
-    fn new(text: &str) -> Seg {
-        Seg {
-            pieces: text.split('*').filter(|p| !p.is_empty()).map(String::from).collect(),
-            leading: text.starts_with('*'),
-            trailing: text.ends_with('*'),
-            literal: !text.contains('*'),
-        }
+    fn new(text: Text) -> Seg {
+        let literal = !text.contains('*');
+        let pieces =
+            if literal { Vec::new() } else { text.split('*').filter(|p| !p.is_empty()).map(String::from).collect() };
+        Seg { leading: text.starts_with('*'), trailing: text.ends_with('*'), literal, pieces, text }
     }
 
     fn matches(&self, component: &str) -> bool {
         if self.literal {
-            return self.pieces.first().is_some_and(|p| p == component);
+            return !self.text.is_empty() && self.text == component;
         }
         crate::rules::wildcard_match(&self.pieces, self.leading, self.trailing, component)
     }
+
+    /// The text after its leading `*`s, borrowed when the segment is.
+    fn after_stars(&self) -> Text {
+        match &self.text {
+            Cow::Borrowed(t) => Cow::Borrowed(t.trim_start_matches('*')),
+            Cow::Owned(t) => Cow::Owned(t.trim_start_matches('*').to_string()),
+        }
+    }
+}
+
+/// The body of a built-in pattern (`**/BODY` or `**/BODY/**`) and whether it reaches below.
+fn pattern_body(p: &str) -> Option<(&str, bool)> {
+    let body = p.strip_prefix("**/")?;
+    Some(match body.strip_suffix("/**") {
+        Some(b) => (b, true),
+        None => (body, false),
+    })
 }
 
 /// A built-in pattern: `**/` then segments, optionally ending in `/**` (everything below).
@@ -691,15 +714,15 @@ pub struct PathList {
     patterns: &'static [&'static str],
     pats: Vec<Pat>,
     /// Non-`below` patterns whose last segment is literal, by that segment.
-    by_name: HashMap<String, Vec<usize>>,
+    by_name: HashMap<Text, Vec<usize>>,
     /// Non-`below` patterns whose last segment is `*.ext`, by `.ext`.
-    by_ext: HashMap<String, Vec<usize>>,
+    by_ext: HashMap<Text, Vec<usize>>,
     /// `below` patterns whose first segment is literal, by that segment.
-    by_dir: HashMap<String, Vec<usize>>,
+    by_dir: HashMap<Text, Vec<usize>>,
     /// Every other pattern.
     rest: Vec<usize>,
     /// The literal last segments of all patterns (for `a/**`, `a`): a cheap first test.
-    last_names: std::collections::HashSet<String>,
+    last_names: std::collections::HashSet<Text>,
     /// The last segments with a wildcard that are not a plain `*.ext`.
     last_wild: Vec<Seg>,
     /// The first bytes a name matching one of `last_wild` can start with (all of them when
@@ -718,30 +741,33 @@ impl PathList {
         let mut list = PathList {
             patterns,
             pats: Vec::with_capacity(patterns.len()),
-            by_name: HashMap::new(),
+            // Sized once: growing the tables rehashed every key several times.
+            by_name: HashMap::with_capacity(patterns.len()),
             by_ext: HashMap::new(),
-            by_dir: HashMap::new(),
+            by_dir: HashMap::with_capacity(patterns.len() / 2),
             rest: Vec::new(),
-            last_names: std::collections::HashSet::new(),
+            last_names: std::collections::HashSet::with_capacity(patterns.len()),
             last_wild: Vec::new(),
             wild_first: [false; 256],
         };
         for (i, p) in patterns.iter().enumerate() {
-            let lower = p.to_lowercase();
-            let Some(body) = lower.strip_prefix("**/") else { return Err(ListError(p)) };
-            let (body, below) = match body.strip_suffix("/**") {
-                Some(b) => (b, true),
-                None => (body, false),
+            let segs: Vec<Seg> = if p.is_ascii() && !p.bytes().any(|b| b.is_ascii_uppercase()) {
+                let Some((body, _)) = pattern_body(p) else { return Err(ListError(p)) };
+                body.split('/').map(|t| Seg::new(Cow::Borrowed(t))).collect()
+            } else {
+                let lower = p.to_lowercase();
+                let Some((body, _)) = pattern_body(&lower) else { return Err(ListError(p)) };
+                body.split('/').map(|t| Seg::new(Cow::Owned(t.to_string()))).collect()
             };
-            let segs: Vec<Seg> = body.split('/').map(Seg::new).collect();
+            let below = pattern_body(p).is_some_and(|(_, below)| below);
             let pat = Pat { segs, below };
             let first = &pat.segs[0];
             let last = &pat.segs[pat.segs.len() - 1];
             let mut by_ext = false;
             if below && first.literal {
-                list.by_dir.entry(first.pieces.concat()).or_default().push(i);
+                list.by_dir.entry(first.text.clone()).or_default().push(i);
             } else if !below && last.literal {
-                list.by_name.entry(last.pieces.concat()).or_default().push(i);
+                list.by_name.entry(last.text.clone()).or_default().push(i);
             } else if !below
                 && last.leading
                 && !last.trailing
@@ -749,13 +775,14 @@ impl PathList {
                 && last.pieces[0].starts_with('.')
                 && !last.pieces[0][1..].contains('.')
             {
-                list.by_ext.entry(last.pieces[0].clone()).or_default().push(i);
+                // `*.ext`: its one piece, `.ext`.
+                list.by_ext.entry(last.after_stars()).or_default().push(i);
                 by_ext = true;
             } else {
                 list.rest.push(i);
             }
             if last.literal {
-                list.last_names.insert(last.pieces.concat());
+                list.last_names.insert(last.text.clone());
             } else if !by_ext {
                 match last.pieces.first().and_then(|p| p.bytes().next()).filter(|_| !last.leading) {
                     Some(b) => list.wild_first[usize::from(b)] = true,
