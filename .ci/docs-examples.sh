@@ -66,6 +66,11 @@ STANDIN = {
         "true",
         "Claude Code's CLI is not installed here (CI installs it: WICKET_AGENTS)",
     ),
+    "wicket audit verify /var/lib/otelcol/wicket/": (
+        lambda: not os.path.isdir("/var/lib/otelcol/wicket"),
+        "wicket audit verify --help > /dev/null",
+        "no OpenTelemetry Collector writes its file exporter's folder here (tests/otel.rs verifies real exported streams)",
+    ),
     "wicket man | man -l -": (
         lambda: shutil.which("man") is None,
         "wicket man > /dev/null",
