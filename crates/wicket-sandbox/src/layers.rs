@@ -146,21 +146,25 @@ pub(crate) fn set_aside_work(work: &Path, trash: &Path) {
 /// is started before the command and never joined (a wicket that exits first leaves the rest
 /// to the next run; every entry is a used work folder of a run that is over).
 pub(crate) fn empty_trash(trash: &Path) {
-    // One such thread a process: a second would race the first over the same entries.
-    static STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if STARTED.load(std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
+    // One such thread at a time: a second would race the first over the same entries. A
+    // long-lived process (`serve`, `mcp`) starts another once the last is done, so its runs'
+    // folders do not pile up.
+    static RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    use std::sync::atomic::Ordering;
     let has_entries = std::fs::read_dir(trash).is_ok_and(|mut d| d.next().is_some());
-    if !has_entries {
+    if !has_entries || RUNNING.swap(true, Ordering::AcqRel) {
         return;
     }
     let trash = trash.to_path_buf();
-    let _ = std::thread::Builder::new().name("work tidy".into()).stack_size(256 * 1024).spawn(move || {
+    let started = std::thread::Builder::new().name("work tidy".into()).stack_size(256 * 1024).spawn(move || {
         for e in std::fs::read_dir(&trash).into_iter().flatten().flatten() {
             remove_tree(&e.path());
         }
+        RUNNING.store(false, Ordering::Release);
     });
+    if started.is_err() {
+        RUNNING.store(false, Ordering::Release);
+    }
 }
 
 /// The threads removing the overlay trial's folders (see `try_overlay`).
