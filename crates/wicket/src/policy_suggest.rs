@@ -277,7 +277,11 @@ fn propose(calls: &[Call], base_cfg: &PolicyConfig) -> Result<Found> {
             continue;
         }
         let (Some(call), Some(v)) = (&c.call, &before[i]) else {
-            uncovered.push(uncover(c, "the log does not keep enough of it to replay (a redacted secret, or an input that is not a tool call)".into()));
+            uncovered.push(uncover(
+                c,
+                "the log does not keep enough of it to replay (a redacted secret, or an input that is not a tool call)"
+                    .into(),
+            ));
             continue;
         };
         if v.decision == Decision::Allow {
@@ -347,15 +351,9 @@ fn describe(p: &Proposal, replayed: usize) -> Vec<String> {
         lines.push(format!("from the asked call  {}", escape_for_display(f)));
     }
     if p.denied_flips > 0 {
-        lines.push(format!(
-            "!! it would let through {} call(s) that were DENIED (marked !! below)",
-            p.denied_flips
-        ));
+        lines.push(format!("!! it would let through {} call(s) that were DENIED (marked !! below)", p.denied_flips));
     }
-    lines.push(format!(
-        "replayed against {replayed} recorded call(s): {} decision(s) would change",
-        p.flips.len()
-    ));
+    lines.push(format!("replayed against {replayed} recorded call(s): {} decision(s) would change", p.flips.len()));
     for f in &p.flips {
         let mark = if f.was_denied && f.after != "deny" { "!!" } else { "  " };
         let mut line = format!(
@@ -596,22 +594,57 @@ mod tests {
         let sandboxed = rebuild("bash", "ls", true).map(|c| c.input);
         assert_eq!(sandboxed, Some(json!({"command": "ls", "outside_sandbox": false})));
         assert_eq!(rebuild("write_file", "src/a.rs", false).map(|c| c.input["path"].clone()), Some(json!("src/a.rs")));
-        assert_eq!(
-            rebuild("mcp__gh__get_issue", "{\"number\":1}", false).map(|c| c.input),
-            Some(json!({"number": 1}))
-        );
+        assert_eq!(rebuild("mcp__gh__get_issue", "{\"number\":1}", false).map(|c| c.input), Some(json!({"number": 1})));
         // What the log cannot give back is not replayed.
         assert!(rebuild("bash", "curl -H 'Authorization: Bearer [REDACTED]' x", false).is_none());
         assert!(rebuild("mcp__gh__get_issue", "not json", false).is_none());
         assert!(rebuild("", "{}", false).is_none());
     }
 
+    fn call(target: &str, kind: &str) -> Call {
+        Call {
+            tool: "bash".into(),
+            target: target.into(),
+            kinds: vec![kind.into()],
+            times: 1,
+            unattended: false,
+            call: rebuild("bash", target, false),
+        }
+    }
+
+    /// A call the person said yes to gives a rule; one they said no to never does, and a rule
+    /// that would let it through marks it.
+    #[test]
+    fn a_rule_that_would_allow_a_call_the_person_refused_says_so() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cfg = PolicyConfig { root: dir.path().to_path_buf(), ..PolicyConfig::default() };
+        let calls = [
+            call("git commit -m a", "allow_user"),
+            call("git commit --amend", "deny_user"),
+            call("git status --short", "ask_default"),
+        ];
+        let found = propose(&calls, &cfg).unwrap_or_else(|e| panic!("{e:#}"));
+        let rules: Vec<&str> = found.proposals.iter().map(|p| p.rule.as_str()).collect();
+        assert!(rules.contains(&"bash(git commit *)"), "{rules:?}");
+        assert!(found.proposals.iter().all(|p| p.from.iter().all(|f| !f.contains("--amend"))), "{rules:?}");
+        let commit = found.proposals.iter().find(|p| p.rule == "bash(git commit *)").unwrap_or_else(|| panic!());
+        let amend =
+            commit.flips.iter().find(|f| f.target == "git commit --amend").unwrap_or_else(|| panic!("{commit:?}"));
+        assert!(amend.person_said_no && amend.was_denied && !amend.from_this_rule, "{amend:?}");
+        assert_eq!((amend.before, amend.after), ("ask", "allow"));
+        assert_eq!(commit.denied_flips, 1);
+        assert!(describe(commit, 3).iter().any(|l| l.starts_with("!!") && l.contains("THE PERSON SAID NO")));
+    }
+
     #[test]
     fn adding_rules_keeps_the_file_and_names_a_broken_one() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let file = dir.path().join("settings.json");
-        std::fs::write(&file, "{\"mode\": \"default\", \"permissions\": {\"allow\": [\"bash(npm test*)\"], \"deny\": [\"bash(rm *)\"]}}")
-            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            &file,
+            "{\"mode\": \"default\", \"permissions\": {\"allow\": [\"bash(npm test*)\"], \"deny\": [\"bash(rm *)\"]}}",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let added = add_rules(&file, &["bash(git commit *)".into(), "bash(npm test*)".into()]);
         assert_eq!(added.ok(), Some(vec!["bash(git commit *)".to_string()]));
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap_or_default()).unwrap_or_default();
@@ -619,10 +652,11 @@ mod tests {
         assert_eq!(v["permissions"]["deny"], json!(["bash(rm *)"]));
         assert_eq!(v["permissions"]["allow"], json!(["bash(npm test*)", "bash(git commit *)"]));
 
-        std::fs::write(&file, "{\"permissions\": {\"allow\": [\n  \"bash(ls)\",,\n]}}").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&file, "{\"permissions\": {\"allow\": [\n  \"bash(ls)\",,\n]}}")
+            .unwrap_or_else(|e| panic!("{e}"));
         let err = add_rules(&file, &["bash(git commit *)".into()]).map(|_| ()).unwrap_err();
         let msg = format!("{err:#}");
-        assert!(msg.contains(&file.display().to_string()) && msg.contains("line 2"), "{msg}");
+        assert!(msg.contains(&format!("{}:2:", file.display())), "{msg}");
         // Nothing was written over the broken file.
         assert!(std::fs::read_to_string(&file).unwrap_or_default().contains(",,"));
     }

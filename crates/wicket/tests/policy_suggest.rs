@@ -55,7 +55,11 @@ impl World {
             (&[], bash("git commit -m two"), "ask_default"),
             (&["--unattended"], bash(AMEND), "deny_unattended"),
             (&[], bash("git push origin main"), "deny_rule"),
-            (&[], r#"{"tool":"write_file","input":{"path":"src/main.rs","content":"fn main() {}"}}"#.into(), "ask_default"),
+            (
+                &[],
+                r#"{"tool":"write_file","input":{"path":"src/main.rs","content":"fn main() {}"}}"#.into(),
+                "ask_default",
+            ),
             (&[], bash("cargo test"), "allow_rule"),
             (&[], bash("ls && rm -rf build"), "ask_default"),
         ] {

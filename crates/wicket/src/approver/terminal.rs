@@ -173,7 +173,8 @@ pub(super) fn converse_confirm(
             }
             other => {
                 let shown = cut(&escape_inline(other), 40);
-                text = format!("  {}\n", p.yellow(&format!("\"{shown}\" is not a choice; type y or n and press Enter")));
+                text =
+                    format!("  {}\n", p.yellow(&format!("\"{shown}\" is not a choice; type y or n and press Enter")));
             }
         }
     }
