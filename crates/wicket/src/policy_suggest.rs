@@ -521,6 +521,7 @@ pub fn suggest(args: &SuggestArgs) -> Result<ExitCode> {
         if found.proposals.is_empty() {
             print_text(&root, &dir, &file, &found, replayed, &notes);
         } else {
+            print!("{}", uncovered_text(&found.uncovered));
             for n in &notes {
                 println!("note: {n}");
             }
@@ -564,9 +565,19 @@ fn print_text(root: &Path, dir: &Path, file: &Path, found: &Found, replayed: usi
             let _ = writeln!(o, "  {line}");
         }
     }
-    if !found.uncovered.is_empty() {
+    o.push_str(&uncovered_text(&found.uncovered));
+    for n in notes {
+        let _ = writeln!(o, "note: {n}");
+    }
+    print!("{o}");
+}
+
+/// The asked calls no rule is proposed for, and why; empty when there are none.
+fn uncovered_text(uncovered: &[Uncovered]) -> String {
+    let mut o = String::new();
+    if !uncovered.is_empty() {
         let _ = writeln!(o, "\nasked calls without a proposed rule:");
-        for u in &found.uncovered {
+        for u in uncovered {
             let _ = writeln!(
                 o,
                 "  {}: {}  (recorded {}): {}",
@@ -577,10 +588,7 @@ fn print_text(root: &Path, dir: &Path, file: &Path, found: &Found, replayed: usi
             );
         }
     }
-    for n in notes {
-        let _ = writeln!(o, "note: {n}");
-    }
-    print!("{o}");
+    o
 }
 
 #[cfg(test)]

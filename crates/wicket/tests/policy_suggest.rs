@@ -234,6 +234,7 @@ fn declining_every_rule_writes_nothing() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("nothing written (no rule chosen)"), "{stdout}");
+    assert!(stdout.contains("bash: ls && rm -rf build  (recorded ask_default): no narrow rule fits"), "{stdout}");
     assert_eq!(std::fs::read_to_string(w.settings()).unwrap(), USER_SETTINGS);
     assert_eq!(w.check(&[], commit_call())["decision"], "ask");
 }
