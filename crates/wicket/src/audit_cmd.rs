@@ -212,7 +212,7 @@ fn verify_stream(path: &std::path::Path) -> Result<ExitCode> {
 }
 
 /// A `--since`/`--until` bound as a line's `time` string (fixed width, so it compares as text).
-fn time_bound(text: &str, now_ms: u64) -> Result<String> {
+pub(crate) fn time_bound(text: &str, now_ms: u64) -> Result<String> {
     let relative = text
         .strip_suffix('s')
         .map(|n| (n, 1_000))

@@ -25,6 +25,7 @@ mod lines;
 mod mcp_cmd;
 mod owed;
 mod policy_cmd;
+mod policy_suggest;
 mod registries_cmd;
 mod run_cmd;
 mod serve_cmd;
@@ -56,7 +57,7 @@ enum Command {
     Doctor(doctor_cmd::DoctorArgs),
     /// Verify the audit log (`verify [FILE|DIR]`) or show it (`show [--json] [filters]`).
     Audit(audit_cmd::AuditArgs),
-    /// Show the effective configuration and its sources (`show`), or check every file (`lint`).
+    /// Show the effective configuration and its sources (`show`), check every file (`lint`), or propose rules from the audit log (`suggest`).
     Policy(policy_cmd::PolicyArgs),
     /// List or revoke what you agreed to for projects (`list`, `revoke [--root DIR]`).
     Trust(trust_cmd::TrustArgs),

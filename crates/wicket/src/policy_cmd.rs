@@ -1,5 +1,6 @@
 //! `wicket policy show` (the effective configuration and where each value came from) and
-//! `wicket policy lint` (every file and rule valid, every rule example holds).
+//! `wicket policy lint` (every file and rule valid, every rule example holds); `wicket policy
+//! suggest` lives in [`crate::policy_suggest`].
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,9 @@ pub enum PolicyCommand {
     Show(ShowArgs),
     /// Validate every policy and settings file and rule, and run the rules' inline examples.
     Lint(LintArgs),
+    /// Propose allow rules for the calls you were asked about, show every recorded decision
+    /// each would change, and write the ones you confirm.
+    Suggest(crate::policy_suggest::SuggestArgs),
 }
 
 /// The flags of `wicket policy show`.
@@ -56,6 +60,7 @@ pub fn run(args: &PolicyArgs) -> Result<ExitCode> {
     match &args.command {
         PolicyCommand::Show(a) => show(a),
         PolicyCommand::Lint(a) => lint(a),
+        PolicyCommand::Suggest(a) => crate::policy_suggest::suggest(a),
     }
 }
 

@@ -123,6 +123,8 @@ const ALLOWED: &[(&str, &[&str], Why)] = &[
     ("crates/wicket/src/hook_opencode.rs", &["bash", "command"], Why::NotAProgram),
     ("crates/wicket/src/hook_qwen.rs", &["command"], Why::NotAProgram),
     ("crates/wicket/src/policy_cmd.rs", &["bash"], Why::NotAProgram),
+    // The agent tools `bash` and `grep` and the JSON key `command` of a call rebuilt from the log.
+    ("crates/wicket/src/policy_suggest.rs", &["bash", "command", "grep"], Why::NotAProgram),
     ("crates/wicket/src/registries.rs", &["cargo", "composer", "go", "npm", "pip"], Why::NotAProgram),
     ("crates/wicket/src/run_cmd.rs", &["bash", "command"], Why::NotAProgram),
     ("crates/wicket/src/serve_cmd.rs", &["bash", "command", "timeout"], Why::NotAProgram),

@@ -253,6 +253,34 @@ mod tests {
         FakeLine { lines: lines.iter().map(|l| Ok(Some(format!("{l}\n")))).collect(), ..Default::default() }
     }
 
+    /// `policy suggest`'s question: only y or yes writes; Enter, n, the end of input or three
+    /// unknown answers do not; keys typed before the question never answer it; what is shown
+    /// comes before the prompt, escaped.
+    #[test]
+    fn confirm_is_yes_only_for_y() {
+        let ask = |line: &mut FakeLine| {
+            terminal::converse_confirm(
+                line,
+                "rule 1 of 1: bash(x *)",
+                &["!! deny -> allow\u{1b}[2J".into()],
+                "add?",
+                false,
+            )
+        };
+        for (typed, want) in
+            [(&["y"][..], true), (&["YES"], true), (&["n"], false), (&[""], false), (&["what", "y"], true)]
+        {
+            assert_eq!(ask(&mut fake(typed)), want, "{typed:?}");
+        }
+        assert!(!ask(&mut fake(&[])), "end of input");
+        assert!(!ask(&mut fake(&["a", "b", "c", "d", "y"])), "more than MAX_REPROMPTS unknown answers");
+        let mut line = FakeLine { typed_ahead: vec!["y\n".into()], ..fake(&["n"]) };
+        assert!(!ask(&mut line), "a key typed ahead answered");
+        let shown = &line.shown;
+        let (flips, prompt) = (shown.find("!! deny -> allow").unwrap(), shown.find("[y/N] > ").unwrap());
+        assert!(flips < prompt && !shown.contains('\u{1b}'), "{shown:?}");
+    }
+
     #[test]
     fn answers_map_to_choices() {
         let mut with_rule = q("bash", "npm test");

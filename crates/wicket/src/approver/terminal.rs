@@ -124,6 +124,64 @@ impl TerminalApprover {
     }
 }
 
+impl TerminalApprover {
+    /// Show `lines` (escaped, one by one) under `title`, then ask `question` with `[y/N]`:
+    /// true only for `y` or `yes`. Enter, `n`, end of input or an error is no; keys typed
+    /// before the question appeared are discarded; an unknown answer is asked again at most
+    /// [`MAX_REPROMPTS`] times (`wicket policy suggest`'s question per rule).
+    pub fn confirm(&mut self, title: &str, lines: &[String], question: &str) -> bool {
+        let Ok(_mode) = LineMode::enter(&self.tty) else { return false };
+        converse_confirm(&mut Tty(&self.tty), title, lines, question, self.color)
+    }
+}
+
+pub(super) fn converse_confirm(
+    line: &mut impl Line,
+    title: &str,
+    lines: &[String],
+    question: &str,
+    color: bool,
+) -> bool {
+    let p = Paint(color);
+    let mut text = format!("\n{}\n", p.bold(&escape_inline(&cut(title, 1_000))));
+    for l in lines.iter().take(500) {
+        let _ = writeln!(text, "  {}", escape_inline(&cut(l, 2_000)));
+    }
+    if lines.len() > 500 {
+        let _ = writeln!(text, "  … and {} more", lines.len() - 500);
+    }
+    for _ in 0..=MAX_REPROMPTS {
+        let _ = write!(text, "  {} [y/N] > ", escape_inline(&cut(question, 1_000)));
+        if line.discard_typed_ahead().is_err() || line.show(&text).is_err() {
+            return false;
+        }
+        let typed = match line.read_line() {
+            Ok(Some(t)) => t,
+            Ok(None) | Err(_) => {
+                let _ = line.show(&format!("\n  {}\n", p.red("no answer: not written")));
+                return false;
+            }
+        };
+        match typed.trim().to_ascii_lowercase().as_str() {
+            "y" | "yes" => {
+                let _ = line.show(&format!("  {}\n", p.green("yes")));
+                return true;
+            }
+            "" | "n" | "no" => {
+                let _ = line.show(&format!("  {}\n", p.red("no: not written")));
+                return false;
+            }
+            other => {
+                let shown = cut(&escape_inline(other), 40);
+                text =
+                    format!("  {}\n", p.yellow(&format!("\"{shown}\" is not a choice; type y or n and press Enter")));
+            }
+        }
+    }
+    let _ = line.show(&format!("  {}\n", p.red("no valid answer: not written")));
+    false
+}
+
 pub(super) fn converse_consent(line: &mut impl Line, title: &str, lines: &[String], color: bool) -> Consent {
     let p = Paint(color);
     let mut text = format!("\n{}\n", p.bold(&escape_inline(&cut(title, 1_000))));
