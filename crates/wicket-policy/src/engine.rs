@@ -1743,6 +1743,10 @@ impl Policy {
             match (&a.rule, a.by) {
                 (Some(r), By::Session) => format!("the session rule {r} allows this call"),
                 (Some(r), _) => format!("the allow rule {r} allows this call"),
+                (None, By::SafeList) => {
+                    "every part of the command changes nothing (a test, `pwd`, `echo`, a `cd` into the project)"
+                        .to_string()
+                }
                 (None, _) => "the person allowed this for the session".to_string(),
             },
         );
@@ -1750,6 +1754,13 @@ impl Policy {
             Some(r) => v.with_rule(r),
             None => v,
         })
+    }
+
+    /// Does a `cd` to `dir` (relative to the root unless absolute) land in a folder of the
+    /// project, as written and through any link? Outside it, what runs there (a `Makefile`, a
+    /// `package.json`) is not the project's and the `cd` needs a rule.
+    fn enters_project(&self, dir: &str) -> bool {
+        resolve(&self.env, dir).is_ok_and(|rp| rp.inside())
     }
 
     /// The allow or session rule covering one command text. A `*` never swallows a risky flag:
@@ -1797,6 +1808,11 @@ impl Policy {
                     if git_off && runs_git(part) {
                         return None;
                     }
+                    // A part that changes nothing, or a `cd` into a folder of the project,
+                    // needs no rule of its own (decisions.md, "Parts that change nothing").
+                    if part.inert || part.enters.as_deref().is_some_and(|d| self.enters_project(d)) {
+                        continue;
+                    }
                     let (r, by) = if part.coverable {
                         self.cover(tool, &part.written, &part.risky, session)?
                     } else {
@@ -1812,7 +1828,8 @@ impl Policy {
                         }
                     }
                 }
-                first
+                // Every part changes nothing (`pwd`, `echo done`, `cd src && pwd`).
+                first.or(Some(Allowed { by: By::SafeList, rule: None }))
             }
             // The command's own rule covers the files it names as arguments.
             Fact::Path { arg: true, .. } => Some(Allowed { by: By::Rule, rule: None }),
