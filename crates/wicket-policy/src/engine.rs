@@ -1810,7 +1810,11 @@ impl Policy {
                     }
                     // A part that changes nothing, or a `cd` into a folder of the project,
                     // needs no rule of its own (decisions.md, "Parts that change nothing").
+                    // A rule that names it still counts as what allowed the line.
                     if part.inert || part.enters.as_deref().is_some_and(|d| self.enters_project(d)) {
+                        if let Some((r, by)) = self.cover(tool, &part.written, &part.risky, session) {
+                            first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                        }
                         continue;
                     }
                     let (r, by) = if part.coverable {
