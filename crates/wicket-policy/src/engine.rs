@@ -1264,8 +1264,31 @@ impl Policy {
     fn recursive_secret(&self, view: &CommandView) -> Option<String> {
         const MAX_WALK: usize = 20_000;
         let mut seen = 0usize;
+        // A glob folder (`grep -r x */`, `cp -r crates/*/ out`) is each folder bash expands it
+        // to; one that cannot be expanded here counts as holding a secret.
+        let dotglob = may_dotglob(view);
+        let mut folders: Vec<(&str, String, bool)> = Vec::new();
         for (folder, skips_hidden) in &view.recursive {
-            let Ok(rp) = crate::paths::resolve(&self.env, folder) else { continue };
+            if !folder.contains(['*', '?', '[']) {
+                folders.push((folder.as_str(), folder.clone(), *skips_hidden));
+                continue;
+            }
+            let Ok(expanded) = crate::paths::expand_tilde_on(folder, self.env.home.as_deref(), self.env.disk) else {
+                return Some(format!("`{folder}` is read recursively and cannot be expanded to search it for secrets"));
+            };
+            let abs = crate::paths::normalize(&self.env.root.join(expanded));
+            match self.expand_glob(&abs.to_string_lossy(), dotglob) {
+                Some(found) => folders.extend(found.into_iter().map(|f| (folder.as_str(), f, *skips_hidden))),
+                None => {
+                    return Some(format!(
+                        "`{folder}` is read recursively and cannot be expanded to search it for secrets"
+                    ))
+                }
+            }
+        }
+        for (folder, path, skips_hidden) in &folders {
+            let folder = *folder;
+            let Ok(rp) = crate::paths::resolve(&self.env, path) else { continue };
             if self.env.disk.stat(&rp.real).map(|s| s.kind) != Some(Kind::Dir) {
                 continue;
             }
