@@ -31,6 +31,14 @@ pub struct Part {
     /// What runs inside it once wrappers are seen through (`sudo X`, `bash -c 'X; Y'`,
     /// `find -exec X`): each must be covered by an allow rule of its own.
     pub inner: Vec<Inner>,
+    /// True when the part changes nothing and runs nothing whatever its words hold (`true`,
+    /// `pwd`, `test -f x`, `echo "$x"`, `break`, `cat` fed a known here-document): it needs no
+    /// rule of its own (decisions.md, "Parts that change nothing").
+    pub inert: bool,
+    /// For a static `cd DIR` the folder tracking could follow: where it goes, joined to the
+    /// folder before (relative to the root unless absolute). The engine lets it pass without a
+    /// rule only when that folder resolves inside the root.
+    pub enters: Option<String>,
 }
 
 /// A command that runs inside a part's wrapper.
@@ -435,10 +443,28 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     }
     for cmd in &analysis.commands {
         for one in loop_expansions(cmd) {
-            let part = b.add(&one, 0);
+            let mut part = b.add(&one, 0);
+            part.inert = changes_nothing(&one, &part);
             b.parts.push(part);
         }
+        let followed = b.cwd_unknown.is_none();
         b.track_folder(cmd);
+        // A plain `cd DIR` (one static operand, no assignment or redirection) whose folder the
+        // tracking still knows: the engine checks where it lands.
+        let program = cmd.words.first().and_then(|w| w.value.as_deref());
+        if program == Some(CD)
+            && followed
+            && b.cwd_unknown.is_none()
+            && cmd.words.len() == 2
+            && cmd.is_static()
+            && cmd.assignments.is_empty()
+            && cmd.redirects.is_empty()
+            && cmd.words[1].value.as_deref().is_some_and(|v| !v.starts_with(['-', '~']) && !v.is_empty())
+        {
+            if let Some(part) = b.parts.last_mut() {
+                part.enters = b.cwd.clone();
+            }
+        }
     }
     // `find … | xargs cat`: the names find prints are read by the program xargs runs.
     let record = |c: &SimpleCommand| c.words.first().and_then(|w| w.value.as_deref()).and_then(wicket_programs::lookup);
@@ -682,6 +708,8 @@ impl Builder {
             has_assignments: !cmd.assignments.is_empty(),
             risky,
             inner,
+            inert: false,
+            enters: None,
         }
     }
 
@@ -1020,6 +1048,52 @@ impl Builder {
             .map(|r| r.target.value.clone())
             .collect()
     }
+}
+
+/// bash's `cd` builtin (not a program: the catalogue has no record of it).
+const CD: &str = "cd";
+
+/// bash builtins that change nothing whatever their words hold: they test, print the folder
+/// or leave a loop (`read` sets only variables; the shell reader refuses a name that is not
+/// known or whose subscript runs code, and the engine refuses the variables that make
+/// programs run, below). None of them is a program on the PATH bash would look up first.
+const NO_EFFECT_BUILTINS: &[&str] = &["pwd", "test", "[", "break", "continue", "read"];
+
+/// Does this simple command change nothing and run nothing, so that it needs no rule of its
+/// own? Only a bare name with no assignment, nothing run inside it and no risky word: a
+/// builtin of [`NO_EFFECT_BUILTINS`], a program whose record says it only prints (`echo`,
+/// `true`, `:`), or one that only copies its stdin (`cat`) with no argument, fed a
+/// here-document or here-string whose text is known. Its redirections are still checked as
+/// the files they are, and a `read` into a variable that changes what programs run
+/// (`read PATH`) is not inert.
+fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
+    let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
+    if !cmd.assignments.is_empty() || !part.inner.is_empty() || !part.risky.is_empty() || program.contains('/') {
+        return false;
+    }
+    if !part.coverable {
+        return false;
+    }
+    if NO_EFFECT_BUILTINS.contains(&program) {
+        let names_ok = program != "read"
+            || cmd
+                .words
+                .iter()
+                .skip(1)
+                .all(|w| w.value.as_deref().is_some_and(|v| v.starts_with('-') || !crate::flags::risky_var(v)));
+        return cmd.is_static() && names_ok;
+    }
+    if only_prints(program) {
+        return true;
+    }
+    let copies = wicket_programs::lookup(program).is_some_and(|p| p.copies_stdin);
+    copies
+        && cmd.words.len() == 1
+        && cmd
+            .redirects
+            .iter()
+            .all(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString) && r.target.value.is_some())
+        && cmd.redirects.iter().any(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
 }
 
 /// Options whose value is a message (`git commit -m "$(…)"`), for a program whose record names

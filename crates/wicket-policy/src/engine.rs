@@ -1264,8 +1264,31 @@ impl Policy {
     fn recursive_secret(&self, view: &CommandView) -> Option<String> {
         const MAX_WALK: usize = 20_000;
         let mut seen = 0usize;
+        // A glob folder (`grep -r x */`, `cp -r crates/*/ out`) is each folder bash expands it
+        // to; one that cannot be expanded here counts as holding a secret.
+        let dotglob = may_dotglob(view);
+        let mut folders: Vec<(&str, String, bool)> = Vec::new();
         for (folder, skips_hidden) in &view.recursive {
-            let Ok(rp) = crate::paths::resolve(&self.env, folder) else { continue };
+            if !folder.contains(['*', '?', '[']) {
+                folders.push((folder.as_str(), folder.clone(), *skips_hidden));
+                continue;
+            }
+            let Ok(expanded) = crate::paths::expand_tilde_on(folder, self.env.home.as_deref(), self.env.disk) else {
+                return Some(format!("`{folder}` is read recursively and cannot be expanded to search it for secrets"));
+            };
+            let abs = crate::paths::normalize(&self.env.root.join(expanded));
+            match self.expand_glob(&abs.to_string_lossy(), dotglob) {
+                Some(found) => folders.extend(found.into_iter().map(|f| (folder.as_str(), f, *skips_hidden))),
+                None => {
+                    return Some(format!(
+                        "`{folder}` is read recursively and cannot be expanded to search it for secrets"
+                    ))
+                }
+            }
+        }
+        for (folder, path, skips_hidden) in &folders {
+            let folder = *folder;
+            let Ok(rp) = crate::paths::resolve(&self.env, path) else { continue };
             if self.env.disk.stat(&rp.real).map(|s| s.kind) != Some(Kind::Dir) {
                 continue;
             }
@@ -1743,6 +1766,10 @@ impl Policy {
             match (&a.rule, a.by) {
                 (Some(r), By::Session) => format!("the session rule {r} allows this call"),
                 (Some(r), _) => format!("the allow rule {r} allows this call"),
+                (None, By::SafeList) => {
+                    "every part of the command changes nothing (a test, `pwd`, `echo`, a `cd` into the project)"
+                        .to_string()
+                }
                 (None, _) => "the person allowed this for the session".to_string(),
             },
         );
@@ -1750,6 +1777,13 @@ impl Policy {
             Some(r) => v.with_rule(r),
             None => v,
         })
+    }
+
+    /// Does a `cd` to `dir` (relative to the root unless absolute) land in a folder of the
+    /// project, as written and through any link? Outside it, what runs there (a `Makefile`, a
+    /// `package.json`) is not the project's and the `cd` needs a rule.
+    fn enters_project(&self, dir: &str) -> bool {
+        resolve(&self.env, dir).is_ok_and(|rp| rp.inside())
     }
 
     /// The allow or session rule covering one command text. A `*` never swallows a risky flag:
@@ -1797,6 +1831,15 @@ impl Policy {
                     if git_off && runs_git(part) {
                         return None;
                     }
+                    // A part that changes nothing, or a `cd` into a folder of the project,
+                    // needs no rule of its own (decisions.md, "Parts that change nothing").
+                    // A rule that names it still counts as what allowed the line.
+                    if part.inert || part.enters.as_deref().is_some_and(|d| self.enters_project(d)) {
+                        if let Some((r, by)) = self.cover(tool, &part.written, &part.risky, session) {
+                            first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                        }
+                        continue;
+                    }
                     let (r, by) = if part.coverable {
                         self.cover(tool, &part.written, &part.risky, session)?
                     } else {
@@ -1812,7 +1855,8 @@ impl Policy {
                         }
                     }
                 }
-                first
+                // Every part changes nothing (`pwd`, `echo done`, `cd src && pwd`).
+                first.or(Some(Allowed { by: By::SafeList, rule: None }))
             }
             // The command's own rule covers the files it names as arguments.
             Fact::Path { arg: true, .. } => Some(Allowed { by: By::Rule, rule: None }),

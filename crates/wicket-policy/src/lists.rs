@@ -900,19 +900,38 @@ const SECRET_SAMPLES: &[&str] = &[
 ///
 /// Without `dotglob` a component that does not start with `.` matches no dot file (bash), so
 /// the secret names that start with a dot are skipped for it.
+///
+/// Only the last component names what the word reaches; one before it names a folder the path
+/// goes through, so only the names of secret folders (`.ssh`, `.aws`: a `**/NAME/**` pattern
+/// or a home secret) count there: `src/**/*.ts` and `*/Cargo.toml` cannot reach `id_rsa`
+/// (decisions.md, "Globs that cannot match a secret"). A word ending in `/` names folders.
 pub fn glob_may_be_sensitive(abs: &str, dotglob: bool) -> Option<&'static str> {
-    for comp in abs.split('/').filter(|c| c.contains(['*', '?', '['])) {
+    let comps: Vec<&str> = abs.split('/').collect();
+    // The index of the component that names what is reached; a trailing `/` makes it a folder.
+    let last = comps.iter().rposition(|c| !c.is_empty());
+    let folder_only = abs.ends_with('/');
+    for (i, comp) in comps.iter().enumerate().filter(|(_, c)| c.contains(['*', '?', '['])) {
+        let through = Some(i) != last || folder_only;
         let dots = dotglob || comp.starts_with('.');
         // bash takes a pattern it cannot read (`\e[2K`) literally, and so does the path check.
         let Ok(glob) = crate::rules::compile_glob(comp, crate::rules::GlobOptions { case_insensitive: true }) else {
             continue;
         };
         let m = glob.compile_matcher();
-        if let Some(name) = SECRET_SAMPLES.iter().find(|n| (dots || !n.starts_with('.')) && m.is_match(n)) {
+        if let Some(name) = SECRET_SAMPLES
+            .iter()
+            .find(|n| (dots || !n.starts_with('.')) && (!through || secret_folder(n)) && m.is_match(n))
+        {
             return Some(name);
         }
     }
     None
+}
+
+/// Is `name` a folder whose whole content is secret (`**/.ssh/**`, or a home secret)?
+fn secret_folder(name: &str) -> bool {
+    HOME_SENSITIVE.contains(&name)
+        || SENSITIVE.iter().any(|p| p.strip_prefix("**/").and_then(|r| r.strip_suffix("/**")) == Some(name))
 }
 
 /// Secret names that, found inside a larger text (a script, a URL), make a command doubtful.

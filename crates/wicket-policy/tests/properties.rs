@@ -165,6 +165,9 @@ proptest! {
     ) {
         let f = fixture();
         let policy = Policy::new(&PolicyConfig { root: f.root.clone(), home: Some(f.home.clone()), ..Default::default() }).unwrap();
+        // A `y` allowed on its own (`echo`: it changes nothing) proves nothing here.
+        let alone = policy.decide(&ToolCall::new("bash", serde_json::json!({ "command": y })), &Session::new());
+        prop_assume!(alone.decision != Decision::Allow);
         let mut session = Session::new();
         session.allow_call(&ToolCall::new("bash", serde_json::json!({ "command": x })));
         let combined = format!("{x}{op}{y}");

@@ -197,6 +197,10 @@ pub struct Program {
     /// a word holds when the command runs, it reads, writes and runs nothing more. (bash's own
     /// `printf -v NAME` sets a variable: the shell reader reads that builtin's grammar.)
     pub only_prints: bool,
+    /// With no operand and no option it only copies its standard input to its output (`cat`):
+    /// fed a here-document whose text is known, it reads, writes and runs nothing more
+    /// (`git commit -m "$(cat <<'EOF' … EOF)"`).
+    pub copies_stdin: bool,
     /// The folder below the home where it keeps what it downloads, which it makes on first use
     /// (`npm`: `.npm`). In a sandboxed run's sealed home it cannot make it, and only a cache
     /// that exists gets the sandbox's writable layer: the planner makes it, empty, when it is
@@ -241,6 +245,7 @@ pub(crate) const GETOPT: Program = Program {
     pages: false,
     makes_no_links: false,
     only_prints: false,
+    copies_stdin: false,
     home_cache: None,
     message_options: &[],
     examples: &[],

@@ -60,6 +60,7 @@ pub(crate) static CAT: Program = Program {
     source: "no option table: facts only",
     pages: true,
     makes_no_links: true,
+    copies_stdin: true,
     examples: &[ex("cat README.md", Expect::Plain)],
     ..RUNNER
 };
