@@ -336,9 +336,19 @@ impl Policy {
 
     /// Decide one call and record each step in `trace`.
     pub fn decide_traced(&self, call: &ToolCall, session: &Session, trace: &mut Trace) -> Verdict {
-        let v = self.run_steps(call, session, trace);
+        let v = self.run_steps(call, session, trace, None);
         trace.note(|| format!("decision: {} by {} ({})", v.decision, v.by, v.reason));
         v
+    }
+
+    /// Decide one call, and when the answer is ask, the rule "always" would store
+    /// ([`Policy::always_allow_rule`]) from the same look at the disk: a front end that asks
+    /// a person needs both, and looking twice doubles the cost of every question.
+    pub fn decide_with_always(&self, call: &ToolCall, session: &Session) -> (Verdict, Option<Rule>) {
+        let mut always = None;
+        let v = self.run_steps(call, session, &mut Trace::default(), Some(&mut always));
+        let always = if v.decision == Decision::Ask { always.flatten() } else { None };
+        (v, always)
     }
 
     /// The deny rule that removes a tool entirely (`tool`, `tool(*)`, or a name ending in `*`
@@ -430,7 +440,15 @@ impl Policy {
         }
     }
 
-    fn run_steps(&self, call: &ToolCall, session: &Session, trace: &mut Trace) -> Verdict {
+    /// The steps of a decision; `always`, when given, gets the "always" rule of the call's
+    /// own targets (before its redirections and written files join them).
+    fn run_steps(
+        &self,
+        call: &ToolCall,
+        session: &Session,
+        trace: &mut Trace,
+        always: Option<&mut Option<Option<Rule>>>,
+    ) -> Verdict {
         let tool = call.tool.as_str();
         // Step 0: input sanity.
         if let Some(v) = step0_input(call) {
@@ -441,6 +459,9 @@ impl Policy {
             Err(e) => return Verdict::deny(By::Input, format!("{e}. Fix the call's input and try again.")),
         };
         let mut facts: Vec<Fact> = ct.targets.iter().map(|t| self.fact(t, tool)).collect();
+        if let Some(slot) = always {
+            *slot = Some(always_rule_of(&call.tool, &facts));
+        }
         // A command's redirections are file targets of their own.
         let mut extra = Vec::new();
         for f in &facts {
@@ -2275,7 +2296,9 @@ fn git_live_folders(env: &PathEnv, view: Option<&GitConfigView>) -> Vec<(PathBuf
     let folders = git_folders(env).ok().flatten();
     let top = folders.as_ref().map_or(env.root.clone(), |f| f.top.clone());
     if let Some(f) = &folders {
-        for dir in [&f.git_dir, &f.common] {
+        // In a plain repository the common folder is the git folder: look at it once.
+        let common = (f.common != f.git_dir).then_some(&f.common);
+        for dir in std::iter::once(&f.git_dir).chain(common) {
             const WHY: &str = "the repository's git folder, wherever a .git file points";
             if holds_work(dir) {
                 out.extend(["hooks", "config", "config.worktree"].map(|name| (dir.join(name), true, WHY)));

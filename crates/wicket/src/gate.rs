@@ -47,9 +47,9 @@ impl Step {
 
 /// Decide a call without asking anyone: every front end's first step.
 pub fn step(policy: &Policy, session: &Session, call: &ToolCall) -> Step {
-    let verdict = policy.decide(call, session);
+    let (verdict, always) = policy.decide_with_always(call, session);
     match verdict.decision {
-        Decision::Ask => Step::Ask(Pending::new(policy, call.clone(), verdict)),
+        Decision::Ask => Step::Ask(Pending { call: call.clone(), verdict, always }),
         _ => Step::Done(verdict),
     }
 }
