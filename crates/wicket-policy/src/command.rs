@@ -86,6 +86,9 @@ pub struct CommandView {
     /// Why the command reads the environment of processes (`ps e`, `/proc/*/environ`): a
     /// secret read.
     pub environment: Vec<String>,
+    /// Why the command changes wicket's own gate (`wicket trust approve`, `wicket run
+    /// --no-sandbox`): denied like a write of wicket's settings.
+    pub gate_changes: Vec<String>,
     /// Folders read with everything below them (`grep -r x DIR`, `tar c DIR`), as written and
     /// joined to every folder a `cd` may have made current, with whether dot files are
     /// skipped.
@@ -398,6 +401,7 @@ struct Builder {
     doubts: Vec<String>,
     unseen_scripts: Vec<String>,
     environment: Vec<String>,
+    gate_changes: Vec<String>,
     recursive: Vec<(String, bool)>,
     git_elsewhere: Vec<String>,
     landings: Vec<wicket_programs::checkers::landings::Landing>,
@@ -510,6 +514,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         doubts: b.doubts,
         unseen_scripts: b.unseen_scripts,
         environment: b.environment,
+        gate_changes: b.gate_changes,
         recursive: b.recursive,
         git_elsewhere: b.git_elsewhere,
         landings: b.landings,
@@ -851,6 +856,7 @@ impl Builder {
         }
         self.unknown_writes.extend(e.unknown_writes);
         self.environment.extend(e.environment);
+        self.gate_changes.extend(e.gate_changes);
         for f in &e.recursive {
             for v in self.variants(f) {
                 self.recursive.push((v, e.skips_hidden));

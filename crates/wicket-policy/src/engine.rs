@@ -1487,6 +1487,16 @@ impl Policy {
             matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep") || crate::call::is_mcp(tool);
         let mut config_ask: Option<Verdict> = None;
         for f in facts {
+            if let Fact::Command { view, .. } = f {
+                if let Some(why) = view.gate_changes.first() {
+                    return Some(Verdict::deny(
+                        By::Protected,
+                        format!(
+                            "{why}: wicket's own commands that loosen or bypass its gate are the person's to run, in a terminal, never a tool's"
+                        ),
+                    ));
+                }
+            }
             let Fact::Path { rp, access, from_command, classes, .. } = f else { continue };
             if *access == Access::Write {
                 let hit = classes.protected;

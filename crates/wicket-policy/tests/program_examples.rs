@@ -19,6 +19,8 @@ struct Seen {
     runs: Vec<String>,
     /// Whether the shell reader understood what runs.
     understood: bool,
+    /// Whether its checker finds a change of wicket's own gate.
+    gate_changes: bool,
 }
 
 /// The words of an example: split on `·` when it holds one, else on spaces.
@@ -62,6 +64,7 @@ fn observe(argv: &str) -> Seen {
     for w in effects.writes {
         push(&mut seen.writes, w);
     }
+    seen.gate_changes = !effects.gate_changes.is_empty();
     let analysis = wicket_shell::analyze(&command_line(&words));
     seen.understood = analysis.understood;
     if let Some(cmd) = analysis.commands.first() {
@@ -82,7 +85,14 @@ fn check(example: &Example) -> Option<String> {
         Expect::Risky(want) => seen.risky == want,
         Expect::Writes(want) => seen.risky.is_empty() && seen.writes == want,
         Expect::Runs(want) => seen.runs == want,
-        Expect::Plain => seen.risky.is_empty() && seen.writes.is_empty() && seen.runs.is_empty() && seen.understood,
+        Expect::Plain => {
+            seen.risky.is_empty()
+                && seen.writes.is_empty()
+                && seen.runs.is_empty()
+                && seen.understood
+                && !seen.gate_changes
+        }
+        Expect::ChangesGate => seen.gate_changes,
         Expect::Unread => !seen.understood,
     };
     (!ok).then(|| format!("`{}`: expected {:?}, found {seen:?}", example.argv, example.expect))

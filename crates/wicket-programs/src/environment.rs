@@ -79,9 +79,10 @@ const LOADS_CODE: &[&str] = &[
     "TERMINFO",
 ];
 
-/// Prefixes of environment variable names that are all risky.
+/// Prefixes of environment variable names that are all risky. `WICKET_` is wicket's own:
+/// `WICKET_HOME` in front of `wicket run` makes it judge with other settings.
 const LOADS_CODE_PREFIXES: &[&str] =
-    &["GIT_", "NPM_CONFIG_", "YARN_", "PNPM_", "CARGO_BUILD_", "CARGO_TARGET_", "CORECLR_", "BUN_CONFIG_"];
+    &["GIT_", "NPM_CONFIG_", "YARN_", "PNPM_", "CARGO_BUILD_", "CARGO_TARGET_", "CORECLR_", "BUN_CONFIG_", "WICKET_"];
 
 /// Is this variable name (any case) one that can make a later program run other code?
 ///

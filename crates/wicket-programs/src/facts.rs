@@ -122,6 +122,9 @@ pub enum Expect {
     Runs(&'static [&'static str]),
     /// Nothing risky, no file written, nothing run behind it.
     Plain,
+    /// It changes wicket's own gate (`wicket trust approve`): denied like a write of
+    /// wicket's settings.
+    ChangesGate,
     /// The shell reader cannot tell what runs behind it (`cmd /c …`, `source FILE`): a deny
     /// rule must assume any command may.
     Unread,

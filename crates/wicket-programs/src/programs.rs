@@ -184,6 +184,7 @@ pub static KNOWN: &[&Program] = &[
     &files::UNZIP,
     &files::WC,
     &net::WGET2,
+    &system::WICKET,
     &files::WIPE,
     &net::XH,
     &files::XXD,

@@ -13,6 +13,7 @@ pub mod packages;
 mod search;
 pub mod sed;
 pub mod ssh;
+mod wicket;
 
 use crate::{lookup, Parsed, Program, Scripts};
 
@@ -89,6 +90,8 @@ pub enum Checker {
         /// Letters of the key word (the first argument, with or without `-`).
         keys: &'static [char],
     },
+    /// wicket itself: its commands that loosen or bypass its own gate.
+    Wicket,
     /// Reads the folders below its operands with one of these letters or long options.
     Recursive {
         /// Short option letters.
@@ -119,6 +122,9 @@ pub struct Effects {
     /// Input that names the files written (a patch, a folder copied, a tree git writes
     /// from): the engine reads it at decision time.
     pub landings: Vec<landings::Landing>,
+    /// Why the command changes wicket's own gate (agrees to loosening settings, writes allow
+    /// rules, lands held files, loosens a run): the person's to run, never a tool's.
+    pub gate_changes: Vec<String>,
 }
 
 /// What an argv (program first, static words) does beyond its options, as its record's
@@ -163,6 +169,7 @@ pub fn effects(words: &[&str]) -> Effects {
         Checker::Searcher => search::searcher(args, &mut e),
         Checker::FindExec => search::find(args, &mut e),
         Checker::Recursive { letters, longs } => search::recursive(args, letters, longs, &mut e),
+        Checker::Wicket => wicket::changes(args, &mut e),
         Checker::None | Checker::Make | Checker::Go => {}
     }
     e

@@ -117,3 +117,18 @@ pub(crate) static TERRAFORM: Program = Program {
     examples: &[ex("terraform plan", Expect::Plain)],
     ..RUNNER
 };
+
+/// wicket itself (issue 39, class 7: a writer of wicket's own state that names no file).
+pub(crate) static WICKET: Program = Program {
+    names: &["wicket"],
+    source: "no option table: facts only (wicket --help)",
+    exact_only: true,
+    checker: Checker::Wicket,
+    examples: &[
+        ex("wicket trust approve --yes", Expect::ChangesGate),
+        ex("wicket run --no-sandbox -- make", Expect::ChangesGate),
+        ex("wicket run --root /srv/x -- make", Expect::Writes(&["/srv/x"])),
+        ex("wicket audit verify", Expect::Plain),
+    ],
+    ..RUNNER
+};
