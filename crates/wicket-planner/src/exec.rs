@@ -607,6 +607,21 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
             }
         }
     }
+    // Folders on PATH and the homes' tool folders that a writable path outside the project
+    // covers: a program put there runs on the host by name (see `crate::path_folders`).
+    let path_var = std::env::var_os("PATH");
+    for p in crate::path_folders::read_only(&crate::path_folders::Inputs {
+        root: &root,
+        homes: &homes,
+        writable: &writable,
+        caches: &caches,
+        chosen: &chosen,
+        path: path_var.as_deref(),
+    }) {
+        if !read_only.iter().any(|(q, _)| *q == p) {
+            read_only.push((p, true));
+        }
+    }
     let mut unreadable = Vec::new();
     // The secrets of every home ($HOME and the account's own), by real path: a mask on a link
     // (a dotfiles `~/.ssh`) would fail or cover the link only, so the target is masked.
@@ -744,7 +759,6 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
         )
     });
     let denied = scan.denied;
-    let path_var = std::env::var_os("PATH");
     let mut walls = Walls::default();
     if i.mode != Mode::Plan && !i.no_scan {
         let frozen_masks: Vec<PathBuf> = unreadable.iter().filter(|u| u.is_dir()).cloned().collect();
@@ -930,6 +944,13 @@ fn pointer_walls(
         })
         .unwrap_or_default();
     let mut folders: Vec<PathBuf> = entries.iter().filter(|e| inside(e)).cloned().collect();
+    // The project's own program folders, on the person's PATH or not (`npm run` puts
+    // `node_modules/.bin` first for every script).
+    for f in crate::path_folders::project_folders(p.root) {
+        if !folders.contains(&f) {
+            folders.push(f);
+        }
+    }
     for f in found.path_folders {
         // A pattern's folders lie below its literal part.
         let literal: PathBuf = f.components().take_while(|c| !c.as_os_str().to_string_lossy().contains('*')).collect();

@@ -13,6 +13,7 @@ pub mod exec;
 pub mod gitdirs;
 pub mod held;
 pub mod nested_git;
+pub mod path_folders;
 pub mod pointers;
 pub mod scan_cache;
 pub mod sealed;

@@ -182,6 +182,50 @@ pub const HOME_SENSITIVE: &[&str] = &[".docker", ".wicket"];
 /// home folder; everything below counts.
 pub const HOME_CODE_CONFIG: &[&str] = &["bin"];
 
+/// Folders of a home that shells and version managers put on PATH (issue 39, class 4), relative
+/// to the home (a `*` stands for one folder name): a file written there is a program the host
+/// runs by name later. The gate asks about a write below each (`CODE_CONFIG` holds `**/X/**`
+/// for each, a test checks both ways); the sandbox keeps each read-only where a writable path
+/// covers it (`wicket_planner::path_folders`).
+pub const HOME_PATH_FOLDERS: &[&str] = &[
+    "bin",
+    ".local/bin",
+    ".cargo/bin",
+    "go/bin",
+    ".npm-global/bin",
+    ".npm-packages/bin",
+    ".yarn/bin",
+    ".config/yarn/global/node_modules/.bin",
+    ".bun/bin",
+    ".deno/bin",
+    ".volta/bin",
+    ".pyenv/shims",
+    ".pyenv/bin",
+    ".rbenv/shims",
+    ".rbenv/bin",
+    ".nodenv/shims",
+    ".goenv/shims",
+    ".asdf/shims",
+    ".local/share/mise/shims",
+    ".nvm/versions/node/*/bin",
+    ".local/share/pnpm",
+    "Library/pnpm",
+    ".dotnet/tools",
+    ".composer/vendor/bin",
+    ".config/composer/vendor/bin",
+    ".gem/bin",
+    ".local/share/gem/ruby/*/bin",
+    ".krew/bin",
+    ".pulumi/bin",
+    ".rustup/toolchains/*/bin",
+];
+
+/// A project's own program folders, first on PATH for `npm run`/`npx` (whatever the person's
+/// PATH) and in an activated virtualenv, relative to the project root. The gate asks about a
+/// write below each (`CODE_CONFIG`); the sandbox leaves them writable (installs must work) and
+/// checks each after the run for new programs that shadow a system one (`wicket_planner::shadow`).
+pub const PROJECT_PATH_FOLDERS: &[&str] = &["node_modules/.bin", ".venv/bin", "venv/bin"];
+
 /// Never written by a tool: the repository's internals and wicket's own settings.
 pub const PROTECTED: &[&str] = &["**/.git", "**/.git/**", "**/.wicket", "**/.wicket/**"];
 
@@ -1092,6 +1136,29 @@ mod tests {
                 let theirs = set.matches(path).into_iter().min().map(|i| list[i]);
                 assert_eq!(ours.matching(path), theirs, "{path}");
             }
+        }
+    }
+
+    /// The PATH folders the sandbox keeps read-only (home) or checks after the run (project) are
+    /// exactly the ones the gate asks about: each has its `**/X/**` in `CODE_CONFIG` (`~/bin`:
+    /// `HOME_CODE_CONFIG`), and every PATH-folder pattern of `CODE_CONFIG` (from `~/.local/bin` to
+    /// the virtualenvs' `bin`) is on one of the two lists.
+    #[test]
+    fn the_gate_and_the_sandbox_share_the_path_folders() {
+        for f in HOME_PATH_FOLDERS.iter().chain(PROJECT_PATH_FOLDERS) {
+            let pattern = format!("**/{f}/**");
+            assert!(
+                CODE_CONFIG.contains(&pattern.as_str()) || HOME_CODE_CONFIG.contains(f),
+                "{f} is a PATH folder the gate does not ask about"
+            );
+        }
+        let at = |p: &str| CODE_CONFIG.iter().position(|c| *c == p).unwrap();
+        for c in &CODE_CONFIG[at("**/.local/bin/**")..=at("**/venv/bin/**")] {
+            let f = c.strip_prefix("**/").and_then(|c| c.strip_suffix("/**")).unwrap();
+            assert!(
+                HOME_PATH_FOLDERS.contains(&f) || PROJECT_PATH_FOLDERS.contains(&f),
+                "{c} is a PATH folder of the gate's the sandbox does not know"
+            );
         }
     }
 }

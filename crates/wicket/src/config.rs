@@ -538,32 +538,12 @@ pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfi
 
 /// The folders on `PATH` the person can write (issue 39, class 4): a file written directly
 /// into one is a program the host runs by name later, so the engine treats the write as
-/// code-running configuration. Relative entries (`.`, `node_modules/.bin`) change with the
-/// folder a command runs in and are left to the engine's fixed list; folders nobody here can
-/// write (`/usr/bin`) need no guard.
+/// code-running configuration. The sandbox keeps the same folders read-only where a writable
+/// path covers them (`wicket_planner::path_folders`, one answer for both). Relative entries
+/// (`.`, `node_modules/.bin`) change with the folder a command runs in and are left to the
+/// engine's fixed list; folders nobody here can write (`/usr/bin`) need no guard.
 fn writable_path_dirs() -> Vec<PathBuf> {
-    let Some(path) = std::env::var_os("PATH") else { return Vec::new() };
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for d in std::env::split_paths(&path) {
-        // Cheapest test first: on a user's PATH most folders fail `access`, and the folder
-        // test then runs only for the few that pass (every call of every hook pays for this).
-        if d.is_absolute() && !dirs.contains(&d) && can_write(&d) && d.is_dir() {
-            dirs.push(d);
-        }
-    }
-    dirs
-}
-
-/// Can this process create files in the folder?
-#[cfg(unix)]
-fn can_write(dir: &Path) -> bool {
-    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).is_ok()
-}
-
-/// Can this process create files in the folder? Without a cheap check, every folder counts.
-#[cfg(not(unix))]
-fn can_write(_dir: &Path) -> bool {
-    true
+    wicket_planner::path_folders::writable_path_dirs(std::env::var_os("PATH").as_deref())
 }
 
 /// Wicket's own state, which no sandboxed command may reach: `$WICKET_HOME` (made now if

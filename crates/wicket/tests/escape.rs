@@ -3696,6 +3696,59 @@ const POINTER_ATTACKS: &[PointerAttack] = &[
         host: "direnv exec . ls",
         path: "",
     },
+    // Issue 39, classes 3 and 4, on the sandbox's side: a folder outside the project that a
+    // writable path covers (`sandbox.writePaths` here; the fallback's `/tmp`, see
+    // `a_path_folder_in_the_hosts_tmp_stays_read_only`) holding git's hooks, a relocated git
+    // folder or programs found on PATH.
+    PointerAttack {
+        name: "path_folder_in_a_write_path_program_rewritten",
+        setup: "mkdir -p ../shared/bin ../wicket-home && printf '#!/bin/sh\\ntrue\\n' > ../shared/bin/mytool && chmod +x ../shared/bin/mytool && printf '{\"sandbox\":{\"writePaths\":[\"%s\"]}}' \"$(cd .. && pwd)/shared\" > ../wicket-home/settings.json",
+        attack: "plant(ROOT + '/../shared/bin/mytool')",
+        host: "mytool",
+        path: "../shared/bin",
+    },
+    PointerAttack {
+        name: "path_folder_in_a_write_path_new_program",
+        setup: "mkdir -p ../shared/bin ../wicket-home && printf '{\"sandbox\":{\"writePaths\":[\"%s\"]}}' \"$(cd .. && pwd)/shared\" > ../wicket-home/settings.json",
+        attack: "plant(ROOT + '/../shared/bin/mytool')",
+        host: "mytool",
+        path: "../shared/bin",
+    },
+    PointerAttack {
+        name: "home_tool_folder_in_a_write_path",
+        setup: "mkdir -p \"$HOME/.npm-global/bin\" ../wicket-home && printf '{\"sandbox\":{\"writePaths\":[\"~/.npm-global\"]}}' > ../wicket-home/settings.json",
+        attack: "plant(HOME + '/.npm-global/bin/prettier')",
+        host: "PATH=\"$HOME/.npm-global/bin:$PATH\" prettier",
+        path: "",
+    },
+    PointerAttack {
+        name: "project_node_modules_bin_off_path_shadows_ls",
+        setup: "mkdir -p node_modules/.bin",
+        attack: "plant(ROOT + '/node_modules/.bin/ls')",
+        host: "PATH=\"$PWD/node_modules/.bin:$PATH\" ls",
+        path: "",
+    },
+    PointerAttack {
+        name: "hooks_path_outside_the_project_in_a_write_path",
+        setup: "mkdir -p ../shared/hooks ../wicket-home && printf '{\"sandbox\":{\"writePaths\":[\"%s\"]}}' \"$(cd .. && pwd)/shared\" > ../wicket-home/settings.json && git config core.hooksPath \"$(cd .. && pwd)/shared/hooks\"",
+        attack: "plant(ROOT + '/../shared/hooks/pre-commit')",
+        host: HOST_COMMIT,
+        path: "",
+    },
+    PointerAttack {
+        name: "relocated_git_folder_in_a_write_path",
+        setup: "mkdir -p ../shared ../wicket-home && printf '{\"sandbox\":{\"writePaths\":[\"%s\"]}}' \"$(cd .. && pwd)/shared\" > ../wicket-home/settings.json && rm -rf .git && git init -q -b main --separate-git-dir=../shared/sep.git .",
+        attack: "open(ROOT + '/../shared/sep.git/config', 'a').write(FSMON)",
+        host: "git status",
+        path: "",
+    },
+    PointerAttack {
+        name: "relocated_git_folders_hooks_in_a_write_path",
+        setup: "mkdir -p ../shared ../wicket-home && printf '{\"sandbox\":{\"writePaths\":[\"%s\"]}}' \"$(cd .. && pwd)/shared\" > ../wicket-home/settings.json && rm -rf .git && git init -q -b main --separate-git-dir=../shared/sep.git . && rm -rf ../shared/sep.git/hooks",
+        attack: "plant(ROOT + '/../shared/sep.git/hooks/pre-commit')",
+        host: HOST_COMMIT,
+        path: "",
+    },
     PointerAttack {
         name: "activated_virtualenv_shadows_git",
         setup: "mkdir -p .venv/bin",
@@ -3788,6 +3841,33 @@ fn what_protected_files_point_at_is_protected_under_the_landlock_fallback() {
     run_pointer_attacks("landlock");
 }
 
+/// A folder on PATH in the host's `/tmp` (writable by everyone, so by the command under the
+/// Landlock fallback, which has no private `/tmp`): its program stays as it was and a new one
+/// does not land, on both backends (issue 39, class 4); outside the sandbox both writes land.
+#[test]
+fn a_path_folder_in_the_hosts_tmp_stays_read_only() {
+    for backend in ["bwrap", "landlock"] {
+        let w = World::new();
+        let t = host_tmp("pathbin");
+        let bin = t.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join("mytool"), "#!/bin/sh\ntrue\n").unwrap();
+        let code = format!(
+            "for n in ('mytool', 'newtool'):\n    open({:?} + '/' + n, 'w').write('#!/bin/sh\\necho pwned\\n')",
+            bin.to_string_lossy()
+        );
+        let script = w.script("tmp_path_bin", &code);
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+        let out = w.wicket_with(backend, &[("PATH", Path::new(&path))], &["python3", script.to_str().unwrap()]);
+        let why = format!("{backend}: {} {}", verdict(&out), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read_to_string(bin.join("mytool")).unwrap(), "#!/bin/sh\ntrue\n", "{why}");
+        assert!(!bin.join("newtool").exists(), "{why}");
+        assert_eq!(verdict(&w.direct(&["python3", script.to_str().unwrap()])), "ESCAPED", "control");
+        assert!(bin.join("newtool").exists(), "control");
+        let _ = std::fs::remove_dir_all(&t);
+    }
+}
+
 /// Everyday work in a project whose protected files point into it still runs inside (files at
 /// the top are made by the set-up: the Landlock fallback makes none beside the masked
 /// `.envrc`, a limit of its own): a commit
@@ -3799,13 +3879,13 @@ fn everyday_work_with_pointers_still_runs_inside() {
     for backend in ["bwrap", "landlock"] {
         let a = PointerAttack {
             name: "everyday",
-            setup: "git config core.hooksPath tools/hooks && mkdir -p tools/hooks scripts .venv/bin bin log && echo a > a.txt && printf '#!/bin/sh\\necho ran > log/hook-ran\\n' > tools/hooks/pre-commit && chmod +x tools/hooks/pre-commit && printf '#!/bin/sh\\ncat\\n' > scripts/clean.sh && chmod +x scripts/clean.sh && git config filter.x.clean ./scripts/clean.sh && echo '*.txt filter=x' > .gitattributes && printf '#!/bin/sh\\n' > .venv/bin/ls && chmod +x .venv/bin/ls && printf 'PATH_add bin\\n' > .envrc && direnv allow .",
+            setup: "git config core.hooksPath tools/hooks && mkdir -p tools/hooks scripts .venv/bin bin log node_modules/.bin && echo a > a.txt && printf '#!/bin/sh\\necho ran > log/hook-ran\\n' > tools/hooks/pre-commit && chmod +x tools/hooks/pre-commit && printf '#!/bin/sh\\ncat\\n' > scripts/clean.sh && chmod +x scripts/clean.sh && git config filter.x.clean ./scripts/clean.sh && echo '*.txt filter=x' > .gitattributes && printf '#!/bin/sh\\n' > .venv/bin/ls && chmod +x .venv/bin/ls && printf 'PATH_add bin\\n' > .envrc && direnv allow .",
             attack: "",
             host: "",
             path: ".venv/bin",
         };
         let w = pointer_world(&a);
-        let code = "import subprocess\nenv = dict(os.environ, GIT_AUTHOR_NAME='a', GIT_AUTHOR_EMAIL='a@b', GIT_COMMITTER_NAME='a', GIT_COMMITTER_EMAIL='a@b')\ndef sh(c):\n    subprocess.run(c, shell=True, check=True, cwd=ROOT, env=env)\nsh('git add a.txt .gitattributes && git commit -q -m one')\nassert open(ROOT + '/log/hook-ran').read() == 'ran\\n'\nsh('git switch -q -c feature && git switch -q main && git branch other')\nfor p, text in (('/.venv/bin/mytool', '#!/bin/sh\\n'), ('/.venv/bin/ls', '#!/bin/sh\\necho new\\n'), ('/bin/mytool2', '#!/bin/sh\\n')):\n    open(ROOT + p, 'w').write(text)\n    os.chmod(ROOT + p, 0o755)\nos.makedirs(ROOT + '/tools/other')\nopen(ROOT + '/tools/other/x', 'w').write('ok')";
+        let code = "import subprocess\nenv = dict(os.environ, GIT_AUTHOR_NAME='a', GIT_AUTHOR_EMAIL='a@b', GIT_COMMITTER_NAME='a', GIT_COMMITTER_EMAIL='a@b')\ndef sh(c):\n    subprocess.run(c, shell=True, check=True, cwd=ROOT, env=env)\nsh('git add a.txt .gitattributes && git commit -q -m one')\nassert open(ROOT + '/log/hook-ran').read() == 'ran\\n'\nsh('git switch -q -c feature && git switch -q main && git branch other')\nfor p, text in (('/.venv/bin/mytool', '#!/bin/sh\\n'), ('/node_modules/.bin/jest', '#!/bin/sh\\n'), ('/.venv/bin/ls', '#!/bin/sh\\necho new\\n'), ('/bin/mytool2', '#!/bin/sh\\n')):\n    open(ROOT + p, 'w').write(text)\n    os.chmod(ROOT + p, 0o755)\nos.makedirs(ROOT + '/tools/other')\nopen(ROOT + '/tools/other/x', 'w').write('ok')";
         let script = w.script("everyday", code);
         let mut c = Command::new(wicket_bin());
         c.arg("run").arg("--root").arg(&w.root).arg("--").args(["python3", script.to_str().unwrap()]);
@@ -3819,7 +3899,7 @@ fn everyday_work_with_pointers_still_runs_inside() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(verdict(&out), "ESCAPED", "{backend}: everyday work failed inside: {stderr}");
         assert!(!stderr.contains("moved"), "{backend}: {stderr}");
-        for f in [".venv/bin/mytool", ".venv/bin/ls", "bin/mytool2", "tools/other/x"] {
+        for f in [".venv/bin/mytool", ".venv/bin/ls", "bin/mytool2", "tools/other/x", "node_modules/.bin/jest"] {
             assert!(w.root.join(f).is_file(), "{backend}: {f} stays");
         }
         let mut log = Command::new("git");
