@@ -460,6 +460,8 @@ pub const CODE_CONFIG: &[&str] = &[
     "**/.pam_environment",
     "**/.config/git/config",
     "**/.config/git/attributes",
+    // git's system file (`git config --system`), under /etc or git's prefix.
+    "**/etc/gitconfig",
     "**/.config/fish/**",
     "**/.config/autostart/**",
     "**/.config/systemd/user/**",

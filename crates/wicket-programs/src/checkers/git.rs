@@ -234,6 +234,10 @@ pub(crate) fn config_writes(args: &[&str], e: &mut Effects) {
     } else if c.global {
         e.writes.push("~/.gitconfig".to_string());
         e.writes.push("~/.config/git/config".to_string());
+    } else if c.system {
+        // The system file every repository's git reads: `/etc/gitconfig`, or under git's own
+        // prefix (`/usr/local/etc/gitconfig`); the engine counts either as code-running.
+        e.writes.push("/etc/gitconfig".to_string());
     }
 }
 
