@@ -68,17 +68,23 @@ PY
 for case in claude:bash claude:read codex:codex_bash codex:codex_patch gemini:gemini_shell gemini:gemini_read; do
   agent="${case%%:*}" name="${case#*:}"
   python3 - "$bin" "$name" "$agent" "$base" "${BASELINE:-}" <<'PY'
-import statistics, subprocess, sys, time
+import os, statistics, subprocess, sys, time
 bin, name, agent, base, label = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+# CPU time (user + system, from wait4) beside wall time: on a machine shared with builds the
+# wall time of two builds swings with the load, their CPU time much less.
+cpu = {}
 def once(argv):
     with open(f"{name}.json", "rb") as f:
         t = time.perf_counter()
-        subprocess.run(argv, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        p = subprocess.Popen(argv, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, ru = os.wait4(p.pid, 0)
+        cpu.setdefault(argv[0], []).append(ru.ru_utime + ru.ru_stime)
         return time.perf_counter() - t
 for _ in range(20):
     once([bin, "hook", agent]); once(["cat"])
     if base:
         once([base, "hook", agent])
+cpu.clear()
 w, c, b = [], [], []
 for _ in range(300):
     w.append(once([bin, "hook", agent])); c.append(once(["cat"]))
@@ -91,6 +97,8 @@ print(f"{name}: wicket hook {agent} median {wm*1e3:.2f} ms (p99 {p99*1e3:.2f} ms
 if base:
     bm = statistics.median(b)
     print(f"{name}: baseline {label} median {bm*1e3:.2f} ms; this build / baseline {wm/bm:.3f}")
+    tc, bc = statistics.median(cpu[bin]), statistics.median(cpu[base])
+    print(f"{name}: CPU time (user+sys) median {tc*1e3:.2f} ms, baseline {bc*1e3:.2f} ms; this build / baseline {tc/bc:.3f}")
 PY
 done
 if command -v hyperfine >/dev/null 2>&1; then
