@@ -87,12 +87,13 @@ type Step = Result<Vec<Inner>, (ProblemKind, String)>;
 pub fn strip_wrappers(cmd: &SimpleCommand) -> Unwrapped {
     let mut out = Unwrapped { understood: true, ..Unwrapped::default() };
     let mut queue: VecDeque<(Vec<Word>, u32)> = VecDeque::new();
+    // The command as written comes first (callers read `argvs[0]` as it), then what it runs.
+    queue.push_back((cmd.words.clone(), 0));
     // `PS4='$(…)'`, `BASH_ENV=… bash`: values bash evaluates later are code too.
     for a in &cmd.assignments {
         let step = evaluated_value(&a.name, &a.value);
         take_step(&mut out, &mut queue, step, 0);
     }
-    queue.push_back((cmd.words.clone(), 0));
     while let Some((argv, depth)) = queue.pop_front() {
         if argv.is_empty() {
             continue;

@@ -921,3 +921,20 @@ fn two_process_substitutions_glued_are_one_redirection_target() {
     assert_eq!(p.len(), 3, "{p:?}");
     assert_eq!(analyze("ls > >(cat)>(cat)").commands.iter().filter(|c| c.words.len() == 1).count(), 3);
 }
+
+// --- strip_wrappers: the command as written first, then what its assignments evaluate ---------
+#[test]
+fn an_evaluated_assignment_comes_after_the_command_as_written() {
+    // Found by the `walker` fuzz target (its seed corpus holds the issue 39 fixture): bash 5.2
+    // runs `bash -x -c :` with PS4 expanded before each traced command, so `id` runs too; the
+    // unwrapped argvs list `bash -x -c :` first, as for every other command.
+    let a = analyze("PS4='$(id)' bash -x -c :");
+    let u = wicket_shell::strip_wrappers(&a.commands[0]);
+    let first: Vec<&str> = u.argvs[0].iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
+    assert_eq!(first, ["bash", "-x", "-c", ":"]);
+    assert!(
+        u.argvs.iter().any(|argv| argv.first().and_then(|w| w.value.as_deref()) == Some("id")),
+        "the PS4 value's command is still judged: {:?}",
+        u.argvs
+    );
+}
