@@ -39,6 +39,10 @@ pub struct Part {
     /// folder before (relative to the root unless absolute). The engine lets it pass without a
     /// rule only when that folder resolves inside the root.
     pub enters: Option<String>,
+    /// True when the part's program is a wrapper that adds nothing to what it runs (`time`,
+    /// `timeout 60`, `nice -n 5`; `wicket_programs::adds_nothing`): the command inside, which
+    /// is its first [`Inner`], needs a rule, the wrapper does not.
+    pub transparent: bool,
 }
 
 /// A command that runs inside a part's wrapper.
@@ -48,6 +52,8 @@ pub struct Inner {
     pub written: String,
     /// Its risky flags.
     pub risky: Vec<String>,
+    /// True when it is itself a wrapper that adds nothing to the next inner command.
+    pub transparent: bool,
 }
 
 /// A redirection's file.
@@ -577,6 +583,18 @@ impl Builder {
                 (RedirectOp::HereDoc | RedirectOp::HereString, Some(t)) => Some(Stdin::Text(t.clone())),
                 _ => None,
             });
+        // Does argv `k` only wrap argv `k + 1` (static words, a wrapper that adds nothing)?
+        let wraps = |k: usize| {
+            let (Some(outer), Some(next)) = (unwrapped.argvs.get(k), unwrapped.argvs.get(k + 1)) else {
+                return false;
+            };
+            let words = |a: &[Word]| a.iter().map(|w| w.value.clone()).collect::<Option<Vec<String>>>();
+            let (Some(outer), Some(next)) = (words(outer), words(next)) else { return false };
+            let outer: Vec<&str> = outer.iter().map(String::as_str).collect();
+            let next: Vec<&str> = next.iter().map(String::as_str).collect();
+            unwrapped.understood && wicket_programs::adds_nothing(&outer, &next)
+        };
+        let transparent = cmd.assignments.is_empty() && wraps(0);
         for (k, argv) in unwrapped.argvs.iter().enumerate() {
             let text = render(argv);
             let values: Vec<&str> = argv.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
@@ -585,7 +603,7 @@ impl Builder {
             if k > 0 {
                 let mut r = risky_of(argv);
                 r.extend(found);
-                inner.push(Inner { written: text.clone(), risky: r });
+                inner.push(Inner { written: text.clone(), risky: r, transparent: transparent && wraps(k) });
                 self.collect_writes(argv);
             } else {
                 risky.extend(found);
@@ -710,6 +728,7 @@ impl Builder {
             inner,
             inert: false,
             enters: None,
+            transparent,
         }
     }
 
@@ -890,7 +909,7 @@ impl Builder {
         for c in &a.commands {
             let sub = self.add(c, depth + 1);
             deny_texts.extend(sub.deny_texts);
-            inner.push(Inner { written: sub.written, risky: sub.risky });
+            inner.push(Inner { written: sub.written, risky: sub.risky, transparent: false });
             inner.extend(sub.inner);
         }
     }

@@ -1840,18 +1840,34 @@ impl Policy {
                         }
                         continue;
                     }
-                    let (r, by) = if part.coverable {
-                        self.cover(tool, &part.written, &part.risky, session)?
+                    let outer = if part.coverable {
+                        self.cover(tool, &part.written, &part.risky, session)
                     } else {
                         // A part with unknown words is covered only by `tool(*)`.
-                        (self.allow.match_star(tool)?, By::Rule)
+                        self.allow.match_star(tool).map(|r| (r, By::Rule))
                     };
-                    first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                    // A wrapper that adds nothing (`time`, `timeout 60`) needs no rule of its
+                    // own: the command inside does (decisions.md, "Wrappers that add nothing").
+                    let outer = match outer {
+                        Some(o) => Some(o),
+                        None if part.transparent && part.coverable => None,
+                        None => return None,
+                    };
+                    if let Some((r, by)) = outer {
+                        first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                    }
                     // What runs inside a wrapper or launcher needs its own rule, unless the
                     // part's rule names that program itself (`npx prettier*`, `sudo apt*`).
                     for inner in &part.inner {
-                        if !names_program(r, &inner.written, &inner.risky) {
-                            self.cover(tool, &inner.written, &inner.risky, session)?;
+                        if outer.is_some_and(|(r, _)| names_program(r, &inner.written, &inner.risky)) {
+                            continue;
+                        }
+                        match self.cover(tool, &inner.written, &inner.risky, session) {
+                            Some((r, by)) => {
+                                first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                            }
+                            None if inner.transparent => {}
+                            None => return None,
                         }
                     }
                 }
