@@ -78,6 +78,9 @@ pub struct CommandView {
     pub files: Vec<RedirectFile>,
     /// Static argument words, for the sensitive-path check, with whether each is a glob.
     pub args: Vec<(String, bool)>,
+    /// Static words a program only names and never opens (`ls .env`, grep's pattern): checked
+    /// only as folders whose names it may list, and against read deny rules.
+    pub named: Vec<(String, bool)>,
     /// Files the command writes through its arguments (`tee F`, `cp A F`, `sed -i … F`).
     pub writes: Vec<String>,
     /// Writes whose target is not known before the command runs (`> $OUT`, `cp a $DEST`):
@@ -399,6 +402,7 @@ struct Builder {
     parts: Vec<Part>,
     files: Vec<RedirectFile>,
     args: Vec<(String, bool)>,
+    named: Vec<(String, bool)>,
     writes: Vec<String>,
     unknown_writes: Vec<String>,
     doubts: Vec<String>,
@@ -511,6 +515,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         parts: b.parts,
         files: b.files,
         args: b.args,
+        named: b.named,
         writes: b.writes,
         unknown_writes: b.unknown_writes,
         doubts: b.doubts,
@@ -527,7 +532,29 @@ impl Builder {
     /// Collect one simple command's files, arguments and writes, and build its part.
     fn add(&mut self, cmd: &SimpleCommand, depth: u32) -> Part {
         self.collect_files(&cmd.redirects);
-        for w in cmd.words.iter().skip(1).chain(cmd.assignments.iter().map(|a| &a.value)) {
+        // Words that only name a file (`ls .env`, `grep .env`, `echo .env.local`) are not
+        // reads of it (decisions.md, "Naming a file is not reading it"); only a fully static
+        // argv is read that way, and a program run by path counts as unknown.
+        let unread: Vec<usize> = match cmd.words.iter().map(|w| w.value.as_deref()).collect::<Option<Vec<&str>>>() {
+            Some(values) => match values.first() {
+                Some(p) if p.contains('/') => Vec::new(),
+                Some(p) if NAMING_BUILTINS.contains(p) => (1..values.len()).collect(),
+                Some(_) => wicket_programs::checkers::unread_words(&values),
+                None => Vec::new(),
+            },
+            None => Vec::new(),
+        };
+        for k in &unread {
+            if let Some(w) = cmd.words.get(*k) {
+                if let Some(v) = &w.value {
+                    for p in self.variants(v) {
+                        self.named.push((p, w.glob));
+                    }
+                }
+            }
+        }
+        let words = cmd.words.iter().enumerate().skip(1).filter(|(k, _)| !unread.contains(k)).map(|(_, w)| w);
+        for w in words.chain(cmd.assignments.iter().map(|a| &a.value)) {
             if let Some(v) = &w.value {
                 self.push_arg(v, w.glob);
             } else if !w.raw.contains(['$', '`']) && w.raw.contains('{') {
@@ -1077,6 +1104,10 @@ const CD: &str = "cd";
 /// known or whose subscript runs code, and the engine refuses the variables that make
 /// programs run, below). None of them is a program on the PATH bash would look up first.
 const NO_EFFECT_BUILTINS: &[&str] = &["pwd", "test", "[", "break", "continue", "read"];
+
+/// The builtins of [`NO_EFFECT_BUILTINS`] whose words name files without opening them
+/// (`test -f .env`, `[ -e .env ]`).
+const NAMING_BUILTINS: &[&str] = &["test", "["];
 
 /// Does this simple command change nothing and run nothing, so that it needs no rule of its
 /// own? Only a bare name with no assignment, nothing run inside it and no risky word: a
