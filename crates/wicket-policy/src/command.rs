@@ -39,6 +39,10 @@ pub struct Part {
     /// folder before (relative to the root unless absolute). The engine lets it pass without a
     /// rule only when that folder resolves inside the root.
     pub enters: Option<String>,
+    /// True when the part's program is a wrapper that adds nothing to what it runs (`time`,
+    /// `timeout 60`, `nice -n 5`; `wicket_programs::adds_nothing`): the command inside, which
+    /// is its first [`Inner`], needs a rule, the wrapper does not.
+    pub transparent: bool,
 }
 
 /// A command that runs inside a part's wrapper.
@@ -48,6 +52,8 @@ pub struct Inner {
     pub written: String,
     /// Its risky flags.
     pub risky: Vec<String>,
+    /// True when it is itself a wrapper that adds nothing to the next inner command.
+    pub transparent: bool,
 }
 
 /// A redirection's file.
@@ -72,6 +78,9 @@ pub struct CommandView {
     pub files: Vec<RedirectFile>,
     /// Static argument words, for the sensitive-path check, with whether each is a glob.
     pub args: Vec<(String, bool)>,
+    /// Static words a program only names and never opens (`ls .env`, grep's pattern): checked
+    /// only as folders whose names it may list, and against read deny rules.
+    pub named: Vec<(String, bool)>,
     /// Files the command writes through its arguments (`tee F`, `cp A F`, `sed -i … F`).
     pub writes: Vec<String>,
     /// Writes whose target is not known before the command runs (`> $OUT`, `cp a $DEST`):
@@ -396,6 +405,7 @@ struct Builder {
     parts: Vec<Part>,
     files: Vec<RedirectFile>,
     args: Vec<(String, bool)>,
+    named: Vec<(String, bool)>,
     writes: Vec<String>,
     unknown_writes: Vec<String>,
     doubts: Vec<String>,
@@ -509,6 +519,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         parts: b.parts,
         files: b.files,
         args: b.args,
+        named: b.named,
         writes: b.writes,
         unknown_writes: b.unknown_writes,
         doubts: b.doubts,
@@ -526,7 +537,29 @@ impl Builder {
     /// Collect one simple command's files, arguments and writes, and build its part.
     fn add(&mut self, cmd: &SimpleCommand, depth: u32) -> Part {
         self.collect_files(&cmd.redirects);
-        for w in cmd.words.iter().skip(1).chain(cmd.assignments.iter().map(|a| &a.value)) {
+        // Words that only name a file (`ls .env`, `grep .env`, `echo .env.local`) are not
+        // reads of it (decisions.md, "Naming a file is not reading it"); only a fully static
+        // argv is read that way, and a program run by path counts as unknown.
+        let unread: Vec<usize> = match cmd.words.iter().map(|w| w.value.as_deref()).collect::<Option<Vec<&str>>>() {
+            Some(values) => match values.first() {
+                Some(p) if p.contains('/') => Vec::new(),
+                Some(p) if NAMING_BUILTINS.contains(p) => (1..values.len()).collect(),
+                Some(_) => wicket_programs::checkers::unread_words(&values),
+                None => Vec::new(),
+            },
+            None => Vec::new(),
+        };
+        for k in &unread {
+            if let Some(w) = cmd.words.get(*k) {
+                if let Some(v) = &w.value {
+                    for p in self.variants(v) {
+                        self.named.push((p, w.glob));
+                    }
+                }
+            }
+        }
+        let words = cmd.words.iter().enumerate().skip(1).filter(|(k, _)| !unread.contains(k)).map(|(_, w)| w);
+        for w in words.chain(cmd.assignments.iter().map(|a| &a.value)) {
             if let Some(v) = &w.value {
                 self.push_arg(v, w.glob);
             } else if !w.raw.contains(['$', '`']) && w.raw.contains('{') {
@@ -582,6 +615,18 @@ impl Builder {
                 (RedirectOp::HereDoc | RedirectOp::HereString, Some(t)) => Some(Stdin::Text(t.clone())),
                 _ => None,
             });
+        // Does argv `k` only wrap argv `k + 1` (static words, a wrapper that adds nothing)?
+        let wraps = |k: usize| {
+            let (Some(outer), Some(next)) = (unwrapped.argvs.get(k), unwrapped.argvs.get(k + 1)) else {
+                return false;
+            };
+            let words = |a: &[Word]| a.iter().map(|w| w.value.clone()).collect::<Option<Vec<String>>>();
+            let (Some(outer), Some(next)) = (words(outer), words(next)) else { return false };
+            let outer: Vec<&str> = outer.iter().map(String::as_str).collect();
+            let next: Vec<&str> = next.iter().map(String::as_str).collect();
+            unwrapped.understood && wicket_programs::adds_nothing(&outer, &next)
+        };
+        let transparent = cmd.assignments.is_empty() && wraps(0);
         for (k, argv) in unwrapped.argvs.iter().enumerate() {
             let text = render(argv);
             let values: Vec<&str> = argv.iter().map(|w| w.value.as_deref().unwrap_or(&w.raw)).collect();
@@ -590,7 +635,7 @@ impl Builder {
             if k > 0 {
                 let mut r = risky_of(argv);
                 r.extend(found);
-                inner.push(Inner { written: text.clone(), risky: r });
+                inner.push(Inner { written: text.clone(), risky: r, transparent: transparent && wraps(k) });
                 self.collect_writes(argv);
             } else {
                 risky.extend(found);
@@ -715,6 +760,7 @@ impl Builder {
             inner,
             inert: false,
             enters: None,
+            transparent,
         }
     }
 
@@ -896,7 +942,7 @@ impl Builder {
         for c in &a.commands {
             let sub = self.add(c, depth + 1);
             deny_texts.extend(sub.deny_texts);
-            inner.push(Inner { written: sub.written, risky: sub.risky });
+            inner.push(Inner { written: sub.written, risky: sub.risky, transparent: false });
             inner.extend(sub.inner);
         }
     }
@@ -1064,6 +1110,10 @@ const CD: &str = "cd";
 /// known or whose subscript runs code, and the engine refuses the variables that make
 /// programs run, below). None of them is a program on the PATH bash would look up first.
 const NO_EFFECT_BUILTINS: &[&str] = &["pwd", "test", "[", "break", "continue", "read"];
+
+/// The builtins of [`NO_EFFECT_BUILTINS`] whose words name files without opening them
+/// (`test -f .env`, `[ -e .env ]`).
+const NAMING_BUILTINS: &[&str] = &["test", "["];
 
 /// Does this simple command change nothing and run nothing, so that it needs no rule of its
 /// own? Only a bare name with no assignment, nothing run inside it and no risky word: a

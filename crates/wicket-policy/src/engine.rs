@@ -896,6 +896,42 @@ impl Policy {
                 }
             }
         }
+        // A word only named (`ls X`, `stat X`, grep's pattern) reads no file, but a folder
+        // named is listed: one whose files are secrets (`ls ~/.ssh`), as written or where a
+        // link leads, or a glob that could be such a folder (`ls ~/.s*/`), is a read of them.
+        if scan.sensitive.is_none() {
+            for (arg, glob) in &view.named {
+                let cand = arg.as_str();
+                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
+                    continue;
+                }
+                let Ok(expanded) = crate::paths::expand_tilde_on(cand, self.env.home.as_deref(), self.env.disk) else {
+                    if !scan.unexpandable.iter().any(|u| u == cand) {
+                        scan.unexpandable.push(cand.to_string());
+                    }
+                    continue;
+                };
+                let abs = crate::paths::normalize(&self.env.root.join(expanded));
+                let inside = |p: &str| self.lists.classify(&format!("{}/x", p.trim_end_matches('/'))).sensitive;
+                let abs_text = abs.to_string_lossy();
+                let hit = inside(&abs_text).or_else(|| {
+                    if *glob {
+                        return self.glob_reaches_secret(&abs_text, dotglob, listable);
+                    }
+                    match self.env.disk.arg_path(&abs) {
+                        // `ls keys` where keys is a link to `~/.ssh`.
+                        crate::paths::ArgPath::ViaLink => {
+                            crate::paths::resolve(&self.env, cand).ok().and_then(|r| inside(r.real_str()))
+                        }
+                        _ => None,
+                    }
+                });
+                if let Some(p) = hit {
+                    scan.sensitive = Some((cand.to_string(), p));
+                    break;
+                }
+            }
+        }
         scan
     }
 
@@ -927,7 +963,8 @@ impl Policy {
                     .map(|r| r.to_string())
             })
         };
-        for (arg, glob) in &view.args {
+        // Words only named count too: a read deny rule is the person's own word.
+        for (arg, glob) in view.args.iter().chain(&view.named) {
             for cand in path_candidates(arg) {
                 if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
                     continue;
@@ -1871,18 +1908,34 @@ impl Policy {
                         }
                         continue;
                     }
-                    let (r, by) = if part.coverable {
-                        self.cover(tool, &part.written, &part.risky, session)?
+                    let outer = if part.coverable {
+                        self.cover(tool, &part.written, &part.risky, session)
                     } else {
                         // A part with unknown words is covered only by `tool(*)`.
-                        (self.allow.match_star(tool)?, By::Rule)
+                        self.allow.match_star(tool).map(|r| (r, By::Rule))
                     };
-                    first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                    // A wrapper that adds nothing (`time`, `timeout 60`) needs no rule of its
+                    // own: the command inside does (decisions.md, "Wrappers that add nothing").
+                    let outer = match outer {
+                        Some(o) => Some(o),
+                        None if part.transparent && part.coverable => None,
+                        None => return None,
+                    };
+                    if let Some((r, by)) = outer {
+                        first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                    }
                     // What runs inside a wrapper or launcher needs its own rule, unless the
                     // part's rule names that program itself (`npx prettier*`, `sudo apt*`).
                     for inner in &part.inner {
-                        if !names_program(r, &inner.written, &inner.risky) {
-                            self.cover(tool, &inner.written, &inner.risky, session)?;
+                        if outer.is_some_and(|(r, _)| names_program(r, &inner.written, &inner.risky)) {
+                            continue;
+                        }
+                        match self.cover(tool, &inner.written, &inner.risky, session) {
+                            Some((r, by)) => {
+                                first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
+                            }
+                            None if inner.transparent => {}
+                            None => return None,
                         }
                     }
                 }

@@ -10,6 +10,11 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+/// Names on [`SENSITIVE`]'s patterns that are not secrets (last components, any letter case):
+/// templates a project keeps next to its `.env` to show which keys it needs, and public keys
+/// (issue 40). A link with such a name is still judged where it leads.
+pub const NOT_SECRET: &[&str] = &[".env.example", ".env.sample", ".env.template", "*.pub"];
+
 /// Secrets: refused for reads and writes unless an allow rule names the file.
 pub const SENSITIVE: &[&str] = &[
     // Environment files.
@@ -774,6 +779,8 @@ pub struct PathList {
     /// The first bytes a name matching one of `last_wild` can start with (all of them when
     /// one starts with `*`): most names are ruled out by one lookup.
     wild_first: [bool; 256],
+    /// Last components no pattern of this list matches ([`NOT_SECRET`] for the secrets).
+    exempt: Vec<Seg>,
 }
 
 /// A built-in pattern that is not of the supported shape (a bug in the list).
@@ -795,6 +802,7 @@ impl PathList {
             last_names: std::collections::HashSet::with_capacity(patterns.len()),
             last_wild: Vec::new(),
             wild_first: [false; 256],
+            exempt: Vec::new(),
         };
         for (i, p) in patterns.iter().enumerate() {
             let segs: Vec<Seg> = if p.is_ascii() && !p.bytes().any(|b| b.is_ascii_uppercase()) {
@@ -841,6 +849,13 @@ impl PathList {
         Ok(list)
     }
 
+    /// The same list, but a path whose last component is one of `names` (lowercase globs of
+    /// one component) matches no pattern.
+    pub fn exempting(mut self, names: &'static [&'static str]) -> PathList {
+        self.exempt = names.iter().map(|n| Seg::new(Cow::Owned(n.to_lowercase()))).collect();
+        self
+    }
+
     /// Could a path whose last component is `name` (lowercase) match a pattern, itself or as a
     /// folder the pattern reaches below? False means surely not; true needs [`Self::matching`].
     /// For scanning many names quickly.
@@ -867,6 +882,9 @@ impl PathList {
     /// The first pattern matching a path already split into lowercase components.
     fn matching_components(&self, comps: &[&str]) -> Option<&'static str> {
         let name = comps.last()?;
+        if self.exempt.iter().any(|s| s.matches(name)) {
+            return None;
+        }
         let mut best: Option<usize> = None;
         let consider = |ids: &[usize], best: &mut Option<usize>| {
             for &i in ids {
@@ -1056,7 +1074,7 @@ impl BuiltinLists {
     /// Compile the lists.
     pub fn new() -> Result<BuiltinLists, ListError> {
         Ok(BuiltinLists {
-            sensitive: PathList::new(SENSITIVE)?,
+            sensitive: PathList::new(SENSITIVE)?.exempting(NOT_SECRET),
             protected: PathList::new(PROTECTED)?,
             config: PathList::new(CODE_CONFIG)?,
             homes: Vec::new(),

@@ -97,7 +97,17 @@ fn every_unique_prefix_of_a_dangerous_long_option_is_caught() {
 fn tables_are_well_formed() {
     for (_, p) in tables() {
         let mut seen = std::collections::HashSet::new();
+        // A program's own option may shadow a shared one of the same name (its own are looked
+        // up first, as git's parse-options reads `format-patch -n` as `--numbered`, not the
+        // revision walk's `-n COUNT`); within each list a name stands once.
+        let own: std::collections::HashSet<&str> = p.opts.iter().flat_map(|o| o.names.iter().copied()).collect();
+        let mut shadowed = std::collections::HashSet::new();
         for o in p.all_opts() {
+            let shared = !p.opts.iter().any(|x| std::ptr::eq(x, o));
+            if shared && o.names.iter().any(|n| own.contains(n)) {
+                assert!(shadowed.insert(o.names[0]), "{}: {} shadowed twice", p.names[0], o.names[0]);
+                continue;
+            }
             assert!(!o.names.is_empty(), "{}: an option without names", p.names[0]);
             for n in o.names {
                 assert!(n.starts_with('-') && n.len() >= 2, "{}: bad name {n}", p.names[0]);

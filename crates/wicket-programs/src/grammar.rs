@@ -197,6 +197,10 @@ pub struct Program {
     /// a word holds when the command runs, it reads, writes and runs nothing more. (bash's own
     /// `printf -v NAME` sets a variable: the shell reader reads that builtin's grammar.)
     pub only_prints: bool,
+    /// Its words only name files: it reports on them (their names, sizes, times, whether they
+    /// exist) and never opens one for its contents (`ls`, `stat`), so a secret named there is
+    /// not read (issue 40; `checkers::unread_words`).
+    pub names_only: bool,
     /// With no operand and no option it only copies its standard input to its output (`cat`):
     /// fed a here-document whose text is known, it reads, writes and runs nothing more
     /// (`git commit -m "$(cat <<'EOF' … EOF)"`).
@@ -245,6 +249,7 @@ pub(crate) const GETOPT: Program = Program {
     pages: false,
     makes_no_links: false,
     only_prints: false,
+    names_only: false,
     copies_stdin: false,
     home_cache: None,
     message_options: &[],

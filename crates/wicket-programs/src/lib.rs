@@ -36,7 +36,7 @@ pub use environment::{evaluated, loads_code, Evaluated};
 pub use facts::{Does, Example, Expect, Job, Network, Writes};
 pub use grammar::{program, Arg, Effect, Found, Opt, Parsed, Program, Scripts, Style, PROGRAMS};
 pub use programs::{KNOWN, RUNNERS};
-pub use role::{Launch, LaunchSub, Role, ShellScript, Start, SubRuns, Walker};
+pub use role::{adds_nothing, Launch, LaunchSub, Role, ShellScript, Start, SubRuns, Walker};
 
 /// The record for a program word (its base name): a table of [`PROGRAMS`], a record of
 /// [`RUNNERS`] or one of [`KNOWN`].

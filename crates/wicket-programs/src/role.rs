@@ -88,6 +88,10 @@ pub struct Launch {
     /// It adds words read from its standard input to the command (`find … | xargs cat`): the
     /// names a program before it in a pipeline prints are read by the command it runs.
     pub reads_arguments: bool,
+    /// It only times, limits or re-prioritises the command it runs, and does nothing else with
+    /// it (`time`, `timeout`, `nice`, `ionice`): when its own words are all known plain options,
+    /// the command's own allow rule is enough (`bash(cargo build*)` covers `time cargo build`).
+    pub adds_nothing: bool,
 }
 
 /// The defaults every launch starts from (`..LAUNCH`): the first operand is the command.
@@ -103,6 +107,7 @@ pub const LAUNCH: Launch = Launch {
     when_none: None,
     subs: &[],
     reads_arguments: false,
+    adds_nothing: false,
 };
 
 /// Where a launcher's command starts among its words.
@@ -174,4 +179,59 @@ pub enum SubRuns {
     OperandsOrShell(&'static [&'static str]),
     /// Every word after an optional `--`, unread (`yarn exec`).
     Verbatim,
+}
+
+/// Is `outer` a wrapper that adds nothing to the command `inner` it ends with (its record's
+/// launch says [`Launch::adds_nothing`], and the words between the program and the command are
+/// options its grammar knows, each with no effect but shaping the run)? `nice -n 5 cargo
+/// build` yes; `time -o F cargo build` (writes F), `timeout --bogus 5 x` and `sudo x` no.
+pub fn adds_nothing(outer: &[&str], inner: &[&str]) -> bool {
+    let (Some(program), false) = (outer.first(), inner.is_empty()) else { return false };
+    if outer.len() <= inner.len() || !outer.ends_with(inner) {
+        return false;
+    }
+    let Some(record) = crate::lookup(program) else { return false };
+    if !matches!(record.role, Role::Launcher(l) if l.adds_nothing) {
+        return false;
+    }
+    let own = &outer[1..outer.len() - inner.len()];
+    let parsed = record.parse(own);
+    parsed.unknown.is_empty()
+        && parsed.path.is_empty()
+        && parsed.found.iter().all(|f| f.opt.effect == crate::Effect::Plain)
+        // `timeout DURATION` is its one operand; a launcher whose command starts at the
+        // first operand has none of its own.
+        && parsed.operands.len() == match record.role.launch().map(|l| l.start) {
+            Some(Start::Operands(n)) => n,
+            _ => usize::MAX,
+        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::adds_nothing;
+
+    fn wraps(outer: &str, inner: &str) -> bool {
+        let o: Vec<&str> = outer.split(' ').collect();
+        let i: Vec<&str> = inner.split(' ').collect();
+        adds_nothing(&o, &i)
+    }
+
+    #[test]
+    fn wrappers_that_only_shape_the_run_add_nothing() {
+        assert!(wraps("time cargo build", "cargo build"));
+        assert!(wraps("timeout -s KILL 60 npm test", "npm test"));
+        assert!(wraps("nice -n 10 cargo test", "cargo test"));
+        assert!(wraps("nice -10 cargo test", "cargo test"));
+    }
+
+    #[test]
+    fn wrappers_that_add_something_or_are_not_understood_do_not() {
+        assert!(!wraps("time -o out.txt cargo build", "cargo build"));
+        assert!(!wraps("timeout --bogus 5 cargo build", "cargo build"));
+        assert!(!wraps("sudo cargo build", "cargo build"));
+        assert!(!wraps("env FOO=1 cargo build", "cargo build"));
+        assert!(!wraps("nohup cargo build", "cargo build"));
+        assert!(!wraps("time cargo build", "cargo test"));
+    }
 }

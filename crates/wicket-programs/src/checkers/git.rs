@@ -276,6 +276,17 @@ pub(crate) fn tree_writes(args: &[&str], e: &mut Effects) {
         }
         "apply" => super::landings::git_apply(rest, e),
         "am" => super::landings::git_am(rest, e),
+        // One file per commit, named by its subject, unless the patches go to stdout (the
+        // last of `--stdout`/`--no-stdout` wins; checked with git 2.47.3).
+        "format-patch" => {
+            let last =
+                rest.iter().take_while(|w| **w != "--").filter(|w| matches!(**w, "--stdout" | "--no-stdout")).last();
+            if last != Some(&"--stdout") {
+                e.unknown_writes.push(
+                    "`git format-patch` without `--stdout` writes a file per commit, named by its subject".to_string(),
+                );
+            }
+        }
         _ => {}
     }
 }

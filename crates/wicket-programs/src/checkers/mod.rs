@@ -127,6 +127,35 @@ pub struct Effects {
     pub gate_changes: Vec<String>,
 }
 
+/// Which words of an argv (program first; indices into it) only name or match files and are
+/// never opened for their contents (issue 40, "naming a file is not reading it"): every word
+/// of a program whose record says its words only name files (`ls`, `stat`) or only reach its
+/// output (`echo`, `printf`), grep's pattern operand, and every word of `git ls-files` and
+/// `git status` when each option is one their tables know to read nothing. Empty when unsure:
+/// each word then counts as a file the command may read.
+pub fn unread_words(words: &[&str]) -> Vec<usize> {
+    let Some(program) = words.first() else { return Vec::new() };
+    let Some(record) = lookup(program) else { return Vec::new() };
+    if record.names_only || record.only_prints {
+        return (1..words.len()).collect();
+    }
+    match record.checker {
+        Checker::Grep => search::grep_pattern_at(&words[1..]).map(|i| vec![i + 1]).unwrap_or_default(),
+        Checker::Git => {
+            let parsed = record.parse(&words[1..]);
+            let named = matches!(parsed.path.as_slice(), ["ls-files"] | ["status"])
+                && parsed.unknown.is_empty()
+                && parsed.found.iter().all(|f| f.opt.effect == crate::Effect::Plain);
+            if named {
+                (1..words.len()).collect()
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// What an argv (program first, static words) does beyond its options, as its record's
 /// checker reads it; nothing for a program the catalogue does not know.
 pub fn effects(words: &[&str]) -> Effects {
@@ -284,6 +313,31 @@ mod tests {
     fn eff(cmd: &str) -> Effects {
         let words: Vec<&str> = cmd.split(' ').collect();
         effects(&words)
+    }
+
+    fn unread(cmd: &str) -> Vec<usize> {
+        let words: Vec<&str> = cmd.split(' ').collect();
+        unread_words(&words)
+    }
+
+    #[test]
+    fn words_that_only_name_files() {
+        assert_eq!(unread("ls -la .env"), [1, 2]);
+        assert_eq!(unread("echo .env.local"), [1]);
+        assert_eq!(unread("grep .env .gitignore"), [1]);
+        assert_eq!(unread("grep -n -A 2 .env .gitignore"), [4]);
+        assert_eq!(unread("grep -A2 --color=never .env .gitignore"), [3]);
+        assert_eq!(unread("grep -- -x .gitignore"), [2]);
+        assert_eq!(unread("git ls-files .env"), [1, 2]);
+        // Every operand is a file once `-e`/`-f` gives the patterns, and an option grep does
+        // not have by that name could take a value.
+        assert!(unread("grep README.md -e KEY .env").is_empty());
+        assert!(unread("grep -f .env .env").is_empty());
+        assert!(unread("grep --cont 2 KEY .env").is_empty());
+        assert!(unread("grep -ie KEY .env").is_empty());
+        assert!(unread("cat .env").is_empty());
+        assert!(unread("git log -p -- .env").is_empty());
+        assert!(unread("git ls-files -X .env").is_empty());
     }
 
     #[test]

@@ -21,6 +21,115 @@ pub(crate) fn grep(args: &[&str], e: &mut Effects) {
     }
 }
 
+/// GNU grep 3.8's short options that take a value, and those that do not.
+const GREP_SHORT_VALUE: &str = "efmABCdD";
+const GREP_SHORT_FLAG: &str = "EFGPiyvwxcLloqsbHhnTZzaIrRUV0123456789";
+/// GNU grep 3.8's long options that take a value (`--name=V` or `--name V`), and those that
+/// take none or only a glued one (`--color[=WHEN]`).
+const GREP_LONG_VALUE: &[&str] = &[
+    "regexp",
+    "file",
+    "max-count",
+    "label",
+    "after-context",
+    "before-context",
+    "context",
+    "devices",
+    "directories",
+    "binary-files",
+    "include",
+    "exclude",
+    "exclude-from",
+    "exclude-dir",
+    "group-separator",
+];
+const GREP_LONG_FLAG: &[&str] = &[
+    "extended-regexp",
+    "fixed-strings",
+    "basic-regexp",
+    "perl-regexp",
+    "ignore-case",
+    "no-ignore-case",
+    "invert-match",
+    "word-regexp",
+    "line-regexp",
+    "count",
+    "color",
+    "colour",
+    "files-without-match",
+    "files-with-matches",
+    "only-matching",
+    "quiet",
+    "silent",
+    "no-messages",
+    "byte-offset",
+    "with-filename",
+    "no-filename",
+    "line-number",
+    "initial-tab",
+    "null",
+    "null-data",
+    "text",
+    "recursive",
+    "dereference-recursive",
+    "binary",
+    "line-buffered",
+    "no-group-separator",
+    "version",
+    "help",
+];
+
+/// Where grep's pattern operand is in its arguments: the first operand, when no `-e`/`-f`
+/// gives the patterns (then every operand is a file). `None` when there is none or when a
+/// word is not an option GNU grep has by that exact name (an abbreviation or a typo could
+/// take a value and move the pattern): the caller then counts every word as a file.
+pub(crate) fn grep_pattern_at(args: &[&str]) -> Option<usize> {
+    let mut i = 0;
+    let mut first = None;
+    while i < args.len() {
+        let w = args[i];
+        i += 1;
+        if w == "--" {
+            first = first.or((i < args.len()).then_some(i));
+            break;
+        }
+        if let Some(long) = w.strip_prefix("--") {
+            let (name, glued) = match long.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (long, false),
+            };
+            if matches!(name, "regexp" | "file") {
+                return None;
+            }
+            if GREP_LONG_VALUE.contains(&name) {
+                i += usize::from(!glued);
+            } else if !GREP_LONG_FLAG.contains(&name) {
+                return None;
+            }
+            continue;
+        }
+        if w.len() > 1 && w.starts_with('-') {
+            for (k, c) in w[1..].char_indices() {
+                if c == 'e' || c == 'f' {
+                    return None;
+                }
+                if GREP_SHORT_VALUE.contains(c) {
+                    // The rest of the word is the value, or the next word is.
+                    i += usize::from(k + c.len_utf8() == w.len() - 1);
+                    break;
+                }
+                if !GREP_SHORT_FLAG.contains(c) {
+                    return None;
+                }
+            }
+            continue;
+        }
+        // GNU grep takes options after operands too: keep looking for `-e`/`-f`.
+        first = first.or(Some(i - 1));
+    }
+    first
+}
+
 /// rg, ag, ack: always read below their operands (`--files` lists names only); dot files are
 /// skipped unless told otherwise.
 pub(crate) fn searcher(args: &[&str], e: &mut Effects) {

@@ -99,7 +99,7 @@ static GIT_DIFF: &[Opt] = &[
     o(&["--rotate-to"], REQ, Plain),
     o(&["--skip-to"], REQ, Plain),
     o(&["--find-object"], REQ, Plain),
-    o(&["--diff-filter"], NO, Plain),
+    o(&["--diff-filter"], REQ, Plain),
     o(&["--output"], REQ, Write),
     o(&["--cached"], NO, Plain),
     o(&["--staged"], NO, Plain),
@@ -948,6 +948,12 @@ pub(super) static GIT_BLAME: Program = Program {
         o(&["--abbrev"], OPT, Plain),
         // Hidden from `-h`; from `git blame --git-completion-helper-all`.
         o(&["--no-incremental"], NO, Plain),
+        // Not in `-h`: blame hands the words parse-options does not know to git's revision
+        // parser, which takes these (each checked with git 2.47.3; they only shape the output).
+        o(&["--date"], REQ, Plain),
+        o(&["--reverse"], NO, Plain),
+        o(&["--first-parent"], NO, Plain),
+        o(&["--encoding"], REQ, Plain),
     ],
     ..GETOPT
 };
@@ -1141,10 +1147,11 @@ pub(super) static GIT_SHORTLOG: Program = Program {
     negatable: true,
     shared: &[GIT_REVS],
     opts: &[
-        o(&["--numbered"], NO, Plain),
+        o(&["-n", "--numbered"], NO, Plain),
+        o(&["-c", "--committer"], NO, Plain),
         o(&["-s", "--summary"], NO, Plain),
         o(&["-e", "--email"], NO, Plain),
-        o(&["-w"], NO, Plain),
+        o(&["-w"], OPT, Plain),
         o(&["--group"], REQ, Plain),
     ],
     ..GETOPT
@@ -1240,6 +1247,57 @@ pub(super) static GIT_DIFF_CMD: Program = Program {
     negatable: true,
     shared: &[GIT_DIFF],
     opts: &[o(&["--no-color"], NO, Plain)],
+    ..GETOPT
+};
+
+/// `git format-patch`: its own, the revision and the diff options. Without `--stdout` it
+/// writes one file per commit, named by the commit's subject (the git checker's unknown write).
+pub(super) static GIT_FORMAT_PATCH: Program = Program {
+    names: &["format-patch"],
+    source: "git 2.47.3, `git format-patch -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    // The diff and revision options are read by git's revision parser: exact names only.
+    abbrev: false,
+    negatable: true,
+    shared: &[GIT_REVS, GIT_DIFF],
+    opts: &[
+        o(&["-n", "--numbered"], NO, Plain),
+        o(&["-N", "--no-numbered"], NO, Plain),
+        o(&["-s", "--signoff"], NO, Plain),
+        o(&["--stdout"], NO, Plain),
+        o(&["--cover-letter"], NO, Plain),
+        o(&["--numbered-files"], NO, Plain),
+        o(&["--suffix"], REQ, Plain),
+        o(&["--start-number"], REQ, Plain),
+        o(&["-v", "--reroll-count"], REQ, Plain),
+        o(&["--filename-max-length"], REQ, Plain),
+        o(&["--rfc"], OPT, Plain),
+        o(&["--cover-from-description"], REQ, Plain),
+        o(&["--description-file"], REQ, Read),
+        o(&["--subject-prefix"], REQ, Plain),
+        o(&["-o", "--output-directory"], REQ, Write),
+        o(&["-k", "--keep-subject"], NO, Plain),
+        o(&["--binary"], NO, Plain),
+        o(&["--zero-commit"], NO, Plain),
+        o(&["--ignore-if-in-upstream"], NO, Plain),
+        o(&["-p", "--no-stat"], NO, Plain),
+        o(&["--add-header"], REQ, Plain),
+        o(&["--to"], REQ, Plain),
+        o(&["--cc"], REQ, Plain),
+        o(&["--from"], OPT, Plain),
+        o(&["--in-reply-to"], REQ, Plain),
+        o(&["--attach"], OPT, Plain),
+        o(&["--inline"], OPT, Plain),
+        o(&["--thread"], OPT, Plain),
+        o(&["--signature"], REQ, Plain),
+        o(&["--base"], REQ, Plain),
+        o(&["--signature-file"], REQ, Read),
+        o(&["-q", "--quiet"], NO, Plain),
+        o(&["--progress"], NO, Plain),
+        o(&["--interdiff"], REQ, Plain),
+        o(&["--range-diff"], REQ, Plain),
+        o(&["--creation-factor"], REQ, Plain),
+        o(&["--force-in-body-from"], NO, Plain),
+    ],
     ..GETOPT
 };
 
@@ -1681,6 +1739,7 @@ pub(super) static GIT: Program = Program {
         &GIT_CAT_FILE,
         &GIT_DIFF_CMD,
         &GIT_LOG,
+        &GIT_FORMAT_PATCH,
         &GIT_SHOW,
         &GIT_STASH,
         &GIT_CONFIG,

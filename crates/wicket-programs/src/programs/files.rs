@@ -207,11 +207,12 @@ pub(crate) static LN: Program = Program {
     ..RUNNER
 };
 
-/// `ls`. It reads, and makes no file, link or folder.
+/// `ls`. It lists names and makes no file, link or folder; it opens no file for its contents.
 pub(crate) static LS: Program = Program {
     names: &["ls"],
     source: "no option table: facts only",
     makes_no_links: true,
+    names_only: true,
     examples: &[ex("ls -la src", Expect::Plain)],
     ..RUNNER
 };
@@ -295,11 +296,13 @@ pub(crate) static SRM: Program = Program {
     ..RUNNER
 };
 
-/// `stat`. It reads, and makes no file, link or folder.
+/// `stat`. It reads what the file system says about a file, never its contents, and makes no
+/// file, link or folder.
 pub(crate) static STAT: Program = Program {
     names: &["stat"],
     source: "no option table: facts only",
     makes_no_links: true,
+    names_only: true,
     examples: &[ex("stat README.md", Expect::Plain)],
     ..RUNNER
 };

@@ -247,7 +247,7 @@ pub(crate) static NICE: Program = Program {
     source: "GNU coreutils 9.1, `nice --help`",
     opts: &[o(&["-n"], REQ, Plain), o(&["--adjustment"], REQ, Plain)],
     numeric: true,
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(Launch { adds_nothing: true, ..LAUNCH }),
     exact_only: true,
     examples: &[ex("nice -n 5 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -271,7 +271,11 @@ pub(crate) static IONICE: Program = Program {
         o(&["--uid"], REQ, Plain),
         o(&["--ignore"], OPT, Plain),
     ],
-    role: Role::Launcher(Launch { runs_nothing: &["-p", "-P", "-u", "--pid", "--pgid", "--uid"], ..LAUNCH }),
+    role: Role::Launcher(Launch {
+        runs_nothing: &["-p", "-P", "-u", "--pid", "--pgid", "--uid"],
+        adds_nothing: true,
+        ..LAUNCH
+    }),
     exact_only: true,
     examples: &[ex("ionice -c 3 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -291,7 +295,7 @@ pub(crate) static TIMEOUT: Program = Program {
         o(&["--foreground"], OPT, Plain),
         o(&["--verbose"], OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Operands(1), ..LAUNCH }),
+    role: Role::Launcher(Launch { start: Start::Operands(1), adds_nothing: true, ..LAUNCH }),
     exact_only: true,
     examples: &[ex("timeout 5 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -306,16 +310,18 @@ pub(crate) static TIME: Program = Program {
         o(&["-a"], NO, Plain),
         o(&["-v"], NO, Plain),
         o(&["-q"], NO, Plain),
-        o(&["-o"], REQ, Plain),
+        // GNU time writes its report to the file `-o` names (bash's `time` keyword has no
+        // `-o`; `command time` and `/usr/bin/time` do).
+        o(&["-o"], REQ, Write),
         o(&["-f"], REQ, Plain),
-        o(&["--output"], REQ, Plain),
+        o(&["--output"], REQ, Write),
         o(&["--format"], REQ, Plain),
         o(&["--append"], OPT, Plain),
         o(&["--verbose"], OPT, Plain),
         o(&["--quiet"], OPT, Plain),
         o(&["--portability"], OPT, Plain),
     ],
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(Launch { adds_nothing: true, ..LAUNCH }),
     exact_only: true,
     examples: &[ex("time rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
