@@ -37,6 +37,21 @@ const MAX_PROBLEMS_PER_KIND: usize = 4;
 /// Programs whose arguments become code the analysis cannot see.
 const UNSEEN_CODE: &[&str] = &["eval", "source", ".", "alias"];
 
+/// Does `enable`'s option list (up to its first operand or `--`) hold `-f`, alone or in a
+/// cluster (`-nf`)? A dynamic option word may be one, so it counts.
+fn enable_loads(args: &[Word]) -> bool {
+    for w in args {
+        let Some(v) = w.value.as_deref() else { return true };
+        if v == "--" || !v.starts_with('-') || v == "-" {
+            return false;
+        }
+        if v.contains('f') {
+            return true;
+        }
+    }
+    false
+}
+
 /// Words that bash reads as reserved words in command position: a "command" named like this
 /// means the tree and bash disagree.
 const RESERVED: &[&str] =
@@ -1537,6 +1552,12 @@ impl Walker {
         };
         if UNSEEN_CODE.contains(&name) {
             self.problem(ProblemKind::RunsUnseenCode, format!("`{name}` runs code the analysis cannot see"));
+        } else if name == "enable" && enable_loads(&cmd.words[1..]) {
+            // `enable -f FILE NAME` loads a shared object into bash: its code runs unseen.
+            self.problem(
+                ProblemKind::RunsUnseenCode,
+                "`enable -f` loads a builtin's code from a file the analysis cannot see",
+            );
         } else if name == "exec" && exec_has_no_command(&cmd.words[1..]) {
             self.problem(ProblemKind::RunsUnseenCode, "`exec` without a command changes the shell's file descriptors");
         } else if name == "coproc" && cmd.words.iter().skip(1).take(2).any(|w| w.value.as_deref() == Some("{")) {

@@ -938,3 +938,16 @@ fn an_evaluated_assignment_comes_after_the_command_as_written() {
         u.argvs
     );
 }
+
+// --- `enable -f` loads code -----------------------------------------------------------------
+#[test]
+fn enable_f_runs_code_nobody_can_read() {
+    // bash 5.2: `enable -f ./x.so name` dlopen()s the file (its constructor runs) and adds the
+    // builtin; `enable -n echo` and `enable -p` only switch or list builtins.
+    for src in ["enable -f ./x.so foo", "enable -nf /tmp/x.so foo", "enable $OPT ./x.so foo"] {
+        assert!(!analyze(src).understood, "{src}");
+    }
+    for src in ["enable -n echo", "enable -p", "enable -a"] {
+        assert!(analyze(src).understood, "{src}");
+    }
+}
