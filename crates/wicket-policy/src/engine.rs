@@ -541,6 +541,11 @@ impl Policy {
         if let Some(v) = self.step5_ask(tool, &facts) {
             return v;
         }
+        // Step 5b: a file tool's path outside the root (not secret, protected or code-running
+        // config: steps 2 and 3 refused those) needs a person, whatever the mode or allow rules.
+        if let Some(v) = self.outside_ask(tool, &facts) {
+            return v;
+        }
         let doubt_cap = |v: Verdict| -> Verdict {
             if v.decision == Decision::Allow && !doubts.is_empty() && !self.session_exact(tool, &facts, session) {
                 let reason = format!("{} would allow this, but {}; a person must look at it", v.by, doubts.join("; "));
@@ -1550,7 +1555,10 @@ impl Policy {
                     );
                 }
             }
-            if file_tool && !rp.inside() && !*from_command {
+            // Outside the root a file tool's path is worth a question (`outside_ask`), not a
+            // refusal, unless it is protected or configuration that runs code: those keep the deny.
+            if file_tool && !rp.inside() && !*from_command && (classes.protected.is_some() || classes.config.is_some())
+            {
                 return Some(Verdict::deny(
                     By::Protected,
                     format!(
@@ -1590,6 +1598,39 @@ impl Policy {
             return None;
         }
         config_ask.map(|v| self.unattended_or(v))
+    }
+
+    /// A file tool's or MCP tool's path outside the project root: asked (denied in plan and auto
+    /// modes, which never ask, and when unattended), unless an allow rule names that very path.
+    fn outside_ask(&self, tool: &str, facts: &[Fact]) -> Option<Verdict> {
+        let file_tool =
+            matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep") || crate::call::is_mcp(tool);
+        if !file_tool {
+            return None;
+        }
+        for f in facts {
+            let Fact::Path { rp, from_command: false, .. } = f else { continue };
+            if rp.inside() || self.named_unlock(tool, rp).is_some() {
+                continue;
+            }
+            let reason = format!(
+                "{:?} is outside the project root {} (it resolves to {}); a person must approve a file tool's path outside the root. To allow it without a question, add the rule {tool}({})",
+                rp.input,
+                self.env.root.display(),
+                rp.real.display(),
+                rp.real.display()
+            );
+            // Plan and auto modes never ask (auto asks only where an ask rule says so): the
+            // deny of before stays there.
+            if matches!(self.mode, Mode::Plan | Mode::Auto) {
+                return Some(Verdict::deny(
+                    By::Protected,
+                    format!("{} mode never asks, and {reason}", self.mode.as_str()),
+                ));
+            }
+            return Some(self.unattended_or(Verdict::ask(By::Protected, reason)));
+        }
+        None
     }
 
     fn step4_deny(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
