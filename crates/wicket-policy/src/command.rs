@@ -768,7 +768,7 @@ impl Builder {
             written: text,
             deny_texts,
             is_static: cmd.is_static(),
-            coverable: cmd.is_static() || inert_dynamic(cmd),
+            coverable: cmd.is_static() || static_but_pipes(cmd) || inert_dynamic(cmd),
             static_prefix,
             has_assignments: !cmd.assignments.is_empty(),
             risky,
@@ -866,6 +866,9 @@ impl Builder {
                         self.files.push(RedirectFile { path: v, write });
                     }
                 }
+                // `done < <(git ls-files)`: a read of a pipe, not of a file; the command inside
+                // is a part of its own that needs its own rule (decisions.md, "A pipe is no file").
+                None if r.op == RedirectOp::Read && wicket_shell::whole_process_substitution(&r.target.raw) => {}
                 None => self
                     .unknown_writes
                     .push(format!("the redirection target `{}` is not known before the command runs", r.target.raw)),
@@ -1152,7 +1155,7 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
                 .iter()
                 .skip(1)
                 .all(|w| w.value.as_deref().is_some_and(|v| v.starts_with('-') || !crate::flags::risky_var(v)));
-        return cmd.is_static() && names_ok;
+        return (cmd.is_static() || static_but_pipes(cmd)) && names_ok;
     }
     if only_prints(program) {
         return true;
@@ -1171,14 +1174,26 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
 /// none of its own.
 const MESSAGE_OPTIONS: &[&str] = &["-m", "--message"];
 
+/// A redirection whose target is known, or a `<` read of one whole process substitution
+/// (`done < <(git ls-files)`: a pipe, whose command is a part of its own).
+fn static_or_pipe(r: &wicket_shell::Redirect) -> bool {
+    r.target.value.is_some() || (r.op == RedirectOp::Read && wicket_shell::whole_process_substitution(&r.target.raw))
+}
+
+/// Is a command static but for `<` reads of process substitutions (decisions.md, "A pipe is
+/// no file")? Its rule may cover it as if the redirection were not there.
+fn static_but_pipes(cmd: &SimpleCommand) -> bool {
+    cmd.words.iter().all(|w| w.value.is_some())
+        && cmd.assignments.iter().all(|a| a.value.value.is_some())
+        && cmd.redirects.iter().all(static_or_pipe)
+}
+
 /// Are all of a command's dynamic words harmless to an allow rule? They are when each is one
 /// whole double-quoted argument (no splitting, no globbing) that is a message (`-m "$(…)"`),
 /// or when the program only prints its arguments (`echo "$x"`, `echo $i`).
 fn inert_dynamic(cmd: &SimpleCommand) -> bool {
     let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
-    if !cmd.assignments.iter().all(|a| a.value.value.is_some())
-        || !cmd.redirects.iter().all(|r| r.target.value.is_some())
-    {
+    if !cmd.assignments.iter().all(|a| a.value.value.is_some()) || !cmd.redirects.iter().all(static_or_pipe) {
         return false;
     }
     let printer = only_prints(program);
