@@ -54,6 +54,9 @@ pub struct Inner {
     pub risky: Vec<String>,
     /// True when it is itself a wrapper that adds nothing to the next inner command.
     pub transparent: bool,
+    /// True when it is a command of find's plain form, run on any file find hands it in
+    /// place of `{}` (decisions.md, "find runs a reader"): its rule must cover any word there.
+    pub handed: bool,
 }
 
 /// A redirection's file.
@@ -100,8 +103,9 @@ pub struct CommandView {
     pub gate_changes: Vec<String>,
     /// Folders read with everything below them (`grep -r x DIR`, `tar c DIR`), as written and
     /// joined to every folder a `cd` may have made current, with whether dot files are
-    /// skipped.
-    pub recursive: Vec<(String, bool)>,
+    /// skipped, and the name patterns every file handed on matches (find's plain `-name`;
+    /// empty: any).
+    pub recursive: Vec<(String, bool, Vec<String>)>,
     /// Where a git command runs when that is not the line's own folder (`git -C DIR`,
     /// `--git-dir`, `--work-tree`, or after a `cd`): the repository there has its own
     /// configuration, which can make git run programs and which wicket has not read.
@@ -412,7 +416,7 @@ struct Builder {
     unseen_scripts: Vec<String>,
     environment: Vec<String>,
     gate_changes: Vec<String>,
-    recursive: Vec<(String, bool)>,
+    recursive: Vec<(String, bool, Vec<String>)>,
     git_elsewhere: Vec<String>,
     landings: Vec<wicket_programs::checkers::landings::Landing>,
     maybe_writes: Vec<(String, String)>,
@@ -494,7 +498,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
                 .collect();
             let starts = if starts.is_empty() { vec![".".to_string()] } else { starts };
             for s in starts {
-                b.recursive.push((s, false));
+                b.recursive.push((s, false, Vec::new()));
             }
         }
     }
@@ -635,7 +639,12 @@ impl Builder {
             if k > 0 {
                 let mut r = risky_of(argv);
                 r.extend(found);
-                inner.push(Inner { written: text.clone(), risky: r, transparent: transparent && wraps(k) });
+                inner.push(Inner {
+                    written: text.clone(),
+                    risky: r,
+                    transparent: transparent && wraps(k),
+                    handed: false,
+                });
                 self.collect_writes(argv);
             } else {
                 risky.extend(found);
@@ -738,6 +747,12 @@ impl Builder {
                 }
             }
         }
+        if plain_find_exec(&unwrapped, &inner) {
+            risky.retain(|r| !matches!(r.as_str(), "-exec" | "-execdir"));
+            for i in &mut inner {
+                i.handed = true;
+            }
+        }
         deny_texts.extend(basenamed);
         deny_texts.sort();
         deny_texts.dedup();
@@ -753,7 +768,7 @@ impl Builder {
             written: text,
             deny_texts,
             is_static: cmd.is_static(),
-            coverable: cmd.is_static() || inert_dynamic(cmd),
+            coverable: cmd.is_static() || static_but_pipes(cmd) || inert_dynamic(cmd),
             static_prefix,
             has_assignments: !cmd.assignments.is_empty(),
             risky,
@@ -851,6 +866,9 @@ impl Builder {
                         self.files.push(RedirectFile { path: v, write });
                     }
                 }
+                // `done < <(git ls-files)`: a read of a pipe, not of a file; the command inside
+                // is a part of its own that needs its own rule (decisions.md, "A pipe is no file").
+                None if r.op == RedirectOp::Read && wicket_shell::whole_process_substitution(&r.target.raw) => {}
                 None => self
                     .unknown_writes
                     .push(format!("the redirection target `{}` is not known before the command runs", r.target.raw)),
@@ -905,7 +923,7 @@ impl Builder {
         self.gate_changes.extend(e.gate_changes);
         for f in &e.recursive {
             for v in self.variants(f) {
-                self.recursive.push((v, e.skips_hidden));
+                self.recursive.push((v, e.skips_hidden, e.recursive_names.clone()));
             }
         }
         e.risky
@@ -942,7 +960,7 @@ impl Builder {
         for c in &a.commands {
             let sub = self.add(c, depth + 1);
             deny_texts.extend(sub.deny_texts);
-            inner.push(Inner { written: sub.written, risky: sub.risky, transparent: false });
+            inner.push(Inner { written: sub.written, risky: sub.risky, transparent: false, handed: false });
             inner.extend(sub.inner);
         }
     }
@@ -1137,7 +1155,7 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
                 .iter()
                 .skip(1)
                 .all(|w| w.value.as_deref().is_some_and(|v| v.starts_with('-') || !crate::flags::risky_var(v)));
-        return cmd.is_static() && names_ok;
+        return (cmd.is_static() || static_but_pipes(cmd)) && names_ok;
     }
     if only_prints(program) {
         return true;
@@ -1156,14 +1174,26 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
 /// none of its own.
 const MESSAGE_OPTIONS: &[&str] = &["-m", "--message"];
 
+/// A redirection whose target is known, or a `<` read of one whole process substitution
+/// (`done < <(git ls-files)`: a pipe, whose command is a part of its own).
+fn static_or_pipe(r: &wicket_shell::Redirect) -> bool {
+    r.target.value.is_some() || (r.op == RedirectOp::Read && wicket_shell::whole_process_substitution(&r.target.raw))
+}
+
+/// Is a command static but for `<` reads of process substitutions (decisions.md, "A pipe is
+/// no file")? Its rule may cover it as if the redirection were not there.
+fn static_but_pipes(cmd: &SimpleCommand) -> bool {
+    cmd.words.iter().all(|w| w.value.is_some())
+        && cmd.assignments.iter().all(|a| a.value.value.is_some())
+        && cmd.redirects.iter().all(static_or_pipe)
+}
+
 /// Are all of a command's dynamic words harmless to an allow rule? They are when each is one
 /// whole double-quoted argument (no splitting, no globbing) that is a message (`-m "$(…)"`),
 /// or when the program only prints its arguments (`echo "$x"`, `echo $i`).
 fn inert_dynamic(cmd: &SimpleCommand) -> bool {
     let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
-    if !cmd.assignments.iter().all(|a| a.value.value.is_some())
-        || !cmd.redirects.iter().all(|r| r.target.value.is_some())
-    {
+    if !cmd.assignments.iter().all(|a| a.value.value.is_some()) || !cmd.redirects.iter().all(static_or_pipe) {
         return false;
     }
     let printer = only_prints(program);
@@ -1256,6 +1286,34 @@ pub fn always_pattern(view: &CommandView) -> Option<String> {
         }
     }
     Some(format!("{} *", prefix.join(" ")))
+}
+
+/// find in its plain form running only readers (decisions.md, "find runs a reader"): the line
+/// is find itself, by name, whose words `wicket_programs::plain_find_exec` accepts, and each
+/// command it runs is a program by name whose record says it makes no links or writes (with
+/// no risky word of its own and all words static). Then `-exec` needs no spelling out in
+/// find's rule: each command needs its own rule, for any file in place of `{}`.
+fn plain_find_exec(unwrapped: &wicket_shell::Unwrapped, inner: &[Inner]) -> bool {
+    fn values(a: &[Word]) -> Option<Vec<&str>> {
+        a.iter().map(|w| w.value.as_deref()).collect()
+    }
+    let Some(find) = unwrapped.argvs.first().and_then(|a| values(a)) else { return false };
+    let Some(program) = find.first() else { return false };
+    let is_find =
+        !program.contains('/') && wicket_programs::lookup(program).is_some_and(|p| p.checker == Checker::FindExec);
+    if !unwrapped.understood || !is_find || wicket_programs::checkers::plain_find_exec(&find[1..]).is_none() {
+        return false;
+    }
+    let runs = &unwrapped.argvs[1..];
+    !runs.is_empty()
+        && runs.len() == inner.len()
+        && inner.iter().all(|i| i.risky.is_empty())
+        && runs.iter().all(|a| {
+            values(a).is_some_and(|v| {
+                v.first()
+                    .is_some_and(|p| !p.contains('/') && wicket_programs::lookup(p).is_some_and(|r| r.makes_no_links))
+            })
+        })
 }
 
 #[cfg(test)]

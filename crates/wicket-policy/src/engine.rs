@@ -541,6 +541,11 @@ impl Policy {
         if let Some(v) = self.step5_ask(tool, &facts) {
             return v;
         }
+        // Step 5b: a file tool's path outside the root (not secret, protected or code-running
+        // config: steps 2 and 3 refused those) needs a person, whatever the mode or allow rules.
+        if let Some(v) = self.outside_ask(tool, &facts) {
+            return v;
+        }
         let doubt_cap = |v: Verdict| -> Verdict {
             if v.decision == Decision::Allow && !doubts.is_empty() && !self.session_exact(tool, &facts, session) {
                 let reason = format!("{} would allow this, but {}; a person must look at it", v.by, doubts.join("; "));
@@ -1017,7 +1022,7 @@ impl Policy {
                 })
                 .map(|r| r.to_string())
         };
-        for (folder, _) in &view.recursive {
+        for (folder, _, _) in &view.recursive {
             let Ok(rp) = resolve(&self.env, folder) else { continue };
             let folders = if folder.contains(['*', '?', '[']) {
                 match self.expand_glob(rp.lexical_str(), dotglob) {
@@ -1325,10 +1330,10 @@ impl Policy {
         // A glob folder (`grep -r x */`, `cp -r crates/*/ out`) is each folder bash expands it
         // to; one that cannot be expanded here counts as holding a secret.
         let dotglob = may_dotglob(view);
-        let mut folders: Vec<(&str, String, bool)> = Vec::new();
-        for (folder, skips_hidden) in &view.recursive {
+        let mut folders: Vec<(&str, String, bool, &[String])> = Vec::new();
+        for (folder, skips_hidden, names) in &view.recursive {
             if !folder.contains(['*', '?', '[']) {
-                folders.push((folder.as_str(), folder.clone(), *skips_hidden));
+                folders.push((folder.as_str(), folder.clone(), *skips_hidden, names));
                 continue;
             }
             let Ok(expanded) = crate::paths::expand_tilde_on(folder, self.env.home.as_deref(), self.env.disk) else {
@@ -1336,7 +1341,9 @@ impl Policy {
             };
             let abs = crate::paths::normalize(&self.env.root.join(expanded));
             match self.expand_glob(&abs.to_string_lossy(), dotglob) {
-                Some(found) => folders.extend(found.into_iter().map(|f| (folder.as_str(), f, *skips_hidden))),
+                Some(found) => {
+                    folders.extend(found.into_iter().map(|f| (folder.as_str(), f, *skips_hidden, &names[..])))
+                }
                 None => {
                     return Some(format!(
                         "`{folder}` is read recursively and cannot be expanded to search it for secrets"
@@ -1344,7 +1351,12 @@ impl Policy {
                 }
             }
         }
-        for (folder, path, skips_hidden) in &folders {
+        // find's plain `-name` patterns (decisions.md, "find runs a reader"): only an entry
+        // whose name matches them all is handed on, and a folder handed on is read whole; the
+        // walk still goes below the others, where a matching entry may lie.
+        let handed =
+            |names: &[String], name: &str| names.iter().all(|p| wicket_programs::checkers::name_matches(p, name));
+        for (folder, path, skips_hidden, names) in &folders {
             let folder = *folder;
             let Ok(rp) = crate::paths::resolve(&self.env, path) else { continue };
             if self.env.disk.stat(&rp.real).map(|s| s.kind) != Some(Kind::Dir) {
@@ -1355,8 +1367,9 @@ impl Policy {
             if let Some(p) = self.lists.sensitive.matching(&inside) {
                 return Some(format!("`{folder}` is read recursively and lies inside secrets (matches {p})"));
             }
-            let mut stack = vec![rp.real.clone()];
-            while let Some(dir) = stack.pop() {
+            let start = rp.lexical_str().rsplit('/').find(|c| !c.is_empty()).unwrap_or(".");
+            let mut stack = vec![(rp.real.clone(), !names.is_empty() && !handed(names, start))];
+            while let Some((dir, filtered)) = stack.pop() {
                 let Ok(entries) = self.env.disk.list(&dir) else {
                     return Some(format!(
                         "`{folder}` is read recursively and {} cannot be searched for secrets",
@@ -1376,6 +1389,12 @@ impl Policy {
                         continue;
                     }
                     let path = dir.join(name);
+                    if filtered && !handed(names, &name.to_string_lossy()) {
+                        if entry.kind == Some(Kind::Dir) {
+                            stack.push((path, true));
+                        }
+                        continue;
+                    }
                     let text = path.to_string_lossy();
                     // The name index answers "surely not" for most entries without matching.
                     let may = self.lists.sensitive.may_match_name(&name.to_string_lossy().to_lowercase());
@@ -1395,7 +1414,7 @@ impl Policy {
                                 }
                             }
                         }
-                        Some(Kind::Dir) => stack.push(path),
+                        Some(Kind::Dir) => stack.push((path, false)),
                         _ => {}
                     }
                 }
@@ -1550,7 +1569,10 @@ impl Policy {
                     );
                 }
             }
-            if file_tool && !rp.inside() && !*from_command {
+            // Outside the root a file tool's path is worth a question (`outside_ask`), not a
+            // refusal, unless it is protected or configuration that runs code: those keep the deny.
+            if file_tool && !rp.inside() && !*from_command && (classes.protected.is_some() || classes.config.is_some())
+            {
                 return Some(Verdict::deny(
                     By::Protected,
                     format!(
@@ -1590,6 +1612,39 @@ impl Policy {
             return None;
         }
         config_ask.map(|v| self.unattended_or(v))
+    }
+
+    /// A file tool's or MCP tool's path outside the project root: asked (denied in plan and auto
+    /// modes, which never ask, and when unattended), unless an allow rule names that very path.
+    fn outside_ask(&self, tool: &str, facts: &[Fact]) -> Option<Verdict> {
+        let file_tool =
+            matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep") || crate::call::is_mcp(tool);
+        if !file_tool {
+            return None;
+        }
+        for f in facts {
+            let Fact::Path { rp, from_command: false, .. } = f else { continue };
+            if rp.inside() || self.named_unlock(tool, rp).is_some() {
+                continue;
+            }
+            let reason = format!(
+                "{:?} is outside the project root {} (it resolves to {}); a person must approve a file tool's path outside the root. To allow it without a question, add the rule {tool}({})",
+                rp.input,
+                self.env.root.display(),
+                rp.real.display(),
+                rp.real.display()
+            );
+            // Plan and auto modes never ask (auto asks only where an ask rule says so): the
+            // deny of before stays there.
+            if matches!(self.mode, Mode::Plan | Mode::Auto) {
+                return Some(Verdict::deny(
+                    By::Protected,
+                    format!("{} mode never asks, and {reason}", self.mode.as_str()),
+                ));
+            }
+            return Some(self.unattended_or(Verdict::ask(By::Protected, reason)));
+        }
+        None
     }
 
     fn step4_deny(&self, tool: &str, facts: &[Fact], trace: &mut Trace) -> Option<Verdict> {
@@ -1930,7 +1985,13 @@ impl Policy {
                         if outer.is_some_and(|(r, _)| names_program(r, &inner.written, &inner.risky)) {
                             continue;
                         }
-                        match self.cover(tool, &inner.written, &inner.risky, session) {
+                        // A command find hands files to must be covered whatever word
+                        // stands for `{}`: the rule is tried with another word there too.
+                        let probe = inner.handed.then(|| inner.written.replace("{}", "./wicket-probe"));
+                        let covered = self.cover(tool, &inner.written, &inner.risky, session).filter(|_| {
+                            probe.as_deref().is_none_or(|p| self.cover(tool, p, &inner.risky, session).is_some())
+                        });
+                        match covered {
                             Some((r, by)) => {
                                 first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
                             }

@@ -457,6 +457,8 @@ pub const CODE_CONFIG: &[&str] = &[
     // The home's own start-up files, services and prompt caches, run by the host later.
     "**/.bash_login",
     "**/.bash_logout",
+    // Debian's and Ubuntu's default `~/.bashrc` sources it.
+    "**/.bash_aliases",
     "**/.zlogin",
     "**/.zlogout",
     "**/.xprofile",

@@ -526,3 +526,79 @@ mod tests {
         assert!(heredoc_backticks("x `id").is_err());
     }
 }
+
+/// Is this word, as written, one whole input process substitution `<(…)` and nothing else
+/// (bash passes it as a `/dev/fd/N` pipe name)? The parentheses are matched outside quotes
+/// and escapes; anything the scan cannot follow for sure (a here-document, a comment, a
+/// substitution or backquote inside double quotes) answers false.
+pub fn whole_process_substitution(raw: &str) -> bool {
+    let Some(body) = raw.strip_prefix("<(") else { return false };
+    let chars: Vec<char> = body.chars().collect();
+    let mut depth = 1usize;
+    let mut i = 0;
+    let mut prev_blank = true;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => i += 1,
+            '\'' => {
+                i += 1;
+                while chars.get(i).is_some_and(|c| *c != '\'') {
+                    i += 1;
+                }
+                if i >= chars.len() {
+                    return false;
+                }
+            }
+            '"' => {
+                i += 1;
+                while let Some(&d) = chars.get(i) {
+                    match d {
+                        '"' => break,
+                        '\\' => i += 1,
+                        '$' | '`' => return false,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                if i >= chars.len() {
+                    return false;
+                }
+            }
+            '#' if prev_blank => return false,
+            '<' if chars.get(i + 1) == Some(&'<') => return false,
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1 == chars.len();
+                }
+            }
+            _ => {}
+        }
+        prev_blank = c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(');
+        i += 1;
+    }
+    false
+}
+
+#[cfg(test)]
+mod process_substitution_tests {
+    use super::whole_process_substitution as whole;
+
+    #[test]
+    fn only_one_whole_input_substitution() {
+        assert!(whole("<(git ls-files)"));
+        assert!(whole("<(git log --format='%H (x)')"));
+        assert!(whole("<(ls \")\" a)"));
+        assert!(whole("<(sort <(ls))"));
+        assert!(!whole("<(ls)x"));
+        assert!(!whole("<(ls)<(ls)"));
+        assert!(!whole("<(ls)$(echo /x)"));
+        assert!(!whole(">(ls)"));
+        assert!(!whole("<(ls"));
+        assert!(!whole("<(echo \"$(echo ')')\")"));
+        assert!(!whole("<(ls # )\n)"));
+        assert!(!whole("<(cat <<E\n)\nE\n)"));
+        assert!(!whole("<(case x in a) ls;; esac)"));
+    }
+}

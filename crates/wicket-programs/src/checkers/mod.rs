@@ -11,6 +11,7 @@ pub mod landings;
 pub mod make;
 pub mod packages;
 mod search;
+pub use search::{name_matches, plain_find_exec};
 pub mod sed;
 pub mod ssh;
 mod wicket;
@@ -117,6 +118,9 @@ pub struct Effects {
     /// Folders the program reads everything below (`grep -r x DIR`); `.` when it defaults to
     /// the working folder. The engine decides whether a secret lies below.
     pub recursive: Vec<String>,
+    /// Name patterns (find's `-name`, in its plain form) that every file the recursive reader
+    /// hands on matches; empty: any file below.
+    pub recursive_names: Vec<String>,
     /// The recursive reader skips dot files unless told otherwise (`rg` without `--hidden`).
     pub skips_hidden: bool,
     /// Input that names the files written (a patch, a folder copied, a tree git writes

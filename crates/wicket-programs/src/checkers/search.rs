@@ -141,10 +141,12 @@ pub(crate) fn searcher(args: &[&str], e: &mut Effects) {
         !has_flag(args, &['.'], &["--hidden", "--unrestricted"]) && !args.iter().any(|w| w.starts_with("-uu"));
 }
 
-/// find reads the folders below its starting points when it runs a command on what it finds.
+/// find reads the folders below its starting points when it runs a command on what it finds;
+/// in its plain form the `-name` patterns before the first command narrow what it hands on.
 pub(crate) fn find(args: &[&str], e: &mut Effects) {
     let runs = args.iter().any(|w| matches!(*w, "-exec" | "-execdir" | "-ok" | "-okdir"));
     if runs {
+        e.recursive_names = plain_find_exec(args).unwrap_or_default();
         let starts: Vec<&str> =
             args.iter().take_while(|w| !w.starts_with('-') && !matches!(**w, "(" | "!")).copied().collect();
         if starts.is_empty() {
@@ -179,4 +181,154 @@ fn recursive_operands(args: &[&str], with_value: &[&str], pattern_first: bool, e
         e.recursive.push(".".to_string());
     }
     e.recursive.extend(folders);
+}
+
+/// find's tests that choose files by their own attributes and change nothing, with the number
+/// of words each takes (GNU findutils 4.9), and its actions that only print.
+const FIND_PLAIN: &[(&str, usize)] = &[
+    ("-name", 1),
+    ("-iname", 1),
+    ("-path", 1),
+    ("-ipath", 1),
+    ("-wholename", 1),
+    ("-iwholename", 1),
+    ("-regex", 1),
+    ("-iregex", 1),
+    ("-type", 1),
+    ("-xtype", 1),
+    ("-maxdepth", 1),
+    ("-mindepth", 1),
+    ("-size", 1),
+    ("-mtime", 1),
+    ("-mmin", 1),
+    ("-atime", 1),
+    ("-amin", 1),
+    ("-ctime", 1),
+    ("-cmin", 1),
+    ("-perm", 1),
+    ("-user", 1),
+    ("-group", 1),
+    ("-uid", 1),
+    ("-gid", 1),
+    ("-links", 1),
+    ("-empty", 0),
+    ("-readable", 0),
+    ("-writable", 0),
+    ("-executable", 0),
+    ("-nouser", 0),
+    ("-nogroup", 0),
+    ("-true", 0),
+    ("-false", 0),
+    ("-prune", 0),
+    ("-print", 0),
+    ("-print0", 0),
+    ("-a", 0),
+    ("-and", 0),
+];
+
+/// find in its plain form with commands (issue 40): static start points, then only the tests
+/// and printing actions of `FIND_PLAIN` joined by the implicit `-a` (no `-o`, `!`, `-not`,
+/// parentheses or `,`, no `-H`/`-L`/`-follow`, no other action), and `-exec`/`-execdir`
+/// commands ending in `;` or `{} +` whose program is a plain word (not `{}`). `Some` holds the
+/// `-name` patterns before the first command that `name_matches` can judge exactly: every
+/// file handed to a command matches each of them. `None`: not this form.
+pub fn plain_find_exec(args: &[&str]) -> Option<Vec<String>> {
+    let mut i = args.iter().take_while(|w| !w.starts_with('-') && !matches!(**w, "(" | "!" | ")" | ",")).count();
+    let mut names = Vec::new();
+    let mut commands = 0usize;
+    while let Some(w) = args.get(i) {
+        if matches!(*w, "-exec" | "-execdir") {
+            let start = i + 1;
+            let program = args.get(start)?;
+            if program.contains("{}") || program.starts_with('-') || matches!(*program, ";" | "+") {
+                return None;
+            }
+            let mut j = start;
+            loop {
+                let v = *args.get(j)?;
+                if v == ";" || (v == "+" && j > start && args[j - 1] == "{}") {
+                    break;
+                }
+                j += 1;
+            }
+            commands += 1;
+            i = j + 1;
+            continue;
+        }
+        let (_, takes) = FIND_PLAIN.iter().find(|(n, _)| n == w)?;
+        let value = if *takes == 1 { Some(*args.get(i + 1)?) } else { None };
+        if *w == "-name" && commands == 0 {
+            if let Some(v) = value.filter(|v| !v.contains(['[', '\\', ']'])) {
+                names.push(v.to_string());
+            }
+        }
+        i += 1 + takes;
+    }
+    (commands > 0).then_some(names)
+}
+
+/// Does a `-name` pattern made only of `*`, `?` and plain characters match this last path
+/// component, as find's fnmatch does (a leading dot is matched by `*` and `?` too)?
+pub fn name_matches(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // Classic wildcard matching with one backtrack point for the last `*`.
+    let (mut pi, mut ni, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
+    while ni < n.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some(pi);
+                mark = ni;
+                pi += 1;
+            }
+            Some(c) if *c == '?' || *c == n[ni] => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some(s) => {
+                    pi = s + 1;
+                    mark += 1;
+                    ni = mark;
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi.min(p.len())..].iter().all(|c| *c == '*')
+}
+
+#[cfg(test)]
+mod find_tests {
+    use super::{name_matches, plain_find_exec};
+
+    #[test]
+    fn name_patterns_match_as_fnmatch_does() {
+        assert!(name_matches("*.rs", "main.rs"));
+        assert!(name_matches("*.rs", ".hidden.rs"));
+        assert!(!name_matches("*.rs", ".env"));
+        assert!(name_matches("*", ".env"));
+        assert!(name_matches(".e?v", ".env"));
+        assert!(name_matches("a*b*c", "axxbyyc"));
+        assert!(!name_matches("a*b*c", "axxbyy"));
+        assert!(name_matches("Cargo.toml", "Cargo.toml"));
+    }
+
+    #[test]
+    fn the_plain_form_is_narrow() {
+        let plain = |s: &str| plain_find_exec(&s.split(' ').collect::<Vec<_>>());
+        assert_eq!(plain(". -name *.rs -exec wc -l {} ;"), Some(vec!["*.rs".to_string()]));
+        assert_eq!(plain("src -type f -name *.ts -execdir wc -l {} +"), Some(vec!["*.ts".to_string()]));
+        assert_eq!(plain(". -exec wc -l {} ; -name *.rs"), Some(vec![]));
+        assert_eq!(plain(". -name [a].rs -exec wc {} ;"), Some(vec![]));
+        assert_eq!(plain(". -name *.rs -o -name .env -exec wc {} ;"), None);
+        assert_eq!(plain(". ! -name *.rs -exec wc {} ;"), None);
+        assert_eq!(plain("-L . -name *.rs -exec wc {} ;"), None);
+        assert_eq!(plain(". -name *.rs -exec {} ;"), None);
+        assert_eq!(plain(". -name *.rs -exec wc {} + x"), None);
+        assert_eq!(plain(". -name *.rs -exec wc {}"), None);
+        assert_eq!(plain(". -name *.rs -delete -exec wc {} ;"), None);
+        assert_eq!(plain(". -name *.rs -ok wc {} ;"), None);
+        assert_eq!(plain(". -name *.rs -fprint out -exec wc {} ;"), None);
+        assert_eq!(plain(". -name *.rs"), None);
+    }
 }
