@@ -875,7 +875,7 @@ impl Policy {
                     .or_else(|| self.physical_secret(cand))
                     .or_else(|| {
                         if *glob {
-                            return self.glob_reaches_secret(&abs_text, dotglob, listable);
+                            return self.glob_reaches_secret(&folder_glob(cand, &abs_text), dotglob, listable);
                         }
                         match self.env.disk.arg_path(&abs) {
                             // `cat notes.txt` where notes.txt is a link to `.env`.
@@ -921,7 +921,7 @@ impl Policy {
                 let abs_text = abs.to_string_lossy();
                 let hit = inside(&abs_text).or_else(|| {
                     if *glob {
-                        return self.glob_reaches_secret(&abs_text, dotglob, listable);
+                        return self.glob_reaches_secret(&folder_glob(cand, &abs_text), dotglob, listable);
                     }
                     match self.env.disk.arg_path(&abs) {
                         // `ls keys` where keys is a link to `~/.ssh`.
@@ -2405,6 +2405,16 @@ const GIT_HOOKS: &[&str] = &[
     "p4-pre-submit",
     "post-index-change",
 ];
+
+/// A glob as judged for secrets: its normalized absolute form, with the trailing `/` of the
+/// word as written kept, since `crates/*/` matches folders only and cannot be a key file.
+fn folder_glob(written: &str, abs: &str) -> String {
+    if written.ends_with('/') && !abs.ends_with('/') {
+        format!("{abs}/")
+    } else {
+        abs.to_string()
+    }
+}
 
 /// The folders git really uses as the root repository's git folder and hooks folder, so a
 /// write there is protected like one to `.git`, whatever the line calls them: the folder a
