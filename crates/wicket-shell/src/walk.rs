@@ -1755,10 +1755,20 @@ impl Walker {
                         parts.scan.push((*child, ctx));
                     }
                 }
-                // `cat -<<EOF`: the tree folds the word `-` into the operator token.
+                // `cat -<<EOF`, `rm -rf<<EOF`: the tree folds a word glued before the operator
+                // into its token; bash ends the word where `<<` begins.
                 (_, _) if !child.is_named() => {
-                    if text(*child, src).starts_with("-<<") {
-                        parts.extra_words.push(literal("-"));
+                    let op = text(*child, src);
+                    let glued = op.strip_suffix("<<-").or_else(|| op.strip_suffix("<<")).unwrap_or("");
+                    if glued.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=+:,@%".contains(&b)) {
+                        if !glued.is_empty() {
+                            parts.extra_words.push(literal(glued));
+                        }
+                    } else {
+                        self.problem(
+                            ProblemKind::ParseError,
+                            format!("the word `{}` glued to a here-document's `<<`", snippet(glued)),
+                        );
                     }
                 }
                 _ => parts.statements.push(*child),

@@ -951,3 +951,38 @@ fn enable_f_runs_code_nobody_can_read() {
         assert!(analyze(src).understood, "{src}");
     }
 }
+
+// --- a word glued to a here-document's `<<` ---------------------------------------------------
+#[test]
+fn a_word_glued_to_a_heredoc_operator_stays_a_word() {
+    // Found by the `differential` fuzz target: bash 5.2 runs `rm -rf<<'EOF'` as `rm -rf` with the
+    // here-document on its input (`-rf` ends where `<<` begins, as `-rf<x` does).
+    // tree-sitter-bash takes `-rf` into the `<<` token; the word is put back.
+    for (src, want) in [
+        ("rm -rf<<'EOF'\nx\nEOF", "rm -rf"),
+        ("rm -rf<<EOF\nx\nEOF", "rm -rf"),
+        ("python3 -C<<'PY'\nimport os\nPY", "python3 -C"),
+        ("cat a<<-EOF\n\tx\n\tEOF", "cat a"),
+        ("cat <<EOF\nx\nEOF", "cat"),
+        ("rm a b<<EOF\nx\nEOF", "rm a b"),
+    ] {
+        let a = analyze(src);
+        assert!(a.understood, "{src:?}: {:?}", a.problems);
+        assert_eq!(a.commands.first().map(|c| c.canonical()).as_deref(), Some(want), "{src:?}: {:?}", a.commands);
+    }
+}
+
+// --- differential fuzz findings where brush-parser, not wicket, differs from bash --------------
+#[test]
+fn brush_differs_from_bash_here_and_wicket_follows_bash() {
+    // bash 5.2 (with `id` a function that counts its calls) runs `id` twice here; brush sees one.
+    let src = "git commit -m \"${x-'ommit -m \".{x-'$(id)'l].txt$(id)'l].txt}\"";
+    let a = analyze(src);
+    let ids = a.commands.iter().filter(|c| c.canonical() == "id").count();
+    assert!(!a.understood || ids == 2, "{src:?}: {:?}", a.commands);
+    // Two process substitutions glued are one argument to bash (`/dev/fd/63/dev/fd/62`);
+    // brush makes two.
+    let a = analyze("diff <(sort a)<(sort b)");
+    let diff = a.commands.iter().find(|c| c.words.first().and_then(|w| w.value.as_deref()) == Some("diff"));
+    assert!(!a.understood || diff.is_some_and(|c| c.words.len() == 2), "{:?}", a.commands);
+}
