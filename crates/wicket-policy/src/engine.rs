@@ -1817,6 +1817,9 @@ impl Policy {
 
     fn step6_mode(&self, call: &ToolCall, read_only: bool, facts: &[Fact], session: &Session) -> Option<Verdict> {
         match self.mode {
+            // A mode speaks for the tools wicket knows: a name it does not (another agent's
+            // `Bash`, a tool added later) was never checked as one of them, so the person decides.
+            Mode::Auto if !known_tool(&call.tool) => None,
             Mode::Auto => Some(Verdict::allow(By::Mode, "auto mode allows calls no earlier check refused")),
             Mode::Plan if !read_only => {
                 for f in facts {
@@ -2405,6 +2408,12 @@ const GIT_HOOKS: &[&str] = &[
     "p4-pre-submit",
     "post-index-change",
 ];
+
+/// Is this one of wicket's own tools or an MCP tool (`mcp__server__tool`), the calls the steps
+/// before the mode were written for?
+fn known_tool(tool: &str) -> bool {
+    crate::rules::TOOLS.contains(&tool) || crate::call::is_mcp(tool)
+}
 
 /// A glob as judged for secrets: its normalized absolute form, with the trailing `/` of the
 /// word as written kept, since `crates/*/` matches folders only and cannot be a key file.

@@ -75,8 +75,11 @@ pub fn open_gate(args: &CheckArgs, opening: Opening, place: bool) -> Result<(Gat
 }
 
 fn parse_call(text: &str, sandboxed: bool) -> Result<ToolCall> {
-    let mut call: ToolCall = serde_json::from_str(text)
+    let call: ToolCall = serde_json::from_str(text)
         .context("the input is not a tool call: expected {\"tool\": \"…\", \"input\": {…}}")?;
+    // `Bash`, `run_shell_command` …: another agent's name for one of wicket's tools.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut call = wicket::agents::in_wicket_words(call, &cwd);
     if !sandboxed {
         on_the_host(&mut call);
     }

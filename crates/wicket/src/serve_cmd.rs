@@ -370,8 +370,11 @@ impl Server {
     }
 
     fn decide(&mut self, params: &Value) -> Result<Value, (i64, String)> {
-        let mut call: ToolCall = serde_json::from_value(params.clone())
+        let call: ToolCall = serde_json::from_value(params.clone())
             .map_err(|e| (INVALID_PARAMS, format!("expected {{\"tool\": \"…\", \"input\": {{…}}}}: {e}")))?;
+        // `Bash`, `run_shell_command` …: another agent's name for one of wicket's tools.
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let mut call = wicket::agents::in_wicket_words(call, &cwd);
         // The client runs what it asks about (`run` is for wicket's sandbox).
         crate::check_cmd::on_the_host(&mut call);
         self.approved_in_part = None;

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a failure is a broken test, not input.
 
+use serde_json::json;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -114,6 +115,38 @@ fn check_and_serve_decide_judge_a_command_as_run_by_the_caller_on_the_host() {
             .unwrap_or_else(|| panic!("serve gave no answer to 1: {}", String::from_utf8_lossy(&out.stdout)));
         assert_eq!(answer["result"]["decision"], "deny", "serve {command}: nobody answered the question: {answer}");
     }
+}
+
+#[test]
+fn an_agents_tool_name_meets_the_rules_of_the_tool_it_names() {
+    // Issue 39, class 13: `check` and `serve` take wicket's names; a caller that sends Claude
+    // Code's `Bash` or Gemini CLI's `run_shell_command` must meet the same deny rules, safe
+    // list and secrets, and a tool nobody knows is never allowed by a mode.
+    let e = env();
+    let deny_push = ["check", "--mode", "auto", "--deny", "bash(git push*)"];
+    let cases = [
+        (json!({"tool": "Bash", "input": {"command": "git push origin main"}}), &deny_push[..], "deny"),
+        (json!({"tool": "run_shell_command", "input": {"command": "git push origin main"}}), &deny_push[..], "deny"),
+        (json!({"tool": "Bash", "input": {"command": "git status"}}), &["check"][..], "allow"),
+        (json!({"tool": "Read", "input": {"file_path": ".env"}}), &["check", "--mode", "auto"][..], "deny"),
+        (json!({"tool": "SomeNewTool", "input": {"x": 1}}), &["check", "--mode", "auto"][..], "ask"),
+        // Where the command runs is said in wicket's words: Claude Code's flag's default does
+        // not make a host command count as sandboxed.
+        (json!({"tool": "Bash", "input": {"command": "cargo build"}}), &["check"][..], "ask"),
+    ];
+    for (call, args, want) in cases {
+        let v = decision(&run(&e, args, &call.to_string()));
+        assert_eq!(v["decision"], want, "{call}: {v}");
+        assert_ne!(v["by"], "sandbox", "{call}: {v}");
+    }
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "decide", "params": {"tool": "Bash", "input": {"command": "git push origin main"}}});
+    let out = run(&e, &["serve", "--mode", "auto", "--deny", "bash(git push*)"], &format!("{request}\n"));
+    let answer = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["id"] == 1)
+        .unwrap_or_else(|| panic!("serve gave no answer: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(answer["result"]["decision"], "deny", "{answer}");
 }
 
 #[test]

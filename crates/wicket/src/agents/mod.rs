@@ -92,3 +92,40 @@ mod tests {
         assert_eq!(absolute(Path::new("/p"), "src/a.rs"), "/p/src/a.rs");
     }
 }
+
+/// A call named in an agent's words (`Bash`, `Read`, `run_shell_command`, `replace`) as the
+/// call wicket decides: `check` and `serve` take wicket's own names, and a caller that sends
+/// an agent's must meet the same rules, safe list and modes (issue 39, class 13). wicket's own
+/// names and MCP names stay as they are; so does a name no agent's mapper turns into exactly
+/// one call, or a call it cannot read, and the engine's modes never allow such an unknown tool.
+pub fn in_wicket_words(call: ToolCall, cwd: &Path) -> ToolCall {
+    if wicket_policy::rules::TOOLS.contains(&call.tool.as_str()) || wicket_policy::call::is_mcp(&call.tool) {
+        return call;
+    }
+    let one = |mapped: Result<Mapped, MapError>| match mapped {
+        Ok(Mapped::Calls(mut calls)) if calls.len() == 1 => calls.pop(),
+        _ => None,
+    };
+    let said_where = call.input.get("outside_sandbox").cloned();
+    let Some(mut mapped) = claude::map_tool(&call.tool, &call.input, cwd)
+        .ok()
+        .flatten()
+        .or_else(|| one(gemini::map_tool(&call.tool, &call.input, None, cwd, cwd)))
+        .or_else(|| one(codex::map_tool(&call.tool, &call.input, cwd)))
+    else {
+        return call;
+    };
+    // Where a command runs is the caller's to say in wicket's words (`outside_sandbox`), never
+    // an agent's own flag's default: without it, `check` judges the command as on the host.
+    if let Value::Object(input) = &mut mapped.input {
+        match said_where {
+            Some(v) => {
+                input.insert("outside_sandbox".to_string(), v);
+            }
+            None => {
+                input.remove("outside_sandbox");
+            }
+        }
+    }
+    mapped
+}
