@@ -175,6 +175,43 @@ pub const SENSITIVE: &[&str] = &[
     "**/.local/share/keyrings/**",
     "**/.local/share/kwalletd",
     "**/.local/share/kwalletd/**",
+    // The system's own secrets (issue 39, class 12), also as reached through another
+    // process's root (`/proc/1/root/etc/shadow`), which `**/` covers: password hashes, host
+    // keys, Kerberos keytabs, cluster credentials, and the secrets Docker and Kubernetes mount
+    // into containers (`/run/secrets`, `/var/run/secrets/kubernetes.io/serviceaccount/token`).
+    "**/etc/shadow",
+    "**/etc/shadow-",
+    "**/etc/gshadow",
+    "**/etc/gshadow-",
+    "**/etc/security/opasswd",
+    "**/etc/ssh/ssh_host_*_key",
+    "**/*.keytab",
+    "**/etc/kubernetes/*.conf",
+    "**/etc/kubernetes/pki/**",
+    "**/var/lib/kubelet/pki/**",
+    "**/run/secrets",
+    "**/run/secrets/**",
+    // More command-line tools' login tokens.
+    "**/.pulumi/credentials.json",
+    "**/.config/stripe/config.toml",
+    "**/.fly/config.yml",
+    "**/.supabase/access-token",
+    "**/.wrangler/config/default.toml",
+    "**/.config/.wrangler/config/default.toml",
+    "**/.vercel/auth.json",
+    "**/com.vercel.cli/auth.json",
+    "**/.netlify/config.json",
+    "**/.config/netlify/config.json",
+    "**/.config/configstore/firebase-tools.json",
+    "**/.ngrok2/ngrok.yml",
+    "**/.config/ngrok/ngrok.yml",
+    "**/.sentryclirc",
+    "**/.circleci/cli.yml",
+    "**/.config/hcloud/cli.toml",
+    "**/.config/op",
+    "**/.config/op/**",
+    "**/.oci",
+    "**/.oci/**",
 ];
 
 /// Secrets that are folders of the home only (a project's `.docker/` folder is ordinary
