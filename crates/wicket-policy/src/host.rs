@@ -659,6 +659,17 @@ impl HostPattern {
         if self.matches(host) {
             return true;
         }
+        // A name written with characters the fetcher maps away (`evil。com`, `ｅｖｉｌ.com`,
+        // a soft hyphen) connects to the mapped name: a deny rule for it holds, though only
+        // an allow rule written the same way allows it (issue 39, class 11).
+        if let Host::Name { ascii, .. } = host {
+            match &self.kind {
+                PatternKind::Any => return true,
+                PatternKind::Exact(p) if ascii == p => return true,
+                PatternKind::Subdomains(d) if is_below(ascii, d) => return true,
+                _ => {}
+            }
+        }
         let PatternKind::Ip(p) = &self.kind else { return false };
         let wanted = spelled_v4(p);
         !wanted.is_empty() && spelled_v4(host).iter().any(|a| wanted.contains(a))
