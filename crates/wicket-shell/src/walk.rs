@@ -1487,11 +1487,29 @@ impl Walker {
     /// starts right after it and returns true.
     fn fd_prefix(&mut self, node: Node<'_>, src: &str, parts: &mut RedirectParts<'_>) -> bool {
         let t = text(node, src);
+        let bytes = src.as_bytes();
+        let at = node.end_byte();
+        if t.len() > 2 && t.starts_with('{') && t.ends_with('}') && matches!(bytes.get(at), Some(b'<' | b'>')) {
+            // `{fd}>out`: bash stores the descriptor in the variable, and a subscript
+            // (`{a[…]}>out`) is evaluated first, with the substitutions in it, even inside
+            // single quotes (issue 39, class 10): only a plain name is a word bash takes away.
+            let name = &t[1..t.len() - 1];
+            let plain = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if !plain {
+                self.problem(
+                    ProblemKind::Unsupported,
+                    format!(
+                        "`{}` before a redirection is a variable bash assigns, evaluating its subscript",
+                        snippet(t)
+                    ),
+                );
+            }
+            return true;
+        }
         if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
             return false;
         }
-        let bytes = src.as_bytes();
-        let at = node.end_byte();
         if !matches!(bytes.get(at), Some(b'<' | b'>')) {
             return false;
         }

@@ -859,6 +859,18 @@ pub fn compare_with(src: &str, a: &Analysis, brush: impl FnOnce(&str) -> Result<
     if close_glued {
         return Verdict::Skipped(Skip::BrushLimit("a word glued to `>&-`"));
     }
+    // brush keeps `{fd}` before a redirection as an argument; bash reads it as a descriptor
+    // variable (`cat {fd}<in` runs `cat` with no argument).
+    let fd_variable = src.match_indices('}').any(|(at, _)| {
+        matches!(src.as_bytes().get(at + 1), Some(b'<' | b'>'))
+            && src[..at].rfind('{').is_some_and(|open| {
+                let name = &src[open + 1..at];
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            })
+    });
+    if fd_variable {
+        return Verdict::Skipped(Skip::BrushLimit("`{name}` before a redirection"));
+    }
     // brush reads `$${x}` as `$` and `${x}`; bash as `$$` (the pid) and the text `{x}`.
     if src.contains("$${") {
         return Verdict::Skipped(Skip::BrushLimit("`$${`"));
@@ -924,6 +936,9 @@ fn corpus() -> Vec<(usize, String)> {
 /// Fixture lines brush-parser cannot judge (it fails or refuses where wicket understands),
 /// each with the canonical parts wicket must list, checked against bash 5.2.15.
 pub const BRUSH_LIMITS: &[(&str, &[&str])] = &[
+    // brush keeps `{fd}` as an argument; bash opens `in` on a new descriptor stored in `fd` and
+    // runs `cat` with no argument (a function printing `$#` shows 0).
+    ("cat {fd}<in", &["cat"]),
     // brush: "syntax error" on the `)` of a `case` pattern inside `$(…)`; bash prints `y`.
     ("echo $(case x in x) echo y;; esac)", &["echo $(case x in x) echo y;; esac)", "echo y"]),
     // brush has no `select`; bash runs the loop body.

@@ -986,3 +986,17 @@ fn brush_differs_from_bash_here_and_wicket_follows_bash() {
     let diff = a.commands.iter().find(|c| c.words.first().and_then(|w| w.value.as_deref()) == Some("diff"));
     assert!(!a.understood || diff.is_some_and(|c| c.words.len() == 2), "{:?}", a.commands);
 }
+
+// --- `{name}>file`: a descriptor variable, and its subscript evaluated -------------------------
+#[test]
+fn a_descriptor_variable_before_a_redirection_is_not_an_argument() {
+    // bash 5.2: `echo hi {fd}>out` writes `hi` to out and sets fd (no `{fd}` argument);
+    // `echo hi {a['$(touch p)']}>out` runs `touch p` while it evaluates the subscript, even in
+    // single quotes (issue 39, class 10).
+    let a = analyze("echo hi {fd}>out");
+    assert!(a.understood, "{:?}", a.problems);
+    assert_eq!(a.commands[0].canonical(), "echo hi");
+    for src in ["echo hi {a['$(touch p)']}>out", "echo hi {a[$(touch p)]}>out", "exec {a[1]}<&-"] {
+        assert!(!analyze(src).understood, "{src}");
+    }
+}
