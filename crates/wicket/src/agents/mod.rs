@@ -82,17 +82,6 @@ pub fn normalized(p: &Path) -> PathBuf {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normalized_drops_dots() {
-        assert_eq!(normalized(Path::new("/p/./a/../b")), PathBuf::from("/p/b"));
-        assert_eq!(absolute(Path::new("/p"), "src/a.rs"), "/p/src/a.rs");
-    }
-}
-
 /// A call named in an agent's words (`Bash`, `Read`, `run_shell_command`, `replace`) as the
 /// call wicket decides: `check` and `serve` take wicket's own names, and a caller that sends
 /// an agent's must meet the same rules, safe list and modes (issue 39, class 13). wicket's own
@@ -128,4 +117,15 @@ pub fn in_wicket_words(call: ToolCall, cwd: &Path) -> ToolCall {
         }
     }
     mapped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalized_drops_dots() {
+        assert_eq!(normalized(Path::new("/p/./a/../b")), PathBuf::from("/p/b"));
+        assert_eq!(absolute(Path::new("/p"), "src/a.rs"), "/p/src/a.rs");
+    }
 }
