@@ -1000,3 +1000,13 @@ fn a_descriptor_variable_before_a_redirection_is_not_an_argument() {
         assert!(!analyze(src).understood, "{src}");
     }
 }
+
+#[test]
+fn a_joined_line_is_not_the_heredoc_delimiter() {
+    // Found by the `differential` fuzz target (brush-parser differs, bash 5.2 confirms wicket):
+    // in an unquoted here-document bash joins `x\⏎EOF` into `xEOF` before it looks for the
+    // delimiter, so the body goes on to the next `EOF` and `echio` never runs.
+    let src = "cat <<EOF\nx\\\nEOF\nechio n-\nEOF";
+    let a = analyze(src);
+    assert!(!a.understood || a.commands.iter().all(|c| c.canonical() != "echio n-"), "{:?}", a.commands);
+}
