@@ -6,7 +6,7 @@
 //! same places, so they cannot disagree:
 //! - the absolute `PATH` folders this process can write ([`writable_path_dirs`]): the gate asks
 //!   about a write into one (`PolicyConfig::path_dirs`), and the sandbox keeps each that a
-//!   writable path covers read-only ([`read_only`]);
+//!   writable path covers read-only (`read_only`);
 //! - the home's tool folders (`wicket_policy::lists::HOME_PATH_FOLDERS`: `~/.local/bin`,
 //!   `~/.cargo/bin`, version managers' shims …), on `PATH` or not: the gate asks, the sandbox
 //!   keeps each that a writable path covers read-only;
