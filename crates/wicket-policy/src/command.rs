@@ -35,6 +35,11 @@ pub struct Part {
     /// `pwd`, `test -f x`, `echo "$x"`, `break`, `cat` fed a known here-document): it needs no
     /// rule of its own (decisions.md, "Parts that change nothing").
     pub inert: bool,
+    /// True when the part only reads: its program's record says so (`wc`, `diff`, `uname`),
+    /// every word is static, no option is risky and nothing runs inside it. The engine lets it
+    /// pass without a rule only when none of the line's words reaches outside the project
+    /// (decisions.md, "Programs that only read").
+    pub reads_only: bool,
     /// For a static `cd DIR` the folder tracking could follow: where it goes, joined to the
     /// folder before (relative to the root unless absolute). The engine lets it pass without a
     /// rule only when that folder resolves inside the root.
@@ -463,6 +468,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         for one in loop_expansions(cmd) {
             let mut part = b.add(&one, 0);
             part.inert = changes_nothing(&one, &part);
+            part.reads_only = !part.inert && only_reads(&one, &part);
             b.parts.push(part);
         }
         let followed = b.cwd_unknown.is_none();
@@ -774,6 +780,7 @@ impl Builder {
             risky,
             inner,
             inert: false,
+            reads_only: false,
             enters: None,
             transparent,
         }
@@ -1168,6 +1175,31 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
             .iter()
             .all(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString) && r.target.value.is_some())
         && cmd.redirects.iter().any(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
+}
+
+/// Does this simple command only read (decisions.md, "Programs that only read")? A bare
+/// program name whose record says it only reads, no assignment before it, every word static
+/// (a `<` read of a process substitution aside), no risky option and nothing run inside it.
+/// Where its words lead is for the engine to judge.
+fn only_reads(cmd: &SimpleCommand, part: &Part) -> bool {
+    let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
+    cmd.assignments.is_empty()
+        && part.inner.is_empty()
+        && part.risky.is_empty()
+        && !program.contains('/')
+        && (cmd.is_static() || static_but_pipes(cmd))
+        && wicket_programs::lookup(program).is_some_and(|p| p.only_reads)
+        && {
+            // What its checker finds beyond the options (`uniq IN OUT` writes OUT).
+            let words: Vec<&str> = cmd.words.iter().filter_map(|w| w.value.as_deref()).collect();
+            let e = wicket_programs::checkers::effects(&words);
+            e.risky.is_empty()
+                && e.writes.is_empty()
+                && e.unknown_writes.is_empty()
+                && e.environment.is_none()
+                && e.landings.is_empty()
+                && e.gate_changes.is_empty()
+        }
 }
 
 /// Options whose value is a message (`git commit -m "$(…)"`), for a program whose record names

@@ -1893,7 +1893,7 @@ impl Policy {
                 (Some(r), By::Session) => format!("the session rule {r} allows this call"),
                 (Some(r), _) => format!("the allow rule {r} allows this call"),
                 (None, By::SafeList) => {
-                    "every part of the command changes nothing (a test, `pwd`, `echo`, a `cd` into the project)"
+                    "every part of the command changes nothing or only reads files of the project (a test, `pwd`, `echo`, `wc`, `diff`, a `cd` into the project)"
                         .to_string()
                 }
                 (None, _) => "the person allowed this for the session".to_string(),
@@ -1910,6 +1910,31 @@ impl Policy {
     /// `package.json`) is not the project's and the `cd` needs a rule.
     fn enters_project(&self, dir: &str) -> bool {
         resolve(&self.env, dir).is_ok_and(|rp| rp.inside())
+    }
+
+    /// Does every word of a command line that may name a file stay inside the project, as
+    /// written and through links (decisions.md, "Programs that only read")? A word is judged
+    /// in every folder a `cd` may have made current. A name that leads to nothing there reads
+    /// nothing (most words are not paths: `sed -n '/fn/p'`, grep's `/api/` pattern), but a
+    /// glob outside counts, as does a `~` that cannot be expanded.
+    fn words_stay_inside(&self, view: &CommandView) -> bool {
+        let root = self.env.root.as_path();
+        view.args.iter().chain(&view.named).all(|(arg, glob)| {
+            path_candidates(arg).all(|cand| {
+                if cand.is_empty() || cand.starts_with('-') || cand.len() > 4096 || cand.contains('\n') {
+                    return true;
+                }
+                let Ok(expanded) = crate::paths::expand_tilde_on(cand, self.env.home.as_deref(), self.env.disk) else {
+                    return false;
+                };
+                let abs = crate::paths::normalize(&root.join(expanded));
+                match self.env.disk.arg_path(&abs) {
+                    crate::paths::ArgPath::Missing => !*glob || abs.starts_with(root),
+                    crate::paths::ArgPath::Plain { .. } => abs.starts_with(root),
+                    crate::paths::ArgPath::ViaLink => crate::paths::resolve(&self.env, cand).is_ok_and(|r| r.inside()),
+                }
+            })
+        })
     }
 
     /// The allow or session rule covering one command text. A `*` never swallows a risky flag:
@@ -1953,6 +1978,7 @@ impl Policy {
                 let git_off = (self.git_risk.repository.is_some() || scan.foreign_git.is_some())
                     && self.allow.match_bare(tool).is_none();
                 let mut first = None;
+                let mut readers_only = None;
                 for part in &view.parts {
                     if git_off && runs_git(part) {
                         return None;
@@ -1960,7 +1986,18 @@ impl Policy {
                     // A part that changes nothing, or a `cd` into a folder of the project,
                     // needs no rule of its own (decisions.md, "Parts that change nothing").
                     // A rule that names it still counts as what allowed the line.
-                    if part.inert || part.enters.as_deref().is_some_and(|d| self.enters_project(d)) {
+                    // A part that only reads (`wc -l src/*.rs`, `diff a b`, `uname -a`) needs
+                    // none either, on a line whose every part changes nothing or only reads (what
+                    // it reads reaches only the output, never a command a rule let run: `git
+                    // commit -m "$(cat F)"`) and whose words all stay in the project
+                    // (decisions.md, "Programs that only read").
+                    let reads_inside = part.reads_only
+                        && *readers_only.get_or_insert_with(|| {
+                            view.parts.iter().all(|p| {
+                                p.inert || p.reads_only || p.enters.as_deref().is_some_and(|d| self.enters_project(d))
+                            }) && self.words_stay_inside(view)
+                        });
+                    if part.inert || reads_inside || part.enters.as_deref().is_some_and(|d| self.enters_project(d)) {
                         if let Some((r, by)) = self.cover(tool, &part.written, &part.risky, session) {
                             first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
                         }

@@ -201,6 +201,12 @@ pub struct Program {
     /// exist) and never opens one for its contents (`ls`, `stat`), so a secret named there is
     /// not read (issue 40; `checkers::unread_words`).
     pub names_only: bool,
+    /// It only reads: every word is an option, a pattern or a file it reads, and what it
+    /// reads goes only to its output; with none of its table's risky options it writes no
+    /// file, runs nothing, uses no network and reads no environment (`cat`, `wc`, `diff`,
+    /// `uname`). A part running it on static words needs no allow rule of its own on the host
+    /// when none of them reaches outside the project (issue 40, "Programs that only read").
+    pub only_reads: bool,
     /// With no operand and no option it only copies its standard input to its output (`cat`):
     /// fed a here-document whose text is known, it reads, writes and runs nothing more
     /// (`git commit -m "$(cat <<'EOF' … EOF)"`).
@@ -250,6 +256,7 @@ pub(crate) const GETOPT: Program = Program {
     makes_no_links: false,
     only_prints: false,
     names_only: false,
+    only_reads: false,
     copies_stdin: false,
     home_cache: None,
     message_options: &[],
@@ -383,6 +390,7 @@ static MV: Program = Program {
 static SORT: Program = Program {
     names: &["sort"],
     source: "GNU coreutils 9.1, `sort --help`",
+    only_reads: true,
     abbrev: true,
     permute: true,
     negatable: false,

@@ -134,8 +134,8 @@ pub struct Effects {
 /// Which words of an argv (program first; indices into it) only name or match files and are
 /// never opened for their contents (issue 40, "naming a file is not reading it"): every word
 /// of a program whose record says its words only name files (`ls`, `stat`) or only reach its
-/// output (`echo`, `printf`), grep's pattern operand, and every word of `git ls-files` and
-/// `git status` when each option is one their tables know to read nothing. Empty when unsure:
+/// output (`echo`, `printf`), grep's pattern operand, and every word of `git ls-files`, `git
+/// status` and `git check-ignore` when each option is one their tables know to read nothing. Empty when unsure:
 /// each word then counts as a file the command may read.
 pub fn unread_words(words: &[&str]) -> Vec<usize> {
     let Some(program) = words.first() else { return Vec::new() };
@@ -147,7 +147,7 @@ pub fn unread_words(words: &[&str]) -> Vec<usize> {
         Checker::Grep => search::grep_pattern_at(&words[1..]).map(|i| vec![i + 1]).unwrap_or_default(),
         Checker::Git => {
             let parsed = record.parse(&words[1..]);
-            let named = matches!(parsed.path.as_slice(), ["ls-files"] | ["status"])
+            let named = matches!(parsed.path.as_slice(), ["ls-files"] | ["status"] | ["check-ignore"])
                 && parsed.unknown.is_empty()
                 && parsed.found.iter().all(|f| f.opt.effect == crate::Effect::Plain);
             if named {

@@ -1648,6 +1648,24 @@ pub(super) static GIT_COUNT_OBJECTS: Program = Program {
     ..GETOPT
 };
 
+/// `git check-ignore`: reports whether paths are ignored; it reads the ignore files, never the
+/// paths' contents.
+pub(super) static GIT_CHECK_IGNORE: Program = Program {
+    names: &["check-ignore"],
+    source: "git 2.47.3, `git check-ignore -h` (parse-options)",
+    negatable: true,
+    opts: &[
+        o(&["-q", "--quiet"], NO, Plain),
+        o(&["-v", "--verbose"], NO, Plain),
+        o(&["--stdin"], NO, Plain),
+        o(&["-z"], NO, Plain),
+        o(&["-n", "--non-matching"], NO, Plain),
+        o(&["--no-index"], NO, Plain),
+        o(&["--index"], NO, Plain),
+    ],
+    ..GETOPT
+};
+
 /// `git help`: `-w` starts a browser (`help.browser`, `web.browser`); `-m`/`-i` run man or
 /// info on git's own pages.
 pub(super) static GIT_HELP: Program = Program {
@@ -1752,6 +1770,7 @@ pub(super) static GIT: Program = Program {
         &GIT_MERGE_BASE,
         &GIT_REV_LIST,
         &GIT_COUNT_OBJECTS,
+        &GIT_CHECK_IGNORE,
         &GIT_HELP,
         &GIT_ARCHIVE,
     ],
@@ -1976,6 +1995,7 @@ pub(super) static TAR: Program = Program {
 pub(super) static FIND: Program = Program {
     names: &["find", "gfind"],
     source: "GNU findutils 4.9.0, find(1)",
+    only_reads: true,
     style: Style::Expression,
     abbrev: false,
     permute: true,

@@ -58,6 +58,7 @@ pub(crate) static BSDTAR: Program = Program {
 pub(crate) static CAT: Program = Program {
     names: &["cat"],
     source: "no option table: facts only",
+    only_reads: true,
     pages: true,
     makes_no_links: true,
     copies_stdin: true,
@@ -117,6 +118,7 @@ pub(crate) static CPP: Program = Program {
 pub(crate) static CUT: Program = Program {
     names: &["cut"],
     source: "no option table: facts only",
+    only_reads: true,
     makes_no_links: true,
     examples: &[ex("cut -d: -f1 /etc/passwd", Expect::Plain)],
     ..RUNNER
@@ -136,6 +138,7 @@ pub(crate) static DD: Program = Program {
 pub(crate) static DIFF: Program = Program {
     names: &["diff"],
     source: "no option table: facts only",
+    only_reads: true,
     checker: Checker::Recursive { letters: &['r'], longs: &["--recursive"] },
     makes_no_links: true,
     examples: &[ex("diff a b", Expect::Plain)],
@@ -146,6 +149,7 @@ pub(crate) static DIFF: Program = Program {
 pub(crate) static DU: Program = Program {
     names: &["du"],
     source: "no option table: facts only",
+    only_reads: true,
     makes_no_links: true,
     examples: &[ex("du -sh src", Expect::Plain)],
     ..RUNNER
@@ -164,6 +168,7 @@ pub(crate) static FILE: Program = Program {
 pub(crate) static GREP: Program = Program {
     names: &["grep", "egrep", "fgrep", "ggrep"],
     source: "no option table: facts only",
+    only_reads: true,
     checker: Checker::Grep,
     makes_no_links: true,
     examples: &[ex("grep -r x src", Expect::Plain)],
@@ -174,6 +179,7 @@ pub(crate) static GREP: Program = Program {
 pub(crate) static HEAD: Program = Program {
     names: &["head"],
     source: "no option table: facts only",
+    only_reads: true,
     makes_no_links: true,
     examples: &[ex("head -n 5 README.md", Expect::Plain)],
     ..RUNNER
@@ -211,6 +217,7 @@ pub(crate) static LN: Program = Program {
 pub(crate) static LS: Program = Program {
     names: &["ls"],
     source: "no option table: facts only",
+    only_reads: true,
     makes_no_links: true,
     names_only: true,
     examples: &[ex("ls -la src", Expect::Plain)],
@@ -301,6 +308,7 @@ pub(crate) static SRM: Program = Program {
 pub(crate) static STAT: Program = Program {
     names: &["stat"],
     source: "no option table: facts only",
+    only_reads: true,
     makes_no_links: true,
     names_only: true,
     examples: &[ex("stat README.md", Expect::Plain)],
@@ -311,6 +319,7 @@ pub(crate) static STAT: Program = Program {
 pub(crate) static TAIL: Program = Program {
     names: &["tail"],
     source: "no option table: facts only",
+    only_reads: true,
     makes_no_links: true,
     examples: &[ex("tail -n 20 log.txt", Expect::Plain)],
     ..RUNNER
@@ -338,6 +347,7 @@ pub(crate) static TOUCH: Program = Program {
 pub(crate) static TR: Program = Program {
     names: &["tr"],
     source: "no option table: facts only",
+    only_reads: true,
     makes_no_links: true,
     examples: &[ex("tr a-z A-Z", Expect::Plain)],
     ..RUNNER
@@ -358,6 +368,7 @@ pub(crate) static TRUNCATE: Program = Program {
 pub(crate) static UNIQ: Program = Program {
     names: &["uniq"],
     source: "no option table: facts only",
+    only_reads: true,
     checker: Checker::SecondOperand(&["-f", "-s", "-w"]),
     makes_no_links: true,
     examples: &[ex("uniq in out", Expect::Writes(&["out"]))],
@@ -387,8 +398,159 @@ pub(crate) static UNZIP: Program = Program {
 pub(crate) static WC: Program = Program {
     names: &["wc"],
     source: "no option table: facts only",
+    only_reads: true,
     makes_no_links: true,
     examples: &[ex("wc -l README.md", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `basename`: prints a name without its folder; it opens nothing. It only reads, and makes no file, link or folder.
+pub(crate) static BASENAME: Program = Program {
+    names: &["basename"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("basename src/lib.rs", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `cmp`: compares two files byte by byte and reports where they differ. It only reads, and makes no file, link or folder.
+pub(crate) static CMP: Program = Program {
+    names: &["cmp"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("cmp a.bin b.bin", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `comm`: compares two sorted files line by line. It only reads, and makes no file, link or folder.
+pub(crate) static COMM: Program = Program {
+    names: &["comm"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("comm a.txt b.txt", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `dirname`: prints a name's folder; it opens nothing. It only reads, and makes no file, link or folder.
+pub(crate) static DIRNAME: Program = Program {
+    names: &["dirname"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("dirname src/lib.rs", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `fold`: wraps its input's lines. It only reads, and makes no file, link or folder.
+pub(crate) static FOLD: Program = Program {
+    names: &["fold"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("fold -w 80 README.md", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `hexdump`, `hd`: prints a file's bytes. It only reads, and makes no file, link or folder.
+pub(crate) static HEXDUMP: Program = Program {
+    names: &["hexdump", "hd"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("hexdump -C a.bin", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `nl`: prints a file with line numbers. It only reads, and makes no file, link or folder.
+pub(crate) static NL: Program = Program {
+    names: &["nl"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("nl src/lib.rs", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `od`: prints a file's bytes. It only reads, and makes no file, link or folder.
+pub(crate) static OD: Program = Program {
+    names: &["od"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("od -c a.bin", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `paste`: joins files' lines side by side. It only reads, and makes no file, link or folder.
+pub(crate) static PASTE: Program = Program {
+    names: &["paste"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("paste a.txt b.txt", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `readlink`: prints where a link leads; it opens no file for its contents. It only reads, and makes no file, link or folder.
+pub(crate) static READLINK: Program = Program {
+    names: &["readlink"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("readlink -f src", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `realpath`: prints a name's real path; it opens no file for its contents. It only reads, and makes no file, link or folder.
+pub(crate) static REALPATH: Program = Program {
+    names: &["realpath"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("realpath src/../README.md", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `rev`: prints its input's lines reversed. It only reads, and makes no file, link or folder.
+pub(crate) static REV: Program = Program {
+    names: &["rev"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("rev names.txt", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `strings`: prints the text found in a file. It only reads, and makes no file, link or folder.
+pub(crate) static STRINGS: Program = Program {
+    names: &["strings"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("strings a.bin", Expect::Plain)],
+    ..RUNNER
+};
+
+/// The checksum programs of GNU coreutils (one source, md5sum.c and cksum.c): each prints its files' digests; `-c` reads a list of digests and the files it names, and reports which match. It only reads, and makes no file, link or folder.
+pub(crate) static SUMS: Program = Program {
+    names: &["md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("sha256sum Cargo.lock", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `tac`: prints a file's lines last first. It only reads, and makes no file, link or folder.
+pub(crate) static TAC: Program = Program {
+    names: &["tac"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("tac log.txt", Expect::Plain)],
     ..RUNNER
 };
 
@@ -405,6 +567,7 @@ pub(crate) static WIPE: Program = Program {
 pub(crate) static XXD: Program = Program {
     names: &["xxd"],
     source: "no option table: facts only",
+    only_reads: true,
     checker: Checker::SecondOperand(&["-c", "-g", "-l", "-o", "-s", "-n", "-C", "-R"]),
     examples: &[ex("xxd -r in out", Expect::Writes(&["out"]))],
     ..RUNNER

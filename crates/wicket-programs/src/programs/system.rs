@@ -132,3 +132,83 @@ pub(crate) static WICKET: Program = Program {
     ],
     ..RUNNER
 };
+
+/// `df`: reports the file systems' free space. It only reads.
+pub(crate) static DF: Program = Program {
+    names: &["df"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("df -h .", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `free`: reports the memory in use. It only reads.
+pub(crate) static FREE: Program = Program {
+    names: &["free"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("free -m", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `nproc`: prints how many processors there are. It only reads.
+pub(crate) static NPROC: Program = Program {
+    names: &["nproc"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("nproc", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `sleep`: waits; it reads, writes and runs nothing. It only reads.
+pub(crate) static SLEEP: Program = Program {
+    names: &["sleep"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("sleep 2", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `uname`: prints the system's name and version; unlike `hostname`, it cannot set them. It only reads.
+pub(crate) static UNAME: Program = Program {
+    names: &["uname"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("uname -a", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `uptime`: reports how long the system has run and its load. It only reads.
+pub(crate) static UPTIME: Program = Program {
+    names: &["uptime"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("uptime", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `which`: prints where `PATH` finds a program; it runs none. It only reads.
+pub(crate) static WHICH: Program = Program {
+    names: &["which"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("which cargo", Expect::Plain)],
+    ..RUNNER
+};
+
+/// `whoami`: prints the user's name. It only reads.
+pub(crate) static WHOAMI: Program = Program {
+    names: &["whoami"],
+    source: "no option table: facts only",
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[ex("whoami", Expect::Plain)],
+    ..RUNNER
+};
