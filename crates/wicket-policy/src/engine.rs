@@ -577,7 +577,7 @@ impl Policy {
         }
         if !ask_mode_blocks {
             // Step 10: the exact safe list.
-            if let Some(v) = self.step10_safe(&facts) {
+            if let Some(v) = self.step10_safe(tool, &facts) {
                 return doubt_cap(v);
             }
             // Step 11: accept-edits.
@@ -2106,7 +2106,17 @@ impl Policy {
         }
     }
 
-    fn step10_safe(&self, facts: &[Fact]) -> Option<Verdict> {
+    fn step10_safe(&self, tool: &str, facts: &[Fact]) -> Option<Verdict> {
+        if let [Fact::Url { host, url }] = facts {
+            return (tool == "web_fetch" && crate::host::documentation_page(host, url)).then(|| {
+                Verdict::allow(
+                    By::SafeList,
+                    format!(
+                        "{host} is on the built-in list of documentation hosts: fetching a page there only reads it"
+                    ),
+                )
+            });
+        }
         let [Fact::Command { view, .. }] = facts else { return None };
         if !view.is_simple() || !view.doubts.is_empty() {
             return None;

@@ -154,6 +154,61 @@ pub struct FetchUrl {
     pub port: u16,
 }
 
+/// Hosts whose pages are documentation, fetched with no question (decisions.md, "Documentation
+/// hosts"): the language, package and platform references agents read all day. On each, a
+/// request's address is seen only by the site's owner, never by the author of a page, so a
+/// secret put in the path or query of a fetch reaches no attacker; user sites under a shared
+/// name (`*.github.io`, `*.readthedocs.io`, `*.vercel.app`) are not here for that reason.
+/// Exact names only: a sub-domain is another host.
+pub const DOCUMENTATION_HOSTS: &[&str] = &[
+    "angular.dev",
+    "crates.io",
+    "developer.android.com",
+    "developer.apple.com",
+    "developer.mozilla.org",
+    "doc.rust-lang.org",
+    "docs.djangoproject.com",
+    "docs.docker.com",
+    "docs.github.com",
+    "docs.npmjs.com",
+    "docs.oracle.com",
+    "docs.python.org",
+    "docs.rs",
+    "en.cppreference.com",
+    "github.com",
+    "go.dev",
+    "kotlinlang.org",
+    "kubernetes.io",
+    "learn.microsoft.com",
+    "man7.org",
+    "nextjs.org",
+    "nodejs.org",
+    "pkg.go.dev",
+    "pypi.org",
+    "react.dev",
+    "ruby-doc.org",
+    "stackoverflow.com",
+    "svelte.dev",
+    "tailwindcss.com",
+    "vuejs.org",
+    "www.gnu.org",
+    "www.npmjs.com",
+    "www.postgresql.org",
+    "www.rust-lang.org",
+    "www.typescriptlang.org",
+];
+
+/// Is this fetch a plain page of a documentation host: `https`, the default port, no name or
+/// password in the address, and a host of [`DOCUMENTATION_HOSTS`] written as that name?
+pub fn documentation_page(host: &Host, url: &str) -> bool {
+    let Host::Name { ascii, unicode: false } = host else { return false };
+    if DOCUMENTATION_HOSTS.binary_search(&ascii.as_str()).is_err() {
+        return false;
+    }
+    let Ok(parsed) = url::Url::parse(url.trim_matches(|c: char| c <= ' ')) else { return false };
+    parsed.scheme() == "https" && parsed.port().is_none() && parsed.username().is_empty() && parsed.password().is_none()
+}
+
 /// Parse a URL to fetch. Only `http` and `https` are accepted; credentials, an `@` or `\` before
 /// the path, control characters and percent-encoded hosts are refused because clients disagree
 /// on what they mean.
@@ -700,6 +755,22 @@ impl std::str::FromStr for HostPattern {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn documentation_hosts_are_sorted_and_plain_pages_only() {
+        let mut sorted = super::DOCUMENTATION_HOSTS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, super::DOCUMENTATION_HOSTS, "binary_search needs the list sorted");
+        let page = |u: &str| super::parse_url(u).is_ok_and(|p| super::documentation_page(&p.host, u));
+        assert!(page("https://docs.rs/serde/latest/serde/"));
+        assert!(page("https://DOCS.python.org/3/library/pathlib.html?x=1#y"));
+        assert!(!page("http://docs.rs/serde"), "plain http can be changed on the way");
+        assert!(!page("https://docs.rs:8443/serde"));
+        assert!(!page("https://user:pw@docs.rs/serde"));
+        assert!(!page("https://evil.docs.rs/x"), "a sub-domain is another host");
+        assert!(!page("https://docs.rs.evil.example/x"));
+        assert!(!page("https://example.github.io/x"));
+    }
     use super::*;
 
     #[test]
