@@ -467,8 +467,8 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     for cmd in &analysis.commands {
         for one in loop_expansions(cmd) {
             let mut part = b.add(&one, 0);
-            part.inert = changes_nothing(&one, &part);
-            part.reads_only = !part.inert && only_reads(&one, &part);
+            part.reads_only = only_reads(&one, &part);
+            part.inert = changes_nothing(&one, &part) || (part.reads_only && reads_no_file(&one));
             b.parts.push(part);
         }
         let followed = b.cwd_unknown.is_none();
@@ -1202,6 +1202,71 @@ fn only_reads(cmd: &SimpleCommand, part: &Part) -> bool {
         }
 }
 
+/// Does a part that only reads read no file at all: its record says it reads none but through
+/// options (`date`, `uname`, `which`), and no option of its table names one (`date -r F`)?
+fn reads_no_file(cmd: &SimpleCommand) -> bool {
+    let words: Vec<&str> = cmd.words.iter().filter_map(|w| w.value.as_deref()).collect();
+    let Some((program, args)) = words.split_first() else { return false };
+    if !wicket_programs::lookup(program).is_some_and(|p| p.reads_no_files) {
+        return false;
+    }
+    crate::options::program(program).is_none_or(|table| {
+        let parsed = table.parse(args);
+        parsed.unknown.is_empty() && parsed.found.iter().all(|f| f.opt.effect == wicket_programs::Effect::Plain)
+    })
+}
+
+/// Is the dynamic word at `index` one double-quoted substitution of commands that print only
+/// the system's state (`"$(date -d '7 days ago' +%F)"`, `"$(nproc)"`), given as the value of
+/// one of its program's options that takes a value and does nothing more with it (`git log
+/// --since`)? The program reads it as that option's value, never as an option or an operand,
+/// and its text is no file's content and nothing the model chose: a path scan of it would
+/// find nothing a static value of the same option could not hold.
+fn plain_option_value(cmd: &SimpleCommand, index: usize) -> bool {
+    const HOLE: &str = "wicket-dynamic-value";
+    if !cmd.words.get(index).is_some_and(|w| system_state_substitution(&w.raw)) {
+        return false;
+    }
+    let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
+    let Some(table) = crate::options::program(program) else { return false };
+    let mut words = Vec::with_capacity(cmd.words.len());
+    for (k, w) in cmd.words.iter().enumerate().skip(1) {
+        match (&w.value, k == index) {
+            (_, true) => words.push(HOLE),
+            (Some(v), false) => words.push(v.as_str()),
+            // Another dynamic word: where options end may depend on it.
+            (None, false) => return false,
+        }
+    }
+    let parsed = table.parse(&words);
+    parsed.unknown.is_empty()
+        && parsed.found.iter().any(|f| {
+            f.value.as_deref() == Some(HOLE)
+                && f.opt.arg == wicket_programs::Arg::Required
+                && f.opt.effect == wicket_programs::Effect::Plain
+        })
+}
+
+/// Is this word one double-quoted command substitution whose every command prints only the
+/// system's state: a program whose record reads no file ([`reads_no_file`]), static words, no
+/// assignment or redirection, nothing risky (`date -s`)?
+fn system_state_substitution(raw: &str) -> bool {
+    let Some(inner) = raw.strip_prefix("\"$(").and_then(|r| r.strip_suffix(")\"")) else { return false };
+    let analysis = wicket_shell::analyze(inner);
+    analysis.understood
+        && !analysis.commands.is_empty()
+        && analysis.commands.iter().all(|c| {
+            let words: Vec<&str> = c.words.iter().filter_map(|w| w.value.as_deref()).collect();
+            c.assignments.is_empty()
+                && c.redirects.is_empty()
+                && c.is_static()
+                && words.first().is_some_and(|p| !p.contains('/'))
+                && reads_no_file(c)
+                && crate::flags::risky_flags(&words).is_empty()
+                && wicket_programs::checkers::effects(&words).risky.is_empty()
+        })
+}
+
 /// Options whose value is a message (`git commit -m "$(…)"`), for a program whose record names
 /// none of its own.
 const MESSAGE_OPTIONS: &[&str] = &["-m", "--message"];
@@ -1237,7 +1302,7 @@ fn inert_dynamic(cmd: &SimpleCommand) -> bool {
         .map(|p| p.message_options)
         .filter(|m| !m.is_empty())
         .unwrap_or(MESSAGE_OPTIONS);
-    cmd.words.windows(2).all(|pair| {
+    cmd.words.windows(2).enumerate().all(|(k, pair)| {
         let (prev, w) = (&pair[0], &pair[1]);
         if w.value.is_some() {
             return true;
@@ -1247,7 +1312,7 @@ fn inert_dynamic(cmd: &SimpleCommand) -> bool {
         // `diff <(ls a) <(ls b)`: the word is a `/dev/fd/N` name; what runs inside is a part of
         // its own that needs its own rule.
         let process_substitution = (w.raw.starts_with("<(") || w.raw.starts_with(">(")) && w.raw.ends_with(')');
-        printer || process_substitution || (whole_quoted && message)
+        printer || process_substitution || (whole_quoted && (message || plain_option_value(cmd, k + 1)))
     })
 }
 

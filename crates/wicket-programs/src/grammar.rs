@@ -207,6 +207,11 @@ pub struct Program {
     /// `uname`). A part running it on static words needs no allow rule of its own on the host
     /// when none of them reaches outside the project (issue 40, "Programs that only read").
     pub only_reads: bool,
+    /// With [`Program::only_reads`]: it reads no file unless an option whose effect is `Read`
+    /// names one, so what it prints is the system's state (`date`, `uname`, `nproc`, `which`),
+    /// never a file's content: a part running it changes nothing (decisions.md, "Parts that
+    /// change nothing"), wherever its output goes.
+    pub reads_no_files: bool,
     /// With no operand and no option it only copies its standard input to its output (`cat`):
     /// fed a here-document whose text is known, it reads, writes and runs nothing more
     /// (`git commit -m "$(cat <<'EOF' … EOF)"`).
@@ -257,6 +262,7 @@ pub(crate) const GETOPT: Program = Program {
     only_prints: false,
     names_only: false,
     only_reads: false,
+    reads_no_files: false,
     copies_stdin: false,
     home_cache: None,
     message_options: &[],
@@ -435,10 +441,45 @@ static SORT: Program = Program {
     ..GETOPT
 };
 
+/// GNU coreutils 9.1, `date --help`. It prints the time; `-s` and an operand that is not a
+/// `+FORMAT` set the system clock instead (as root it works), so the table marks `-s` as doing
+/// more than printing and the checker makes such an operand a word a rule must spell out.
+static DATE: Program = Program {
+    names: &["date"],
+    source: "GNU coreutils 9.1, `date --help`",
+    opts: &[
+        o(&["-d", "--date"], REQ, Plain),
+        o(&["--debug"], NO, Plain),
+        o(&["-f", "--file"], REQ, Read),
+        o(&["-I", "--iso-8601"], OPT, Plain),
+        o(&["--resolution"], NO, Plain),
+        o(&["-R", "--rfc-email"], NO, Plain),
+        o(&["--rfc-3339"], REQ, Plain),
+        o(&["-r", "--reference"], REQ, Read),
+        // Sets the clock: not a program run, but as far from printing as one.
+        o(&["-s", "--set"], REQ, Exec),
+        o(&["-u", "--utc", "--universal"], NO, Plain),
+        o(&["--help"], NO, Plain),
+        o(&["--version"], NO, Plain),
+    ],
+    checker: Checker::SetsClock,
+    only_reads: true,
+    reads_no_files: true,
+    makes_no_links: true,
+    examples: &[
+        ex("date +%F", Expect::Plain),
+        ex("date·-d·7 days ago·+%F", Expect::Plain),
+        ex("date -s 2020-01-01", Expect::Risky(&["-s"])),
+        ex("date 010112002030", Expect::Risky(&["010112002030"])),
+    ],
+    ..GETOPT
+};
+
 /// GNU sed 4.9, `sed --help`.
 static SED: Program = Program {
     names: &["sed", "gsed"],
     source: "GNU sed 4.9, `sed --help`",
+    only_reads: true,
     abbrev: true,
     permute: true,
     negatable: false,
@@ -962,6 +1003,7 @@ pub static PROGRAMS: &[&Program] = &[
     &tools::CARGO,
     &CP,
     &CURL,
+    &DATE,
     &tables::FD,
     &tables::FIND,
     &tables::GIT,

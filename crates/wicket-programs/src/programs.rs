@@ -198,6 +198,7 @@ pub static KNOWN: &[&Program] = &[
     &files::TR,
     &builtins::TRUE,
     &files::TRUNCATE,
+    &builtins::TYPE,
     &system::UNAME,
     &files::UNIQ,
     &files::UNLINK,

@@ -93,6 +93,8 @@ pub enum Checker {
     },
     /// wicket itself: its commands that loosen or bypass its own gate.
     Wicket,
+    /// date: an operand that is not a `+FORMAT` sets the clock.
+    SetsClock,
     /// Reads the folders below its operands with one of these letters or long options.
     Recursive {
         /// Short option letters.
@@ -203,6 +205,14 @@ pub fn effects(words: &[&str]) -> Effects {
         Checker::FindExec => search::find(args, &mut e),
         Checker::Recursive { letters, longs } => search::recursive(args, letters, longs, &mut e),
         Checker::Wicket => wicket::changes(args, &mut e),
+        Checker::SetsClock => {
+            let with_value = ["-d", "--date", "-f", "--file", "-r", "--reference", "--rfc-3339", "-s", "--set"];
+            for w in operands(args, &with_value) {
+                if !w.starts_with('+') {
+                    e.risky.push(w.to_string());
+                }
+            }
+        }
         Checker::None | Checker::Make | Checker::Go => {}
     }
     e

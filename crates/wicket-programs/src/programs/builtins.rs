@@ -85,6 +85,17 @@ pub(crate) static PRINTF: Program = Program {
     ..RUNNER
 };
 
+/// bash 5.2, `help type`: prints how each name would be run (alias, function, builtin, file);
+/// it runs none of them.
+pub(crate) static TYPE: Program = Program {
+    names: &["type"],
+    source: "no option table: facts only",
+    only_prints: true,
+    makes_no_links: true,
+    examples: &[ex("type pytest", Expect::Plain)],
+    ..RUNNER
+};
+
 /// `true`.
 pub(crate) static TRUE: Program = Program {
     names: &["true"],

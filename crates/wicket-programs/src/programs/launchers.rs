@@ -214,6 +214,9 @@ pub(crate) static EXEC: Program = Program {
 pub(crate) static COMMAND: Program = Program {
     names: &["command"],
     source: "bash 5.2, `help command`",
+    // `command -v X` and `-V` only print; `command X` runs X, a command of its own.
+    only_reads: true,
+    reads_no_files: true,
     opts: &[o(&["-p"], NO, Plain), o(&["-v"], NO, Plain), o(&["-V"], NO, Plain)],
     role: Role::Launcher(Launch { runs_nothing: &["-v", "-V"], ..LAUNCH }),
     exact_only: true,

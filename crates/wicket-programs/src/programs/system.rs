@@ -138,6 +138,7 @@ pub(crate) static DF: Program = Program {
     names: &["df"],
     source: "no option table: facts only",
     only_reads: true,
+    reads_no_files: true,
     makes_no_links: true,
     examples: &[ex("df -h .", Expect::Plain)],
     ..RUNNER
@@ -148,6 +149,7 @@ pub(crate) static FREE: Program = Program {
     names: &["free"],
     source: "no option table: facts only",
     only_reads: true,
+    reads_no_files: true,
     makes_no_links: true,
     examples: &[ex("free -m", Expect::Plain)],
     ..RUNNER
@@ -158,6 +160,7 @@ pub(crate) static NPROC: Program = Program {
     names: &["nproc"],
     source: "no option table: facts only",
     only_reads: true,
+    reads_no_files: true,
     makes_no_links: true,
     examples: &[ex("nproc", Expect::Plain)],
     ..RUNNER
@@ -168,6 +171,7 @@ pub(crate) static SLEEP: Program = Program {
     names: &["sleep"],
     source: "no option table: facts only",
     only_reads: true,
+    reads_no_files: true,
     makes_no_links: true,
     examples: &[ex("sleep 2", Expect::Plain)],
     ..RUNNER
@@ -178,6 +182,7 @@ pub(crate) static UNAME: Program = Program {
     names: &["uname"],
     source: "no option table: facts only",
     only_reads: true,
+    reads_no_files: true,
     makes_no_links: true,
     examples: &[ex("uname -a", Expect::Plain)],
     ..RUNNER
@@ -188,6 +193,7 @@ pub(crate) static UPTIME: Program = Program {
     names: &["uptime"],
     source: "no option table: facts only",
     only_reads: true,
+    reads_no_files: true,
     makes_no_links: true,
     examples: &[ex("uptime", Expect::Plain)],
     ..RUNNER
@@ -198,6 +204,7 @@ pub(crate) static WHICH: Program = Program {
     names: &["which"],
     source: "no option table: facts only",
     only_reads: true,
+    reads_no_files: true,
     makes_no_links: true,
     examples: &[ex("which cargo", Expect::Plain)],
     ..RUNNER
@@ -208,6 +215,7 @@ pub(crate) static WHOAMI: Program = Program {
     names: &["whoami"],
     source: "no option table: facts only",
     only_reads: true,
+    reads_no_files: true,
     makes_no_links: true,
     examples: &[ex("whoami", Expect::Plain)],
     ..RUNNER
