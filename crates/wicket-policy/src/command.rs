@@ -60,8 +60,13 @@ pub struct Inner {
     /// True when it is itself a wrapper that adds nothing to the next inner command.
     pub transparent: bool,
     /// True when it is a command of find's plain form, run on any file find hands it in
-    /// place of `{}` (decisions.md, "find runs a reader"): its rule must cover any word there.
+    /// place of `{}` (decisions.md, "find runs a reader"), or the command `xargs` runs with
+    /// names from its input: its rule must cover any word there.
     pub handed: bool,
+    /// True when the names handed to it come from where nobody can tell (`echo X | xargs
+    /// cat`, `xargs cat < list`): only a rule for every command covers it (decisions.md,
+    /// "xargs runs a command").
+    pub unknown_names: bool,
 }
 
 /// A redirection's file.
@@ -437,6 +442,10 @@ struct Builder {
     /// Names a link or folder made earlier on the line has (`ln -s T L`, `mkdir D`): a write
     /// under one goes where nobody can see before the line runs.
     created: Vec<String>,
+    /// For the command being added, when it is `xargs` (or another program that adds words
+    /// from its input to the command it runs): whether those names come from a source whose
+    /// names the engine checks (a plain `find`, `git ls-files`) right before it in a pipe.
+    handed_known: bool,
 }
 
 /// How deep scripts fed to a shell on stdin are followed (`sh <<EOF … sh <<EOF2 …`).
@@ -464,8 +473,10 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     if analysis.commands.iter().any(|c| c.context == wicket_shell::Context::Function) {
         b.doubts.push("the command defines a shell function, which changes what later commands run".to_string());
     }
-    for cmd in &analysis.commands {
+    for (i, cmd) in analysis.commands.iter().enumerate() {
+        let handed_known = handed_source(command, &analysis.commands, i).is_some();
         for one in loop_expansions(cmd) {
+            b.handed_known = handed_known;
             let mut part = b.add(&one, 0);
             part.reads_only = only_reads(&one, &part);
             part.inert = changes_nothing(&one, &part) || (part.reads_only && reads_no_file(&one));
@@ -490,22 +501,17 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
             }
         }
     }
-    // `find … | xargs cat`: the names find prints are read by the program xargs runs.
-    let record = |c: &SimpleCommand| c.words.first().and_then(|w| w.value.as_deref()).and_then(wicket_programs::lookup);
-    let finds = |c: &SimpleCommand| record(c).is_some_and(|p| p.checker == Checker::FindExec);
-    let reads = |c: &SimpleCommand| record(c).and_then(|p| p.role.launch()).is_some_and(|l| l.reads_arguments);
-    if analysis.commands.iter().any(finds) && analysis.commands.iter().any(reads) {
-        for c in analysis.commands.iter().filter(|c| finds(c)) {
-            let starts: Vec<String> = c
-                .words
-                .iter()
-                .skip(1)
-                .map_while(|w| w.value.clone().filter(|v| !v.starts_with('-') && v != "(" && v != "!"))
-                .collect();
-            let starts = if starts.is_empty() { vec![".".to_string()] } else { starts };
-            for s in starts {
-                b.recursive.push((s, false, Vec::new()));
+    // `find … | xargs cat`, `git ls-files | xargs wc -l`: the names the source prints are
+    // read by the program xargs runs, so what lies below the source's start points is read.
+    for i in 0..analysis.commands.len() {
+        match handed_source(command, &analysis.commands, i) {
+            Some(Handed::Find { starts, names }) => {
+                for s in starts {
+                    b.recursive.push((s, false, names.clone()));
+                }
             }
+            Some(Handed::Tracked) => b.recursive.push((".".to_string(), false, Vec::new())),
+            None => {}
         }
     }
     b.writes.sort();
@@ -546,6 +552,8 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
 impl Builder {
     /// Collect one simple command's files, arguments and writes, and build its part.
     fn add(&mut self, cmd: &SimpleCommand, depth: u32) -> Part {
+        // Only the command of the line it was worked out for: not what it runs nested.
+        let handed_known = std::mem::take(&mut self.handed_known);
         self.collect_files(&cmd.redirects);
         // Words that only name a file (`ls .env`, `grep .env`, `echo .env.local`) are not
         // reads of it (decisions.md, "Naming a file is not reading it"); only a fully static
@@ -650,6 +658,7 @@ impl Builder {
                     risky: r,
                     transparent: transparent && wraps(k),
                     handed: false,
+                    unknown_names: false,
                 });
                 self.collect_writes(argv);
             } else {
@@ -753,6 +762,51 @@ impl Builder {
                 }
             }
         }
+        // `… | xargs PROG`: PROG gets names from xargs's input (decisions.md, "xargs runs a
+        // command"). Its rule must cover any name there; names from a source nobody can check
+        // leave it to a rule for every command; and a name it may write is a write nobody can
+        // name.
+        let hands = unwrapped.understood
+            && unwrapped
+                .argvs
+                .first()
+                .and_then(|a| a.first())
+                .and_then(|w| w.value.as_deref())
+                .and_then(wicket_programs::lookup)
+                .and_then(|p| p.role.launch())
+                .is_some_and(|l| l.reads_arguments);
+        // Its own words add nothing when they are static options its table knows to do nothing
+        // more (`-n1`, `-0`, `-P 4`): the command it runs needs the rule, not xargs.
+        let hands_plainly = hands
+            && cmd.assignments.is_empty()
+            && unwrapped.argvs.first().is_some_and(|a| {
+                a.iter().all(|w| w.value.is_some()) && risky_of(a).is_empty() && {
+                    let words: Vec<&str> = a.iter().filter_map(|w| w.value.as_deref()).collect();
+                    crate::options::program(words[0]).is_some_and(|t| {
+                        let parsed = t.parse(&words[1..]);
+                        parsed.unknown.is_empty()
+                            && parsed.found.iter().all(|f| f.opt.effect == wicket_programs::Effect::Plain)
+                    })
+                }
+            });
+        if hands {
+            if let (Some(first), Some(argv)) = (inner.first_mut(), unwrapped.argvs.get(1)) {
+                first.handed = true;
+                first.unknown_names = !handed_known;
+                let mut values: Vec<Option<&str>> = argv.iter().map(|w| w.value.as_deref()).collect();
+                let program = values.first().copied().flatten();
+                values.push(None);
+                let writes = crate::flags::write_args(&values).iter().any(Option::is_none)
+                    || !program.is_some_and(|p| !p.contains('/') && wicket_programs::lookup(p).is_some());
+                if writes {
+                    self.unknown_writes.push(format!(
+                        "`{}` hands `{}` names read from its input, and it may write them",
+                        cmd.words.first().and_then(|w| w.value.as_deref()).unwrap_or("the launcher"),
+                        program.unwrap_or("the command")
+                    ));
+                }
+            }
+        }
         if plain_find_exec(&unwrapped, &inner) {
             risky.retain(|r| !matches!(r.as_str(), "-exec" | "-execdir"));
             for i in &mut inner {
@@ -782,7 +836,7 @@ impl Builder {
             inert: false,
             reads_only: false,
             enters: None,
-            transparent,
+            transparent: transparent || hands_plainly,
         }
     }
 
@@ -967,7 +1021,13 @@ impl Builder {
         for c in &a.commands {
             let sub = self.add(c, depth + 1);
             deny_texts.extend(sub.deny_texts);
-            inner.push(Inner { written: sub.written, risky: sub.risky, transparent: false, handed: false });
+            inner.push(Inner {
+                written: sub.written,
+                risky: sub.risky,
+                transparent: false,
+                handed: false,
+                unknown_names: false,
+            });
             inner.extend(sub.inner);
         }
     }
@@ -1265,6 +1325,63 @@ fn system_state_substitution(raw: &str) -> bool {
                 && crate::flags::risky_flags(&words).is_empty()
                 && wicket_programs::checkers::effects(&words).risky.is_empty()
         })
+}
+
+/// Where the names `xargs` hands on come from, when the engine can check them.
+enum Handed {
+    /// A `find` of static start points: its `-name` patterns (plain form; empty: any file).
+    Find { starts: Vec<String>, names: Vec<String> },
+    /// `git ls-files`: the tracked files, any of them below the line's folder.
+    Tracked,
+}
+
+/// Is command `i` a program that adds names from its input to the command it runs (`xargs`),
+/// piped straight from a source whose names the engine can check: a `find` with static words,
+/// or `git ls-files`? `None` for any other source (`echo X`, `cat list`, a file) or command.
+fn handed_source(line: &str, commands: &[SimpleCommand], i: usize) -> Option<Handed> {
+    let cmd = commands.get(i)?;
+    let record = |c: &SimpleCommand| c.words.first().and_then(|w| w.value.as_deref()).and_then(wicket_programs::lookup);
+    record(cmd)?.role.launch().filter(|l| l.reads_arguments)?;
+    // Its names come from its input only when no option reads them from elsewhere (`-a F`).
+    let own: Vec<&str> = cmd.words.iter().map_while(|w| w.value.as_deref()).collect();
+    let table = own.first().and_then(|p| crate::options::program(p))?;
+    let parsed = table.parse(own.get(1..).unwrap_or(&[]));
+    if !parsed.unknown.is_empty() || parsed.found.iter().any(|f| f.opt.effect != wicket_programs::Effect::Plain) {
+        return None;
+    }
+    let source = commands.get(i.checked_sub(1)?)?;
+    if source.context != cmd.context || !source.is_static() || !source.redirects.is_empty() {
+        return None;
+    }
+    // Straight from it: only a `|` between the two, as written.
+    let at = line.find(source.source.as_str())?;
+    let after = &line[at + source.source.len()..];
+    let next = after.find(cmd.source.as_str())?;
+    if after[..next].trim() != "|" {
+        return None;
+    }
+    let words: Vec<&str> = source.words.iter().filter_map(|w| w.value.as_deref()).collect();
+    let source_record = record(source)?;
+    if source_record.checker == Checker::FindExec {
+        let args = &words[1..];
+        if args.iter().any(|w| matches!(*w, "-exec" | "-execdir" | "-ok" | "-okdir")) {
+            return None;
+        }
+        let mut probe: Vec<&str> = args.to_vec();
+        probe.extend(["-exec", "wicket-probe", "{}", "+"]);
+        let names = wicket_programs::checkers::plain_find_exec(&probe).unwrap_or_default();
+        let starts: Vec<String> = args
+            .iter()
+            .take_while(|w| !w.starts_with('-') && !matches!(**w, "(" | "!"))
+            .map(|w| w.to_string())
+            .collect();
+        let starts = if starts.is_empty() { vec![".".to_string()] } else { starts };
+        return Some(Handed::Find { starts, names });
+    }
+    if source_record.checker == Checker::Git && source_record.parse(&words[1..]).path.as_slice() == ["ls-files"] {
+        return Some(Handed::Tracked);
+    }
+    None
 }
 
 /// Options whose value is a message (`git commit -m "$(…)"`), for a program whose record names

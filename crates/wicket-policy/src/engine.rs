@@ -2022,12 +2022,31 @@ impl Policy {
                     // What runs inside a wrapper or launcher needs its own rule, unless the
                     // part's rule names that program itself (`npx prettier*`, `sudo apt*`).
                     for inner in &part.inner {
+                        // Names from a source nobody can check may be secrets or protected
+                        // files: only a rule for every command covers them (decisions.md,
+                        // "xargs runs a command").
+                        if inner.unknown_names {
+                            match self.allow.match_star(tool) {
+                                Some(r) => {
+                                    first.get_or_insert(Allowed { by: By::Rule, rule: Some(r.to_string()) });
+                                    continue;
+                                }
+                                None => return None,
+                            }
+                        }
                         if outer.is_some_and(|(r, _)| names_program(r, &inner.written, &inner.risky)) {
                             continue;
                         }
-                        // A command find hands files to must be covered whatever word
-                        // stands for `{}`: the rule is tried with another word there too.
-                        let probe = inner.handed.then(|| inner.written.replace("{}", "./wicket-probe"));
+                        // A command find or xargs hands files to must be covered whatever word
+                        // stands for `{}` (or follows its words): the rule is tried with
+                        // another word there too.
+                        let probe = inner.handed.then(|| {
+                            if inner.written.contains("{}") {
+                                inner.written.replace("{}", "./wicket-probe")
+                            } else {
+                                format!("{} ./wicket-probe", inner.written)
+                            }
+                        });
                         let covered = self.cover(tool, &inner.written, &inner.risky, session).filter(|_| {
                             probe.as_deref().is_none_or(|p| self.cover(tool, p, &inner.risky, session).is_some())
                         });
