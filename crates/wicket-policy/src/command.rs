@@ -25,6 +25,10 @@ pub struct Part {
     pub static_prefix: Option<String>,
     /// True when the part has leading `NAME=value` assignments.
     pub has_assignments: bool,
+    /// The part without its leading assignments, when each sets a variable that only tunes
+    /// output (`RUST_BACKTRACE=1`, `NODE_ENV=test`; `wicket_programs::only_tunes_output`) to a
+    /// static value: an allow rule may cover it as if they were not there.
+    pub bare: Option<String>,
     /// Flags and variables that make this part run programs or write files (`-exec`,
     /// `NODE_OPTIONS=`): an allow rule must spell each one out.
     pub risky: Vec<String>,
@@ -831,6 +835,8 @@ impl Builder {
             coverable: cmd.is_static() || static_but_pipes(cmd) || inert_dynamic(cmd),
             static_prefix,
             has_assignments: !cmd.assignments.is_empty(),
+            bare: (!cmd.assignments.is_empty() && !cmd.words.is_empty() && tunes_output_only(&cmd.assignments))
+                .then(|| cmd.canonical()),
             risky,
             inner,
             inert: false,
@@ -1208,7 +1214,23 @@ const NAMING_BUILTINS: &[&str] = &["test", "["];
 /// the files they are, and a `read` into a variable that changes what programs run
 /// (`read PATH`) is not inert.
 fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
+    // `NODE_ENV=test` alone sets a shell variable that only tunes output.
+    if cmd.words.is_empty() {
+        return !cmd.assignments.is_empty() && cmd.redirects.is_empty() && tunes_output_only(&cmd.assignments);
+    }
     let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
+    if cmd.assignments.is_empty() && part.inner.is_empty() && cmd.is_static() && !program.contains('/') {
+        let words: Vec<&str> = cmd.words.iter().skip(1).filter_map(|w| w.value.as_deref()).collect();
+        // `export NODE_ENV=test`: only such variables, exported.
+        let exports = wicket_programs::lookup(program).is_some_and(|p| p.assigns && p.role.launch().is_none())
+            && !words.is_empty()
+            && words
+                .iter()
+                .all(|w| w.split_once('=').is_some_and(|(name, _)| wicket_programs::only_tunes_output(name)));
+        if exports || (program == SET && set_changes_nothing(&words)) {
+            return true;
+        }
+    }
     if !cmd.assignments.is_empty() || !part.inner.is_empty() || !part.risky.is_empty() || program.contains('/') {
         return false;
     }
@@ -1382,6 +1404,48 @@ fn handed_source(line: &str, commands: &[SimpleCommand], i: usize) -> Option<Han
         return Some(Handed::Tracked);
     }
     None
+}
+
+/// Does every assignment set a variable that only tunes output, to a static value?
+fn tunes_output_only(assignments: &[wicket_shell::Assignment]) -> bool {
+    assignments.iter().all(|a| a.value.value.is_some() && wicket_programs::only_tunes_output(&a.name))
+}
+
+/// bash's `set`, read here only for the options that change how the script stops.
+const SET: &str = "set";
+
+/// Does `set` with these words only change when the script stops or reports (`set -e`, `set
+/// -euo pipefail`, `set +x`)? Not `-x` (it expands `PS4`), `-k` (every `NAME=value` word
+/// becomes the environment of the command), `-f` or `-B` (they change what a word expands to)
+/// or positional words (`set -- a b` changes what `$1` holds).
+fn set_changes_nothing(words: &[&str]) -> bool {
+    const ON: &[char] = &['e', 'u', 'E'];
+    const OFF: &[char] = &['e', 'u', 'x', 'v', 'E'];
+    const NAMES: &[&str] = &["errexit", "nounset", "pipefail", "errtrace"];
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        let (letters, allowed) = match (w.strip_prefix('-'), w.strip_prefix('+')) {
+            (Some(l), _) => (l, ON),
+            (_, Some(l)) => (l, OFF),
+            _ => return false,
+        };
+        if letters.is_empty() {
+            return false;
+        }
+        for (k, c) in letters.chars().enumerate() {
+            if c == 'o' {
+                // `-o NAME` takes the next word; only as the cluster's last letter.
+                if k + 1 != letters.chars().count() || !words.get(i + 1).is_some_and(|n| NAMES.contains(n)) {
+                    return false;
+                }
+                i += 1;
+            } else if !allowed.contains(&c) {
+                return false;
+            }
+        }
+        i += 1;
+    }
+    !words.is_empty()
 }
 
 /// Options whose value is a message (`git commit -m "$(…)"`), for a program whose record names

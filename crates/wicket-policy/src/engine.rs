@@ -2005,6 +2005,7 @@ impl Policy {
                     }
                     let outer = if part.coverable {
                         self.cover(tool, &part.written, &part.risky, session)
+                            .or_else(|| part.bare.as_deref().and_then(|b| self.cover(tool, b, &part.risky, session)))
                     } else {
                         // A part with unknown words is covered only by `tool(*)`.
                         self.allow.match_star(tool).map(|r| (r, By::Rule))

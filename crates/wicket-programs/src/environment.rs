@@ -95,6 +95,44 @@ pub fn loads_code(name: &str) -> bool {
     LOADS_CODE.contains(&upper.as_str()) || LOADS_CODE_PREFIXES.iter().any(|p| upper.starts_with(p))
 }
 
+/// Variables that only tune what programs print or log, and load nothing: a `NAME=value`
+/// of one of these before an allowed command, or exported on the line, changes nothing a rule
+/// is about (issue 40: `RUST_BACKTRACE=1 cargo test` needs only `bash(cargo test*)`). The
+/// opposite of [`loads_code`]'s list, and short on purpose: a name not here still needs the
+/// rule to spell it out (`PYTHONWARNINGS` imports the categories it names, `RUSTC_WRAPPER`
+/// runs a program, `npm_config_*` sets npm's `script-shell`).
+const ONLY_TUNES_OUTPUT: &[&str] = &[
+    "CARGO_TERM_COLOR",
+    "CI",
+    "COLUMNS",
+    "DEBUG",
+    "FORCE_COLOR",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "LINES",
+    "LOG_LEVEL",
+    "NODE_ENV",
+    "NO_COLOR",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONIOENCODING",
+    "PYTHONUNBUFFERED",
+    "RUST_BACKTRACE",
+    "RUST_LIB_BACKTRACE",
+    "RUST_LOG",
+    "RUST_TEST_THREADS",
+    "TERM",
+    "TZ",
+];
+
+/// Does this variable only tune what programs print or log ([`ONLY_TUNES_OUTPUT`])? The name
+/// as assigned, case and all.
+pub fn only_tunes_output(name: &str) -> bool {
+    ONLY_TUNES_OUTPUT.binary_search(&name).is_ok() && !loads_code(name)
+}
+
 /// How bash uses a variable's value as code (issue 39, class 9): a deny rule must see what the
 /// value runs, however the rule that allowed the assignment was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,4 +171,18 @@ pub fn evaluated(name: &str) -> Option<Evaluated> {
     let name = name.strip_suffix('+').unwrap_or(name);
     let name = name.split_once('[').map_or(name, |(n, _)| n);
     EVALUATED.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn output_tuning_list_is_sorted_and_loads_nothing() {
+        let mut sorted = super::ONLY_TUNES_OUTPUT.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, super::ONLY_TUNES_OUTPUT);
+        assert!(super::ONLY_TUNES_OUTPUT.iter().all(|n| !super::loads_code(n)));
+        assert!(super::only_tunes_output("RUST_BACKTRACE"));
+        assert!(!super::only_tunes_output("rust_backtrace"));
+        assert!(!super::only_tunes_output("NODE_OPTIONS"));
+    }
 }

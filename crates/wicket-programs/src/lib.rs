@@ -32,7 +32,7 @@ mod programs;
 pub mod role;
 
 pub use devices::is_device;
-pub use environment::{evaluated, loads_code, Evaluated};
+pub use environment::{evaluated, loads_code, only_tunes_output, Evaluated};
 pub use facts::{Does, Example, Expect, Job, Network, Writes};
 pub use grammar::{program, Arg, Effect, Found, Opt, Parsed, Program, Scripts, Style, PROGRAMS};
 pub use programs::{KNOWN, RUNNERS};
