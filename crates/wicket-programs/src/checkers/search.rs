@@ -18,6 +18,23 @@ pub(crate) fn grep(args: &[&str], e: &mut Effects) {
         || args.iter().any(|w| *w == "--directories=recurse" || w.starts_with("-drecurse"));
     if recursive {
         recursive_operands(args, &["-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D"], true, e);
+        // `--include=GLOB`: only files whose name matches are read (issue 40). One pattern of
+        // `*`, `?` and plain characters, spelled out whole, is judged; several (any of them
+        // matches) or anything else leaves every file below as read.
+        let mut includes = Vec::new();
+        let mut words = args.iter().take_while(|w| **w != "--");
+        while let Some(w) = words.next() {
+            if let Some(v) = w.strip_prefix("--include=") {
+                includes.push(v.to_string());
+            } else if *w == "--include" {
+                includes.extend(words.next().map(|v| v.to_string()));
+            }
+        }
+        if let [one] = includes.as_slice() {
+            if !one.is_empty() && !one.contains(['[', ']', '\\', '{', '}', '/']) {
+                e.recursive_names = includes;
+            }
+        }
     }
 }
 
