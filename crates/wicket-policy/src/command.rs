@@ -1265,15 +1265,28 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
 /// Where its words lead is for the engine to judge.
 fn only_reads(cmd: &SimpleCommand, part: &Part) -> bool {
     let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
+    let Some(record) = wicket_programs::lookup(program) else { return false };
+    // A word that is one whole `<(…)` is a pipe from a command that is a part of its own
+    // (`diff <(sort a) <(sort b)`).
+    let pipe = |w: &Word| w.value.is_none() && wicket_shell::whole_process_substitution(&w.raw);
+    let static_words = cmd.words.iter().all(|w| w.value.is_some() || pipe(w))
+        && cmd.assignments.iter().all(|a| a.value.value.is_some())
+        && cmd.redirects.iter().all(static_or_pipe);
+    let words: Vec<&str> = cmd.words.iter().filter_map(|w| w.value.as_deref()).collect();
+    let values: Vec<Option<&str>> = words.iter().map(|w| Some(*w)).collect();
     cmd.assignments.is_empty()
         && part.inner.is_empty()
         && part.risky.is_empty()
         && !program.contains('/')
-        && (cmd.is_static() || static_but_pipes(cmd))
-        && wicket_programs::lookup(program).is_some_and(|p| p.only_reads)
+        && static_words
+        && record.only_reads
+        // awk can print its environment (`ENVIRON["TOKEN"]`) or read files its script names
+        // (`ARGV[1]="/etc/hostname"`).
+        && !(record.scripts == wicket_programs::Scripts::Awk
+            && words.iter().any(|w| wicket_programs::checkers::awk::reaches_beyond_operands(w)))
+        && crate::flags::write_args(&values).is_empty()
         && {
             // What its checker finds beyond the options (`uniq IN OUT` writes OUT).
-            let words: Vec<&str> = cmd.words.iter().filter_map(|w| w.value.as_deref()).collect();
             let e = wicket_programs::checkers::effects(&words);
             e.risky.is_empty()
                 && e.writes.is_empty()

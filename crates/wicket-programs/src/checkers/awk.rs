@@ -4,6 +4,14 @@
 
 use super::skip_delimited;
 
+/// Does a word of an awk command reach beyond the files its operands name: the environment
+/// it was given (`ENVIRON`, gawk's `PROCINFO`, or either by name through gawk's `SYMTAB`), or
+/// other input files (`ARGV[1]="/etc/hostname"` in `BEGIN` makes awk read that file)? Then
+/// awk prints more than the files a rule sees.
+pub fn reaches_beyond_operands(word: &str) -> bool {
+    ["ENVIRON", "PROCINFO", "SYMTAB", "ARGV"].iter().any(|n| word.contains(n))
+}
+
 /// Does an awk program run a command, read or write a file, or load code? Read token by token
 /// outside strings and regex literals: `system`, `getline`, a pipe (`|`, `|&`), `@` (gawk's
 /// `@include`, `@load` and indirect calls like `@f()`), and `>` inside a `print`/`printf`

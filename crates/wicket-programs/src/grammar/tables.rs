@@ -3487,6 +3487,7 @@ pub(super) static VIM: Program = Program {
 pub(super) static AWK: Program = Program {
     names: &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
     source: "gawk 5.2 `--help`; mawk 1.3.4 `-W usage`",
+    only_reads: true,
     permute: false,
     scripts: Scripts::Awk,
     script_operand: true,

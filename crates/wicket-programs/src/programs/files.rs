@@ -389,6 +389,7 @@ pub(crate) static UNLINK: Program = Program {
 pub(crate) static UNZIP: Program = Program {
     names: &["unzip"],
     source: "no option table: facts only",
+    only_reads: true,
     checker: Checker::Unzip,
     examples: &[ex("unzip -l a.zip", Expect::Plain)],
     ..RUNNER
