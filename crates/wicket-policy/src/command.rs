@@ -1279,7 +1279,7 @@ fn only_reads(cmd: &SimpleCommand, part: &Part) -> bool {
         && part.risky.is_empty()
         && !program.contains('/')
         && static_words
-        && record.only_reads
+        && record.reads_only(words.get(1..).unwrap_or(&[]))
         // awk can print its environment (`ENVIRON["TOKEN"]`) or read files its script names
         // (`ARGV[1]="/etc/hostname"`).
         && !(record.scripts == wicket_programs::Scripts::Awk

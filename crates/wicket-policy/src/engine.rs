@@ -1991,7 +1991,10 @@ impl Policy {
                     // it reads reaches only the output, never a command a rule let run: `git
                     // commit -m "$(cat F)"`) and whose words all stay in the project
                     // (decisions.md, "Programs that only read").
+                    // git's own configuration, in any scope, may make it run a program
+                    // (a pager, a diff driver): then its reads need a rule, as for the safe list.
                     let reads_inside = part.reads_only
+                        && !(runs_git(part) && self.git_risk.any.is_some())
                         && *readers_only.get_or_insert_with(|| {
                             view.parts.iter().all(|p| {
                                 p.inert || p.reads_only || p.enters.as_deref().is_some_and(|d| self.enters_project(d))

@@ -1086,6 +1086,27 @@ const TOOLCHAIN: Opt = o(&["+"], Arg::Required, Effect::Plain);
 const PLUS: Opt = o(&["+"], OPT, Exec);
 
 impl Program {
+    /// Does this argv (the program's own word left out) only read, by its record, or for a
+    /// program with sub-commands (`git log`), by the record of the sub-command it picks? An
+    /// option the tables do not know makes it unsure: no.
+    pub fn reads_only(&'static self, args: &[&str]) -> bool {
+        if self.subs.is_empty() {
+            return self.only_reads;
+        }
+        let parsed = self.parse(args);
+        if !parsed.unknown.is_empty() || parsed.path.is_empty() {
+            return false;
+        }
+        let mut table = self;
+        for name in &parsed.path {
+            match table.subs.iter().find(|t| t.names.contains(name)) {
+                Some(t) => table = t,
+                None => return false,
+            }
+        }
+        table.only_reads
+    }
+
     /// Every option of the table: its own, then the shared sets.
     pub fn all_opts(&'static self) -> impl Iterator<Item = &'static Opt> {
         self.opts.iter().chain(self.shared.iter().flat_map(|s| s.iter()))

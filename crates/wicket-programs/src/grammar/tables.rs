@@ -224,6 +224,7 @@ static GIT_REVS: &[Opt] = &[
 pub(super) static GIT_STATUS: Program = Program {
     names: &["status"],
     source: "git 2.47.3, `git status -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    only_reads: true,
     negatable: true,
     shared: &[],
     opts: &[
@@ -916,6 +917,7 @@ pub(super) static GIT_BRANCH: Program = Program {
 pub(super) static GIT_BLAME: Program = Program {
     names: &["blame"],
     source: "git 2.47.3, `git blame -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    only_reads: true,
     negatable: true,
     shared: &[],
     opts: &[
@@ -1032,6 +1034,7 @@ pub(super) static GIT_GREP: Program = Program {
 pub(super) static GIT_LS_FILES: Program = Program {
     names: &["ls-files"],
     source: "git 2.47.3, `git ls-files -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    only_reads: true,
     negatable: true,
     shared: &[],
     opts: &[
@@ -1114,6 +1117,7 @@ pub(super) static GIT_RM: Program = Program {
 pub(super) static GIT_DESCRIBE: Program = Program {
     names: &["describe"],
     source: "git 2.47.3, `git describe -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    only_reads: true,
     negatable: true,
     shared: &[],
     opts: &[
@@ -1141,6 +1145,7 @@ pub(super) static GIT_DESCRIBE: Program = Program {
 pub(super) static GIT_SHORTLOG: Program = Program {
     names: &["shortlog"],
     source: "git 2.47.3, `git shortlog -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    only_reads: true,
     // The diff and revision options are read by git's revision parser: exact names only
     // (`git log --outp=F` is refused; checked with git 2.47.3).
     abbrev: false,
@@ -1161,6 +1166,7 @@ pub(super) static GIT_SHORTLOG: Program = Program {
 pub(super) static GIT_SHOW_REF: Program = Program {
     names: &["show-ref"],
     source: "git 2.47.3, `git show-ref -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    only_reads: true,
     negatable: true,
     shared: &[],
     opts: &[
@@ -1451,6 +1457,7 @@ pub(super) static GIT_REMOTE: Program = Program {
 pub(super) static GIT_REV_PARSE: Program = Program {
     names: &["rev-parse"],
     source: "git 2.47.3, `git rev-parse -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    only_reads: true,
     negatable: true,
     shared: &[],
     opts: &[
@@ -1561,6 +1568,7 @@ pub(super) static GIT_WORKTREE: Program = Program {
 pub(super) static GIT_LS_TREE: Program = Program {
     names: &["ls-tree"],
     source: "git 2.47.3, `git ls-tree -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    only_reads: true,
     negatable: true,
     opts: &[
         o(&["-d"], NO, Plain),
@@ -1611,6 +1619,7 @@ pub(super) static GIT_FOR_EACH_REF: Program = Program {
 pub(super) static GIT_MERGE_BASE: Program = Program {
     names: &["merge-base"],
     source: "git 2.47.3, `git merge-base -h` (parse-options)",
+    only_reads: true,
     negatable: true,
     opts: &[
         o(&["-a", "--all"], NO, Plain),
@@ -1626,6 +1635,7 @@ pub(super) static GIT_MERGE_BASE: Program = Program {
 pub(super) static GIT_REV_LIST: Program = Program {
     names: &["rev-list"],
     source: "git 2.47.3, git-rev-list(1) (the revision parser: exact names)",
+    only_reads: true,
     abbrev: false,
     negatable: true,
     shared: &[GIT_REVS],
@@ -1643,6 +1653,7 @@ pub(super) static GIT_REV_LIST: Program = Program {
 pub(super) static GIT_COUNT_OBJECTS: Program = Program {
     names: &["count-objects"],
     source: "git 2.47.3, `git count-objects -h` (parse-options)",
+    only_reads: true,
     negatable: true,
     opts: &[o(&["-v", "--verbose"], NO, Plain), o(&["-H", "--human-readable"], NO, Plain)],
     ..GETOPT
@@ -1653,6 +1664,7 @@ pub(super) static GIT_COUNT_OBJECTS: Program = Program {
 pub(super) static GIT_CHECK_IGNORE: Program = Program {
     names: &["check-ignore"],
     source: "git 2.47.3, `git check-ignore -h` (parse-options)",
+    only_reads: true,
     negatable: true,
     opts: &[
         o(&["-q", "--quiet"], NO, Plain),
