@@ -464,7 +464,20 @@ pub fn view(command: &str) -> CommandView {
 pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     let analysis = wicket_shell::analyze(command);
     let mut b = Builder {
-        doubts: analysis.problems.iter().map(|p| p.detail.clone()).collect(),
+        // A script file run by name (`source FILE`) is unseen code the sandbox confines, not a
+        // doubt about what the line says.
+        doubts: analysis
+            .problems
+            .iter()
+            .filter(|p| p.kind != wicket_shell::ProblemKind::RunsScriptFile)
+            .map(|p| p.detail.clone())
+            .collect(),
+        unseen_scripts: analysis
+            .problems
+            .iter()
+            .filter(|p| p.kind == wicket_shell::ProblemKind::RunsScriptFile)
+            .map(|p| p.detail.clone())
+            .collect(),
         ctx: ctx.clone(),
         ..Builder::default()
     };

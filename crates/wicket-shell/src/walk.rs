@@ -1568,7 +1568,17 @@ impl Walker {
             self.problem(ProblemKind::DynamicProgram, format!("the program `{raw}` is not known before running"));
             return;
         };
-        if UNSEEN_CODE.contains(&name) {
+        if matches!(name, "source" | ".") && cmd.words.get(1).is_some_and(|f| f.value.is_some()) {
+            // `source FILE` runs a script file, as `bash FILE` does, in this shell: what the
+            // rest of the line runs may be its functions. A script file nobody has read, like
+            // `bash FILE`'s: only `bash(*)` covers it, no deny rule can be ruled out, and the
+            // OS sandbox still confines it.
+            let file = snippet(cmd.words[1].value.as_deref().unwrap_or(""));
+            self.problem(
+                ProblemKind::RunsScriptFile,
+                format!("`{name} {file}` runs a script file the analysis cannot see"),
+            );
+        } else if UNSEEN_CODE.contains(&name) {
             self.problem(ProblemKind::RunsUnseenCode, format!("`{name}` runs code the analysis cannot see"));
         } else if name == "enable" && enable_loads(&cmd.words[1..]) {
             // `enable -f FILE NAME` loads a shared object into bash: its code runs unseen.
