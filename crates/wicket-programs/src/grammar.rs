@@ -576,7 +576,7 @@ static XARGS: Program = Program {
         o("--help", NO, Plain),
         o("--version", NO, Plain),
     ],
-    role: Role::Launcher(Launch { when_none: Some("echo"), reads_arguments: true, ..LAUNCH }),
+    role: Role::Launcher(&Launch { when_none: Some("echo"), reads_arguments: true, ..LAUNCH }),
     exact_only: true,
     examples: &[ex("xargs rm", Expect::Runs(&["rm"]))],
     ..GETOPT

@@ -2100,7 +2100,7 @@ pub(super) static FIND: Program = Program {
         o("-a -and", NO, Plain),
         o("-o -or", NO, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Walker(Walker::FindExec), ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Walker(Walker::FindExec), ..LAUNCH }),
     exact_only: true,
     jobs: &[Does { job: Job::Deletes, when: &["-delete"] }],
     checker: Checker::FindExec,
@@ -2213,7 +2213,7 @@ pub(super) static NPM: Program = Program {
         o("--watch", NO, Plain),
         o("--coverage", NO, Plain),
     ],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[
             LaunchSub { path: &["exec"], grammar: &NPX, runs: SubRuns::Package },
@@ -2334,7 +2334,7 @@ pub(super) static NPX: Program = Program {
         o("--watch", NO, Plain),
         o("--coverage", NO, Plain),
     ],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::Package),
         script_options: &["-c", "--call"],
         package_options: &["-p", "--package"],
@@ -2444,7 +2444,7 @@ pub(super) static PNPM: Program = Program {
         o("--modules-dir", REQ, Write),
         o("-c", REQ, Exec),
     ],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[
             LaunchSub { path: &["exec"], grammar: &PNPM_EXEC, runs: SubRuns::OperandsOrShell(&["-c", "--shell-mode"]) },
@@ -2505,7 +2505,7 @@ pub(super) static YARN: Program = Program {
         o("--no-default-rc", NO, Plain),
         o("--network-timeout", REQ, Plain),
     ],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[
             LaunchSub { path: &["exec"], grammar: &YARN_EXEC, runs: SubRuns::Verbatim },
@@ -3031,7 +3031,7 @@ pub(super) static FD: Program = Program {
         o("-V --version", NO, Plain),
         o("--max-results", REQ, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Walker(Walker::FdExec), ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Walker(Walker::FdExec), ..LAUNCH }),
     examples: &[ex("fd -x rm", Expect::Runs(&["rm"]))],
     ..GETOPT
 };

@@ -1115,7 +1115,7 @@ pub(super) static UV: Program = Program {
     shared: &[UV_GLOBAL],
     subs: &[&UV_PIP, &UV_RUN, &UV_TOOL, &UV_PROJECT],
     opts: &[o("-V --version", NO, Plain)],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[
             LaunchSub { path: &["run"], grammar: &UV_RUN, runs: SubRuns::Operands },
@@ -1136,7 +1136,7 @@ pub(super) static UVX: Program = Program {
     source: "uv 0.5, `uvx --help` (`uv tool run`)",
     // `uv tool run` under another name: its first operand is the command it runs, as for the
     // sub-command (a deny rule on `rm` saw `uv tool run rm` but not `uvx rm`).
-    role: Role::Launcher(LAUNCH),
+    role: Role::Launcher(&LAUNCH),
     exact_only: true,
     network: Network::Always,
     runtime: true,
@@ -1216,7 +1216,7 @@ pub(super) static PIPX: Program = Program {
     subs: &[&PIPX_RUN, &PIPX_MANAGE],
     shared: &[PIPX_COMMON],
     opts: &[o("--version", NO, Plain)],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[LaunchSub { path: &["run"], grammar: &PIPX_RUN, runs: SubRuns::Operands }],
         ..LAUNCH
@@ -1366,7 +1366,7 @@ pub(super) static BUN: Program = Program {
     shared: &[BUN_GLOBAL],
     subs: &[&BUN_INSTALL, &BUN_TEST, &BUN_RUN, &BUN_BUILD],
     opts: &[o("-v --version", NO, Plain), o("--revision", NO, Plain)],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[LaunchSub { path: &["x"], grammar: &BUNX, runs: SubRuns::Package }],
         ..LAUNCH
@@ -1393,7 +1393,7 @@ pub(super) static BUNX: Program = Program {
         o("--silent", NO, Plain),
         o("-h --help", NO, Plain),
     ],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::Package),
         package_options: &["-p", "--package"],
         ..LAUNCH

@@ -77,7 +77,7 @@ pub(crate) static SUDO: Program = Program {
         o("--validate", OPT, Plain),
         o("--help", OPT, Plain),
     ],
-    role: Role::Privilege(Launch { runs_nothing: &["-e", "--edit"], assignments: true, ..LAUNCH }),
+    role: Role::Privilege(&Launch { runs_nothing: &["-e", "--edit"], assignments: true, ..LAUNCH }),
     exact_only: true,
     examples: &[ex("sudo -u root rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -88,7 +88,7 @@ pub(crate) static DOAS: Program = Program {
     names: &["doas"],
     source: "OpenDoas 6.8, doas(1)",
     opts: &[o("-n", NO, Plain), o("-s", NO, Plain), o("-L", NO, Plain), o("-u", REQ, Plain), o("-C", REQ, Plain)],
-    role: Role::Privilege(Launch { ..LAUNCH }),
+    role: Role::Privilege(&Launch { ..LAUNCH }),
     exact_only: true,
     examples: &[ex("doas rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -105,7 +105,7 @@ pub(crate) static PKEXEC: Program = Program {
         o("--help", NO, Plain),
         o("--version", NO, Plain),
     ],
-    role: Role::Privilege(Launch { runs_nothing: &["--help", "--version"], ..LAUNCH }),
+    role: Role::Privilege(&Launch { runs_nothing: &["--help", "--version"], ..LAUNCH }),
     exact_only: true,
     examples: &[ex("pkexec rm x", Expect::Runs(&["rm x"])), ex("pkexec --user root rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -115,7 +115,7 @@ pub(crate) static PKEXEC: Program = Program {
 pub(crate) static SU: Program = Program {
     names: &["su"],
     source: "util-linux 2.38, su(1) (options anywhere)",
-    role: Role::Privilege(Launch { start: Start::Walker(Walker::Su), ..LAUNCH }),
+    role: Role::Privilege(&Launch { start: Start::Walker(Walker::Su), ..LAUNCH }),
     exact_only: true,
     examples: &[ex("su·-c·rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -153,7 +153,7 @@ pub(crate) static RUNUSER: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Privilege(Launch {
+    role: Role::Privilege(&Launch {
         start: Start::Nothing,
         script_options: &["-c", "--command", "--session-command"],
         argv_options: &["-u", "--user"],
@@ -186,7 +186,7 @@ pub(crate) static ENV: Program = Program {
         o("--ignore-signal", OPT, Plain),
         o("--list-signal-handling", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Walker(Walker::Env), ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Walker(Walker::Env), ..LAUNCH }),
     exact_only: true,
     assigns: true,
     examples: &[ex("env FOO=1 rm x", Expect::Runs(&["rm x"]))],
@@ -198,7 +198,7 @@ pub(crate) static EXEC: Program = Program {
     names: &["exec"],
     source: "bash 5.2, `help exec`",
     opts: &[o("-c", NO, Plain), o("-l", NO, Plain), o("-a", REQ, Plain)],
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(&Launch { ..LAUNCH }),
     exact_only: true,
     examples: &[ex("exec rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -209,7 +209,7 @@ pub(crate) static COMMAND: Program = Program {
     names: &["command"],
     source: "bash 5.2, `help command`",
     opts: &[o("-p", NO, Plain), o("-v", NO, Plain), o("-V", NO, Plain)],
-    role: Role::Launcher(Launch { runs_nothing: &["-v", "-V"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { runs_nothing: &["-v", "-V"], ..LAUNCH }),
     exact_only: true,
     examples: &[ex("command rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -219,7 +219,7 @@ pub(crate) static COMMAND: Program = Program {
 pub(crate) static BUILTIN: Program = Program {
     names: &["builtin"],
     source: "bash 5.2, `help builtin`",
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(&Launch { ..LAUNCH }),
     exact_only: true,
     examples: &[ex("builtin echo x", Expect::Runs(&["echo x"]))],
     ..RUNNER
@@ -229,7 +229,7 @@ pub(crate) static BUILTIN: Program = Program {
 pub(crate) static NOHUP: Program = Program {
     names: &["nohup", "coproc"],
     source: "GNU coreutils 9.1 `nohup --help`; bash 5.2 `coproc`",
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(&Launch { ..LAUNCH }),
     exact_only: true,
     examples: &[ex("nohup rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -241,7 +241,7 @@ pub(crate) static NICE: Program = Program {
     source: "GNU coreutils 9.1, `nice --help`",
     opts: &[o("-n", REQ, Plain), o("--adjustment", REQ, Plain)],
     numeric: true,
-    role: Role::Launcher(Launch { adds_nothing: true, ..LAUNCH }),
+    role: Role::Launcher(&Launch { adds_nothing: true, ..LAUNCH }),
     exact_only: true,
     examples: &[ex("nice -n 5 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -265,7 +265,7 @@ pub(crate) static IONICE: Program = Program {
         o("--uid", REQ, Plain),
         o("--ignore", OPT, Plain),
     ],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         runs_nothing: &["-p", "-P", "-u", "--pid", "--pgid", "--uid"],
         adds_nothing: true,
         ..LAUNCH
@@ -289,7 +289,7 @@ pub(crate) static TIMEOUT: Program = Program {
         o("--foreground", OPT, Plain),
         o("--verbose", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Operands(1), adds_nothing: true, ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Operands(1), adds_nothing: true, ..LAUNCH }),
     exact_only: true,
     examples: &[ex("timeout 5 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -315,7 +315,7 @@ pub(crate) static TIME: Program = Program {
         o("--quiet", OPT, Plain),
         o("--portability", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { adds_nothing: true, ..LAUNCH }),
+    role: Role::Launcher(&Launch { adds_nothing: true, ..LAUNCH }),
     exact_only: true,
     examples: &[ex("time rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -333,7 +333,7 @@ pub(crate) static STDBUF: Program = Program {
         o("--output", REQ, Plain),
         o("--error", REQ, Plain),
     ],
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(&Launch { ..LAUNCH }),
     exact_only: true,
     examples: &[ex("stdbuf -oL rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -351,7 +351,7 @@ pub(crate) static SETSID: Program = Program {
         o("--fork", OPT, Plain),
         o("--wait", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(&Launch { ..LAUNCH }),
     exact_only: true,
     examples: &[ex("setsid rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -389,7 +389,7 @@ pub(crate) static WATCH: Program = Program {
         o("--no-wrap", OPT, Plain),
         o("--exec", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Joined, argv_options: &["-x", "--exec"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Joined, argv_options: &["-x", "--exec"], ..LAUNCH }),
     exact_only: true,
     examples: &[ex("watch rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -426,7 +426,7 @@ pub(crate) static FLOCK: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::Flock),
         script_options: &["-c", "--command"],
         ..LAUNCH
@@ -440,7 +440,7 @@ pub(crate) static FLOCK: Program = Program {
 pub(crate) static EVAL: Program = Program {
     names: &["eval"],
     source: "bash 5.2, `help eval`",
-    role: Role::Launcher(Launch { start: Start::Joined, ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Joined, ..LAUNCH }),
     exact_only: true,
     examples: &[ex("eval rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -450,7 +450,7 @@ pub(crate) static EVAL: Program = Program {
 pub(crate) static TRAP: Program = Program {
     names: &["trap"],
     source: "bash 5.2, `help trap`",
-    role: Role::Launcher(Launch { start: Start::Walker(Walker::Trap), ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Walker(Walker::Trap), ..LAUNCH }),
     exact_only: true,
     examples: &[ex("trap·rm x·EXIT", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -471,7 +471,7 @@ pub(crate) static MAPFILE: Program = Program {
         o("-C", REQ, Plain),
         o("-c", REQ, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Nothing, callback_options: &["-C"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Nothing, callback_options: &["-C"], ..LAUNCH }),
     exact_only: true,
     examples: &[ex("mapfile·-C·rm x·-c·1·a", Expect::Runs(&["rm x \"$@\""])), ex("mapfile -t lines", Expect::Plain)],
     ..RUNNER
@@ -514,7 +514,7 @@ pub(crate) static COMPGEN: Program = Program {
     names: &["compgen"],
     source: "bash 5.2, `help compgen`",
     opts: COMPLETION_OPTS,
-    role: Role::Launcher(Launch { start: Start::Nothing, callback_options: &["-C"], word_options: &["-W"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Nothing, callback_options: &["-C"], word_options: &["-W"], ..LAUNCH }),
     exact_only: true,
     examples: &[ex("compgen·-C·rm x·a", Expect::Runs(&["rm x \"$@\""])), ex("compgen -c gi", Expect::Plain)],
     ..RUNNER
@@ -526,7 +526,7 @@ pub(crate) static COMPLETE: Program = Program {
     names: &["complete"],
     source: "bash 5.2, `help complete`",
     opts: COMPLETION_OPTS,
-    role: Role::Launcher(Launch { start: Start::Nothing, callback_options: &["-C"], word_options: &["-W"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Nothing, callback_options: &["-C"], word_options: &["-W"], ..LAUNCH }),
     exact_only: true,
     examples: &[ex("complete·-C·rm x·make", Expect::Runs(&["rm x \"$@\""])), ex("complete -p", Expect::Plain)],
     ..RUNNER
@@ -538,7 +538,7 @@ pub(crate) static HASH: Program = Program {
     names: &["hash"],
     source: "bash 5.2, `help hash`",
     opts: &[o("-r", NO, Plain), o("-d", NO, Plain), o("-t", NO, Plain), o("-l", NO, Plain), o("-p", REQ, Plain)],
-    role: Role::Launcher(Launch { start: Start::Nothing, callback_options: &["-p"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Nothing, callback_options: &["-p"], ..LAUNCH }),
     exact_only: true,
     examples: &[ex("hash -p /bin/rm ls", Expect::Runs(&["/bin/rm \"$@\""])), ex("hash -r", Expect::Plain)],
     ..RUNNER
@@ -548,7 +548,7 @@ pub(crate) static HASH: Program = Program {
 pub(crate) static BUSYBOX: Program = Program {
     names: &["busybox", "toybox"],
     source: "BusyBox 1.35, `busybox --help`; toybox",
-    role: Role::Launcher(Launch { start: Start::Walker(Walker::Applet), ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Walker(Walker::Applet), ..LAUNCH }),
     examples: &[ex("busybox rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -607,7 +607,7 @@ pub(crate) static UNSHARE: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(&Launch { ..LAUNCH }),
     examples: &[ex("unshare -r rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -628,7 +628,7 @@ pub(crate) static TASKSET: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Operands(1), runs_nothing: &["-p", "--pid"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Operands(1), runs_nothing: &["-p", "--pid"], ..LAUNCH }),
     examples: &[ex("taskset 1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -671,7 +671,11 @@ pub(crate) static CHRT: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::AfterNumber, runs_nothing: &["-p", "--pid", "-m", "--max"], ..LAUNCH }),
+    role: Role::Launcher(&Launch {
+        start: Start::AfterNumber,
+        runs_nothing: &["-p", "--pid", "-m", "--max"],
+        ..LAUNCH
+    }),
     examples: &[ex("chrt 10 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -725,7 +729,7 @@ pub(crate) static PRLIMIT: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { runs_nothing: &["-p", "--pid"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { runs_nothing: &["-p", "--pid"], ..LAUNCH }),
     examples: &[ex("prlimit --nofile=10 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -764,7 +768,7 @@ pub(crate) static SETPRIV: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { runs_nothing: &["-d", "--dump"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { runs_nothing: &["-d", "--dump"], ..LAUNCH }),
     examples: &[ex("setpriv --reuid=1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -820,7 +824,7 @@ pub(crate) static NSENTER: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(&Launch { ..LAUNCH }),
     examples: &[ex("nsenter -t 1 rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -836,7 +840,7 @@ pub(crate) static CHROOT: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Operands(1), ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Operands(1), ..LAUNCH }),
     examples: &[ex("chroot /srv rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -916,7 +920,7 @@ pub(crate) static STRACE: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(&Launch { ..LAUNCH }),
     examples: &[ex("strace rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -959,7 +963,7 @@ pub(crate) static LTRACE: Program = Program {
         o("--version", OPT, Plain),
         o("--no-signals", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { ..LAUNCH }),
+    role: Role::Launcher(&Launch { ..LAUNCH }),
     examples: &[ex("ltrace rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -1001,7 +1005,7 @@ pub(crate) static SCRIPT: Program = Program {
         o("--help", OPT, Plain),
         o("--version", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Nothing, script_options: &["-c", "--command"], ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Nothing, script_options: &["-c", "--command"], ..LAUNCH }),
     exact_only: true,
     examples: &[ex("script·-c·rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
@@ -1048,7 +1052,7 @@ pub(crate) static PARALLEL: Program = Program {
         o("--ungroup", OPT, Plain),
         o("--verbose", OPT, Plain),
     ],
-    role: Role::Launcher(Launch { start: Start::Walker(Walker::Parallel), reads_arguments: true, ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Walker(Walker::Parallel), reads_arguments: true, ..LAUNCH }),
     examples: &[ex("parallel rm ::: a b", Expect::Runs(&["rm"]))],
     ..RUNNER
 };
@@ -1057,7 +1061,7 @@ pub(crate) static PARALLEL: Program = Program {
 pub(crate) static EXPECT: Program = Program {
     names: &["expect"],
     source: "expect 5.45, expect(1) (runs Tcl: `spawn`, `exec`, `system`)",
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::Unseen),
         runs_nothing: &["-v", "--version", "-h", "--help"],
         ..LAUNCH
@@ -1086,7 +1090,7 @@ pub(crate) static GDB: Program = Program {
         o("-d -cd", REQ, Plain),
         o("-args", Arg::Last, Exec),
     ],
-    role: Role::Launcher(Launch { start: Start::Walker(Walker::Debugger), ..LAUNCH }),
+    role: Role::Launcher(&Launch { start: Start::Walker(Walker::Debugger), ..LAUNCH }),
     examples: &[ex("gdb --args rm x", Expect::Runs(&["rm x"]))],
     ..RUNNER
 };
@@ -1095,7 +1099,7 @@ pub(crate) static GDB: Program = Program {
 pub(crate) static POETRY: Program = Program {
     names: &["poetry"],
     source: "Poetry 1.8, `poetry run`",
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[LaunchSub { path: &["run"], grammar: &RUN_PLAIN, runs: SubRuns::Operands }],
         ..LAUNCH
@@ -1110,7 +1114,7 @@ pub(crate) static POETRY: Program = Program {
 pub(crate) static PDM: Program = Program {
     names: &["pdm"],
     source: "PDM 2, `pdm run`",
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[LaunchSub { path: &["run"], grammar: &RUN_PLAIN, runs: SubRuns::Operands }],
         ..LAUNCH
@@ -1124,7 +1128,7 @@ pub(crate) static PDM: Program = Program {
 pub(crate) static HATCH: Program = Program {
     names: &["hatch"],
     source: "Hatch 1.9, `hatch run`",
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[LaunchSub { path: &["run"], grammar: &RUN_PLAIN, runs: SubRuns::Operands }],
         ..LAUNCH
@@ -1137,7 +1141,7 @@ pub(crate) static HATCH: Program = Program {
 pub(crate) static BUNDLE: Program = Program {
     names: &["bundle"],
     source: "Bundler 2.4, `bundle exec`",
-    role: Role::Launcher(Launch {
+    role: Role::Launcher(&Launch {
         start: Start::Walker(Walker::SubCommand),
         subs: &[LaunchSub { path: &["exec"], grammar: &BUNDLE_EXEC, runs: SubRuns::Operands }],
         ..LAUNCH
