@@ -16,8 +16,7 @@ def run(argv):
     return p.stdout + p.stderr
 
 def opt_line(names, arg):
-    quoted = ", ".join(f'"{n}"' for n in names)
-    return f'        o(&[{quoted}], {arg}, Plain),'
+    return f'        o("{" ".join(names)}", {arg}, Plain),'
 
 def git(sub):
     seen = set()

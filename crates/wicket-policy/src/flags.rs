@@ -194,7 +194,7 @@ pub fn write_args(words: &[Option<&str>]) -> Vec<Option<String>> {
         }
         Writes::InPlace => {
             let names = |effects: &'static [Effect]| {
-                record.opts.iter().filter(move |o| effects.contains(&o.effect)).flat_map(|o| o.names.iter().copied())
+                record.opts.iter().filter(move |o| effects.contains(&o.effect)).flat_map(|o| o.names())
             };
             let given = |w: &str, name: &str| match name.strip_prefix("--") {
                 Some(_) => long(w, name),
@@ -221,7 +221,7 @@ fn table_writes(table: &'static crate::options::Program, args: &[&str]) -> Vec<O
     let parsed = table.parse(args);
     let mut out: Vec<Option<String>> = parsed.writes().into_iter().map(Some).collect();
     let ops = &parsed.operands;
-    let given = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.names[0]));
+    let given = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.name()));
     match table.writes {
         Writes::Operands | Writes::Folders => out.extend(ops.iter().cloned().map(Some)),
         Writes::LastUnlessDest | Writes::Link if out.is_empty() && ops.len() >= 2 => {
@@ -230,9 +230,8 @@ fn table_writes(table: &'static crate::options::Program, args: &[&str]) -> Vec<O
         Writes::Last if ops.len() >= 2 => out.extend(ops.last().cloned().map(Some)),
         // The archive, the first operand, is created or rewritten (`zip -d` deletes from it).
         Writes::Archive(reading) if !given(reading) => out.extend(ops.first().filter(|a| *a != "-").cloned().map(Some)),
-        Writes::ArchiveWhen { archive, writing } if given(writing) => out.extend(
-            parsed.found.iter().filter(|f| f.opt.names[0] == archive).filter_map(|f| f.value.clone()).map(Some),
-        ),
+        Writes::ArchiveWhen { archive, writing } if given(writing) => out
+            .extend(parsed.found.iter().filter(|f| f.opt.name() == archive).filter_map(|f| f.value.clone()).map(Some)),
         Writes::InPlace => {
             let in_place = parsed.found.iter().any(|f| f.opt.effect == Effect::Write);
             let script_given = parsed.found.iter().any(|f| matches!(f.opt.effect, Effect::Script | Effect::ScriptFile));

@@ -51,13 +51,13 @@ fn every_unique_prefix_of_a_dangerous_long_option_is_caught() {
         let longs: Vec<(&str, usize)> = opts
             .iter()
             .enumerate()
-            .flat_map(|(i, o)| o.names.iter().filter(|n| n.starts_with("--")).map(move |n| (*n, i)))
+            .flat_map(|(i, o)| o.names().filter(|n| n.starts_with("--")).map(move |n| (n, i)))
             .collect();
         for (i, o) in opts.iter().enumerate() {
             if !dangerous(o.effect) {
                 continue;
             }
-            for name in o.names.iter().filter(|n| n.starts_with("--")) {
+            for name in o.names().filter(|n| n.starts_with("--")) {
                 for end in 3..=name.len() {
                     let prefix = &name[..end];
                     // Unique: no other option has a long name starting with it (an exact name wins).
@@ -100,16 +100,16 @@ fn tables_are_well_formed() {
         // A program's own option may shadow a shared one of the same name (its own are looked
         // up first, as git's parse-options reads `format-patch -n` as `--numbered`, not the
         // revision walk's `-n COUNT`); within each list a name stands once.
-        let own: std::collections::HashSet<&str> = p.opts.iter().flat_map(|o| o.names.iter().copied()).collect();
+        let own: std::collections::HashSet<&str> = p.opts.iter().flat_map(|o| o.names()).collect();
         let mut shadowed = std::collections::HashSet::new();
         for o in p.all_opts() {
             let shared = !p.opts.iter().any(|x| std::ptr::eq(x, o));
-            if shared && o.names.iter().any(|n| own.contains(n)) {
-                assert!(shadowed.insert(o.names[0]), "{}: {} shadowed twice", p.names[0], o.names[0]);
+            if shared && o.names().any(|n| own.contains(n)) {
+                assert!(shadowed.insert(o.name()), "{}: {} shadowed twice", p.names[0], o.name());
                 continue;
             }
-            assert!(!o.names.is_empty(), "{}: an option without names", p.names[0]);
-            for n in o.names {
+            assert!(!o.name().is_empty(), "{}: an option without names", p.names[0]);
+            for n in o.names() {
                 assert!(n.starts_with('-') && n.len() >= 2, "{}: bad name {n}", p.names[0]);
                 // find's primaries and a few programs' single-dash long options are whole words.
                 let whole_word = p.style == Style::Expression || n.starts_with("--") || !p.abbrev;
@@ -118,7 +118,7 @@ fn tables_are_well_formed() {
                 assert!(whole_word || two_letters || n.chars().count() == 2, "{}: bad short name {n}", p.names[0]);
                 // Go's flag package reads `--x` as `-x`: its tables list one dash only.
                 assert!(p.style != Style::GoFlag || !n.starts_with("--"), "{}: {n} has two dashes", p.names[0]);
-                assert!(seen.insert(*n), "{}: {n} twice", p.names[0]);
+                assert!(seen.insert(n), "{}: {n} twice", p.names[0]);
             }
         }
         assert!(!p.source.is_empty());
@@ -189,13 +189,13 @@ proptest! {
     #[test]
     fn unknown_options_are_risky(letter in "[a-zA-Z]", long in "[a-z]{3,8}") {
         let table = program("rm").unwrap();
-        let known_short = table.opts.iter().any(|o| o.names.contains(&format!("-{letter}").as_str()));
+        let known_short = table.opts.iter().any(|o| o.has(&format!("-{letter}")));
         let short = format!("-{letter}");
         if !known_short {
             prop_assert!(!risky_flags(&["rm", &short, "x"]).is_empty(), "{short}");
         }
         let long = format!("--{long}");
-        let known_long = table.opts.iter().any(|o| o.names.iter().any(|n| n.starts_with(long.as_str())));
+        let known_long = table.opts.iter().any(|o| o.names().any(|n| n.starts_with(long.as_str())));
         if !known_long {
             prop_assert!(!risky_flags(&["rm", &long, "x"]).is_empty(), "{long}");
         }
@@ -216,9 +216,9 @@ proptest! {
 fn knows_long(p: &'static Program, name: &str) -> bool {
     if p.style == Style::GoFlag {
         let single = name.strip_prefix('-').unwrap_or(name);
-        return p.all_opts().any(|o| o.names.contains(&single));
+        return p.all_opts().any(|o| o.has(single));
     }
-    p.all_opts().flat_map(|o| o.names.iter()).any(|n| *n == name || (p.abbrev && n.starts_with(name)))
+    p.all_opts().flat_map(|o| o.names()).any(|n| n == name || (p.abbrev && n.starts_with(name)))
         || (p.negatable && name.starts_with("--no-"))
 }
 
@@ -232,7 +232,7 @@ fn every_dangerous_option_by_every_name_is_caught() {
             if !matches!(o.effect, Effect::Exec | Effect::Write | Effect::ScriptFile | Effect::ReadList) {
                 continue;
             }
-            for name in o.names {
+            for name in o.names() {
                 let mut words = lead.clone();
                 words.push(name);
                 match o.arg {
@@ -270,7 +270,7 @@ proptest! {
     ) {
         let long = if p.style == Style::Expression { format!("-{long}") } else { format!("--{long}") };
         let short = format!("-{letter}");
-        let known_short = p.all_opts().any(|o| o.names.contains(&short.as_str()));
+        let known_short = p.all_opts().any(|o| o.has(&short));
         let candidates: Vec<&str> = if p.style == Style::Expression || known_short {
             vec![long.as_str()]
         } else {
@@ -278,7 +278,7 @@ proptest! {
         };
         for opt in candidates {
             let known = if p.style == Style::Expression {
-                p.all_opts().any(|o| o.names.contains(&opt))
+                p.all_opts().any(|o| o.has(opt))
             } else {
                 opt.starts_with("--") && knows_long(p, opt)
             };
@@ -349,13 +349,13 @@ fn prefixes_follow_each_parser() {
             continue;
         }
         let opts: Vec<_> = p.all_opts().collect();
-        let names: Vec<&str> = opts.iter().flat_map(|o| o.names.iter().copied()).collect();
+        let names: Vec<&str> = opts.iter().flat_map(|o| o.names()).collect();
         for o in &opts {
             if !matches!(o.effect, Effect::Exec | Effect::Write | Effect::ScriptFile | Effect::Read | Effect::ReadList)
             {
                 continue;
             }
-            let longs = o.names.iter().filter(|n| n.starts_with("--") || (p.style == Style::GoFlag && n.len() > 2));
+            let longs = o.names().filter(|n| n.starts_with("--") || (p.style == Style::GoFlag && n.len() > 2));
             for name in longs {
                 let dashes = if name.starts_with("--") { 2 } else { 1 };
                 for end in dashes + 2..name.len() {
@@ -384,7 +384,7 @@ fn prefixes_follow_each_parser() {
                             }
                         }
                     } else if o.effect == Effect::Read {
-                        let unique = names.iter().filter(|n| n.starts_with(prefix)).all(|n| o.names.contains(n));
+                        let unique = names.iter().filter(|n| n.starts_with(prefix)).all(|n| o.has(n));
                         if !unique {
                             continue;
                         }

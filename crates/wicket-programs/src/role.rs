@@ -11,6 +11,10 @@
 use crate::grammar::Program;
 
 /// What a program is.
+///
+/// A launcher's [`Launch`] is behind a reference, not inline: inline it made every record
+/// (each one a `Role`) 144 bytes larger, and the records hold pointers, so every page of them
+/// is written when the position-independent binary starts (issue 38, docs/performance.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     /// Runs no other program that wicket knows of.
@@ -18,9 +22,9 @@ pub enum Role {
     /// A shell: runs a script string (`bash -c S`, `fish -c S`), a script file, or its stdin.
     Shell(ShellScript),
     /// Runs another program named by its words (`nice`, `timeout`, `xargs`, `npx`).
-    Launcher(Launch),
+    Launcher(&'static Launch),
     /// Runs another program as another user (`sudo`, `doas`, `su`, `runuser`).
-    Privilege(Launch),
+    Privilege(&'static Launch),
 }
 
 impl Role {

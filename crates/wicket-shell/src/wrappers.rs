@@ -506,7 +506,7 @@ fn debugger(name: &str, record: &'static Program, args: &[Word]) -> Step {
             continue;
         }
         let single = format!("-{}", v.trim_start_matches('-'));
-        match record.all_opts().find(|o| o.names.contains(&single.as_str())).map(|o| o.arg) {
+        match record.all_opts().find(|o| o.has(&single)).map(|o| o.arg) {
             Some(Arg::Last) => return Ok(run(&args[i + 1..])),
             Some(Arg::No | Arg::Optional) => i += 1,
             Some(_) => i += 2,
@@ -612,7 +612,7 @@ fn flock(name: &str, record: &'static Program, launch: &Launch, args: &[Word]) -
 /// The commands of the expression's command primaries (`-exec`, `-execdir`, `-ok`, `-okdir`:
 /// the record's options that take a command), up to `;` or `{} +`.
 fn find_exec(record: &'static Program, args: &[Word]) -> Vec<Inner> {
-    let takes_command = |v: &str| record.all_opts().any(|o| o.arg == Arg::Command && o.names.contains(&v));
+    let takes_command = |v: &str| record.all_opts().any(|o| o.arg == Arg::Command && o.has(v));
     let mut found = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -704,7 +704,7 @@ fn shell_options(name: &str, record: &'static Program, scripts: &[&str], args: &
     let p = read(name, record, args)?;
     let mut out = Vec::new();
     for (option, value) in &p.seen {
-        let Some(opt) = record.all_opts().find(|o| o.names.contains(option)) else { continue };
+        let Some(opt) = record.all_opts().find(|o| o.has(option)) else { continue };
         match opt.effect {
             Effect::Exec => {
                 return Err((
@@ -717,7 +717,7 @@ fn shell_options(name: &str, record: &'static Program, scripts: &[&str], args: &
             }
             _ => {}
         }
-        if !opt.names.iter().any(|n| scripts.contains(n)) {
+        if !opt.names().any(|n| scripts.contains(&n)) {
             continue;
         }
         let Some(value) = value else { continue };

@@ -7,9 +7,8 @@ use crate::Program;
 /// `curl -O`, `--remote-name-all`, `-J`: the file is named by the URL or the server.
 pub(crate) fn curl(record: &'static Program, args: &[&str], e: &mut Effects) {
     let parsed = record.parse(args);
-    let remote = parsed.found.iter().any(|f| {
-        matches!(f.opt.names.first().copied(), Some("-O" | "--remote-name-all" | "-J" | "--remote-header-name"))
-    });
+    let remote =
+        parsed.found.iter().any(|f| matches!(f.opt.name(), "-O" | "--remote-name-all" | "-J" | "--remote-header-name"));
     if remote {
         e.unknown_writes.push("`curl -O` saves a file named by the URL or the server".to_string());
     }
@@ -25,11 +24,8 @@ pub(crate) fn wget(args: &[&str], e: &mut Effects) {
         return;
     };
     let parsed = table.parse(args);
-    let named = parsed
-        .found
-        .iter()
-        .any(|f| matches!(f.opt.names.first().copied(), Some("-O" | "--spider")) || f.opt.names.contains(&"--spider"));
-    if !named && (!parsed.operands.is_empty() || parsed.found.iter().any(|f| f.opt.names.contains(&"-i"))) {
+    let named = parsed.found.iter().any(|f| matches!(f.opt.name(), "-O" | "--spider") || f.opt.has("--spider"));
+    if !named && (!parsed.operands.is_empty() || parsed.found.iter().any(|f| f.opt.has("-i"))) {
         e.unknown_writes.push("`wget` saves a file named by the URL".to_string());
     }
 }

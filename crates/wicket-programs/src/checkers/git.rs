@@ -61,7 +61,7 @@ pub fn risky(parsed: &Parsed) -> Vec<String> {
             out.push("add".to_string());
         }
         ["config"] => {
-            let has = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.names[0]));
+            let has = |names: &[&str]| parsed.found.iter().any(|f| names.contains(&f.opt.name()));
             let reads = has(&["--get", "--get-all", "--get-regexp", "--list", "--get-urlmatch", "--show-origin"])
                 || matches!(first, Some("get" | "list"));
             let writes_opt = has(&[

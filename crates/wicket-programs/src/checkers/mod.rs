@@ -239,7 +239,7 @@ fn go_risky(parsed: &Parsed) -> Vec<String> {
         [_] if parsed
             .found
             .iter()
-            .any(|f| f.opt.names[0] == "-ldflags" && f.value.as_deref().is_some_and(|v| v.contains("extld"))) =>
+            .any(|f| f.opt.name() == "-ldflags" && f.value.as_deref().is_some_and(|v| v.contains("extld"))) =>
         {
             vec!["-ldflags".to_string()]
         }
