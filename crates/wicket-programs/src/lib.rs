@@ -41,7 +41,12 @@ pub use role::{adds_nothing, Launch, LaunchSub, Role, ShellScript, Start, SubRun
 /// The record for a program word (its base name): a table of [`PROGRAMS`], a record of
 /// [`RUNNERS`] or one of [`KNOWN`].
 pub fn lookup(word: &str) -> Option<&'static Program> {
-    let base = word.rsplit('/').next().unwrap_or(word);
+    // By hand: `rsplit` cost two generic searcher steps per call, and the shell reader and
+    // the engine look a dozen words up per command.
+    let base = match word.as_bytes().iter().rposition(|b| *b == b'/') {
+        Some(i) => &word[i + 1..],
+        None => word,
+    };
     let mut slot = fnv(base.as_bytes()) % SLOTS;
     // Names are unique (`tests/registry.rs`), so the first record that has the name is its own.
     while let Some(p) = INDEX[slot] {

@@ -1487,6 +1487,10 @@ impl Walker {
     /// starts right after it and returns true.
     fn fd_prefix(&mut self, node: Node<'_>, src: &str, parts: &mut RedirectParts<'_>) -> bool {
         let t = text(node, src);
+        // Most words are neither: leave before asking the tree where the word ends.
+        if !t.starts_with('{') && !t.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
+            return false;
+        }
         let bytes = src.as_bytes();
         let at = node.end_byte();
         if t.len() > 2 && t.starts_with('{') && t.ends_with('}') && matches!(bytes.get(at), Some(b'<' | b'>')) {

@@ -108,10 +108,14 @@ pub fn strip_wrappers(cmd: &SimpleCommand) -> Unwrapped {
             out.problem(ProblemKind::DynamicProgram, format!("the program `{raw}` is not known before running"));
             continue;
         };
-        let name = program.rsplit('/').next().unwrap_or(program);
+        let name = match program.as_bytes().iter().rposition(|b| *b == b'/') {
+            Some(i) => &program[i + 1..],
+            None => program,
+        };
         // `export PS4=…`, `declare`, `env BASH_ENV=… bash`, `sudo PS4=…`: a builtin that
         // assigns or a launcher that passes `NAME=value` words on.
-        let assigns = wicket_programs::lookup(name).is_some_and(|r| r.assigns || r.role.launch().is_some());
+        let record = wicket_programs::lookup(name);
+        let assigns = record.is_some_and(|r| r.assigns || r.role.launch().is_some());
         if assigns {
             for w in &argv[1..] {
                 // A value not known before running (`export PS4="$x"`) is read from the raw
@@ -129,7 +133,7 @@ pub fn strip_wrappers(cmd: &SimpleCommand) -> Unwrapped {
                 take_step(&mut out, &mut queue, step, depth);
             }
         }
-        let step = unwrap_one(name, &argv[1..]);
+        let step = unwrap_one(name, record, &argv[1..]);
         take_step(&mut out, &mut queue, step, depth);
     }
     out
@@ -299,8 +303,9 @@ fn joined_script(args: &[Word]) -> Step {
 }
 
 /// One layer: what `name args…` runs, as the program catalogue describes `name`.
-fn unwrap_one(name: &str, args: &[Word]) -> Step {
-    let Some(record) = wicket_programs::lookup(name) else { return Ok(Vec::new()) };
+/// What one argv runs behind it, by its program's record (looked up once by the caller).
+fn unwrap_one(name: &str, record: Option<&'static Program>, args: &[Word]) -> Step {
+    let Some(record) = record else { return Ok(Vec::new()) };
     match &record.role {
         Role::Plain => Ok(Vec::new()),
         Role::Shell(ShellScript::FirstOperand) => shell(name, args),
