@@ -127,7 +127,7 @@ const ONLY_TUNES_OUTPUT: &[&str] = &[
     "TZ",
 ];
 
-/// Does this variable only tune what programs print or log ([`ONLY_TUNES_OUTPUT`])? The name
+/// Does this variable only tune what programs print or log (`ONLY_TUNES_OUTPUT`)? The name
 /// as assigned, case and all.
 pub fn only_tunes_output(name: &str) -> bool {
     ONLY_TUNES_OUTPUT.binary_search(&name).is_ok() && !loads_code(name)

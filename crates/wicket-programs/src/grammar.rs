@@ -117,7 +117,7 @@ pub enum Effect {
 
 /// One option: every name it has (the first is its canonical name), its value and effect.
 ///
-/// The names are held inside the option, not behind a pointer (see [`Names`]), so the option
+/// The names are held inside the option, not behind a pointer (see `Names`), so the option
 /// tables hold no pointers at all: the binary is position-independent, and every pointer in
 /// a `static` is relocated by the loader when the process starts, writing (and so copying)
 /// each page of the tables. Without pointers they stay in read-only pages that are only read
