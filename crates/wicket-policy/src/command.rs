@@ -490,8 +490,12 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     if analysis.commands.iter().any(|c| c.context == wicket_shell::Context::Function) {
         b.doubts.push("the command defines a shell function, which changes what later commands run".to_string());
     }
+    // Where each `xargs` gets its names (worked out once: its parts and the recursive reads
+    // below both need it).
+    let handed: Vec<Option<Handed>> =
+        (0..analysis.commands.len()).map(|i| handed_source(command, &analysis.commands, i)).collect();
     for (i, cmd) in analysis.commands.iter().enumerate() {
-        let handed_known = handed_source(command, &analysis.commands, i).is_some();
+        let handed_known = handed[i].is_some();
         for one in loop_expansions(cmd) {
             b.handed_known = handed_known;
             let mut part = b.add(&one, 0);
@@ -520,8 +524,8 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     }
     // `find … | xargs cat`, `git ls-files | xargs wc -l`: the names the source prints are
     // read by the program xargs runs, so what lies below the source's start points is read.
-    for i in 0..analysis.commands.len() {
-        match handed_source(command, &analysis.commands, i) {
+    for source in handed {
+        match source {
             Some(Handed::Find { starts, names }) => {
                 for s in starts {
                     b.recursive.push((s, false, names.clone()));
@@ -1278,36 +1282,38 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
 /// Where its words lead is for the engine to judge.
 fn only_reads(cmd: &SimpleCommand, part: &Part) -> bool {
     let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
+    // The cheap tests first: this runs for every part of every command line.
+    if !cmd.assignments.is_empty() || !part.inner.is_empty() || !part.risky.is_empty() || program.contains('/') {
+        return false;
+    }
     let Some(record) = wicket_programs::lookup(program) else { return false };
     // A word that is one whole `<(…)` is a pipe from a command that is a part of its own
     // (`diff <(sort a) <(sort b)`).
     let pipe = |w: &Word| w.value.is_none() && wicket_shell::whole_process_substitution(&w.raw);
-    let static_words = cmd.words.iter().all(|w| w.value.is_some() || pipe(w))
-        && cmd.assignments.iter().all(|a| a.value.value.is_some())
-        && cmd.redirects.iter().all(static_or_pipe);
+    if !cmd.words.iter().all(|w| w.value.is_some() || pipe(w)) || !cmd.redirects.iter().all(static_or_pipe) {
+        return false;
+    }
     let words: Vec<&str> = cmd.words.iter().filter_map(|w| w.value.as_deref()).collect();
+    if !record.reads_only(words.get(1..).unwrap_or(&[])) {
+        return false;
+    }
+    // awk can print its environment (`ENVIRON["TOKEN"]`) or read files its script names
+    // (`ARGV[1]="/etc/hostname"`).
+    if record.scripts == wicket_programs::Scripts::Awk
+        && words.iter().any(|w| wicket_programs::checkers::awk::reaches_beyond_operands(w))
+    {
+        return false;
+    }
     let values: Vec<Option<&str>> = words.iter().map(|w| Some(*w)).collect();
-    cmd.assignments.is_empty()
-        && part.inner.is_empty()
-        && part.risky.is_empty()
-        && !program.contains('/')
-        && static_words
-        && record.reads_only(words.get(1..).unwrap_or(&[]))
-        // awk can print its environment (`ENVIRON["TOKEN"]`) or read files its script names
-        // (`ARGV[1]="/etc/hostname"`).
-        && !(record.scripts == wicket_programs::Scripts::Awk
-            && words.iter().any(|w| wicket_programs::checkers::awk::reaches_beyond_operands(w)))
-        && crate::flags::write_args(&values).is_empty()
-        && {
-            // What its checker finds beyond the options (`uniq IN OUT` writes OUT).
-            let e = wicket_programs::checkers::effects(&words);
-            e.risky.is_empty()
-                && e.writes.is_empty()
-                && e.unknown_writes.is_empty()
-                && e.environment.is_none()
-                && e.landings.is_empty()
-                && e.gate_changes.is_empty()
-        }
+    // What its record and checker say it writes beyond the options (`uniq IN OUT` writes OUT).
+    let e = wicket_programs::checkers::effects(&words);
+    crate::flags::write_args(&values).is_empty()
+        && e.risky.is_empty()
+        && e.writes.is_empty()
+        && e.unknown_writes.is_empty()
+        && e.environment.is_none()
+        && e.landings.is_empty()
+        && e.gate_changes.is_empty()
 }
 
 /// Does a part that only reads read no file at all: its record says it reads none but through

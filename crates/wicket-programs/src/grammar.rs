@@ -1183,6 +1183,10 @@ impl Program {
         if self.subs.is_empty() {
             return self.only_reads;
         }
+        // No parse for a program none of whose sub-commands only reads (`cargo`, `npm`).
+        if !self.subs.iter().any(|t| t.only_reads || !t.subs.is_empty()) {
+            return false;
+        }
         let parsed = self.parse(args);
         if !parsed.unknown.is_empty() || parsed.path.is_empty() {
             return false;
