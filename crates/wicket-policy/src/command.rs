@@ -71,6 +71,10 @@ pub struct Inner {
     /// cat`, `xargs cat < list`): only a rule for every command covers it (decisions.md,
     /// "xargs runs a command").
     pub unknown_names: bool,
+    /// True when it is a bare program whose words only reach its output (`echo`, `basename`),
+    /// every word static and none risky: whatever names a launcher adds, it reads, writes and
+    /// runs nothing, so it needs no rule (decisions.md, "Launchers of programs that only print").
+    pub prints_only: bool,
 }
 
 /// A redirection's file.
@@ -500,7 +504,9 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
             b.handed_known = handed_known;
             let mut part = b.add(&one, 0);
             part.reads_only = only_reads(&one, &part);
-            part.inert = changes_nothing(&one, &part) || (part.reads_only && reads_no_file(&one));
+            part.inert = changes_nothing(&one, &part)
+                || (part.reads_only && reads_no_file(&one))
+                || launches_printer(&one, &part);
             b.parts.push(part);
         }
         let followed = b.cwd_unknown.is_none();
@@ -674,12 +680,16 @@ impl Builder {
             if k > 0 {
                 let mut r = risky_of(argv);
                 r.extend(found);
+                let prints_only = r.is_empty()
+                    && argv.iter().all(|w| w.value.is_some())
+                    && argv.first().and_then(|w| w.value.as_deref()).is_some_and(only_prints);
                 inner.push(Inner {
                     written: text.clone(),
                     risky: r,
                     transparent: transparent && wraps(k),
                     handed: false,
                     unknown_names: false,
+                    prints_only,
                 });
                 self.collect_writes(argv);
             } else {
@@ -813,7 +823,8 @@ impl Builder {
         if hands {
             if let (Some(first), Some(argv)) = (inner.first_mut(), unwrapped.argvs.get(1)) {
                 first.handed = true;
-                first.unknown_names = !handed_known;
+                // Names only printed are no secret read and no file written.
+                first.unknown_names = !handed_known && !first.prints_only;
                 let mut values: Vec<Option<&str>> = argv.iter().map(|w| w.value.as_deref()).collect();
                 let program = values.first().copied().flatten();
                 values.push(None);
@@ -1050,6 +1061,7 @@ impl Builder {
                 transparent: false,
                 handed: false,
                 unknown_names: false,
+                prints_only: false,
             });
             inner.extend(sub.inner);
         }
@@ -1274,6 +1286,20 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
             .iter()
             .all(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString) && r.target.value.is_some())
         && cmd.redirects.iter().any(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
+}
+
+/// Is this simple command a launcher that adds nothing (`timeout 5`, an `xargs` whose own
+/// options only shape how it hands names on) around a program whose words only reach its
+/// output (`xargs -n1 basename`)? Whatever names reach that program, the line reads, writes
+/// and runs nothing more than its redirections, which are checked as the files they are
+/// (decisions.md, "Launchers of programs that only print").
+fn launches_printer(cmd: &SimpleCommand, part: &Part) -> bool {
+    part.transparent
+        && cmd.assignments.is_empty()
+        && cmd.is_static()
+        && part.risky.is_empty()
+        && part.inner.last().is_some_and(|i| i.prints_only)
+        && part.inner.iter().all(|i| i.prints_only || i.transparent)
 }
 
 /// Does this simple command only read (decisions.md, "Programs that only read")? A bare

@@ -2058,7 +2058,7 @@ impl Policy {
                             Some((r, by)) => {
                                 first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
                             }
-                            None if inner.transparent => {}
+                            None if inner.transparent || inner.prints_only => {}
                             None => return None,
                         }
                     }

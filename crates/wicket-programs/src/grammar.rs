@@ -296,6 +296,10 @@ pub struct Program {
     /// `uname`). A part running it on static words needs no allow rule of its own on the host
     /// when none of them reaches outside the project (issue 40, "Programs that only read").
     pub only_reads: bool,
+    /// Canonical option names that make this table only read, as [`Program::only_reads`] says,
+    /// when one of them is given and nothing turns an option off (a dry run: `git clean -n`
+    /// lists what it would remove and removes nothing, even with `-f` or `-i`).
+    pub reads_only_with: &'static [&'static str],
     /// With [`Program::only_reads`]: it reads no file unless an option whose effect is `Read`
     /// names one, so what it prints is the system's state (`date`, `uname`, `nproc`, `which`),
     /// never a file's content: a part running it changes nothing (decisions.md, "Parts that
@@ -351,6 +355,7 @@ pub(crate) const GETOPT: Program = Program {
     only_prints: false,
     names_only: false,
     only_reads: false,
+    reads_only_with: &[],
     reads_no_files: false,
     copies_stdin: false,
     home_cache: None,
@@ -561,6 +566,55 @@ static DATE: Program = Program {
         ex("date·-d·7 days ago·+%F", Expect::Plain),
         ex("date -s 2020-01-01", Expect::Risky(&["-s"])),
         ex("date 010112002030", Expect::Risky(&["010112002030"])),
+    ],
+    ..GETOPT
+};
+
+/// file 5.44, `file --help` and file(1): prints what kind of data each operand holds. `-C`
+/// writes a compiled magic file into the current folder, `-m` reads the magic files it names
+/// (and prints their lines on an error), `-f` reads a list of names and then those files.
+static FILE: Program = Program {
+    names: &["file"],
+    source: "file 5.44, `file --help`",
+    opts: &[
+        o("--help", NO, Plain),
+        o("-v --version", NO, Plain),
+        o("-m --magic-file", REQ, Read),
+        o("-z --uncompress", NO, Plain),
+        o("-Z --uncompress-noreport", NO, Plain),
+        o("-b --brief", NO, Plain),
+        o("-c --checking-printout", NO, Plain),
+        o("-e --exclude", REQ, Plain),
+        o("--exclude-quiet", REQ, Plain),
+        o("-f --files-from", REQ, ReadList),
+        o("-F --separator", REQ, Plain),
+        o("-i --mime", NO, Plain),
+        o("--apple", NO, Plain),
+        o("--extension", NO, Plain),
+        o("--mime-type", NO, Plain),
+        o("--mime-encoding", NO, Plain),
+        o("-k --keep-going", NO, Plain),
+        o("-l --list", NO, Plain),
+        o("-L --dereference", NO, Plain),
+        o("-h --no-dereference", NO, Plain),
+        o("-n --no-buffer", NO, Plain),
+        o("-N --no-pad", NO, Plain),
+        o("-0 --print0", NO, Plain),
+        o("-p --preserve-date", NO, Plain),
+        o("-P --parameter", REQ, Plain),
+        o("-r --raw", NO, Plain),
+        o("-s --special-files", NO, Plain),
+        o("-S --no-sandbox", NO, Plain),
+        o("-C --compile", NO, Write),
+        o("-d --debug", NO, Plain),
+        o("-E", NO, Plain),
+    ],
+    only_reads: true,
+    makes_no_links: true,
+    examples: &[
+        ex("file README.md", Expect::Plain),
+        ex("file -C -m magic", Expect::Risky(&["-C"])),
+        ex("file -f list", Expect::Risky(&["-f"])),
     ],
     ..GETOPT
 };
@@ -1095,6 +1149,7 @@ pub static PROGRAMS: &[&Program] = &[
     &CURL,
     &DATE,
     &tables::FD,
+    &FILE,
     &tables::FIND,
     &tables::GIT,
     &tools::GO,
@@ -1198,7 +1253,10 @@ impl Program {
                 None => return false,
             }
         }
+        let own = parsed.found.get(parsed.sub_at..).unwrap_or(&[]);
         table.only_reads
+            || (own.iter().any(|f| table.reads_only_with.contains(&f.opt.name()))
+                && !own.iter().any(|f| f.opt.name() == "--no-"))
     }
 
     /// Every option of the table: its own, then the shared sets.

@@ -124,7 +124,6 @@ pub static KNOWN: &[&Program] = &[
     &builtins::EXPORT,
     &builtins::FALSE,
     &net::FETCH,
-    &files::FILE,
     &files::FOLD,
     &system::FREE,
     &net::FTP,

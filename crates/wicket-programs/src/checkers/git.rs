@@ -57,7 +57,7 @@ pub fn risky(parsed: &Parsed) -> Vec<String> {
             }
         }
         // `git worktree add PATH`: a checkout written where PATH says.
-        ["worktree"] if first == Some("add") && !ops.get(1).is_some_and(|p| stays_inside(p)) => {
+        ["worktree", "add"] if !first.is_some_and(stays_inside) => {
             out.push("add".to_string());
         }
         ["config"] => {

@@ -1512,55 +1512,157 @@ pub(super) static GIT_REV_PARSE: Program = Program {
     ..GETOPT
 };
 
-/// `git reflog` (its sub-commands take the log options).
+/// `git clean` (git-clean(1)): removes untracked files; with `-n` it only lists them (checked
+/// with git 2.47.3: `-n` wins over `-f` and over `-i` fed a `clean` answer).
+pub(super) static GIT_CLEAN: Program = Program {
+    names: &["clean"],
+    source: "git 2.47.3, `git clean -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    negatable: true,
+    opts: &[
+        o("-q --quiet", NO, Plain),
+        o("-n --dry-run", NO, Plain),
+        o("-f --force", NO, Plain),
+        o("-i --interactive", NO, Plain),
+        o("-d", NO, Plain),
+        o("-e --exclude", REQ, Plain),
+        o("-x", NO, Plain),
+        o("-X", NO, Plain),
+    ],
+    reads_only_with: &["-n"],
+    examples: &[ex("git clean -n", Expect::Plain)],
+    ..GETOPT
+};
+
+/// `git reflog` (git-reflog(1)): with no sub-command, or `show`, `list` or `exists`, it prints
+/// the reference logs and changes nothing; `expire` and `delete` rewrite them.
 pub(super) static GIT_REFLOG: Program = Program {
     names: &["reflog"],
-    source: "git 2.47.3, `git reflog -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    source: "git 2.47.3, `git reflog -h` and git-reflog(1)",
     // The diff and revision options are read by git's revision parser: exact names only
     // (`git log --outp=F` is refused; checked with git 2.47.3).
     abbrev: false,
     negatable: true,
+    only_reads: true,
     shared: &[GIT_REVS],
+    subs: &[&GIT_REFLOG_SHOW, &GIT_REFLOG_LIST, &GIT_REFLOG_EXISTS, &GIT_REFLOG_EXPIRE, &GIT_REFLOG_DELETE],
+    ..GETOPT
+};
+
+/// `git reflog show`: `git log -g --abbrev-commit --pretty=oneline` (git-reflog(1)).
+static GIT_REFLOG_SHOW: Program = Program {
+    names: &["show"],
+    source: "git 2.47.3, git-reflog(1)",
+    abbrev: false,
+    negatable: true,
+    only_reads: true,
+    shared: &[GIT_REVS],
+    ..GETOPT
+};
+
+/// `git reflog list`: the references that have a log.
+static GIT_REFLOG_LIST: Program =
+    Program { names: &["list"], source: "git 2.47.3, git-reflog(1)", only_reads: true, ..GETOPT };
+
+/// `git reflog exists REF`: its exit status says whether REF has a log.
+static GIT_REFLOG_EXISTS: Program =
+    Program { names: &["exists"], source: "git 2.47.3, git-reflog(1)", only_reads: true, ..GETOPT };
+
+/// `git reflog expire`: prunes older entries (a write of the logs).
+static GIT_REFLOG_EXPIRE: Program = Program {
+    names: &["expire"],
+    source: "git 2.47.3, `git reflog expire -h`",
+    negatable: true,
     opts: &[
         o("--expire", REQ, Plain),
         o("--expire-unreachable", REQ, Plain),
         o("--rewrite", NO, Plain),
         o("--updateref", NO, Plain),
         o("--stale-fix", NO, Plain),
-        o("--dry-run", NO, Plain),
+        o("-n --dry-run", NO, Plain),
+        o("--verbose", NO, Plain),
+        o("--all", NO, Plain),
+        o("--single-worktree", NO, Plain),
+    ],
+    ..GETOPT
+};
+
+/// `git reflog delete`: removes entries (a write of the logs).
+static GIT_REFLOG_DELETE: Program = Program {
+    names: &["delete"],
+    source: "git 2.47.3, `git reflog delete -h`",
+    negatable: true,
+    opts: &[
+        o("--rewrite", NO, Plain),
+        o("--updateref", NO, Plain),
+        o("-n --dry-run", NO, Plain),
         o("--verbose", NO, Plain),
     ],
     ..GETOPT
 };
 
-/// `git worktree` and its sub-commands (git-worktree(1)).
+/// The options `git worktree`'s sub-commands take (git-worktree(1)); none names a file
+/// beyond the operands.
+const GIT_WORKTREE_OPTS: &[Opt] = &[
+    o("-f --force", NO, Plain),
+    o("-d --detach", NO, Plain),
+    o("--checkout", NO, Plain),
+    o("--no-checkout", NO, Plain),
+    o("--guess-remote", NO, Plain),
+    o("--no-guess-remote", NO, Plain),
+    o("--track", NO, Plain),
+    o("--no-track", NO, Plain),
+    o("--lock", NO, Plain),
+    o("--reason", REQ, Plain),
+    o("-q --quiet", NO, Plain),
+    o("-b", REQ, Plain),
+    o("-B", REQ, Plain),
+    o("--orphan", NO, Plain),
+    o("-n --dry-run", NO, Plain),
+    o("-v --verbose", NO, Plain),
+    o("--porcelain", NO, Plain),
+    o("-z", NO, Plain),
+    o("--expire", REQ, Plain),
+    o("--relative-paths", NO, Plain),
+    o("--no-relative-paths", NO, Plain),
+];
+
+/// `git worktree` and its sub-commands (git-worktree(1)): `list` only prints; the others add,
+/// move, lock or remove working trees.
 pub(super) static GIT_WORKTREE: Program = Program {
     names: &["worktree"],
     source: "git 2.47.3, `git worktree -h` (parse-options: clusters, unique prefixes, `--no-`)",
     negatable: true,
-    shared: &[],
-    opts: &[
-        o("-f --force", NO, Plain),
-        o("-d --detach", NO, Plain),
-        o("--checkout", NO, Plain),
-        o("--no-checkout", NO, Plain),
-        o("--guess-remote", NO, Plain),
-        o("--no-guess-remote", NO, Plain),
-        o("--track", NO, Plain),
-        o("--no-track", NO, Plain),
-        o("--lock", NO, Plain),
-        o("--reason", REQ, Plain),
-        o("-q --quiet", NO, Plain),
-        o("-b", REQ, Plain),
-        o("-B", REQ, Plain),
-        o("--orphan", NO, Plain),
-        o("-n --dry-run", NO, Plain),
-        o("-v --verbose", NO, Plain),
-        o("--porcelain", NO, Plain),
-        o("-z", NO, Plain),
-        o("--expire", REQ, Plain),
-        o("--relative-paths", NO, Plain),
-    ],
+    opts: GIT_WORKTREE_OPTS,
+    subs: &[&GIT_WORKTREE_LIST, &GIT_WORKTREE_ADD, &GIT_WORKTREE_CHANGE],
+    ..GETOPT
+};
+
+/// `git worktree list`: prints the working trees.
+static GIT_WORKTREE_LIST: Program = Program {
+    names: &["list"],
+    source: "git 2.47.3, `git worktree list -h`",
+    negatable: true,
+    only_reads: true,
+    opts: GIT_WORKTREE_OPTS,
+    ..GETOPT
+};
+
+/// `git worktree add PATH`: a checkout written where PATH says.
+static GIT_WORKTREE_ADD: Program = Program {
+    names: &["add"],
+    source: "git 2.47.3, `git worktree add -h`",
+    negatable: true,
+    opts: GIT_WORKTREE_OPTS,
+    ..GETOPT
+};
+
+/// `git worktree move`, `remove`, `prune`, `lock`, `unlock`, `repair`: each changes the
+/// working trees or their records.
+static GIT_WORKTREE_CHANGE: Program = Program {
+    names: &["move", "remove", "prune", "lock", "unlock", "repair"],
+    source: "git 2.47.3, `git worktree -h`",
+    negatable: true,
+    opts: GIT_WORKTREE_OPTS,
     ..GETOPT
 };
 
@@ -1777,6 +1879,7 @@ pub(super) static GIT: Program = Program {
         &GIT_REV_PARSE,
         &GIT_REFLOG,
         &GIT_WORKTREE,
+        &GIT_CLEAN,
         &GIT_LS_TREE,
         &GIT_FOR_EACH_REF,
         &GIT_MERGE_BASE,

@@ -155,15 +155,6 @@ pub(crate) static DU: Program = Program {
     ..RUNNER
 };
 
-/// `file`. It reads, and makes no file, link or folder.
-pub(crate) static FILE: Program = Program {
-    names: &["file"],
-    source: "no option table: facts only",
-    makes_no_links: true,
-    examples: &[ex("file README.md", Expect::Plain)],
-    ..RUNNER
-};
-
 /// `grep`, `egrep`, `fgrep`, `ggrep`.
 pub(crate) static GREP: Program = Program {
     names: &["grep", "egrep", "fgrep", "ggrep"],
@@ -405,11 +396,11 @@ pub(crate) static WC: Program = Program {
     ..RUNNER
 };
 
-/// `basename`: prints a name without its folder; it opens nothing. It only reads, and makes no file, link or folder.
+/// `basename`: prints a name without its folder; it opens nothing. Its words only reach its output (GNU coreutils 9.1: `-a`, `-s SUFFIX`, `-z`, none names a file), so whatever a word holds it reads, writes and runs nothing.
 pub(crate) static BASENAME: Program = Program {
     names: &["basename"],
     source: "no option table: facts only",
-    only_reads: true,
+    only_prints: true,
     makes_no_links: true,
     examples: &[ex("basename src/lib.rs", Expect::Plain)],
     ..RUNNER
@@ -435,11 +426,11 @@ pub(crate) static COMM: Program = Program {
     ..RUNNER
 };
 
-/// `dirname`: prints a name's folder; it opens nothing. It only reads, and makes no file, link or folder.
+/// `dirname`: prints a name's folder; it opens nothing. Its words only reach its output (GNU coreutils 9.1: `-a`, `-s SUFFIX`, `-z`, none names a file), so whatever a word holds it reads, writes and runs nothing.
 pub(crate) static DIRNAME: Program = Program {
     names: &["dirname"],
     source: "no option table: facts only",
-    only_reads: true,
+    only_prints: true,
     makes_no_links: true,
     examples: &[ex("dirname src/lib.rs", Expect::Plain)],
     ..RUNNER
