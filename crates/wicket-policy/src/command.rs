@@ -5,6 +5,7 @@
 //! rules see each part as written; deny rules see through wrappers; anything the parser could
 //! not resolve is listed in `doubts`, and a command with doubts is never auto-allowed.
 
+use std::collections::HashSet;
 use wicket_shell::{Analysis, RedirectOp, SimpleCommand, Word};
 
 /// One simple command of a command line.
@@ -498,13 +499,14 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     // below both need it).
     let handed: Vec<Option<Handed>> =
         (0..analysis.commands.len()).map(|i| handed_source(command, &analysis.commands, i)).collect();
+    let set_here = set_on_line(command, &analysis.commands);
     for (i, cmd) in analysis.commands.iter().enumerate() {
         let handed_known = handed[i].is_some();
         for one in loop_expansions(cmd) {
             b.handed_known = handed_known;
             let mut part = b.add(&one, 0);
             part.reads_only = only_reads(&one, &part);
-            part.inert = changes_nothing(&one, &part)
+            part.inert = (changes_nothing(&one, &part) && prints_no_secret(&one, &set_here))
                 || (part.reads_only && reads_no_file(&one))
                 || launches_printer(&one, &part);
             b.parts.push(part);
@@ -1231,6 +1233,12 @@ const CD: &str = "cd";
 /// programs run, below). None of them is a program on the PATH bash would look up first.
 const NO_EFFECT_BUILTINS: &[&str] = &["pwd", "test", "[", "break", "continue", "read"];
 
+/// bash's `read` builtin: it sets the variables its words name.
+const READ: &str = "read";
+
+/// bash's `getopts` builtin: its second word names the variable it sets.
+const GETOPTS: &str = "getopts";
+
 /// The builtins of [`NO_EFFECT_BUILTINS`] whose words name files without opening them
 /// (`test -f .env`, `[ -e .env ]`).
 const NAMING_BUILTINS: &[&str] = &["test", "["];
@@ -1286,6 +1294,123 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
             .iter()
             .all(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString) && r.target.value.is_some())
         && cmd.redirects.iter().any(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
+}
+
+/// Do the words of this command expand only variables that hold no secret
+/// (`wicket_programs::holds_no_secret`: `$HOME`, `$PWD`, `$NODE_ENV`) or that the line itself
+/// sets (`x=…`, `read x`, `for f in …`)? A command that changes nothing may still print a
+/// variable: `echo $GITHUB_TOKEN` on the host puts the person's token in the model's context
+/// as `cat .env` would (decisions.md, "Variables that may hold a secret").
+fn prints_no_secret(cmd: &SimpleCommand, set_here: &HashSet<String>) -> bool {
+    cmd.words.iter().chain(cmd.assignments.iter().map(|a| &a.value)).all(|w| {
+        w.value.is_some()
+            || wicket_shell::expanded_names(&w.raw)
+                .is_some_and(|names| names.iter().all(|n| wicket_programs::holds_no_secret(n) || set_here.contains(n)))
+    })
+}
+
+/// The variables a command line sets itself, by the commands bash reads them with:
+/// assignments, `NAME=value` operands of a record that `assigns` (`export`, `declare` …), the
+/// variable a record says it sets (`mapfile`'s last operand, `printf -v`), `read`'s names (not
+/// its options' values: `read -p PROMPT x`), `getopts`'s, and the variable of a `for NAME in
+/// LIST; do` or `select` whose list expands only such variables (a list with `$GITHUB_TOKEN`
+/// would hand the token on).
+fn set_on_line(line: &str, commands: &[SimpleCommand]) -> HashSet<String> {
+    let mut set: HashSet<String> = HashSet::new();
+    let valid = |n: &str| {
+        n.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && n.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    };
+    for cmd in commands {
+        set.extend(cmd.assignments.iter().map(|a| a.name.clone()));
+        let words: Vec<&str> = cmd.words.iter().map(|w| w.value.as_deref().unwrap_or("")).collect();
+        let Some((program, args)) = words.split_first() else { continue };
+        if let Some(record) = wicket_programs::lookup(program) {
+            if record.assigns && record.role.launch().is_none() {
+                let names = args
+                    .iter()
+                    .filter(|a| !a.starts_with(['-', '+']))
+                    .map(|a| a.split_once('=').map_or(*a, |(n, _)| n));
+                set.extend(names.filter(|n| valid(n)).map(str::to_string));
+            }
+            match record.sets_variable {
+                wicket_programs::SetsVariable::Nothing => {}
+                wicket_programs::SetsVariable::LastOperand(default) => {
+                    let parsed = crate::options::program(program).map(|t| t.parse(args));
+                    let last = parsed.as_ref().and_then(|p| p.operands.last().map(String::as_str));
+                    set.insert(last.unwrap_or(default).to_string());
+                }
+                wicket_programs::SetsVariable::OptionValue(opt) => {
+                    let name = match args.first() {
+                        Some(first) if *first == opt => args.get(1).copied(),
+                        Some(first) => first.strip_prefix(opt),
+                        None => None,
+                    };
+                    set.extend(name.filter(|n| valid(n)).map(str::to_string));
+                }
+            }
+            continue;
+        }
+        // bash's `read` and `getopts` (builtins with no program file): the option letters that
+        // take a value, and the one whose value is a name (`read -a NAME`).
+        let (valued, naming) = match *program {
+            READ => ("adinNptu", "a"),
+            GETOPTS => ("", ""),
+            _ => continue,
+        };
+        let mut operands = Vec::new();
+        let mut k = 0;
+        while let Some(w) = args.get(k) {
+            k += 1;
+            let Some(letters) = w.strip_prefix('-').filter(|l| !l.is_empty()) else {
+                operands.push(*w);
+                continue;
+            };
+            for (at, c) in letters.char_indices() {
+                if valued.contains(c) {
+                    let glued = &letters[at + c.len_utf8()..];
+                    let value = if glued.is_empty() {
+                        k += 1;
+                        args.get(k - 1).copied().unwrap_or("")
+                    } else {
+                        glued
+                    };
+                    if naming.contains(c) && valid(value) {
+                        set.insert(value.to_string());
+                    }
+                    break;
+                }
+            }
+        }
+        let names = if *program == READ { &operands[..] } else { operands.get(1..2).unwrap_or(&[]) };
+        set.extend(names.iter().filter(|n| valid(n)).map(|n| n.to_string()));
+    }
+    // `for NAME in LIST; do` and `select NAME in LIST; do`, found in the text.
+    let bytes = line.as_bytes();
+    for keyword in ["for", "select"] {
+        let mut from = 0;
+        while let Some(at) = line[from..].find(keyword).map(|a| a + from) {
+            from = at + keyword.len();
+            let starts_word = at == 0 || matches!(bytes[at - 1], b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b'\n');
+            let rest = &line[from..];
+            if !starts_word || !rest.starts_with([' ', '\t']) {
+                continue;
+            }
+            let rest = rest.trim_start();
+            let name_len = rest.bytes().take_while(|c| c.is_ascii_alphanumeric() || *c == b'_').count();
+            let (name, after) = rest.split_at(name_len);
+            let Some(list) = after.trim_start().strip_prefix("in").filter(|l| l.starts_with([' ', '\t'])) else {
+                continue;
+            };
+            let Some(end) = list.find([';', '\n']) else { continue };
+            let list_ok = wicket_shell::expanded_names(&list[..end])
+                .is_some_and(|names| names.iter().all(|n| wicket_programs::holds_no_secret(n) || set.contains(n)));
+            if valid(name) && list_ok {
+                set.insert(name.to_string());
+            }
+        }
+    }
+    set
 }
 
 /// Is this simple command a launcher that adds nothing (`timeout 5`, an `xargs` whose own

@@ -133,6 +133,78 @@ pub fn only_tunes_output(name: &str) -> bool {
     ONLY_TUNES_OUTPUT.binary_search(&name).is_ok() && !loads_code(name)
 }
 
+/// Variables that hold no secret: what bash and the login set (the folder, the user, the shell's
+/// own counters), where tools live, and [`ONLY_TUNES_OUTPUT`]. A program that only prints
+/// (`echo`) may print these without a rule; any other variable may hold a token the person's
+/// shell exported (`GITHUB_TOKEN`, `DATABASE_URL`), and printing it puts it in the model's
+/// context as reading `.env` would. A list on purpose: a name not here is a secret until a
+/// rule says otherwise. Sorted (binary search).
+const HOLDS_NO_SECRET: &[&str] = &[
+    "BASH",
+    "BASHPID",
+    "BASH_LINENO",
+    "BASH_SOURCE",
+    "BASH_VERSINFO",
+    "BASH_VERSION",
+    "CARGO_HOME",
+    "CONDA_DEFAULT_ENV",
+    "CONDA_PREFIX",
+    "DISPLAY",
+    "EDITOR",
+    "EPOCHREALTIME",
+    "EPOCHSECONDS",
+    "EUID",
+    "FUNCNAME",
+    "GOBIN",
+    "GOPATH",
+    "GOROOT",
+    "GROUPS",
+    "HOME",
+    "HOSTNAME",
+    "HOSTTYPE",
+    "IFS",
+    "JAVA_HOME",
+    "LINENO",
+    "LOGNAME",
+    "MACHTYPE",
+    "NVM_DIR",
+    "OLDPWD",
+    "OPTARG",
+    "OPTIND",
+    "OSTYPE",
+    "PAGER",
+    "PATH",
+    "PIPESTATUS",
+    "PPID",
+    "PWD",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "RANDOM",
+    "REPLY",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "SECONDS",
+    "SHELL",
+    "SHLVL",
+    "SRANDOM",
+    "TMPDIR",
+    "UID",
+    "USER",
+    "VIRTUAL_ENV",
+    "VISUAL",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_RUNTIME_DIR",
+    "XDG_STATE_HOME",
+];
+
+/// Does this variable hold no secret (`HOLDS_NO_SECRET` or [`only_tunes_output`])? The name
+/// as expanded, case and all.
+pub fn holds_no_secret(name: &str) -> bool {
+    HOLDS_NO_SECRET.binary_search(&name).is_ok() || ONLY_TUNES_OUTPUT.binary_search(&name).is_ok()
+}
+
 /// How bash uses a variable's value as code (issue 39, class 9): a deny rule must see what the
 /// value runs, however the rule that allowed the assignment was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,5 +256,16 @@ mod tests {
         assert!(super::only_tunes_output("RUST_BACKTRACE"));
         assert!(!super::only_tunes_output("rust_backtrace"));
         assert!(!super::only_tunes_output("NODE_OPTIONS"));
+    }
+
+    #[test]
+    fn the_list_of_variables_without_secrets_is_sorted_and_names_no_token() {
+        let mut sorted = super::HOLDS_NO_SECRET.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, super::HOLDS_NO_SECRET);
+        assert!(super::holds_no_secret("HOME") && super::holds_no_secret("NODE_ENV"));
+        for secret in ["GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "DATABASE_URL", "OPENAI_API_KEY", "home"] {
+            assert!(!super::holds_no_secret(secret), "{secret}");
+        }
     }
 }

@@ -64,6 +64,19 @@ impl Does {
     }
 }
 
+/// Which shell variable a bash builtin sets from its words, beyond `NAME=value` operands
+/// ([`crate::Program::assigns`]): the engine counts such a variable as the line's own, not the
+/// person's environment (decisions.md, "Variables that may hold a secret").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetsVariable {
+    /// None.
+    Nothing,
+    /// Its last operand, or this name when it has none (`mapfile -t lines`, `MAPFILE`).
+    LastOperand(&'static str),
+    /// The value of this option (`printf -v NAME`).
+    OptionValue(&'static str),
+}
+
 /// Which of its words a program writes (creates, truncates or deletes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Writes {

@@ -272,6 +272,9 @@ pub struct Program {
     /// Its `NAME=value` operands set variables for the programs it or the shell runs later
     /// (`export`, `env`).
     pub assigns: bool,
+    /// The variable it sets from its words, when it is a bash builtin that does (`mapfile`,
+    /// `printf -v`).
+    pub sets_variable: SetsVariable,
     /// The checker that reads what its argv does beyond its options (sub-commands, operands).
     pub checker: Checker,
     /// A pager git may run (`core.pager`): with plain flags only (`less -FRX`) it shows its
@@ -349,6 +352,7 @@ pub(crate) const GETOPT: Program = Program {
     runtime: false,
     writes: Writes::Nothing,
     assigns: false,
+    sets_variable: SetsVariable::Nothing,
     checker: Checker::None,
     pages: false,
     makes_no_links: false,
@@ -1134,7 +1138,7 @@ static WGET: Program = Program {
 mod tables;
 mod tools;
 
-use crate::facts::{Does, Example, Job, Network, Writes};
+use crate::facts::{Does, Example, Job, Network, SetsVariable, Writes};
 use crate::role::{Launch, Role, LAUNCH};
 
 /// Every table, sorted by first name (sub-command tables are reached through their program's

@@ -602,3 +602,154 @@ mod process_substitution_tests {
         assert!(!whole("<(case x in a) ls;; esac)"));
     }
 }
+
+/// The variables a word, as written, expands (`$NAME`, `${NAME…}`, `${#NAME}`, and the names
+/// inside `$((…))` or `$[…]`, with or without `$`), in order; bash's special parameters (`$1`,
+/// `$@`, `$?` …) are left out. `None` when the scan cannot be sure to see them all: an
+/// indirect expansion (`${!NAME}`, `${!PREFIX*}`), a line break (a comment inside a
+/// substitution could hide a quote), or quotes that do not close. Single-quoted text and
+/// `$'…'` expand nothing; a substitution's text is scanned like the rest, so a quote inside
+/// one within double quotes is taken as plain text, which can only find more names.
+pub fn expanded_names(raw: &str) -> Option<Vec<String>> {
+    if raw.contains('\n') {
+        return None;
+    }
+    let b = raw.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let name_at = |i: usize| -> usize {
+        let mut j = i;
+        if b.get(j).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+            while b.get(j).copied().is_some_and(ident) {
+                j += 1;
+            }
+        }
+        j
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut double = false;
+    // How deep inside `$((…))` / `$[…]` the scan is: bare names there are variables.
+    let mut arith: Vec<u8> = Vec::new();
+    let mut parens = 0usize;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'\\' => i += 2,
+            b'\'' if !double => {
+                // A plain single-quoted string: nothing inside expands.
+                let end = b[i + 1..].iter().position(|x| *x == b'\'')?;
+                i += end + 2;
+            }
+            b'"' => {
+                double = !double;
+                i += 1;
+            }
+            b'$' => match b.get(i + 1).copied() {
+                Some(b'\'') if !double => {
+                    // `$'…'`: backslash escapes hide a quote; nothing expands.
+                    let mut j = i + 2;
+                    loop {
+                        match b.get(j)? {
+                            b'\\' => j += 2,
+                            b'\'' => break,
+                            _ => j += 1,
+                        }
+                    }
+                    i = j + 1;
+                }
+                Some(b'{') => {
+                    let mut j = i + 2;
+                    match b.get(j) {
+                        Some(b'!') => return None,
+                        Some(b'#') if b.get(j + 1).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') => j += 1,
+                        _ => {}
+                    }
+                    let end = name_at(j);
+                    if end > j {
+                        out.push(raw[j..end].to_string());
+                    }
+                    i = end.max(j);
+                }
+                Some(b'(') if b.get(i + 2) == Some(&b'(') => {
+                    arith.push(b')');
+                    parens = 0;
+                    i += 3;
+                }
+                Some(b'[') => {
+                    arith.push(b']');
+                    i += 2;
+                }
+                Some(d) if d.is_ascii_alphabetic() || d == b'_' => {
+                    let end = name_at(i + 1);
+                    // `$_` is bash's last argument, a special parameter.
+                    if &raw[i + 1..end] != "_" {
+                        out.push(raw[i + 1..end].to_string());
+                    }
+                    i = end;
+                }
+                _ => i += 1,
+            },
+            _ if !arith.is_empty() => {
+                let close = arith.last().copied();
+                if c == b'(' {
+                    parens += 1;
+                    i += 1;
+                } else if c == b')' && close == Some(b')') && parens > 0 {
+                    parens -= 1;
+                    i += 1;
+                } else if c == b')' && close == Some(b')') && b.get(i + 1) == Some(&b')') {
+                    arith.pop();
+                    i += 2;
+                } else if c == b']' && close == Some(b']') {
+                    arith.pop();
+                    i += 1;
+                } else if c.is_ascii_alphabetic() || c == b'_' {
+                    let end = name_at(i);
+                    out.push(raw[i..end].to_string());
+                    i = end;
+                } else if c.is_ascii_digit() {
+                    // `0x1f`, `2#101`: a number's letters are no names.
+                    while b.get(i).copied().is_some_and(|c| ident(c) || c == b'#') {
+                        i += 1;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    if double {
+        return None;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod names_tests {
+    use super::expanded_names;
+
+    fn names(raw: &str) -> Option<Vec<&'static str>> {
+        expanded_names(raw).map(|v| v.into_iter().map(|s| &*Box::leak(s.into_boxed_str())).collect())
+    }
+
+    #[test]
+    fn the_names_a_word_expands_are_found_as_bash_reads_quotes() {
+        assert_eq!(names("$HOME"), Some(vec!["HOME"]));
+        assert_eq!(names("\"${GITHUB_TOKEN:0:4}\""), Some(vec!["GITHUB_TOKEN"]));
+        assert_eq!(names("${#KEY}"), Some(vec!["KEY"]));
+        assert_eq!(names("${x:-$Y}"), Some(vec!["x", "Y"]));
+        assert_eq!(names("'$NOT'"), Some(vec![]));
+        assert_eq!(names("\"it's $T\""), Some(vec!["T"]));
+        assert_eq!(names("$'it\\'s' $T"), Some(vec!["T"]));
+        assert_eq!(names("\\$NOT"), Some(vec![]));
+        assert_eq!(names("$((a + $b * 0x1f))"), Some(vec!["a", "b"]));
+        assert_eq!(names("$[n+1]"), Some(vec!["n"]));
+        assert_eq!(names("\"$(echo \"$INNER\")\""), Some(vec!["INNER"]));
+        assert_eq!(names("$1 $@ $? $$ $_ ${10}"), Some(vec![]));
+        assert_eq!(names("${!ref}"), None);
+        assert_eq!(names("${!AWS*}"), None);
+        assert_eq!(names("\"open"), None);
+        assert_eq!(names("'open"), None);
+        assert_eq!(names("$(true # it's\n) $T"), None);
+    }
+}

@@ -4,7 +4,7 @@
 //! To add one: a `static` here with its names and facts, then an entry in `KNOWN` (kept
 //! sorted; `tests/registry.rs`).
 
-use crate::facts::{ex, Expect};
+use crate::facts::{ex, Expect, SetsVariable};
 use crate::grammar::Program;
 use crate::programs::RUNNER;
 
@@ -80,6 +80,7 @@ pub(crate) static PRINTF: Program = Program {
     names: &["printf"],
     source: "no option table: facts only",
     only_prints: true,
+    sets_variable: SetsVariable::OptionValue("-v"),
     makes_no_links: true,
     examples: &[ex("printf·%s\\n·x", Expect::Plain)],
     ..RUNNER

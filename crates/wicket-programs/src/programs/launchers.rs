@@ -9,8 +9,8 @@
 //! options, and its [`Role`]; then add it to `RUNNERS` (kept sorted; `tests/registry.rs`).
 
 use crate::checkers::Checker;
-use crate::facts::Network;
 use crate::facts::{ex, Expect};
+use crate::facts::{Network, SetsVariable};
 use crate::grammar::{o, Arg, Effect::*, Program, Style, NO, OPT, REQ};
 use crate::programs::RUNNER;
 use crate::role::{Launch, LaunchSub, Role, Start, SubRuns, Walker, LAUNCH};
@@ -475,6 +475,7 @@ pub(crate) static MAPFILE: Program = Program {
         o("-c", REQ, Plain),
     ],
     role: Role::Launcher(&Launch { start: Start::Nothing, callback_options: &["-C"], ..LAUNCH }),
+    sets_variable: SetsVariable::LastOperand("MAPFILE"),
     exact_only: true,
     examples: &[ex("mapfile·-C·rm x·-c·1·a", Expect::Runs(&["rm x \"$@\""])), ex("mapfile -t lines", Expect::Plain)],
     ..RUNNER
