@@ -8,11 +8,13 @@
 //!   of them is `eval`/`source`/`.`/`alias`;
 //! * input longer than `MAX_INPUT_BYTES` is never understood (a first byte of 0xFE repeats
 //!   the input past the limit, so libFuzzer's short inputs exercise this too);
-//! * `strip_wrappers` lists the command as written first.
+//! * `strip_wrappers` lists the command as written first;
+//! * in an understood analysis, `expanded_names` finds no variable in a word bash expands
+//!   nothing in (a static word); anywhere, every name it finds is a shell identifier.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use wicket_shell::{analyze, strip_wrappers, ProblemKind, MAX_INPUT_BYTES};
+use wicket_shell::{analyze, expanded_names, strip_wrappers, ProblemKind, MAX_INPUT_BYTES};
 
 fuzz_target!(|data: &[u8]| {
     let (long, body) = match data.split_first() {
@@ -50,6 +52,20 @@ fuzz_target!(|data: &[u8]| {
                     "understood with `{}` in {src:?}",
                     name.unwrap_or("")
                 );
+            }
+        }
+        for w in &cmd.words {
+            if let Some(names) = expanded_names(&w.raw) {
+                assert!(
+                    !a.understood || w.value.is_none() || names.is_empty(),
+                    "names {names:?} in the static word {:?} of {src:?}",
+                    w.raw
+                );
+                for n in &names {
+                    let ident = n.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+                        && n.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+                    assert!(ident, "{n:?} is no identifier, in {:?}", w.raw);
+                }
             }
         }
         let u = strip_wrappers(cmd);
