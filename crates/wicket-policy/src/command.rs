@@ -499,7 +499,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     // below both need it).
     let handed: Vec<Option<Handed>> =
         (0..analysis.commands.len()).map(|i| handed_source(command, &analysis.commands, i)).collect();
-    let set_here = set_on_line(command, &analysis.commands);
+    let set_here = set_on_line(&analysis);
     for (i, cmd) in analysis.commands.iter().enumerate() {
         let handed_known = handed[i].is_some();
         for one in loop_expansions(cmd) {
@@ -1315,22 +1315,26 @@ fn prints_no_secret(cmd: &SimpleCommand, set_here: &HashSet<String>) -> bool {
 /// its options' values: `read -p PROMPT x`), `getopts`'s, and the variable of a `for NAME in
 /// LIST; do` or `select` whose list expands only such variables (a list with `$GITHUB_TOKEN`
 /// would hand the token on).
-fn set_on_line(line: &str, commands: &[SimpleCommand]) -> HashSet<String> {
+fn set_on_line(analysis: &Analysis) -> HashSet<String> {
     let mut set: HashSet<String> = HashSet::new();
     let valid = |n: &str| {
         n.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
             && n.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
     };
-    for cmd in commands {
+    for cmd in &analysis.commands {
         set.extend(cmd.assignments.iter().map(|a| a.name.clone()));
         let words: Vec<&str> = cmd.words.iter().map(|w| w.value.as_deref().unwrap_or("")).collect();
         let Some((program, args)) = words.split_first() else { continue };
         if let Some(record) = wicket_programs::lookup(program) {
-            if record.assigns && record.role.launch().is_none() {
+            // `NAME=value` operands only (`export GITHUB_TOKEN` exports the person's value), and
+            // none under `-n` (`declare -n r=GITHUB_TOKEN` makes `$r` the token).
+            let nameref = args.iter().any(|a| a.starts_with(['-', '+']) && a.contains('n'));
+            if record.assigns && record.role.launch().is_none() && !nameref {
                 let names = args
                     .iter()
                     .filter(|a| !a.starts_with(['-', '+']))
-                    .map(|a| a.split_once('=').map_or(*a, |(n, _)| n));
+                    .filter_map(|a| a.split_once('='))
+                    .map(|(n, _)| n);
                 set.extend(names.filter(|n| valid(n)).map(str::to_string));
             }
             match record.sets_variable {
@@ -1385,29 +1389,17 @@ fn set_on_line(line: &str, commands: &[SimpleCommand]) -> HashSet<String> {
         let names = if *program == READ { &operands[..] } else { operands.get(1..2).unwrap_or(&[]) };
         set.extend(names.iter().filter(|n| valid(n)).map(|n| n.to_string()));
     }
-    // `for NAME in LIST; do` and `select NAME in LIST; do`, found in the text.
-    let bytes = line.as_bytes();
-    for keyword in ["for", "select"] {
-        let mut from = 0;
-        while let Some(at) = line[from..].find(keyword).map(|a| a + from) {
-            from = at + keyword.len();
-            let starts_word = at == 0 || matches!(bytes[at - 1], b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b'\n');
-            let rest = &line[from..];
-            if !starts_word || !rest.starts_with([' ', '\t']) {
-                continue;
-            }
-            let rest = rest.trim_start();
-            let name_len = rest.bytes().take_while(|c| c.is_ascii_alphanumeric() || *c == b'_').count();
-            let (name, after) = rest.split_at(name_len);
-            let Some(list) = after.trim_start().strip_prefix("in").filter(|l| l.starts_with([' ', '\t'])) else {
-                continue;
-            };
-            let Some(end) = list.find([';', '\n']) else { continue };
-            let list_ok = wicket_shell::expanded_names(&list[..end])
-                .is_some_and(|names| names.iter().all(|n| wicket_programs::holds_no_secret(n) || set.contains(n)));
-            if valid(name) && list_ok {
-                set.insert(name.to_string());
-            }
+    // `for NAME in LIST` and `select NAME in LIST`, as the parser found them: the variable is
+    // the line's own when every word of the list expands only such variables (none written:
+    // the positional words).
+    for l in &analysis.loop_variables {
+        let list_ok = l.words.iter().all(|w| {
+            w.value.is_some()
+                || wicket_shell::expanded_names(&w.raw)
+                    .is_some_and(|names| names.iter().all(|n| wicket_programs::holds_no_secret(n) || set.contains(n)))
+        });
+        if valid(&l.name) && list_ok {
+            set.insert(l.name.clone());
         }
     }
     set

@@ -12,6 +12,18 @@ pub struct Analysis {
     /// True when the string holds more than one simple command, or any operator, substitution,
     /// redirection or control structure: what a reader could mistake for a single command.
     pub compound: bool,
+    /// Every `for NAME in WORDS` and `select NAME in WORDS` loop of the string (re-parsed
+    /// strings aside), with its words as written: what the variable may take.
+    pub loop_variables: Vec<LoopVariable>,
+}
+
+/// The variable of a `for` or `select` loop and the words it takes (none written: `"$@"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopVariable {
+    /// The variable's name.
+    pub name: String,
+    /// The words after `in`, as the parser read them.
+    pub words: Vec<Word>,
 }
 
 /// Where a simple command sits.

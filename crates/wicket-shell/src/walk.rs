@@ -87,6 +87,8 @@ struct Walker {
     compound: bool,
     /// `for` loops over static words whose variable nothing else on the line can set.
     loops: Vec<Loop>,
+    /// Every `for`/`select` loop's variable and words (see [`Analysis::loop_variables`]).
+    loop_variables: Vec<LoopVariable>,
     /// Names some command on the line makes an array (`x=(…)`, `x[i]=…`, `declare -a x`,
     /// `read -a x`, `mapfile x`), wherever it stands: a loop can run it before an earlier line.
     arrays: Vec<String>,
@@ -233,7 +235,13 @@ impl Walker {
             self.problem(ProblemKind::TooManyParts, format!("{n} simple commands (limit {MAX_COMMANDS})"));
         }
         let compound = self.compound || self.commands.len() > 1;
-        Analysis { understood: self.problems.is_empty(), commands: self.commands, problems: self.problems, compound }
+        Analysis {
+            understood: self.problems.is_empty(),
+            commands: self.commands,
+            problems: self.problems,
+            compound,
+            loop_variables: self.loop_variables,
+        }
     }
 
     /// Parses and walks one piece of source (the input, or text re-parsed from inside it).
@@ -357,6 +365,14 @@ impl Walker {
             "if_statement" | "while_statement" | "for_statement" | "case_statement" => {
                 if kind == "for_statement" {
                     self.bind_loop(node, src);
+                    if let Some(var) = node.child_by_field_name("variable") {
+                        let words = fielded_children(node)
+                            .iter()
+                            .filter(|(f, _)| *f == Some("value"))
+                            .map(|(_, c)| word_of(*c, src))
+                            .collect();
+                        self.loop_variables.push(LoopVariable { name: text(var, src).to_string(), words });
+                    }
                 }
                 self.compound = true;
                 same(stack, Mode::Stmt, ctx, depth + 1, &inh);
