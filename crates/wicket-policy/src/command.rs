@@ -5,7 +5,7 @@
 //! rules see each part as written; deny rules see through wrappers; anything the parser could
 //! not resolve is listed in `doubts`, and a command with doubts is never auto-allowed.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use wicket_shell::{Analysis, RedirectOp, SimpleCommand, Word};
 
 /// One simple command of a command line.
@@ -499,14 +499,14 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     // below both need it).
     let handed: Vec<Option<Handed>> =
         (0..analysis.commands.len()).map(|i| handed_source(command, &analysis.commands, i)).collect();
-    let set_here = set_on_line(&analysis);
+    let set_here = set_on_line(command, &analysis);
     for (i, cmd) in analysis.commands.iter().enumerate() {
         let handed_known = handed[i].is_some();
         for one in loop_expansions(cmd) {
             b.handed_known = handed_known;
             let mut part = b.add(&one, 0);
             part.reads_only = only_reads(&one, &part);
-            part.inert = (changes_nothing(&one, &part) && prints_no_secret(&one, &set_here))
+            part.inert = (changes_nothing(&one, &part) && prints_no_secret(&one, i, &set_here))
                 || (part.reads_only && reads_no_file(&one))
                 || launches_printer(&one, &part);
             b.parts.push(part);
@@ -1296,33 +1296,56 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
         && cmd.redirects.iter().any(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
 }
 
-/// Do the words of this command expand only variables that hold no secret
+/// Do the words of command `at` expand only variables that hold no secret
 /// (`wicket_programs::holds_no_secret`: `$HOME`, `$PWD`, `$NODE_ENV`) or that the line itself
-/// sets (`x=…`, `read x`, `for f in …`)? A command that changes nothing may still print a
-/// variable: `echo $GITHUB_TOKEN` on the host puts the person's token in the model's context
-/// as `cat .env` would (decisions.md, "Variables that may hold a secret").
-fn prints_no_secret(cmd: &SimpleCommand, set_here: &HashSet<String>) -> bool {
+/// set before it ([`set_on_line`])? A command that changes nothing may still print a variable:
+/// `echo $GITHUB_TOKEN` on the host puts the person's token in the model's context as `cat
+/// .env` would (decisions.md, "Variables that may hold a secret").
+fn prints_no_secret(cmd: &SimpleCommand, at: usize, set_here: &HashMap<String, usize>) -> bool {
     cmd.words.iter().chain(cmd.assignments.iter().map(|a| &a.value)).all(|w| {
         w.value.is_some()
-            || wicket_shell::expanded_names(&w.raw)
-                .is_some_and(|names| names.iter().all(|n| wicket_programs::holds_no_secret(n) || set_here.contains(n)))
+            || wicket_shell::expanded_names(&w.raw).is_some_and(|names| {
+                names
+                    .iter()
+                    .all(|n| wicket_programs::holds_no_secret(n) || set_here.get(n).is_some_and(|from| *from <= at))
+            })
     })
 }
 
-/// The variables a command line sets itself, by the commands bash reads them with:
-/// assignments, `NAME=value` operands of a record that `assigns` (`export`, `declare` …), the
-/// variable a record says it sets (`mapfile`'s last operand, `printf -v`), `read`'s names (not
-/// its options' values: `read -p PROMPT x`), `getopts`'s, and the variable of a `for NAME in
-/// LIST; do` or `select` whose list expands only such variables (a list with `$GITHUB_TOKEN`
-/// would hand the token on).
-fn set_on_line(analysis: &Analysis) -> HashSet<String> {
-    let mut set: HashSet<String> = HashSet::new();
+/// The variables a command line sets in its own shell, each with the index of the first
+/// command that sees it set: bare assignments, the `NAME=value` operands of a record that
+/// `assigns` (`export X=1`, not `export X`, nothing under `-n`), the variable a record says it
+/// sets (`mapfile`'s last operand, `printf -v`), `read`'s names (not its options' values: `read
+/// -p PROMPT x`), `getopts`'s, and the variable of a `for NAME in LIST` or `select` loop whose
+/// list expands only such variables (a list with `$GITHUB_TOKEN` would hand the token on).
+/// Only commands of the line's own shell count: none inside `( )`, `$( )`, `<( )`, and none at
+/// all on a line with a pipe or a command in the background, where bash runs commands in
+/// subshells (`echo x | read GITHUB_TOKEN` sets nothing after it).
+fn set_on_line(line: &str, analysis: &Analysis) -> HashMap<String, usize> {
+    let mut set: HashMap<String, usize> = HashMap::new();
+    if wicket_shell::has_subshell_operator(line) {
+        return set;
+    }
     let valid = |n: &str| {
         n.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
             && n.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
     };
-    for cmd in &analysis.commands {
-        set.extend(cmd.assignments.iter().map(|a| a.name.clone()));
+    let note = |set: &mut HashMap<String, usize>, name: &str, from: usize| {
+        if valid(name) {
+            let e = set.entry(name.to_string()).or_insert(from);
+            *e = (*e).min(from);
+        }
+    };
+    for (i, cmd) in analysis.commands.iter().enumerate() {
+        if cmd.context != wicket_shell::Context::Top {
+            continue;
+        }
+        // A prefix assignment (`X=1 cmd`) is the command's environment, not the shell's.
+        if cmd.words.is_empty() {
+            for a in &cmd.assignments {
+                note(&mut set, &a.name, i + 1);
+            }
+        }
         let words: Vec<&str> = cmd.words.iter().map(|w| w.value.as_deref().unwrap_or("")).collect();
         let Some((program, args)) = words.split_first() else { continue };
         if let Some(record) = wicket_programs::lookup(program) {
@@ -1330,19 +1353,18 @@ fn set_on_line(analysis: &Analysis) -> HashSet<String> {
             // none under `-n` (`declare -n r=GITHUB_TOKEN` makes `$r` the token).
             let nameref = args.iter().any(|a| a.starts_with(['-', '+']) && a.contains('n'));
             if record.assigns && record.role.launch().is_none() && !nameref {
-                let names = args
-                    .iter()
-                    .filter(|a| !a.starts_with(['-', '+']))
-                    .filter_map(|a| a.split_once('='))
-                    .map(|(n, _)| n);
-                set.extend(names.filter(|n| valid(n)).map(str::to_string));
+                for a in args.iter().filter(|a| !a.starts_with(['-', '+'])) {
+                    if let Some((name, _)) = a.split_once('=') {
+                        note(&mut set, name, i + 1);
+                    }
+                }
             }
             match record.sets_variable {
                 wicket_programs::SetsVariable::Nothing => {}
                 wicket_programs::SetsVariable::LastOperand(default) => {
                     let parsed = crate::options::program(program).map(|t| t.parse(args));
                     let last = parsed.as_ref().and_then(|p| p.operands.last().map(String::as_str));
-                    set.insert(last.unwrap_or(default).to_string());
+                    note(&mut set, last.unwrap_or(default), i + 1);
                 }
                 wicket_programs::SetsVariable::OptionValue(opt) => {
                     let name = match args.first() {
@@ -1350,7 +1372,9 @@ fn set_on_line(analysis: &Analysis) -> HashSet<String> {
                         Some(first) => first.strip_prefix(opt),
                         None => None,
                     };
-                    set.extend(name.filter(|n| valid(n)).map(str::to_string));
+                    if let Some(name) = name {
+                        note(&mut set, name, i + 1);
+                    }
                 }
             }
             continue;
@@ -1379,27 +1403,35 @@ fn set_on_line(analysis: &Analysis) -> HashSet<String> {
                     } else {
                         glued
                     };
-                    if naming.contains(c) && valid(value) {
-                        set.insert(value.to_string());
+                    if naming.contains(c) {
+                        note(&mut set, value, i + 1);
                     }
                     break;
                 }
             }
         }
         let names = if *program == READ { &operands[..] } else { operands.get(1..2).unwrap_or(&[]) };
-        set.extend(names.iter().filter(|n| valid(n)).map(|n| n.to_string()));
+        for n in names {
+            note(&mut set, n, i + 1);
+        }
     }
-    // `for NAME in LIST` and `select NAME in LIST`, as the parser found them: the variable is
-    // the line's own when every word of the list expands only such variables (none written:
-    // the positional words).
-    for l in &analysis.loop_variables {
+    // `for NAME in LIST` and `select NAME in LIST`, as the parser found them, in order: the
+    // variable is set from the first command after the loop's head when every word of the
+    // list expands only such variables set before it (none written: the positional words).
+    let mut loops: Vec<&wicket_shell::LoopVariable> =
+        analysis.loop_variables.iter().filter(|l| l.context == wicket_shell::Context::Top).collect();
+    loops.sort_by_key(|l| l.first_command);
+    for l in loops {
         let list_ok = l.words.iter().all(|w| {
             w.value.is_some()
-                || wicket_shell::expanded_names(&w.raw)
-                    .is_some_and(|names| names.iter().all(|n| wicket_programs::holds_no_secret(n) || set.contains(n)))
+                || wicket_shell::expanded_names(&w.raw).is_some_and(|names| {
+                    names.iter().all(|n| {
+                        wicket_programs::holds_no_secret(n) || set.get(n).is_some_and(|from| *from <= l.first_command)
+                    })
+                })
         });
-        if valid(&l.name) && list_ok {
-            set.insert(l.name.clone());
+        if list_ok {
+            note(&mut set, &l.name, l.first_command);
         }
     }
     set

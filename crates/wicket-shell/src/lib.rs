@@ -37,5 +37,5 @@ mod wrappers;
 
 pub use types::*;
 pub use walk::{analyze, MAX_COMMANDS, MAX_DEPTH, MAX_INPUT_BYTES};
-pub use word::{expanded_names, whole_process_substitution};
+pub use word::{expanded_names, has_subshell_operator, whole_process_substitution};
 pub use wrappers::{strip_wrappers, Unwrapped, MAX_REPARSE_DEPTH};

@@ -24,6 +24,11 @@ pub struct LoopVariable {
     pub name: String,
     /// The words after `in`, as the parser read them.
     pub words: Vec<Word>,
+    /// Where the loop sits.
+    pub context: Context,
+    /// The index in [`Analysis::commands`] of the first command listed after the loop's head:
+    /// the commands that may see the variable set.
+    pub first_command: usize,
 }
 
 /// Where a simple command sits.

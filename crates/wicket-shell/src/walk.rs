@@ -371,7 +371,12 @@ impl Walker {
                             .filter(|(f, _)| *f == Some("value"))
                             .map(|(_, c)| word_of(*c, src))
                             .collect();
-                        self.loop_variables.push(LoopVariable { name: text(var, src).to_string(), words });
+                        self.loop_variables.push(LoopVariable {
+                            name: text(var, src).to_string(),
+                            words,
+                            context: ctx,
+                            first_command: self.commands.len(),
+                        });
                     }
                 }
                 self.compound = true;

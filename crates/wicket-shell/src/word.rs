@@ -724,6 +724,60 @@ pub fn expanded_names(raw: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
+/// Does this command line hold a `|` (a pipeline, `|&` too) or a lone `&` (a command in the
+/// background) outside quotes and escapes? Either runs a command in a subshell of its own, so a
+/// variable it sets is not set for the commands after it. `||`, `&&` and the redirections `>&`,
+/// `<&`, `&>` are not such operators. A `|` inside a substitution, a comment or a here-document
+/// counts too: the answer may be yes where bash sees none, never no where it sees one.
+pub fn has_subshell_operator(line: &str) -> bool {
+    let b = line.as_bytes();
+    let mut double = false;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'\\' => i += 2,
+            b'\'' if !double => {
+                let ansi = i > 0 && b[i - 1] == b'$';
+                i += 1;
+                while let Some(&d) = b.get(i) {
+                    if ansi && d == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if d == b'\'' {
+                        break;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'"' => {
+                double = !double;
+                i += 1;
+            }
+            b'|' if !double => {
+                if b.get(i + 1) == Some(&b'|') {
+                    i += 2;
+                } else {
+                    return true;
+                }
+            }
+            b'&' if !double => {
+                let redirection = (i > 0 && matches!(b[i - 1], b'>' | b'<')) || b.get(i + 1) == Some(&b'>');
+                if b.get(i + 1) == Some(&b'&') {
+                    i += 2;
+                } else if redirection {
+                    i += 1;
+                } else {
+                    return true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod names_tests {
     use super::expanded_names;
@@ -751,5 +805,18 @@ mod names_tests {
         assert_eq!(names("\"open"), None);
         assert_eq!(names("'open"), None);
         assert_eq!(names("$(true # it's\n) $T"), None);
+    }
+
+    #[test]
+    fn pipes_and_background_commands_are_found_outside_quotes() {
+        use super::has_subshell_operator as sub;
+        for yes in ["a | b", "a|&b", "a & b", "a&", "echo $'x\\'' | read X", "x=1 & echo", "echo \"a\" | b"] {
+            assert!(sub(yes), "{yes}");
+        }
+        for no in
+            ["a || b", "a && b", "a >&2", "a 2>&1", "a &> f", "a <&0", "echo 'a | b'", "echo \"a & b\"", "echo a\\|b"]
+        {
+            assert!(!sub(no), "{no}");
+        }
     }
 }
