@@ -166,3 +166,36 @@ proptest! {
         prop_assert!(analyze(&src).understood, "{src}");
     }
 }
+
+/// Words of the safe kinds above with a variable put in each way bash expands one.
+fn expansion() -> impl Strategy<Value = (String, String)> {
+    let name = "[A-Z][A-Z0-9_]{0,12}";
+    let forms =
+        prop::sample::select(vec!["$N", "${N}", "\"$N\"", "\"${N:-x}\"", "${#N}", "\"a ${N} b\"", "$((N + 1))"]);
+    (name, forms, prop::sample::select(SAFE_WORDS))
+        .prop_map(|(n, form, word)| (n.clone(), format!("{word}{}", form.replace('N', &n))))
+}
+
+proptest! {
+    /// Every variable bash would expand in a word is found, after any safe text (so a
+    /// variable cannot hide behind quotes that close); one inside single quotes is not.
+    #[test]
+    fn every_expanded_variable_is_found((name, word) in expansion()) {
+        let names = wicket_shell::expanded_names(&word);
+        prop_assert!(names.as_ref().is_some_and(|v| v.contains(&name)), "{word}: {names:?}");
+        let quoted = format!("'{}'", word.replace('\'', ""));
+        prop_assert_eq!(wicket_shell::expanded_names(&quoted), Some(Vec::new()));
+    }
+
+    /// A pipe or a command in the background between commands is always seen; `&&`, `||` and
+    /// `;` never make one.
+    #[test]
+    fn subshell_operators_are_always_seen(a in benign(), b in benign(), op in prop::sample::select(vec!["|", "&", "|&"])) {
+        let line = format!("{} {op} {}", a.join(" "), b.join(" "));
+        prop_assert!(wicket_shell::has_subshell_operator(&line), "{line}");
+        for list in ["&&", "||", ";"] {
+            let line = format!("{} {list} {} 2>&1", a.join(" "), b.join(" "));
+            prop_assert!(!wicket_shell::has_subshell_operator(&line), "{line}");
+        }
+    }
+}
