@@ -576,7 +576,8 @@ static DATE: Program = Program {
 
 /// file 5.44, `file --help` and file(1): prints what kind of data each operand holds. `-C`
 /// writes a compiled magic file into the current folder, `-m` reads the magic files it names
-/// (and prints their lines on an error), `-f` reads a list of names and then those files.
+/// (and prints their lines on an error), `-f` reads a list of names and then those files, `-z`
+/// starts decompressors.
 static FILE: Program = Program {
     names: &["file"],
     source: "file 5.44, `file --help`",
@@ -584,8 +585,10 @@ static FILE: Program = Program {
         o("--help", NO, Plain),
         o("-v --version", NO, Plain),
         o("-m --magic-file", REQ, Read),
-        o("-z --uncompress", NO, Plain),
-        o("-Z --uncompress-noreport", NO, Plain),
+        // Looks inside compressed files, starting `gzip`, `xz`, `lzip` … for the formats libmagic
+        // does not read itself: programs run, as for `rg -z`.
+        o("-z --uncompress", NO, Exec),
+        o("-Z --uncompress-noreport", NO, Exec),
         o("-b --brief", NO, Plain),
         o("-c --checking-printout", NO, Plain),
         o("-e --exclude", REQ, Plain),
@@ -619,6 +622,7 @@ static FILE: Program = Program {
         ex("file README.md", Expect::Plain),
         ex("file -C -m magic", Expect::Risky(&["-C"])),
         ex("file -f list", Expect::Risky(&["-f"])),
+        ex("file -z a.gz", Expect::Risky(&["-z"])),
     ],
     ..GETOPT
 };
