@@ -270,6 +270,9 @@ pub struct AuditLog {
     session: String,
     options: AuditOptions,
     redactor: Redactor,
+    /// What the redactor made of recent texts: reasons come from a few templates and agents
+    /// repeat commands, so a stream of calls redacts the same text again and again.
+    redacted: RedactMemo,
     /// Random per log: the first part of every line's `id`.
     writer_id: String,
     pid: u32,
@@ -301,6 +304,7 @@ impl AuditLog {
             session: session.into(),
             options,
             redactor: Redactor::from_env(),
+            redacted: RedactMemo::default(),
             writer_id: layout::random_hex(),
             pid: std::process::id(),
             lock: None,
@@ -340,6 +344,7 @@ impl AuditLog {
     /// Use this redactor instead.
     pub fn with_redactor(mut self, redactor: Redactor) -> AuditLog {
         self.redactor = redactor;
+        self.redacted = RedactMemo::default();
         self
     }
 
@@ -379,9 +384,9 @@ impl AuditLog {
         if !self.options.level.keeps(event) {
             return Ok(Appended::Filtered);
         }
-        let target = clip(self.redactor.redact(event.target));
-        let reason = clip(self.redactor.redact(event.reason));
-        let rule = event.rule.map(|r| clip(self.redactor.redact(r)));
+        let target = clip(self.redacted.redact(&self.redactor, event.target));
+        let reason = clip(self.redacted.redact(&self.redactor, event.reason));
+        let rule = event.rule.map(|r| clip(self.redacted.redact(&self.redactor, r)));
         let mut event = *event;
         event.target = &target;
         event.reason = &reason;
@@ -945,6 +950,39 @@ fn cut_torn(seg: &mut Segment, tail: &Tail, findings: &mut Vec<Finding>) -> Resu
 }
 
 /// Cut text to [`MAX_FIELD`] bytes at a character boundary, saying how much was cut.
+/// The last few texts redacted, each with what redaction made of it (`None`: unchanged).
+#[derive(Debug, Default)]
+struct RedactMemo {
+    kept: Vec<(String, Option<String>)>,
+    next: usize,
+}
+
+impl RedactMemo {
+    /// How many texts are kept.
+    const SIZE: usize = 16;
+    /// Longer texts are redacted each time (keeping them would cost more than it saves).
+    const LONGEST: usize = 2048;
+
+    /// `redactor.redact(text)`, from the memo when `text` was redacted lately.
+    fn redact<'a>(&mut self, redactor: &Redactor, text: &'a str) -> std::borrow::Cow<'a, str> {
+        use std::borrow::Cow;
+        if let Some((_, out)) = self.kept.iter().find(|(t, _)| t == text) {
+            return out.as_ref().map_or(Cow::Borrowed(text), |o| Cow::Owned(o.clone()));
+        }
+        let out = redactor.redact(text);
+        if text.len() <= Self::LONGEST {
+            let entry = (text.to_string(), matches!(out, Cow::Owned(_)).then(|| out.to_string()));
+            if self.kept.len() < Self::SIZE {
+                self.kept.push(entry);
+            } else {
+                self.kept[self.next] = entry;
+                self.next = (self.next + 1) % Self::SIZE;
+            }
+        }
+        out
+    }
+}
+
 fn clip(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
     if text.len() <= MAX_FIELD {
         return text;

@@ -160,6 +160,17 @@ fn targets_reasons_and_rules_are_redacted_and_clipped() {
     assert_eq!(text.matches("[REDACTED]").count(), 3);
     let second = text.lines().nth(1).unwrap();
     assert!(second.len() < 5_000 && second.contains("more bytes]"));
+    // Texts seen again (kept redacted for a while), and again after many others: the same.
+    log.record(&e).unwrap();
+    for i in 0..40 {
+        let reason = format!("uses correct-horse-battery, call {i}");
+        log.record(&Event::decision("bash", "ls", "ask_default", &reason)).unwrap();
+    }
+    log.record(&e).unwrap();
+    let text = std::fs::read_to_string(log.path().unwrap()).unwrap();
+    assert!(!text.contains("correct-horse"), "{text}");
+    assert_eq!(text.matches("[REDACTED]").count(), 3 + 3 + 40 + 3);
+    assert_eq!(text.lines().last().unwrap().matches("[REDACTED]").count(), 3);
 }
 
 #[test]

@@ -100,6 +100,30 @@ pub trait Disk: Send + Sync + std::fmt::Debug {
     fn look_up(&self, p: &Path) -> Lookup {
         self.existing(p).map_or(Lookup::Unknown, Lookup::Found)
     }
+    /// One decision about the project at `root` starts on this thread: a disk may keep what it
+    /// finds until [`Disk::end_snapshot`], so a path looked at twice in one decision (a word
+    /// scanned, then resolved as the file a redirection writes) costs one look. Calls nest.
+    fn begin_snapshot(&self, _root: &Path) {}
+    /// The decision [`Disk::begin_snapshot`] started is over: forget what was kept.
+    fn end_snapshot(&self) {}
+}
+
+/// Keeps a disk's snapshot for as long as it lives (a decision), ending it however the
+/// decision ends.
+pub(crate) struct Snapshot<'a>(&'a dyn Disk);
+
+impl<'a> Snapshot<'a> {
+    /// Begin a snapshot on `disk`.
+    pub(crate) fn begin(disk: &'a dyn Disk, root: &Path) -> Snapshot<'a> {
+        disk.begin_snapshot(root);
+        Snapshot(disk)
+    }
+}
+
+impl Drop for Snapshot<'_> {
+    fn drop(&mut self) {
+        self.0.end_snapshot();
+    }
 }
 
 fn portable_existing<D: Disk + ?Sized>(disk: &D, p: &Path) -> Option<Existing> {
@@ -184,7 +208,7 @@ impl Disk for RealDisk {
         // the caller walks it (no `canonicalize`, which would fail too).
         #[cfg(target_os = "linux")]
         {
-            if let Ok(Some(links)) = open_no_links(p) {
+            if let Ok(plain::Plain { link: false, links }) = plain::open(p) {
                 return Some(Existing { real: normalize(p), via_link: false, links });
             }
             open_real(p).map(|(real, links)| Existing { via_link: real != normalize(p), real, links })
@@ -198,11 +222,14 @@ impl Disk for RealDisk {
     fn look_up(&self, p: &Path) -> Lookup {
         #[cfg(target_os = "linux")]
         {
-            match open_no_links(p) {
-                Ok(Some(links)) => return Lookup::Found(Existing { real: normalize(p), via_link: false, links }),
+            match plain::open(p) {
+                Ok(plain::Plain { link: false, links }) => {
+                    return Lookup::Found(Existing { real: normalize(p), via_link: false, links })
+                }
                 // The kernel refuses a link (ELOOP) as soon as it meets one, so ENOENT means
                 // it walked plain folders up to a name that is not there.
                 Err(e) if e == rustix::io::Errno::NOENT => return Lookup::Missing,
+                // A link, on the way or as the last name: the kernel follows it below.
                 _ => {}
             }
             open_real(p).map_or(Lookup::Unknown, |(real, links)| {
@@ -219,21 +246,15 @@ impl Disk for RealDisk {
         // One `openat2` that refuses links, cheap enough for every argument word.
         #[cfg(target_os = "linux")]
         {
-            use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, CWD};
-            // Without O_NOFOLLOW, a link in the last component is refused (ELOOP) like any other.
-            let flags = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-            match rustix::fs::openat2(CWD, p, OFlags::PATH | OFlags::CLOEXEC, Mode::empty(), flags) {
-                Ok(fd) => match rustix::fs::fstat(&fd) {
-                    Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {
-                        ArgPath::Plain { links: st.st_nlink }
-                    }
-                    _ => ArgPath::Plain { links: 0 },
-                },
-                Err(e) if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::XDEV => ArgPath::ViaLink,
-                // A link on the way, or as the last name, would have been refused (ELOOP)
-                // before the kernel found a name missing: no second look needed.
-                Err(e) if e == rustix::io::Errno::NOENT => ArgPath::Missing,
-                Err(e) if e == rustix::io::Errno::NOSYS => portable_arg_path(self, p),
+            use rustix::io::Errno;
+            match plain::open(p) {
+                Ok(plain::Plain { link: true, .. }) => ArgPath::ViaLink,
+                Ok(plain::Plain { link: false, links }) => ArgPath::Plain { links },
+                Err(e) if e == Errno::LOOP || e == Errno::XDEV => ArgPath::ViaLink,
+                // A link on the way would have been refused (ELOOP) before the kernel found a
+                // name missing: no second look needed.
+                Err(e) if e == Errno::NOENT => ArgPath::Missing,
+                Err(e) if e == Errno::NOSYS => portable_arg_path(self, p),
                 Err(_) => match self.lstat(p) {
                     Some(Kind::Link) => ArgPath::ViaLink,
                     _ => ArgPath::Missing,
@@ -245,28 +266,202 @@ impl Disk for RealDisk {
             portable_arg_path(self, p)
         }
     }
+
+    fn begin_snapshot(&self, root: &Path) {
+        #[cfg(target_os = "linux")]
+        plain::begin(root);
+        #[cfg(not(target_os = "linux"))]
+        let _ = root;
+    }
+
+    fn end_snapshot(&self) {
+        #[cfg(target_os = "linux")]
+        plain::end();
+    }
 }
 
-/// The hard-link count of an existing path none of whose components is a link (`Ok(None)`
-/// when the last one is a link; the error when the path cannot be opened so: a link on the
-/// way (ELOOP), a missing name (ENOENT), or no `openat2` in the kernel).
+/// The one look at a path that refuses links on the way, shared by [`Disk::arg_path`] and
+/// [`Disk::look_up`], and kept for the rest of a decision while a snapshot is open.
+///
+/// Most paths a decision looks at are names in the project's root folder (`test`, `out.log`),
+/// and on a busy machine each absolute `openat2` costs more than the rest of the decision's
+/// work on that word. So the root folder is held open between decisions, checked once per
+/// decision (the root's path must still lead to the same folder, itself no link: one `statx`),
+/// and names in it are looked at from there: a name right in it by `fstatat` (no file to
+/// open), a deeper path by `openat2` from the folder.
 #[cfg(target_os = "linux")]
-fn open_no_links(p: &Path) -> Result<Option<u64>, rustix::io::Errno> {
-    use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, CWD};
-    let fd = rustix::fs::openat2(
-        CWD,
-        p,
-        OFlags::PATH | OFlags::CLOEXEC | OFlags::NOFOLLOW,
-        Mode::empty(),
-        ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-    )?;
-    let st = rustix::fs::fstat(&fd)?;
-    // O_PATH|O_NOFOLLOW opens a final link itself; NO_SYMLINKS refuses it, but stay strict.
-    let kind = FileType::from_raw_mode(st.st_mode);
-    if kind == FileType::Symlink {
-        return Ok(None);
+mod plain {
+    use std::cell::RefCell;
+    use std::os::fd::OwnedFd;
+    use std::path::{Path, PathBuf};
+
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, CWD};
+    use rustix::io::Errno;
+
+    /// What is at a path whose folders on the way are no links.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(super) struct Plain {
+        /// The last name is itself a link (opened, not followed).
+        pub link: bool,
+        /// The hard-link count of a regular file, 0 for anything else.
+        pub links: u64,
     }
-    Ok(Some(if kind == FileType::RegularFile { st.st_nlink } else { 0 }))
+
+    /// The most paths one decision keeps (a long command line looks at more; the rest are
+    /// looked at each time).
+    const KEPT: usize = 64;
+
+    /// The project's root folder, held open.
+    struct Base {
+        path: PathBuf,
+        fd: OwnedFd,
+        dev: u64,
+        ino: u64,
+    }
+
+    /// Whether this decision may look from the held root folder.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Checked {
+        NotYet,
+        Usable,
+        Unusable,
+    }
+
+    struct Kept {
+        depth: u32,
+        seen: Vec<(PathBuf, Result<Plain, Errno>)>,
+        /// This decision's root.
+        root: Option<PathBuf>,
+        checked: Checked,
+        /// Kept between decisions: opening it costs more than checking it.
+        base: Option<Base>,
+    }
+
+    thread_local! {
+        static KEPT_HERE: RefCell<Kept> = const {
+            RefCell::new(Kept { depth: 0, seen: Vec::new(), root: None, checked: Checked::NotYet, base: None })
+        };
+    }
+
+    pub(super) fn begin(root: &Path) {
+        KEPT_HERE.with(|k| {
+            let mut k = k.borrow_mut();
+            k.depth += 1;
+            if k.depth == 1 {
+                k.root = Some(root.to_path_buf());
+                k.checked = Checked::NotYet;
+            }
+        });
+    }
+
+    pub(super) fn end() {
+        KEPT_HERE.with(|k| {
+            let mut k = k.borrow_mut();
+            k.depth = k.depth.saturating_sub(1);
+            if k.depth == 0 {
+                k.seen.clear();
+                k.root = None;
+            }
+        });
+    }
+
+    /// Open `p` with `O_PATH|O_NOFOLLOW` and links refused on the way (`ELOOP`), or what a
+    /// look at it earlier in this decision found.
+    pub(super) fn open(p: &Path) -> Result<Plain, Errno> {
+        KEPT_HERE.with(|k| {
+            let mut k = k.borrow_mut();
+            if k.depth == 0 {
+                return look(CWD, p);
+            }
+            if let Some((_, r)) = k.seen.iter().find(|(q, _)| q.as_os_str() == p.as_os_str()) {
+                return *r;
+            }
+            let r = match in_root(&k, p) {
+                Some(rel) if base_usable(&mut k) => match &k.base {
+                    Some(base) => look_from(&base.fd, rel),
+                    None => look(CWD, p),
+                },
+                _ => look(CWD, p),
+            };
+            if k.seen.len() < KEPT {
+                k.seen.push((p.to_path_buf(), r));
+            }
+            r
+        })
+    }
+
+    /// `p` below this decision's root, as plain names (no `.`, `..`, empty names or trailing
+    /// `/`, which the kernel reads differently from a path taken from elsewhere). Compared as
+    /// bytes: `Path::strip_prefix` walks components, a tenth of a decision's time.
+    fn in_root<'p>(k: &Kept, p: &'p Path) -> Option<&'p Path> {
+        let root = k.root.as_deref()?.as_os_str().as_encoded_bytes();
+        let rel = p.as_os_str().as_encoded_bytes().strip_prefix(root)?;
+        let rel = if root.ends_with(b"/") { rel } else { rel.strip_prefix(b"/")? };
+        let plain = !rel.is_empty() && rel.split(|b| *b == b'/').all(|n| !n.is_empty() && n != b"." && n != b"..");
+        plain.then(|| Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(rel)))
+    }
+
+    /// May this decision look from the held root folder? Checked at its first look: the root's
+    /// path leads to the folder held (or to one opened now, no link on the way).
+    fn base_usable(k: &mut Kept) -> bool {
+        if k.checked == Checked::NotYet {
+            let Some(root) = k.root.clone() else { return false };
+            let same = k.base.as_ref().is_some_and(|b| {
+                b.path == root
+                    && rustix::fs::statat(CWD, &root, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+                        FileType::from_raw_mode(st.st_mode) == FileType::Directory
+                            && st.st_dev == b.dev
+                            && st.st_ino == b.ino
+                    })
+            });
+            if !same {
+                k.base = open_base(&root);
+            }
+            k.checked = if k.base.is_some() { Checked::Usable } else { Checked::Unusable };
+        }
+        k.checked == Checked::Usable
+    }
+
+    fn open_base(root: &Path) -> Option<Base> {
+        let fd = rustix::fs::openat2(
+            CWD,
+            root,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        )
+        .ok()?;
+        let st = rustix::fs::fstat(&fd).ok()?;
+        Some(Base { path: root.to_path_buf(), fd, dev: st.st_dev, ino: st.st_ino })
+    }
+
+    /// A path of plain names below the root folder, looked at from it.
+    fn look_from(base: &OwnedFd, rel: &Path) -> Result<Plain, Errno> {
+        if rel.as_os_str().as_encoded_bytes().contains(&b'/') {
+            return look(base, rel);
+        }
+        // One name: nothing on the way to refuse, so `fstatat` tells all an open would.
+        let st = rustix::fs::statat(base, rel, AtFlags::SYMLINK_NOFOLLOW)?;
+        Ok(plain_of(&st))
+    }
+
+    fn look<Fd: std::os::fd::AsFd>(dir: Fd, p: &Path) -> Result<Plain, Errno> {
+        // O_PATH|O_NOFOLLOW opens a last name that is a link itself; NO_SYMLINKS refuses any
+        // link before it.
+        let fd = rustix::fs::openat2(
+            dir,
+            p,
+            OFlags::PATH | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        )?;
+        Ok(plain_of(&rustix::fs::fstat(&fd)?))
+    }
+
+    fn plain_of(st: &rustix::fs::Stat) -> Plain {
+        let kind = FileType::from_raw_mode(st.st_mode);
+        Plain { link: kind == FileType::Symlink, links: if kind == FileType::RegularFile { st.st_nlink } else { 0 } }
+    }
 }
 
 /// The real path and hard-link count of an existing path in four system calls, whatever its
@@ -457,6 +652,77 @@ mod tests {
         assert!(!plain.via_link && plain.real == root.join("d/new") && plain.links == 0, "{plain:?}");
         let through = crate::paths::resolve(&env, "dangling").expect("resolve");
         assert!(through.via_link && through.real == root.join("nowhere"), "{through:?}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_decision_sees_the_same_disk_as_a_look_from_outside_one() {
+        // Inside a decision, names under the root are looked at from the held root folder and
+        // kept: every answer must be the one an absolute look gives.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let top = RealDisk.real_path(dir.path()).expect("real");
+        let root = top.join("proj");
+        std::fs::create_dir_all(root.join("d/e")).expect("mkdir");
+        std::fs::write(root.join("f"), "x").expect("write");
+        std::fs::write(root.join("d/e/g"), "x").expect("write");
+        std::fs::hard_link(root.join("f"), root.join("h")).expect("link");
+        std::fs::write(top.join("outside"), "x").expect("write");
+        std::os::unix::fs::symlink("d", root.join("l")).expect("symlink");
+        std::os::unix::fs::symlink("../outside", root.join("out")).expect("symlink");
+        std::os::unix::fs::symlink("nowhere", root.join("dangling")).expect("symlink");
+        std::os::unix::fs::symlink("proj", top.join("via")).expect("symlink");
+        let names = [
+            "f", "h", "d", "d/e", "d/e/g", "d/e/", "f/", "new", "d/new", "new/x", "l", "l/e/g", "l/new", "out",
+            "dangling", "d/../f", "d/./e", "d//e", ".", "",
+        ];
+        for base in [root.clone(), top.join("via")] {
+            for name in names {
+                let p = PathBuf::from(format!("{}/{name}", base.display()));
+                let (arg, look) = (RealDisk.arg_path(&p), RealDisk.look_up(&p));
+                RealDisk.begin_snapshot(&base);
+                // Twice: the second answer comes from what the decision kept.
+                for _ in 0..2 {
+                    assert_eq!(RealDisk.arg_path(&p), arg, "{p:?}");
+                    assert_eq!(RealDisk.look_up(&p), look, "{p:?}");
+                }
+                RealDisk.end_snapshot();
+            }
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_root_folder_swapped_between_decisions_is_looked_at_afresh() {
+        // The root folder held open from one decision must not answer for the next one after
+        // its path was moved away and replaced: by another folder, or by a link to one.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let top = RealDisk.real_path(dir.path()).expect("real");
+        let root = top.join("proj");
+        let cfg = PolicyConfig {
+            root: root.clone(),
+            home: Some(top.join("home")),
+            allow: vec!["bash(cat *)".to_string()],
+            ..Default::default()
+        };
+        let call = ToolCall::new("bash", serde_json::json!({ "command": "cat notes.txt" }));
+        for (i, by_link) in [false, true].into_iter().enumerate() {
+            std::fs::create_dir(&root).expect("mkdir");
+            std::fs::write(root.join("notes.txt"), "x").expect("write");
+            let policy = Policy::new(&cfg).expect("policy");
+            let before = policy.decide(&call, &Session::new());
+            assert_eq!(before.decision, Decision::Allow, "{before:?}");
+            std::fs::rename(&root, top.join(format!("old{i}"))).expect("mv");
+            let other = if by_link { top.join(format!("other{i}")) } else { root.clone() };
+            std::fs::create_dir(&other).expect("mkdir");
+            std::fs::write(other.join(".env"), "KEY=1").expect("write");
+            std::os::unix::fs::symlink(other.join(".env"), other.join("notes.txt")).expect("symlink");
+            if by_link {
+                std::os::unix::fs::symlink(&other, &root).expect("symlink");
+            }
+            let after = policy.decide(&call, &Session::new());
+            assert_eq!((after.decision, after.by), (Decision::Deny, By::Sensitive), "{by_link}: {after:?}");
+            std::fs::remove_file(&root).or_else(|_| std::fs::remove_dir_all(&root)).expect("rm");
+        }
     }
 
     #[cfg(unix)]

@@ -450,6 +450,8 @@ impl Policy {
         always: Option<&mut Option<Option<Rule>>>,
     ) -> Verdict {
         let tool = call.tool.as_str();
+        // What the disk shows is taken once per path for the whole decision.
+        let _snapshot = crate::disk::Snapshot::begin(self.env.disk, &self.env.root);
         // Step 0: input sanity.
         if let Some(v) = step0_input(call) {
             return v;

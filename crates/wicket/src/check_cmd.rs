@@ -78,8 +78,7 @@ fn parse_call(text: &str, sandboxed: bool) -> Result<ToolCall> {
     let call: ToolCall = serde_json::from_str(text)
         .context("the input is not a tool call: expected {\"tool\": \"…\", \"input\": {…}}")?;
     // `Bash`, `run_shell_command` …: another agent's name for one of wicket's tools.
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let mut call = wicket::agents::in_wicket_words(call, &cwd);
+    let mut call = wicket::agents::in_wicket_words(call, || std::env::current_dir().unwrap_or_default());
     if !sandboxed {
         on_the_host(&mut call);
     }

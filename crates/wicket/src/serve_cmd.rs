@@ -373,8 +373,7 @@ impl Server {
         let call: ToolCall = serde_json::from_value(params.clone())
             .map_err(|e| (INVALID_PARAMS, format!("expected {{\"tool\": \"…\", \"input\": {{…}}}}: {e}")))?;
         // `Bash`, `run_shell_command` …: another agent's name for one of wicket's tools.
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let mut call = wicket::agents::in_wicket_words(call, &cwd);
+        let mut call = wicket::agents::in_wicket_words(call, || std::env::current_dir().unwrap_or_default());
         // The client runs what it asks about (`run` is for wicket's sandbox).
         crate::check_cmd::on_the_host(&mut call);
         self.approved_in_part = None;

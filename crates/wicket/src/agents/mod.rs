@@ -87,10 +87,13 @@ pub fn normalized(p: &Path) -> PathBuf {
 /// an agent's must meet the same rules, safe list and modes (issue 39, class 13). wicket's own
 /// names and MCP names stay as they are; so does a name no agent's mapper turns into exactly
 /// one call, or a call it cannot read, and the engine's modes never allow such an unknown tool.
-pub fn in_wicket_words(call: ToolCall, cwd: &Path) -> ToolCall {
+/// `cwd` gives the folder an agent's relative paths are taken in (asked only for an agent's
+/// call: reading it is a system call, and a stream of calls in wicket's words needs none).
+pub fn in_wicket_words(call: ToolCall, cwd: impl FnOnce() -> std::path::PathBuf) -> ToolCall {
     if wicket_policy::rules::TOOLS.contains(&call.tool.as_str()) || wicket_policy::call::is_mcp(&call.tool) {
         return call;
     }
+    let cwd = &cwd();
     let one = |mapped: Result<Mapped, MapError>| match mapped {
         Ok(Mapped::Calls(mut calls)) if calls.len() == 1 => calls.pop(),
         _ => None,
