@@ -106,6 +106,26 @@ pub trait Disk: Send + Sync + std::fmt::Debug {
     fn begin_snapshot(&self, _root: &Path) {}
     /// The decision [`Disk::begin_snapshot`] started is over: forget what was kept.
     fn end_snapshot(&self) {}
+    /// What the open snapshot has seen, when all of it can be looked at again cheaply
+    /// ([`Disk::shows`]); `None` when the decision looked in other ways (read a file, listed a
+    /// folder, followed a link), or this disk keeps no such record.
+    fn sight(&self) -> Option<Sight> {
+        None
+    }
+    /// Does the disk show now what `sight` saw? Looked at again within an open snapshot.
+    fn shows(&self, _sight: &Sight) -> bool {
+        false
+    }
+}
+
+/// What one decision saw of the disk: each path it looked at, and what was there
+/// ([`Disk::sight`]). A decision depends on nothing else that can change (the engine reads the
+/// disk only through [`Disk`], and nothing else of the machine), so a call decided again on a
+/// disk that [`Disk::shows`] the same sight gets the same verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sight {
+    #[cfg(target_os = "linux")]
+    seen: Vec<(PathBuf, Result<plain::Plain, rustix::io::Errno>)>,
 }
 
 /// Keeps a disk's snapshot for as long as it lives (a decision), ending it however the
@@ -173,32 +193,39 @@ fn file_links(m: &std::fs::Metadata) -> u64 {
 
 impl Disk for RealDisk {
     fn real_path(&self, p: &Path) -> io::Result<PathBuf> {
+        looked_otherwise();
         std::fs::canonicalize(p)
     }
 
     fn lstat(&self, p: &Path) -> Option<Kind> {
+        looked_otherwise();
         std::fs::symlink_metadata(p).ok().map(|m| kind_of(m.file_type()))
     }
 
     fn stat(&self, p: &Path) -> Option<Stat> {
+        looked_otherwise();
         let m = std::fs::metadata(p).ok()?;
         Some(Stat { kind: kind_of(m.file_type()), links: file_links(&m) })
     }
 
     fn read_link(&self, p: &Path) -> io::Result<PathBuf> {
+        looked_otherwise();
         std::fs::read_link(p)
     }
 
     fn list(&self, dir: &Path) -> io::Result<Entries<'_>> {
+        looked_otherwise();
         let entries = std::fs::read_dir(dir)?;
         Ok(Box::new(entries.map(|e| e.map(|e| Entry { kind: e.file_type().ok().map(kind_of), name: e.file_name() }))))
     }
 
     fn read_text(&self, p: &Path) -> io::Result<String> {
+        looked_otherwise();
         std::fs::read_to_string(p)
     }
 
     fn current_dir(&self) -> io::Result<PathBuf> {
+        looked_otherwise();
         std::env::current_dir()
     }
 
@@ -211,6 +238,7 @@ impl Disk for RealDisk {
             if let Ok(plain::Plain { link: false, links }) = plain::open(p) {
                 return Some(Existing { real: normalize(p), via_link: false, links });
             }
+            looked_otherwise();
             open_real(p).map(|(real, links)| Existing { via_link: real != normalize(p), real, links })
         }
         #[cfg(not(target_os = "linux"))]
@@ -232,6 +260,7 @@ impl Disk for RealDisk {
                 // A link, on the way or as the last name: the kernel follows it below.
                 _ => {}
             }
+            looked_otherwise();
             open_real(p).map_or(Lookup::Unknown, |(real, links)| {
                 Lookup::Found(Existing { via_link: real != normalize(p), real, links })
             })
@@ -278,6 +307,35 @@ impl Disk for RealDisk {
         #[cfg(target_os = "linux")]
         plain::end();
     }
+
+    fn sight(&self) -> Option<Sight> {
+        #[cfg(target_os = "linux")]
+        {
+            plain::sight().map(|seen| Sight { seen })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            None
+        }
+    }
+
+    fn shows(&self, sight: &Sight) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            sight.seen.iter().all(|(p, r)| plain::open(p) == *r)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = sight;
+            false
+        }
+    }
+}
+
+/// The open snapshot looked at the disk in a way [`Disk::shows`] cannot repeat.
+fn looked_otherwise() {
+    #[cfg(target_os = "linux")]
+    plain::other();
 }
 
 /// The one look at a path that refuses links on the way, shared by [`Disk::arg_path`] and
@@ -330,6 +388,8 @@ mod plain {
     struct Kept {
         depth: u32,
         seen: Vec<(PathBuf, Result<Plain, Errno>)>,
+        /// The decision looked in a way not kept in `seen` (or more than `seen` holds).
+        other: bool,
         /// This decision's root.
         root: Option<PathBuf>,
         checked: Checked,
@@ -339,7 +399,14 @@ mod plain {
 
     thread_local! {
         static KEPT_HERE: RefCell<Kept> = const {
-            RefCell::new(Kept { depth: 0, seen: Vec::new(), root: None, checked: Checked::NotYet, base: None })
+            RefCell::new(Kept {
+                depth: 0,
+                seen: Vec::new(),
+                other: false,
+                root: None,
+                checked: Checked::NotYet,
+                base: None,
+            })
         };
     }
 
@@ -350,6 +417,7 @@ mod plain {
             if k.depth == 1 {
                 k.root = Some(root.to_path_buf());
                 k.checked = Checked::NotYet;
+                k.other = false;
             }
         });
     }
@@ -385,8 +453,23 @@ mod plain {
             };
             if k.seen.len() < KEPT {
                 k.seen.push((p.to_path_buf(), r));
+            } else {
+                k.other = true;
             }
             r
+        })
+    }
+
+    /// The open snapshot looked at the disk in another way.
+    pub(super) fn other() {
+        KEPT_HERE.with(|k| k.borrow_mut().other = true);
+    }
+
+    /// Every look of the open snapshot, when that is all it did.
+    pub(super) fn sight() -> Option<Vec<(PathBuf, Result<Plain, Errno>)>> {
+        KEPT_HERE.with(|k| {
+            let k = k.borrow();
+            (k.depth > 0 && !k.other).then(|| k.seen.clone())
         })
     }
 
@@ -747,6 +830,55 @@ mod tests {
         std::os::unix::fs::symlink(root.join(".env"), root.join("notes.txt")).expect("symlink");
         let after = policy.decide(&call, &Session::new());
         assert_eq!((after.decision, after.by), (Decision::Deny, By::Sensitive), "{after:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_verdict_is_kept_only_while_the_disk_shows_the_same() {
+        // Each call is decided twice on one disk, then again after one change: a kept verdict
+        // never hides the change, whether the decision looked at paths one by one, listed a
+        // folder (a glob) or followed a link.
+        type Change = fn(&Path);
+        let link = |target: &Path, at: &Path| std::os::unix::fs::symlink(target, at).expect("symlink");
+        let cases: [(&str, Change); 4] = [
+            ("cat src/notes.txt", |r| std::os::unix::fs::symlink(r.join(".env"), r.join("src/notes.txt")).expect("ln")),
+            ("cat src/*.txt", |r| std::os::unix::fs::symlink(r.join(".env"), r.join("src/b.txt")).expect("ln")),
+            ("cat link/a.txt", |r| {
+                std::fs::remove_file(r.join("link")).expect("rm");
+                std::fs::create_dir(r.join("keys")).expect("mkdir");
+                std::fs::write(r.join("keys/a.txt"), "x").expect("write");
+                std::os::unix::fs::symlink(r.join(".env"), r.join("keys/a.txt.tmp")).expect("ln");
+                std::fs::rename(r.join("keys/a.txt.tmp"), r.join("keys/a.txt")).expect("mv");
+                std::os::unix::fs::symlink(r.join("keys"), r.join("link")).expect("ln");
+            }),
+            ("echo hi | tee log.txt", |r| std::os::unix::fs::symlink(r.join(".env"), r.join("log.txt")).expect("ln")),
+        ];
+        let dir = tempfile::tempdir().expect("tempdir");
+        let top = RealDisk.real_path(dir.path()).expect("real");
+        for (i, (command, change)) in cases.into_iter().enumerate() {
+            let root = top.join(i.to_string());
+            std::fs::create_dir_all(root.join("src")).expect("mkdir");
+            std::fs::write(root.join(".env"), "KEY=1").expect("write");
+            std::fs::write(root.join("src/a.txt"), "x").expect("write");
+            link(&root.join("src"), &root.join("link"));
+            let cfg = PolicyConfig {
+                root: root.clone(),
+                home: Some(top.join("home")),
+                allow: vec!["bash(cat *)".to_string(), "bash(tee *)".to_string(), "bash(echo *)".to_string()],
+                ..Default::default()
+            };
+            let policy = Policy::new(&cfg).expect("policy");
+            let call = ToolCall::new("bash", serde_json::json!({ "command": command }));
+            let decide = || {
+                let v = policy.decide(&call, &Session::new());
+                (v.decision, v.by)
+            };
+            let first = decide();
+            assert_eq!(first.0, Decision::Allow, "{command}: {first:?}");
+            assert_eq!(decide(), first, "{command}");
+            change(&root);
+            assert_eq!(decide(), (Decision::Deny, By::Sensitive), "{command} after the change");
+        }
     }
 
     #[test]

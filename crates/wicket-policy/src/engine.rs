@@ -116,6 +116,34 @@ pub struct Policy {
     view_ctx: ViewContext,
     /// The views of the command lines seen last (made with `view_ctx`, which never changes).
     views: RecentViews,
+    /// The verdicts of the calls decided last, with what each saw of the disk.
+    verdicts: RecentVerdicts,
+}
+
+/// The calls decided last with no session answers, each with its verdict and what the
+/// decision saw of the disk ([`crate::disk::Sight`]). A call seen again is decided again only
+/// when the disk shows something else now: the engine's verdict depends on the call, the
+/// policy (which never changes), the session (empty) and what it reads through the disk, so the
+/// same sight gives the same verdict. The disk is still looked at for every call, path by
+/// path, as the decision would.
+#[derive(Debug, Default)]
+struct RecentVerdicts {
+    /// Newest first; at most [`RecentVerdicts::KEEP`].
+    seen: std::sync::Mutex<std::collections::VecDeque<std::sync::Arc<(ToolCall, crate::disk::Sight, Verdict)>>>,
+}
+
+impl RecentVerdicts {
+    /// How many calls are kept.
+    const KEEP: usize = 8;
+    /// A call whose input is longer (as JSON text, roughly) is not kept.
+    const LONGEST: usize = 4096;
+}
+
+impl Clone for RecentVerdicts {
+    /// A copy starts empty: the verdicts are a cache, not state.
+    fn clone(&self) -> Self {
+        RecentVerdicts::default()
+    }
 }
 
 /// The team policy, compiled.
@@ -303,6 +331,7 @@ impl Policy {
                 git_aliases: cfg.git_config.as_ref().map(crate::gitalias::aliases).unwrap_or_default(),
             },
             views: RecentViews::default(),
+            verdicts: RecentVerdicts::default(),
             env,
         })
     }
@@ -331,7 +360,28 @@ impl Policy {
 
     /// Decide one call.
     pub fn decide(&self, call: &ToolCall, session: &Session) -> Verdict {
-        self.decide_traced(call, session, &mut Trace::default())
+        if !session.is_empty() {
+            return self.decide_traced(call, session, &mut Trace::default());
+        }
+        // One snapshot for the check of a kept verdict and, when it fails, the decision.
+        let _snapshot = crate::disk::Snapshot::begin(self.env.disk, &self.env.root);
+        let kept = self.verdicts.seen.lock().ok().and_then(|seen| seen.iter().find(|k| k.0 == *call).cloned());
+        if let Some(kept) = kept {
+            if self.env.disk.shows(&kept.1) {
+                return kept.2.clone();
+            }
+        }
+        let v = self.run_steps(call, session, &mut Trace::default(), None);
+        if let Some(sight) = self.env.disk.sight() {
+            if call.input.to_string().len() <= RecentVerdicts::LONGEST {
+                if let Ok(mut seen) = self.verdicts.seen.lock() {
+                    seen.retain(|k| k.0 != *call);
+                    seen.push_front(std::sync::Arc::new((call.clone(), sight, v.clone())));
+                    seen.truncate(RecentVerdicts::KEEP);
+                }
+            }
+        }
+        v
     }
 
     /// Decide one call and record each step in `trace`.

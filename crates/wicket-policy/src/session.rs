@@ -27,6 +27,11 @@ impl Session {
         Session::default()
     }
 
+    /// No answer recorded yet.
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty() && self.hosts.is_empty() && self.tools.is_empty() && self.rules.is_empty()
+    }
+
     /// Record a "yes for this session" answer to a call.
     pub fn allow_call(&mut self, call: &ToolCall) {
         let Ok(ct) = targets_of(call) else { return };
