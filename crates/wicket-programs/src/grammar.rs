@@ -303,6 +303,9 @@ pub struct Program {
     /// when one of them is given and nothing turns an option off (a dry run: `git clean -n`
     /// lists what it would remove and removes nothing, even with `-f` or `-i`).
     pub reads_only_with: &'static [&'static str],
+    /// Canonical option names that undo [`Program::reads_only_with`] (`git apply --check
+    /// --apply` applies the patch).
+    pub reads_only_unless: &'static [&'static str],
     /// With [`Program::only_reads`]: it reads no file unless an option whose effect is `Read`
     /// names one, so what it prints is the system's state (`date`, `uname`, `nproc`, `which`),
     /// never a file's content: a part running it changes nothing (decisions.md, "Parts that
@@ -360,6 +363,7 @@ pub(crate) const GETOPT: Program = Program {
     names_only: false,
     only_reads: false,
     reads_only_with: &[],
+    reads_only_unless: &[],
     reads_no_files: false,
     copies_stdin: false,
     home_cache: None,
@@ -1142,6 +1146,11 @@ static WGET: Program = Program {
 mod tables;
 mod tools;
 
+/// `git apply`'s table, for the git checker (what the patches write).
+pub(crate) fn git_apply_table() -> &'static Program {
+    &tables::GIT_APPLY
+}
+
 use crate::facts::{Does, Example, Job, Network, SetsVariable, Writes};
 use crate::role::{Launch, Role, LAUNCH};
 
@@ -1261,10 +1270,16 @@ impl Program {
                 None => return false,
             }
         }
-        let own = parsed.found.get(parsed.sub_at..).unwrap_or(&[]);
-        table.only_reads
-            || (own.iter().any(|f| table.reads_only_with.contains(&f.opt.name()))
-                && !own.iter().any(|f| f.opt.name() == "--no-"))
+        table.reads_only_by(parsed.found.get(parsed.sub_at..).unwrap_or(&[]))
+    }
+
+    /// Does this table only read, given its own options as parsed: by its record, or by an
+    /// option of [`Program::reads_only_with`] with none of [`Program::reads_only_unless`] and
+    /// no option turned off?
+    pub fn reads_only_by(&'static self, own: &[Found]) -> bool {
+        self.only_reads
+            || (own.iter().any(|f| self.reads_only_with.contains(&f.opt.name()))
+                && !own.iter().any(|f| f.opt.name() == "--no-" || self.reads_only_unless.contains(&f.opt.name())))
     }
 
     /// Every option of the table: its own, then the shared sets.

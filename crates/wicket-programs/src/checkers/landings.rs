@@ -167,10 +167,36 @@ pub(crate) fn patch(args: &[&str], e: &mut Effects) {
     e.landings.push(Landing::Patch { file, strip, dir, text: None });
 }
 
-/// `git apply`: every operand is a patch (none: stdin); `-p N` (default 1) and `--directory`
-/// shape the names; `--check`, `--stat`, `--numstat` and `--summary` only read unless
-/// `--apply` is given.
+/// `git apply`, read with its option table (abbreviations and `--no-` as git reads them):
+/// every operand is a patch (none: stdin); `-p N` (default 1) and `--directory` shape the
+/// names; `--check`, `--stat`, `--numstat` and `--summary` only read, unless `--apply` is
+/// given or an option is turned off (`--check --no-check` applies: checked with git 2.47.3).
+/// An option the table does not know leaves it applying.
 pub(crate) fn git_apply(args: &[&str], e: &mut Effects) {
+    let table = crate::grammar::git_apply_table();
+    let parsed = table.parse(args);
+    if parsed.unknown.is_empty() && table.reads_only_by(&parsed.found) {
+        return;
+    }
+    let value = |name: &str| parsed.found.iter().rev().find(|f| f.opt.name() == name).and_then(|f| f.value.clone());
+    let strip = match value("-p") {
+        Some(v) => v.parse::<usize>().ok(),
+        None => Some(1),
+    };
+    let dir = value("--directory");
+    let mut files = parsed.operands.clone();
+    if files.is_empty() {
+        files.push("-".to_string());
+    }
+    for f in files {
+        let file = (f != "-").then_some(f);
+        e.landings.push(Landing::Patch { file, strip, dir: dir.clone(), text: None });
+    }
+}
+
+/// The patches of `git am` (read by hand: am's options are not apply's): every operand is a
+/// mailbox (none: stdin); `-p N` (default 1) and `--directory` shape the names.
+fn am_patches(args: &[&str], e: &mut Effects) {
     const WITH_VALUE: &[&str] =
         &["-p", "-C", "--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor"];
     let mut strip = Some(1);
@@ -237,7 +263,7 @@ pub(crate) fn git_am(args: &[&str], e: &mut Effects) {
     if args.iter().any(|w| SESSION.contains(w) || w.starts_with("--show-current-patch=")) {
         return;
     }
-    git_apply(args, e);
+    am_patches(args, e);
 }
 
 /// A recursive copy (`cp -r`, `rsync -r`): each source folder lands below the destination,
@@ -332,6 +358,23 @@ mod tests {
         assert_eq!(eff("git apply").landings, vec![patch_of(None, Some(1), None)]);
         assert!(eff("git apply --check x.diff").landings.is_empty());
         assert_eq!(eff("git apply --check --apply x.diff").landings.len(), 1);
+        // As git reads them (2.47.3): a turned-off check applies, an abbreviated `--apply`
+        // applies, an abbreviated `--directory` places the names.
+        for applies in [
+            "git apply --check --no-check x.diff",
+            "git apply --stat --no-stat x.diff",
+            "git apply --check --appl x.diff",
+            "git apply --apply --check x.diff",
+            "git apply --check --unknown-option x.diff",
+        ] {
+            assert_eq!(eff(applies).landings.len(), 1, "{applies}");
+        }
+        assert!(eff("git apply --che --summ x.diff").landings.is_empty());
+        assert_eq!(
+            eff("git apply --dir=.vscode -p0 x.diff").landings,
+            vec![patch_of(Some("x.diff"), Some(0), Some(".vscode"))]
+        );
+        assert_eq!(eff("git apply -p2 x.diff").landings, vec![patch_of(Some("x.diff"), Some(2), None)]);
         assert_eq!(eff("git am x.mbox").landings, vec![patch_of(Some("x.mbox"), Some(1), None)]);
         assert!(eff("git am --continue").landings.is_empty());
     }

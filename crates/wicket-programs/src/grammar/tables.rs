@@ -1533,6 +1533,61 @@ pub(super) static GIT_CLEAN: Program = Program {
     ..GETOPT
 };
 
+/// `git apply` (git-apply(1)): applies patches to the working tree (what it writes is the
+/// git checker's: the patches' own names); with `--check`, `--stat`, `--numstat` or
+/// `--summary` it only reads them and prints, unless `--apply` is given too (checked with
+/// git 2.47.3: `git apply --check p` leaves the tree as it was, `--check --apply` applies).
+pub(super) static GIT_APPLY: Program = Program {
+    names: &["apply"],
+    source: "git 2.47.3, `git apply -h` (parse-options: clusters, unique prefixes, `--no-`)",
+    negatable: true,
+    opts: &[
+        o("--exclude", REQ, Plain),
+        o("--include", REQ, Plain),
+        o("-p", REQ, Plain),
+        o("--no-add", NO, Plain),
+        o("--add", NO, Plain),
+        o("--stat", NO, Plain),
+        o("--numstat", NO, Plain),
+        o("--summary", NO, Plain),
+        o("--check", NO, Plain),
+        o("--index", NO, Plain),
+        o("-N --intent-to-add", NO, Plain),
+        o("--cached", NO, Plain),
+        // The patch may name files outside the working tree, which git then writes.
+        o("--unsafe-paths", NO, Write),
+        o("--apply", NO, Plain),
+        o("-3 --3way", NO, Plain),
+        o("--ours", NO, Plain),
+        o("--theirs", NO, Plain),
+        o("--union", NO, Plain),
+        o("--build-fake-ancestor", REQ, Write),
+        o("-z", NO, Plain),
+        o("-C", REQ, Plain),
+        o("--whitespace", REQ, Plain),
+        o("--ignore-space-change", NO, Plain),
+        o("--ignore-whitespace", NO, Plain),
+        o("-R --reverse", NO, Plain),
+        o("--unidiff-zero", NO, Plain),
+        o("--reject", NO, Plain),
+        o("--allow-overlap", NO, Plain),
+        o("-v --verbose", NO, Plain),
+        o("-q --quiet", NO, Plain),
+        o("--inaccurate-eof", NO, Plain),
+        o("--recount", NO, Plain),
+        o("--directory", REQ, Plain),
+        o("--allow-empty", NO, Plain),
+    ],
+    reads_only_with: &["--check", "--stat", "--numstat", "--summary"],
+    reads_only_unless: &["--apply"],
+    examples: &[
+        ex("git apply --check fix.patch", Expect::Plain),
+        ex("git apply --stat --summary fix.patch", Expect::Plain),
+        ex("git apply --unsafe-paths --check fix.patch", Expect::Risky(&["--unsafe-paths"])),
+    ],
+    ..GETOPT
+};
+
 /// `git reflog` (git-reflog(1)): with no sub-command, or `show`, `list` or `exists`, it prints
 /// the reference logs and changes nothing; `expire` and `delete` rewrite them.
 pub(super) static GIT_REFLOG: Program = Program {
@@ -1880,6 +1935,7 @@ pub(super) static GIT: Program = Program {
         &GIT_REFLOG,
         &GIT_WORKTREE,
         &GIT_CLEAN,
+        &GIT_APPLY,
         &GIT_LS_TREE,
         &GIT_FOR_EACH_REF,
         &GIT_MERGE_BASE,
