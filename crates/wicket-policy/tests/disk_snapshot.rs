@@ -51,7 +51,7 @@ proptest! {
         let (arg, look, existing) = (RealDisk.arg_path(&p), RealDisk.look_up(&p), RealDisk.existing(&p));
         RealDisk.begin_snapshot(&base);
         for _ in 0..2 {
-            prop_assert_eq!(RealDisk.arg_path(&p), arg.clone(), "{:?}", p);
+            prop_assert_eq!(RealDisk.arg_path(&p), arg, "{:?}", p);
             prop_assert_eq!(RealDisk.look_up(&p), look.clone(), "{:?}", p);
             prop_assert_eq!(RealDisk.existing(&p), existing.clone(), "{:?}", p);
         }
