@@ -949,7 +949,6 @@ fn cut_torn(seg: &mut Segment, tail: &Tail, findings: &mut Vec<Finding>) -> Resu
     Ok(())
 }
 
-/// Cut text to [`MAX_FIELD`] bytes at a character boundary, saying how much was cut.
 /// The last few texts redacted, each with what redaction made of it (`None`: unchanged).
 #[derive(Debug, Default)]
 struct RedactMemo {
@@ -983,6 +982,7 @@ impl RedactMemo {
     }
 }
 
+/// Cut text to [`MAX_FIELD`] bytes at a character boundary, saying how much was cut.
 fn clip(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
     if text.len() <= MAX_FIELD {
         return text;

@@ -139,6 +139,24 @@ impl RecentVerdicts {
     const LONGEST: usize = 4096;
 }
 
+/// Is the text in `v` (keys and strings) at most `limit` bytes? Counted without serializing:
+/// a written file's whole content would be copied only to be measured.
+fn text_within(v: &serde_json::Value, limit: usize) -> bool {
+    fn take(left: &mut usize, n: usize) -> bool {
+        left.checked_sub(n).map(|l| *left = l).is_some()
+    }
+    fn count(v: &serde_json::Value, left: &mut usize) -> bool {
+        match v {
+            serde_json::Value::String(s) => take(left, s.len()),
+            serde_json::Value::Array(a) => a.iter().all(|x| count(x, left)),
+            serde_json::Value::Object(o) => o.iter().all(|(k, x)| take(left, k.len()) && count(x, left)),
+            _ => take(left, 8),
+        }
+    }
+    let mut left = limit;
+    count(v, &mut left)
+}
+
 impl Clone for RecentVerdicts {
     /// A copy starts empty: the verdicts are a cache, not state.
     fn clone(&self) -> Self {
@@ -373,7 +391,7 @@ impl Policy {
         }
         let v = self.run_steps(call, session, &mut Trace::default(), None);
         if let Some(sight) = self.env.disk.sight() {
-            if call.input.to_string().len() <= RecentVerdicts::LONGEST {
+            if text_within(&call.input, RecentVerdicts::LONGEST) {
                 if let Ok(mut seen) = self.verdicts.seen.lock() {
                     seen.retain(|k| k.0 != *call);
                     seen.push_front(std::sync::Arc::new((call.clone(), sight, v.clone())));
