@@ -28,7 +28,8 @@ payload = {"session_id": "3f1c2b7e-9a44-4b8e-8d2f-6e0c1a5b7d90", "transcript_pat
            "tool_input": {"command": "git status && cargo test --all 2>&1 | tail -n 20"}}
 with open("../payload.json", "w") as f:
     f.write(json.dumps(payload) + "\n")
-cases = [("bubblewrap", {"WICKET_SANDBOX_BACKEND": "bwrap"}, ["run", "--", "true"], None),
+cases = [("bubblewrap", {"WICKET_SANDBOX_BACKEND": "bwrap", "WICKET_OWN_NAMESPACES": "0"}, ["run", "--", "true"], None),
+         ("wicket's own namespaces", {"WICKET_SANDBOX_BACKEND": "bwrap", "WICKET_OWN_NAMESPACES": "1"}, ["run", "--", "true"], None),
          ("Landlock fallback", {"WICKET_SANDBOX_BACKEND": "landlock"}, ["run", "--", "true"], None),
          ("host (--no-sandbox)", {}, ["run", "--no-sandbox", "--", "true"], None),
          ("a Bash payload (each line: the moment a step starts)", {}, ["hook", "claude"], "../payload.json")]

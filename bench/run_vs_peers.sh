@@ -3,7 +3,9 @@
 # bubblewrap (`bwrap --ro-bind / / --dev /dev --proc /proc --bind P P --unshare-net
 # --unshare-pid true`), bubblewrap with wicket's own namespaces and mounts (what wicket prints
 # with WICKET_PRINT_BWRAP=1, run in a twin of the project where the placeholders stand for
-# good), `codex sandbox -- true` and `srt -c true` when installed; in the same rounds, the hook
+# good), the same line carried out by wicket's own namespaces (`wicket-shim __sandbox-ns`),
+# `wicket run` with bubblewrap building its sandbox (WICKET_OWN_NAMESPACES=0, through `env`),
+# `codex sandbox -- true` and `srt -c true` when installed; in the same rounds, the hook
 # path of the confined default: `wicket hook claude --sandbox-commands` (the hook `wicket init
 # claude` installs) answering a Bash call `true` with its rewrite, then that rewrite run
 # (`wicket run --unattended --root P -- bash -c true`), timed from the hook's spawn to the
@@ -121,10 +123,16 @@ import json, sys
 print(json.load(sys.stdin).get("hookSpecificOutput", {}).get("updatedInput", {}).get("command", ""))')"
   # Past the git answer's and the scan's two-second windows, as in a project worked on.
   sleep 2.1
+  local shim
+  shim="$(dirname "$bin")/wicket-shim"
+  [ -x "$shim" ] || shim="$bin"
   local cmds=("$bin run -- true"
     "bwrap --ro-bind / / --dev /dev --proc /proc --bind $PWD $PWD --unshare-net --unshare-pid true"
-    "bwrap $own true")
-  local names=("wicket run -- true" "bare bwrap" "bwrap, wicket's mounts")
+    "bwrap $own true"
+    "$shim __sandbox-ns $own -- true"
+    "env WICKET_OWN_NAMESPACES=0 $bin run -- true")
+  local names=("wicket run -- true" "bare bwrap" "bwrap, wicket's mounts" "wicket's own namespaces, wicket's mounts"
+    "wicket run, bubblewrap builds (env adds its start)")
   if [ -n "${CODEX:-}" ] && "$CODEX" sandbox -- true >/dev/null 2>&1; then
     cmds+=("$CODEX sandbox -- true"); names+=("codex sandbox -- true")
   else

@@ -20,6 +20,8 @@ pub mod fallback;
 pub mod helper;
 #[cfg(target_os = "linux")]
 pub mod layers;
+#[cfg(target_os = "linux")]
+pub mod native;
 pub mod output;
 pub mod placeholders;
 #[cfg(unix)]
@@ -50,6 +52,10 @@ pub use runner::{
 /// The hidden sub-command of the `wicket` binary that applies Landlock (and, without bwrap,
 /// seccomp) to itself, then runs the command.
 pub const SHIM_ARG: &str = "__sandbox-exec";
+
+/// The hidden sub-command of the `wicket` binary that builds the sandbox from bubblewrap's line
+/// itself and runs the shim in it (see [`native`]).
+pub const NS_ARG: &str = "__sandbox-ns";
 
 /// The hidden sub-command of the `wicket` binary that supervises a command run on the host
 /// (see [`supervise`]).

@@ -95,6 +95,48 @@ pub struct Probe {
     pub seccomp: bool,
     /// The kernel release the probe ran on.
     pub kernel: String,
+    /// Whether wicket's own namespaces (see [`crate::native`]) can carry out bubblewrap's line
+    /// here (and why not); where they cannot, bubblewrap does.
+    #[serde(default = "not_probed")]
+    pub own_namespaces: Result<(), String>,
+}
+
+fn not_probed() -> Result<(), String> {
+    Err("not probed".into())
+}
+
+/// Run a minimal line in wicket's own namespaces: it works when the command ran as process 2
+/// of a new pid namespace (a program that is not wicket prints anything else).
+#[cfg(target_os = "linux")]
+fn own_namespaces_work() -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("wicket's own binary: {e}"))?;
+    let out = run_with_timeout(
+        Command::new(crate::shim::program(&exe)).arg(crate::NS_ARG).args([
+            "--unshare-user",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--die-with-parent",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--",
+            "/bin/sh",
+            "-c",
+            "echo $$",
+        ]),
+        PROBE_TIMEOUT,
+    )?;
+    if out == "2" {
+        Ok(())
+    } else {
+        Err(format!("the command did not run as process 2 ({out:?})"))
+    }
 }
 
 /// Find a program on PATH (for reports only: helpers wicket runs come from [`crate::helper`]).
@@ -172,6 +214,7 @@ impl Probe {
                 landlock_abi: 0,
                 seccomp: false,
                 kernel,
+                own_namespaces: Err("Linux only".into()),
             };
         }
         let bwrap_found = crate::helper::find("bwrap");
@@ -211,7 +254,11 @@ impl Probe {
             _ if landlock_abi >= 1 && seccomp => Backend::Landlock { abi: landlock_abi },
             _ => Backend::None,
         };
-        Probe { backend, bwrap_path, bwrap_version, bwrap_works, landlock_abi, seccomp, kernel }
+        #[cfg(target_os = "linux")]
+        let own_namespaces = own_namespaces_work();
+        #[cfg(not(target_os = "linux"))]
+        let own_namespaces = Err("Linux only".into());
+        Probe { backend, bwrap_path, bwrap_version, bwrap_works, landlock_abi, seccomp, kernel, own_namespaces }
     }
 
     /// The probe from `cache` when it was made for this kernel and this bwrap binary, else a
@@ -281,7 +328,7 @@ fn cache_key() -> String {
     #[cfg(not(unix))]
     let uid = 0;
     let forced = std::env::var("WICKET_SANDBOX_BACKEND").unwrap_or_default();
-    format!("v2|{}|{bwrap}|uid={uid}|{forced}", kernel_release())
+    format!("v3|{}|{bwrap}|uid={uid}|{forced}", kernel_release())
 }
 
 #[cfg(unix)]
@@ -310,6 +357,7 @@ mod tests {
             landlock_abi: 6,
             seccomp: true,
             kernel: String::new(),
+            own_namespaces: Ok(()),
         }
     }
 

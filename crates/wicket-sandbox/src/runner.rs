@@ -456,7 +456,30 @@ impl Sandbox {
                     guards.fds.push(fd);
                 }
                 crate::trace::phase("seccomp programs made");
-                let mut c = Command::new(path);
+                // Wicket's own namespaces carry out the same line (see `native`), in the shim,
+                // which then runs in the sandbox it built: no bubblewrap, no second start.
+                let own = own_namespaces();
+                let mut c = if own {
+                    let helper = crate::shim::program(&self.shim_exe);
+                    // Started after wicket's own user namespace is entered (the layers), where
+                    // root has no capability over the host's folders: from a folder only those
+                    // let root pass (another user's 0750 home), by a descriptor opened now
+                    // (closed on exec, which an ELF program survives).
+                    let mut c = if passable_without_capabilities(&helper) {
+                        Command::new(&helper)
+                    } else {
+                        let file = std::fs::File::open(&helper)
+                            .map_err(|e| SandboxError::Spawn { what: helper.display().to_string(), source: e })?;
+                        let fd = std::os::fd::OwnedFd::from(file);
+                        let c = Command::new(format!("/proc/self/fd/{}", raw(&fd)));
+                        guards.fds.push(fd);
+                        c
+                    };
+                    c.arg(crate::NS_ARG);
+                    c
+                } else {
+                    Command::new(path)
+                };
                 if policy.denied.iter().any(|d| std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir())) {
                     guards.mask = Some(Mask::make()?);
                 }
@@ -481,7 +504,7 @@ impl Sandbox {
                 // user's 0750 home) cannot be passed in the sandbox, where root has none: the
                 // shim is then started from a descriptor opened here (`/proc/self/fd/N`, which
                 // needs no path), and the shim closes it before the command starts.
-                let by_fd = if passable_without_capabilities(&exe) {
+                let by_fd = if own || passable_without_capabilities(&exe) {
                     None
                 } else {
                     let file = std::fs::File::open(&exe)
@@ -499,7 +522,8 @@ impl Sandbox {
                 };
                 let hidden = policy.private_temp.iter().chain(&policy.unreadable).any(|p| exe.starts_with(p))
                     || (policy.sealed.iter().any(|s| exe.starts_with(s)) && !shown(&exe));
-                let bind_back: Vec<PathBuf> = if hidden && by_fd.is_none() { vec![exe.clone()] } else { Vec::new() };
+                let bind_back: Vec<PathBuf> =
+                    if hidden && by_fd.is_none() && !own { vec![exe.clone()] } else { Vec::new() };
                 // The masks go up in wicket's own namespace where one can be made (the overlay
                 // trial says so), else bubblewrap makes them (also with WICKET_BWRAP_MASKS=1,
                 // for comparisons and the tests of bubblewrap's own way).
@@ -626,6 +650,18 @@ impl Sandbox {
             }
         };
         Ok((cmd, guards))
+    }
+}
+
+/// Whether the bubblewrap backend's line is carried out by wicket's own namespaces
+/// ([`crate::native`]) instead of bubblewrap: where the probe found they work, unless
+/// `WICKET_OWN_NAMESPACES=0` asks for bubblewrap (`=1` for them without the probe's word).
+#[cfg(target_os = "linux")]
+fn own_namespaces() -> bool {
+    match std::env::var_os("WICKET_OWN_NAMESPACES") {
+        Some(v) if v == "0" => false,
+        Some(v) if v == "1" => true,
+        _ => crate::probe::Probe::cached(None).own_namespaces.is_ok(),
     }
 }
 

@@ -180,10 +180,12 @@ pub fn main(args: &[OsString]) -> i32 {
     // Everything above ran while wicket was still deciding; the command itself waits for go.
     // Anything but go (wicket refused the call, or died) ends the run without a word: wicket
     // tells the person why.
+    crate::trace::phase("shim: confined");
     if let Some(fd) = policy.start_fd {
         if !wait_for_go(fd) {
             return 126;
         }
+        crate::trace::phase("shim: go");
     }
     #[cfg(unix)]
     {

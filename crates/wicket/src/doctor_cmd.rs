@@ -89,6 +89,10 @@ pub fn doctor(args: &DoctorArgs) -> Result<ExitCode> {
 or on Ubuntu 24.04+ an AppArmor profile for bwrap), or install bwrap setuid"
         ),
     }
+    match &probe.own_namespaces {
+        Ok(()) => println!("  built by: wicket itself (bubblewrap's mounts and namespaces, with the new mount API)"),
+        Err(e) => println!("  built by: bubblewrap (wicket's own namespaces do not work here: {e})"),
+    }
     if probe.landlock_abi > 0 {
         println!("Landlock: ABI {}", probe.landlock_abi);
     } else {

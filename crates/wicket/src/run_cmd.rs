@@ -331,7 +331,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         tries += 1;
         eprintln!(
-            "wicket: notice: bubblewrap stopped before the command started (its message is above; a file it \
+            "wicket: notice: the sandbox stopped before the command started (its message is above; a file it \
              was to hide may have vanished as it started): the command did not run, and the sandbox is set up again"
         );
         outcome = sandbox.start(&exec, &args.command, &opts)?.go()?;

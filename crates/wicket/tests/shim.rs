@@ -48,11 +48,12 @@ impl World {
     }
 
     /// A stand-in `wicket-shim` with `mode` that leaves a mark in the project when it is the
-    /// sandbox's shim, and hands every other role to wicket.
+    /// sandbox's shim (or builds the sandbox, with wicket's own namespaces, from the project's
+    /// folder), and hands every other role to wicket.
     fn fake_shim(&self, mode: u32) {
         let fake = self.bin.join("wicket-shim");
         let script = format!(
-            "#!/bin/sh\nif [ \"$1\" = __sandbox-exec ]; then touch shim-was-used; shift 2; exec \"$@\"; fi\nexec {} \"$@\"\n",
+            "#!/bin/sh\ncase \"$1\" in\n__sandbox-exec) touch shim-was-used; shift 2; exec \"$@\";;\n__sandbox-ns) touch shim-was-used;;\nesac\nexec {} \"$@\"\n",
             self.bin.join("wicket").display()
         );
         std::fs::write(&fake, script).unwrap();

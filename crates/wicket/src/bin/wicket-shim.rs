@@ -14,6 +14,8 @@ fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let status = match args.split_first() {
         Some((role, rest)) if role == wicket_sandbox::SHIM_ARG => wicket_sandbox::shim::main(rest),
+        #[cfg(target_os = "linux")]
+        Some((role, rest)) if role == wicket_sandbox::NS_ARG => wicket_sandbox::native::main(rest),
         Some((role, rest)) if role == wicket_sandbox::SUPERVISE_ARG => wicket_sandbox::supervise::main(rest),
         Some((role, rest)) if role == wicket_sandbox::KEEPER_ARG => wicket_sandbox::placeholders::keeper_main(rest),
         _ => {
