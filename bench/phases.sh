@@ -63,7 +63,9 @@ for name, extra, args, stdin in cases:
         totals.append(t1 - t0)
         for line in b"".join(chunks).decode(errors="replace").splitlines():
             parts = line.split(" ", 3)
-            if len(parts) == 4 and parts[:2] == ["wicket:", "phase"]:
+            # The sandbox's own stamps come through the command's stderr, where two processes'
+            # lines can meet: a line that is not whole is left out.
+            if len(parts) == 4 and parts[:2] == ["wicket:", "phase"] and parts[2].isdigit():
                 at.setdefault(parts[3], []).append(int(parts[2]) - t0)
     print(f"== wicket {' '.join(args)}, {name}: median of {runs} runs, from the spawn of wicket")
     prev = 0.0

@@ -270,7 +270,9 @@ for r in range(rounds + 5):
     seen = set()
     for line in text.decode(errors="replace").splitlines():
         p = line.split(" ", 3)
-        if len(p) == 4 and p[:2] == ["wicket:", "phase"] and p[3] not in seen:
+        # The sandbox's own stamps come through the command's stderr, where two processes'
+        # lines can meet: a line that is not whole is left out.
+        if len(p) == 4 and p[:2] == ["wicket:", "phase"] and p[2].isdigit() and p[3] not in seen:
             seen.add(p[3])
             at.setdefault(p[3], []).append(int(p[2]) - t0)
 print(f"  phases of wicket run -- true (median end, ms from the spawn; + the phase's own share):")

@@ -216,6 +216,10 @@ fn monitor(line: Line) -> Result<i32, String> {
         return Err(fail("pipe"));
     }
     let [from_one, to_monitor] = ends;
+    // The mount namespace the monitor runs in (wicket's own, with the caches' and guarded
+    // folders' overlays and the masks) would be torn down when the monitor ends, on the
+    // command's path: process 1 keeps it open instead and lets it go once the status is out.
+    let held_ns = std::fs::File::open("/proc/self/ns/mnt").ok();
     // The monitor stays in wicket's namespaces; the child is process 1 of the new ones.
     // SAFETY: clone without a new stack is a fork; this process has one thread, and the child
     // only continues this function's work.
@@ -228,7 +232,8 @@ fn monitor(line: Line) -> Result<i32, String> {
     if child == 0 {
         // SAFETY: closes this process's copy of the monitor's end.
         unsafe { libc::close(from_one) };
-        let code = match map_ids(uid, gid).and_then(|()| process_one(&line, &fd_paths, to_monitor)) {
+        let held = held_ns.as_ref().map(|f| f.as_raw_fd());
+        let code = match map_ids(uid, gid).and_then(|()| process_one(&line, &fd_paths, to_monitor, held)) {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("wicket sandbox: cannot build the sandbox, so the command does not run: {e}");
@@ -247,6 +252,7 @@ fn monitor(line: Line) -> Result<i32, String> {
         // SAFETY: resets a signal to its default action; no handler is involved.
         unsafe { libc::signal(sig, libc::SIG_DFL) };
     }
+    drop(held_ns);
     // SAFETY: the monitor reads; process 1 alone writes, and alone holds the sync descriptor.
     unsafe {
         libc::close(to_monitor);
@@ -303,7 +309,7 @@ fn map_ids(uid: libc::uid_t, gid: libc::gid_t) -> Result<(), String> {
 }
 
 /// Process 1 of the new pid namespace: the mounts, then the command as process 2, then reap.
-fn process_one(line: &Line, fd_paths: &[(i32, PathBuf)], monitor: i32) -> Result<i32, String> {
+fn process_one(line: &Line, fd_paths: &[(i32, PathBuf)], monitor: i32, held_ns: Option<i32>) -> Result<i32, String> {
     if line.die_with_parent {
         // SAFETY: prctl with constant arguments.
         if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) } != 0 {
@@ -356,7 +362,7 @@ fn process_one(line: &Line, fd_paths: &[(i32, PathBuf)], monitor: i32) -> Result
     if child == 0 {
         // SAFETY: umask with the caller's value.
         unsafe { libc::umask(umask) };
-        let code = match process_two(line, &programs, one, monitor) {
+        let code = match process_two(line, &programs, one, monitor, held_ns) {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("wicket sandbox: cannot confine the command, so it does not run: {e}");
@@ -373,7 +379,7 @@ fn process_one(line: &Line, fd_paths: &[(i32, PathBuf)], monitor: i32) -> Result
         // SAFETY: closes a standard stream of this process only.
         unsafe { libc::close(fd) };
     }
-    close_beyond(&[line.sync_fd, Some(monitor)]);
+    close_beyond(&[line.sync_fd, Some(monitor), held_ns]);
     crate::fallback::drop_capabilities()?;
     // SAFETY: prctl with constant arguments.
     if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } != 0
@@ -409,13 +415,18 @@ fn process_one(line: &Line, fd_paths: &[(i32, PathBuf)], monitor: i32) -> Result
 
 /// Process 2: no capability, no new privileges, the environment and folder of the line, the
 /// seccomp programs, then the shim (in this process) or the command.
-fn process_two(line: &Line, programs: &[Vec<u8>], one: u32, monitor: i32) -> Result<i32, String> {
+fn process_two(line: &Line, programs: &[Vec<u8>], one: u32, monitor: i32, held_ns: Option<i32>) -> Result<i32, String> {
     if let Some(fd) = line.sync_fd {
         // SAFETY: closes the sync descriptor, which only process 1 keeps.
         unsafe { libc::close(fd) };
     }
-    // SAFETY: closes process 1's pipe to the monitor.
-    unsafe { libc::close(monitor) };
+    // SAFETY: closes process 1's pipe to the monitor and its hold on wicket's namespace.
+    unsafe {
+        libc::close(monitor);
+        if let Some(fd) = held_ns {
+            libc::close(fd);
+        }
+    }
     if line.die_with_parent {
         die_with_parent(one)?;
     }

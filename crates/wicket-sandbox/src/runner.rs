@@ -459,16 +459,25 @@ impl Sandbox {
                 // Wicket's own namespaces carry out the same line (see `native`), in the shim,
                 // which then runs in the sandbox it built: no bubblewrap, no second start.
                 let own = own_namespaces();
+                // The shim's program, and whether the sandbox hides its path (wicket under /tmp,
+                // which becomes a fresh tmpfs, in a sealed home, or under a masked folder).
+                let exe = crate::shim::program(&self.shim_exe);
+                let shown = |p: &Path| {
+                    policy.writable.iter().any(|w| p.starts_with(w) && !policy.private_temp.contains(w))
+                        || policy.sealed_readable.iter().any(|r| p.starts_with(r))
+                };
+                let hidden = policy.private_temp.iter().chain(&policy.unreadable).any(|p| exe.starts_with(p))
+                    || (policy.sealed.iter().any(|s| exe.starts_with(s)) && !shown(&exe));
                 let mut c = if own {
-                    let helper = crate::shim::program(&self.shim_exe);
-                    // Started after wicket's own user namespace is entered (the layers), where
-                    // root has no capability over the host's folders: from a folder only those
-                    // let root pass (another user's 0750 home), by a descriptor opened now
-                    // (closed on exec, which an ELF program survives).
-                    let mut c = if passable_without_capabilities(&helper) {
-                        Command::new(&helper)
+                    let helper = &exe;
+                    // Started after wicket's own user and mount namespace is entered (the
+                    // layers and the masks), where its path may be masked and where root has no
+                    // capability over the host's folders (another user's 0750 home): then by a
+                    // descriptor opened now (closed on exec, which an ELF program survives).
+                    let mut c = if !hidden && passable_without_capabilities(helper) {
+                        Command::new(helper)
                     } else {
-                        let file = std::fs::File::open(&helper)
+                        let file = std::fs::File::open(helper)
                             .map_err(|e| SandboxError::Spawn { what: helper.display().to_string(), source: e })?;
                         let fd = std::os::fd::OwnedFd::from(file);
                         let c = Command::new(format!("/proc/self/fd/{}", raw(&fd)));
@@ -494,12 +503,9 @@ impl Sandbox {
                     pinned.push((w.clone(), raw(&fd)));
                     guards.fds.push(fd);
                 }
-                // The shim is this binary, started by path inside the sandbox: where that path
-                // is hidden there (wicket under /tmp, which becomes a fresh tmpfs, in a sealed
-                // home, or under a masked folder) it is bound back, read-only. Nowhere else: a
-                // bind would make the file a mount point that a build in the project could not
-                // replace.
-                let exe = crate::shim::program(&self.shim_exe);
+                // Under bubblewrap the shim is started by path inside the sandbox: where that
+                // path is hidden there it is bound back, read-only. Nowhere else: a bind would
+                // make the file a mount point that a build in the project could not replace.
                 // As root, a folder on the way that only root's capabilities let it pass (another
                 // user's 0750 home) cannot be passed in the sandbox, where root has none: the
                 // shim is then started from a descriptor opened here (`/proc/self/fd/N`, which
@@ -516,12 +522,6 @@ impl Sandbox {
                     guards.fds.push(fd);
                     Some(path)
                 };
-                let shown = |p: &Path| {
-                    policy.writable.iter().any(|w| p.starts_with(w) && !policy.private_temp.contains(w))
-                        || policy.sealed_readable.iter().any(|r| p.starts_with(r))
-                };
-                let hidden = policy.private_temp.iter().chain(&policy.unreadable).any(|p| exe.starts_with(p))
-                    || (policy.sealed.iter().any(|s| exe.starts_with(s)) && !shown(&exe));
                 let bind_back: Vec<PathBuf> =
                     if hidden && by_fd.is_none() && !own { vec![exe.clone()] } else { Vec::new() };
                 // The masks go up in wicket's own namespace where one can be made (the overlay

@@ -1508,6 +1508,60 @@ fn root_runs_wicket_from_a_folder_only_its_capabilities_pass() {
     );
 }
 
+/// As root, wicket installed in a folder only root may read (a 0700 folder of root's where
+/// wicket's search for root-only files looks, as `cargo install --root` into one makes): the
+/// sandbox masks that folder, so the helper that builds it must not be started by a path the
+/// masks already hide ("No such file or directory", and no command ran).
+#[test]
+fn root_runs_wicket_installed_in_a_folder_the_sandbox_masks() {
+    use std::os::unix::fs::PermissionsExt;
+    if !is_root() {
+        return; // only root's runs mask root-only folders
+    }
+    let w = git_world("");
+    let private = PathBuf::from(format!("/opt/wicket-installed-{}", std::process::id()));
+    let bin = private.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for name in ["wicket", "wicket-shim"] {
+        let from = wicket_bin().with_file_name(name);
+        if from.exists() {
+            std::fs::copy(&from, bin.join(name)).unwrap();
+        }
+    }
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let run = || {
+        Command::new(bin.join("wicket"))
+            .arg("run")
+            .arg("--root")
+            .arg(&w.root)
+            .args(["--", "sh", "-c", "echo ok"])
+            .env("HOME", &w.home)
+            .env("WICKET_HOME", w.dir.join("wicket-home"))
+            .env("WICKET_SANDBOX_BACKEND", "bwrap")
+            .current_dir(&w.root)
+            .stdin(Stdio::null())
+            .output()
+    };
+    let mut out = run();
+    for _ in 0..50 {
+        match &out {
+            Err(e) if e.raw_os_error() == Some(26) /* ETXTBSY */ => {
+                std::thread::sleep(Duration::from_millis(20));
+                out = run();
+            }
+            _ => break,
+        }
+    }
+    let out = out.unwrap();
+    let _ = std::fs::remove_dir_all(&private);
+    assert!(
+        out.status.success() && verdict(&out) == "ok",
+        "{:?} {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A `kill -9` of wicket mid-run loses nothing and leaves nothing in the project: what the
 /// command wrote below the root's subfolders is there (written in place), what it made at the
 /// top level never appears, and the next run holds it for a person.
