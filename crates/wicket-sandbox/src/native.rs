@@ -1023,9 +1023,104 @@ fn build_root(line: &Line, fd_paths: &[(i32, PathBuf)]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     fn args(s: &[&str]) -> Vec<OsString> {
         s.iter().map(OsString::from).collect()
+    }
+
+    proptest::proptest! {
+        /// Any list of words: an answer, never a panic; a line taken has a command and only
+        /// absolute paths without `..`.
+        #[test]
+        fn any_words_are_parsed_or_refused(words in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(vec![
+                    "--unshare-user", "--unshare-pid", "--unshare-net", "--bind", "--ro-bind", "--bind-fd",
+                    "--tmpfs", "--remount-ro", "--symlink", "--dev", "--proc", "--setenv", "--chdir",
+                    "--add-seccomp-fd", "--sync-fd", "--clearenv", "--", "/", "/a", "a", "/a/../b", "3", "7", "=",
+                ]).prop_map(String::from),
+                "[ -~]{0,6}",
+            ],
+            0..24,
+        )) {
+            let words: Vec<OsString> = words.into_iter().map(OsString::from).collect();
+            if let Ok(l) = parse(&words) {
+                proptest::prop_assert!(!l.command.is_empty());
+                for op in &l.ops {
+                    let dst = match op {
+                        Op::Bind { dst, .. } | Op::BindFd { dst, .. } => dst,
+                        Op::Dev(d) | Op::Proc(d) | Op::Tmpfs(d) | Op::RemountRo(d) => d,
+                        Op::Symlink { link, .. } => link,
+                    };
+                    proptest::prop_assert!(relative(dst).is_ok(), "{dst:?}");
+                }
+            }
+        }
+    }
+
+    /// Every line wicket makes for bubblewrap is one this executor carries out whole: each
+    /// option known, each mount kept.
+    #[test]
+    fn the_lines_wicket_makes_are_parsed_whole() {
+        use wicket_planner::exec::ExecPolicy;
+        let root = PathBuf::from("/p/proj");
+        let mut p = ExecPolicy {
+            root: root.clone(),
+            writable: vec![root.clone(), "/tmp".into()],
+            read_only: vec![(root.join(".git/hooks"), true)],
+            placeholders: Vec::new(),
+            must_not_appear: Vec::new(),
+            git_dirs: vec![root.join(".git")],
+            state_dir: None,
+            private_temp: vec!["/tmp".into()],
+            unreadable: vec![root.join(".env"), "/home/u/.ssh".into()],
+            denied: Vec::new(),
+            masked: Vec::new(),
+            network: false,
+            env_allow: vec!["PATH".into(), "HOME".into()],
+            timeout: None,
+            output_cap: 0,
+            caches: Vec::new(),
+            state: Vec::new(),
+            git_watch: None,
+            stage: None,
+            sealed: vec!["/home/u".into()],
+            sealed_readable: vec!["/home/u/.cargo/bin".into()],
+            guard: None,
+            pinned: Vec::new(),
+            notices: Vec::new(),
+            shadow_watch: None,
+        };
+        for network in [false, true] {
+            p.network = network;
+            let pinned = [(root.clone(), 9)];
+            let (line, _) = crate::bwrap::line(&p, &[5, 6], &pinned, None, &[], &[], false);
+            let mut words = line.clone();
+            words.extend(["--sync-fd", "8", "--", "/usr/bin/true"].map(OsString::from));
+            let l = parse(&words).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+            let mounts = line
+                .iter()
+                .filter(|w| {
+                    matches!(
+                        w.to_str(),
+                        Some(
+                            "--bind"
+                                | "--ro-bind"
+                                | "--bind-fd"
+                                | "--dev"
+                                | "--proc"
+                                | "--tmpfs"
+                                | "--remount-ro"
+                                | "--symlink"
+                        )
+                    )
+                })
+                .count();
+            assert_eq!(l.ops.len(), mounts, "{line:?}");
+            assert_eq!(l.net, !network);
+            assert_eq!(l.seccomp_fds, vec![5, 6]);
+        }
     }
 
     #[test]
