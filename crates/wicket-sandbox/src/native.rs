@@ -160,6 +160,10 @@ pub fn parse(args: &[OsString]) -> Result<Line, String> {
 /// return its exit status (126 when the sandbox cannot be built: the command never started).
 pub fn main(args: &[OsString]) -> i32 {
     crate::trace::phase("own namespaces: started");
+    // One name in `ps` and `/proc/1/comm` however the helper was started (by a descriptor, its
+    // name would be a number).
+    // SAFETY: prctl with a constant C string.
+    unsafe { libc::prctl(libc::PR_SET_NAME, c"wicket-sandbox".as_ptr() as libc::c_ulong, 0, 0, 0) };
     let line = match parse(args) {
         Ok(l) => l,
         Err(e) => {

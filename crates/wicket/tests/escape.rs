@@ -36,13 +36,13 @@ fn sandbox_of(backend: &str) -> &str {
 }
 
 /// Process 1 of the bubblewrap backend's sandbox is the trusted bubblewrap or, where wicket
-/// builds the namespaces itself (the default where they work), wicket's own shim.
+/// builds the namespaces itself (the default where they work), wicket's own helper.
 fn pid_one_is_trusted(out: &Output) {
     let one = verdict(out);
     let expected: &[&str] = match std::env::var_os("WICKET_OWN_NAMESPACES") {
         Some(v) if v == "0" => &["bwrap"],
-        Some(v) if v == "1" => &["wicket-shim"],
-        _ => &["bwrap", "wicket-shim"],
+        Some(v) if v == "1" => &["wicket-sandbox"],
+        _ => &["bwrap", "wicket-sandbox"],
     };
     assert!(expected.contains(&one.as_str()), "process 1 is {one:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
