@@ -507,10 +507,12 @@ impl Sandbox {
                 // path is hidden there it is bound back, read-only. Nowhere else: a bind would
                 // make the file a mount point that a build in the project could not replace.
                 // As root, a folder on the way that only root's capabilities let it pass (another
-                // user's 0750 home) cannot be passed in the sandbox, where root has none: the
-                // shim is then started from a descriptor opened here (`/proc/self/fd/N`, which
-                // needs no path), and the shim closes it before the command starts.
-                let by_fd = if own || passable_without_capabilities(&exe) {
+                // user's 0750 home) cannot be passed in the sandbox, where root has none; and a
+                // path the sandbox hides may be under a mask that a bind back would not survive
+                // (wicket installed in a root-only folder): the shim is then started from a
+                // descriptor opened here (`/proc/self/fd/N`, which needs no path), and the shim
+                // closes it before the command starts.
+                let by_fd = if own || (passable_without_capabilities(&exe) && !hidden) {
                     None
                 } else {
                     let file = std::fs::File::open(&exe)
