@@ -952,17 +952,32 @@ impl PathList {
     }
 }
 
-/// The three built-in lists, compiled once.
-#[derive(Debug, Clone)]
-pub struct BuiltinLists {
+/// The three built-in lists, compiled once per process (see [`BuiltinLists::new`]).
+#[derive(Debug)]
+pub struct Compiled {
     /// Secrets.
     pub sensitive: PathList,
     /// `.git`, `.wicket`.
     pub protected: PathList,
     /// Code-running configuration.
     pub config: PathList,
+}
+
+/// The built-in lists (shared; reached through `Deref`) with the home folders they are
+/// anchored at for this user.
+#[derive(Debug, Clone)]
+pub struct BuiltinLists {
+    compiled: &'static Compiled,
     /// The home folders (lowercase, no trailing `/`) that [`HOME_SENSITIVE`] is anchored at.
     homes: Vec<String>,
+}
+
+impl std::ops::Deref for BuiltinLists {
+    type Target = Compiled;
+
+    fn deref(&self) -> &Compiled {
+        self.compiled
+    }
 }
 
 /// Names a secret may have, for judging glob words (`cat .e*`, `ls ~/.s*/`).
@@ -1112,14 +1127,22 @@ impl BuiltinLists {
         })
     }
 
-    /// Compile the lists.
+    /// The lists, anchored at no home yet. They are compiled at the first call in a process
+    /// (a quarter of a millisecond, which a sandboxed run paid three times over: the planner,
+    /// the kept files' check and the engine each built their own) and shared after it.
     pub fn new() -> Result<BuiltinLists, ListError> {
-        Ok(BuiltinLists {
-            sensitive: PathList::new(SENSITIVE)?.exempting(NOT_SECRET),
-            protected: PathList::new(PROTECTED)?,
-            config: PathList::new(CODE_CONFIG)?,
-            homes: Vec::new(),
-        })
+        static COMPILED: std::sync::OnceLock<Result<Compiled, ListError>> = std::sync::OnceLock::new();
+        let compiled = COMPILED
+            .get_or_init(|| {
+                Ok(Compiled {
+                    sensitive: PathList::new(SENSITIVE)?.exempting(NOT_SECRET),
+                    protected: PathList::new(PROTECTED)?,
+                    config: PathList::new(CODE_CONFIG)?,
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)?;
+        Ok(BuiltinLists { compiled, homes: Vec::new() })
     }
 
     /// Anchor the home-only secrets ([`HOME_SENSITIVE`]) at these home folders (`$HOME` and the
