@@ -53,6 +53,14 @@ pub struct Part {
     /// `timeout 60`, `nice -n 5`; `wicket_programs::adds_nothing`): the command inside, which
     /// is its first [`Inner`], needs a rule, the wrapper does not.
     pub transparent: bool,
+    /// True for a plain `find … -exec PROG` (static start points, only tests and printing, no
+    /// `-o`, no link following): find hands PROG the files below its start points, which the
+    /// engine checks as files PROG reads. Where every word of the line stays in the project,
+    /// PROG needs a rule and find none (decisions.md, "find hands files on").
+    pub hands_files: bool,
+    /// True when the part is such a `find` without `-exec`, piped straight into a launcher
+    /// that hands its names on (`find src -type f | xargs wc -l`): the same, with xargs.
+    pub feeds_names: bool,
 }
 
 /// A command that runs inside a part's wrapper.
@@ -505,6 +513,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         for one in loop_expansions(cmd) {
             b.handed_known = handed_known;
             let mut part = b.add(&one, 0);
+            part.feeds_names = matches!(handed.get(i + 1), Some(Some(Handed::Find { plain: true, .. })));
             part.reads_only = only_reads(&one, &part);
             part.inert = (changes_nothing(&one, &part) && prints_no_secret(&one, i, &set_here))
                 || (part.reads_only && reads_no_file(&one))
@@ -534,7 +543,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     // read by the program xargs runs, so what lies below the source's start points is read.
     for source in handed {
         match source {
-            Some(Handed::Find { starts, names }) => {
+            Some(Handed::Find { starts, names, .. }) => {
                 for s in starts {
                     b.recursive.push((s, false, names.clone()));
                 }
@@ -841,7 +850,8 @@ impl Builder {
                 }
             }
         }
-        if plain_find_exec(&unwrapped, &inner) {
+        let find_exec = plain_find_exec(&unwrapped, &inner);
+        if find_exec {
             risky.retain(|r| !matches!(r.as_str(), "-exec" | "-execdir"));
             for i in &mut inner {
                 i.handed = true;
@@ -873,6 +883,8 @@ impl Builder {
             reads_only: false,
             enters: None,
             transparent: transparent || hands_plainly,
+            hands_files: find_exec,
+            feeds_names: false,
         }
     }
 
@@ -1558,8 +1570,9 @@ fn system_state_substitution(raw: &str) -> bool {
 
 /// Where the names `xargs` hands on come from, when the engine can check them.
 enum Handed {
-    /// A `find` of static start points: its `-name` patterns (plain form; empty: any file).
-    Find { starts: Vec<String>, names: Vec<String> },
+    /// A `find` of static start points: its `-name` patterns (plain form; empty: any file),
+    /// and whether it is in the plain form (only tests and printing).
+    Find { starts: Vec<String>, names: Vec<String>, plain: bool },
     /// `git ls-files`: the tracked files, any of them below the line's folder.
     Tracked,
 }
@@ -1598,14 +1611,15 @@ fn handed_source(line: &str, commands: &[SimpleCommand], i: usize) -> Option<Han
         }
         let mut probe: Vec<&str> = args.to_vec();
         probe.extend(["-exec", "wicket-probe", "{}", "+"]);
-        let names = wicket_programs::checkers::plain_find_exec(&probe).unwrap_or_default();
+        let plain = wicket_programs::checkers::plain_find_exec(&probe);
+        let names = plain.clone().unwrap_or_default();
         let starts: Vec<String> = args
             .iter()
             .take_while(|w| !w.starts_with('-') && !matches!(**w, "(" | "!"))
             .map(|w| w.to_string())
             .collect();
         let starts = if starts.is_empty() { vec![".".to_string()] } else { starts };
-        return Some(Handed::Find { starts, names });
+        return Some(Handed::Find { starts, names, plain: plain.is_some() });
     }
     if source_record.checker == Checker::Git && source_record.parse(&words[1..]).path.as_slice() == ["ls-files"] {
         return Some(Handed::Tracked);

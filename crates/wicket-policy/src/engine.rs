@@ -2049,6 +2049,7 @@ impl Policy {
                     && self.allow.match_bare(tool).is_none();
                 let mut first = None;
                 let mut readers_only = None;
+                let mut inside = None;
                 for part in &view.parts {
                     if git_off && runs_git(part) {
                         return None;
@@ -2070,7 +2071,17 @@ impl Policy {
                                 p.inert || p.reads_only || p.enters.as_deref().is_some_and(|d| self.enters_project(d))
                             }) && self.words_stay_inside(view)
                         });
-                    if part.inert || reads_inside || part.enters.as_deref().is_some_and(|d| self.enters_project(d)) {
+                    // A plain `find` handing files on (through `-exec` or `xargs`) lists names
+                    // only: what is read below its start points is checked as files, and the
+                    // program it hands them to needs its rule (decisions.md, "find hands files
+                    // on"). Only in the project, as for the programs that only read.
+                    let hands_inside = (part.feeds_names || part.hands_files)
+                        && *inside.get_or_insert_with(|| self.words_stay_inside(view));
+                    if part.inert
+                        || reads_inside
+                        || (part.feeds_names && hands_inside)
+                        || part.enters.as_deref().is_some_and(|d| self.enters_project(d))
+                    {
                         if let Some((r, by)) = self.cover(tool, &part.written, &part.risky, session) {
                             first.get_or_insert(Allowed { by, rule: Some(r.to_string()) });
                         }
@@ -2087,7 +2098,7 @@ impl Policy {
                     // own: the command inside does (decisions.md, "Wrappers that add nothing").
                     let outer = match outer {
                         Some(o) => Some(o),
-                        None if part.transparent && part.coverable => None,
+                        None if (part.transparent || (part.hands_files && hands_inside)) && part.coverable => None,
                         None => return None,
                     };
                     if let Some((r, by)) = outer {
