@@ -56,7 +56,7 @@ pub struct Part {
     /// True for a plain `find … -exec PROG` (static start points, only tests and printing, no
     /// `-o`, no link following): find hands PROG the files below its start points, which the
     /// engine checks as files PROG reads. Where every word of the line stays in the project,
-    /// PROG needs a rule and find none (decisions.md, "find hands files on").
+    /// PROG needs a rule and find none (decisions.md, "find runs a reader").
     pub hands_files: bool,
     /// True when the part is such a `find` without `-exec`, piped straight into a launcher
     /// that hands its names on (`find src -type f | xargs wc -l`): the same, with xargs.

@@ -2073,8 +2073,8 @@ impl Policy {
                         });
                     // A plain `find` handing files on (through `-exec` or `xargs`) lists names
                     // only: what is read below its start points is checked as files, and the
-                    // program it hands them to needs its rule (decisions.md, "find hands files
-                    // on"). Only in the project, as for the programs that only read.
+                    // program it hands them to needs its rule (decisions.md, "find runs a
+                    // reader"). Only in the project, as for the programs that only read.
                     let hands_inside = (part.feeds_names || part.hands_files)
                         && *inside.get_or_insert_with(|| self.words_stay_inside(view));
                     if part.inert
