@@ -371,10 +371,11 @@ fn pins(policy: &ExecPolicy) -> Vec<PathBuf> {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // test set-up: a failure is a broken test
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn policy(root: &Path) -> ExecPolicy {
+    /// A policy with only `root`, writable; the other tests of the crate start from it too.
+    pub(crate) fn policy(root: &Path) -> ExecPolicy {
         ExecPolicy {
             root: root.to_path_buf(),
             writable: vec![root.to_path_buf()],

@@ -1070,31 +1070,15 @@ mod tests {
         use wicket_planner::exec::ExecPolicy;
         let root = PathBuf::from("/p/proj");
         let mut p = ExecPolicy {
-            root: root.clone(),
             writable: vec![root.clone(), "/tmp".into()],
             read_only: vec![(root.join(".git/hooks"), true)],
-            placeholders: Vec::new(),
-            must_not_appear: Vec::new(),
             git_dirs: vec![root.join(".git")],
-            state_dir: None,
             private_temp: vec!["/tmp".into()],
             unreadable: vec![root.join(".env"), "/home/u/.ssh".into()],
-            denied: Vec::new(),
-            masked: Vec::new(),
-            network: false,
             env_allow: vec!["PATH".into(), "HOME".into()],
-            timeout: None,
-            output_cap: 0,
-            caches: Vec::new(),
-            state: Vec::new(),
-            git_watch: None,
-            stage: None,
             sealed: vec!["/home/u".into()],
             sealed_readable: vec!["/home/u/.cargo/bin".into()],
-            guard: None,
-            pinned: Vec::new(),
-            notices: Vec::new(),
-            shadow_watch: None,
+            ..crate::bwrap::tests::policy(&root)
         };
         for network in [false, true] {
             p.network = network;

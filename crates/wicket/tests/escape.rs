@@ -1488,7 +1488,18 @@ fn root_runs_wicket_from_a_folder_only_its_capabilities_pass() {
             .stdin(Stdio::null());
         c.output()
     };
-    // A copy just made can be busy for a moment (another test's fork holds its write end).
+    let out = output_of_copy(run);
+    assert!(
+        out.status.success() && verdict(&out) == "ok",
+        "{:?} {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The output of `run`, which starts a copy of wicket just made: such a copy can be busy for a
+/// moment (another test's fork still holds its write end), so ETXTBSY is tried again.
+fn output_of_copy(run: impl Fn() -> std::io::Result<std::process::Output>) -> std::process::Output {
     let mut out = run();
     for _ in 0..50 {
         match &out {
@@ -1499,13 +1510,7 @@ fn root_runs_wicket_from_a_folder_only_its_capabilities_pass() {
             _ => break,
         }
     }
-    let out = out.unwrap();
-    assert!(
-        out.status.success() && verdict(&out) == "ok",
-        "{:?} {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    out.unwrap()
 }
 
 /// As root, wicket installed in a folder only root may read (a 0700 folder of root's where
@@ -1542,17 +1547,7 @@ fn root_runs_wicket_installed_in_a_folder_the_sandbox_masks() {
             .stdin(Stdio::null())
             .output()
     };
-    let mut out = run();
-    for _ in 0..50 {
-        match &out {
-            Err(e) if e.raw_os_error() == Some(26) /* ETXTBSY */ => {
-                std::thread::sleep(Duration::from_millis(20));
-                out = run();
-            }
-            _ => break,
-        }
-    }
-    let out = out.unwrap();
+    let out = output_of_copy(run);
     let _ = std::fs::remove_dir_all(&private);
     assert!(
         out.status.success() && verdict(&out) == "ok",
