@@ -24,6 +24,9 @@ bash = [
     "git merge-base HEAD origin/main", "git cat-file -p HEAD", "git reflog | head -20", "git clean -n",
     "git apply --check /tmp/fix.patch", "git format-patch -1 --stdout | head -50", "git log --oneline main..HEAD",
     "git diff --check", "git worktree list", "git stash show -p stash@{0}",
+    # substitutions agents write inside git's words
+    "git diff $(git merge-base HEAD origin/main) --stat", "git log --since=\"$(date -d '1 week ago' +%F)\" --oneline",
+    "git show $(git rev-parse --short HEAD) --stat", "git log $(git describe --tags --abbrev=0)..HEAD --oneline",
     # --- git, writes
     "git add -A", "git add src/lib.rs tests/test_api.py", "git add .", "git add -p src/parser.rs",
     HEREDOC_COMMIT.format(msg="Fix off-by-one in tokenizer"),
@@ -91,7 +94,7 @@ bash = [
     "go mod tidy", "go mod download", "go fmt ./...", "gofmt -l .", "go run ./cmd/server", "go version", "go env GOPATH",
     "golangci-lint run", "cd go && go test ./...", "cd go && go build ./...",
     # --- make, docker, misc builds
-    "make", "make test", "make -j4 build", "make lint", "cmake -S . -B build && cmake --build build", "docker ps",
+    "make", "make test", "make -j4 build", "make -j$(nproc)", "make lint", "cmake -S . -B build && cmake --build build", "docker ps",
     "docker build -t app .", "docker compose up -d", "docker compose logs --tail 50 api",
     # --- files and folders
     "mkdir -p src/utils", "mkdir -p tests/fixtures && touch tests/fixtures/.gitkeep", "touch src/new.rs", "cp src/a.rs src/b.rs",

@@ -61,6 +61,11 @@ pub struct Part {
     /// True when the part is such a `find` without `-exec`, piped straight into a launcher
     /// that hands its names on (`find src -type f | xargs wc -l`): the same, with xargs.
     pub feeds_names: bool,
+    /// True when the part only reads and is a git query that prints object or ref names
+    /// (`git rev-parse HEAD`, `git merge-base A B`): what it prints may stand in another
+    /// command's words only where such names are harmless (decisions.md, "Known values as
+    /// words"), so it needs no rule wherever the line's words stay in the project.
+    pub prints_revisions: bool,
 }
 
 /// A command that runs inside a part's wrapper.
@@ -463,6 +468,9 @@ struct Builder {
     /// from its input to the command it runs): whether those names come from a source whose
     /// names the engine checks (a plain `find`, `git ls-files`) right before it in a pipe.
     handed_known: bool,
+    /// Whether the line mentions `IFS`: bash's field splitting of an unquoted substitution
+    /// is then not known.
+    ifs_on_line: bool,
 }
 
 /// How deep scripts fed to a shell on stdin are followed (`sh <<EOF … sh <<EOF2 …`).
@@ -492,6 +500,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
             .map(|p| p.detail.clone())
             .collect(),
         ctx: ctx.clone(),
+        ifs_on_line: command.contains("IFS"),
         ..Builder::default()
     };
     if let Some(found) = invisible_chars(command) {
@@ -515,6 +524,10 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
             let mut part = b.add(&one, 0);
             part.feeds_names = matches!(handed.get(i + 1), Some(Some(Handed::Find { plain: true, .. })));
             part.reads_only = only_reads(&one, &part);
+            part.prints_revisions = part.reads_only && one.is_static() && {
+                let w: Vec<&str> = one.words.iter().filter_map(|w| w.value.as_deref()).collect();
+                one.assignments.is_empty() && one.redirects.is_empty() && git_query(&w).is_some()
+            };
             part.inert = (changes_nothing(&one, &part) && prints_no_secret(&one, i, &set_here))
                 || (part.reads_only && reads_no_file(&one))
                 || launches_printer(&one, &part);
@@ -860,6 +873,13 @@ impl Builder {
         deny_texts.extend(basenamed);
         deny_texts.sort();
         deny_texts.dedup();
+        // A git query that prints a word it cannot resolve as it is (`git rev-parse X`) may hand
+        // git that word, which git then reads as a path: checked as one.
+        let dynamic = if cmd.is_static() { None } else { inert_dynamic(cmd, !self.ifs_on_line) };
+        let dynamic_ok = dynamic.is_some();
+        for w in dynamic.unwrap_or_default() {
+            self.push_arg(&w, false);
+        }
         let static_prefix = (!cmd.is_static()).then(|| {
             let mut prefix = String::new();
             for w in cmd.words.iter().take_while(|w| w.value.is_some()) {
@@ -872,7 +892,7 @@ impl Builder {
             written: text,
             deny_texts,
             is_static: cmd.is_static(),
-            coverable: cmd.is_static() || static_but_pipes(cmd) || inert_dynamic(cmd),
+            coverable: cmd.is_static() || static_but_pipes(cmd) || dynamic_ok,
             static_prefix,
             has_assignments: !cmd.assignments.is_empty(),
             bare: (!cmd.assignments.is_empty() && !cmd.words.is_empty() && tunes_output_only(&cmd.assignments))
@@ -885,6 +905,7 @@ impl Builder {
             transparent: transparent || hands_plainly,
             hands_files: find_exec,
             feeds_names: false,
+            prints_revisions: false,
         }
     }
 
@@ -1517,23 +1538,172 @@ fn reads_no_file(cmd: &SimpleCommand) -> bool {
     })
 }
 
-/// Is the dynamic word at `index` one double-quoted substitution of commands that print only
-/// the system's state (`"$(date -d '7 days ago' +%F)"`, `"$(nproc)"`), given as the value of
-/// one of its program's options that takes a value and does nothing more with it (`git log
-/// --since`)? The program reads it as that option's value, never as an option or an operand,
-/// and its text is no file's content and nothing the model chose: a path scan of it would
-/// find nothing a static value of the same option could not hold.
-fn plain_option_value(cmd: &SimpleCommand, index: usize) -> bool {
+/// One command substitution in a word, with the static text around it: `"$(B)"`,
+/// `--since="$(B)"`, `"--since=$(B)"`, `-j$(B)`, `$(B)..HEAD`.
+struct Substituted<'a> {
+    prefix: &'a str,
+    body: &'a str,
+    suffix: &'a str,
+    /// Inside double quotes: one field, never split or globbed.
+    quoted: bool,
+}
+
+/// The word as one command substitution with static text around it, when it is one. The text
+/// around it holds only letters, digits and `-_=.,/~^@+:` (no quote, blank, glob or further
+/// expansion); a word with two substitutions (`$(a)..$(b)`) does not parse as one body.
+fn substituted(raw: &str) -> Option<Substituted<'_>> {
+    let whole = raw.len() >= 2 && raw.starts_with('"') && raw.ends_with('"');
+    let inner = if whole { &raw[1..raw.len() - 1] } else { raw };
+    let open = inner.find("$(")?;
+    let close = inner.rfind(')')?;
+    if close < open + 2 {
+        return None;
+    }
+    let (mut prefix, body, mut suffix) = (&inner[..open], &inner[open + 2..close], &inner[close + 1..]);
+    let mut quoted = whole;
+    if !whole {
+        if let (Some(p), Some(s)) = (prefix.strip_suffix('"'), suffix.strip_prefix('"')) {
+            (prefix, suffix, quoted) = (p, s, true);
+        }
+    }
+    let plain = |t: &str| t.chars().all(|c| c.is_ascii_alphanumeric() || "-_=.,/~^@+:".contains(c));
+    (plain(prefix) && plain(suffix)).then_some(Substituted { prefix, body, suffix, quoted })
+}
+
+/// What a command substitution prints, as far as the engine can know before it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Printed {
+    /// The system's state: text no file holds and the model did not choose, of any shape
+    /// (`date -d '7 days ago' +%F`, `uname -r`).
+    State,
+    /// A number, one field (`nproc`).
+    Count,
+    /// Object names, hexadecimal, one field each (`git rev-parse HEAD`, `git merge-base A B`),
+    /// or the query's own revision words when they name nothing (`git rev-parse X` prints X):
+    /// those are listed, for the sensitive-path check.
+    ObjectNames(Vec<String>),
+    /// Names of refs (`git describe --tags`, `git branch --show-current`): one field each,
+    /// but a repository's refs are its author's choice, and git lets one begin with `-`
+    /// (`refs/tags/--output=F` is valid, and `git show "$(git describe --tags)"` then writes
+    /// F): never where a word may start an option.
+    RefNames,
+}
+
+/// A revision word of a git query whose output can stand in a git command: a name and
+/// revision suffixes (`HEAD`, `HEAD~1`, `origin/main`, `@{u}`, `v1.2`), never an option, a
+/// path with `..` or a `:` (`HEAD:.env` names a file's blob).
+fn revision_word(w: &str) -> bool {
+    let mut chars = w.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '@')
+        && w.chars().all(|c| c.is_ascii_alphanumeric() || "_-/.~^@{}".contains(c))
+        && !w.contains("..")
+        && !w.contains("/.")
+        && !w.contains("//")
+}
+
+/// What one substitution's commands print ([`Printed`]), when every command is known: static
+/// words, no assignment or redirection, nothing risky.
+fn printed(body: &str) -> Option<Printed> {
+    let analysis = wicket_shell::analyze(body);
+    if !analysis.understood || analysis.commands.is_empty() {
+        return None;
+    }
+    let plain = |c: &SimpleCommand| c.assignments.is_empty() && c.redirects.is_empty() && c.is_static();
+    let words = |c: &SimpleCommand| c.words.iter().filter_map(|w| w.value.clone()).collect::<Vec<String>>();
+    if let [one] = analysis.commands.as_slice() {
+        let w = words(one);
+        let w: Vec<&str> = w.iter().map(String::as_str).collect();
+        if plain(one) {
+            if let Some(p) = git_query(&w) {
+                return Some(p);
+            }
+        }
+    }
+    let state = analysis.commands.iter().all(|c| {
+        let w = words(c);
+        let w: Vec<&str> = w.iter().map(String::as_str).collect();
+        plain(c)
+            && w.first().is_some_and(|p| !p.contains('/'))
+            && reads_no_file(c)
+            && crate::flags::risky_flags(&w).is_empty()
+            && wicket_programs::checkers::effects(&w).risky.is_empty()
+    });
+    if !state {
+        return None;
+    }
+    let count = match analysis.commands.as_slice() {
+        [one] => one.words.first().and_then(|w| w.value.as_deref()) == Some("nproc"),
+        _ => false,
+    };
+    Some(if count { Printed::Count } else { Printed::State })
+}
+
+/// The git queries whose output is known in kind (git 2.39): object names, or ref names.
+fn git_query(w: &[&str]) -> Option<Printed> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let revs = |rest: &[&str]| rest.iter().filter(|x| !x.starts_with('-')).all(|x| revision_word(x));
+    let operands = |rest: &[&str]| rest.iter().filter(|x| !x.starts_with('-')).count();
+    match w {
+        ["git", "rev-parse", rest @ ..] => {
+            let flags_ok = rest.iter().filter(|x| x.starts_with('-')).all(|x| {
+                matches!(*x, "--verify" | "-q" | "--quiet" | "--short" | "--abbrev-ref")
+                    || x.strip_prefix("--short=").is_some_and(digits)
+            });
+            if !flags_ok || !revs(rest) || operands(rest) == 0 {
+                return None;
+            }
+            if rest.contains(&"--abbrev-ref") {
+                return Some(Printed::RefNames);
+            }
+            // Without `--verify`, a word that names nothing is printed as it is.
+            let echoed = if rest.contains(&"--verify") {
+                Vec::new()
+            } else {
+                rest.iter().filter(|x| !x.starts_with('-')).map(|x| x.to_string()).collect()
+            };
+            Some(Printed::ObjectNames(echoed))
+        }
+        ["git", "merge-base", rest @ ..] => (operands(rest) >= 2
+            && revs(rest)
+            && rest.iter().filter(|x| x.starts_with('-')).all(|x| *x == "--fork-point"))
+        .then(|| Printed::ObjectNames(Vec::new())),
+        ["git", "rev-list", n, rev] if matches!(*n, "-1" | "-n1" | "--max-count=1") && revision_word(rev) => {
+            Some(Printed::ObjectNames(Vec::new()))
+        }
+        ["git", "describe", rest @ ..] => (revs(rest)
+            && rest.iter().filter(|x| x.starts_with('-')).all(|x| {
+                matches!(*x, "--tags" | "--always" | "--exact-match" | "--long")
+                    || x.strip_prefix("--abbrev=").is_some_and(digits)
+            }))
+        .then_some(Printed::RefNames),
+        ["git", "branch", "--show-current"] | ["git", "symbolic-ref", "--short", "HEAD"] => Some(Printed::RefNames),
+        _ => None,
+    }
+}
+
+/// Is the dynamic word at `index` the value of one of its program's options that takes a
+/// value and does nothing more with it (`git log --since`, `make -j`), given by one command
+/// substitution whose output the engine knows in kind ([`Printed`]): in its own word after
+/// the option, or glued to it (`--since="$(…)"`, `-j$(nproc)`)? The program reads it as that
+/// option's value, never as an option or an operand; unquoted, only output that is one field
+/// (a count, names git prints) qualifies, since bash splits and globs the rest.
+fn plain_option_value(cmd: &SimpleCommand, index: usize, ifs_free: bool) -> bool {
     const HOLE: &str = "wicket-dynamic-value";
-    if !cmd.words.get(index).is_some_and(|w| system_state_substitution(&w.raw)) {
+    let Some(sub) = cmd.words.get(index).and_then(|w| substituted(&w.raw)) else { return false };
+    if !sub.suffix.is_empty() || !(sub.prefix.is_empty() || sub.prefix.starts_with('-')) {
+        return false;
+    }
+    let Some(kind) = printed(sub.body) else { return false };
+    if !sub.quoted && (kind == Printed::State || !ifs_free) {
         return false;
     }
     let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
     let Some(table) = crate::options::program(program) else { return false };
+    let glued = format!("{}{HOLE}", sub.prefix);
     let mut words = Vec::with_capacity(cmd.words.len());
     for (k, w) in cmd.words.iter().enumerate().skip(1) {
         match (&w.value, k == index) {
-            (_, true) => words.push(HOLE),
+            (_, true) => words.push(glued.as_str()),
             (Some(v), false) => words.push(v.as_str()),
             // Another dynamic word: where options end may depend on it.
             (None, false) => return false,
@@ -1543,29 +1713,66 @@ fn plain_option_value(cmd: &SimpleCommand, index: usize) -> bool {
     parsed.unknown.is_empty()
         && parsed.found.iter().any(|f| {
             f.value.as_deref() == Some(HOLE)
-                && f.opt.arg == wicket_programs::Arg::Required
+                && (f.opt.arg == wicket_programs::Arg::Required || !sub.prefix.is_empty())
                 && f.opt.effect == wicket_programs::Effect::Plain
         })
 }
 
-/// Is this word one double-quoted command substitution whose every command prints only the
-/// system's state: a program whose record reads no file ([`reads_no_file`]), static words, no
-/// assignment or redirection, nothing risky (`date -s`)?
-fn system_state_substitution(raw: &str) -> bool {
-    let Some(inner) = raw.strip_prefix("\"$(").and_then(|r| r.strip_suffix(")\"")) else { return false };
-    let analysis = wicket_shell::analyze(inner);
-    analysis.understood
-        && !analysis.commands.is_empty()
-        && analysis.commands.iter().all(|c| {
-            let words: Vec<&str> = c.words.iter().filter_map(|w| w.value.as_deref()).collect();
-            c.assignments.is_empty()
-                && c.redirects.is_empty()
-                && c.is_static()
-                && words.first().is_some_and(|p| !p.contains('/'))
-                && reads_no_file(c)
-                && crate::flags::risky_flags(&words).is_empty()
-                && wicket_programs::checkers::effects(&words).risky.is_empty()
-        })
+/// The git commands whose operands are revisions before any `--` (paths after it).
+const REVISION_OPERANDS: &[&str] = &["diff", "log", "show", "shortlog", "rev-list", "cherry", "range-diff"];
+
+/// Is the dynamic word at `index` a revision of a git command that reads revisions
+/// (`git diff "$(git merge-base HEAD main)"`, `git log $(git describe --tags --abbrev=0)..HEAD`):
+/// one substitution of a git query whose output is object or ref names ([`git_query`]), with
+/// at most a revision suffix (`~1`, `^`) or a range (`..HEAD`, `HEAD...`) around it, an operand
+/// before any `--`? Git reads a name that resolves as that revision, never as a path. A ref
+/// name may begin with `-`, so it must not begin the word. The words such a query prints
+/// as they are (`git rev-parse X`) are returned, to be checked as the paths git may take them
+/// for; `None` when the word is no such revision.
+fn git_revision(cmd: &SimpleCommand, index: usize, ifs_free: bool) -> Option<Vec<String>> {
+    let values: Vec<Option<&str>> = cmd.words.iter().map(|w| w.value.as_deref()).collect();
+    if values.first().copied().flatten() != Some("git") {
+        return None;
+    }
+    let sub_cmd = values.get(1).copied().flatten()?;
+    if !REVISION_OPERANDS.contains(&sub_cmd) || values.get(2..index).unwrap_or(&[]).contains(&Some("--")) {
+        return None;
+    }
+    let sub = substituted(&cmd.words.get(index)?.raw)?;
+    let echoed = match printed(sub.body)? {
+        Printed::ObjectNames(e) => e,
+        Printed::RefNames if !sub.prefix.is_empty() => Vec::new(),
+        _ => return None,
+    };
+    if !sub.quoted && !ifs_free {
+        return None;
+    }
+    // `..REV`, `...REV`, `REV..`, revision suffixes: revision syntax only, no path.
+    let range_side = |t: &str| t.is_empty() || revision_word(t);
+    let suffix_ok = {
+        let t = sub.suffix.trim_start_matches(|c: char| c == '~' || c == '^' || c.is_ascii_digit());
+        t.is_empty() || t.strip_prefix("...").or_else(|| t.strip_prefix("..")).is_some_and(range_side)
+    };
+    let prefix_ok = sub.prefix.is_empty()
+        || sub.prefix.strip_suffix("...").or_else(|| sub.prefix.strip_suffix("..")).is_some_and(range_side);
+    // The word must be an operand, not an option's value: the table parses it as one.
+    // Another dynamic word is judged on its own; here it stands as another operand.
+    const HOLE: &str = "0000000000000000000000000000000000000000";
+    const OTHER: &str = "1111111111111111111111111111111111111111";
+    let table = crate::options::program("git")?;
+    let mut words = Vec::with_capacity(cmd.words.len());
+    for (k, v) in values.iter().enumerate().skip(1) {
+        words.push(match (v, k == index) {
+            (_, true) => HOLE,
+            (Some(v), false) => v,
+            (None, false) => OTHER,
+        });
+    }
+    let parsed = table.parse(&words);
+    let operand = parsed.unknown.is_empty()
+        && parsed.operands.iter().any(|o| o == HOLE)
+        && !parsed.found.iter().any(|f| f.value.as_deref() == Some(HOLE));
+    (suffix_ok && prefix_ok && operand).then_some(echoed)
 }
 
 /// Where the names `xargs` hands on come from, when the engine can check them.
@@ -1689,11 +1896,14 @@ fn static_but_pipes(cmd: &SimpleCommand) -> bool {
 
 /// Are all of a command's dynamic words harmless to an allow rule? They are when each is one
 /// whole double-quoted argument (no splitting, no globbing) that is a message (`-m "$(…)"`),
-/// or when the program only prints its arguments (`echo "$x"`, `echo $i`).
-fn inert_dynamic(cmd: &SimpleCommand) -> bool {
-    let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
+/// the value of an option given by a substitution whose output is known in kind
+/// ([`plain_option_value`]), a git revision ([`git_revision`]), or when the program only
+/// prints its arguments (`echo "$x"`, `echo $i`). `Some` with the words a git query may print
+/// as they are (to be checked as paths), `None` when a word is not harmless.
+fn inert_dynamic(cmd: &SimpleCommand, ifs_free: bool) -> Option<Vec<String>> {
+    let program = cmd.words.first().and_then(|w| w.value.as_deref())?;
     if !cmd.assignments.iter().all(|a| a.value.value.is_some()) || !cmd.redirects.iter().all(static_or_pipe) {
-        return false;
+        return None;
     }
     let printer = only_prints(program);
     // The options whose value is a message: the record's (`gh -b`), else the usual two. Only
@@ -1704,18 +1914,23 @@ fn inert_dynamic(cmd: &SimpleCommand) -> bool {
         .map(|p| p.message_options)
         .filter(|m| !m.is_empty())
         .unwrap_or(MESSAGE_OPTIONS);
-    cmd.words.windows(2).enumerate().all(|(k, pair)| {
+    let mut echoed = Vec::new();
+    for (k, pair) in cmd.words.windows(2).enumerate() {
         let (prev, w) = (&pair[0], &pair[1]);
-        if w.value.is_some() {
-            return true;
+        if w.value.is_some() || printer {
+            continue;
         }
         let whole_quoted = w.raw.len() >= 2 && w.raw.starts_with('"') && w.raw.ends_with('"');
         let message = prev.value.as_deref().is_some_and(|o| messages.contains(&o));
         // `diff <(ls a) <(ls b)`: the word is a `/dev/fd/N` name; what runs inside is a part of
         // its own that needs its own rule.
         let process_substitution = (w.raw.starts_with("<(") || w.raw.starts_with(">(")) && w.raw.ends_with(')');
-        printer || process_substitution || (whole_quoted && (message || plain_option_value(cmd, k + 1)))
-    })
+        if process_substitution || (whole_quoted && message) || plain_option_value(cmd, k + 1, ifs_free) {
+            continue;
+        }
+        echoed.extend(git_revision(cmd, k + 1, ifs_free)?);
+    }
+    Some(echoed)
 }
 
 /// The invisible and control characters of a command or path (one definition for every
@@ -1819,6 +2034,60 @@ fn plain_find_exec(unwrapped: &wicket_shell::Unwrapped, inner: &[Inner]) -> bool
 mod tests {
     use super::{expand_braces, only_prints, view_with, RecentViews, ViewContext};
     use std::sync::Arc;
+
+    /// A word is split into one substitution and the static text around it, with whether
+    /// bash keeps the output one field; two substitutions, quotes or blanks around it are not
+    /// one such word.
+    #[test]
+    fn a_word_is_one_substitution_with_plain_text_around_it() {
+        fn split(raw: &str) -> Option<(&str, &str, &str, bool)> {
+            super::substituted(raw).map(|s| (s.prefix, s.body, s.suffix, s.quoted))
+        }
+        assert_eq!(split("\"$(nproc)\""), Some(("", "nproc", "", true)));
+        assert_eq!(split("--since=\"$(date +%F)\""), Some(("--since=", "date +%F", "", true)));
+        assert_eq!(split("\"--since=$(date +%F)\""), Some(("--since=", "date +%F", "", true)));
+        assert_eq!(split("-j$(nproc)"), Some(("-j", "nproc", "", false)));
+        assert_eq!(split("$(git merge-base A B)..HEAD"), Some(("", "git merge-base A B", "..HEAD", false)));
+        assert_eq!(split("\"$(date -d '1 day ago' +%F)\""), Some(("", "date -d '1 day ago' +%F", "", true)));
+        assert!(super::substituted("$(nproc) $(nproc)").and_then(|s| super::printed(s.body)).is_none());
+        assert!(split("x'$(a)'").is_none());
+        assert!(split("$x$(a)").is_none());
+        assert!(split("$(a").is_none());
+        assert!(split(")$(").is_none());
+        // Two substitutions in one word do not read as one body.
+        assert!(super::substituted("$(git rev-parse A)..$(git rev-parse B)")
+            .and_then(|s| super::printed(s.body))
+            .is_none());
+    }
+
+    /// What a substitution prints is known in kind only for the listed queries with revision
+    /// words; a query that writes, an option git would echo, or a blob's path is unknown.
+    #[test]
+    fn the_git_queries_are_known_by_their_words() {
+        use super::{printed, Printed};
+        assert_eq!(printed("git rev-parse --verify HEAD"), Some(Printed::ObjectNames(vec![])));
+        assert_eq!(printed("git rev-parse HEAD~1"), Some(Printed::ObjectNames(vec!["HEAD~1".into()])));
+        assert_eq!(printed("git merge-base HEAD origin/main"), Some(Printed::ObjectNames(vec![])));
+        assert_eq!(printed("git describe --tags --abbrev=0"), Some(Printed::RefNames));
+        assert_eq!(printed("git rev-parse --abbrev-ref HEAD"), Some(Printed::RefNames));
+        assert_eq!(printed("nproc"), Some(Printed::Count));
+        assert_eq!(printed("date +%F"), Some(Printed::State));
+        for unknown in [
+            "git rev-parse HEAD:.env",
+            "git rev-parse --show-toplevel",
+            "git rev-parse ../x",
+            "git symbolic-ref HEAD refs/heads/x",
+            "git branch x",
+            "git merge-base HEAD",
+            "echo 4",
+            "cat n.txt",
+            "date -s 2020-01-01",
+            "nproc > n",
+            "X=1 nproc",
+        ] {
+            assert_eq!(printed(unknown), None, "{unknown}");
+        }
+    }
 
     /// The programs whose words are only printed are the ones `command.rs` listed before their
     /// records held the fact; a program named by a path is never one.

@@ -2064,13 +2064,22 @@ impl Policy {
                     // (decisions.md, "Programs that only read").
                     // git's own configuration, in any scope, may make it run a program
                     // (a pager, a diff driver): then its reads need a rule, as for the safe list.
+                    // A git query that prints only object or ref names may feed any part:
+                    // where its answer stands is checked with the part that takes it
+                    // (decisions.md, "Known values as words").
                     let reads_inside = part.reads_only
                         && !(runs_git(part) && self.git_risk.any.is_some())
-                        && *readers_only.get_or_insert_with(|| {
-                            view.parts.iter().all(|p| {
-                                p.inert || p.reads_only || p.enters.as_deref().is_some_and(|d| self.enters_project(d))
-                            }) && self.words_stay_inside(view)
-                        });
+                        && if part.prints_revisions {
+                            *inside.get_or_insert_with(|| self.words_stay_inside(view))
+                        } else {
+                            *readers_only.get_or_insert_with(|| {
+                                view.parts.iter().all(|p| {
+                                    p.inert
+                                        || p.reads_only
+                                        || p.enters.as_deref().is_some_and(|d| self.enters_project(d))
+                                }) && self.words_stay_inside(view)
+                            })
+                        };
                     // A plain `find` handing files on (through `-exec` or `xargs`) lists names
                     // only: what is read below its start points is checked as files, and the
                     // program it hands them to needs its rule (decisions.md, "find runs a
