@@ -17,6 +17,23 @@ use wicket_policy::Mode;
 pub const ENV_ALLOW: &[&str] =
     &["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ"];
 
+/// The variables a sandboxed command gets from wicket's environment (when set there):
+/// [`ENV_ALLOW`], where the toolchains live, and the settings' `env.allow` (`extra`).
+pub fn env_names(extra: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = ENV_ALLOW.iter().map(|s| s.to_string()).collect();
+    // Where the toolchains live (`CARGO_HOME`, `RUSTUP_HOME`, `VIRTUAL_ENV` …): paths, no
+    // secrets, and the sealed home shows them (see `crate::sealed`). Without them a rustup or
+    // pyenv shim looks in the home, where the toolchain is not (a container's
+    // `RUSTUP_HOME=/usr/local/rustup`), and fails.
+    names.extend(crate::sealed::TOOL_ROOTS.iter().map(|(name, _)| name.to_string()));
+    for v in extra {
+        if !names.contains(v) {
+            names.push(v.clone());
+        }
+    }
+    names
+}
+
 /// The output cap per stream, head and tail kept.
 pub const OUTPUT_CAP: usize = 30_000;
 
@@ -794,17 +811,7 @@ fn build(i: &ExecInputs, cached: bool) -> Result<(ExecPolicy, Option<crate::scan
             .chain(&i.wicket_state)
             .any(|s| r.starts_with(s) || real.as_ref().is_some_and(|x| x.starts_with(s)))
     });
-    let mut env_allow: Vec<String> = ENV_ALLOW.iter().map(|s| s.to_string()).collect();
-    // Where the toolchains live (`CARGO_HOME`, `RUSTUP_HOME`, `VIRTUAL_ENV` …): paths, no
-    // secrets, and the sealed home shows them (see `crate::sealed`). Without them a rustup or
-    // pyenv shim looks in the home, where the toolchain is not (a container's
-    // `RUSTUP_HOME=/usr/local/rustup`), and fails.
-    env_allow.extend(crate::sealed::TOOL_ROOTS.iter().map(|(name, _)| name.to_string()));
-    for v in &i.env_allow {
-        if !env_allow.contains(v) {
-            env_allow.push(v.clone());
-        }
-    }
+    let env_allow = env_names(&i.env_allow);
     // A cache that is also the project, a temp folder or a `writePaths` entry is written in
     // place as that one.
     caches.retain(|c| writable.contains(c) && *c != root && !temps.contains(c) && !chosen.contains(c));

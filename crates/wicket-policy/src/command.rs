@@ -157,6 +157,11 @@ pub struct CommandView {
 pub struct ViewContext {
     /// `(name, value)` of every git alias, names lowercase.
     pub git_aliases: Vec<(String, String)>,
+    /// For a command wicket's sandbox runs: the names of the variables its short environment
+    /// may hold (bash's own aside). Any other variable the line never sets is unset there, so
+    /// `${NAME:-word}` is `word` (decisions.md, "Known values as words"). `None`: not known
+    /// (a command on the host runs in the person's environment).
+    pub sandbox_env: Option<Vec<String>>,
 }
 
 /// The views of the last few distinct command lines a policy looked at: an agent's stream
@@ -483,7 +488,10 @@ pub fn view(command: &str) -> CommandView {
 
 /// Build the view of a command line, knowing the git aliases.
 pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
-    let analysis = wicket_shell::analyze(command);
+    let mut analysis = wicket_shell::analyze(command);
+    if let Some(env) = &ctx.sandbox_env {
+        resolve_unset_defaults(command, &mut analysis, env);
+    }
     let mut b = Builder {
         // A script file run by name (`source FILE`) is unseen code the sandbox confines, not a
         // doubt about what the line says.
@@ -1773,6 +1781,156 @@ fn git_revision(cmd: &SimpleCommand, index: usize, ifs_free: bool) -> Option<Vec
         && parsed.operands.iter().any(|o| o == HOLE)
         && !parsed.found.iter().any(|f| f.value.as_deref() == Some(HOLE));
     (suffix_ok && prefix_ok && operand).then_some(echoed)
+}
+
+/// The variables bash sets itself in a `bash -c` (`env -i bash -c 'compgen -v'`, bash 5.2)
+/// and as it runs: never known to be unset.
+fn set_by_bash(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "DIRSTACK",
+        "EPOCHREALTIME",
+        "EPOCHSECONDS",
+        "EUID",
+        "GROUPS",
+        "HOSTNAME",
+        "HOSTTYPE",
+        "IFS",
+        "LINENO",
+        "MACHTYPE",
+        "OPTERR",
+        "OPTIND",
+        "OSTYPE",
+        "PATH",
+        "PPID",
+        "PWD",
+        "RANDOM",
+        "SECONDS",
+        "SHELL",
+        "SHELLOPTS",
+        "SHLVL",
+        "SRANDOM",
+        "TERM",
+        "UID",
+        "_",
+        "FUNCNAME",
+        "PIPESTATUS",
+        "OLDPWD",
+        "REPLY",
+        "OPTARG",
+        "MAPFILE",
+        "COPROC",
+        "COLUMNS",
+        "LINES",
+        "HOME",
+        "CDPATH",
+        "GLOBIGNORE",
+        "POSIXLY_CORRECT",
+        "ENV",
+        "TMOUT",
+    ];
+    NAMES.contains(&name) || ["BASH", "COMP", "HIST", "READLINE", "PS", "PROMPT"].iter().any(|p| name.starts_with(p))
+}
+
+/// Is `name` unset when the line runs in the sandbox: not in its environment, not one of
+/// bash's own, and never anything on the line but the plain expansions `$NAME` and
+/// `${NAME…}` without an assignment (`read NAME`, `NAME=1`, `${NAME:=x}`, `${!NAME}`,
+/// `declare -n r=NAME` all name it otherwise)?
+fn unset_in_sandbox(name: &str, line: &str, env: &[String]) -> bool {
+    if env.iter().any(|e| e == name) || set_by_bash(name) {
+        return false;
+    }
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(at) = line[from..].find(name).map(|i| i + from) {
+        let end = at + name.len();
+        from = end;
+        let before = line[..at].chars().next_back();
+        let after = line[end..].chars().next();
+        if before.is_some_and(ident) || after.is_some_and(ident) {
+            continue;
+        }
+        let plain = line[..at].ends_with('$') && !line[..at].ends_with("$$");
+        let braced = line[..at].ends_with("${")
+            && !line[end..].starts_with(":=")
+            && !line[end..].starts_with('=')
+            && !line[end..].starts_with('[');
+        if !(plain || braced) {
+            return false;
+        }
+    }
+    true
+}
+
+/// The value bash gives a word whose only expansions are `${NAME:-WORD}` and `${NAME-WORD}`
+/// of variables unset in the sandbox ([`unset_in_sandbox`]), with `WORD` plain text, when it
+/// is one field: unquoted, the default must hold no blank or glob character (bash would
+/// split or glob it). `None` for any other word.
+fn default_value(raw: &str, line: &str, env: &[String]) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = raw.char_indices().peekable();
+    let mut double = false;
+    let mut expanded = false;
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' if !double => out.push(chars.next()?.1),
+            '\\' => {
+                let (_, n) = chars.next()?;
+                if !matches!(n, '$' | '`' | '"' | '\\') {
+                    out.push('\\');
+                }
+                out.push(n);
+            }
+            '\'' if !double => loop {
+                match chars.next()? {
+                    (_, '\'') => break,
+                    (_, q) => out.push(q),
+                }
+            },
+            '"' => double = !double,
+            '$' if raw[i + 1..].starts_with('{') => {
+                let close = raw[i..].find('}')? + i;
+                let inner = &raw[i + 2..close];
+                let name_end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(inner.len());
+                let (name, op) = inner.split_at(name_end);
+                let word = op.strip_prefix(":-").or_else(|| op.strip_prefix('-'))?;
+                if name.is_empty()
+                    || name.starts_with(|c: char| c.is_ascii_digit())
+                    || word.chars().any(|c| matches!(c, '$' | '`' | '\'' | '"' | '\\' | '{' | '}' | '(' | ')'))
+                    || (!double
+                        && (word.is_empty() || word.chars().any(|c| c.is_whitespace() || matches!(c, '*' | '?' | '['))))
+                    || !unset_in_sandbox(name, line, env)
+                {
+                    return None;
+                }
+                out.push_str(word);
+                expanded = true;
+                while chars.peek().is_some_and(|(j, _)| *j <= close) {
+                    chars.next();
+                }
+            }
+            '$' | '`' => return None,
+            c => out.push(c),
+        }
+    }
+    (expanded && !double).then_some(out)
+}
+
+/// Give each word whose only expansions are defaults of variables unset in the sandbox the
+/// value bash gives it there ([`default_value`]): `pytest ${ARGS:-tests}` is `pytest tests`.
+/// Not on a line that mentions `IFS` (splitting would not be known).
+fn resolve_unset_defaults(line: &str, analysis: &mut Analysis, env: &[String]) {
+    if line.contains("IFS") {
+        return;
+    }
+    for cmd in &mut analysis.commands {
+        for w in cmd.words.iter_mut().chain(cmd.assignments.iter_mut().map(|a| &mut a.value)) {
+            if w.value.is_none() && w.raw.contains("${") {
+                if let Some(v) = default_value(&w.raw, line, env) {
+                    w.value = Some(v);
+                }
+            }
+        }
+    }
 }
 
 /// Where the names `xargs` hands on come from, when the engine can check them.

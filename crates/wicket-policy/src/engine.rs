@@ -61,6 +61,11 @@ pub struct PolicyConfig {
     /// engine reads no environment). A file written directly into one is a program the host
     /// runs by name later (issue 39, class 4), so the write is code-running configuration.
     pub path_dirs: Vec<PathBuf>,
+    /// The names of the variables a command in wicket's sandbox may find set, bash's own aside
+    /// (its short environment, read by the edge). Any other variable a line never sets is
+    /// unset there: `${NAME:-word}` is judged as `word` for a sandboxed command. `None`: not
+    /// known, nothing is resolved.
+    pub sandbox_env: Option<Vec<String>>,
 }
 
 /// Why a policy cannot be built.
@@ -116,6 +121,10 @@ pub struct Policy {
     view_ctx: ViewContext,
     /// The views of the command lines seen last (made with `view_ctx`, which never changes).
     views: RecentViews,
+    /// The same for commands the sandbox runs, whose environment is known.
+    sandbox_view_ctx: ViewContext,
+    /// The views made with `sandbox_view_ctx`.
+    sandbox_views: RecentViews,
     /// The verdicts of the calls decided last, with what each saw of the disk.
     verdicts: RecentVerdicts,
 }
@@ -326,6 +335,7 @@ impl Policy {
             git_view.map(|v| crate::gitconfig::included_files(v, cfg.home.as_deref())).unwrap_or_default();
         let git_live = git_live_folders(&env, git_view);
         let team = TeamRules::new(&cfg.team, home.as_deref(), opts)?;
+        let git_aliases = cfg.git_config.as_ref().map(crate::gitalias::aliases).unwrap_or_default();
         Ok(Policy {
             team,
             lists: BuiltinLists::new()?.with_homes(&crate::paths::homes_on(cfg.home.as_deref(), env.disk)),
@@ -345,10 +355,10 @@ impl Policy {
                 .filter(|d| d.is_absolute())
                 .map(|d| crate::paths::normalize(d).to_string_lossy().into_owned())
                 .collect(),
-            view_ctx: ViewContext {
-                git_aliases: cfg.git_config.as_ref().map(crate::gitalias::aliases).unwrap_or_default(),
-            },
+            view_ctx: ViewContext { git_aliases: git_aliases.clone(), sandbox_env: None },
             views: RecentViews::default(),
+            sandbox_view_ctx: ViewContext { git_aliases, sandbox_env: cfg.sandbox_env.clone() },
+            sandbox_views: RecentViews::default(),
             verdicts: RecentVerdicts::default(),
             env,
         })
@@ -484,12 +494,16 @@ impl Policy {
                 Err(error) => Fact::BadPath { path: path.clone(), error },
             },
             Target::Command { command, outside_sandbox } => {
-                let view = self.views.view(command, &self.view_ctx);
-                let mut scan = self.scan_args(&view);
                 // A read deny rule holds inside the sandbox too: it is the person's word. The
                 // sandbox also hides what such a rule names, so folders are walked only for a
                 // command on the host.
                 let on_host = !self.sandbox || *outside_sandbox;
+                let view = if on_host {
+                    self.views.view(command, &self.view_ctx)
+                } else {
+                    self.sandbox_views.view(command, &self.sandbox_view_ctx)
+                };
+                let mut scan = self.scan_args(&view);
                 scan.read_denied = self.read_denied(&view, on_host);
                 // The OS sandbox masks secrets, so a command it runs need not be walked.
                 if on_host {

@@ -94,12 +94,41 @@ fn run(case: &Case) -> Verdict {
             serde_json::Value::Array(dirs) => dirs.iter().filter_map(|d| d.as_str().map(PathBuf::from)).collect(),
             _ => Vec::new(),
         },
+        // The short environment wicket's sandbox passes (wicket_planner::exec::env_names with
+        // no `env.allow`, and the proxy's variables), as the edge hands it over.
+        sandbox_env: Some(SANDBOX_ENV.iter().map(|s| s.to_string()).collect()),
     };
     let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
     let input = replace_placeholders(&case.input, &root, &home);
     let call = ToolCall::new(case.tool.clone(), input);
     policy.decide(&call, &Session::new())
 }
+
+/// The names a sandboxed command's environment may hold.
+const SANDBOX_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "VIRTUAL_ENV",
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NO_PROXY",
+    "no_proxy",
+];
 
 /// A short, one-line rendering of a case's input for failure lists.
 fn show_input(v: &serde_json::Value) -> String {

@@ -85,6 +85,7 @@ fn decision_fixtures() {
             team: Default::default(),
             git_config: None,
             path_dirs: Vec::new(),
+            sandbox_env: None,
         };
         let policy = Policy::new(&cfg).unwrap_or_else(|e| panic!("{}: {e}", case.id));
         let mut session = Session::new();

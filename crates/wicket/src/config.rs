@@ -533,6 +533,17 @@ pub fn policy_config(root: &Path, loaded: &Loaded, o: &Overrides) -> PolicyConfi
     cfg.git_config = Some(crate::gitconfig::read(root, cfg.home.as_deref()));
     // The pure engine reads no environment: the PATH folders a write would plant programs in.
     cfg.path_dirs = writable_path_dirs();
+    // What a sandboxed command's environment may hold: what wicket passes on, what points its
+    // tools at the proxy, and what the shim and bash set (`PWD`, bash's own are the engine's).
+    let extra: Vec<String> = layers.iter().flat_map(|s| s.env.allow.iter().cloned()).collect();
+    let mut names = wicket_planner::exec::env_names(&extra);
+    names.extend(wicket_net::env::proxy_env("").into_iter().map(|(k, _)| k));
+    // Only where wicket runs the command itself with that short environment.
+    let clears = match placement(loaded, o.no_sandbox) {
+        Ok(Placement::Sandbox(b)) => matches!(b.name(), "bwrap" | "landlock"),
+        _ => false,
+    };
+    cfg.sandbox_env = clears.then_some(names);
     cfg
 }
 

@@ -97,6 +97,28 @@ fn sandbox_is_reported_only_where_it_exists() {
     assert_eq!(decision(&run(&e, &["check"], inside))["decision"], v["decision"]);
 }
 
+/// The edge hands the engine the sandbox's short environment: a variable outside it that the
+/// line never sets is unset in the sandbox, so its default is what runs, and a deny rule sees
+/// it; on the host the person's environment may hold it, and the same line is not ruled out.
+#[test]
+fn a_default_of_a_variable_outside_the_sandbox_s_environment_is_what_runs_there() {
+    let e = env();
+    let doctor = run_plain(&e, &["doctor", "--root", e.root.to_str().unwrap()]);
+    if !String::from_utf8_lossy(&doctor.stdout).contains("commands run: in the OS sandbox") {
+        eprintln!("skipped: no OS sandbox here");
+        return;
+    }
+    let call = |c: &str| serde_json::json!({"tool": "bash", "input": {"command": c}}).to_string();
+    let deny = ["--deny", "bash(git push*)"];
+    let judged = |flags: &[&str], c: &str| decision(&run(&e, &[&["check"], &deny[..], flags].concat(), &call(c)));
+    assert_eq!(judged(&["--sandboxed"], "git ${WICKET_T_SUB:-status}")["decision"], "allow");
+    let v = judged(&["--sandboxed"], "git ${WICKET_T_SUB:-push} origin main");
+    assert_eq!((v["decision"].as_str(), v["by"].as_str()), (Some("deny"), Some("rule")), "{v}");
+    // PATH is in the sandbox's environment: its value, not the default, runs.
+    assert_ne!(judged(&["--sandboxed"], "git ${PATH:-status}")["decision"], "allow");
+    assert_ne!(judged(&["--no-sandbox"], "git ${WICKET_T_SUB:-status}")["decision"], "allow");
+}
+
 #[test]
 fn check_and_serve_decide_judge_a_command_as_run_by_the_caller_on_the_host() {
     let e = env();
