@@ -537,7 +537,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
                 one.assignments.is_empty() && one.redirects.is_empty() && git_query(&w).is_some()
             };
             part.inert = (changes_nothing(&one, &part) && prints_no_secret(&one, i, &set_here))
-                || (part.reads_only && reads_no_file(&one))
+                || (part.reads_only && (reads_no_file(&one) || filters_its_input(&one)))
                 || launches_printer(&one, &part);
             b.parts.push(part);
         }
@@ -1544,6 +1544,19 @@ fn reads_no_file(cmd: &SimpleCommand) -> bool {
         let parsed = table.parse(args);
         parsed.unknown.is_empty() && parsed.found.iter().all(|f| f.opt.effect == wicket_programs::Effect::Plain)
     })
+}
+
+/// Does a part that only reads read nothing but its input (`tail -20`, `grep -E "ok|FAILED"`,
+/// `wc -l`, `sort | uniq -c`): an option table that knows every option, none that reads a
+/// file (`grep -f F`), no operand but those it never opens (grep's pattern), and no `<` read
+/// of a file? It reads no file, so it adds nothing to what the line's other parts do: what
+/// comes to it through a pipe they printed already (decisions.md, "Filters of a pipe").
+fn filters_its_input(cmd: &SimpleCommand) -> bool {
+    let words: Vec<&str> = cmd.words.iter().filter_map(|w| w.value.as_deref()).collect();
+    words.len() == cmd.words.len()
+        && cmd.assignments.is_empty()
+        && !cmd.redirects.iter().any(|r| r.op == RedirectOp::Read || r.op.writes())
+        && wicket_programs::checkers::reads_only_input(&words)
 }
 
 /// One command substitution in a word, with the static text around it: `"$(B)"`,

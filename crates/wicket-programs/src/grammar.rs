@@ -544,6 +544,125 @@ static SORT: Program = Program {
     ..GETOPT
 };
 
+/// GNU coreutils 9.1, `head --help`: it reads, and makes no file, link or folder. `-NUM` is
+/// the old spelling of `-n NUM`.
+pub(crate) static HEAD: Program = Program {
+    names: &["head"],
+    source: "GNU coreutils 9.1, `head --help`",
+    only_reads: true,
+    makes_no_links: true,
+    numeric: true,
+    opts: &[
+        o("-c --bytes", REQ, Plain),
+        o("-n --lines", REQ, Plain),
+        o("-q --quiet --silent", NO, Plain),
+        o("-v --verbose", NO, Plain),
+        o("-z --zero-terminated", NO, Plain),
+        o("--help", NO, Plain),
+        o("--version", NO, Plain),
+    ],
+    examples: &[ex("head -n 5 README.md", Expect::Plain), ex("head -50", Expect::Plain)],
+    ..GETOPT
+};
+
+/// GNU coreutils 9.1, `tail --help`: it reads, and makes no file, link or folder. `-NUM` is
+/// the old spelling of `-n NUM`.
+pub(crate) static TAIL: Program = Program {
+    names: &["tail"],
+    source: "GNU coreutils 9.1, `tail --help`",
+    only_reads: true,
+    makes_no_links: true,
+    numeric: true,
+    opts: &[
+        o("-c --bytes", REQ, Plain),
+        o("-f", NO, Plain),
+        o("--follow", OPT, Plain),
+        o("-F", NO, Plain),
+        o("-n --lines", REQ, Plain),
+        o("--max-unchanged-stats", REQ, Plain),
+        o("--pid", REQ, Plain),
+        o("-q --quiet --silent", NO, Plain),
+        o("--retry", NO, Plain),
+        o("-s --sleep-interval", REQ, Plain),
+        o("-v --verbose", NO, Plain),
+        o("-z --zero-terminated", NO, Plain),
+        o("--help", NO, Plain),
+        o("--version", NO, Plain),
+    ],
+    examples: &[ex("tail -n 20 log.txt", Expect::Plain), ex("tail -20", Expect::Plain)],
+    ..GETOPT
+};
+
+/// GNU coreutils 9.1, `wc --help`: it reads, and makes no file, link or folder.
+/// `--files0-from=F` reads the names of the files to count from F.
+pub(crate) static WC: Program = Program {
+    names: &["wc"],
+    source: "GNU coreutils 9.1, `wc --help`",
+    only_reads: true,
+    makes_no_links: true,
+    opts: &[
+        o("-c --bytes", NO, Plain),
+        o("-m --chars", NO, Plain),
+        o("-l --lines", NO, Plain),
+        o("--files0-from", REQ, ReadList),
+        o("-L --max-line-length", NO, Plain),
+        o("-w --words", NO, Plain),
+        o("--help", NO, Plain),
+        o("--version", NO, Plain),
+    ],
+    examples: &[ex("wc -l README.md", Expect::Plain)],
+    ..GETOPT
+};
+
+/// GNU coreutils 9.1, `uniq --help`: `uniq IN OUT` writes OUT.
+pub(crate) static UNIQ: Program = Program {
+    names: &["uniq"],
+    source: "GNU coreutils 9.1, `uniq --help`",
+    only_reads: true,
+    checker: Checker::SecondOperand(&["-f", "-s", "-w"]),
+    makes_no_links: true,
+    opts: &[
+        o("-c --count", NO, Plain),
+        o("-d --repeated", NO, Plain),
+        o("-D", NO, Plain),
+        o("--all-repeated", OPT, Plain),
+        o("-f --skip-fields", REQ, Plain),
+        o("--group", OPT, Plain),
+        o("-i --ignore-case", NO, Plain),
+        o("-s --skip-chars", REQ, Plain),
+        o("-u --unique", NO, Plain),
+        o("-z --zero-terminated", NO, Plain),
+        o("-w --check-chars", REQ, Plain),
+        o("--help", NO, Plain),
+        o("--version", NO, Plain),
+    ],
+    examples: &[ex("uniq in out", Expect::Writes(&["out"]))],
+    ..GETOPT
+};
+
+/// GNU coreutils 9.1, `cut --help`: it reads, and makes no file, link or folder.
+pub(crate) static CUT: Program = Program {
+    names: &["cut"],
+    source: "GNU coreutils 9.1, `cut --help`",
+    only_reads: true,
+    makes_no_links: true,
+    opts: &[
+        o("-b --bytes", REQ, Plain),
+        o("-c --characters", REQ, Plain),
+        o("-d --delimiter", REQ, Plain),
+        o("-f --fields", REQ, Plain),
+        o("-n", NO, Plain),
+        o("--complement", NO, Plain),
+        o("-s --only-delimited", NO, Plain),
+        o("--output-delimiter", REQ, Plain),
+        o("-z --zero-terminated", NO, Plain),
+        o("--help", NO, Plain),
+        o("--version", NO, Plain),
+    ],
+    examples: &[ex("cut -d: -f1 /etc/passwd", Expect::Plain)],
+    ..GETOPT
+};
+
 /// GNU coreutils 9.1, `date --help`. It prints the time; `-s` and an operand that is not a
 /// `+FORMAT` set the system clock instead (as root it works), so the table marks `-s` as doing
 /// more than printing and the checker makes such an operand a word a rule must spell out.
@@ -1164,6 +1283,7 @@ pub static PROGRAMS: &[&Program] = &[
     &tools::CARGO,
     &CP,
     &CURL,
+    &CUT,
     &DATE,
     &tables::FD,
     &FILE,
@@ -1171,6 +1291,7 @@ pub static PROGRAMS: &[&Program] = &[
     &tables::GIT,
     &tools::GO,
     &tools::GRADLE,
+    &HEAD,
     &tools::JQ,
     &tables::LESS,
     &tools::LUA,
@@ -1195,10 +1316,13 @@ pub static PROGRAMS: &[&Program] = &[
     &SED,
     &SORT,
     &tables::SSH,
+    &TAIL,
     &tables::TAR,
+    &UNIQ,
     &tools::UV,
     &tools::UVX,
     &tables::VIM,
+    &WC,
     &WGET,
     &XARGS,
     &tables::YARN,

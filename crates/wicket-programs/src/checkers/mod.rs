@@ -162,6 +162,41 @@ pub fn unread_words(words: &[&str]) -> Vec<usize> {
     }
 }
 
+/// Does an argv (program first, static words) of a program that only reads read nothing but
+/// its standard input (`tail -20`, `wc -l`, `cut -d: -f1`, `grep -E "ok|FAILED"`)? Its option
+/// table knows every option and none names a file (`wc --files0-from F`, `grep -f F`), it has
+/// no operand but those it never opens (grep's pattern), and it reads no folder (`grep -r x`
+/// reads `.`). `false` when unsure: a program without a table, grep with its patterns in
+/// `-e` or after other options.
+pub fn reads_only_input(words: &[&str]) -> bool {
+    let Some((program, args)) = words.split_first() else { return false };
+    let Some(record) = lookup(program) else { return false };
+    if !record.only_reads || program.contains('/') {
+        return false;
+    }
+    let e = effects(words);
+    if !e.recursive.is_empty() || !e.writes.is_empty() || !e.risky.is_empty() || !e.unknown_writes.is_empty() {
+        return false;
+    }
+    match record.checker {
+        // The pattern, last: every other word is an option of grep's that takes no file.
+        Checker::Grep => {
+            search::grep_pattern_at(args) == Some(args.len().wrapping_sub(1))
+                && !args.iter().any(|w| w.starts_with("--exclude-from") || w.starts_with("--file"))
+        }
+        _ => match crate::grammar::program(program) {
+            Some(table) => {
+                let parsed = table.parse(args);
+                parsed.unknown.is_empty()
+                    && parsed.path.is_empty()
+                    && parsed.found.iter().all(|f| f.opt.effect == crate::Effect::Plain)
+                    && parsed.operands.len() <= unread_words(words).len()
+            }
+            None => false,
+        },
+    }
+}
+
 /// What an argv (program first, static words) does beyond its options, as its record's
 /// checker reads it; nothing for a program the catalogue does not know.
 pub fn effects(words: &[&str]) -> Effects {

@@ -114,16 +114,6 @@ pub(crate) static CPP: Program = Program {
     ..RUNNER
 };
 
-/// `cut`. It reads, and makes no file, link or folder.
-pub(crate) static CUT: Program = Program {
-    names: &["cut"],
-    source: "no option table: facts only",
-    only_reads: true,
-    makes_no_links: true,
-    examples: &[ex("cut -d: -f1 /etc/passwd", Expect::Plain)],
-    ..RUNNER
-};
-
 /// `dd`.
 pub(crate) static DD: Program = Program {
     names: &["dd"],
@@ -163,16 +153,6 @@ pub(crate) static GREP: Program = Program {
     checker: Checker::Grep,
     makes_no_links: true,
     examples: &[ex("grep -r x src", Expect::Plain)],
-    ..RUNNER
-};
-
-/// `head`. It reads, and makes no file, link or folder.
-pub(crate) static HEAD: Program = Program {
-    names: &["head"],
-    source: "no option table: facts only",
-    only_reads: true,
-    makes_no_links: true,
-    examples: &[ex("head -n 5 README.md", Expect::Plain)],
     ..RUNNER
 };
 
@@ -306,16 +286,6 @@ pub(crate) static STAT: Program = Program {
     ..RUNNER
 };
 
-/// `tail`. It reads, and makes no file, link or folder.
-pub(crate) static TAIL: Program = Program {
-    names: &["tail"],
-    source: "no option table: facts only",
-    only_reads: true,
-    makes_no_links: true,
-    examples: &[ex("tail -n 20 log.txt", Expect::Plain)],
-    ..RUNNER
-};
-
 /// `tee`.
 pub(crate) static TEE: Program = Program {
     names: &["tee"],
@@ -355,17 +325,6 @@ pub(crate) static TRUNCATE: Program = Program {
     ..RUNNER
 };
 
-/// `uniq`.
-pub(crate) static UNIQ: Program = Program {
-    names: &["uniq"],
-    source: "no option table: facts only",
-    only_reads: true,
-    checker: Checker::SecondOperand(&["-f", "-s", "-w"]),
-    makes_no_links: true,
-    examples: &[ex("uniq in out", Expect::Writes(&["out"]))],
-    ..RUNNER
-};
-
 /// `unlink`.
 pub(crate) static UNLINK: Program = Program {
     names: &["unlink"],
@@ -383,16 +342,6 @@ pub(crate) static UNZIP: Program = Program {
     only_reads: true,
     checker: Checker::Unzip,
     examples: &[ex("unzip -l a.zip", Expect::Plain)],
-    ..RUNNER
-};
-
-/// `wc`. It reads, and makes no file, link or folder.
-pub(crate) static WC: Program = Program {
-    names: &["wc"],
-    source: "no option table: facts only",
-    only_reads: true,
-    makes_no_links: true,
-    examples: &[ex("wc -l README.md", Expect::Plain)],
     ..RUNNER
 };
 
