@@ -534,7 +534,15 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
             part.reads_only = only_reads(&one, &part);
             part.prints_revisions = part.reads_only && one.is_static() && {
                 let w: Vec<&str> = one.words.iter().filter_map(|w| w.value.as_deref()).collect();
-                one.assignments.is_empty() && one.redirects.is_empty() && git_query(&w).is_some()
+                one.assignments.is_empty()
+                    && one.redirects.is_empty()
+                    && matches!(
+                        wicket_programs::answers::answer(&w),
+                        Some(
+                            wicket_programs::answers::Answer::ObjectNames(_)
+                                | wicket_programs::answers::Answer::RefNames
+                        )
+                    )
             };
             part.inert = (changes_nothing(&one, &part) && prints_no_secret(&one, i, &set_here))
                 || (part.reads_only && (reads_no_file(&one) || filters_its_input(&one)))
@@ -1597,29 +1605,8 @@ enum Printed {
     /// The system's state: text no file holds and the model did not choose, of any shape
     /// (`date -d '7 days ago' +%F`, `uname -r`).
     State,
-    /// A number, one field (`nproc`).
-    Count,
-    /// Object names, hexadecimal, one field each (`git rev-parse HEAD`, `git merge-base A B`),
-    /// or the query's own revision words when they name nothing (`git rev-parse X` prints X):
-    /// those are listed, for the sensitive-path check.
-    ObjectNames(Vec<String>),
-    /// Names of refs (`git describe --tags`, `git branch --show-current`): one field each,
-    /// but a repository's refs are its author's choice, and git lets one begin with `-`
-    /// (`refs/tags/--output=F` is valid, and `git show "$(git describe --tags)"` then writes
-    /// F): never where a word may start an option.
-    RefNames,
-}
-
-/// A revision word of a git query whose output can stand in a git command: a name and
-/// revision suffixes (`HEAD`, `HEAD~1`, `origin/main`, `@{u}`, `v1.2`), never an option, a
-/// path with `..` or a `:` (`HEAD:.env` names a file's blob).
-fn revision_word(w: &str) -> bool {
-    let mut chars = w.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '@')
-        && w.chars().all(|c| c.is_ascii_alphanumeric() || "_-/.~^@{}".contains(c))
-        && !w.contains("..")
-        && !w.contains("/.")
-        && !w.contains("//")
+    /// What the catalogue knows the command answers (a count, git's object or ref names).
+    Known(wicket_programs::answers::Answer),
 }
 
 /// What one substitution's commands print ([`Printed`]), when every command is known: static
@@ -1635,8 +1622,8 @@ fn printed(body: &str) -> Option<Printed> {
         let w = words(one);
         let w: Vec<&str> = w.iter().map(String::as_str).collect();
         if plain(one) {
-            if let Some(p) = git_query(&w) {
-                return Some(p);
+            if let Some(a) = wicket_programs::answers::answer(&w) {
+                return Some(Printed::Known(a));
             }
         }
     }
@@ -1649,57 +1636,7 @@ fn printed(body: &str) -> Option<Printed> {
             && crate::flags::risky_flags(&w).is_empty()
             && wicket_programs::checkers::effects(&w).risky.is_empty()
     });
-    if !state {
-        return None;
-    }
-    let count = match analysis.commands.as_slice() {
-        [one] => one.words.first().and_then(|w| w.value.as_deref()) == Some("nproc"),
-        _ => false,
-    };
-    Some(if count { Printed::Count } else { Printed::State })
-}
-
-/// The git queries whose output is known in kind (git 2.39): object names, or ref names.
-fn git_query(w: &[&str]) -> Option<Printed> {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let revs = |rest: &[&str]| rest.iter().filter(|x| !x.starts_with('-')).all(|x| revision_word(x));
-    let operands = |rest: &[&str]| rest.iter().filter(|x| !x.starts_with('-')).count();
-    match w {
-        ["git", "rev-parse", rest @ ..] => {
-            let flags_ok = rest.iter().filter(|x| x.starts_with('-')).all(|x| {
-                matches!(*x, "--verify" | "-q" | "--quiet" | "--short" | "--abbrev-ref")
-                    || x.strip_prefix("--short=").is_some_and(digits)
-            });
-            if !flags_ok || !revs(rest) || operands(rest) == 0 {
-                return None;
-            }
-            if rest.contains(&"--abbrev-ref") {
-                return Some(Printed::RefNames);
-            }
-            // Without `--verify`, a word that names nothing is printed as it is.
-            let echoed = if rest.contains(&"--verify") {
-                Vec::new()
-            } else {
-                rest.iter().filter(|x| !x.starts_with('-')).map(|x| x.to_string()).collect()
-            };
-            Some(Printed::ObjectNames(echoed))
-        }
-        ["git", "merge-base", rest @ ..] => (operands(rest) >= 2
-            && revs(rest)
-            && rest.iter().filter(|x| x.starts_with('-')).all(|x| *x == "--fork-point"))
-        .then(|| Printed::ObjectNames(Vec::new())),
-        ["git", "rev-list", n, rev] if matches!(*n, "-1" | "-n1" | "--max-count=1") && revision_word(rev) => {
-            Some(Printed::ObjectNames(Vec::new()))
-        }
-        ["git", "describe", rest @ ..] => (revs(rest)
-            && rest.iter().filter(|x| x.starts_with('-')).all(|x| {
-                matches!(*x, "--tags" | "--always" | "--exact-match" | "--long")
-                    || x.strip_prefix("--abbrev=").is_some_and(digits)
-            }))
-        .then_some(Printed::RefNames),
-        ["git", "branch", "--show-current"] | ["git", "symbolic-ref", "--short", "HEAD"] => Some(Printed::RefNames),
-        _ => None,
-    }
+    state.then_some(Printed::State)
 }
 
 /// Is the dynamic word at `index` the value of one of its program's options that takes a
@@ -1739,9 +1676,6 @@ fn plain_option_value(cmd: &SimpleCommand, index: usize, ifs_free: bool) -> bool
         })
 }
 
-/// The git commands whose operands are revisions before any `--` (paths after it).
-const REVISION_OPERANDS: &[&str] = &["diff", "log", "show", "shortlog", "rev-list", "cherry", "range-diff"];
-
 /// Is the dynamic word at `index` a revision of a git command that reads revisions
 /// (`git diff "$(git merge-base HEAD main)"`, `git log $(git describe --tags --abbrev=0)..HEAD`):
 /// one substitution of a git query whose output is object or ref names ([`git_query`]), with
@@ -1751,25 +1685,26 @@ const REVISION_OPERANDS: &[&str] = &["diff", "log", "show", "shortlog", "rev-lis
 /// as they are (`git rev-parse X`) are returned, to be checked as the paths git may take them
 /// for; `None` when the word is no such revision.
 fn git_revision(cmd: &SimpleCommand, index: usize, ifs_free: bool) -> Option<Vec<String>> {
+    use wicket_programs::answers::{self, Answer};
     let values: Vec<Option<&str>> = cmd.words.iter().map(|w| w.value.as_deref()).collect();
-    if values.first().copied().flatten() != Some("git") {
+    let (Some(program), Some(sub_cmd)) = (values.first().copied().flatten(), values.get(1).copied().flatten()) else {
         return None;
-    }
-    let sub_cmd = values.get(1).copied().flatten()?;
-    if !REVISION_OPERANDS.contains(&sub_cmd) || values.get(2..index).unwrap_or(&[]).contains(&Some("--")) {
+    };
+    let table = answers::revision_table(program, sub_cmd)?;
+    if values.get(2..index).unwrap_or(&[]).contains(&Some("--")) {
         return None;
     }
     let sub = substituted(&cmd.words.get(index)?.raw)?;
     let echoed = match printed(sub.body)? {
-        Printed::ObjectNames(e) => e,
-        Printed::RefNames if !sub.prefix.is_empty() => Vec::new(),
+        Printed::Known(Answer::ObjectNames(e)) => e,
+        Printed::Known(Answer::RefNames) if !sub.prefix.is_empty() => Vec::new(),
         _ => return None,
     };
     if !sub.quoted && !ifs_free {
         return None;
     }
     // `..REV`, `...REV`, `REV..`, revision suffixes: revision syntax only, no path.
-    let range_side = |t: &str| t.is_empty() || revision_word(t);
+    let range_side = |t: &str| t.is_empty() || answers::revision_word(t);
     let suffix_ok = {
         let t = sub.suffix.trim_start_matches(|c: char| c == '~' || c == '^' || c.is_ascii_digit());
         t.is_empty() || t.strip_prefix("...").or_else(|| t.strip_prefix("..")).is_some_and(range_side)
@@ -1780,7 +1715,6 @@ fn git_revision(cmd: &SimpleCommand, index: usize, ifs_free: bool) -> Option<Vec
     // Another dynamic word is judged on its own; here it stands as another operand.
     const HOLE: &str = "0000000000000000000000000000000000000000";
     const OTHER: &str = "1111111111111111111111111111111111111111";
-    let table = crate::options::program("git")?;
     let mut words = Vec::with_capacity(cmd.words.len());
     for (k, v) in values.iter().enumerate().skip(1) {
         words.push(match (v, k == index) {
@@ -2231,31 +2165,18 @@ mod tests {
             .is_none());
     }
 
-    /// What a substitution prints is known in kind only for the listed queries with revision
-    /// words; a query that writes, an option git would echo, or a blob's path is unknown.
+    /// What a substitution prints is known for the catalogue's answers and the system's state;
+    /// a file's content, what the model chose or a command that writes is not known.
     #[test]
-    fn the_git_queries_are_known_by_their_words() {
+    fn what_a_substitution_prints_is_known_or_not() {
         use super::{printed, Printed};
-        assert_eq!(printed("git rev-parse --verify HEAD"), Some(Printed::ObjectNames(vec![])));
-        assert_eq!(printed("git rev-parse HEAD~1"), Some(Printed::ObjectNames(vec!["HEAD~1".into()])));
-        assert_eq!(printed("git merge-base HEAD origin/main"), Some(Printed::ObjectNames(vec![])));
-        assert_eq!(printed("git describe --tags --abbrev=0"), Some(Printed::RefNames));
-        assert_eq!(printed("git rev-parse --abbrev-ref HEAD"), Some(Printed::RefNames));
-        assert_eq!(printed("nproc"), Some(Printed::Count));
+        use wicket_programs::answers::Answer;
+        assert_eq!(printed("git rev-parse --verify HEAD"), Some(Printed::Known(Answer::ObjectNames(vec![]))));
+        assert_eq!(printed("nproc"), Some(Printed::Known(Answer::Count)));
         assert_eq!(printed("date +%F"), Some(Printed::State));
-        for unknown in [
-            "git rev-parse HEAD:.env",
-            "git rev-parse --show-toplevel",
-            "git rev-parse ../x",
-            "git symbolic-ref HEAD refs/heads/x",
-            "git branch x",
-            "git merge-base HEAD",
-            "echo 4",
-            "cat n.txt",
-            "date -s 2020-01-01",
-            "nproc > n",
-            "X=1 nproc",
-        ] {
+        for unknown in
+            ["git rev-parse HEAD:.env", "echo 4", "cat n.txt", "date -s 2020-01-01", "nproc > n", "X=1 nproc"]
+        {
             assert_eq!(printed(unknown), None, "{unknown}");
         }
     }

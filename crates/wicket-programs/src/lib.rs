@@ -23,6 +23,7 @@
 //! assert_eq!(lookup("rm").map(|p| p.role), Some(Role::Plain));
 //! ```
 
+pub mod answers;
 pub mod checkers;
 mod devices;
 mod environment;

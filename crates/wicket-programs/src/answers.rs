@@ -1,0 +1,119 @@
+//! What a command prints, when the catalogue knows it in kind before it runs: a count (`nproc`),
+//! git's object names (`git rev-parse HEAD`) or ref names (`git describe --tags`). The engine
+//! lets such an answer stand in another command's words where any text of that kind is
+//! harmless (decisions.md, "Known values as words"); main entry point: [`answer`].
+
+/// What a command answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// A number, one field (`nproc`).
+    Count,
+    /// Object names, hexadecimal, one field each (`git rev-parse HEAD`, `git merge-base A B`),
+    /// or the query's own revision words when they name nothing (`git rev-parse X` prints X
+    /// as it is): those are listed, for the sensitive-path check.
+    ObjectNames(Vec<String>),
+    /// Names of refs (`git describe --tags`, `git branch --show-current`): one field each, but
+    /// a repository's refs are its author's choice, and git lets one begin with `-`
+    /// (`refs/tags/--output=F` is valid, and `git show "$(git describe --tags)"` then writes F).
+    RefNames,
+}
+
+/// A revision word of a git query whose output can stand in a git command: a name and revision
+/// suffixes (`HEAD`, `HEAD~1`, `origin/main`, `@{u}`, `v1.2`), never an option, a path with
+/// `..` or a `:` (`HEAD:.env` names a file's blob).
+pub fn revision_word(w: &str) -> bool {
+    let mut chars = w.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '@')
+        && w.chars().all(|c| c.is_ascii_alphanumeric() || "_-/.~^@{}".contains(c))
+        && !w.contains("..")
+        && !w.contains("/.")
+        && !w.contains("//")
+}
+
+/// What an argv (program first, static words) answers, when the catalogue knows it in kind
+/// (GNU coreutils 9.1's `nproc`; git 2.47's queries): `None` for anything else.
+pub fn answer(words: &[&str]) -> Option<Answer> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let revs = |rest: &[&str]| rest.iter().filter(|x| !x.starts_with('-')).all(|x| revision_word(x));
+    let operands = |rest: &[&str]| rest.iter().filter(|x| !x.starts_with('-')).count();
+    match words {
+        ["nproc", rest @ ..] => rest
+            .iter()
+            .all(|x| *x == "--all" || x.strip_prefix("--ignore=").is_some_and(digits))
+            .then_some(Answer::Count),
+        ["git", "rev-parse", rest @ ..] => {
+            let flags_ok = rest.iter().filter(|x| x.starts_with('-')).all(|x| {
+                matches!(*x, "--verify" | "-q" | "--quiet" | "--short" | "--abbrev-ref")
+                    || x.strip_prefix("--short=").is_some_and(digits)
+            });
+            if !flags_ok || !revs(rest) || operands(rest) == 0 {
+                return None;
+            }
+            if rest.contains(&"--abbrev-ref") {
+                return Some(Answer::RefNames);
+            }
+            // Without `--verify`, a word that names nothing is printed as it is.
+            let echoed = if rest.contains(&"--verify") {
+                Vec::new()
+            } else {
+                rest.iter().filter(|x| !x.starts_with('-')).map(|x| x.to_string()).collect()
+            };
+            Some(Answer::ObjectNames(echoed))
+        }
+        ["git", "merge-base", rest @ ..] => (operands(rest) >= 2
+            && revs(rest)
+            && rest.iter().filter(|x| x.starts_with('-')).all(|x| *x == "--fork-point"))
+        .then(|| Answer::ObjectNames(Vec::new())),
+        ["git", "rev-list", n, rev] if matches!(*n, "-1" | "-n1" | "--max-count=1") && revision_word(rev) => {
+            Some(Answer::ObjectNames(Vec::new()))
+        }
+        ["git", "describe", rest @ ..] => (revs(rest)
+            && rest.iter().filter(|x| x.starts_with('-')).all(|x| {
+                matches!(*x, "--tags" | "--always" | "--exact-match" | "--long")
+                    || x.strip_prefix("--abbrev=").is_some_and(digits)
+            }))
+        .then_some(Answer::RefNames),
+        ["git", "branch", "--show-current"] | ["git", "symbolic-ref", "--short", "HEAD"] => Some(Answer::RefNames),
+        _ => None,
+    }
+}
+
+/// The option table of `program SUB` when that command reads its operands before any `--` as
+/// revisions (paths after it): git's `diff`, `log`, `show`, `shortlog`, `rev-list`, `cherry`,
+/// `range-diff`. A name that resolves is that revision to git, never a path.
+pub fn revision_table(program: &str, sub: &str) -> Option<&'static crate::Program> {
+    const SUBS: &[&str] = &["diff", "log", "show", "shortlog", "rev-list", "cherry", "range-diff"];
+    (program == "git" && SUBS.contains(&sub)).then(|| crate::grammar::program(program)).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The queries are known by their words; a query that writes, an option git would echo,
+    /// or a blob's path is not.
+    #[test]
+    fn answers_are_known_by_their_words() {
+        assert_eq!(answer(&["git", "rev-parse", "--verify", "HEAD"]), Some(Answer::ObjectNames(vec![])));
+        assert_eq!(answer(&["git", "rev-parse", "HEAD~1"]), Some(Answer::ObjectNames(vec!["HEAD~1".into()])));
+        assert_eq!(answer(&["git", "merge-base", "HEAD", "origin/main"]), Some(Answer::ObjectNames(vec![])));
+        assert_eq!(answer(&["git", "describe", "--tags", "--abbrev=0"]), Some(Answer::RefNames));
+        assert_eq!(answer(&["git", "rev-parse", "--abbrev-ref", "HEAD"]), Some(Answer::RefNames));
+        assert_eq!(answer(&["nproc"]), Some(Answer::Count));
+        for unknown in [
+            &["git", "rev-parse", "HEAD:.env"][..],
+            &["git", "rev-parse", "--show-toplevel"],
+            &["git", "rev-parse", "../x"],
+            &["git", "symbolic-ref", "HEAD", "refs/heads/x"],
+            &["git", "branch", "x"],
+            &["git", "merge-base", "HEAD"],
+            &["nproc", "--help"],
+            &["echo", "4"],
+        ] {
+            assert_eq!(answer(unknown), None, "{unknown:?}");
+        }
+        assert!(revision_table("git", "log").is_some());
+        assert!(revision_table("git", "push").is_none());
+        assert!(revision_table("gitx", "log").is_none());
+    }
+}
