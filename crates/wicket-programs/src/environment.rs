@@ -95,7 +95,7 @@ pub fn loads_code(name: &str) -> bool {
     LOADS_CODE.contains(&upper.as_str()) || LOADS_CODE_PREFIXES.iter().any(|p| upper.starts_with(p))
 }
 
-/// Variables that only tune what programs print or log, and load nothing: a `NAME=value`
+/// Variables that only tune what programs print, log or build for, and load nothing: a `NAME=value`
 /// of one of these before an allowed command, or exported on the line, changes nothing a rule
 /// is about (issue 40: `RUST_BACKTRACE=1 cargo test` needs only `bash(cargo test*)`). The
 /// opposite of [`loads_code`]'s list, and short on purpose: a name not here still needs the
@@ -107,6 +107,12 @@ const ONLY_TUNES_OUTPUT: &[&str] = &[
     "COLUMNS",
     "DEBUG",
     "FORCE_COLOR",
+    // Go's target: which machine a build is for, nothing run or loaded (go 1.22 `go help
+    // environment`); `GOFLAGS` (`-toolexec`) is not here.
+    "GOAMD64",
+    "GOARCH",
+    "GOARM",
+    "GOOS",
     "LANG",
     "LANGUAGE",
     "LC_ALL",
