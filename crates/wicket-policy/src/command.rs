@@ -666,7 +666,8 @@ impl Builder {
         self.collect_writes(&cmd.words);
         let mut risky = risky_of(&cmd.words);
         for a in &cmd.assignments {
-            if crate::flags::risky_var(&a.name) {
+            let harmless = a.value.value.as_deref().is_some_and(|v| wicket_programs::harmless_assignment(&a.name, v));
+            if crate::flags::risky_var(&a.name) && !harmless {
                 risky.push(format!("{}=", a.name));
             }
         }
@@ -1312,7 +1313,7 @@ fn changes_nothing(cmd: &SimpleCommand, part: &Part) -> bool {
             && !words.is_empty()
             && words
                 .iter()
-                .all(|w| w.split_once('=').is_some_and(|(name, _)| wicket_programs::only_tunes_output(name)));
+                .all(|w| w.split_once('=').is_some_and(|(name, v)| wicket_programs::harmless_assignment(name, v)));
         if exports || (program == SET && set_changes_nothing(&words)) {
             return true;
         }
@@ -1941,7 +1942,9 @@ fn handed_source(line: &str, commands: &[SimpleCommand], i: usize) -> Option<Han
 
 /// Does every assignment set a variable that only tunes output, to a static value?
 fn tunes_output_only(assignments: &[wicket_shell::Assignment]) -> bool {
-    assignments.iter().all(|a| a.value.value.is_some() && wicket_programs::only_tunes_output(&a.name))
+    assignments
+        .iter()
+        .all(|a| a.value.value.as_deref().is_some_and(|v| wicket_programs::harmless_assignment(&a.name, v)))
 }
 
 /// bash's `set`, read here only for the options that change how the script stops.

@@ -139,6 +139,22 @@ pub fn only_tunes_output(name: &str) -> bool {
     ONLY_TUNES_OUTPUT.binary_search(&name).is_ok() && !loads_code(name)
 }
 
+/// The variables that name the pager a program pipes its output through (run by the shell).
+const PAGERS: &[&str] = &["GIT_PAGER", "MANPAGER", "PAGER", "SYSTEMD_PAGER"];
+
+/// Does `NAME=VALUE` (a static value) change nothing an allow rule is about: a variable that
+/// only tunes output ([`only_tunes_output`]), or a pager set to `cat` or to nothing (git then
+/// pages nothing at all, git 2.47 `pager.c`; man and systemd run `cat`)?
+///
+/// ```
+/// assert!(wicket_programs::harmless_assignment("GIT_PAGER", "cat"));
+/// assert!(!wicket_programs::harmless_assignment("GIT_PAGER", "sh -c id"));
+/// assert!(wicket_programs::harmless_assignment("NO_COLOR", "1"));
+/// ```
+pub fn harmless_assignment(name: &str, value: &str) -> bool {
+    only_tunes_output(name) || (PAGERS.contains(&name) && matches!(value, "" | "cat"))
+}
+
 /// Variables that hold no secret: what bash and the login set (the folder, the user, the shell's
 /// own counters), where tools live, and [`ONLY_TUNES_OUTPUT`]. A program that only prints
 /// (`echo`) may print these without a rule; any other variable may hold a token the person's

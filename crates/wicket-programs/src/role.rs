@@ -195,10 +195,22 @@ pub fn adds_nothing(outer: &[&str], inner: &[&str]) -> bool {
         return false;
     }
     let Some(record) = crate::lookup(program) else { return false };
+    let own = &outer[1..outer.len() - inner.len()];
+    // `env NAME=value … CMD` with no option: assignments that change nothing a rule is about
+    // (`env PYTHONUNBUFFERED=1 pytest`), as they would before the command itself.
+    if matches!(record.role, Role::Launcher(l) if matches!(l.start, Start::Walker(Walker::Env))) {
+        return !own.is_empty()
+            && own.iter().all(|w| {
+                w.split_once('=').is_some_and(|(name, v)| {
+                    !name.is_empty()
+                        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                        && crate::harmless_assignment(name, v)
+                })
+            });
+    }
     if !matches!(record.role, Role::Launcher(l) if l.adds_nothing) {
         return false;
     }
-    let own = &outer[1..outer.len() - inner.len()];
     let parsed = record.parse(own);
     parsed.unknown.is_empty()
         && parsed.path.is_empty()
@@ -227,6 +239,12 @@ mod tests {
         assert!(wraps("timeout -s KILL 60 npm test", "npm test"));
         assert!(wraps("nice -n 10 cargo test", "cargo test"));
         assert!(wraps("nice -10 cargo test", "cargo test"));
+        assert!(wraps("env PYTHONUNBUFFERED=1 pytest", "pytest"));
+        assert!(wraps("env GIT_PAGER=cat git log", "git log"));
+        assert!(!wraps("env NODE_OPTIONS=--require=./x.js npm test", "npm test"));
+        assert!(!wraps("env -i pytest", "pytest"));
+        assert!(!wraps("env -S pytest", "pytest"));
+        assert!(!wraps("env GIT_PAGER=less git log", "git log"));
     }
 
     #[test]
