@@ -124,6 +124,11 @@ pub struct CommandView {
     /// Why the command can never be auto-allowed (parse problems, invisible characters,
     /// dynamic redirect targets). Empty for a fully understood command.
     pub doubts: Vec<String>,
+    /// Relative paths nobody can check because a `cd` went where the view cannot follow
+    /// (`cd "$d" && cargo check`): a doubt for a command on the host. Wicket's sandbox hides
+    /// the secrets and keeps the protected paths read-only in whatever folder a command is, so
+    /// there it is none (decisions.md, "A folder nobody can follow, in the sandbox").
+    pub path_doubts: Vec<String>,
     /// Script files a shell runs (`bash FILE`): code nobody has read. No allow rule but
     /// `tool(*)` covers it and no deny rule can be ruled out; the OS sandbox still confines it.
     pub unseen_scripts: Vec<String>,
@@ -450,6 +455,7 @@ struct Builder {
     writes: Vec<String>,
     unknown_writes: Vec<String>,
     doubts: Vec<String>,
+    path_doubts: Vec<String>,
     unseen_scripts: Vec<String>,
     environment: Vec<String>,
     gate_changes: Vec<String>,
@@ -606,6 +612,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         writes: b.writes,
         unknown_writes: b.unknown_writes,
         doubts: b.doubts,
+        path_doubts: b.path_doubts,
         unseen_scripts: b.unseen_scripts,
         environment: b.environment,
         gate_changes: b.gate_changes,
@@ -942,8 +949,8 @@ impl Builder {
         if let Some(why) = &self.cwd_unknown {
             if !v.starts_with(['/', '~', '-']) && !v.is_empty() {
                 let d = format!("{why}, so the relative path `{}` cannot be checked", short_text(v));
-                if !self.doubts.contains(&d) {
-                    self.doubts.push(d);
+                if !self.path_doubts.contains(&d) {
+                    self.path_doubts.push(d);
                 }
             }
         }

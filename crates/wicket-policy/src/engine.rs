@@ -735,8 +735,11 @@ impl Policy {
         let mut out = Vec::new();
         for f in facts {
             match f {
-                Fact::Command { view, scan, .. } => {
+                Fact::Command { view, scan, outside_sandbox } => {
                     out.extend(view.doubts.iter().cloned());
+                    if *outside_sandbox || !self.sandbox {
+                        out.extend(view.path_doubts.iter().cloned());
+                    }
                     out.extend(scan.hard_linked.iter().map(|a| {
                         format!("the argument {a:?} is a file with several hard links, so it may be another name of a secret")
                     }));
