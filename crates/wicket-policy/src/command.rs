@@ -901,8 +901,18 @@ impl Builder {
         // git that word, which git then reads as a path: checked as one.
         let dynamic = if cmd.is_static() { None } else { inert_dynamic(cmd, !self.ifs_on_line) };
         let dynamic_ok = dynamic.is_some();
-        for w in dynamic.unwrap_or_default() {
-            self.push_arg(&w, false);
+        let dynamic = dynamic.unwrap_or_default();
+        for w in &dynamic.echoed {
+            self.push_arg(w, false);
+        }
+        if dynamic.reads_tracked {
+            if let Some(why) = &self.cwd_unknown {
+                self.path_doubts
+                    .push(format!("{why}, so the files below it that `git ls-files` names cannot be checked"));
+            }
+            for v in self.variants(".") {
+                self.recursive.push((v, false, Vec::new()));
+            }
         }
         let static_prefix = (!cmd.is_static()).then(|| {
             let mut prefix = String::new();
@@ -2015,7 +2025,7 @@ fn static_but_pipes(cmd: &SimpleCommand) -> bool {
 /// ([`plain_option_value`]), a git revision ([`git_revision`]), or when the program only
 /// prints its arguments (`echo "$x"`, `echo $i`). `Some` with the words a git query may print
 /// as they are (to be checked as paths), `None` when a word is not harmless.
-fn inert_dynamic(cmd: &SimpleCommand, ifs_free: bool) -> Option<Vec<String>> {
+fn inert_dynamic(cmd: &SimpleCommand, ifs_free: bool) -> Option<Dynamic> {
     let program = cmd.words.first().and_then(|w| w.value.as_deref())?;
     if !cmd.assignments.iter().all(|a| a.value.value.is_some()) || !cmd.redirects.iter().all(static_or_pipe) {
         return None;
@@ -2029,10 +2039,14 @@ fn inert_dynamic(cmd: &SimpleCommand, ifs_free: bool) -> Option<Vec<String>> {
         .map(|p| p.message_options)
         .filter(|m| !m.is_empty())
         .unwrap_or(MESSAGE_OPTIONS);
-    let mut echoed = Vec::new();
+    let mut out = Dynamic::default();
     for (k, pair) in cmd.words.windows(2).enumerate() {
         let (prev, w) = (&pair[0], &pair[1]);
         if w.value.is_some() || printer {
+            continue;
+        }
+        if tracked_names(cmd, k + 1) {
+            out.reads_tracked = true;
             continue;
         }
         let whole_quoted = w.raw.len() >= 2 && w.raw.starts_with('"') && w.raw.ends_with('"');
@@ -2043,9 +2057,44 @@ fn inert_dynamic(cmd: &SimpleCommand, ifs_free: bool) -> Option<Vec<String>> {
         if process_substitution || (whole_quoted && message) || plain_option_value(cmd, k + 1, ifs_free) {
             continue;
         }
-        echoed.extend(git_revision(cmd, k + 1, ifs_free)?);
+        out.echoed.extend(git_revision(cmd, k + 1, ifs_free)?);
     }
-    Some(echoed)
+    Some(out)
+}
+
+/// What [`inert_dynamic`] found the dynamic words of a part do besides nothing.
+#[derive(Debug, Default)]
+struct Dynamic {
+    /// Words a git query may print as they are, to be checked as paths.
+    echoed: Vec<String>,
+    /// The names of the files below the folder (`$(git ls-files)`) are operands of a program
+    /// that only reads: any file below may be read.
+    reads_tracked: bool,
+}
+
+/// Is the dynamic word at `index` one substitution that prints names of files below the folder
+/// (`$(git ls-files '*.rs')`), handed to a program that only reads its operands (`wc -l`,
+/// `cat`)? Unquoted, a name with blanks or glob characters (a repository's names are its
+/// author's) becomes other names: the caller counts every file below the folder as read, as
+/// for `git ls-files | xargs wc -l`.
+fn tracked_names(cmd: &SimpleCommand, index: usize) -> bool {
+    let Some(sub) = cmd.words.get(index).and_then(|w| substituted(&w.raw)) else { return false };
+    if !sub.prefix.is_empty() || !sub.suffix.is_empty() {
+        return false;
+    }
+    if !matches!(printed(sub.body), Some(Printed::Known(wicket_programs::answers::Answer::FileNames))) {
+        return false;
+    }
+    let words: Vec<&str> = cmd.words.iter().filter_map(|w| w.value.as_deref()).collect();
+    let Some(program) = words.first().filter(|p| !p.contains('/')) else { return false };
+    let reads = wicket_programs::lookup(program).is_some_and(|r| r.reads_only(words.get(1..).unwrap_or(&[])));
+    let e = wicket_programs::checkers::effects(&words);
+    reads
+        && crate::flags::risky_flags(&words).is_empty()
+        && e.risky.is_empty()
+        && e.writes.is_empty()
+        && e.unknown_writes.is_empty()
+        && e.environment.is_none()
 }
 
 /// The invisible and control characters of a command or path (one definition for every

@@ -12,6 +12,10 @@ pub enum Answer {
     /// or the query's own revision words when they name nothing (`git rev-parse X` prints X
     /// as it is): those are listed, for the sensitive-path check.
     ObjectNames(Vec<String>),
+    /// Names of files below the current folder (`git ls-files '*.rs'`). A repository's file
+    /// names are its author's choice: they may hold blanks and glob characters, so unquoted
+    /// they are split and globbed into any name of the folder below.
+    FileNames,
     /// Names of refs (`git describe --tags`, `git branch --show-current`): one field each, but
     /// a repository's refs are its author's choice, and git lets one begin with `-`
     /// (`refs/tags/--output=F` is valid, and `git show "$(git describe --tags)"` then writes F).
@@ -74,6 +78,24 @@ pub fn answer(words: &[&str]) -> Option<Answer> {
             }))
         .then_some(Answer::RefNames),
         ["git", "branch", "--show-current"] | ["git", "symbolic-ref", "--short", "HEAD"] => Some(Answer::RefNames),
+        // Only names below the current folder: no `--full-name`, no pathspec magic (`:/` lists
+        // from the top as `../x`), no `..`, no `-z` (bash drops the NULs and joins the names).
+        ["git", "ls-files", rest @ ..] => rest
+            .iter()
+            .all(|x| {
+                matches!(
+                    *x,
+                    "-c" | "--cached"
+                        | "-o"
+                        | "--others"
+                        | "-m"
+                        | "--modified"
+                        | "-d"
+                        | "--deleted"
+                        | "--exclude-standard"
+                ) || (!x.starts_with('-') && !x.starts_with(':') && !x.contains(".."))
+            })
+            .then_some(Answer::FileNames),
         _ => None,
     }
 }
@@ -112,6 +134,10 @@ mod tests {
         ] {
             assert_eq!(answer(unknown), None, "{unknown:?}");
         }
+        assert_eq!(answer(&["git", "ls-files", "*.rs"]), Some(Answer::FileNames));
+        assert_eq!(answer(&["git", "ls-files", "--full-name"]), None);
+        assert_eq!(answer(&["git", "ls-files", ":/"]), None);
+        assert_eq!(answer(&["git", "ls-files", "-z"]), None);
         assert!(revision_table("git", "log").is_some());
         assert!(revision_table("git", "push").is_none());
         assert!(revision_table("gitx", "log").is_none());
