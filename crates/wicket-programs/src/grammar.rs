@@ -565,8 +565,8 @@ pub(crate) static HEAD: Program = Program {
     ..GETOPT
 };
 
-/// GNU coreutils 9.1, `tail --help`: it reads, and makes no file, link or folder. `-NUM` is
-/// the old spelling of `-n NUM`.
+/// GNU coreutils 9.1, `tail --help`, and macOS's `-r`/`-b`: it reads, and makes no file, link
+/// or folder. `-NUM` is the old spelling of `-n NUM`.
 pub(crate) static TAIL: Program = Program {
     names: &["tail"],
     source: "GNU coreutils 9.1, `tail --help`",
@@ -588,8 +588,15 @@ pub(crate) static TAIL: Program = Program {
         o("-z --zero-terminated", NO, Plain),
         o("--help", NO, Plain),
         o("--version", NO, Plain),
+        // macOS (BSD) tail: backwards, and a count of 512-byte blocks.
+        o("-r", NO, Plain),
+        o("-b", REQ, Plain),
     ],
-    examples: &[ex("tail -n 20 log.txt", Expect::Plain), ex("tail -20", Expect::Plain)],
+    examples: &[
+        ex("tail -n 20 log.txt", Expect::Plain),
+        ex("tail -20", Expect::Plain),
+        ex("tail -r log", Expect::Plain),
+    ],
     ..GETOPT
 };
 
