@@ -589,9 +589,21 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     }
     b.writes.sort();
     b.writes.dedup();
-    // A secret's name inside a larger string (a `python3 -c` script, a URL, a here-doc).
+    // A secret's name inside a larger string (a `python3 -c` script, a URL, a here-doc). A
+    // word its program never opens (grep's pattern `^.env$`, `ls` names) only names it; what
+    // a printer prints may be a script another program runs (`echo 'cat .env' | sh`).
     let texts = analysis.commands.iter().flat_map(|c| {
-        c.words.iter().chain(c.assignments.iter().map(|a| &a.value)).chain(c.redirects.iter().map(|r| &r.target))
+        let words: Vec<&str> = c.words.iter().filter_map(|w| w.value.as_deref()).collect();
+        let printer = words.first().is_some_and(|p| only_prints(p));
+        let unread =
+            if c.is_static() && !printer { wicket_programs::checkers::unread_words(&words) } else { Vec::new() };
+        c.words
+            .iter()
+            .enumerate()
+            .filter(move |(k, _)| !unread.contains(k))
+            .map(|(_, w)| w)
+            .chain(c.assignments.iter().map(|a| &a.value))
+            .chain(c.redirects.iter().map(|r| &r.target))
     });
     for w in texts {
         let text = w.value.as_deref().unwrap_or(&w.raw);

@@ -1008,7 +1008,7 @@ impl Policy {
                 let abs_text = abs.to_string_lossy();
                 let hit = inside(&abs_text).or_else(|| {
                     if *glob {
-                        return self.glob_reaches_secret(&folder_glob(cand, &abs_text), dotglob, listable);
+                        return self.named_glob_lists_secrets(&folder_glob(cand, &abs_text), dotglob, listable);
                     }
                     match self.env.disk.arg_path(&abs) {
                         // `ls keys` where keys is a link to `~/.ssh`.
@@ -1557,6 +1557,55 @@ impl Policy {
                     }
                     Err(_) => return fallback(),
                 }
+            }
+        }
+        None
+    }
+
+    /// Does a glob a program only names (`ls -la .env*`, `ls ~/.s*`) match a folder whose
+    /// files are secrets? Naming a file is not reading it: on a line whose folder may be
+    /// listed now, the entries the glob matches (dot names only for a pattern that starts
+    /// with `.`, or under `dotglob`) count only as folders, as written or where a link leads.
+    /// Otherwise, or when the listing fails, [`Self::glob_reaches_secret`]'s answer holds.
+    fn named_glob_lists_secrets(&self, abs: &str, dotglob: bool, listable: bool) -> Option<&'static str> {
+        const MAX_ENTRIES: usize = 4096;
+        let fallback = || self.glob_reaches_secret(abs, dotglob, listable);
+        let trimmed = abs.trim_end_matches('/');
+        let Some((parent, last)) = trimmed.rsplit_once('/') else { return fallback() };
+        if !listable || parent.is_empty() || parent.contains(['*', '?', '[']) || !last.contains(['*', '?', '[']) {
+            return fallback();
+        }
+        let Ok(glob) = crate::rules::compile_glob(last, crate::rules::GlobOptions { case_insensitive: true }) else {
+            return fallback();
+        };
+        let m = glob.compile_matcher();
+        let Ok(entries) = self.env.disk.list(std::path::Path::new(parent)) else { return fallback() };
+        let inside = |p: &str| self.lists.classify(&format!("{}/x", p.trim_end_matches('/'))).sensitive;
+        for (n, entry) in entries.enumerate() {
+            let Ok(entry) = entry else { return fallback() };
+            let Some(name) = entry.name.to_str() else { return fallback() };
+            if n >= MAX_ENTRIES {
+                return fallback();
+            }
+            if (name.starts_with('.') && !last.starts_with('.') && !dotglob) || !m.is_match(name) {
+                continue;
+            }
+            let path = format!("{parent}/{name}");
+            match entry.kind {
+                Some(Kind::Dir) => {
+                    if let Some(hit) = inside(&path) {
+                        return Some(hit);
+                    }
+                }
+                Some(Kind::Link) | None => match crate::paths::resolve(&self.env, &path) {
+                    Ok(r) => {
+                        if let Some(hit) = inside(r.real_str()) {
+                            return Some(hit);
+                        }
+                    }
+                    Err(_) => return fallback(),
+                },
+                Some(_) => {}
             }
         }
         None
