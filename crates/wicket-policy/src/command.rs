@@ -2211,6 +2211,41 @@ mod tests {
     use super::{expand_braces, only_prints, view_with, RecentViews, ViewContext};
     use std::sync::Arc;
 
+    proptest::proptest! {
+        /// The readers of a word's raw text take any text without a panic, and a word they
+        /// give a default's value to really holds an unset variable's default.
+        #[test]
+        fn word_readers_take_any_text(raw in "[-a-z${}:\"'()=. ~*\\\\]{0,24}") {
+            let _ = super::substituted(&raw).map(|s| super::printed(s.body));
+            let env = vec!["HOME".to_string()];
+            if let Some(v) = super::default_value(&raw, &raw, &env) {
+                proptest::prop_assert!(raw.contains("${"), "{raw:?} -> {v:?}");
+                proptest::prop_assert!(!v.contains('$'), "{raw:?} -> {v:?}");
+            }
+        }
+    }
+
+    /// In the sandbox, a default is the value only for a variable outside its environment that
+    /// the line names nowhere else.
+    #[test]
+    fn a_default_is_the_value_only_of_a_variable_nothing_sets() {
+        let env = vec!["HOME".to_string(), "PATH".to_string()];
+        let v = |raw: &str, line: &str| super::default_value(raw, line, &env);
+        assert_eq!(v("${ARGS:-tests}", "pytest ${ARGS:-tests}"), Some("tests".into()));
+        assert_eq!(v("\"${ARGS:-a b}\"", "pytest \"${ARGS:-a b}\""), Some("a b".into()));
+        assert_eq!(v("--x=${N-3}", "cmd --x=${N-3}"), Some("--x=3".into()));
+        assert_eq!(v("${ARGS:-a b}", "pytest ${ARGS:-a b}"), None, "unquoted, it splits");
+        assert_eq!(v("${ARGS:-*.py}", "pytest ${ARGS:-*.py}"), None, "unquoted, it globs");
+        assert_eq!(v("${HOME:-x}", "ls ${HOME:-x}"), None, "HOME is set in the sandbox");
+        assert_eq!(v("${PWD:-x}", "ls ${PWD:-x}"), None, "bash sets PWD");
+        assert_eq!(v("${A:-x}", "A=1; ls ${A:-x}"), None);
+        assert_eq!(v("${A:-x}", "read A; ls ${A:-x}"), None);
+        assert_eq!(v("${A:-x}", ": ${A:=y}; ls ${A:-x}"), None);
+        assert_eq!(v("${A:-$B}", "ls ${A:-$B}"), None, "the default expands again");
+        assert_eq!(v("${A:+x}", "ls ${A:+x}"), None, "only the two default forms");
+        assert_eq!(v("'${A:-x}'", "ls '${A:-x}'"), None, "quoted: no expansion at all");
+    }
+
     /// A word is split into one substitution and the static text around it, with whether
     /// bash keeps the output one field; two substitutions, quotes or blanks around it are not
     /// one such word.
