@@ -1842,7 +1842,7 @@ fn unset_in_sandbox(name: &str, line: &str, env: &[String]) -> bool {
 /// of variables unset in the sandbox ([`unset_in_sandbox`]), with `WORD` plain text, when it
 /// is one field: unquoted, the default must hold no blank or glob character (bash would
 /// split or glob it). `None` for any other word.
-fn default_value(raw: &str, line: &str, env: &[String]) -> Option<String> {
+fn default_value(raw: &str, unset: &dyn Fn(&str) -> bool) -> Option<String> {
     let mut out = String::new();
     let mut chars = raw.char_indices().peekable();
     let mut double = false;
@@ -1875,7 +1875,7 @@ fn default_value(raw: &str, line: &str, env: &[String]) -> Option<String> {
                     || word.chars().any(|c| matches!(c, '$' | '`' | '\'' | '"' | '\\' | '{' | '}' | '(' | ')'))
                     || (!double
                         && (word.is_empty() || word.chars().any(|c| c.is_whitespace() || matches!(c, '*' | '?' | '['))))
-                    || !unset_in_sandbox(name, line, env)
+                    || !unset(name)
                 {
                     return None;
                 }
@@ -1894,19 +1894,54 @@ fn default_value(raw: &str, line: &str, env: &[String]) -> Option<String> {
 
 /// Give each word whose only expansions are defaults of variables unset in the sandbox the
 /// value bash gives it there ([`default_value`]): `pytest ${ARGS:-tests}` is `pytest tests`.
-/// Not on a line that mentions `IFS` (splitting would not be known).
+/// Only when every dynamic word of the line is such a default (a name built when the line runs,
+/// `command export "${V}B=x"`, could set any variable), no static word names the variable after
+/// quote removal (`export S"U"B=push` sets `SUB`), and the line does not mention `IFS`.
 fn resolve_unset_defaults(line: &str, analysis: &mut Analysis, env: &[String]) {
     if line.contains("IFS") {
         return;
     }
-    for cmd in &mut analysis.commands {
-        for w in cmd.words.iter_mut().chain(cmd.assignments.iter_mut().map(|a| &mut a.value)) {
-            if w.value.is_none() && w.raw.contains("${") {
-                if let Some(v) = default_value(&w.raw, line, env) {
-                    w.value = Some(v);
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut named: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for cmd in &analysis.commands {
+        named.extend(cmd.assignments.iter().map(|a| a.name.clone()));
+        let words = cmd
+            .words
+            .iter()
+            .chain(cmd.assignments.iter().map(|a| &a.value))
+            .chain(cmd.redirects.iter().map(|r| &r.target));
+        for v in words.filter_map(|w| w.value.as_deref()) {
+            named.extend(v.split(|c: char| !ident(c)).filter(|t| !t.is_empty()).map(str::to_string));
+        }
+    }
+    let unset = |name: &str| !named.contains(name) && unset_in_sandbox(name, line, env);
+    let mut values = Vec::new();
+    for (i, cmd) in analysis.commands.iter().enumerate() {
+        let words = cmd
+            .words
+            .iter()
+            .chain(cmd.assignments.iter().map(|a| &a.value))
+            .chain(cmd.redirects.iter().map(|r| &r.target));
+        for (j, w) in words.enumerate() {
+            if w.value.is_none() {
+                match default_value(&w.raw, &unset) {
+                    Some(v) => values.push((i, j, v)),
+                    None => return,
                 }
             }
         }
+    }
+    for (i, j, v) in values {
+        let cmd = &mut analysis.commands[i];
+        let (nw, na) = (cmd.words.len(), cmd.assignments.len());
+        let w = if j < nw {
+            &mut cmd.words[j]
+        } else if j < nw + na {
+            &mut cmd.assignments[j - nw].value
+        } else {
+            &mut cmd.redirects[j - nw - na].target
+        };
+        w.value = Some(v);
     }
 }
 
@@ -2218,7 +2253,7 @@ mod tests {
         fn word_readers_take_any_text(raw in "[-a-z${}:\"'()=. ~*\\\\]{0,24}") {
             let _ = super::substituted(&raw).map(|s| super::printed(s.body));
             let env = vec!["HOME".to_string()];
-            if let Some(v) = super::default_value(&raw, &raw, &env) {
+            if let Some(v) = super::default_value(&raw, &|n: &str| super::unset_in_sandbox(n, &raw, &env)) {
                 proptest::prop_assert!(raw.contains("${"), "{raw:?} -> {v:?}");
                 proptest::prop_assert!(!v.contains('$'), "{raw:?} -> {v:?}");
             }
@@ -2230,7 +2265,7 @@ mod tests {
     #[test]
     fn a_default_is_the_value_only_of_a_variable_nothing_sets() {
         let env = vec!["HOME".to_string(), "PATH".to_string()];
-        let v = |raw: &str, line: &str| super::default_value(raw, line, &env);
+        let v = |raw: &str, line: &str| super::default_value(raw, &|n: &str| super::unset_in_sandbox(n, line, &env));
         assert_eq!(v("${ARGS:-tests}", "pytest ${ARGS:-tests}"), Some("tests".into()));
         assert_eq!(v("\"${ARGS:-a b}\"", "pytest \"${ARGS:-a b}\""), Some("a b".into()));
         assert_eq!(v("--x=${N-3}", "cmd --x=${N-3}"), Some("--x=3".into()));
