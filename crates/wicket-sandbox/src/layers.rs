@@ -48,8 +48,9 @@ fn fnv(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The mounts of a run, prepared before the fork.
-#[derive(Debug)]
+/// The mounts of a run, prepared before the fork (or sent to the early helper, see
+/// [`crate::early`]).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mounts {
     /// Enter a new user and mount namespace first, with these id maps (the bwrap backend; the
     /// fallback makes its namespaces itself).
@@ -69,7 +70,7 @@ pub struct Mounts {
 }
 
 /// What covers a hidden path mounted in wicket's own namespace.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Cover {
     /// An empty read-only tmpfs of this mode over a folder.
     Folder(u32),
@@ -625,6 +626,12 @@ impl Mounts {
             }
         }
         Ok(())
+    }
+
+    /// The descriptor numbers the guarded folders are opened onto (they must be free when
+    /// [`Mounts::mount`] runs).
+    pub fn reserved_fds(&self) -> Vec<i32> {
+        self.shells.iter().flat_map(|s| s.opens.iter().map(|(_, fd)| *fd)).collect()
     }
 
     /// The overlays' places (for the fallback's Landlock rules, made after the mounts: a rule

@@ -16,6 +16,8 @@ pub mod bridge;
 #[cfg(target_os = "linux")]
 mod bwrap;
 #[cfg(target_os = "linux")]
+pub mod early;
+#[cfg(target_os = "linux")]
 pub mod fallback;
 pub mod helper;
 #[cfg(target_os = "linux")]

@@ -182,7 +182,7 @@ impl Sandbox {
             .map(|((_, theirs), (n, _))| crate::shim::ShimBridge { fd: raw(theirs), port: n.port });
         #[cfg(not(target_os = "linux"))]
         let bridge = None;
-        let (mut cmd, guards) = self.command(policy, argv, bridge, None)?;
+        let (mut cmd, guards, _) = self.command(policy, argv, bridge, None)?;
         // With the bridge: once bwrap runs, drop the shim's end here (so a shim that dies is
         // seen as the end of the socket), take the listener, let the caller serve it, and send
         // the environment; the shim starts the command only after that.
@@ -224,7 +224,7 @@ impl Sandbox {
     /// and ends it with [`Running::wait`]. With the Landlock backend the walls go up between
     /// fork and exec, so call this before the process starts threads of its own.
     pub fn spawn(&self, policy: &ExecPolicy, argv: &[OsString]) -> Result<Running, SandboxError> {
-        let (mut cmd, guards) = self.command(policy, argv, None, None)?;
+        let (mut cmd, guards, _) = self.command(policy, argv, None, None)?;
         let mut running = spawn_piped(&mut cmd, guards, self.backend.name())?;
         running.watch = Some(policy.clone());
         Ok(running)
@@ -250,7 +250,7 @@ impl Sandbox {
         {
             let (ours, theirs) = crate::bridge::pair().map_err(SandboxError::Seccomp)?;
             let bridge = crate::shim::ShimBridge { fd: raw(&theirs), port: net.port };
-            let (mut cmd, guards) = self.command(policy, argv, Some(bridge), None)?;
+            let (mut cmd, guards, _) = self.command(policy, argv, Some(bridge), None)?;
             let mut running = spawn_piped(&mut cmd, guards, self.backend.name())?;
             running.watch = Some(policy.clone());
             // As in `run_networked`: our copy of the shim's end goes, the listener is served,
@@ -292,8 +292,27 @@ impl Sandbox {
             // The shim's end crosses bwrap's exec into the shim; ours stays here.
             rustix::io::fcntl_setfd(&theirs, rustix::io::FdFlags::empty())
                 .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-            let (mut cmd, guards) = self.command(policy, argv, None, Some(std::os::fd::AsRawFd::as_raw_fd(&theirs)))?;
-            let spawned = spawn_io(&mut cmd, policy.output_cap, opts, self.backend.name());
+            let (mut cmd, guards, own) =
+                self.command(policy, argv, None, Some(std::os::fd::AsRawFd::as_raw_fd(&theirs)))?;
+            // The helper forked at the run's start carries the line out when wicket's own
+            // namespaces do (see `early`); else, or when it cannot be handed the line, the shim
+            // is started as before.
+            let early = crate::early::take();
+            let spawned = match (own, early) {
+                (Some(own), Some(early)) => match launch_early(early, &cmd, own, policy.output_cap, opts) {
+                    Ok(spawned) => Ok(spawned),
+                    Err(why) => {
+                        crate::trace::phase(&format!("early helper not used: {why}"));
+                        spawn_io(&mut cmd, policy.output_cap, opts, self.backend.name())
+                    }
+                },
+                (_, early) => {
+                    if let Some(e) = early {
+                        crate::early::discard(e);
+                    }
+                    spawn_io(&mut cmd, policy.output_cap, opts, self.backend.name())
+                }
+            };
             // The shim has its copy now; ours must go, so a dead shim is not waited for.
             drop(theirs);
             let write = ours;
@@ -305,7 +324,7 @@ impl Sandbox {
                 policy: policy.clone(),
             });
         }
-        let (cmd, guards) = self.command(policy, argv, None, None)?;
+        let (cmd, guards, _) = self.command(policy, argv, None, None)?;
         Ok(Started {
             state: Some(Ahead::Deferred(Box::new(cmd), policy.output_cap, opts.clone(), self.backend.name())),
             _guards: guards,
@@ -322,7 +341,7 @@ impl Sandbox {
         argv: &[OsString],
         bridge: Option<crate::shim::ShimBridge>,
         start_fd: Option<i32>,
-    ) -> Result<(Command, Guards), SandboxError> {
+    ) -> Result<(Command, Guards, Option<OwnLine>), SandboxError> {
         let Some((program, args)) = argv.split_first() else {
             return Err(SandboxError::Spawn {
                 what: "an empty command".into(),
@@ -445,6 +464,7 @@ impl Sandbox {
             guards._layers = work;
             guards.shells = shells;
         }
+        let mut own_line = None;
         let cmd = match &self.backend {
             #[cfg(target_os = "linux")]
             Backend::Bwrap { path } => {
@@ -573,6 +593,9 @@ impl Sandbox {
                     .arg(&shim_json)
                     .arg(program)
                     .args(args);
+                if own {
+                    own_line = Some(OwnLine { mounts: mounts.clone() });
+                }
                 if let Some(mounts) = mounts {
                     // SAFETY: the closure runs in the forked child before exec; `enter` makes
                     // system calls only, on what `arrange` prepared, and allocates nothing.
@@ -651,15 +674,25 @@ impl Sandbox {
                 return Err(SandboxError::Unavailable(format!("backend {} cannot run commands here", other.name())))
             }
         };
-        Ok((cmd, guards))
+        Ok((cmd, guards, own_line))
     }
 }
+
+/// What the early helper needs besides the line when wicket's own namespaces carry it out (see
+/// [`crate::early`]): the mounts of wicket's own namespace, made first.
+#[cfg(target_os = "linux")]
+struct OwnLine {
+    mounts: Option<crate::layers::Mounts>,
+}
+
+#[cfg(not(target_os = "linux"))]
+struct OwnLine;
 
 /// Whether the bubblewrap backend's line is carried out by wicket's own namespaces
 /// ([`crate::native`]) instead of bubblewrap: where the probe found they work, unless
 /// `WICKET_OWN_NAMESPACES=0` asks for bubblewrap (`=1` for them without the probe's word).
 #[cfg(target_os = "linux")]
-fn own_namespaces() -> bool {
+pub(crate) fn own_namespaces() -> bool {
     match std::env::var_os("WICKET_OWN_NAMESPACES") {
         Some(v) if v == "0" => false,
         Some(v) if v == "1" => true,
@@ -944,7 +977,7 @@ fn spawn_and_wait(
 
 /// A command spawned with its output captured by two threads.
 struct Spawned {
-    child: std::process::Child,
+    child: Proc,
     out_t: std::thread::JoinHandle<Captured>,
     err_t: std::thread::JoinHandle<Captured>,
     backend: &'static str,
@@ -952,23 +985,144 @@ struct Spawned {
     _tracked: crate::signals::Tracked,
 }
 
+/// The process a run waits for: a spawned program, or the early helper (a fork of wicket,
+/// which `std::process::Child` cannot stand for).
+enum Proc {
+    Std(std::process::Child),
+    #[cfg(target_os = "linux")]
+    Forked {
+        pid: u32,
+        status: Option<std::process::ExitStatus>,
+    },
+}
+
+impl Proc {
+    fn id(&self) -> u32 {
+        match self {
+            Proc::Std(c) => c.id(),
+            #[cfg(target_os = "linux")]
+            Proc::Forked { pid, .. } => *pid,
+        }
+    }
+
+    fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        match self {
+            Proc::Std(c) => c.wait(),
+            #[cfg(target_os = "linux")]
+            Proc::Forked { pid, status } => {
+                if let Some(s) = status {
+                    return Ok(*s);
+                }
+                let s = forked_wait(*pid, 0)?.ok_or_else(|| std::io::Error::other("no status"))?;
+                *status = Some(s);
+                Ok(s)
+            }
+        }
+    }
+
+    fn try_wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        match self {
+            Proc::Std(c) => c.try_wait(),
+            #[cfg(target_os = "linux")]
+            Proc::Forked { pid, status } => {
+                if status.is_none() {
+                    *status = forked_wait(*pid, libc::WNOHANG)?;
+                }
+                Ok(*status)
+            }
+        }
+    }
+}
+
+/// `waitpid` for one child (`None`: still running, with `WNOHANG`).
+#[cfg(target_os = "linux")]
+fn forked_wait(pid: u32, flags: i32) -> std::io::Result<Option<std::process::ExitStatus>> {
+    use std::os::unix::process::ExitStatusExt;
+    let pid = i32::try_from(pid).map_err(|_| std::io::Error::other("bad pid"))?;
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid on our own child with a status out-parameter on the stack.
+        let got = unsafe { libc::waitpid(pid, &mut status, flags) };
+        if got == pid {
+            return Ok(Some(std::process::ExitStatus::from_raw(status)));
+        }
+        if got == 0 {
+            return Ok(None);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
 fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static str) -> Result<Spawned, SandboxError> {
     own_group(cmd);
     cmd.stdin(if opts.inherit_stdin { Stdio::inherit() } else { Stdio::null() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    if let Some(sig) = crate::signals::received() {
-        return Err(SandboxError::Spawn {
-            what: format!("{:?}", cmd.get_program()),
-            source: std::io::Error::other(format!("wicket was interrupted (signal {sig}) before the command started")),
-        });
-    }
+    not_interrupted(&format!("{:?}", cmd.get_program()))?;
     let mut child =
         cmd.spawn().map_err(|e| SandboxError::Spawn { what: format!("{:?}", cmd.get_program()), source: e })?;
     crate::trace::phase("spawned");
-    let tracked = crate::signals::track(child.id());
-    let passthrough = opts.passthrough;
     let out_pipe = child.stdout.take();
     let err_pipe = child.stderr.take();
+    captured(Proc::Std(child), out_pipe, err_pipe, cap, opts, backend)
+}
+
+/// An error when wicket got a signal before the command started.
+fn not_interrupted(what: &str) -> Result<(), SandboxError> {
+    match crate::signals::received() {
+        Some(sig) => Err(SandboxError::Spawn {
+            what: what.to_string(),
+            source: std::io::Error::other(format!("wicket was interrupted (signal {sig}) before the command started")),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Hand the line of `cmd` (wicket's own namespaces) to the early helper: the sandbox is built
+/// by it instead of a shim started now. An error when it cannot be handed over (the helper is
+/// then reaped, and the caller starts the shim).
+#[cfg(target_os = "linux")]
+fn launch_early(
+    mut early: crate::early::Early,
+    cmd: &Command,
+    own: OwnLine,
+    cap: usize,
+    opts: &RunOptions,
+) -> Result<Spawned, String> {
+    not_interrupted("the sandbox").map_err(|e| e.to_string())?;
+    let args: Vec<OsString> = cmd.get_args().skip(1).map(|a| a.to_os_string()).collect();
+    if let Err(e) = early.launch(args, own.mounts, !opts.inherit_stdin) {
+        crate::early::discard(early);
+        return Err(e);
+    }
+    crate::trace::phase("spawned");
+    let pid = early.pid();
+    let (out, err) = early.pipes();
+    drop(early);
+    captured(
+        Proc::Forked { pid, status: None },
+        out.map(std::fs::File::from),
+        err.map(std::fs::File::from),
+        cap,
+        opts,
+        "bwrap",
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// `child` with two threads capturing its output (and passing it on when asked).
+fn captured(
+    mut child: Proc,
+    out_pipe: Option<impl std::io::Read + Send + 'static>,
+    err_pipe: Option<impl std::io::Read + Send + 'static>,
+    cap: usize,
+    opts: &RunOptions,
+    backend: &'static str,
+) -> Result<Spawned, SandboxError> {
+    let tracked = crate::signals::track(child.id());
+    let passthrough = opts.passthrough;
     // The capture threads need little stack (a 16 KiB buffer); a small one is cheaper to map.
     let small = || std::thread::Builder::new().stack_size(256 * 1024);
     let out_t = spawn_capture(small(), move || match out_pipe {

@@ -96,7 +96,7 @@ struct Shell {
 /// opened in the child, after it entered its mount namespace and before any overlay hides
 /// them (`opens`), each onto a descriptor number reserved here; the options and binds name
 /// them as `/proc/self/fd/N`.
-#[derive(Debug)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ShellMount {
     /// The host folders to open first (never through a link), and the number each must get.
     pub opens: Vec<(CString, i32)>,

@@ -263,3 +263,68 @@ fn the_sync_descriptor_is_held_by_the_sandbox_and_never_by_the_command() {
     let mut buf = [0u8; 1];
     assert_eq!(rustix::io::read(&read, &mut buf).unwrap(), 0);
 }
+
+/// `wicket run` forks the sandbox's first process before the run is planned and hands it the
+/// line, the mounts of wicket's own namespace and the descriptors when the plan is ready (see
+/// `wicket_sandbox::early`). The sandbox it builds is the one the shim started afterwards builds
+/// (`WICKET_EARLY_HELPER=0`): the same files, rights, mounts, ids, environment and, above all,
+/// the same descriptors (nothing of wicket's socket to the helper reaches the command), in a
+/// project where people are: its own git hooks, a guarded folder, secrets beside the code, and
+/// a home that already holds settings.
+#[test]
+fn the_early_helper_builds_the_sandbox_the_shim_would() {
+    let dir = tempfile::Builder::new().prefix("early").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let (proj, home) = (base.join("proj"), base.join("home"));
+    for d in [proj.join(".git/hooks"), proj.join(".vscode"), proj.join("src"), home.join(".wicket"), home.join(".ssh")]
+    {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(proj.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(proj.join(".git/config"), "[core]\n\trepositoryformatversion = 0\n").unwrap();
+    std::fs::write(proj.join(".git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::write(proj.join(".env"), "TOKEN=secret").unwrap();
+    std::fs::write(proj.join(".vscode/settings.json"), "{}").unwrap();
+    std::fs::write(proj.join("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(home.join(".ssh/id_ed25519"), "key").unwrap();
+    std::fs::write(home.join(".wicket/settings.json"), r#"{"permissions":{"allow":["bash(sh probe.sh)"]}}"#).unwrap();
+    let probe = format!(
+        "{PROBE}\nfor f in .env .git/config .git/hooks/pre-commit .vscode/settings.json src/main.rs {home}/.ssh/id_ed25519; do\n  \
+         r=-; w=-; cat \"$f\" >/dev/null 2>&1 && r=r; (: >> \"$f\") 2>/dev/null && w=w; echo \"$f $r$w\"\ndone\n\
+         echo \"fds: $(ls /proc/self/fd | tr '\\n' ' ')\"\necho \"mounts: $(wc -l < /proc/self/mountinfo)\"\n",
+        home = home.display()
+    );
+    std::fs::write(proj.join("probe.sh"), probe).unwrap();
+    let run = |early: &str| {
+        let out = Command::new(wicket())
+            .args(["run", "--unattended", "--root"])
+            .arg(&proj)
+            .args(["--", "sh", "probe.sh"])
+            .current_dir(&proj)
+            .env("HOME", &home)
+            .env("WICKET_HOME", home.join(".wicket"))
+            .env("WICKET_TRACE_PHASES", "1")
+            .env("WICKET_EARLY_HELPER", early)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        (String::from_utf8_lossy(&out.stdout).into_owned(), err)
+    };
+    let (shim, shim_err) = run("0");
+    let (helper, helper_err) = run("1");
+    // Only a machine where wicket's own namespaces carry the line out forks the helper.
+    if !helper_err.contains("own namespaces: started") {
+        assert!(std::env::var_os("WICKET_CI").is_none(), "CI runs wicket's own namespaces: {helper_err}");
+        return;
+    }
+    assert!(helper_err.contains("early helper forked"), "{helper_err}");
+    assert!(!helper_err.contains("early helper not used"), "{helper_err}");
+    assert!(!shim_err.contains("early helper forked"), "{shim_err}");
+    assert_eq!(helper, shim, "the same sandbox either way");
+    // The probe's own view, checked once: the secrets and the hooks stay out of reach.
+    for want in [".env --", ".git/hooks/pre-commit r-", "src/main.rs rw", "id_ed25519 --", "fds: 0 1 2 3 \n"] {
+        assert!(helper.contains(want), "{want:?} in {helper}");
+    }
+}
