@@ -1,27 +1,27 @@
-//! The sandbox's first process, forked before the run's plan exists.
+//! The sandbox's first process, started before the run's plan exists.
 //!
-//! The hard question: how does a run pay less than a second program start for its sandbox? The
-//! line wicket's own namespaces carry out ([`crate::native`]) is only known once the run is
-//! planned, and starting `wicket-shim` for it then (a fork of a process that by now has threads
-//! and a large heap, the mounts of wicket's own namespace, an exec, a dynamic loader) costs
-//! more than bubblewrap's whole start. So, as soon as the settings say the command will run in
-//! wicket's own namespaces, and while wicket still has one thread, it forks a copy of itself:
-//! the helper. The helper closes every descriptor but its standard streams (the output pipes)
-//! and a socket to wicket, and waits. When the plan is made, wicket sends it what the exec would
-//! have carried: the line, the mounts of its own namespace, and the descriptors the line names
-//! (`SCM_RIGHTS`, put back on the numbers the line names). The helper then does exactly what the
-//! forked and executed shim did: enters the namespace, mounts, and carries out the line. A run
-//! that does not use it (refused, another backend, the network proxy, a stale scan) closes the
-//! socket, and the helper ends without doing anything.
-//!
-//! The helper is a copy of wicket taken before anything of the call was read but the settings;
-//! process 1 of the sandbox is forked from it, without capabilities, not dumpable, under the
-//! command's seccomp filter, as when it came from the shim's binary.
+//! The hard question: how does a run stop paying for a program start after its plan? The line
+//! wicket's own namespaces carry out ([`crate::native`]) is only known once the run is planned,
+//! and starting `wicket-shim` for it then (a fork of a process that by now has threads and a
+//! large heap, the mounts of wicket's own namespace, an exec, a dynamic loader) costs more than
+//! bubblewrap's whole start. So, as soon as the settings say the command will run in wicket's
+//! own namespaces, wicket starts the shim's program (`posix_spawn`: no copy of wicket's pages,
+//! which a fork would leave wicket to fault on while it plans) with a socket, and the shim's
+//! start overlaps the planning on the second core. It closes every descriptor but its standard
+//! streams and the socket, and waits. When the plan is made, wicket sends it what the exec
+//! would have carried: the line, the mounts of its own namespace, and the descriptors the line
+//! names (`SCM_RIGHTS`, put back on the numbers the line names). The helper then does what the
+//! shim started after the plan did: enters the namespace, mounts, and carries out the line. A
+//! run that does not use it (refused, another backend, the network proxy, a stale scan) closes
+//! the socket, and the helper ends without doing anything.
 
 use std::ffi::OsString;
 use std::io::{IoSlice, IoSliceMut, Read, Write};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::Mutex;
 
 use rustix::net::{
@@ -31,28 +31,34 @@ use serde::{Deserialize, Serialize};
 
 use crate::layers::Mounts;
 
+/// The hidden sub-command of `wicket-shim` (and `wicket`) that waits for a line (see the
+/// module's documentation): `__sandbox-early SOCKET-FD PARENT-PID`.
+pub const EARLY_ARG: &str = "__sandbox-early";
+
 /// The most descriptors one launch hands over (the kernel's limit for one message is 253).
 const MAX_FDS: usize = 200;
 
 /// The largest launch message the helper reads.
 const MAX_LAUNCH: usize = 16 * 1024 * 1024;
 
-/// A forked helper, waiting for its launch.
+/// A started helper, waiting for its launch.
 pub(crate) struct Early {
-    pid: libc::pid_t,
+    child: Option<Child>,
     ctrl: std::os::unix::net::UnixStream,
-    /// The read ends of the helper's standard output and error.
-    out: Option<OwnedFd>,
-    err: Option<OwnedFd>,
 }
 
-static EARLY: Mutex<Option<Early>> = Mutex::new(None);
+/// The helper: being started, or started (`None` when its start failed). It is started on a
+/// thread of its own (the start waits for the exec, which the planning need not), and that
+/// thread then stays until wicket exits: the kernel sends a child's death signal when the
+/// *thread* that started it ends, and the helper must end with wicket, not with that thread.
+static EARLY: Mutex<Option<Option<Early>>> = Mutex::new(None);
+static STARTING: Mutex<bool> = Mutex::new(false);
+static READY: std::sync::Condvar = std::sync::Condvar::new();
 
-/// What wicket sends the helper.
+/// What wicket sends the helper besides the line (which follows it as NUL-separated bytes:
+/// as JSON, each byte of a path would be a number to parse).
 #[derive(Serialize, Deserialize)]
 struct Launch {
-    /// The line, as it would follow `__sandbox-ns`.
-    args: Vec<OsString>,
     /// The number each handed-over descriptor must get, in the order they were sent.
     targets: Vec<RawFd>,
     /// The mounts of wicket's own namespace, made before the line.
@@ -61,91 +67,96 @@ struct Launch {
     null_stdin: bool,
 }
 
-/// Fork the helper now when the command will run in wicket's own namespaces and this process
-/// has a single thread (a copy of a process with other threads could inherit a lock one of
-/// them held). `WICKET_EARLY_HELPER=0` turns it off (for comparisons). Whether one was forked.
-pub fn fork_soon() -> bool {
-    if std::env::var_os("WICKET_EARLY_HELPER").is_some_and(|v| v == "0")
-        || !crate::runner::own_namespaces()
-        || !single_threaded()
-    {
+/// Start the helper now (`exe`: wicket's binary; its small shim beside it is started when
+/// installed) when the command will run in wicket's own namespaces. `WICKET_EARLY_HELPER=0`
+/// turns it off (for comparisons). Whether one was started.
+pub fn start_soon(exe: &Path) -> bool {
+    if std::env::var_os("WICKET_EARLY_HELPER").is_some_and(|v| v == "0") || !crate::runner::own_namespaces() {
         return false;
     }
-    let Ok(mut slot) = EARLY.lock() else { return false };
-    if slot.is_none() {
-        *slot = fork().ok();
-        return slot.is_some();
+    let Ok(mut starting) = STARTING.lock() else { return false };
+    if *starting {
+        return false;
     }
-    false
+    let exe = exe.to_path_buf();
+    let started = std::thread::Builder::new().name("early helper".into()).stack_size(64 * 1024).spawn(move || {
+        let early = start(&exe).ok();
+        if let Ok(mut slot) = EARLY.lock() {
+            *slot = Some(early);
+            READY.notify_all();
+        }
+        // Kept until wicket exits (see `EARLY`).
+        loop {
+            std::thread::park();
+        }
+    });
+    *starting = started.is_ok();
+    *starting
 }
 
-/// The helper forked by [`fork_soon`], if any is waiting; the caller launches it or drops it.
+/// The helper started by [`start_soon`], if any is waiting (once); the caller launches it or
+/// [`discard`]s it.
 pub(crate) fn take() -> Option<Early> {
-    EARLY.lock().ok().and_then(|mut e| e.take())
+    if !STARTING.lock().is_ok_and(|s| *s) {
+        return None;
+    }
+    let mut slot = EARLY.lock().ok()?;
+    while slot.is_none() {
+        slot = READY.wait(slot).ok()?;
+    }
+    slot.as_mut().and_then(Option::take)
 }
 
-/// Whether this process has one thread (its `stat` line's 20th field).
-fn single_threaded() -> bool {
-    let Ok(stat) = std::fs::read("/proc/self/stat") else { return false };
-    // The name (field 2) is in parentheses and may hold spaces: count after its last ')'.
-    let Some(close) = stat.iter().rposition(|b| *b == b')') else { return false };
-    let rest = String::from_utf8_lossy(&stat[close + 1..]).into_owned();
-    rest.split_whitespace().nth(17) == Some("1")
-}
-
-fn fork() -> Result<Early, String> {
+fn start(exe: &Path) -> Result<Early, String> {
     use rustix::net::{AddressFamily, SocketFlags, SocketType};
     let (ours, theirs) = rustix::net::socketpair(AddressFamily::UNIX, SocketType::STREAM, SocketFlags::CLOEXEC, None)
         .map_err(|e| format!("socketpair: {e}"))?;
-    let flags = rustix::pipe::PipeFlags::CLOEXEC;
-    let (out_r, out_w) = rustix::pipe::pipe_with(flags).map_err(|e| format!("pipe: {e}"))?;
-    let (err_r, err_w) = rustix::pipe::pipe_with(flags).map_err(|e| format!("pipe: {e}"))?;
-    let parent = std::process::id();
-    // SAFETY: this process has one thread (checked by the caller), so the child is a whole
-    // copy of it; it runs `helper`, which never returns.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(format!("fork: {}", std::io::Error::last_os_error()));
-    }
-    if pid == 0 {
-        drop((ours, out_r, err_r));
-        helper(parent, theirs, out_w, err_w);
-    }
-    // Its own process group (as `Command::process_group(0)` gives the exec'd shim), set on both
-    // sides so that neither a signal to the group nor a wait for it can come too early.
-    // SAFETY: setpgid on our own child.
-    unsafe { libc::setpgid(pid, pid) };
+    // Only the helper's end crosses the exec.
+    rustix::io::fcntl_setfd(&theirs, rustix::io::FdFlags::empty()).map_err(|e| e.to_string())?;
+    let mut c = Command::new(crate::shim::program(exe));
+    c.arg(EARLY_ARG).arg(theirs.as_raw_fd().to_string()).arg(std::process::id().to_string());
+    // Its own process group, as the shim started later had (signals reach the sandbox through
+    // it), and its output read by wicket's capture threads once launched.
+    std::os::unix::process::CommandExt::process_group(&mut c, 0);
+    c.stdin(Stdio::inherit()).stdout(Stdio::piped()).stderr(Stdio::piped());
     // Orphans of the command are reparented to wicket, so they can be found and killed.
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-    drop((theirs, out_w, err_w));
-    Ok(Early { pid, ctrl: std::os::unix::net::UnixStream::from(ours), out: Some(out_r), err: Some(err_r) })
+    let child = c.spawn().map_err(|e| format!("{}: {e}", exe.display()))?;
+    drop(theirs);
+    Ok(Early { child: Some(child), ctrl: std::os::unix::net::UnixStream::from(ours) })
 }
 
-/// The helper: wait for the launch, then carry it out; never returns.
-fn helper(parent: u32, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> ! {
-    // SAFETY: system calls on this process's own descriptors, ids and attributes.
+/// The helper (`__sandbox-early SOCKET-FD PARENT-PID`): wait for the launch, then carry it out.
+/// Returns its exit status: the sandbox's, 0 when the socket closed unused, 126 on a failure.
+pub fn main(args: &[OsString]) -> i32 {
+    let num = |i: usize| args.get(i).and_then(|a| a.to_str()).and_then(|a| a.parse::<i32>().ok());
+    let (Some(fd), Some(parent)) = (num(0), num(1)) else {
+        eprintln!("wicket sandbox: usage: wicket-shim {EARLY_ARG} SOCKET-FD PARENT-PID (started by wicket only)");
+        return 126;
+    };
+    // SAFETY: prctl and getppid; killed with wicket, as the shim started later was (armed
+    // before the parent check, so a parent gone in between is seen).
     unsafe {
-        libc::setpgid(0, 0);
-        // Killed with wicket, as the exec'd shim was (armed before the parent check, so a
-        // parent gone in between is seen).
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0
-            || u32::try_from(libc::getppid()).ok() != Some(parent)
+            || libc::getppid() != parent
         {
-            libc::_exit(126);
-        }
-        if libc::dup2(out.as_raw_fd(), 1) < 0 || libc::dup2(err.as_raw_fd(), 2) < 0 {
-            libc::_exit(126);
+            return 126;
         }
     }
-    drop((out, err));
-    // Nothing of wicket's is kept but the socket: what the line needs comes with the launch.
-    let c = ctrl.as_raw_fd();
-    close_from(3, c);
-    close_from(c + 1, RawFd::MAX);
+    if fd <= 2 || rustix::io::fcntl_getfd(unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }).is_err() {
+        eprintln!("wicket sandbox: the early helper's socket {fd} is not open");
+        return 126;
+    }
+    // SAFETY: the number was handed over for this socket alone (checked open above).
+    let ctrl = unsafe { OwnedFd::from_raw_fd(fd) };
+    // Nothing inherited is kept but the socket: what the line needs comes with the launch.
+    close_from(3, fd);
+    close_from(fd + 1, RawFd::MAX);
     let code = match receive(&ctrl) {
         Ok(None) => 0,
-        Ok(Some((launch, fds))) => match prepare(launch, fds, ctrl) {
-            Ok((args, mounts)) => {
+        Ok(Some((launch, args, fds))) => match prepare(launch, fds, ctrl) {
+            Ok(mounts) => {
+                crate::trace::phase("own namespaces: line received");
                 let entered = match &mounts {
                     Some(m) => m.enter().map_err(|e| std::io::Error::from_raw_os_error(e).to_string()),
                     None => Ok(()),
@@ -170,8 +181,7 @@ fn helper(parent: u32, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> ! {
             126
         }
     };
-    // SAFETY: ends the helper without wicket's exit handlers (they are the parent's).
-    unsafe { libc::_exit(code) }
+    code
 }
 
 /// Close the descriptors from `lo` up to (not including) `hi`.
@@ -183,8 +193,11 @@ fn close_from(lo: RawFd, hi: RawFd) {
 }
 
 /// The launch and its descriptors, or `None` when wicket closed the socket unused.
-fn receive(ctrl: &OwnedFd) -> Result<Option<(Launch, Vec<OwnedFd>)>, String> {
-    let mut header = [0u8; 8];
+/// A launch as received: the rest, the line, the descriptors.
+type Received = (Launch, Vec<OsString>, Vec<OwnedFd>);
+
+fn receive(ctrl: &OwnedFd) -> Result<Option<Received>, String> {
+    let mut header = [0u8; 12];
     let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
     let mut control = RecvAncillaryBuffer::new(&mut space);
     let got = loop {
@@ -206,24 +219,32 @@ fn receive(ctrl: &OwnedFd) -> Result<Option<(Launch, Vec<OwnedFd>)>, String> {
     if got.bytes < header.len() {
         stream.read_exact(&mut header[got.bytes..]).map_err(|e| format!("the launch: {e}"))?;
     }
-    let len = u32::from_le_bytes([header[0], header[1], header[2], header[3]]) as usize;
-    let count = u32::from_le_bytes([header[4], header[5], header[6], header[7]]) as usize;
-    if len > MAX_LAUNCH || count != fds.len() {
+    let field = |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]) as usize;
+    let (json_len, line_len, count) = (field(0), field(4), field(8));
+    if json_len.saturating_add(line_len) > MAX_LAUNCH || count != fds.len() {
         return Err("the launch is not whole".into());
     }
-    let mut body = vec![0u8; len];
+    let mut body = vec![0u8; json_len + line_len];
     stream.read_exact(&mut body).map_err(|e| format!("the launch: {e}"))?;
-    let launch: Launch = serde_json::from_slice(&body).map_err(|e| format!("the launch: {e}"))?;
+    let launch: Launch = serde_json::from_slice(&body[..json_len]).map_err(|e| format!("the launch: {e}"))?;
+    let line = &body[json_len..];
+    if line.last().is_some_and(|b| *b != 0) {
+        return Err("the launch's line is not whole".into());
+    }
+    let mut args: Vec<OsString> =
+        line.split(|b| *b == 0).map(|a| OsString::from(std::ffi::OsStr::from_bytes(a))).collect();
+    // What follows the last NUL (nothing).
+    args.pop();
     if launch.targets.len() != fds.len() {
         return Err("the launch's descriptors do not match".into());
     }
-    Ok(Some((launch, fds)))
+    Ok(Some((launch, args, fds)))
 }
 
 /// Put each handed-over descriptor on its number (inheritable, as an exec would have found it)
-/// and close everything else above the standard streams; the line and the mounts.
-fn prepare(launch: Launch, fds: Vec<OwnedFd>, ctrl: OwnedFd) -> Result<(Vec<OsString>, Option<Mounts>), String> {
-    let Launch { args, targets, mounts, null_stdin } = launch;
+/// and close everything else above the standard streams; the mounts.
+fn prepare(launch: Launch, fds: Vec<OwnedFd>, ctrl: OwnedFd) -> Result<Option<Mounts>, String> {
+    let Launch { targets, mounts, null_stdin } = launch;
     if null_stdin {
         let null = std::fs::File::open("/dev/null").map_err(|e| format!("/dev/null: {e}"))?;
         // SAFETY: dup2 onto the standard input.
@@ -260,53 +281,27 @@ fn prepare(launch: Launch, fds: Vec<OwnedFd>, ctrl: OwnedFd) -> Result<(Vec<OsSt
         }
     }
     drop(high);
-    Ok((args, mounts))
+    Ok(mounts)
 }
 
 impl Early {
-    /// The helper's process id (its process group's too).
-    pub(crate) fn pid(&self) -> u32 {
-        self.pid as u32
-    }
-
-    /// The read ends of the helper's standard output and error (once).
-    pub(crate) fn pipes(&mut self) -> (Option<OwnedFd>, Option<OwnedFd>) {
-        (self.out.take(), self.err.take())
-    }
-
     /// Hand the helper the line (`args` as they follow `__sandbox-ns`), the mounts of wicket's
     /// own namespace, and every descriptor of this process that an exec would pass on (those
     /// without close-on-exec, above the standard streams), each to get the same number there.
+    /// The helper's process and its output pipes, for the caller to wait on and read.
     pub(crate) fn launch(
-        &mut self,
+        mut self,
         args: Vec<OsString>,
         mounts: Option<Mounts>,
         null_stdin: bool,
-    ) -> Result<(), String> {
-        let inherited = inheritable_fds()?;
-        if inherited.len() > MAX_FDS {
-            return Err(format!("{} descriptors are more than one launch carries", inherited.len()));
+    ) -> Result<(Child, Option<ChildStdout>, Option<ChildStderr>), String> {
+        if let Err(e) = send(&mut self.ctrl, args, mounts, null_stdin) {
+            discard(self);
+            return Err(e);
         }
-        let targets: Vec<RawFd> = inherited.clone();
-        let launch = Launch { args, targets, mounts, null_stdin };
-        let body = serde_json::to_vec(&launch).map_err(|e| e.to_string())?;
-        let mut header = [0u8; 8];
-        header[..4].copy_from_slice(&u32::try_from(body.len()).map_err(|e| e.to_string())?.to_le_bytes());
-        header[4..].copy_from_slice(&(inherited.len() as u32).to_le_bytes());
-        // SAFETY: the numbers are this process's open descriptors, borrowed for the send only.
-        let borrowed: Vec<_> = inherited.iter().map(|fd| unsafe { std::os::fd::BorrowedFd::borrow_raw(*fd) }).collect();
-        let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(borrowed.len().max(1)))];
-        let mut control = SendAncillaryBuffer::new(&mut space);
-        if !borrowed.is_empty() && !control.push(SendAncillaryMessage::ScmRights(&borrowed)) {
-            return Err("no room for the descriptors".into());
-        }
-        let sent = rustix::net::sendmsg(self.ctrl.as_fd(), &[IoSlice::new(&header)], &mut control, SendFlags::NOSIGNAL)
-            .map_err(|e| format!("the launch: {e}"))?;
-        if sent != header.len() {
-            self.ctrl.write_all(&header[sent..]).map_err(|e| format!("the launch: {e}"))?;
-        }
-        self.ctrl.write_all(&body).map_err(|e| format!("the launch: {e}"))?;
-        Ok(())
+        let mut child = self.child.take().ok_or("the helper was already used")?;
+        let (out, err) = (child.stdout.take(), child.stderr.take());
+        Ok((child, out, err))
     }
 }
 
@@ -317,15 +312,56 @@ impl Drop for Early {
     }
 }
 
-/// Reap an unused helper (it ends once its socket is closed).
-pub(crate) fn discard(early: Early) {
-    let pid = early.pid;
+/// End an unused helper: its socket closes, it ends by itself, and is reaped.
+pub(crate) fn discard(mut early: Early) {
+    let child = early.child.take();
     drop(early);
-    let mut status = 0;
-    // SAFETY: waitpid on our own child with a status out-parameter.
-    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
-    {}
+    if let Some(mut c) = child {
+        let _ = c.wait();
+    }
+}
+
+/// Send a launch on `ctrl`: the line, the mounts, and this process's inheritable descriptors.
+fn send(
+    ctrl: &mut std::os::unix::net::UnixStream,
+    args: Vec<OsString>,
+    mounts: Option<Mounts>,
+    null_stdin: bool,
+) -> Result<(), String> {
+    let inherited = inheritable_fds()?;
+    if inherited.len() > MAX_FDS {
+        return Err(format!("{} descriptors are more than one launch carries", inherited.len()));
+    }
+    let launch = Launch { targets: inherited.clone(), mounts, null_stdin };
+    let mut body = serde_json::to_vec(&launch).map_err(|e| e.to_string())?;
+    let json_len = body.len();
+    // Each argument ends with a NUL (none holds one: exec could not carry it either).
+    for a in &args {
+        if a.as_bytes().contains(&0) {
+            return Err(format!("{} holds a NUL byte", a.to_string_lossy()));
+        }
+        body.extend_from_slice(a.as_bytes());
+        body.push(0);
+    }
+    let len = |n: usize| u32::try_from(n).map(u32::to_le_bytes).map_err(|e| e.to_string());
+    let mut header = [0u8; 12];
+    header[..4].copy_from_slice(&len(json_len)?);
+    header[4..8].copy_from_slice(&len(body.len() - json_len)?);
+    header[8..].copy_from_slice(&len(inherited.len())?);
+    // SAFETY: the numbers are this process's open descriptors, borrowed for the send only.
+    let borrowed: Vec<_> = inherited.iter().map(|fd| unsafe { std::os::fd::BorrowedFd::borrow_raw(*fd) }).collect();
+    let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(borrowed.len().max(1)))];
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if !borrowed.is_empty() && !control.push(SendAncillaryMessage::ScmRights(&borrowed)) {
+        return Err("no room for the descriptors".into());
+    }
+    let sent = rustix::net::sendmsg(ctrl.as_fd(), &[IoSlice::new(&header)], &mut control, SendFlags::NOSIGNAL)
+        .map_err(|e| format!("the launch: {e}"))?;
+    if sent != header.len() {
+        ctrl.write_all(&header[sent..]).map_err(|e| format!("the launch: {e}"))?;
+    }
+    ctrl.write_all(&body).map_err(|e| format!("the launch: {e}"))?;
+    Ok(())
 }
 
 /// This process's descriptors above the standard streams that an exec would keep open.
@@ -345,4 +381,40 @@ fn inheritable_fds() -> Result<Vec<RawFd>, String> {
     }
     out.sort_unstable();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A launch arrives as sent: every argument (an empty one, bytes that are not UTF-8), each
+    /// inheritable descriptor with its number, and the rest.
+    #[test]
+    fn a_launch_arrives_whole() {
+        let (mut ours, theirs) = std::os::unix::net::UnixStream::pair().expect("pair");
+        // One inheritable descriptor of our own, so that at least one crosses.
+        let (r, _w) = rustix::pipe::pipe().expect("pipe");
+        let args: Vec<OsString> = vec![
+            "--unshare-user".into(),
+            "".into(),
+            OsString::from(std::ffi::OsStr::from_bytes(b"/tmp/\xff\xfe")),
+            "--".into(),
+            "true".into(),
+        ];
+        send(&mut ours, args.clone(), None, true).expect("sent");
+        let (launch, got, fds) = receive(&OwnedFd::from(theirs)).expect("received").expect("a launch");
+        assert_eq!(got, args);
+        assert!(launch.null_stdin && launch.mounts.is_none());
+        assert!(launch.targets.contains(&r.as_raw_fd()), "{:?}", launch.targets);
+        assert_eq!(fds.len(), launch.targets.len());
+        drop(ours);
+    }
+
+    /// A socket closed without a launch is no launch (the run did not use the helper).
+    #[test]
+    fn a_closed_socket_is_no_launch() {
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("pair");
+        drop(ours);
+        assert!(receive(&OwnedFd::from(theirs)).expect("no error").is_none());
+    }
 }

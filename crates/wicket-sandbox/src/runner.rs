@@ -977,83 +977,12 @@ fn spawn_and_wait(
 
 /// A command spawned with its output captured by two threads.
 struct Spawned {
-    child: Proc,
+    child: std::process::Child,
     out_t: std::thread::JoinHandle<Captured>,
     err_t: std::thread::JoinHandle<Captured>,
     backend: &'static str,
     /// Signals to wicket reach the command's group while this is held.
     _tracked: crate::signals::Tracked,
-}
-
-/// The process a run waits for: a spawned program, or the early helper (a fork of wicket,
-/// which `std::process::Child` cannot stand for).
-enum Proc {
-    Std(std::process::Child),
-    #[cfg(target_os = "linux")]
-    Forked {
-        pid: u32,
-        status: Option<std::process::ExitStatus>,
-    },
-}
-
-impl Proc {
-    fn id(&self) -> u32 {
-        match self {
-            Proc::Std(c) => c.id(),
-            #[cfg(target_os = "linux")]
-            Proc::Forked { pid, .. } => *pid,
-        }
-    }
-
-    fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
-        match self {
-            Proc::Std(c) => c.wait(),
-            #[cfg(target_os = "linux")]
-            Proc::Forked { pid, status } => {
-                if let Some(s) = status {
-                    return Ok(*s);
-                }
-                let s = forked_wait(*pid, 0)?.ok_or_else(|| std::io::Error::other("no status"))?;
-                *status = Some(s);
-                Ok(s)
-            }
-        }
-    }
-
-    fn try_wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
-        match self {
-            Proc::Std(c) => c.try_wait(),
-            #[cfg(target_os = "linux")]
-            Proc::Forked { pid, status } => {
-                if status.is_none() {
-                    *status = forked_wait(*pid, libc::WNOHANG)?;
-                }
-                Ok(*status)
-            }
-        }
-    }
-}
-
-/// `waitpid` for one child (`None`: still running, with `WNOHANG`).
-#[cfg(target_os = "linux")]
-fn forked_wait(pid: u32, flags: i32) -> std::io::Result<Option<std::process::ExitStatus>> {
-    use std::os::unix::process::ExitStatusExt;
-    let pid = i32::try_from(pid).map_err(|_| std::io::Error::other("bad pid"))?;
-    loop {
-        let mut status = 0;
-        // SAFETY: waitpid on our own child with a status out-parameter on the stack.
-        let got = unsafe { libc::waitpid(pid, &mut status, flags) };
-        if got == pid {
-            return Ok(Some(std::process::ExitStatus::from_raw(status)));
-        }
-        if got == 0 {
-            return Ok(None);
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
 }
 
 fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static str) -> Result<Spawned, SandboxError> {
@@ -1066,7 +995,7 @@ fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static 
     crate::trace::phase("spawned");
     let out_pipe = child.stdout.take();
     let err_pipe = child.stderr.take();
-    captured(Proc::Std(child), out_pipe, err_pipe, cap, opts, backend)
+    captured(child, out_pipe, err_pipe, cap, opts, backend)
 }
 
 /// An error when wicket got a signal before the command started.
@@ -1085,36 +1014,25 @@ fn not_interrupted(what: &str) -> Result<(), SandboxError> {
 /// then reaped, and the caller starts the shim).
 #[cfg(target_os = "linux")]
 fn launch_early(
-    mut early: crate::early::Early,
+    early: crate::early::Early,
     cmd: &Command,
     own: OwnLine,
     cap: usize,
     opts: &RunOptions,
 ) -> Result<Spawned, String> {
-    not_interrupted("the sandbox").map_err(|e| e.to_string())?;
-    let args: Vec<OsString> = cmd.get_args().skip(1).map(|a| a.to_os_string()).collect();
-    if let Err(e) = early.launch(args, own.mounts, !opts.inherit_stdin) {
+    if let Err(e) = not_interrupted("the sandbox") {
         crate::early::discard(early);
-        return Err(e);
+        return Err(e.to_string());
     }
+    let args: Vec<OsString> = cmd.get_args().skip(1).map(|a| a.to_os_string()).collect();
+    let (child, out, err) = early.launch(args, own.mounts, !opts.inherit_stdin)?;
     crate::trace::phase("spawned");
-    let pid = early.pid();
-    let (out, err) = early.pipes();
-    drop(early);
-    captured(
-        Proc::Forked { pid, status: None },
-        out.map(std::fs::File::from),
-        err.map(std::fs::File::from),
-        cap,
-        opts,
-        "bwrap",
-    )
-    .map_err(|e| e.to_string())
+    captured(child, out, err, cap, opts, "bwrap").map_err(|e| e.to_string())
 }
 
 /// `child` with two threads capturing its output (and passing it on when asked).
 fn captured(
-    mut child: Proc,
+    mut child: std::process::Child,
     out_pipe: Option<impl std::io::Read + Send + 'static>,
     err_pipe: Option<impl std::io::Read + Send + 'static>,
     cap: usize,

@@ -93,14 +93,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let mode = config::mode(&loaded, &overrides);
     // The network settings are checked before anything runs: a broken entry is an error.
     let net_config = wicket::net::net_config_of(&loaded)?;
-    // The sandbox's first process is forked now, while wicket has one thread, and gets the
-    // line once it is planned (see `wicket_sandbox::early`): no shim to start then.
+    // The sandbox's first process starts now, beside the planning, and gets the line once it
+    // is planned (see `wicket_sandbox::early`): no shim to start then.
     #[cfg(target_os = "linux")]
-    if matches!(placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. }))
-        && net_config.is_none()
-        && wicket_sandbox::early::fork_soon()
-    {
-        wicket_sandbox::trace::phase("early helper forked");
+    if matches!(placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. })) && net_config.is_none() {
+        if let Ok(exe) = std::env::current_exe() {
+            if wicket_sandbox::early::start_soon(&exe) {
+                wicket_sandbox::trace::phase("early helper started");
+            }
+        }
     }
     // What the sandbox allows does not depend on the decision, so bubblewrap is started now
     // and builds the sandbox while the engine decides; the command itself waits for go and

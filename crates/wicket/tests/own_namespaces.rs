@@ -264,7 +264,7 @@ fn the_sync_descriptor_is_held_by_the_sandbox_and_never_by_the_command() {
     assert_eq!(rustix::io::read(&read, &mut buf).unwrap(), 0);
 }
 
-/// `wicket run` forks the sandbox's first process before the run is planned and hands it the
+/// `wicket run` starts the sandbox's first process before the run is planned and hands it the
 /// line, the mounts of wicket's own namespace and the descriptors when the plan is ready (see
 /// `wicket_sandbox::early`). The sandbox it builds is the one the shim started afterwards builds
 /// (`WICKET_EARLY_HELPER=0`): the same files, rights, mounts, ids, environment and, above all,
@@ -314,14 +314,14 @@ fn the_early_helper_builds_the_sandbox_the_shim_would() {
     };
     let (shim, shim_err) = run("0");
     let (helper, helper_err) = run("1");
-    // Only a machine where wicket's own namespaces carry the line out forks the helper.
+    // Only a machine where wicket's own namespaces carry the line out starts the helper.
     if !helper_err.contains("own namespaces: started") {
         assert!(std::env::var_os("WICKET_CI").is_none(), "CI runs wicket's own namespaces: {helper_err}");
         return;
     }
-    assert!(helper_err.contains("early helper forked"), "{helper_err}");
+    assert!(helper_err.contains("early helper started"), "{helper_err}");
     assert!(!helper_err.contains("early helper not used"), "{helper_err}");
-    assert!(!shim_err.contains("early helper forked"), "{shim_err}");
+    assert!(!shim_err.contains("early helper started"), "{shim_err}");
     assert_eq!(helper, shim, "the same sandbox either way");
     // The probe's own view, checked once: the secrets and the hooks stay out of reach.
     for want in [".env --", ".git/hooks/pre-commit r-", "src/main.rs rw", "id_ed25519 --", "fds: 0 1 2 3 \n"] {
