@@ -4,7 +4,9 @@
 # --unshare-pid true`), bubblewrap with wicket's own namespaces and mounts (what wicket prints
 # with WICKET_PRINT_BWRAP=1, run in a twin of the project where the placeholders stand for
 # good), the same line carried out by wicket's own namespaces (`wicket-shim __sandbox-ns`),
-# `wicket run` with bubblewrap building its sandbox (WICKET_OWN_NAMESPACES=0, through `env`),
+# `wicket run` with bubblewrap building its sandbox (WICKET_OWN_NAMESPACES=0, through `env`), and
+# with the sandbox's first process started after the plan instead of beside it
+# (WICKET_EARLY_HELPER=0, through `env` too),
 # `codex sandbox -- true` and `srt -c true` when installed; in the same rounds, the hook
 # path of the confined default: `wicket hook claude --sandbox-commands` (the hook `wicket init
 # claude` installs) answering a Bash call `true` with its rewrite, then that rewrite run
@@ -130,9 +132,10 @@ print(json.load(sys.stdin).get("hookSpecificOutput", {}).get("updatedInput", {})
     "bwrap --ro-bind / / --dev /dev --proc /proc --bind $PWD $PWD --unshare-net --unshare-pid true"
     "bwrap $own true"
     "$shim __sandbox-ns $own -- true"
-    "env WICKET_OWN_NAMESPACES=0 $bin run -- true")
+    "env WICKET_OWN_NAMESPACES=0 $bin run -- true"
+    "env WICKET_EARLY_HELPER=0 $bin run -- true")
   local names=("wicket run -- true" "bare bwrap" "bwrap, wicket's mounts" "wicket's own namespaces, wicket's mounts"
-    "wicket run, bubblewrap builds (env adds its start)")
+    "wicket run, bubblewrap builds (env adds its start)" "wicket run, helper started after the plan (env adds its start)")
   if [ -n "${CODEX:-}" ] && "$CODEX" sandbox -- true >/dev/null 2>&1; then
     cmds+=("$CODEX sandbox -- true"); names+=("codex sandbox -- true")
   else
