@@ -47,13 +47,11 @@ pub(crate) struct Early {
     ctrl: std::os::unix::net::UnixStream,
 }
 
-/// The helper: being started, or started (`None` when its start failed). It is started on a
-/// thread of its own (the start waits for the exec, which the planning need not), and that
-/// thread then stays until wicket exits: the kernel sends a child's death signal when the
-/// *thread* that started it ends, and the helper must end with wicket, not with that thread.
-static EARLY: Mutex<Option<Option<Early>>> = Mutex::new(None);
-static STARTING: Mutex<bool> = Mutex::new(false);
-static READY: std::sync::Condvar = std::sync::Condvar::new();
+/// The helper being started, as the thread that starts it will send it (`None`: its start
+/// failed; a thread that died sends nothing, and the channel says so). That thread then stays
+/// until wicket exits: the kernel sends a child's death signal when the *thread* that started
+/// it ends, and the helper must end with wicket, not with that thread.
+static EARLY: Mutex<Option<std::sync::mpsc::Receiver<Option<Early>>>> = Mutex::new(None);
 
 /// What wicket sends the helper besides the line (which follows it as NUL-separated bytes:
 /// as JSON, each byte of a path would be a number to parse).
@@ -74,37 +72,31 @@ pub fn start_soon(exe: &Path) -> bool {
     if std::env::var_os("WICKET_EARLY_HELPER").is_some_and(|v| v == "0") || !crate::runner::own_namespaces() {
         return false;
     }
-    let Ok(mut starting) = STARTING.lock() else { return false };
-    if *starting {
+    let Ok(mut slot) = EARLY.lock() else { return false };
+    if slot.is_some() {
         return false;
     }
     let exe = exe.to_path_buf();
+    let (tx, rx) = std::sync::mpsc::channel();
     let started = std::thread::Builder::new().name("early helper".into()).stack_size(64 * 1024).spawn(move || {
-        let early = start(&exe).ok();
-        if let Ok(mut slot) = EARLY.lock() {
-            *slot = Some(early);
-            READY.notify_all();
-        }
+        let _ = tx.send(start(&exe).ok());
         // Kept until wicket exits (see `EARLY`).
         loop {
             std::thread::park();
         }
     });
-    *starting = started.is_ok();
-    *starting
+    if started.is_err() {
+        return false;
+    }
+    *slot = Some(rx);
+    true
 }
 
 /// The helper started by [`start_soon`], if any is waiting (once); the caller launches it or
 /// [`discard`]s it.
 pub(crate) fn take() -> Option<Early> {
-    if !STARTING.lock().is_ok_and(|s| *s) {
-        return None;
-    }
-    let mut slot = EARLY.lock().ok()?;
-    while slot.is_none() {
-        slot = READY.wait(slot).ok()?;
-    }
-    slot.as_mut().and_then(Option::take)
+    let rx = EARLY.lock().ok()?.take()?;
+    rx.recv().ok().flatten()
 }
 
 fn start(exe: &Path) -> Result<Early, String> {
@@ -143,7 +135,9 @@ pub fn main(args: &[OsString]) -> i32 {
             return 126;
         }
     }
-    if fd <= 2 || rustix::io::fcntl_getfd(unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }).is_err() {
+    // SAFETY: a number borrowed only to ask whether it is open.
+    let open = fd > 2 && rustix::io::fcntl_getfd(unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }).is_ok();
+    if !open {
         eprintln!("wicket sandbox: the early helper's socket {fd} is not open");
         return 126;
     }
@@ -152,7 +146,7 @@ pub fn main(args: &[OsString]) -> i32 {
     // Nothing inherited is kept but the socket: what the line needs comes with the launch.
     close_from(3, fd);
     close_from(fd + 1, RawFd::MAX);
-    let code = match receive(&ctrl) {
+    match receive(&ctrl) {
         Ok(None) => 0,
         Ok(Some((launch, args, fds))) => match prepare(launch, fds, ctrl) {
             Ok(mounts) => {
@@ -180,8 +174,7 @@ pub fn main(args: &[OsString]) -> i32 {
             eprintln!("wicket sandbox: cannot build the sandbox, so the command does not run: {e}");
             126
         }
-    };
-    code
+    }
 }
 
 /// Close the descriptors from `lo` up to (not including) `hi`.
@@ -192,10 +185,10 @@ fn close_from(lo: RawFd, hi: RawFd) {
     }
 }
 
-/// The launch and its descriptors, or `None` when wicket closed the socket unused.
 /// A launch as received: the rest, the line, the descriptors.
 type Received = (Launch, Vec<OsString>, Vec<OwnedFd>);
 
+/// The launch, its line and its descriptors, or `None` when wicket closed the socket unused.
 fn receive(ctrl: &OwnedFd) -> Result<Option<Received>, String> {
     let mut header = [0u8; 12];
     let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];

@@ -294,18 +294,20 @@ impl Sandbox {
                 .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
             let (mut cmd, guards, own) =
                 self.command(policy, argv, None, Some(std::os::fd::AsRawFd::as_raw_fd(&theirs)))?;
-            // The helper forked at the run's start carries the line out when wicket's own
+            // The helper started at the run's start carries the line out when wicket's own
             // namespaces do (see `early`); else, or when it cannot be handed the line, the shim
-            // is started as before.
+            // is started now.
             let early = crate::early::take();
             let spawned = match (own, early) {
-                (Some(own), Some(early)) => match launch_early(early, &cmd, own, policy.output_cap, opts) {
-                    Ok(spawned) => Ok(spawned),
-                    Err(why) => {
-                        crate::trace::phase(&format!("early helper not used: {why}"));
-                        spawn_io(&mut cmd, policy.output_cap, opts, self.backend.name())
+                (Some(own), Some(early)) => {
+                    match launch_early(early, &cmd, own, policy.output_cap, opts, self.backend.name()) {
+                        Ok(spawned) => Ok(spawned),
+                        Err(why) => {
+                            crate::trace::phase(&format!("early helper not used: {why}"));
+                            spawn_io(&mut cmd, policy.output_cap, opts, self.backend.name())
+                        }
                     }
-                },
+                }
                 (_, early) => {
                     if let Some(e) = early {
                         crate::early::discard(e);
@@ -686,7 +688,7 @@ struct OwnLine {
 }
 
 #[cfg(not(target_os = "linux"))]
-struct OwnLine;
+type OwnLine = ();
 
 /// Whether the bubblewrap backend's line is carried out by wicket's own namespaces
 /// ([`crate::native`]) instead of bubblewrap: where the probe found they work, unless
@@ -1019,6 +1021,7 @@ fn launch_early(
     own: OwnLine,
     cap: usize,
     opts: &RunOptions,
+    backend: &'static str,
 ) -> Result<Spawned, String> {
     if let Err(e) = not_interrupted("the sandbox") {
         crate::early::discard(early);
@@ -1027,7 +1030,7 @@ fn launch_early(
     let args: Vec<OsString> = cmd.get_args().skip(1).map(|a| a.to_os_string()).collect();
     let (child, out, err) = early.launch(args, own.mounts, !opts.inherit_stdin)?;
     crate::trace::phase("spawned");
-    captured(child, out, err, cap, opts, "bwrap").map_err(|e| e.to_string())
+    captured(child, out, err, cap, opts, backend).map_err(|e| e.to_string())
 }
 
 /// `child` with two threads capturing its output (and passing it on when asked).

@@ -95,13 +95,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let net_config = wicket::net::net_config_of(&loaded)?;
     // The sandbox's first process starts now, beside the planning, and gets the line once it
     // is planned (see `wicket_sandbox::early`): no shim to start then.
+    let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
     #[cfg(target_os = "linux")]
-    if matches!(placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. })) && net_config.is_none() {
-        if let Ok(exe) = std::env::current_exe() {
-            if wicket_sandbox::early::start_soon(&exe) {
-                wicket_sandbox::trace::phase("early helper started");
-            }
-        }
+    if matches!(placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. }))
+        && net_config.is_none()
+        && wicket_sandbox::early::start_soon(&exe)
+    {
+        wicket_sandbox::trace::phase("early helper started");
     }
     // What the sandbox allows does not depend on the decision, so bubblewrap is started now
     // and builds the sandbox while the engine decides; the command itself waits for go and
@@ -150,7 +150,6 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         p.check_first(&parents);
     }
     let check = pending.map(|p| std::thread::Builder::new().name("scan check".into()).spawn(move || p.holds()));
-    let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
     let opts = wicket_sandbox::RunOptions { passthrough: true, inherit_stdin: true, supervisor: Some(exe.clone()) };
     // `commands.mode: "staged"` in any settings layer makes every run staged.
     let staged = args.staged
