@@ -295,9 +295,14 @@ fn the_early_helper_builds_the_sandbox_the_shim_would() {
         home = home.display()
     );
     std::fs::write(proj.join("probe.sh"), probe).unwrap();
+    // As an agent may: wicket is started holding a descriptor of its caller's (the write end
+    // of a pipe, inheritable in wicket only). It crosses to the helper as it would cross an
+    // exec, and must reach neither the command nor outlive the run.
+    let (caller_read, caller_write) = rustix::pipe::pipe().unwrap();
+    let inherited = caller_write.as_raw_fd();
     let run = |early: &str| {
-        let out = Command::new(wicket())
-            .args(["run", "--unattended", "--root"])
+        let mut c = Command::new(wicket());
+        c.args(["run", "--unattended", "--root"])
             .arg(&proj)
             .args(["--", "sh", "probe.sh"])
             .current_dir(&proj)
@@ -305,15 +310,30 @@ fn the_early_helper_builds_the_sandbox_the_shim_would() {
             .env("WICKET_HOME", home.join(".wicket"))
             .env("WICKET_TRACE_PHASES", "1")
             .env("WICKET_EARLY_HELPER", early)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+            .stdin(Stdio::null());
+        // SAFETY: one fcntl on a descriptor number in the forked child, before exec.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            c.pre_exec(move || {
+                let fd = std::os::fd::BorrowedFd::borrow_raw(inherited);
+                rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty()).map_err(std::io::Error::from)
+            });
+        }
+        let out = c.output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(0), "{err}");
         (String::from_utf8_lossy(&out.stdout).into_owned(), err)
     };
     let (shim, shim_err) = run("0");
     let (helper, helper_err) = run("1");
+    // Every holder of the caller's descriptor is gone with the runs: the read end sees the end.
+    drop(caller_write);
+    let mut byte = [0u8; 1];
+    assert_eq!(
+        rustix::io::read(&caller_read, &mut byte).unwrap(),
+        0,
+        "a process of the sandbox kept the caller's descriptor"
+    );
     // Only a machine where wicket's own namespaces carry the line out starts the helper.
     if !helper_err.contains("own namespaces: started") {
         assert!(std::env::var_os("WICKET_CI").is_none(), "CI runs wicket's own namespaces: {helper_err}");
