@@ -87,24 +87,48 @@ enum Command {
 /// The commands an agent runs on every tool call, parsed by a parser that knows only them:
 /// building clap's whole command tree costs more than the decision itself. Same flags, same
 /// help text (a test compares them with [`Cli`]'s).
+// The commands on every tool call get a parser of their own, holding only that command: clap
+// builds every argument of every command it holds before it parses (the hook's agents alone
+// are a dozen subcommands), on each call. A test checks each against the full parser.
+
 #[derive(Parser)]
 #[command(name = "wicket", version, about = "A permission gate and OS sandbox for AI coding agents")]
-struct HotCli {
+struct HotCheck {
     #[command(subcommand)]
-    command: HotCommand,
+    command: OnlyCheck,
 }
 
 #[derive(Subcommand)]
-enum HotCommand {
+enum OnlyCheck {
     /// Decide a tool call read from stdin: prints {"decision","by","reason","rule"}.
     Check(check_cmd::CheckArgs),
+}
+
+#[derive(Parser)]
+#[command(name = "wicket", version, about = "A permission gate and OS sandbox for AI coding agents")]
+struct HotRun {
+    #[command(subcommand)]
+    command: OnlyRun,
+}
+
+#[derive(Subcommand)]
+enum OnlyRun {
     /// Decide a command, ask if needed, and run it in the OS sandbox.
     Run(run_cmd::RunArgs),
+}
+
+#[derive(Parser)]
+#[command(name = "wicket", version, about = "A permission gate and OS sandbox for AI coding agents")]
+struct HotHook {
+    #[command(subcommand)]
+    command: OnlyHook,
+}
+
+#[derive(Subcommand)]
+enum OnlyHook {
     /// Answer an agent's pre-tool hook (`claude`, `codex`, `gemini`): the payload on stdin, the answer on stdout.
     Hook(hook_cmd::HookArgs),
 }
-
-const HOT: &[&str] = &["check", "run", "hook"];
 
 fn main() -> ExitCode {
     // The sandbox shim runs before anything else: it confines itself and becomes the command.
@@ -126,19 +150,21 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == wicket_sandbox::KEEPER_ARG) {
         return ExitCode::from(wicket_sandbox::placeholders::keeper_main(&args[2..]).clamp(0, 255) as u8);
     }
-    let hot = args.get(1).and_then(|a| a.to_str()).is_some_and(|a| HOT.contains(&a));
-    let command = if hot {
-        match HotCli::parse().command {
-            HotCommand::Check(a) => Command::Check(a),
-            HotCommand::Run(a) => Command::Run(a),
-            HotCommand::Hook(a) => {
+    let command = match args.get(1).and_then(|a| a.to_str()) {
+        Some("check") => match HotCheck::parse().command {
+            OnlyCheck::Check(a) => Command::Check(a),
+        },
+        Some("run") => match HotRun::parse().command {
+            OnlyRun::Run(a) => Command::Run(a),
+        },
+        Some("hook") => match HotHook::parse().command {
+            OnlyHook::Hook(a) => {
                 // The hook's answer goes out before the exporter is started.
                 wicket::otel::defer_kicks();
                 Command::Hook(a)
             }
-        }
-    } else {
-        Cli::parse().command
+        },
+        _ => Cli::parse().command,
     };
     let result = match command {
         Command::Check(args) => check_cmd::check(&args, false).map(|()| ExitCode::SUCCESS),
@@ -196,12 +222,15 @@ mod tests {
 
     use super::*;
 
-    /// The hot parser is the full one, cut down: same commands, flags and help text.
+    /// Each hot parser is the full one cut down to its command: the same about, flags, help text
+    /// and subcommands, and the same top level.
     #[test]
-    fn the_hot_parser_matches_the_full_one() {
+    fn the_hot_parsers_match_the_full_one() {
         let full = Cli::command();
-        let hot = HotCli::command();
-        for name in HOT {
+        for (name, hot) in [("check", HotCheck::command()), ("run", HotRun::command()), ("hook", HotHook::command())] {
+            assert_eq!(hot.get_subcommands().count(), 1, "{name}");
+            assert_eq!(full.get_about().map(ToString::to_string), hot.get_about().map(ToString::to_string));
+            assert_eq!(full.get_version(), hot.get_version());
             let (f, h) = (full.find_subcommand(name).unwrap(), hot.find_subcommand(name).unwrap());
             assert_eq!(f.get_about().map(ToString::to_string), h.get_about().map(ToString::to_string), "{name}");
             let flags = |c: &clap::Command| -> Vec<String> {
@@ -211,7 +240,12 @@ mod tests {
             let subs =
                 |c: &clap::Command| -> Vec<String> { c.get_subcommands().map(|s| s.get_name().to_string()).collect() };
             assert_eq!(subs(f), subs(h), "{name}");
+            // Help as printed, subcommands' too (the hook's agents).
+            let help = |c: &clap::Command| c.clone().render_long_help().to_string();
+            assert_eq!(help(f), help(h), "{name}");
+            for s in f.get_subcommands() {
+                assert_eq!(help(s), help(h.find_subcommand(s.get_name()).unwrap()), "{name} {}", s.get_name());
+            }
         }
-        assert_eq!(hot.get_subcommands().count(), HOT.len());
     }
 }
