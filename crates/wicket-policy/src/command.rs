@@ -685,7 +685,7 @@ impl Builder {
         self.collect_writes(&cmd.words);
         let mut risky = risky_of(&cmd.words);
         for a in &cmd.assignments {
-            let harmless = a.value.value.as_deref().is_some_and(|v| wicket_programs::harmless_assignment(&a.name, v));
+            let harmless = adds_nothing(a, cmd);
             if crate::flags::risky_var(&a.name) && !harmless {
                 risky.push(format!("{}=", a.name));
             }
@@ -941,8 +941,10 @@ impl Builder {
             coverable: cmd.is_static() || static_but_pipes(cmd) || dynamic_ok,
             static_prefix,
             has_assignments: !cmd.assignments.is_empty(),
-            bare: (!cmd.assignments.is_empty() && !cmd.words.is_empty() && tunes_output_only(&cmd.assignments))
-                .then(|| cmd.canonical()),
+            bare: (!cmd.assignments.is_empty()
+                && !cmd.words.is_empty()
+                && cmd.assignments.iter().all(|a| adds_nothing(a, cmd)))
+            .then(|| cmd.canonical()),
             risky,
             inner,
             inert: false,
@@ -2002,6 +2004,19 @@ fn handed_source(line: &str, commands: &[SimpleCommand], i: usize) -> Option<Han
         return Some(Handed::Tracked);
     }
     None
+}
+
+/// Does this assignment before `cmd` change nothing its rule is about: a static value of a
+/// variable that only tunes output, or import folders below the current one for a program that
+/// imports that folder's code anyway (`PYTHONPATH=. pytest`, see
+/// [`wicket_programs::import_path_adds_nothing`])?
+fn adds_nothing(a: &wicket_shell::Assignment, cmd: &SimpleCommand) -> bool {
+    let Some(v) = a.value.value.as_deref() else { return false };
+    if wicket_programs::harmless_assignment(&a.name, v) {
+        return true;
+    }
+    let argv: Vec<&str> = cmd.words.iter().map_while(|w| w.value.as_deref()).collect();
+    argv.len() == cmd.words.len() && wicket_programs::import_path_adds_nothing(&a.name, v, &argv)
 }
 
 /// Does every assignment set a variable that only tunes output, to a static value?

@@ -155,6 +155,46 @@ pub fn harmless_assignment(name: &str, value: &str) -> bool {
     only_tunes_output(name) || (PAGERS.contains(&name) && matches!(value, "" | "cat"))
 }
 
+/// Programs that import the code of the folder they run in, by design: a test runner imports
+/// the tests it collects and what they import (pytest puts each test's folder on `sys.path`;
+/// `python -m` puts the current folder there). For these, `PYTHONPATH` naming folders below
+/// the current one adds no code the run could not import anyway: whoever may write a module
+/// there may write a test the runner collects. For any other program it may (`PYTHONPATH=.
+/// pip install x` imports a `./pip/` planted in the project instead of pip).
+fn imports_its_folder(argv: &[&str]) -> bool {
+    let python = |p: &str| {
+        matches!(p, "python" | "python3")
+            || p.strip_prefix("python3.").is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match argv {
+        [p, ..] if matches!(*p, "pytest" | "py.test") => true,
+        [p, "-m", module, ..] if python(p) => matches!(*module, "pytest" | "unittest"),
+        _ => false,
+    }
+}
+
+/// Does `NAME=VALUE` before `argv` only put folders below the current one on the import path of
+/// a program that imports that folder's code anyway ([`imports_its_folder`])? `PYTHONPATH=.
+/// pytest` and `PYTHONPATH=src python -m pytest` yes; an absolute entry, `~`, `..`, an empty
+/// entry (the current folder, as written by no one on purpose) or any other program no.
+///
+/// ```
+/// assert!(wicket_programs::import_path_adds_nothing("PYTHONPATH", "src:tests", &["pytest", "-q"]));
+/// assert!(!wicket_programs::import_path_adds_nothing("PYTHONPATH", "/tmp/x", &["pytest"]));
+/// assert!(!wicket_programs::import_path_adds_nothing("PYTHONPATH", ".", &["pip", "install", "x"]));
+/// ```
+pub fn import_path_adds_nothing(name: &str, value: &str, argv: &[&str]) -> bool {
+    name == "PYTHONPATH"
+        && !value.is_empty()
+        && value.split(':').all(|entry| {
+            !entry.is_empty()
+                && !entry.starts_with(['/', '~', '-'])
+                && !entry.contains(['$', '`', '\\'])
+                && entry.split('/').all(|c| c != "..")
+        })
+        && imports_its_folder(argv)
+}
+
 /// Variables that hold no secret: what bash and the login set (the folder, the user, the shell's
 /// own counters), where tools live, and [`ONLY_TUNES_OUTPUT`]. A program that only prints
 /// (`echo`) may print these without a rule; any other variable may hold a token the person's

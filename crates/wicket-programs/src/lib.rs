@@ -33,7 +33,9 @@ mod programs;
 pub mod role;
 
 pub use devices::is_device;
-pub use environment::{evaluated, harmless_assignment, holds_no_secret, loads_code, only_tunes_output, Evaluated};
+pub use environment::{
+    evaluated, harmless_assignment, holds_no_secret, import_path_adds_nothing, loads_code, only_tunes_output, Evaluated,
+};
 pub use facts::{Does, Example, Expect, Job, Network, SetsVariable, Writes};
 pub use grammar::{program, Arg, Effect, Found, Opt, Parsed, Program, Scripts, Style, PROGRAMS};
 pub use programs::{KNOWN, RUNNERS};

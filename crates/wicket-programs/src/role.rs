@@ -204,7 +204,7 @@ pub fn adds_nothing(outer: &[&str], inner: &[&str]) -> bool {
                 w.split_once('=').is_some_and(|(name, v)| {
                     !name.is_empty()
                         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-                        && crate::harmless_assignment(name, v)
+                        && (crate::harmless_assignment(name, v) || crate::import_path_adds_nothing(name, v, inner))
                 })
             });
     }
