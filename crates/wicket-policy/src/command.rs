@@ -1117,7 +1117,17 @@ impl Builder {
         }
         let base = program.rsplit('/').next().unwrap_or(program).to_string();
         let words: Vec<String> = argv.iter().skip(1).filter_map(|w| w.value.clone()).collect();
-        for w in words {
+        // The configuration file a tool is told to use is read, not written (`jest --config F`).
+        let read: Vec<usize> = if words.len() == argv.len() - 1 {
+            let all: Vec<&str> = words.iter().map(String::as_str).collect();
+            wicket_programs::config_values(&base, &all)
+        } else {
+            Vec::new()
+        };
+        for (i, w) in words.into_iter().enumerate() {
+            if read.contains(&i) {
+                continue;
+            }
             for v in self.variants(&w) {
                 self.maybe_writes.push((base.clone(), v));
             }

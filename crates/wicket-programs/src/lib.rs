@@ -25,6 +25,7 @@
 
 pub mod answers;
 pub mod checkers;
+mod configs;
 mod devices;
 mod environment;
 pub mod facts;
@@ -32,6 +33,7 @@ pub mod grammar;
 mod programs;
 pub mod role;
 
+pub use configs::{config_readers, config_values};
 pub use devices::is_device;
 pub use environment::{
     evaluated, harmless_assignment, holds_no_secret, import_path_adds_nothing, loads_code, only_tunes_output, Evaluated,

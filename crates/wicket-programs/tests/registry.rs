@@ -188,3 +188,12 @@ fn facts_that_excuse_a_program_agree_with_its_record() {
         }
     }
 }
+
+/// The tools whose configuration option only reads (`config_values`) have no record: a record
+/// of one would be a second home for the fact, which then moves into it.
+#[test]
+fn config_readers_have_no_record() {
+    for name in wicket_programs::config_readers() {
+        assert!(wicket_programs::lookup(name).is_none(), "{name} has a record: move its config option there");
+    }
+}
