@@ -2363,7 +2363,9 @@ pub(super) static NPM: Program = Program {
         o("--node-options", REQ, Exec),
         o("--userconfig", REQ, Exec),
         o("--globalconfig", REQ, Exec),
-        o("--prefix", REQ, Exec),
+        // As if started in that folder (npm-config(7) `prefix`): its `package.json` runs, as after a
+        // `cd`; one that may lie outside the project is for a rule to spell out.
+        o("--prefix", REQ, Workdir),
         o("--registry", REQ, Exec),
         o("--call", REQ, Exec),
         o("-c", REQ, Exec),
@@ -2483,7 +2485,9 @@ pub(super) static NPX: Program = Program {
         o("--node-options", REQ, Exec),
         o("--userconfig", REQ, Exec),
         o("--globalconfig", REQ, Exec),
-        o("--prefix", REQ, Exec),
+        // As if started in that folder (npm-config(7) `prefix`): its `package.json` runs, as after a
+        // `cd`; one that may lie outside the project is for a rule to spell out.
+        o("--prefix", REQ, Workdir),
         o("--registry", REQ, Exec),
         o("--call", REQ, Exec),
         o("-c", REQ, Exec),
@@ -2563,7 +2567,7 @@ pub(super) static PNPM: Program = Program {
         o("-v --version", NO, Plain),
         o("-r --recursive", NO, Plain),
         o("-w --workspace-root", NO, Plain),
-        o("-C --dir", REQ, Exec),
+        o("-C --dir", REQ, Workdir),
         o("--filter", REQ, Plain),
         o("-F", REQ, Plain),
         o("--filter-prod", REQ, Plain),
@@ -2667,7 +2671,7 @@ pub(super) static YARN: Program = Program {
         o("--exclude", REQ, Plain),
         o("--watch", NO, Plain),
         o("--coverage", NO, Plain),
-        o("--cwd", REQ, Exec),
+        o("--cwd", REQ, Workdir),
         o("--modules-folder", REQ, Write),
         o("--cache-folder", REQ, Write),
         o("--global-folder", REQ, Write),
