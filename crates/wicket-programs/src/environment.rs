@@ -174,7 +174,7 @@ fn imports_its_folder(argv: &[&str]) -> bool {
 }
 
 /// Does `NAME=VALUE` before `argv` only put folders below the current one on the import path of
-/// a program that imports that folder's code anyway ([`imports_its_folder`])? `PYTHONPATH=.
+/// a program that imports that folder's code anyway (`imports_its_folder`)? `PYTHONPATH=.
 /// pytest` and `PYTHONPATH=src python -m pytest` yes; an absolute entry, `~`, `..`, an empty
 /// entry (the current folder, as written by no one on purpose) or any other program no.
 ///
