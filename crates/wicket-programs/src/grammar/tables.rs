@@ -2337,7 +2337,18 @@ pub(super) static NPM: Program = Program {
         o("--install-links", NO, Plain),
         o("--install-strategy", REQ, Plain),
         o("--color", REQ, Plain),
-        o("--progress", NO, Plain),
+        // nopt reads `--progress=false` as the flag turned off.
+        o("--progress", OPT, Plain),
+        // npm-config(7): what an install checks or builds for, and what it prints.
+        o("--engine-strict", NO, Plain),
+        o("--optional", NO, Plain),
+        o("--bin-links", NO, Plain),
+        o("--update-notifier", NO, Plain),
+        o("--audit-level", REQ, Plain),
+        // npm 9.6 and later: the platform an install chooses packages for.
+        o("--os", REQ, Plain),
+        o("--cpu", REQ, Plain),
+        o("--libc", REQ, Plain),
         o("--unicode", NO, Plain),
         o("--tag", REQ, Plain),
         o("--access", REQ, Plain),
