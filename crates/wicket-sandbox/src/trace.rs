@@ -22,7 +22,11 @@ fn stamp(label: &str, prefix: &str) {
         }
         let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
         let us = i128::from(t.tv_sec) * 1_000_000 + i128::from(t.tv_nsec) / 1_000;
-        eprintln!("wicket: phase {us} {prefix}{label}");
+        // One write for the whole line: the sandbox's processes stamp theirs on a pipe that
+        // wicket copies to the same stderr, and a line written in pieces (as `eprintln!` does)
+        // could be cut by one of theirs.
+        let line = format!("wicket: phase {us} {prefix}{label}\n");
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (label, prefix);
