@@ -12,10 +12,12 @@ use super::MapError;
 /// gives no answer and Claude Code's permission flow goes on as usual.
 pub const PASS_THROUGH: &[&str] = &[
     "TodoWrite",
+    "TodoRead",
     "Task",
     "Agent",
     "AskUserQuestion",
     "ExitPlanMode",
+    "exit_plan_mode",
     "BashOutput",
     "TaskOutput",
     "KillShell",
@@ -106,6 +108,13 @@ pub fn map_tool(name: &str, input: &Value, cwd: &Path) -> Result<Option<ToolCall
                 "new_string": optional("new_source")?.unwrap_or_default(),
             }),
         ),
+        // Earlier Claude Code versions' listing and notebook-reading tools (`LS` takes an
+        // absolute `path`, `NotebookRead` a `notebook_path`), as Droid's and Gemini CLI's are.
+        "LS" => {
+            let path = optional("path")?.filter(|p| !p.is_empty()).map_or_else(cwd_text, abs);
+            ToolCall::new("glob", json!({"pattern": "*", "path": path}))
+        }
+        "NotebookRead" => ToolCall::new("read_file", json!({"path": abs(string("notebook_path")?)})),
         "Glob" | "Grep" => {
             let tool = if name == "Glob" { "glob" } else { "grep" };
             let path = optional("path")?.filter(|p| !p.is_empty()).map_or_else(cwd_text, abs);
@@ -130,6 +139,11 @@ mod tests {
         let c = map_tool("Grep", &json!({"pattern": "x"}), cwd).ok().flatten();
         assert_eq!(c.map(|c| c.input["path"].clone()), Some(json!("/p")));
         assert!(map_tool("TodoWrite", &json!({}), cwd).ok().flatten().is_none());
+        let c = map_tool("LS", &json!({"path": "src", "ignore": ["*.log"]}), cwd).ok().flatten();
+        assert_eq!(c.map(|c| (c.tool, c.input)), Some(("glob".into(), json!({"pattern": "*", "path": "/p/src"}))));
+        let c = map_tool("NotebookRead", &json!({"notebook_path": "a.ipynb"}), cwd).ok().flatten();
+        assert_eq!(c.map(|c| (c.tool, c.input["path"].clone())), Some(("read_file".into(), json!("/p/a.ipynb"))));
+        assert!(map_tool("NotebookRead", &json!({}), cwd).is_err());
         assert!(map_tool("Read", &json!({}), cwd).is_err());
     }
 
