@@ -941,10 +941,12 @@ impl Builder {
             coverable: cmd.is_static() || static_but_pipes(cmd) || dynamic_ok,
             static_prefix,
             has_assignments: !cmd.assignments.is_empty(),
-            bare: (!cmd.assignments.is_empty()
-                && !cmd.words.is_empty()
-                && cmd.assignments.iter().all(|a| adds_nothing(a, cmd)))
-            .then(|| cmd.canonical()),
+            bare: if cmd.assignments.iter().all(|a| adds_nothing(a, cmd)) {
+                git_here(&cmd.words)
+                    .or_else(|| (!cmd.assignments.is_empty() && !cmd.words.is_empty()).then(|| cmd.canonical()))
+            } else {
+                None
+            },
             risky,
             inner,
             inert: false,
@@ -2014,6 +2016,28 @@ fn handed_source(line: &str, commands: &[SimpleCommand], i: usize) -> Option<Han
         return Some(Handed::Tracked);
     }
     None
+}
+
+/// `git -C DIR … SUB …` as `git SUB …`, for allow rules (issue 40): git works in `DIR` as after
+/// a `cd` there. Only `-C` pairs before the sub-command, every word static; a folder outside
+/// the project or in a repository nested in it is judged apart (its configuration was never
+/// read: only `bash(*)` covers it), so a rule for the sub-command covers a folder of the
+/// root's own repository, as `cd DIR && git SUB` is covered.
+fn git_here(words: &[Word]) -> Option<String> {
+    let vals: Vec<&str> = words.iter().map(|w| w.value.as_deref()).collect::<Option<_>>()?;
+    let program = *vals.first()?;
+    if wicket_programs::lookup(program).map(|r| r.checker) != Some(Checker::Git) {
+        return None;
+    }
+    let mut i = 1;
+    while vals.get(i) == Some(&"-C") {
+        vals.get(i + 1)?;
+        i += 2;
+    }
+    if i == 1 || vals.get(i).is_none_or(|w| w.starts_with('-')) {
+        return None;
+    }
+    Some(std::iter::once(program).chain(vals[i..].iter().copied()).collect::<Vec<_>>().join(" "))
 }
 
 /// Does this assignment before `cmd` change nothing its rule is about: a static value of a
