@@ -942,7 +942,7 @@ impl Builder {
             static_prefix,
             has_assignments: !cmd.assignments.is_empty(),
             bare: if cmd.assignments.iter().all(|a| adds_nothing(a, cmd)) {
-                git_here(&cmd.words)
+                workdir_here(&cmd.words)
                     .or_else(|| (!cmd.assignments.is_empty() && !cmd.words.is_empty()).then(|| cmd.canonical()))
             } else {
                 None
@@ -2018,21 +2018,36 @@ fn handed_source(line: &str, commands: &[SimpleCommand], i: usize) -> Option<Han
     None
 }
 
-/// `git -C DIR … SUB …` as `git SUB …`, for allow rules (issue 40): git works in `DIR` as after
-/// a `cd` there. Only `-C` pairs before the sub-command, every word static; a folder outside
-/// the project or in a repository nested in it is judged apart (its configuration was never
-/// read: only `bash(*)` covers it), so a rule for the sub-command covers a folder of the
-/// root's own repository, as `cd DIR && git SUB` is covered.
-fn git_here(words: &[Word]) -> Option<String> {
+/// `git -C DIR … SUB …` as `git SUB …`, and `npm --prefix DIR SUB …` as `npm SUB …`, for allow
+/// rules (issue 40): the program works in `DIR` as after a `cd` there. Only such folder options
+/// before the sub-command, every word static. git's `-C` folder outside the project or in a
+/// repository nested in it is judged apart (its configuration was never read: only `bash(*)`
+/// covers it); a package manager's (its table's `Workdir` options: npm's `--prefix`, pnpm's
+/// `--dir`, yarn's `--cwd`) that may lie outside stays a risky word the rule must spell out.
+/// So a rule for the sub-command covers a folder of the project, as `cd DIR && … SUB` is covered.
+fn workdir_here(words: &[Word]) -> Option<String> {
     let vals: Vec<&str> = words.iter().map(|w| w.value.as_deref()).collect::<Option<_>>()?;
     let program = *vals.first()?;
-    if wicket_programs::lookup(program).map(|r| r.checker) != Some(Checker::Git) {
-        return None;
-    }
+    let git = wicket_programs::lookup(program).map(|r| r.checker) == Some(Checker::Git);
+    let table = if git { None } else { Some(wicket_programs::program(program)?) };
+    let workdir = |words: &[&str]| {
+        table.is_some_and(|t| {
+            let p = t.parse(words);
+            p.unknown.is_empty()
+                && p.operands.is_empty()
+                && p.path.is_empty()
+                && p.found.len() == 1
+                && p.found[0].opt.effect == wicket_programs::Effect::Workdir
+        })
+    };
     let mut i = 1;
-    while vals.get(i) == Some(&"-C") {
-        vals.get(i + 1)?;
-        i += 2;
+    loop {
+        match vals.get(i) {
+            Some(&"-C") if git && vals.get(i + 1).is_some() => i += 2,
+            Some(w) if w.starts_with('-') && workdir(&[w]) => i += 1,
+            Some(w) if w.starts_with('-') && vals.get(i + 1).is_some_and(|v| workdir(&[w, v])) => i += 2,
+            _ => break,
+        }
     }
     if i == 1 || vals.get(i).is_none_or(|w| w.starts_with('-')) {
         return None;
