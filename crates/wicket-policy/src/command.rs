@@ -806,6 +806,7 @@ impl Builder {
                 deny_texts.push(parsed.normal_form(base));
                 self.args.extend(parsed.reads().into_iter().map(|r| (r, false)));
             }
+            deny_texts.extend(options_set_aside(&values));
             deny_texts.push(text);
         }
         // Strings run by `bash -c`, `eval` …: their redirections and arguments count too.
@@ -2053,6 +2054,40 @@ fn workdir_here(words: &[Word]) -> Option<String> {
         return None;
     }
     Some(std::iter::once(program).chain(vals[i..].iter().copied()).collect::<Vec<_>>().join(" "))
+}
+
+/// The longest run of leading options a deny rule looks past (`kubectl --context prod -n x
+/// delete …`).
+const MAX_LEADING_OPTIONS: usize = 8;
+
+/// The command with the options written before its first other word set aside, one form per
+/// way to read them (each option word, and the word after one that may take a value): a deny
+/// rule names the words a person sees (`npm publish`, `curl http://evil…`, `rm build`), and
+/// most programs read an option before them the same as after (`npm --silent publish`, `curl
+/// -s URL`, `rm -rf build`, `kubectl --context prod delete pod x`). Each form keeps only words
+/// of the command, in order, so a rule that meets one names what runs. For deny and ask rules
+/// only: an allow rule is matched as written.
+fn options_set_aside(values: &[&str]) -> Vec<String> {
+    let Some((program, rest)) = values.split_first() else { return Vec::new() };
+    let is_option = |w: &str| w.len() > 1 && w.starts_with('-');
+    let join = |tail: &[&str]| std::iter::once(*program).chain(tail.iter().copied()).collect::<Vec<_>>().join(" ");
+    let mut out = Vec::new();
+    let mut may_take_value = false;
+    for (i, w) in rest.iter().take(MAX_LEADING_OPTIONS).enumerate() {
+        if *w == "--" {
+            out.push(join(&rest[i + 1..]));
+            break;
+        }
+        let option = is_option(w);
+        if !option && !may_take_value {
+            break;
+        }
+        if i + 1 < rest.len() {
+            out.push(join(&rest[i + 1..]));
+        }
+        may_take_value = option && !w.contains('=');
+    }
+    out
 }
 
 /// Does this assignment before `cmd` change nothing its rule is about: a static value of a
