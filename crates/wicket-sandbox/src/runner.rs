@@ -472,12 +472,11 @@ impl Sandbox {
             Backend::Bwrap { path } => {
                 let mut fds = Vec::new();
                 // The network namespace already cuts the network; loopback inside it stays usable.
-                for prog in crate::seccomp::programs(false).map_err(|e| SandboxError::Seccomp(e.to_string()))? {
-                    let fd = program_fd(&crate::seccomp::bytes(&prog))?;
-                    fds.push(raw(&fd));
-                    guards.fds.push(fd);
-                }
-                crate::trace::phase("seccomp programs made");
+                let prog = crate::seccomp::program(false).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+                let fd = program_fd(&prog.bytes())?;
+                fds.push(raw(&fd));
+                guards.fds.push(fd);
+                crate::trace::phase("seccomp program made");
                 // Wicket's own namespaces carry out the same line (see `native`), in the shim,
                 // which then runs in the sandbox it built: no bubblewrap, no second start.
                 let own = own_namespaces();

@@ -254,7 +254,7 @@ pub struct Prepared {
     #[cfg(target_os = "linux")]
     ruleset: landlock::RulesetCreated,
     #[cfg(target_os = "linux")]
-    seccomp: Vec<seccompiler::BpfProgram>,
+    seccomp: Option<crate::seccomp::Program>,
     /// The fallback's namespaces (where the machine allows them) and death signal.
     #[cfg(target_os = "linux")]
     isolation: Option<crate::fallback::Isolation>,
@@ -339,7 +339,7 @@ pub fn prepare(p: &ShimPolicy) -> Result<Prepared, String> {
         None => ruleset,
     };
     let seccomp =
-        if p.fallback { crate::seccomp::programs(p.no_network).map_err(|e| e.to_string())? } else { Vec::new() };
+        if p.fallback { Some(crate::seccomp::program(p.no_network).map_err(|e| e.to_string())?) } else { None };
     let isolation = match p.fallback {
         true => {
             let eff = std::cmp::min(ABI::from(crate::probe::landlock_abi() as i32), abi);
@@ -414,8 +414,8 @@ impl Prepared {
         if self.fallback && status.ruleset == landlock::RulesetStatus::NotEnforced {
             return Err("the kernel did not enforce Landlock".into());
         }
-        for prog in &self.seccomp {
-            seccompiler::apply_filter(prog).map_err(|e| e.to_string())?;
+        if let Some(prog) = &self.seccomp {
+            prog.apply().map_err(|e| e.to_string())?;
         }
         cloexec_beyond_stdio()
     }
