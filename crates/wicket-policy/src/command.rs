@@ -943,7 +943,7 @@ impl Builder {
             static_prefix,
             has_assignments: !cmd.assignments.is_empty(),
             bare: if cmd.assignments.iter().all(|a| adds_nothing(a, cmd)) {
-                workdir_here(&cmd.words)
+                without_leading_options(&cmd.words)
                     .or_else(|| (!cmd.assignments.is_empty() && !cmd.words.is_empty()).then(|| cmd.canonical()))
             } else {
                 None
@@ -2019,34 +2019,43 @@ fn handed_source(line: &str, commands: &[SimpleCommand], i: usize) -> Option<Han
     None
 }
 
-/// `git -C DIR … SUB …` as `git SUB …`, and `npm --prefix DIR SUB …` as `npm SUB …`, for allow
-/// rules (issue 40): the program works in `DIR` as after a `cd` there. Only such folder options
-/// before the sub-command, every word static. git's `-C` folder outside the project or in a
-/// repository nested in it is judged apart (its configuration was never read: only `bash(*)`
-/// covers it); a package manager's (its table's `Workdir` options: npm's `--prefix`, pnpm's
-/// `--dir`, yarn's `--cwd`) that may lie outside stays a risky word the rule must spell out.
-/// So a rule for the sub-command covers a folder of the project, as `cd DIR && … SUB` is covered.
-fn workdir_here(words: &[Word]) -> Option<String> {
+/// The command without the options written before its sub-command, when each is one an allow
+/// rule need not care about, for allow rules (issue 40): `git --no-pager log` as `git log`,
+/// `mvn -q test` as `mvn test`, `npm --silent test` as `npm test`. The same options after the
+/// sub-command are already covered by a rule for it (`bash(git log*)` covers `git log
+/// --no-pager`-style words); before it they were not, one question per call. Set aside: the
+/// options the program's table knows as `Plain` (nothing an allow rule has to care about),
+/// with their values, and folder options: `git -C DIR … SUB …` as `git SUB …`, `npm --prefix
+/// DIR SUB …` as `npm SUB …` (the program works in `DIR` as after a `cd` there). git's `-C`
+/// folder outside the project or in a repository nested in it is judged apart (its
+/// configuration was never read: only `bash(*)` covers it); a package manager's (its table's
+/// `Workdir` options: npm's `--prefix`, pnpm's `--dir`, yarn's `--cwd`) that may lie outside
+/// stays a risky word the rule must spell out. Every word static; an option the table does not
+/// know, or any other effect (`git -c`, `git --bare`, `docker -H`), keeps the command as written.
+fn without_leading_options(words: &[Word]) -> Option<String> {
     let vals: Vec<&str> = words.iter().map(|w| w.value.as_deref()).collect::<Option<_>>()?;
     let program = *vals.first()?;
-    let git = wicket_programs::lookup(program).map(|r| r.checker) == Some(Checker::Git);
-    let table = if git { None } else { Some(wicket_programs::program(program)?) };
-    let workdir = |words: &[&str]| {
-        table.is_some_and(|t| {
-            let p = t.parse(words);
-            p.unknown.is_empty()
-                && p.operands.is_empty()
-                && p.path.is_empty()
-                && p.found.len() == 1
-                && p.found[0].opt.effect == wicket_programs::Effect::Workdir
-        })
+    let table = wicket_programs::program(program)?;
+    let git = table.checker == Checker::Git;
+    let set_aside = |words: &[&str]| {
+        let p = table.parse(words);
+        p.unknown.is_empty()
+            && p.operands.is_empty()
+            && p.path.is_empty()
+            && p.found.len() == 1
+            && match p.found[0].opt.effect {
+                wicket_programs::Effect::Plain => true,
+                // git's `-C` is its own case (its folder's configuration is judged apart).
+                wicket_programs::Effect::Workdir => !git,
+                _ => false,
+            }
     };
     let mut i = 1;
     loop {
         match vals.get(i) {
             Some(&"-C") if git && vals.get(i + 1).is_some() => i += 2,
-            Some(w) if w.starts_with('-') && workdir(&[w]) => i += 1,
-            Some(w) if w.starts_with('-') && vals.get(i + 1).is_some_and(|v| workdir(&[w, v])) => i += 2,
+            Some(w) if w.starts_with('-') && set_aside(&[w]) => i += 1,
+            Some(w) if w.starts_with('-') && vals.get(i + 1).is_some_and(|v| set_aside(&[w, v])) => i += 2,
             _ => break,
         }
     }

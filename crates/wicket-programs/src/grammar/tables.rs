@@ -1961,7 +1961,9 @@ pub(super) static GIT: Program = Program {
         o("--no-lazy-fetch", NO, Plain),
         o("--no-optional-locks", NO, Plain),
         o("--no-advice", NO, Plain),
-        o("--bare", NO, Plain),
+        // The current folder becomes the repository: its `config` (the project's files, which
+        // a command may have written) is read as the repository's, as with `--git-dir=.`.
+        o("--bare", NO, Exec),
         o("--git-dir", REQ, Exec),
         o("--work-tree", REQ, Write),
         o("--namespace", REQ, Plain),
