@@ -1238,8 +1238,10 @@ impl Policy {
             while at != root.as_path() && at.starts_with(root) {
                 let dot = at.join(".git");
                 // `--git-dir=ROOT/.git` names the root's own repository.
+                let own = at.parent() == Some(root.as_path()) && at.file_name().is_some_and(|n| n == ".git");
                 if self.env.disk.lstat(&dot).is_some()
-                    || at.file_name().is_some_and(|n| n == ".git") && at.parent() != Some(root.as_path())
+                    || at.file_name().is_some_and(|n| n == ".git") && !own
+                    || !own && self.looks_like_git_dir(at)
                 {
                     return Some(format!(
                         "git runs in `{dir}`, inside the nested repository {}: its configuration can make git run programs, and wicket has not read it",
@@ -1251,6 +1253,16 @@ impl Policy {
             }
         }
         None
+    }
+
+    /// Would git's discovery take `dir` itself for a repository, as it does a bare one
+    /// (`is_git_directory` in git's setup.c: a `HEAD`, and `objects` and `refs`, or a
+    /// `commondir` that says where they are)? git 2.47.3 ran the `core.fsmonitor` of such a
+    /// folder's `config` on `git status` in it (safe.bareRepository is `all` by default). Only
+    /// the names are looked at: a folder that merely looks like one is asked about.
+    fn looks_like_git_dir(&self, dir: &std::path::Path) -> bool {
+        let has = |name: &str| self.env.disk.lstat(&dir.join(name)).is_some();
+        has("HEAD") && (has("commondir") || has("objects") && has("refs"))
     }
 
     /// Where the bytes of a command whose input names its targets land (issue 39, class 6):
