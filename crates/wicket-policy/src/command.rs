@@ -584,7 +584,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
                 }
             }
             Some(Handed::Tracked) => b.recursive.push((".".to_string(), false, Vec::new())),
-            None => {}
+            Some(Handed::ProcessIds) | None => {}
         }
     }
     b.writes.sort();
@@ -1697,7 +1697,10 @@ fn plain_option_value(cmd: &SimpleCommand, index: usize, ifs_free: bool) -> bool
         return false;
     }
     let Some(kind) = printed(sub.body) else { return false };
-    if !sub.quoted && (kind == Printed::State || !ifs_free) {
+    // Process ids are one field each, and there may be several.
+    if !sub.quoted
+        && (kind == Printed::State || kind == Printed::Known(wicket_programs::answers::Answer::ProcessIds) || !ifs_free)
+    {
         return false;
     }
     let Some(program) = cmd.words.first().and_then(|w| w.value.as_deref()) else { return false };
@@ -1967,6 +1970,8 @@ enum Handed {
     Find { starts: Vec<String>, names: Vec<String>, plain: bool },
     /// `git ls-files`: the tracked files, any of them below the line's folder.
     Tracked,
+    /// Process ids (`lsof -t`, `pgrep`), handed to `kill`: no file at all.
+    ProcessIds,
 }
 
 /// Is command `i` a program that adds names from its input to the command it runs (`xargs`),
@@ -1995,6 +2000,13 @@ fn handed_source(line: &str, commands: &[SimpleCommand], i: usize) -> Option<Han
         return None;
     }
     let words: Vec<&str> = source.words.iter().filter_map(|w| w.value.as_deref()).collect();
+    // `lsof -t -i:3000 | xargs kill`: ids, which `kill` takes as processes only.
+    let runs = parsed.operands.first().map(String::as_str);
+    if runs.is_some_and(wicket_programs::answers::takes_process_ids)
+        && wicket_programs::answers::answer(&words) == Some(wicket_programs::answers::Answer::ProcessIds)
+    {
+        return Some(Handed::ProcessIds);
+    }
     let source_record = record(source)?;
     if source_record.checker == Checker::FindExec {
         let args = &words[1..];
@@ -2209,12 +2221,28 @@ fn inert_dynamic(cmd: &SimpleCommand, ifs_free: bool) -> Option<Dynamic> {
         // `diff <(ls a) <(ls b)`: the word is a `/dev/fd/N` name; what runs inside is a part of
         // its own that needs its own rule.
         let process_substitution = (w.raw.starts_with("<(") || w.raw.starts_with(">(")) && w.raw.ends_with(')');
-        if process_substitution || (whole_quoted && message) || plain_option_value(cmd, k + 1, ifs_free) {
+        if process_substitution
+            || (whole_quoted && message)
+            || plain_option_value(cmd, k + 1, ifs_free)
+            || ids_for_kill(cmd, k + 1)
+        {
             continue;
         }
         out.echoed.extend(git_revision(cmd, k + 1, ifs_free)?);
     }
     Some(out)
+}
+
+/// Is the dynamic word at `index` an operand of `kill` given by one substitution that prints
+/// process ids (`kill $(lsof -t -i:3000)`, `kill -9 "$(pgrep -f vite)"`)? Split or not, the
+/// ids are digits: never an option, a job spec or a file, only processes, any of which a rule
+/// for `kill` already lets the command name. The query needs its own rule.
+fn ids_for_kill(cmd: &SimpleCommand, index: usize) -> bool {
+    let Some(sub) = cmd.words.get(index).and_then(|w| substituted(&w.raw)) else { return false };
+    sub.prefix.is_empty()
+        && sub.suffix.is_empty()
+        && cmd.words.first().and_then(|w| w.value.as_deref()).is_some_and(wicket_programs::answers::takes_process_ids)
+        && printed(sub.body) == Some(Printed::Known(wicket_programs::answers::Answer::ProcessIds))
 }
 
 /// What [`inert_dynamic`] found the dynamic words of a part do besides nothing.

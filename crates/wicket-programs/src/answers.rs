@@ -20,6 +20,9 @@ pub enum Answer {
     /// a repository's refs are its author's choice, and git lets one begin with `-`
     /// (`refs/tags/--output=F` is valid, and `git show "$(git describe --tags)"` then writes F).
     RefNames,
+    /// Process ids, digits only, one or more fields (`pgrep -f NAME`, `lsof -t -i :3000`,
+    /// `pidof NAME`): what `kill` takes, and nothing else may stand in for.
+    ProcessIds,
 }
 
 /// A revision word of a git query whose output can stand in a git command: a name and revision
@@ -96,8 +99,44 @@ pub fn answer(words: &[&str]) -> Option<Answer> {
                 ) || (!x.starts_with('-') && !x.starts_with(':') && !x.contains(".."))
             })
             .then_some(Answer::FileNames),
+        // procps-ng 4.0.2's pgrep prints the ids of the processes whose name (`-f`: whole
+        // command line) matches the one pattern, one a line; `-l`, `-a`, `-c`, `-d` and the
+        // options that take a value are left out (they print names, a count or other
+        // separators).
+        ["pgrep", rest @ ..] => (operands(rest) == 1
+            && rest.iter().filter(|x| x.starts_with('-')).all(|x| {
+                matches!(*x, "--full" | "--exact" | "--newest" | "--oldest" | "--ignore-case")
+                    || x.len() > 1 && x[1..].bytes().all(|b| b"fxnoi".contains(&b))
+            }))
+        .then_some(Answer::ProcessIds),
+        // pidof prints the ids of the named programs' processes on one line.
+        ["pidof", rest @ ..] => (operands(rest) >= 1
+            && rest.iter().filter(|x| x.starts_with('-')).all(|x| matches!(*x, "-s" | "-x" | "-q" | "-z")))
+        .then_some(Answer::ProcessIds),
+        // lsof 4.95's `-t` prints process ids only, one a line (`-ti:3000` is `-t -i:3000`),
+        // whatever selects the files: a network address (`-i`), a state (`-sTCP:LISTEN`), a
+        // file. `-F` (fields) and `+` options are left out.
+        ["lsof", rest @ ..] => {
+            let terse = |x: &str| x == "-t" || x.strip_prefix("-ti").is_some();
+            (rest.iter().any(|x| terse(x))
+                && rest.iter().all(|x| {
+                    terse(x)
+                        || x.starts_with("-i")
+                        || matches!(*x, "-n" | "-P" | "-nP" | "-Pn" | "-a")
+                        || x.starts_with("-sTCP:")
+                        || x.starts_with("-sUDP:")
+                        || !x.starts_with(['-', '+'])
+                }))
+            .then_some(Answer::ProcessIds)
+        }
         _ => None,
     }
+}
+
+/// Does the program word take the ids an [`Answer::ProcessIds`] prints as its operands, and
+/// only as processes (`kill`; not `pkill` or `killall`, which take names)?
+pub fn takes_process_ids(program: &str) -> bool {
+    program == "kill"
 }
 
 /// The option table of `program SUB` when that command reads its operands before any `--` as
@@ -133,6 +172,28 @@ mod tests {
             &["echo", "4"],
         ] {
             assert_eq!(answer(unknown), None, "{unknown:?}");
+        }
+        for pids in [
+            &["pgrep", "-f", "node server.js"][..],
+            &["pgrep", "-fx", "vite"],
+            &["pidof", "python3"],
+            &["lsof", "-ti:3000"],
+            &["lsof", "-t", "-i", ":8080"],
+            &["lsof", "-t", "-i", ":5173", "-sTCP:LISTEN"],
+        ] {
+            assert_eq!(answer(pids), Some(Answer::ProcessIds), "{pids:?}");
+        }
+        for other in [
+            &["pgrep", "-l", "node"][..],
+            &["pgrep", "-a", "node"],
+            &["pgrep", "-d", ",", "node"],
+            &["pgrep", "node", "vite"],
+            &["lsof", "-i:3000"],
+            &["lsof", "-t", "-F", "p", "-i:3000"],
+            &["lsof", "-t", "+D", "."],
+            &["pidof"],
+        ] {
+            assert_eq!(answer(other), None, "{other:?}");
         }
         assert_eq!(answer(&["git", "ls-files", "*.rs"]), Some(Answer::FileNames));
         assert_eq!(answer(&["git", "ls-files", "--full-name"]), None);
