@@ -143,6 +143,11 @@ pub struct CommandView {
     /// skipped, and the name patterns every file handed on matches (find's plain `-name`;
     /// empty: any).
     pub recursive: Vec<(String, bool, Vec<String>)>,
+    /// Those of [`Self::recursive`] whose names a launcher hands on split at blanks and
+    /// quotes (`find . -name '*.py' | xargs cat`; an unquoted `$(git ls-files)`, which bash
+    /// also globs): a name below holding such a character becomes other names, which may be
+    /// any file (`./.env x.py` is `./.env` and `x.py` to xargs).
+    pub split_reads: Vec<String>,
     /// Where a git command runs when that is not the line's own folder (`git -C DIR`,
     /// `--git-dir`, `--work-tree`, or after a `cd`): the repository there has its own
     /// configuration, which can make git run programs and which wicket has not read.
@@ -460,6 +465,7 @@ struct Builder {
     environment: Vec<String>,
     gate_changes: Vec<String>,
     recursive: Vec<(String, bool, Vec<String>)>,
+    split_reads: Vec<String>,
     git_elsewhere: Vec<String>,
     landings: Vec<wicket_programs::checkers::landings::Landing>,
     maybe_writes: Vec<(String, String)>,
@@ -576,15 +582,19 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
     }
     // `find … | xargs cat`, `git ls-files | xargs wc -l`: the names the source prints are
     // read by the program xargs runs, so what lies below the source's start points is read.
-    for source in handed {
-        match source {
-            Some(Handed::Find { starts, names, .. }) => {
-                for s in starts {
-                    b.recursive.push((s, false, names.clone()));
-                }
+    // Unless xargs reads NUL-ended names, it splits them at blanks and quotes.
+    for (i, source) in handed.into_iter().enumerate() {
+        let splits = analysis.commands.get(i).is_some_and(|c| !nul_ended(c));
+        let folders = match source {
+            Some(Handed::Find { starts, names, .. }) => starts.into_iter().map(|s| (s, names.clone())).collect(),
+            Some(Handed::Tracked) => vec![(".".to_string(), Vec::new())],
+            Some(Handed::ProcessIds) | None => Vec::new(),
+        };
+        for (folder, names) in folders {
+            if splits {
+                b.split_reads.push(folder.clone());
             }
-            Some(Handed::Tracked) => b.recursive.push((".".to_string(), false, Vec::new())),
-            Some(Handed::ProcessIds) | None => {}
+            b.recursive.push((folder, false, names));
         }
     }
     b.writes.sort();
@@ -629,6 +639,7 @@ pub fn view_with(command: &str, ctx: &ViewContext) -> CommandView {
         environment: b.environment,
         gate_changes: b.gate_changes,
         recursive: b.recursive,
+        split_reads: b.split_reads,
         git_elsewhere: b.git_elsewhere,
         landings: b.landings,
         maybe_writes: b.maybe_writes,
@@ -918,12 +929,15 @@ impl Builder {
         for w in &dynamic.echoed {
             self.push_arg(w, false);
         }
-        if dynamic.reads_tracked {
+        if let Some(splits) = dynamic.reads_tracked {
             if let Some(why) = &self.cwd_unknown {
                 self.path_doubts
                     .push(format!("{why}, so the files below it that `git ls-files` names cannot be checked"));
             }
             for v in self.variants(".") {
+                if splits {
+                    self.split_reads.push(v.clone());
+                }
                 self.recursive.push((v, false, Vec::new()));
             }
         }
@@ -2213,7 +2227,8 @@ fn inert_dynamic(cmd: &SimpleCommand, ifs_free: bool) -> Option<Dynamic> {
             continue;
         }
         if tracked_names(cmd, k + 1) {
-            out.reads_tracked = true;
+            let quoted = substituted(&w.raw).is_some_and(|s| s.quoted);
+            out.reads_tracked = Some(out.reads_tracked.unwrap_or(false) || !quoted);
             continue;
         }
         let whole_quoted = w.raw.len() >= 2 && w.raw.starts_with('"') && w.raw.ends_with('"');
@@ -2231,6 +2246,14 @@ fn inert_dynamic(cmd: &SimpleCommand, ifs_free: bool) -> Option<Dynamic> {
         out.echoed.extend(git_revision(cmd, k + 1, ifs_free)?);
     }
     Some(out)
+}
+
+/// Does this launcher (`xargs -0`, `--null`) read NUL-ended names, which it does not split?
+fn nul_ended(cmd: &SimpleCommand) -> bool {
+    cmd.words.iter().skip(1).map_while(|w| w.value.as_deref()).take_while(|w| w.starts_with('-')).any(|w| {
+        w == "--null"
+            || w.len() > 1 && !w.starts_with("--") && w[1..].bytes().all(|b| b"0rtx".contains(&b)) && w.contains('0')
+    })
 }
 
 /// Is the dynamic word at `index` an operand of `kill` given by one substitution that prints
@@ -2251,8 +2274,9 @@ struct Dynamic {
     /// Words a git query may print as they are, to be checked as paths.
     echoed: Vec<String>,
     /// The names of the files below the folder (`$(git ls-files)`) are operands of a program
-    /// that only reads: any file below may be read.
-    reads_tracked: bool,
+    /// that only reads: any file below may be read; `Some(true)` when the word is unquoted
+    /// (bash splits and globs the names).
+    reads_tracked: Option<bool>,
 }
 
 /// Is the dynamic word at `index` one substitution that prints names of files below the folder

@@ -1455,8 +1455,12 @@ impl Policy {
         // walk still goes below the others, where a matching entry may lie.
         let handed =
             |names: &[String], name: &str| names.iter().all(|p| wicket_programs::checkers::name_matches(p, name));
+        // Characters xargs splits a name at, or treats as quoting, and bash splits or globs an
+        // unquoted substitution's output at (with the default IFS).
+        let splits = |name: &str| name.contains([' ', '\t', '\n', '\'', '"', '\\', '*', '?', '[']);
         for (folder, path, skips_hidden, names) in &folders {
             let folder = *folder;
+            let split = view.split_reads.iter().any(|f| f == folder);
             let Ok(rp) = crate::paths::resolve(&self.env, path) else { continue };
             if self.env.disk.stat(&rp.real).map(|s| s.kind) != Some(Kind::Dir) {
                 continue;
@@ -1488,6 +1492,14 @@ impl Policy {
                         continue;
                     }
                     let path = dir.join(name);
+                    // Every name below counts, not only those handed on: a folder's name is
+                    // part of the path printed for each file in it.
+                    if split && splits(&name.to_string_lossy()) {
+                        return Some(format!(
+                            "`{folder}` is read recursively and {} holds a blank, quote or glob character: its name is handed on split into other names, which may be any file",
+                            path.display()
+                        ));
+                    }
                     if filtered && !handed(names, &name.to_string_lossy()) {
                         if entry.kind == Some(Kind::Dir) {
                             stack.push((path, true));
