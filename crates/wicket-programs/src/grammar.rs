@@ -248,6 +248,14 @@ pub struct Program {
     /// Options stop after this many operands (ssh: the host, then the remote command's
     /// words); 0 leaves it to `permute`.
     pub stop_after: usize,
+    /// A package manager's own commands: a first operand that is none of them names a script
+    /// of the project (or a program of `node_modules/.bin`), and so does the operand after
+    /// `run`; every word after the script's name is the script's (`yarn lint --fix`, `pnpm
+    /// dev --port 3000`), but for [`Self::read_anywhere`]. Empty: no such rule.
+    pub own_commands: &'static [&'static str],
+    /// Options the program reads wherever they stand, also among a script's words (Yarn 1
+    /// reads `--use-yarnrc` before it reads the command).
+    pub read_anywhere: &'static [&'static str],
     /// The checker for the values of `Script` options.
     pub scripts: Scripts,
     /// With no `Script`/`ScriptFile` option given, the first operand is the script (`sed
@@ -345,6 +353,8 @@ pub(crate) const GETOPT: Program = Program {
     plus: false,
     toolchain: false,
     stop_after: 0,
+    own_commands: &[],
+    read_anywhere: &[],
     scripts: Scripts::None,
     script_operand: false,
     numeric: false,
@@ -1643,12 +1653,50 @@ impl Program {
                 self.enter_sub(w, &args[i..], p);
                 return;
             }
+            let script = !self.own_commands.is_empty()
+                && match seen_operands {
+                    0 => !self.own_commands.contains(&w),
+                    1 => p.operands.first().is_some_and(|o| o == "run"),
+                    _ => false,
+                };
+            if script {
+                p.operands.push(w.to_string());
+                self.script_words(&args[i..], p);
+                return;
+            }
             p.operands.push(w.to_string());
             seen_operands += 1;
             if !self.permute || (self.stop_after > 0 && seen_operands >= self.stop_after) {
                 p.operands.extend(args[i..].iter().map(|a| (*a).to_string()));
                 return;
             }
+        }
+    }
+
+    /// The words after a script's name: operands, but for the options the program reads
+    /// anywhere (each with its value).
+    fn script_words(&'static self, args: &[&str], p: &mut Parsed) {
+        let mut i = 0;
+        while let Some(&w) = args.get(i) {
+            i += 1;
+            let (name, glued) = w.split_once('=').map_or((w, None), |(n, v)| (n, Some(v)));
+            let hit = self.read_anywhere.contains(&name).then(|| self.long(name)).flatten();
+            let Some((opt, full)) = hit else {
+                p.operands.push(w.to_string());
+                continue;
+            };
+            let value = match (opt.arg, glued) {
+                (Arg::No, _) => None,
+                (_, Some(v)) => Some(v.to_string()),
+                (arg, None) => match Self::take(arg, args, &mut i) {
+                    Some(v) => Some(v),
+                    None => {
+                        p.unknown.push(w.to_string());
+                        continue;
+                    }
+                },
+            };
+            p.found.push(Found { opt, name: full, value });
         }
     }
 
