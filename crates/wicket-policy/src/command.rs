@@ -58,6 +58,11 @@ pub struct Part {
     /// engine checks as files PROG reads. Where every word of the line stays in the project,
     /// PROG needs a rule and find none (decisions.md, "find runs a reader").
     pub hands_files: bool,
+    /// For a shell given a script file and nothing else before it (`bash scripts/test.sh`,
+    /// `sh ./build.sh ARGS`): the shell and the file as written. The script is unseen code,
+    /// as a program run by its path is (`./scripts/test.sh`): an allow rule that spells out
+    /// both covers it, a rule for the shell alone does not (decisions.md, "Script files").
+    pub runs_file: Option<String>,
     /// True when the part is such a `find` without `-exec`, piped straight into a launcher
     /// that hands its names on (`find src -type f | xargs wc -l`): the same, with xargs.
     pub feeds_names: bool,
@@ -708,9 +713,21 @@ impl Builder {
             deny_texts.push(plain);
         }
         let unwrapped = wicket_shell::strip_wrappers(cmd);
+        let mut runs_file = None;
         if !unwrapped.understood {
             let (scripts, others): (Vec<_>, Vec<_>) =
                 unwrapped.problems.iter().partition(|p| p.kind == wicket_shell::ProblemKind::RunsScriptFile);
+            // Only `SHELL FILE …`: a bare shell name, the file right after it, every word static.
+            let words: Vec<&str> = cmd.words.iter().map_while(|w| w.value.as_deref()).collect();
+            if scripts.len() == 1
+                && others.is_empty()
+                && cmd.assignments.is_empty()
+                && words.len() == cmd.words.len()
+                && words.first().is_some_and(|p| !p.contains('/') && wicket_programs::is_shell(p))
+                && words.get(1).is_some_and(|f| !f.is_empty() && !f.starts_with(['-', '+']))
+            {
+                runs_file = Some(format!("{} {}", words[0], words[1]));
+            }
             self.unseen_scripts.extend(scripts.iter().map(|p| p.detail.clone()));
             if !others.is_empty() || scripts.is_empty() {
                 let why: Vec<&str> = others.iter().map(|p| p.detail.as_str()).collect();
@@ -971,6 +988,7 @@ impl Builder {
             hands_files: find_exec,
             feeds_names: false,
             prints_revisions: false,
+            runs_file,
         }
     }
 

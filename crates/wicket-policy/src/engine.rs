@@ -696,11 +696,21 @@ impl Policy {
             _ => None,
         }) {
             format!("{why}; no rule can cover a write nobody can name, only the OS sandbox or a person")
-        } else if let Some(why) = facts.iter().find_map(|f| match f {
-            Fact::Command { view, .. } => view.unseen_scripts.first(),
+        } else if let Some((why, named)) = facts.iter().find_map(|f| match f {
+            Fact::Command { view, .. } => view.unseen_scripts.first().map(|w| {
+                // Every script run as `SHELL FILE`: a rule spelling that out covers it.
+                let files: Vec<&str> = view.parts.iter().filter_map(|p| p.runs_file.as_deref()).collect();
+                (w, (files.len() == view.unseen_scripts.len()).then_some(files))
+            }),
             _ => None,
         }) {
-            format!("{why}; only a person or an allow rule for every command can allow it")
+            match named {
+                Some(files) => format!(
+                    "{why}; only a person, an allow rule for every command, or one that names the script ({}) can allow it",
+                    files.iter().map(|f| format!("bash({f}*)")).collect::<Vec<_>>().join(", ")
+                ),
+                None => format!("{why}; only a person or an allow rule for every command can allow it"),
+            }
         } else if let Some(risk) = self.git_blocks(&facts) {
             format!("{risk}, so git could run a program the repository chose; a person must approve git commands here")
         } else {
@@ -2129,8 +2139,11 @@ impl Policy {
                 if scan.recursive_secret.is_some() {
                     return None;
                 }
-                // A script file nobody has read is covered only by `tool(*)`.
-                if !view.unseen_scripts.is_empty() && self.allow.match_star(tool).is_none() {
+                // A script file nobody has read is covered only by `tool(*)`, or, run by a shell
+                // as `SHELL FILE`, by a rule that spells out both (below).
+                let star = self.allow.match_star(tool);
+                let named_scripts = view.parts.iter().filter(|p| p.runs_file.is_some()).count();
+                if view.unseen_scripts.len() > named_scripts && star.is_none() {
                     return None;
                 }
                 // The repository's git configuration can make git run a program: only a rule
@@ -2186,7 +2199,12 @@ impl Policy {
                         }
                         continue;
                     }
-                    let outer = if part.coverable {
+                    let outer = if let Some(file) = &part.runs_file {
+                        let named = |(r, _): &(&Rule, By)| names_words(r, file);
+                        self.cover(tool, &part.written, &part.risky, session)
+                            .filter(named)
+                            .or_else(|| star.map(|r| (r, By::Rule)))
+                    } else if part.coverable {
                         self.cover(tool, &part.written, &part.risky, session)
                             .or_else(|| part.bare.as_deref().and_then(|b| self.cover(tool, b, &part.risky, session)))
                     } else {
@@ -2400,6 +2418,14 @@ fn names_program(rule: &Rule, inner: &str, risky: &[String]) -> bool {
     let literal = pattern.trim_end_matches('*').trim_end_matches(':');
     literal.split_whitespace().skip(1).any(|w| !w.contains('*') && w == program)
         && risky.iter().all(|f| pattern.contains(f.as_str()))
+}
+
+/// Does the rule's pattern spell out `words` (`bash scripts/test.sh`) before any wildcard,
+/// whole words?
+fn names_words(rule: &Rule, words: &str) -> bool {
+    let Some(pattern) = rule.pattern.as_deref() else { return false };
+    let literal = pattern.split(['*', '?', '[']).next().unwrap_or("").trim_end_matches(':');
+    literal.strip_prefix(words).is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
 }
 
 /// Does this part run git, as written or inside a wrapper (`sudo git`, `env X=1 git`)?
