@@ -1598,8 +1598,11 @@ pub(super) static GIT_REFLOG: Program = Program {
     abbrev: false,
     negatable: true,
     only_reads: true,
+    // `git reflog -10`: git's revision parser takes `-NUMBER` as `--max-count`.
+    numeric: true,
     shared: &[GIT_REVS],
     subs: &[&GIT_REFLOG_SHOW, &GIT_REFLOG_LIST, &GIT_REFLOG_EXISTS, &GIT_REFLOG_EXPIRE, &GIT_REFLOG_DELETE],
+    examples: &[ex("git reflog -10", Expect::Plain)],
     ..GETOPT
 };
 
@@ -1610,6 +1613,7 @@ static GIT_REFLOG_SHOW: Program = Program {
     abbrev: false,
     negatable: true,
     only_reads: true,
+    numeric: true,
     shared: &[GIT_REVS],
     ..GETOPT
 };
