@@ -2351,6 +2351,12 @@ pub(super) static NPM: Program = Program {
         o("--bin-links", NO, Plain),
         o("--update-notifier", NO, Plain),
         o("--audit-level", REQ, Plain),
+        // `npm version`'s (npm-version(1)): whether it commits and tags, and the prerelease id.
+        // `--sign-git-tag` is left out: git signs with the program its configuration names.
+        o("--git-tag-version", NO, Plain),
+        o("--allow-same-version", NO, Plain),
+        o("--commit-hooks", NO, Plain),
+        o("--preid", REQ, Plain),
         // npm 9.6 and later: the platform an install chooses packages for.
         o("--os", REQ, Plain),
         o("--cpu", REQ, Plain),
