@@ -1674,29 +1674,25 @@ impl Program {
     }
 
     /// The words after a script's name: operands, but for the options the program reads
-    /// anywhere (each with its value).
+    /// anywhere, each read by the program's own grammar with the words its value takes.
     fn script_words(&'static self, args: &[&str], p: &mut Parsed) {
         let mut i = 0;
         while let Some(&w) = args.get(i) {
-            i += 1;
-            let (name, glued) = w.split_once('=').map_or((w, None), |(n, v)| (n, Some(v)));
-            let hit = self.read_anywhere.contains(&name).then(|| self.long(name)).flatten();
-            let Some((opt, full)) = hit else {
+            let name = w.split_once('=').map_or(w, |(n, _)| n);
+            if !self.read_anywhere.contains(&name) {
                 p.operands.push(w.to_string());
+                i += 1;
                 continue;
+            }
+            let values = match self.long(name).map(|(o, _)| o.arg) {
+                _ if w.contains('=') => 0,
+                Some(Arg::Required | Arg::Last) => 1,
+                Some(Arg::Two) => 2,
+                _ => 0,
             };
-            let value = match (opt.arg, glued) {
-                (Arg::No, _) => None,
-                (_, Some(v)) => Some(v.to_string()),
-                (arg, None) => match Self::take(arg, args, &mut i) {
-                    Some(v) => Some(v),
-                    None => {
-                        p.unknown.push(w.to_string());
-                        continue;
-                    }
-                },
-            };
-            p.found.push(Found { opt, name: full, value });
+            let end = (i + 1 + values).min(args.len());
+            self.parse_into(&args[i..end], p);
+            i = end;
         }
     }
 
