@@ -2,26 +2,28 @@
 //!
 //! The hard question: how does a run stop paying for a program start after its plan? The line
 //! wicket's own namespaces carry out ([`crate::native`]) is only known once the run is planned,
-//! and starting `wicket-shim` for it then (a fork of a process that by now has threads and a
-//! large heap, the mounts of wicket's own namespace, an exec, a dynamic loader) costs more than
-//! bubblewrap's whole start. So, as soon as the settings say the command will run in wicket's
-//! own namespaces, wicket starts the shim's program (`posix_spawn`: no copy of wicket's pages,
-//! which a fork would leave wicket to fault on while it plans) with a socket, and the shim's
-//! start overlaps the planning on the second core. It closes every descriptor but its standard
-//! streams and the socket, and waits. When the plan is made, wicket sends it what the exec
-//! would have carried: the line, the mounts of its own namespace, and the descriptors the line
-//! names (`SCM_RIGHTS`, put back on the numbers the line names). The helper then does what the
-//! shim started after the plan did: enters the namespace, mounts, and carries out the line. A
-//! run that does not use it (refused, another backend, the network proxy, a stale scan) closes
-//! the socket, and the helper ends without doing anything.
+//! and starting `wicket-shim` for it then (an exec, a dynamic loader, the C library's start:
+//! on a virtual machine each of its dozens of `cpuid` instructions is a trip to the
+//! hypervisor) costs more than bubblewrap's whole start. So, as soon as the settings say the
+//! command will run in wicket's own namespaces, and while wicket still has one thread and a
+//! small heap, wicket forks: the copy is the helper, with a socket, and no program starts at
+//! all (an exec of the shim there, overlapping the planning, took the second core from the
+//! root-only search the plan waits for: 0.8 ms of every run's start as root). It closes every
+//! descriptor but its standard streams and the socket, and waits. When the plan is made,
+//! wicket sends it what the exec would have carried: the line, the mounts of its own
+//! namespace, and the descriptors the line names (`SCM_RIGHTS`, put back on the numbers the
+//! line names). The helper then does what the shim started after the plan did: enters the
+//! namespace, mounts, and carries out the line. A run that does not use it (refused, another
+//! backend, the network proxy, a stale scan) closes the socket, and the helper ends without
+//! doing anything. When wicket already has threads, no helper is made (a fork would copy
+//! their locks, held): the shim is started after the plan instead.
 
 use std::ffi::OsString;
 use std::io::{IoSlice, IoSliceMut, Read, Write};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
-use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
+use std::process::{ChildStderr, ChildStdout};
 use std::sync::Mutex;
 
 use rustix::net::{
@@ -30,10 +32,7 @@ use rustix::net::{
 use serde::{Deserialize, Serialize};
 
 use crate::layers::Mounts;
-
-/// The hidden sub-command of `wicket-shim` (and `wicket`) that waits for a line (see the
-/// module's documentation): `__sandbox-early SOCKET-FD PARENT-PID`.
-pub const EARLY_ARG: &str = "__sandbox-early";
+use crate::runner::Proc;
 
 /// The most descriptors one launch hands over (the kernel's limit for one message is 253).
 const MAX_FDS: usize = 200;
@@ -43,15 +42,14 @@ const MAX_LAUNCH: usize = 16 * 1024 * 1024;
 
 /// A started helper, waiting for its launch.
 pub(crate) struct Early {
-    child: Option<Child>,
+    pid: Option<libc::pid_t>,
+    out: Option<ChildStdout>,
+    err: Option<ChildStderr>,
     ctrl: std::os::unix::net::UnixStream,
 }
 
-/// The helper being started, as the thread that starts it will send it (`None`: its start
-/// failed; a thread that died sends nothing, and the channel says so). That thread then stays
-/// until wicket exits: the kernel sends a child's death signal when the *thread* that started
-/// it ends, and the helper must end with wicket, not with that thread.
-static EARLY: Mutex<Option<std::sync::mpsc::Receiver<Option<Early>>>> = Mutex::new(None);
+/// The helper made by [`start_soon`], until the run takes it.
+static EARLY: Mutex<Option<Early>> = Mutex::new(None);
 
 /// What wicket sends the helper besides the line (which follows it as NUL-separated bytes:
 /// as JSON, each byte of a path would be a number to parse).
@@ -65,85 +63,98 @@ struct Launch {
     null_stdin: bool,
 }
 
-/// Start the helper now (`exe`: wicket's binary; its small shim beside it is started when
-/// installed) when the command will run in wicket's own namespaces. `WICKET_EARLY_HELPER=0`
-/// turns it off (for comparisons). Whether one was started.
-pub fn start_soon(exe: &Path) -> bool {
+/// Make the helper now, when the command will run in wicket's own namespaces and this process
+/// has one thread. `WICKET_EARLY_HELPER=0` turns it off (for comparisons). Whether one was
+/// made.
+pub fn start_soon() -> bool {
     if std::env::var_os("WICKET_EARLY_HELPER").is_some_and(|v| v == "0") || !crate::runner::own_namespaces() {
         return false;
     }
     let Ok(mut slot) = EARLY.lock() else { return false };
-    if slot.is_some() {
+    if slot.is_some() || !one_thread() {
         return false;
     }
-    let exe = exe.to_path_buf();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let started = std::thread::Builder::new().name("early helper".into()).stack_size(64 * 1024).spawn(move || {
-        let _ = tx.send(start(&exe).ok());
-        // Kept until wicket exits (see `EARLY`).
-        loop {
-            std::thread::park();
+    match fork_helper() {
+        Ok(early) => {
+            *slot = Some(early);
+            true
         }
-    });
-    if started.is_err() {
-        return false;
+        Err(e) => {
+            crate::trace::phase(&format!("early helper not made: {e}"));
+            false
+        }
     }
-    *slot = Some(rx);
-    true
 }
 
-/// The helper started by [`start_soon`], if any is waiting (once); the caller launches it or
+/// The helper made by [`start_soon`], if any is waiting (once); the caller launches it or
 /// [`discard`]s it.
 pub(crate) fn take() -> Option<Early> {
-    let rx = EARLY.lock().ok()?.take()?;
-    rx.recv().ok().flatten()
+    EARLY.lock().ok()?.take()
 }
 
-fn start(exe: &Path) -> Result<Early, String> {
+/// Whether this process has a single thread (from the kernel's count; unknown counts as more).
+fn one_thread() -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+    status.lines().find_map(|l| l.strip_prefix("Threads:")).is_some_and(|n| n.trim() == "1")
+}
+
+fn fork_helper() -> Result<Early, String> {
     use rustix::net::{AddressFamily, SocketFlags, SocketType};
     let (ours, theirs) = rustix::net::socketpair(AddressFamily::UNIX, SocketType::STREAM, SocketFlags::CLOEXEC, None)
         .map_err(|e| format!("socketpair: {e}"))?;
-    // Only the helper's end crosses the exec.
-    rustix::io::fcntl_setfd(&theirs, rustix::io::FdFlags::empty()).map_err(|e| e.to_string())?;
-    let mut c = Command::new(crate::shim::program(exe));
-    c.arg(EARLY_ARG).arg(theirs.as_raw_fd().to_string()).arg(std::process::id().to_string());
-    // Its own process group, as the shim started later had (signals reach the sandbox through
-    // it), and its output read by wicket's capture threads once launched.
-    std::os::unix::process::CommandExt::process_group(&mut c, 0);
-    c.stdin(Stdio::inherit()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let pipe = || rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| format!("pipe: {e}"));
+    let (out_r, out_w) = pipe()?;
+    let (err_r, err_w) = pipe()?;
     // Orphans of the command are reparented to wicket, so they can be found and killed.
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-    let child = c.spawn().map_err(|e| format!("{}: {e}", exe.display()))?;
-    drop(theirs);
-    Ok(Early { child: Some(child), ctrl: std::os::unix::net::UnixStream::from(ours) })
+    // SAFETY: getpid takes no arguments.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: this process has one thread (checked by the caller), so the child is a whole
+    // copy of it, locks included, and may go on running Rust; it never returns from here.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        drop((ours, out_r, err_r));
+        let code = helper(parent, theirs, out_w, err_w);
+        // SAFETY: ends the helper without running wicket's exit handlers or destructors.
+        unsafe { libc::_exit(code) }
+    }
+    // Its own process group, as the shim started later has (signals reach the sandbox
+    // through it): set here too, so no signal to the group can come before the child's own
+    // call.
+    // SAFETY: setpgid on the child just made.
+    unsafe { libc::setpgid(pid, pid) };
+    drop((theirs, out_w, err_w));
+    Ok(Early {
+        pid: Some(pid),
+        out: Some(ChildStdout::from(out_r)),
+        err: Some(ChildStderr::from(err_r)),
+        ctrl: std::os::unix::net::UnixStream::from(ours),
+    })
 }
 
-/// The helper (`__sandbox-early SOCKET-FD PARENT-PID`): wait for the launch, then carry it out.
-/// Returns its exit status: the sandbox's, 0 when the socket closed unused, 126 on a failure.
-pub fn main(args: &[OsString]) -> i32 {
-    let num = |i: usize| args.get(i).and_then(|a| a.to_str()).and_then(|a| a.parse::<i32>().ok());
-    let (Some(fd), Some(parent)) = (num(0), num(1)) else {
-        eprintln!("wicket sandbox: usage: wicket-shim {EARLY_ARG} SOCKET-FD PARENT-PID (started by wicket only)");
-        return 126;
-    };
-    // SAFETY: prctl and getppid; killed with wicket, as the shim started later was (armed
-    // before the parent check, so a parent gone in between is seen).
+/// The helper's side of the fork: its own group and output pipes, killed with wicket, then
+/// wait for the launch and carry it out. Its exit status: the sandbox's, 0 when the socket
+/// closed unused, 126 on a failure.
+fn helper(parent: libc::pid_t, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32 {
+    // SAFETY: plain calls on this process and on descriptors it owns; the death signal is armed
+    // before the parent check, so a parent gone in between is seen.
     unsafe {
+        libc::prctl(libc::PR_SET_NAME, c"wicket-sandbox".as_ptr() as libc::c_ulong, 0, 0, 0);
+        libc::setpgid(0, 0);
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0
             || libc::getppid() != parent
+            || libc::dup2(out.as_raw_fd(), 1) < 0
+            || libc::dup2(err.as_raw_fd(), 2) < 0
         {
             return 126;
         }
     }
-    // SAFETY: a number borrowed only to ask whether it is open.
-    let open = fd > 2 && rustix::io::fcntl_getfd(unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }).is_ok();
-    if !open {
-        eprintln!("wicket sandbox: the early helper's socket {fd} is not open");
-        return 126;
-    }
-    // SAFETY: the number was handed over for this socket alone (checked open above).
-    let ctrl = unsafe { OwnedFd::from_raw_fd(fd) };
-    // Nothing inherited is kept but the socket: what the line needs comes with the launch.
+    drop((out, err));
+    // Nothing of wicket's is kept but the socket: what the line needs comes with the launch.
+    let fd = ctrl.as_raw_fd();
     close_from(3, fd);
     close_from(fd + 1, RawFd::MAX);
     match receive(&ctrl) {
@@ -287,14 +298,13 @@ impl Early {
         args: Vec<OsString>,
         mounts: Option<Mounts>,
         null_stdin: bool,
-    ) -> Result<(Child, Option<ChildStdout>, Option<ChildStderr>), String> {
+    ) -> Result<(Proc, Option<ChildStdout>, Option<ChildStderr>), String> {
         if let Err(e) = send(&mut self.ctrl, args, mounts, null_stdin) {
             discard(self);
             return Err(e);
         }
-        let mut child = self.child.take().ok_or("the helper was already used")?;
-        let (out, err) = (child.stdout.take(), child.stderr.take());
-        Ok((child, out, err))
+        let pid = self.pid.take().ok_or("the helper was already used")?;
+        Ok((Proc::forked(pid), self.out.take(), self.err.take()))
     }
 }
 
@@ -307,10 +317,10 @@ impl Drop for Early {
 
 /// End an unused helper: its socket closes, it ends by itself, and is reaped.
 pub(crate) fn discard(mut early: Early) {
-    let child = early.child.take();
+    let pid = early.pid.take();
     drop(early);
-    if let Some(mut c) = child {
-        let _ = c.wait();
+    if let Some(pid) = pid {
+        let _ = Proc::forked(pid).wait();
     }
 }
 
@@ -401,6 +411,17 @@ mod tests {
         assert!(launch.targets.contains(&r.as_raw_fd()), "{:?}", launch.targets);
         assert_eq!(fds.len(), launch.targets.len());
         drop(ours);
+    }
+
+    /// A process with a second thread is never forked for a helper (the copy would hold that
+    /// thread's locks with nobody to release them).
+    #[test]
+    fn a_second_thread_is_counted() {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || rx.recv());
+        assert!(!one_thread());
+        drop(tx);
+        let _ = t.join();
     }
 
     /// A socket closed without a launch is no launch (the run did not use the helper).

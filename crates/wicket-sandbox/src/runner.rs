@@ -976,9 +976,81 @@ fn spawn_and_wait(
     finish(spawned, policy.timeout, after_spawn, start)
 }
 
+/// A process of the sandbox that wicket waits for: one it spawned, or the early helper it
+/// forked (see `early`).
+pub(crate) enum Proc {
+    Spawned(std::process::Child),
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Forked {
+        pid: libc::pid_t,
+        status: Option<std::process::ExitStatus>,
+    },
+}
+
+impl Proc {
+    /// The child `pid` of this process, made by a fork.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn forked(pid: libc::pid_t) -> Proc {
+        Proc::Forked { pid, status: None }
+    }
+
+    fn id(&self) -> u32 {
+        match self {
+            Proc::Spawned(c) => c.id(),
+            Proc::Forked { pid, .. } => *pid as u32,
+        }
+    }
+
+    /// Its exit status, waiting for it.
+    pub(crate) fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        match self {
+            Proc::Spawned(c) => c.wait(),
+            Proc::Forked { pid, status } => loop {
+                if let Some(s) = status {
+                    return Ok(*s);
+                }
+                *status = Self::reap(*pid, 0)?;
+            },
+        }
+    }
+
+    /// Its exit status if it has ended.
+    fn try_wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        match self {
+            Proc::Spawned(c) => c.try_wait(),
+            Proc::Forked { pid, status } => {
+                if status.is_none() {
+                    *status = Self::reap(*pid, libc::WNOHANG)?;
+                }
+                Ok(*status)
+            }
+        }
+    }
+
+    /// `waitpid` with `flags`, again when interrupted: `None` when it is still running.
+    fn reap(pid: libc::pid_t, flags: libc::c_int) -> std::io::Result<Option<std::process::ExitStatus>> {
+        use std::os::unix::process::ExitStatusExt;
+        loop {
+            let mut raw = 0;
+            // SAFETY: waitpid on our own child with a status out-parameter on the stack.
+            let r = unsafe { libc::waitpid(pid, &mut raw, flags) };
+            if r == pid {
+                return Ok(Some(std::process::ExitStatus::from_raw(raw)));
+            }
+            if r == 0 {
+                return Ok(None);
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+}
+
 /// A command spawned with its output captured by two threads.
 struct Spawned {
-    child: std::process::Child,
+    child: Proc,
     out_t: std::thread::JoinHandle<Captured>,
     err_t: std::thread::JoinHandle<Captured>,
     backend: &'static str,
@@ -996,7 +1068,7 @@ fn spawn_io(cmd: &mut Command, cap: usize, opts: &RunOptions, backend: &'static 
     crate::trace::phase("spawned");
     let out_pipe = child.stdout.take();
     let err_pipe = child.stderr.take();
-    captured(child, out_pipe, err_pipe, cap, opts, backend)
+    captured(Proc::Spawned(child), out_pipe, err_pipe, cap, opts, backend)
 }
 
 /// An error when wicket got a signal before the command started.
@@ -1034,7 +1106,7 @@ fn launch_early(
 
 /// `child` with two threads capturing its output (and passing it on when asked).
 fn captured(
-    mut child: std::process::Child,
+    mut child: Proc,
     out_pipe: Option<impl std::io::Read + Send + 'static>,
     err_pipe: Option<impl std::io::Read + Send + 'static>,
     cap: usize,

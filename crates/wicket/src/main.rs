@@ -140,10 +140,6 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == wicket_sandbox::NS_ARG) {
         return ExitCode::from(wicket_sandbox::native::main(&args[2..]).clamp(0, 255) as u8);
     }
-    #[cfg(target_os = "linux")]
-    if args.get(1).is_some_and(|a| a == wicket_sandbox::early::EARLY_ARG) {
-        return ExitCode::from(wicket_sandbox::early::main(&args[2..]).clamp(0, 255) as u8);
-    }
     if args.get(1).is_some_and(|a| a == wicket_sandbox::SUPERVISE_ARG) {
         return ExitCode::from(wicket_sandbox::supervise::main(&args[2..]).clamp(0, 255) as u8);
     }

@@ -93,21 +93,16 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let mode = config::mode(&loaded, &overrides);
     // The network settings are checked before anything runs: a broken entry is an error.
     let net_config = wicket::net::net_config_of(&loaded)?;
-    // The sandbox's first process starts now, beside the planning, and gets the line once it
-    // is planned (see `wicket_sandbox::early`): no shim to start then.
-    let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
+    // The sandbox's first process is made now, a copy of wicket while it has one thread, and
+    // gets the line once it is planned (see `wicket_sandbox::early`): no shim to start then.
     #[cfg(target_os = "linux")]
     if matches!(placement, Placement::Sandbox(wicket_sandbox::Backend::Bwrap { .. }))
         && net_config.is_none()
-        && wicket_sandbox::early::start_soon(&exe)
+        && wicket_sandbox::early::start_soon()
     {
         wicket_sandbox::trace::phase("early helper started");
     }
-    // What the sandbox allows does not depend on the decision, so bubblewrap is started now
-    // and builds the sandbox while the engine decides; the command itself waits for go and
-    // never starts if the call is refused (the handle is dropped on every early return).
-    // The team's deny paths are matched on disk here; if they cannot all be enforced, the
-    // command does not run.
+    let exe = std::env::current_exe().context("cannot find wicket's own binary for the sandbox shim")?;
     let timeout = args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
     let mut inputs = config::exec_inputs(&root, &loaded, mode, timeout);
     // On the host nothing is masked: the project is not walked.

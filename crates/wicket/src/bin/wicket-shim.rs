@@ -16,8 +16,6 @@ fn main() -> ExitCode {
         Some((role, rest)) if role == wicket_sandbox::SHIM_ARG => wicket_sandbox::shim::main(rest),
         #[cfg(target_os = "linux")]
         Some((role, rest)) if role == wicket_sandbox::NS_ARG => wicket_sandbox::native::main(rest),
-        #[cfg(target_os = "linux")]
-        Some((role, rest)) if role == wicket_sandbox::early::EARLY_ARG => wicket_sandbox::early::main(rest),
         Some((role, rest)) if role == wicket_sandbox::SUPERVISE_ARG => wicket_sandbox::supervise::main(rest),
         Some((role, rest)) if role == wicket_sandbox::KEEPER_ARG => wicket_sandbox::placeholders::keeper_main(rest),
         _ => {
