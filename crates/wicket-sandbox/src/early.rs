@@ -157,15 +157,21 @@ fn helper(parent: libc::pid_t, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32
     let fd = ctrl.as_raw_fd();
     close_from(3, fd);
     close_from(fd + 1, RawFd::MAX);
+    // The namespace the line's mounts are made in needs nothing of the line: it is entered
+    // now, while wicket plans. A kernel that refuses leaves it to the launch, as before.
+    let own = crate::layers::enter_own().is_ok();
+    crate::trace::phase("own namespaces: entered ahead");
     match receive(&ctrl) {
         Ok(None) => 0,
         Ok(Some((launch, args, fds))) => match prepare(launch, fds, ctrl) {
             Ok(mounts) => {
                 crate::trace::phase("own namespaces: line received");
                 let entered = match &mounts {
-                    Some(m) => m.enter().map_err(|e| std::io::Error::from_raw_os_error(e).to_string()),
+                    Some(m) if own => m.enter_from_own(),
+                    Some(m) => m.enter(),
                     None => Ok(()),
-                };
+                }
+                .map_err(|e| std::io::Error::from_raw_os_error(e).to_string());
                 match entered {
                     Ok(()) => crate::native::main(&args),
                     Err(e) => {

@@ -393,6 +393,29 @@ fn cstring(p: &Path) -> Result<CString, SandboxError> {
     CString::new(p.as_os_str().as_bytes()).map_err(|e| SandboxError::Seccomp(e.to_string()))
 }
 
+/// Enter a user and mount namespace of wicket's own, keeping the caller's ids, with no mount
+/// of it reaching the host's: what [`Mounts::enter`] does before it mounts, done ahead by the
+/// early helper while the run is planned. The error is an errno.
+pub fn enter_own() -> Result<(), i32> {
+    let (uid_map, gid_map) = own_ids();
+    let none: *const libc::c_char = std::ptr::null();
+    // SAFETY: unshare with flags only, in a single-threaded process; mount with C strings and
+    // null data.
+    unsafe {
+        if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
+            return Err(errno());
+        }
+        if !write_file(c"/proc/self/setgroups", b"deny")
+            || !write_file(c"/proc/self/uid_map", &uid_map)
+            || !write_file(c"/proc/self/gid_map", &gid_map)
+            || libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) != 0
+        {
+            return Err(errno());
+        }
+    }
+    Ok(())
+}
+
 /// The user maps of a namespace of wicket's own in which the caller keeps its ids.
 fn own_ids() -> (Vec<u8>, Vec<u8>) {
     // SAFETY: these calls only return the caller's ids.
@@ -478,6 +501,15 @@ impl Mounts {
             }
         }
         self.mount()
+    }
+
+    /// [`Self::enter`] for a process already in the namespace [`enter_own`] made: only the
+    /// mounts are left (a line that wants other id maps cannot be carried out there).
+    pub fn enter_from_own(&self) -> Result<(), i32> {
+        match &self.user {
+            Some(maps) if *maps != own_ids() => Err(libc::EINVAL),
+            _ => self.mount(),
+        }
     }
 
     /// Mount the overlays (and, in the fallback, the masks inside them) in the current mount
