@@ -118,6 +118,7 @@ fn fork_helper() -> Result<Early, String> {
     if pid == 0 {
         drop((ours, out_r, err_r));
         let code = helper(parent, theirs, out_w, err_w);
+        crate::trace::phase("own namespaces: helper ends");
         // SAFETY: ends the helper without running wicket's exit handlers or destructors.
         unsafe { libc::_exit(code) }
     }

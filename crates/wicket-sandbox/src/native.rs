@@ -248,6 +248,7 @@ fn monitor(line: Line) -> Result<i32, String> {
         unsafe { libc::_exit(code) }
     }
     let child = child as libc::pid_t;
+    crate::trace::phase("own namespaces: monitor cloned");
     // Wicket ends a run by signalling the monitor's process group (the sandbox is in a session
     // of its own): the monitor must die of it even where the caller ignored the signal (a
     // shell's background job ignores INT), and the sandbox with it. The command keeps what it
@@ -273,6 +274,7 @@ fn monitor(line: Line) -> Result<i32, String> {
         }
     };
     if n == 4 {
+        crate::trace::phase("own namespaces: monitor has the status");
         return Ok(i32::from_ne_bytes(code));
     }
     // Process 1 ended without a word (its set-up failed, or it was killed).
