@@ -154,6 +154,7 @@ fn helper(parent: libc::pid_t, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32
         }
     }
     drop((out, err));
+    retitle();
     // Nothing of wicket's is kept but the socket: what the line needs comes with the launch.
     let fd = ctrl.as_raw_fd();
     close_from(3, fd);
@@ -193,6 +194,40 @@ fn helper(parent: libc::pid_t, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32
             126
         }
     }
+}
+
+/// Show the helper (and the sandbox's process 1, its copy) as `wicket-sandbox` in `ps` and
+/// `/proc/PID/cmdline`, not with the copy of wicket's command line the fork left it: a
+/// supervisor that looks for what is left of a run by the project's path or the command finds
+/// the command's own processes, and process 1 lives a moment past wicket while the kernel tears
+/// its namespaces down. The area is written through `/proc/self/mem`, and only when it holds
+/// exactly wicket's arguments (a kernel that placed them elsewhere leaves the title as it was).
+fn retitle() {
+    use std::os::unix::fs::FileExt;
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return };
+    let Some((_, rest)) = stat.rsplit_once(") ") else { return };
+    // The fields from the state (field 3) on: the arguments' start and end are fields 48, 49.
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |n: usize| fields.get(n - 3).and_then(|v| v.parse::<u64>().ok());
+    let (Some(start), Some(end)) = (field(48), field(49)) else { return };
+    let mut want = Vec::new();
+    for a in std::env::args_os() {
+        want.extend_from_slice(a.as_bytes());
+        want.push(0);
+    }
+    if end.checked_sub(start) != Some(want.len() as u64) {
+        return;
+    }
+    let Ok(mem) = std::fs::OpenOptions::new().read(true).write(true).open("/proc/self/mem") else { return };
+    let mut now = vec![0u8; want.len()];
+    if mem.read_exact_at(&mut now, start).is_err() || now != want {
+        return;
+    }
+    let mut title = vec![0u8; want.len()];
+    let name = b"wicket-sandbox";
+    let n = name.len().min(title.len().saturating_sub(1));
+    title[..n].copy_from_slice(&name[..n]);
+    let _ = mem.write_all_at(&title, start);
 }
 
 /// Close the descriptors from `lo` up to (not including) `hi`.
