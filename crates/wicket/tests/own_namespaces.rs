@@ -291,10 +291,21 @@ fn the_early_helper_builds_the_sandbox_the_shim_would() {
     let probe = format!(
         "{PROBE}\nfor f in .env .git/config .git/hooks/pre-commit .vscode/settings.json src/main.rs {home}/.ssh/id_ed25519; do\n  \
          r=-; w=-; cat \"$f\" >/dev/null 2>&1 && r=r; (: >> \"$f\") 2>/dev/null && w=w; echo \"$f $r$w\"\ndone\n\
-         echo \"fds: $(ls /proc/self/fd | tr '\\n' ' ')\"\necho \"mounts: $(wc -l < /proc/self/mountinfo)\"\n",
+         echo \"fds: $(ls /proc/self/fd | tr '\\n' ' ')\"\necho \"mounts: $(wc -l < /proc/self/mountinfo)\"\n\
+         echo \"net: $(python3 net.py 2>&1) $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' ')\"\n",
         home = home.display()
     );
     std::fs::write(proj.join("probe.sh"), probe).unwrap();
+    // The network namespace (made ahead by the helper, or by process 1's clone): its own, with
+    // a loopback that is up, and nothing else.
+    std::fs::write(
+        proj.join("net.py"),
+        "import socket\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\n\
+         socket.create_connection(s.getsockname(), timeout=5)\n\
+         try:\n    socket.create_connection(('192.0.2.1', 80), timeout=2)\n    print('reached')\n\
+         except OSError:\n    print('loopback only')\n",
+    )
+    .unwrap();
     // As an agent may: wicket is started holding a descriptor of its caller's (the write end
     // of a pipe, inheritable in wicket only). It crosses to the helper as it would cross an
     // exec, and must reach neither the command nor outlive the run.
@@ -344,7 +355,14 @@ fn the_early_helper_builds_the_sandbox_the_shim_would() {
     assert!(!shim_err.contains("early helper started"), "{shim_err}");
     assert_eq!(helper, shim, "the same sandbox either way");
     // The probe's own view, checked once: the secrets and the hooks stay out of reach.
-    for want in [".env --", ".git/hooks/pre-commit r-", "src/main.rs rw", "id_ed25519 --", "fds: 0 1 2 3 \n"] {
+    for want in [
+        ".env --",
+        ".git/hooks/pre-commit r-",
+        "src/main.rs rw",
+        "id_ed25519 --",
+        "fds: 0 1 2 3 \n",
+        "net: loopback only lo \n",
+    ] {
         assert!(helper.contains(want), "{want:?} in {helper}");
     }
 }
