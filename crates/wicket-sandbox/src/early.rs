@@ -162,13 +162,11 @@ fn helper(parent: libc::pid_t, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32
     // The namespace the line's mounts are made in needs nothing of the line: it is entered
     // now, while wicket plans. A kernel that refuses leaves it to the launch, as before.
     let own = crate::layers::enter_own().is_ok();
-    // Its network namespace too, for a line that unshares the network (most do).
-    let net = if own { crate::native::net_ahead() } else { None };
     crate::trace::phase("own namespaces: entered ahead");
     match receive(&ctrl) {
         Ok(None) => 0,
-        Ok(Some((launch, args, fds))) => match prepare(launch, fds, ctrl, net) {
-            Ok((mounts, net)) => {
+        Ok(Some((launch, args, fds))) => match prepare(launch, fds, ctrl) {
+            Ok(mounts) => {
                 crate::trace::phase("own namespaces: line received");
                 let entered = match &mounts {
                     Some(m) if own => m.enter_from_own(),
@@ -177,7 +175,7 @@ fn helper(parent: libc::pid_t, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32
                 }
                 .map_err(|e| std::io::Error::from_raw_os_error(e).to_string());
                 match entered {
-                    Ok(()) => crate::native::main_with(&args, net),
+                    Ok(()) => crate::native::main(&args),
                     Err(e) => {
                         eprintln!(
                             "wicket sandbox: cannot build the sandbox, so the command does not run: wicket's own namespace: {e}"
@@ -290,14 +288,8 @@ fn receive(ctrl: &OwnedFd) -> Result<Option<Received>, String> {
 }
 
 /// Put each handed-over descriptor on its number (inheritable, as an exec would have found it)
-/// and close everything else above the standard streams but the network namespace made ahead
-/// (moved above them all); the mounts, and that namespace.
-fn prepare(
-    launch: Launch,
-    fds: Vec<OwnedFd>,
-    ctrl: OwnedFd,
-    net: Option<OwnedFd>,
-) -> Result<(Option<Mounts>, Option<OwnedFd>), String> {
+/// and close everything else above the standard streams; the mounts.
+fn prepare(launch: Launch, fds: Vec<OwnedFd>, ctrl: OwnedFd) -> Result<Option<Mounts>, String> {
     let Launch { targets, mounts, null_stdin } = launch;
     if null_stdin {
         let null = std::fs::File::open("/dev/null").map_err(|e| format!("/dev/null: {e}"))?;
@@ -325,16 +317,6 @@ fn prepare(
     }
     drop(fds);
     drop(ctrl);
-    let net = match net {
-        Some(fd) => {
-            // SAFETY: F_DUPFD_CLOEXEC on a descriptor this process holds.
-            let n = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, top + 1) };
-            drop(fd);
-            // SAFETY: just made, owned here (a failed copy: the clone makes the namespace).
-            (n >= 0).then(|| unsafe { OwnedFd::from_raw_fd(n) })
-        }
-        None => None,
-    };
     // Whatever is left below the received copies (the originals, the socket) goes.
     close_from(3, top + 1);
     for (fd, target) in high.iter().zip(&targets) {
@@ -345,7 +327,7 @@ fn prepare(
         }
     }
     drop(high);
-    Ok((mounts, net))
+    Ok(mounts)
 }
 
 impl Early {

@@ -28,9 +28,6 @@ use std::path::{Component, Path, PathBuf};
 pub struct Line {
     /// `--unshare-net`.
     net: bool,
-    /// The monitor entered a network namespace made ahead, loopback up (see [`net_ahead`]):
-    /// process 1's clone makes none.
-    net_ready: bool,
     /// `--unshare-cgroup-try`.
     cgroup: bool,
     /// `--disable-userns`.
@@ -162,29 +159,18 @@ pub fn parse(args: &[OsString]) -> Result<Line, String> {
 /// `wicket-shim __sandbox-ns LINE… -- COMMAND…`: build the sandbox, run the command in it and
 /// return its exit status (126 when the sandbox cannot be built: the command never started).
 pub fn main(args: &[OsString]) -> i32 {
-    main_with(args, None)
-}
-
-/// [`main`], with a network namespace made ahead by [`net_ahead`] (used when the line
-/// unshares the network).
-pub(crate) fn main_with(args: &[OsString], net: Option<OwnedFd>) -> i32 {
     crate::trace::phase("own namespaces: started");
     // One name in `ps` and `/proc/1/comm` however the helper was started (by a descriptor, its
     // name would be a number).
     // SAFETY: prctl with a constant C string.
     unsafe { libc::prctl(libc::PR_SET_NAME, c"wicket-sandbox".as_ptr() as libc::c_ulong, 0, 0, 0) };
-    let mut line = match parse(args) {
+    let line = match parse(args) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("wicket sandbox: the sandbox's line cannot be carried out, so the command does not run: {e}");
             return 126;
         }
     };
-    if let (true, Some(fd)) = (line.net, net) {
-        // SAFETY: setns on a namespace descriptor this process holds; the monitor owns the user
-        // namespace that owns it. Refused, process 1's clone makes one as before.
-        line.net_ready = unsafe { libc::setns(fd.as_raw_fd(), libc::CLONE_NEWNET) } == 0;
-    }
     match monitor(line) {
         Ok(code) => code,
         Err(e) => {
@@ -218,7 +204,7 @@ fn monitor(line: Line) -> Result<i32, String> {
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     let mut flags =
         libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
-    if line.net && !line.net_ready {
+    if line.net {
         flags |= libc::CLONE_NEWNET;
     }
     if line.cgroup && Path::new("/proc/self/ns/cgroup").exists() {
@@ -349,7 +335,7 @@ fn process_one(line: &Line, fd_paths: &[(i32, PathBuf)], monitor: i32, held_ns: 
     crate::trace::phase("own namespaces: process 1 started");
     build_root(line, fd_paths)?;
     crate::trace::phase("own namespaces: mounted");
-    if line.net && !line.net_ready {
+    if line.net {
         loopback_up()?;
     }
     if line.disable_userns {
@@ -508,72 +494,6 @@ fn loopback_up() -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// A network namespace of its own, loopback up, made now by a child that shares this
-/// process's memory and descriptors (`CLONE_VM | CLONE_VFORK | CLONE_FILES`: no copy of the
-/// pages, and the descriptor it opens lands here): the early helper makes it while wicket plans,
-/// in the user namespace it entered ahead, and the monitor enters it instead of process 1's
-/// clone making one (a third of a sandbox's start: `unshare` with `CLONE_NEWNET` costs 0.33 ms,
-/// 0.04 ms without). `None` when any step fails (the clone then makes one, as before).
-pub(crate) fn net_ahead() -> Option<OwnedFd> {
-    /// What the child reports: the descriptor it opened (or -1).
-    struct Made {
-        fd: libc::c_int,
-    }
-    extern "C" fn make(arg: *mut libc::c_void) -> libc::c_int {
-        // SAFETY: `arg` is the parent's `Made`, alive while the parent waits (CLONE_VFORK);
-        // only system calls follow, nothing that allocates or takes a lock.
-        unsafe {
-            let made = &mut *(arg as *mut Made);
-            if libc::unshare(libc::CLONE_NEWNET) != 0 {
-                return 1;
-            }
-            let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
-            if s < 0 {
-                return 1;
-            }
-            let mut req: libc::ifreq = std::mem::zeroed();
-            req.ifr_name[0] = b'l' as libc::c_char;
-            req.ifr_name[1] = b'o' as libc::c_char;
-            let up = libc::ioctl(s, libc::SIOCGIFFLAGS, &mut req) == 0 && {
-                req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
-                libc::ioctl(s, libc::SIOCSIFFLAGS, &req) == 0
-            };
-            libc::close(s);
-            if !up {
-                return 1;
-            }
-            made.fd = libc::open(c"/proc/self/ns/net".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-            0
-        }
-    }
-    let mut made = Made { fd: -1 };
-    let mut stack = vec![0u8; 64 * 1024];
-    // The stack grows down: its top, aligned for the call.
-    let top = (stack.as_mut_ptr() as usize + stack.len()) & !15;
-    // SAFETY: the child runs `make` on its own stack with this process's memory while this
-    // process is suspended (CLONE_VFORK), and only writes `made`.
-    let pid = unsafe {
-        libc::clone(
-            make,
-            top as *mut libc::c_void,
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_FILES | libc::SIGCHLD,
-            (&mut made as *mut Made).cast(),
-        )
-    };
-    if pid < 0 {
-        return None;
-    }
-    let mut status = 0;
-    // SAFETY: waitpid on the child just made.
-    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
-    {}
-    drop(stack);
-    // SAFETY: the descriptor the child opened in the table it shared with this process.
-    let fd = (made.fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(made.fd) });
-    (libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0).then_some(fd).flatten()
 }
 
 /// Load the seccomp programs (no new privileges already set).
