@@ -163,37 +163,26 @@ fn helper(parent: libc::pid_t, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32
     // now, while wicket plans. A kernel that refuses leaves it to the launch, as before.
     let own = crate::layers::enter_own().is_ok();
     crate::trace::phase("own namespaces: entered ahead");
-    match receive(&ctrl) {
-        Ok(None) => 0,
-        Ok(Some((launch, args, fds))) => match prepare(launch, fds, ctrl) {
-            Ok(mounts) => {
-                crate::trace::phase("own namespaces: line received");
-                let entered = match &mounts {
-                    Some(m) if own => m.enter_from_own(),
-                    Some(m) => m.enter(),
-                    None => Ok(()),
-                }
-                .map_err(|e| std::io::Error::from_raw_os_error(e).to_string());
-                match entered {
-                    Ok(()) => crate::native::main(&args),
-                    Err(e) => {
-                        eprintln!(
-                            "wicket sandbox: cannot build the sandbox, so the command does not run: wicket's own namespace: {e}"
-                        );
-                        126
-                    }
-                }
-            }
-            Err(e) => {
-                eprintln!("wicket sandbox: cannot build the sandbox, so the command does not run: {e}");
-                126
-            }
-        },
+    match serve(ctrl, own) {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("wicket sandbox: cannot build the sandbox, so the command does not run: {e}");
             126
         }
     }
+}
+
+/// Wait for the launch and carry it out (in the namespace entered ahead when `own`): the
+/// sandbox's exit status, 0 when wicket closed the socket unused.
+fn serve(ctrl: OwnedFd, own: bool) -> Result<i32, String> {
+    let Some((launch, args, fds)) = receive(&ctrl)? else { return Ok(0) };
+    let mounts = prepare(launch, fds, ctrl)?;
+    crate::trace::phase("own namespaces: line received");
+    if let Some(m) = &mounts {
+        if own { m.enter_from_own() } else { m.enter() }
+            .map_err(|e| format!("wicket's own namespace: {}", std::io::Error::from_raw_os_error(e)))?;
+    }
+    Ok(crate::native::main(&args))
 }
 
 /// Show the helper (and the sandbox's process 1, its copy) as `wicket-sandbox` in `ps` and

@@ -393,25 +393,26 @@ fn cstring(p: &Path) -> Result<CString, SandboxError> {
     CString::new(p.as_os_str().as_bytes()).map_err(|e| SandboxError::Seccomp(e.to_string()))
 }
 
-/// Enter a user and mount namespace of wicket's own, keeping the caller's ids, with no mount
-/// of it reaching the host's: what [`Mounts::enter`] does before it mounts, done ahead by the
-/// early helper while the run is planned. The error is an errno.
+/// Enter a user and mount namespace of wicket's own, keeping the caller's ids: what
+/// [`Mounts::enter`] does before it mounts, done ahead by the early helper while the run is
+/// planned. The error is an errno.
 pub fn enter_own() -> Result<(), i32> {
     let (uid_map, gid_map) = own_ids();
-    let none: *const libc::c_char = std::ptr::null();
-    // SAFETY: unshare with flags only, in a single-threaded process; mount with C strings and
-    // null data.
-    unsafe {
-        if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
-            return Err(errno());
-        }
-        if !write_file(c"/proc/self/setgroups", b"deny")
-            || !write_file(c"/proc/self/uid_map", &uid_map)
-            || !write_file(c"/proc/self/gid_map", &gid_map)
-            || libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) != 0
-        {
-            return Err(errno());
-        }
+    enter_user(&uid_map, &gid_map)
+}
+
+/// Enter a new user and mount namespace with these id maps (nothing allocated: it also runs
+/// between fork and exec). The error is an errno.
+fn enter_user(uid_map: &[u8], gid_map: &[u8]) -> Result<(), i32> {
+    // SAFETY: unshare with flags only, in a single-threaded process.
+    if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
+        return Err(errno());
+    }
+    if !write_file(c"/proc/self/setgroups", b"deny")
+        || !write_file(c"/proc/self/uid_map", uid_map)
+        || !write_file(c"/proc/self/gid_map", gid_map)
+    {
+        return Err(errno());
     }
     Ok(())
 }
@@ -489,16 +490,7 @@ impl Mounts {
     /// mount the overlays there. The error is an errno (nothing may be allocated here).
     pub fn enter(&self) -> Result<(), i32> {
         if let Some((uid_map, gid_map)) = &self.user {
-            // SAFETY: unshare with flags only, in the single-threaded child.
-            if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
-                return Err(errno());
-            }
-            if !write_file(c"/proc/self/setgroups", b"deny")
-                || !write_file(c"/proc/self/uid_map", uid_map)
-                || !write_file(c"/proc/self/gid_map", gid_map)
-            {
-                return Err(errno());
-            }
+            enter_user(uid_map, gid_map)?;
         }
         self.mount()
     }
