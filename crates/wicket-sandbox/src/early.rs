@@ -45,7 +45,8 @@ pub(crate) struct Early {
     pid: Option<libc::pid_t>,
     out: Option<ChildStdout>,
     err: Option<ChildStderr>,
-    ctrl: std::os::unix::net::UnixStream,
+    /// Taken by the launch, which waits on it for the sandbox's status.
+    ctrl: Option<std::os::unix::net::UnixStream>,
 }
 
 /// The helper made by [`start_soon`], until the run takes it.
@@ -132,7 +133,7 @@ fn fork_helper() -> Result<Early, String> {
         pid: Some(pid),
         out: Some(ChildStdout::from(out_r)),
         err: Some(ChildStderr::from(err_r)),
-        ctrl: std::os::unix::net::UnixStream::from(ours),
+        ctrl: Some(std::os::unix::net::UnixStream::from(ours)),
     })
 }
 
@@ -176,13 +177,25 @@ fn helper(parent: libc::pid_t, ctrl: OwnedFd, out: OwnedFd, err: OwnedFd) -> i32
 /// sandbox's exit status, 0 when wicket closed the socket unused.
 fn serve(ctrl: OwnedFd, own: bool) -> Result<i32, String> {
     let Some((launch, args, fds)) = receive(&ctrl)? else { return Ok(0) };
-    let mounts = prepare(launch, fds, ctrl)?;
+    let (mounts, ctrl) = prepare(launch, fds, ctrl)?;
     crate::trace::phase("own namespaces: line received");
     if let Some(m) = &mounts {
         if own { m.enter_from_own() } else { m.enter() }
             .map_err(|e| format!("wicket's own namespace: {}", std::io::Error::from_raw_os_error(e)))?;
     }
-    Ok(crate::native::main(&args))
+    let code = crate::native::main(&args);
+    // Every process of the sandbox is gone. This one's exit (its copy of wicket's memory, and
+    // often the last hold on the namespace's mounts) is still to come, and takes longer than
+    // what wicket does after the command: so the output pipes close and the status goes to
+    // wicket now, and wicket reaps this process once its own work after the run is done.
+    crate::trace::phase("own namespaces: status sent");
+    // SAFETY: closes this process's standard output and error; nothing is written after.
+    unsafe {
+        libc::close(1);
+        libc::close(2);
+    }
+    let _ = rustix::io::write(&ctrl, &code.to_ne_bytes());
+    Ok(code)
 }
 
 /// Show the helper (and the sandbox's process 1, its copy) as `wicket-sandbox` in `ps` and
@@ -277,8 +290,10 @@ fn receive(ctrl: &OwnedFd) -> Result<Option<Received>, String> {
 }
 
 /// Put each handed-over descriptor on its number (inheritable, as an exec would have found it)
-/// and close everything else above the standard streams; the mounts.
-fn prepare(launch: Launch, fds: Vec<OwnedFd>, ctrl: OwnedFd) -> Result<Option<Mounts>, String> {
+/// and close everything else above the standard streams; the mounts, and the socket, moved
+/// above every number the line uses (it says the sandbox's status at the end; it closes on the
+/// command's exec).
+fn prepare(launch: Launch, fds: Vec<OwnedFd>, ctrl: OwnedFd) -> Result<(Option<Mounts>, OwnedFd), String> {
     let Launch { targets, mounts, null_stdin } = launch;
     if null_stdin {
         let null = std::fs::File::open("/dev/null").map_err(|e| format!("/dev/null: {e}"))?;
@@ -294,16 +309,17 @@ fn prepare(launch: Launch, fds: Vec<OwnedFd>, ctrl: OwnedFd) -> Result<Option<Mo
     if targets.iter().any(|t| *t <= 2) {
         return Err("a descriptor of the line is a standard stream".into());
     }
-    let mut high = Vec::new();
-    for fd in &fds {
+    let high_copy = |fd: &OwnedFd| {
         // SAFETY: F_DUPFD_CLOEXEC on a descriptor this process holds.
         let n = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, top + 1) };
         if n < 0 {
             return Err(format!("descriptor: {}", std::io::Error::last_os_error()));
         }
         // SAFETY: just made, owned here.
-        high.push(unsafe { OwnedFd::from_raw_fd(n) });
-    }
+        Ok(unsafe { OwnedFd::from_raw_fd(n) })
+    };
+    let high = fds.iter().map(high_copy).collect::<Result<Vec<_>, _>>()?;
+    let ctrl_high = high_copy(&ctrl)?;
     drop(fds);
     drop(ctrl);
     // Whatever is left below the received copies (the originals, the socket) goes.
@@ -316,7 +332,7 @@ fn prepare(launch: Launch, fds: Vec<OwnedFd>, ctrl: OwnedFd) -> Result<Option<Mo
         }
     }
     drop(high);
-    Ok(mounts)
+    Ok((mounts, ctrl_high))
 }
 
 impl Early {
@@ -330,19 +346,23 @@ impl Early {
         mounts: Option<Mounts>,
         null_stdin: bool,
     ) -> Result<(Proc, Option<ChildStdout>, Option<ChildStderr>), String> {
-        if let Err(e) = send(&mut self.ctrl, args, mounts, null_stdin) {
+        let Some(mut ctrl) = self.ctrl.take() else { return Err("the helper was already used".into()) };
+        if let Err(e) = send(&mut ctrl, args, mounts, null_stdin) {
+            drop(ctrl);
             discard(self);
             return Err(e);
         }
         let pid = self.pid.take().ok_or("the helper was already used")?;
-        Ok((Proc::forked(pid), self.out.take(), self.err.take()))
+        Ok((Proc::forked(pid, Some(ctrl)), self.out.take(), self.err.take()))
     }
 }
 
 impl Drop for Early {
-    /// Unused (or launched): the socket closes; an unused helper then ends by itself.
+    /// Unused: the socket closes, and the helper then ends by itself.
     fn drop(&mut self) {
-        let _ = self.ctrl.shutdown(std::net::Shutdown::Both);
+        if let Some(c) = &self.ctrl {
+            let _ = c.shutdown(std::net::Shutdown::Both);
+        }
     }
 }
 
@@ -351,7 +371,7 @@ pub(crate) fn discard(mut early: Early) {
     let pid = early.pid.take();
     drop(early);
     if let Some(pid) = pid {
-        let _ = Proc::forked(pid).wait();
+        let _ = Proc::forked(pid, None).wait();
     }
 }
 

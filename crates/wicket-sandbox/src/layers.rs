@@ -180,6 +180,14 @@ pub fn tidied() {
     }
 }
 
+/// The options of a cache's overlay besides its folders. `index=off`: a concurrent run reads
+/// the upper folder another mount writes; with the index on, overlayfs refuses that.
+/// `volatile`: the overlay's end does not sync the whole file system below it (every dirty file
+/// of that disk, not only the cache's: milliseconds to seconds at the end of a run), and a sync
+/// inside goes no further than a cache's own writers go on the host (they do not sync). A crash
+/// marks the work folder, which the next run sets aside ([`set_aside_work`]).
+const CACHE_OPTIONS: &str = "userxattr,index=off,volatile";
+
 /// The most runs at once that each get a work slot of one cache.
 const WORK_SLOTS: usize = 64;
 
@@ -350,10 +358,8 @@ pub fn arrange(
             }
         };
         out.work.locks.extend(lock);
-        // `index=off`: a concurrent run reads the upper folder another mount writes; with the
-        // index on, overlayfs refuses that.
         let opts = format!(
-            "lowerdir={lower},upperdir={},workdir={},userxattr,index=off",
+            "lowerdir={lower},upperdir={},workdir={},{CACHE_OPTIONS}",
             upper.display(),
             own.join("work").display()
         );
@@ -755,8 +761,10 @@ fn trial_key(state: &Path) -> Option<String> {
     .iter()
     .map(|f| std::fs::read_to_string(f).map(|v| v.trim().to_string()).unwrap_or_else(|_| "-".into()))
     .collect();
+    // The options tried are part of it too: a trial remembered by a wicket that mounted its
+    // overlays with others holds for those only.
     Some(format!(
-        "ok {release} {version} uid={} dev={dev} userns={}\n",
+        "ok {release} {version} uid={} dev={dev} userns={} options={CACHE_OPTIONS}\n",
         rustix::process::geteuid().as_raw(),
         settings.join(",")
     ))
@@ -819,8 +827,9 @@ fn trial(layers: &Path, dir: &Path) -> Result<(), String> {
         private_dir(&d).map_err(|e| format!("cannot make {}: {e}", d.display()))?;
     }
     let lower = dir.join("lower");
+    // With the options the caches' overlays use.
     let opts = format!(
-        "lowerdir={},upperdir={},workdir={},userxattr,index=off",
+        "lowerdir={},upperdir={},workdir={},{CACHE_OPTIONS}",
         lower.display(),
         dir.join("upper").display(),
         dir.join("work").display()

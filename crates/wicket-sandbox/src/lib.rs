@@ -48,7 +48,8 @@ pub use probe::{Backend, Probe};
 #[cfg(target_os = "linux")]
 pub use rootonly::search_soon as search_root_only_soon;
 pub use runner::{
-    run_on_host, spawn_on_host, HeldEntry, Network, Outcome, RunOptions, Running, Sandbox, SandboxError, Started,
+    reap_ended, run_on_host, spawn_on_host, HeldEntry, Network, Outcome, RunOptions, Running, Sandbox, SandboxError,
+    Started,
 };
 
 /// The hidden sub-command of the `wicket` binary that applies Landlock (and, without bwrap,

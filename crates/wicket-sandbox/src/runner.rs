@@ -280,6 +280,7 @@ impl Sandbox {
     /// bubblewrap the shim waits on a pipe after it has confined itself; other backends have
     /// nothing to build ahead and start at `go`.
     pub fn start(&self, policy: &ExecPolicy, argv: &[OsString], opts: &RunOptions) -> Result<Started, SandboxError> {
+        reap_ended();
         let timeout = policy.timeout;
         #[cfg(target_os = "linux")]
         if matches!(self.backend, Backend::Bwrap { .. }) {
@@ -973,7 +974,12 @@ fn spawn_and_wait(
 ) -> Result<Outcome, SandboxError> {
     let start = Instant::now();
     let spawned = spawn_io(cmd, policy.output_cap, opts, backend)?;
-    finish(spawned, policy.timeout, after_spawn, start)
+    let mut late = None;
+    let outcome = finish(spawned, policy.timeout, after_spawn, start, &mut late);
+    if let Some(group) = late {
+        end_group(group);
+    }
+    outcome
 }
 
 /// A process of the sandbox that wicket waits for: one it spawned, or the early helper it
@@ -984,14 +990,19 @@ pub(crate) enum Proc {
     Forked {
         pid: libc::pid_t,
         status: Option<std::process::ExitStatus>,
+        /// The socket on which the helper says the sandbox's status before it exits (its exit
+        /// is then off the command's path); none once read.
+        says: Option<std::os::unix::net::UnixStream>,
+        /// Whether the helper has been waited for (not yet when its status came on `says`).
+        reaped: bool,
     },
 }
 
 impl Proc {
-    /// The child `pid` of this process, made by a fork.
+    /// The child `pid` of this process, made by a fork, which says its status on `says`.
     #[cfg(target_os = "linux")]
-    pub(crate) fn forked(pid: libc::pid_t) -> Proc {
-        Proc::Forked { pid, status: None }
+    pub(crate) fn forked(pid: libc::pid_t, says: Option<std::os::unix::net::UnixStream>) -> Proc {
+        Proc::Forked { pid, status: None, says, reaped: false }
     }
 
     fn id(&self) -> u32 {
@@ -1001,15 +1012,26 @@ impl Proc {
         }
     }
 
-    /// Its exit status, waiting for it.
+    /// Its exit status, waiting for it (for the helper: for the status it says, or its end).
     pub(crate) fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        use std::os::unix::process::ExitStatusExt;
         match self {
             Proc::Spawned(c) => c.wait(),
-            Proc::Forked { pid, status } => loop {
+            Proc::Forked { pid, status, says, reaped } => loop {
                 if let Some(s) = status {
                     return Ok(*s);
                 }
+                if let Some(mut sock) = says.take() {
+                    let mut code = [0u8; 4];
+                    if std::io::Read::read_exact(&mut sock, &mut code).is_ok() {
+                        // As the helper's `_exit` with that code would report it.
+                        let code = i32::from_ne_bytes(code) & 0xff;
+                        *status = Some(std::process::ExitStatus::from_raw(code << 8));
+                        continue;
+                    }
+                }
                 *status = Self::reap(*pid, 0)?;
+                *reaped = true;
             },
         }
     }
@@ -1018,13 +1040,20 @@ impl Proc {
     fn try_wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
         match self {
             Proc::Spawned(c) => c.try_wait(),
-            Proc::Forked { pid, status } => {
+            Proc::Forked { pid, status, reaped, .. } => {
                 if status.is_none() {
                     *status = Self::reap(*pid, libc::WNOHANG)?;
+                    *reaped = status.is_some();
                 }
                 Ok(*status)
             }
         }
+    }
+
+    /// Whether its status is known but the process itself not yet waited for (the helper
+    /// said it and is ending).
+    fn ending(&self) -> bool {
+        matches!(self, Proc::Forked { status: Some(_), reaped: false, .. })
     }
 
     /// `waitpid` with `flags`, again when interrupted: `None` when it is still running.
@@ -1152,11 +1181,13 @@ fn spawn_capture(
 
 /// Wait for a spawned command (stopping it at the timeout), clean up what it left, and
 /// gather its output.
+/// `late` gets the process group left to end with [`end_group`] after the caller's own work.
 fn finish(
     spawned: Spawned,
     timeout: Option<Duration>,
     after_spawn: Option<AfterSpawn<'_>>,
     start: Instant,
+    late: &mut Option<u32>,
 ) -> Result<Outcome, SandboxError> {
     let Spawned { mut child, out_t, err_t, backend, _tracked } = spawned;
     let pid = child.id();
@@ -1177,7 +1208,7 @@ fn finish(
             let waiter = std::thread::spawn(move || {
                 let status = child.wait();
                 let _ = tx.send(());
-                status
+                (status, child)
             });
             if rx.recv_timeout(limit).is_err() {
                 timed_out = true;
@@ -1186,14 +1217,21 @@ fn finish(
                     kill_group(pid, true);
                 }
             }
-            waiter.join().map_err(|_| std::io::Error::other("the waiting thread panicked"))??
+            let (status, back) = waiter.join().map_err(|_| std::io::Error::other("the waiting thread panicked"))?;
+            child = back;
+            status?
         }
     };
     crate::trace::phase("command ended");
     // The command is done: nothing it started may stay. Under bwrap its pid namespace is gone
     // already, once its process 1 is (see `end_group`); without it, orphans were reparented to
-    // wicket (the subreaper).
-    end_group(pid);
+    // wicket (the subreaper). The early helper that said the status is still ending (every
+    // process of the sandbox is gone): its group is ended once the work after the run is done.
+    if child.ending() {
+        *late = Some(pid);
+    } else {
+        end_group(pid);
+    }
     if backend != "bwrap" {
         reap_orphans();
     }
@@ -1245,12 +1283,13 @@ impl Started {
     /// and the duration count from here.
     pub fn go(mut self) -> Result<Outcome, SandboxError> {
         let start = Instant::now();
+        let mut late = None;
         let result = match self.state.take() {
             Some(Ahead::Spawned(spawned, mut go)) => {
                 // A shim that is gone already ends the run as its exit status says.
                 let _ = go.write_all(&[crate::shim::GO]);
                 let _ = go.shutdown(std::net::Shutdown::Write);
-                let outcome = finish(spawned, self.timeout, None, start);
+                let outcome = finish(spawned, self.timeout, None, start, &mut late);
                 // The shim's ready byte waits unread on our end: none means bubblewrap failed
                 // before the shim ran, so the command never started.
                 let mut byte = [0u8; 1];
@@ -1259,7 +1298,7 @@ impl Started {
                 outcome.map(|o| Outcome { never_started: !ready, ..o })
             }
             Some(Ahead::Deferred(mut cmd, cap, opts, backend)) => {
-                spawn_io(&mut cmd, cap, &opts, backend).and_then(|s| finish(s, self.timeout, None, start))
+                spawn_io(&mut cmd, cap, &opts, backend).and_then(|s| finish(s, self.timeout, None, start, &mut late))
             }
             None => return Err(SandboxError::Unavailable("the sandbox was already used".into())),
         };
@@ -1268,6 +1307,9 @@ impl Started {
         crate::trace::phase("guarded folders settled");
         let after = crate::quarantine::after_run(&self.policy);
         crate::trace::phase("checked for new repositories");
+        if let Some(helper) = late {
+            reap_when_ended(helper);
+        }
         result.map(|o| Outcome {
             moved_aside: after.moved,
             held: after.held,
@@ -1299,6 +1341,31 @@ impl Drop for Started {
             let _ = err_t.join();
         }
     }
+}
+
+/// Early helpers that said their sandbox's status and were still ending when their run was
+/// over (see [`reap_ended`]).
+static ENDING: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// Reap the early helper `pid` if it has ended, else leave it to [`reap_ended`]. It said the
+/// sandbox's status once every process of the sandbox was gone and runs nothing more, but its
+/// exit takes a millisecond or more (the kernel tears down its mount namespace, an RCU grace
+/// period for each overlay): waiting for it would put that on every run's path.
+fn reap_when_ended(pid: u32) {
+    let ended = i32::try_from(pid).map_or(true, |p| !matches!(Proc::reap(p, libc::WNOHANG), Ok(None)));
+    if !ended {
+        if let Ok(mut ending) = ENDING.lock() {
+            ending.push(pid);
+        }
+    }
+}
+
+/// Reap the early helpers of earlier runs that have ended since (see [`reap_when_ended`]),
+/// without waiting: a process that runs sandboxes again and again keeps no zombie for long, and
+/// one that exits leaves an ending helper to the system's reaper.
+pub fn reap_ended() {
+    let Ok(mut ending) = ENDING.lock() else { return };
+    ending.retain(|pid| i32::try_from(*pid).is_ok_and(|p| matches!(Proc::reap(p, libc::WNOHANG), Ok(None))));
 }
 
 /// Signal the command's process group (SIGTERM, or SIGKILL when `hard`).

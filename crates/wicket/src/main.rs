@@ -200,6 +200,7 @@ fn main() -> ExitCode {
     wicket_sandbox::placeholders::let_go();
     #[cfg(target_os = "linux")]
     wicket_sandbox::layers::tidied();
+    wicket_sandbox::reap_ended();
     wicket_sandbox::trace::phase("keepers let go");
     wicket::otel::kick_owed();
     match result {

@@ -2520,6 +2520,70 @@ fn a_fresh_home_gets_an_npm_cache_the_sandbox_can_fill() {
     }
 }
 
+/// A run killed while its command writes a package cache (wicket, and with it the sandbox,
+/// gone at once: the layer's work folder is left as the kernel marked it for a mount that did
+/// not end cleanly, which overlayfs then refuses to mount again) leaves the cache usable: the
+/// next run in the project mounts its layer, reads the killed run's write and writes on, and
+/// the host's cache stays empty.
+#[test]
+fn a_run_killed_while_writing_a_cache_leaves_the_layer_usable() {
+    let w = World::new();
+    std::fs::create_dir_all(w.home.join(".npm")).unwrap();
+    std::fs::create_dir_all(w.root.join("src")).unwrap();
+    let cache = w.home.join(".npm");
+    // A subfolder of the project is the host's own folder inside: the mark is seen at once.
+    let mark = w.root.join("src/started");
+    let write = w.dir.join("write-and-wait.sh");
+    std::fs::write(
+        &write,
+        format!(
+            "echo killed-run > '{c}/from-killed' && echo > '{m}' && sleep 60\n",
+            c = cache.display(),
+            m = mark.display()
+        ),
+    )
+    .unwrap();
+    let read = w.dir.join("read-and-write.sh");
+    std::fs::write(
+        &read,
+        format!("cat '{c}/from-killed' && echo again > '{c}/after' && cat '{c}/after'\n", c = cache.display()),
+    )
+    .unwrap();
+    let mut first = Command::new(wicket_bin())
+        .arg("run")
+        .arg("--root")
+        .arg(&w.root)
+        .arg("--")
+        .arg("sh")
+        .arg(&write)
+        .env("HOME", &w.home)
+        .env("WICKET_HOME", w.dir.join("wicket-home"))
+        .env("WICKET_SANDBOX_BACKEND", "bwrap")
+        .current_dir(&w.root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !mark.exists() {
+        assert!(std::time::Instant::now() < deadline, "the first run never wrote its mark");
+        assert!(first.try_wait().unwrap().is_none(), "the first run ended before it was killed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let again = wicket_in(&w, "bwrap", &w.root, &["sh", read.to_str().unwrap()]);
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout),
+        "killed-run\nagain\n",
+        "the run after the killed one: {}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 0, "the host's ~/.npm was written");
+}
+
 /// A script that prints one file.
 fn cache_script_read_one(w: &World, p: &Path) -> PathBuf {
     let path = w.dir.join("cache-read-one.sh");
