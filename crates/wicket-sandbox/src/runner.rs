@@ -1360,9 +1360,10 @@ fn reap_when_ended(pid: u32) {
     }
 }
 
-/// Reap the early helpers of earlier runs that have ended since (see [`reap_when_ended`]),
-/// without waiting: a process that runs sandboxes again and again keeps no zombie for long, and
-/// one that exits leaves an ending helper to the system's reaper.
+/// Reap the early helpers of earlier runs that have ended since, without waiting (a run does
+/// not wait for its helper's own exit, which comes after the sandbox's status): a process that
+/// runs sandboxes again and again keeps no zombie for long, and one that exits leaves an ending
+/// helper to the system's reaper.
 pub fn reap_ended() {
     let Ok(mut ending) = ENDING.lock() else { return };
     ending.retain(|pid| i32::try_from(*pid).is_ok_and(|p| matches!(Proc::reap(p, libc::WNOHANG), Ok(None))));
