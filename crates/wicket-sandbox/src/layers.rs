@@ -181,12 +181,11 @@ pub fn tidied() {
 }
 
 /// The options of a cache's overlay besides its folders. `index=off`: a concurrent run reads
-/// the upper folder another mount writes; with the index on, overlayfs refuses that.
-/// `volatile`: the overlay's end does not sync the whole file system below it (every dirty file
-/// of that disk, not only the cache's: milliseconds to seconds at the end of a run), and a sync
-/// inside goes no further than a cache's own writers go on the host (they do not sync). A crash
-/// marks the work folder, which the next run sets aside ([`set_aside_work`]).
-const CACHE_OPTIONS: &str = "userxattr,index=off,volatile";
+/// the upper folder another mount writes; with the index on, overlayfs refuses that. Not
+/// `volatile`: its end would skip syncing the disk below, but that end is no longer on a run's
+/// path (see `early`), and a volatile overlay leaves marks in its work folder (mode 000) that
+/// make it refuse to mount again after a crash.
+const CACHE_OPTIONS: &str = "userxattr,index=off";
 
 /// The most runs at once that each get a work slot of one cache.
 const WORK_SLOTS: usize = 64;

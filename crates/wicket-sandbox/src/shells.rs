@@ -326,8 +326,6 @@ pub fn plan(policy: &ExecPolicy, state: &Path) -> Result<Option<(Shells, Vec<She
                 fds.push(fd);
             }
         }
-        // Not `volatile` (as the caches' are): a file at this level that the command synced
-        // must stay synced until it is promoted.
         let opts = format!(
             "lowerdir=/proc/self/fd/{},upperdir={},workdir={},userxattr,index=off",
             lower.as_raw_fd(),

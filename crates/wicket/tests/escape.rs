@@ -2521,10 +2521,9 @@ fn a_fresh_home_gets_an_npm_cache_the_sandbox_can_fill() {
 }
 
 /// A run killed while its command writes a package cache (wicket, and with it the sandbox,
-/// gone at once: the layer's work folder is left as the kernel marked it for a mount that did
-/// not end cleanly, which overlayfs then refuses to mount again) leaves the cache usable: the
-/// next run in the project mounts its layer, reads the killed run's write and writes on, and
-/// the host's cache stays empty.
+/// gone at once, the layer's work folder left as that mount used it) leaves the cache usable:
+/// the next run in the project mounts its layer, reads the killed run's write and writes on,
+/// and the host's cache stays empty.
 #[test]
 fn a_run_killed_while_writing_a_cache_leaves_the_layer_usable() {
     let w = World::new();
