@@ -360,24 +360,8 @@ fn process_one(line: &Line, fd_paths: &[(i32, PathBuf)], monitor: i32, held_ns: 
         }
     }
     let one = std::process::id();
-    // SAFETY: fork in a process with one thread.
-    let child = unsafe { libc::fork() };
-    if child < 0 {
-        return Err(fail("fork"));
-    }
-    if child == 0 {
-        // SAFETY: umask with the caller's value.
-        unsafe { libc::umask(umask) };
-        let code = match process_two(line, &programs, one, monitor, held_ns) {
-            Ok(code) => code,
-            Err(e) => {
-                eprintln!("wicket sandbox: cannot confine the command, so it does not run: {e}");
-                126
-            }
-        };
-        // SAFETY: ends process 2 without the parent's exit handlers.
-        unsafe { libc::_exit(code) }
-    }
+    let two = Two { line, programs: &programs, one, monitor, held_ns, umask };
+    let child = spawn_two(&two)?;
     // Process 1 keeps the sync descriptor and the monitor's pipe only (not even the standard
     // streams: the output ends with the command's processes), no capability, and the
     // command's own seccomp programs; nobody may read or write its memory.
@@ -417,6 +401,82 @@ fn process_one(line: &Line, fd_paths: &[(i32, PathBuf)], monitor: i32, held_ns: 
     // SAFETY: a write of four bytes from a buffer on the stack.
     unsafe { libc::write(monitor, bytes.as_ptr().cast(), bytes.len()) };
     Ok(code)
+}
+
+/// What process 2 starts from (see [`spawn_two`]).
+struct Two<'a> {
+    line: &'a Line,
+    programs: &'a [Vec<u8>],
+    one: u32,
+    monitor: i32,
+    held_ns: Option<i32>,
+    umask: libc::mode_t,
+}
+
+/// The most stack process 2 may use before the command replaces it (mapped, touched as used).
+const TWO_STACK: usize = 8 << 20;
+
+/// Start process 2 sharing process 1's memory until it runs the command (or ends), as
+/// `posix_spawn` does: process 1 waits meanwhile. A fork would copy the page tables of process
+/// 1 (a copy of wicket), copy each page process 2 then writes, and tear all of it down again at
+/// the command's exec. Process 2's own walls (capabilities, no new privileges, seccomp,
+/// Landlock) are attributes of its task, not of the memory, so they stay its own; it runs on a
+/// stack of its own, and process 1 uses nothing that process 2 changes (its environment) once
+/// it goes on.
+fn spawn_two(two: &Two<'_>) -> Result<libc::pid_t, String> {
+    extern "C" fn start(arg: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: `arg` is the `Two` that `spawn_two` borrows for as long as process 1 waits,
+        // which is until this process runs the command or ends.
+        let two = unsafe { &*(arg as *const Two<'_>) };
+        // SAFETY: umask with the caller's value.
+        unsafe { libc::umask(two.umask) };
+        let code = match process_two(two.line, two.programs, two.one, two.monitor, two.held_ns) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("wicket sandbox: cannot confine the command, so it does not run: {e}");
+                126
+            }
+        };
+        // SAFETY: ends process 2 without the parent's exit handlers.
+        unsafe { libc::_exit(code) }
+    }
+    // SAFETY: an anonymous private mapping, checked below; its lowest page becomes a guard.
+    let stack = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            TWO_STACK,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_STACK,
+            -1,
+            0,
+        )
+    };
+    if stack == libc::MAP_FAILED {
+        return Err(fail("process 2's stack"));
+    }
+    // SAFETY: the first page of the mapping just made; the top is 16-byte aligned (page-aligned
+    // start, size a multiple of the page).
+    let top = unsafe {
+        if libc::mprotect(stack, 4096, libc::PROT_NONE) != 0 {
+            return Err(fail("process 2's stack guard"));
+        }
+        stack.cast::<u8>().add(TWO_STACK).cast::<libc::c_void>()
+    };
+    // SAFETY: the child runs `start` on its own stack with `two`, which outlives it here
+    // (CLONE_VFORK: this call returns once the child has run the command or ended).
+    let child = unsafe {
+        libc::clone(
+            start,
+            top,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            two as *const Two<'_> as *mut libc::c_void,
+        )
+    };
+    let failed = (child < 0).then(|| fail("clone of process 2"));
+    // SAFETY: the child has run the command (its own memory now) or ended: nothing uses the
+    // stack any more.
+    unsafe { libc::munmap(stack, TWO_STACK) };
+    failed.map_or(Ok(child), Err)
 }
 
 /// Process 2: no capability, no new privileges, the environment and folder of the line, the
