@@ -2364,8 +2364,13 @@ fn cache_script(w: &World, name: &str, mode: &str) -> PathBuf {
 
 /// `wicket run` of `args` with `root` as the project (the world's home and wicket home).
 fn wicket_in(w: &World, backend: &str, root: &Path, args: &[&str]) -> Output {
-    Command::new(wicket_bin())
-        .arg("run")
+    wicket_in_cmd(w, backend, root, args).output().unwrap()
+}
+
+/// `wicket run --root ROOT -- ARGS…` in `root`, with the world's home and state, not started.
+fn wicket_in_cmd(w: &World, backend: &str, root: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(wicket_bin());
+    c.arg("run")
         .arg("--root")
         .arg(root)
         .arg("--")
@@ -2375,9 +2380,8 @@ fn wicket_in(w: &World, backend: &str, root: &Path, args: &[&str]) -> Output {
         .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
         .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
         .current_dir(root)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+        .stdin(Stdio::null());
+    c
 }
 
 /// The line of a report for case `i`.
@@ -2490,21 +2494,8 @@ fn a_fresh_home_gets_an_npm_cache_the_sandbox_can_fill() {
             ),
         )
         .unwrap();
-        let out = Command::new(wicket_bin())
-            .args(["run", "--root"])
-            .arg(&w.root)
-            .arg("--")
-            .arg("sh")
-            .arg(&script)
-            .env("HOME", &w.home)
-            .env("WICKET_HOME", w.dir.join("wicket-home"))
-            .env("WICKET_SANDBOX_BACKEND", sandbox_of(backend))
-            .env("WICKET_BWRAP_MASKS", bwrap_masks(backend))
-            .env("PATH", &path)
-            .current_dir(&w.root)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let out =
+            wicket_in_cmd(&w, backend, &w.root, &["sh", script.to_str().unwrap()]).env("PATH", &path).output().unwrap();
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             "{}\nwrote\n",
@@ -2548,18 +2539,7 @@ fn a_run_killed_while_writing_a_cache_leaves_the_layer_usable() {
         format!("cat '{c}/from-killed' && echo again > '{c}/after' && cat '{c}/after'\n", c = cache.display()),
     )
     .unwrap();
-    let mut first = Command::new(wicket_bin())
-        .arg("run")
-        .arg("--root")
-        .arg(&w.root)
-        .arg("--")
-        .arg("sh")
-        .arg(&write)
-        .env("HOME", &w.home)
-        .env("WICKET_HOME", w.dir.join("wicket-home"))
-        .env("WICKET_SANDBOX_BACKEND", "bwrap")
-        .current_dir(&w.root)
-        .stdin(Stdio::null())
+    let mut first = wicket_in_cmd(&w, "bwrap", &w.root, &["sh", write.to_str().unwrap()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
