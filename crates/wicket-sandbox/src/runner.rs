@@ -974,12 +974,7 @@ fn spawn_and_wait(
 ) -> Result<Outcome, SandboxError> {
     let start = Instant::now();
     let spawned = spawn_io(cmd, policy.output_cap, opts, backend)?;
-    let mut late = None;
-    let outcome = finish(spawned, policy.timeout, after_spawn, start, &mut late);
-    if let Some(group) = late {
-        end_group(group);
-    }
-    outcome
+    finish(spawned, policy.timeout, after_spawn, start)
 }
 
 /// A process of the sandbox that wicket waits for: one it spawned, or the early helper it
@@ -1181,13 +1176,11 @@ fn spawn_capture(
 
 /// Wait for a spawned command (stopping it at the timeout), clean up what it left, and
 /// gather its output.
-/// `late` gets the process group left to end with [`end_group`] after the caller's own work.
 fn finish(
     spawned: Spawned,
     timeout: Option<Duration>,
     after_spawn: Option<AfterSpawn<'_>>,
     start: Instant,
-    late: &mut Option<u32>,
 ) -> Result<Outcome, SandboxError> {
     let Spawned { mut child, out_t, err_t, backend, _tracked } = spawned;
     let pid = child.id();
@@ -1226,9 +1219,9 @@ fn finish(
     // The command is done: nothing it started may stay. Under bwrap its pid namespace is gone
     // already, once its process 1 is (see `end_group`); without it, orphans were reparented to
     // wicket (the subreaper). The early helper that said the status is still ending (every
-    // process of the sandbox is gone): its group is ended once the work after the run is done.
+    // process of the sandbox is gone, and it runs nothing more): it is reaped once it has.
     if child.ending() {
-        *late = Some(pid);
+        reap_when_ended(pid);
     } else {
         end_group(pid);
     }
@@ -1283,13 +1276,12 @@ impl Started {
     /// and the duration count from here.
     pub fn go(mut self) -> Result<Outcome, SandboxError> {
         let start = Instant::now();
-        let mut late = None;
         let result = match self.state.take() {
             Some(Ahead::Spawned(spawned, mut go)) => {
                 // A shim that is gone already ends the run as its exit status says.
                 let _ = go.write_all(&[crate::shim::GO]);
                 let _ = go.shutdown(std::net::Shutdown::Write);
-                let outcome = finish(spawned, self.timeout, None, start, &mut late);
+                let outcome = finish(spawned, self.timeout, None, start);
                 // The shim's ready byte waits unread on our end: none means bubblewrap failed
                 // before the shim ran, so the command never started.
                 let mut byte = [0u8; 1];
@@ -1298,7 +1290,7 @@ impl Started {
                 outcome.map(|o| Outcome { never_started: !ready, ..o })
             }
             Some(Ahead::Deferred(mut cmd, cap, opts, backend)) => {
-                spawn_io(&mut cmd, cap, &opts, backend).and_then(|s| finish(s, self.timeout, None, start, &mut late))
+                spawn_io(&mut cmd, cap, &opts, backend).and_then(|s| finish(s, self.timeout, None, start))
             }
             None => return Err(SandboxError::Unavailable("the sandbox was already used".into())),
         };
@@ -1307,9 +1299,6 @@ impl Started {
         crate::trace::phase("guarded folders settled");
         let after = crate::quarantine::after_run(&self.policy);
         crate::trace::phase("checked for new repositories");
-        if let Some(helper) = late {
-            reap_when_ended(helper);
-        }
         result.map(|o| Outcome {
             moved_aside: after.moved,
             held: after.held,
